@@ -1,0 +1,69 @@
+// The conversation shapes savepoint sends to a model and records in the journal. They mirror the
+// Anthropic Messages API (so a request can be passed to the SDK as it is) but only the parts used.
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+export type AssistantBlock = TextBlock | ToolUseBlock;
+export type UserBlock = TextBlock | ToolResultBlock;
+
+export type Message = { role: 'user'; content: string | UserBlock[] } | { role: 'assistant'; content: AssistantBlock[] };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheReadInputTokens: number;
+}
+
+export interface ModelResponse {
+  // The model id that answered (as the server reports it).
+  model: string;
+  content: AssistantBlock[];
+  // 'end_turn', 'tool_use', 'max_tokens', 'stop_sequence', ...
+  stopReason: string;
+  usage: Usage;
+}
+
+export interface CompleteOptions {
+  // Called with each piece of text as it streams in, so a live call is never a silent pause.
+  onText?: (text: string) => void;
+  signal?: AbortSignal;
+}
+
+// Anything that answers a request: the Anthropic API, or a script for demos and tests.
+export interface ModelProvider {
+  // For step lines and run.json: `claude-sonnet-4-5`, `script:fixtures/demo.json`.
+  readonly name: string;
+  complete(request: ModelRequest, options?: CompleteOptions): Promise<ModelResponse>;
+}

@@ -1,0 +1,43 @@
+// What every tool the model can call looks like. One file per tool builds one of these through a
+// factory (`createReadFileTool(root)`), so tests can point it at any repository.
+
+// JSON Schema of a tool's input, as sent to the model in `tools[].input_schema`.
+export interface ToolInputSchema {
+  type: 'object';
+  properties: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+// What a tool call produced. `output` is the whole text (the journal keeps all of it); the agent
+// trims it to head + tail before the model sees it (see truncate.ts), so trimming stays
+// deterministic on replay. A failed call is a result with `isError`, never a thrown error.
+export interface ToolResult {
+  output: string;
+  isError: boolean;
+  // A short one-line result for the step line and the commit subject: `exit 1: 1 failed, 4 passed`.
+  summary: string;
+}
+
+export interface ToolContext {
+  // Aborts a running call (Ctrl-C): run_bash kills its whole process group.
+  signal?: AbortSignal;
+}
+
+export interface Tool<Input = Record<string, unknown>> {
+  name: string;
+  description: string;
+  inputSchema: ToolInputSchema;
+  // False when running the call twice could differ from running it once (a command, an overwrite):
+  // the journal then records the intent before the call runs, so a crash mid-call is detectable.
+  isRepeatSafe(input: Input): boolean;
+  // True when the call changes the world and a person at a terminal should approve it first.
+  needsApproval(input: Input): boolean;
+  // True when the call may change files in the working tree (a checkpoint follows it).
+  mayChangeFiles(input: Input): boolean;
+  // Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`.
+  describe(input: Input): string;
+  execute(input: Input, context?: ToolContext): Promise<ToolResult>;
+}
+
+export type AnyTool = Tool<any>;
