@@ -1,0 +1,125 @@
+// The journal's records, as JSON files on the branch. Pure code: no fs, no git. Every entry read
+// back is validated here, so a damaged or hand-edited file is reported, never half-replayed.
+import { CorruptEntryError } from '../errors/index.js';
+
+export const ENTRY_FORMAT = 'savepoint/entry@1';
+export const RUN_FORMAT = 'savepoint/run@1';
+
+// Token usage of a model call, as the provider reported it.
+export interface EntryUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationInputTokens?: number;
+  cacheReadInputTokens?: number;
+}
+
+// One step's record. An `intent` entry is written before a step that is not safe to repeat; the
+// `result` entry after it finished. A step with an intent and no result was in flight at a crash.
+export interface JournalEntry {
+  format: typeof ENTRY_FORMAT;
+  run: string;
+  step: number;
+  kind: string;
+  phase: 'intent' | 'result';
+  // Deterministic identity of the call: kind + digest of its canonical input.
+  key: string;
+  // What the step does, for people: `run_bash "npm test"`.
+  description: string;
+  input: unknown;
+  result?: unknown;
+  // A one-line result for people: `exit 1: 1 failed, 4 passed`.
+  summary?: string;
+  // How the result came about when it is not a plain live run: e.g. `in-flight-reported`.
+  resolution?: string;
+  startedAt: string;
+  finishedAt?: string;
+  durationMs?: number;
+  usage?: EntryUsage;
+  // The working tree after this step, as a git tree id (steps that may change files).
+  checkpoint?: string;
+  // Which attempt (1 = first process, 2 = first resume, ...) wrote this entry.
+  attempt: number;
+}
+
+// A run's metadata, `runs/<id>/run.json`.
+export interface RunRecord {
+  format: typeof RUN_FORMAT;
+  id: string;
+  task: string;
+  model?: string;
+  // The user's HEAD when the run started.
+  baseCommit?: string;
+  createdAt: string;
+  updatedAt: string;
+  status: 'running' | 'finished' | 'failed';
+  lineage?: { forkedFrom: string; atStep: number } | null;
+  // One per process that went live on this run.
+  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number }>;
+  final?: string;
+  error?: string;
+}
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const KIND = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+// Run ids become directory and file names: keep them to safe characters.
+export function isValidRunId(id: string): boolean {
+  return RUN_ID.test(id) && !id.endsWith('.lock') && !id.includes('..');
+}
+
+export function isValidKind(kind: string): boolean {
+  return KIND.test(kind);
+}
+
+// Entries are pretty-printed so that `git log -p agent-journal` reads as a diff of plain JSON.
+export function serializeEntry(entry: JournalEntry | RunRecord): string {
+  return `${JSON.stringify(entry, null, 2)}\n`;
+}
+
+// Parses and checks an entry read from `path`; throws CorruptEntryError naming the file and step.
+export function parseEntry(text: string, path: string, expected: { run: string; step: number; kind: string; phase: string }): JournalEntry {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CorruptEntryError(path, `it is not valid JSON (${(error as Error).message})`, expected.step);
+  }
+  const fail = (reason: string): never => {
+    throw new CorruptEntryError(path, reason, expected.step);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('it is not a JSON object');
+  const entry = value as Record<string, unknown>;
+  if (entry.format !== ENTRY_FORMAT) fail(`its format is ${JSON.stringify(entry.format)}, expected "${ENTRY_FORMAT}"`);
+  if (entry.run !== expected.run) fail(`it names run ${JSON.stringify(entry.run)} but sits under run ${expected.run}`);
+  if (entry.step !== expected.step) fail(`it says step ${JSON.stringify(entry.step)} but its file name says ${expected.step}`);
+  if (entry.kind !== expected.kind) fail(`it says kind ${JSON.stringify(entry.kind)} but its file name says ${expected.kind}`);
+  if (entry.phase !== expected.phase) fail(`it says phase ${JSON.stringify(entry.phase)} but its file name says ${expected.phase}`);
+  if (typeof entry.key !== 'string' || !entry.key.startsWith(`${expected.kind}:`)) fail('its key is missing or malformed');
+  if (typeof entry.description !== 'string') fail('its description is missing');
+  if (!('input' in entry)) fail('its input is missing');
+  if (entry.phase === 'result' && !('result' in entry)) fail('it is a result entry without a result');
+  if (typeof entry.startedAt !== 'string') fail('its start time is missing');
+  if (typeof entry.attempt !== 'number') fail('its attempt number is missing');
+  if (entry.durationMs !== undefined && typeof entry.durationMs !== 'number') fail('its duration is not a number');
+  if (entry.checkpoint !== undefined && !/^[0-9a-f]{40}$/.test(String(entry.checkpoint))) fail('its checkpoint is not a tree id');
+  return entry as unknown as JournalEntry;
+}
+
+// Parses and checks a run.json.
+export function parseRunRecord(text: string, path: string): RunRecord {
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new CorruptEntryError(path, `it is not valid JSON (${(error as Error).message})`);
+  }
+  const fail = (reason: string): never => {
+    throw new CorruptEntryError(path, reason);
+  };
+  if (typeof value !== 'object' || value === null) fail('it is not a JSON object');
+  if (value.format !== RUN_FORMAT) fail(`its format is ${JSON.stringify(value.format)}, expected "${RUN_FORMAT}"`);
+  if (typeof value.id !== 'string' || typeof value.task !== 'string') fail('its id or task is missing');
+  if (!['running', 'finished', 'failed'].includes(value.status as string)) fail(`its status ${JSON.stringify(value.status)} is unknown`);
+  if (!Array.isArray(value.attempts)) fail('its attempts list is missing');
+  return value as unknown as RunRecord;
+}

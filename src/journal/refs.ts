@@ -1,0 +1,154 @@
+// Reading and moving a branch the way git itself does, with a compare-and-swap that two processes
+// (or a process and git) can race on without losing an update. isomorphic-git's writeRef truncates
+// the ref file in place with no lock, which loses appends under concurrency; this replaces it.
+import { linkSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JournalBusyError } from '../errors/index.js';
+import { writeFileDurably } from './durable-file.js';
+
+const OID = /^[0-9a-f]{40}$/;
+
+// The commit a ref points at: its loose file if present, else its line in packed-refs.
+export function readRef(gitdir: string, ref: string): string | undefined {
+  let loose: string | undefined;
+  try {
+    loose = readFileSync(join(gitdir, ref), 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (loose !== undefined) {
+    if (OID.test(loose)) return loose;
+    throw new Error(`${ref} holds "${loose.slice(0, 60)}", not a commit id`);
+  }
+  return readPackedRefs(gitdir).get(ref);
+}
+
+// Every ref in packed-refs (written by `git pack-refs` and `git gc`).
+export function readPackedRefs(gitdir: string): Map<string, string> {
+  const refs = new Map<string, string>();
+  let text: string;
+  try {
+    text = readFileSync(join(gitdir, 'packed-refs'), 'utf8');
+  } catch {
+    return refs;
+  }
+  for (const line of text.split('\n')) {
+    const match = /^([0-9a-f]{40}) (\S+)$/.exec(line);
+    if (match) refs.set(match[2]!, match[1]!);
+  }
+  return refs;
+}
+
+export interface SwapOptions {
+  // A lock older than this is taken to be left by a dead process (an append holds it ~1 ms).
+  staleMs?: number;
+  // How long to wait for a live lock before giving up.
+  timeoutMs?: number;
+  // Called between the steps of the protocol; tests use it to crash or fail at each point.
+  faultPoint?: (name: RefFaultPoint) => void;
+  // Whether `oid` is reachable from `tip`: decides the outcome when the ref moved under us.
+  isAncestor?: (oid: string, tip: string) => Promise<boolean>;
+}
+
+export type RefFaultPoint = 'before-lock' | 'locked' | 'before-rename' | 'after-rename';
+
+// Moves `ref` from `expected` (undefined: the ref does not exist yet) to `next`, using git's lock
+// protocol: the lock file `<ref>.lock` is created with its content already written and fsynced (by
+// hard-linking a temp file, so a lock never exists half-written), the tip is re-read under it, and
+// the lock is renamed over the ref. Returns false when the ref was not at `expected` (the caller
+// rebuilds on the new tip). A lock left by a killed process is broken after `staleMs`; breaking a
+// live one by mistake is safe too, because the outcome is verified by reading the ref back.
+export async function compareAndSwapRef(
+  gitdir: string,
+  ref: string,
+  expected: string | undefined,
+  next: string,
+  options: SwapOptions = {},
+): Promise<boolean> {
+  const { staleMs = 1000, timeoutMs = 10_000, faultPoint = () => {}, isAncestor } = options;
+  const refPath = join(gitdir, ref);
+  const lockPath = `${refPath}.lock`;
+  const temp = `${lockPath}.tmp-${process.pid}-${Date.now()}`;
+  faultPoint('before-lock');
+  writeFileDurably(temp, `${next}\n`);
+  let ourInode: number;
+  try {
+    ourInode = await acquire(temp, lockPath, staleMs, timeoutMs);
+  } finally {
+    unlinkQuietly(temp);
+  }
+  faultPoint('locked');
+  let current: string | undefined;
+  try {
+    current = readRef(gitdir, ref);
+  } catch (error) {
+    releaseIfOurs(lockPath, ourInode);
+    throw error;
+  }
+  if (current !== expected) {
+    releaseIfOurs(lockPath, ourInode);
+    return false;
+  }
+  faultPoint('before-rename');
+  if (inodeOf(lockPath) !== ourInode) return false; // our lock was broken: someone else owns it now
+  try {
+    renameSync(lockPath, refPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return false;
+  }
+  faultPoint('after-rename');
+  const now = readRef(gitdir, ref);
+  if (now === next) return true;
+  // Someone renamed a lock over ours in the same instant; we won only if our commit is in history.
+  return now !== undefined && isAncestor !== undefined && (await isAncestor(next, now));
+}
+
+async function acquire(temp: string, lockPath: string, staleMs: number, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      linkSync(temp, lockPath);
+      return statSync(temp).ino;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const age = lockAge(lockPath);
+    if (age !== undefined && age > staleMs) {
+      unlinkQuietly(lockPath); // left by a process that died holding it
+      continue;
+    }
+    const waited = Date.now() - started;
+    if (waited > timeoutMs) throw new JournalBusyError(lockPath, waited);
+    await sleep(Math.min(1 + attempt, 20));
+  }
+}
+
+function lockAge(lockPath: string): number | undefined {
+  try {
+    return Date.now() - statSync(lockPath).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function inodeOf(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+function releaseIfOurs(lockPath: string, inode: number): void {
+  if (inodeOf(lockPath) === inode) unlinkQuietly(lockPath);
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}

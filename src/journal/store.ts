@@ -1,0 +1,166 @@
+// The git store under the journal: reads trees and files at the tip of `agent-journal`, and appends
+// commits to it crash-safely. An append writes every new object whole (temp file, fsync, rename),
+// then moves the branch by compare-and-swap under git's own ref lock; the loser of a race rebuilds
+// its commit on the new tip and tries again, so concurrent appends of different runs never lose
+// each other's entries. Never touches HEAD, the index or the working tree.
+import { findRepository, type Repository } from './repository.js';
+import { FILE_MODE, ObjectStore, TREE_MODE, makeCommit, makeObject, makeTree, type GitObject, type Tree } from './objects.js';
+import { compareAndSwapRef, readRef, type RefFaultPoint } from './refs.js';
+import { JOURNAL_REF } from './layout.js';
+
+// A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint).
+export type JournalFile = { path: string; content: string | Buffer } | { path: string; tree: string };
+
+export type FaultPoint = 'before-objects' | 'after-objects' | RefFaultPoint;
+
+export interface StoreOptions {
+  // Called at each named point of the write path; tests crash or throw there.
+  faultPoint?: (name: FaultPoint) => void;
+  // A ref lock older than this is taken as left by a dead process.
+  staleLockMs?: number;
+}
+
+interface DirChanges {
+  files: Map<string, { mode: string; oid: string }>;
+  dirs: Map<string, DirChanges>;
+}
+
+// The `agent-journal` branch of one repository.
+export class JournalStore {
+  readonly repo: Repository;
+  readonly objects: ObjectStore;
+  readonly ref = JOURNAL_REF;
+  private readonly options: StoreOptions;
+  // The tip as last read or written, and its root tree id: appends build on it.
+  private tipCommit: string | undefined;
+  private rootTree: string | undefined;
+  // Trees by id (immutable, so never stale); superseded ones are evicted to keep memory flat.
+  private readonly trees = new Map<string, Tree>();
+
+  private constructor(repo: Repository, options: StoreOptions) {
+    this.repo = repo;
+    this.objects = new ObjectStore(repo.commonDir);
+    this.options = options;
+  }
+
+  // Opens the journal of the repository around `dir` (throws NotARepositoryError and friends).
+  static async open(dir: string, options: StoreOptions = {}): Promise<JournalStore> {
+    const store = new JournalStore(findRepository(dir), options);
+    await store.refresh();
+    return store;
+  }
+
+  get tip(): string | undefined {
+    return this.tipCommit;
+  }
+
+  // Re-reads the branch tip; true when it moved since we last looked.
+  async refresh(): Promise<boolean> {
+    const tip = readRef(this.repo.commonDir, this.ref);
+    if (tip === this.tipCommit) return false;
+    this.tipCommit = tip;
+    this.rootTree = tip ? (await this.objects.readCommit(tip)).tree : undefined;
+    return true;
+  }
+
+  // The tree at `path` ('' for the root) at the tip, or undefined when there is none.
+  async treeAt(path: string): Promise<Tree | undefined> {
+    let oid = this.rootTree;
+    for (const name of path.split('/').filter(Boolean)) {
+      if (!oid) return undefined;
+      const entry = (await this.tree(oid)).get(name);
+      if (!entry || entry.mode !== TREE_MODE) return undefined;
+      oid = entry.oid;
+    }
+    return oid ? this.tree(oid) : undefined;
+  }
+
+  // The bytes of the file at `path` at the tip, or undefined.
+  async fileAt(path: string): Promise<Buffer | undefined> {
+    const slash = path.lastIndexOf('/');
+    const entry = (await this.treeAt(path.slice(0, Math.max(slash, 0))))?.get(path.slice(slash + 1));
+    return entry && entry.mode !== TREE_MODE ? this.objects.read(entry.oid, 'blob') : undefined;
+  }
+
+  async tree(oid: string): Promise<Tree> {
+    let tree = this.trees.get(oid);
+    if (!tree) {
+      tree = await this.objects.readTree(oid);
+      this.trees.set(oid, tree);
+    }
+    return tree;
+  }
+
+  // Adds `files` to the branch in one commit with `message`; returns the new commit id.
+  async append(files: JournalFile[], message: string): Promise<string> {
+    const fault = this.options.faultPoint ?? (() => {});
+    for (;;) {
+      const parent = this.tipCommit;
+      const objects: GitObject[] = [];
+      const root = await this.rebuild(this.rootTree, groupByDirectory(files, objects), objects);
+      const commit = makeCommit({ tree: root, parents: parent ? [parent] : [], message });
+      fault('before-objects');
+      this.objects.write([...objects, commit]);
+      fault('after-objects');
+      const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, parent, commit.oid, {
+        faultPoint: fault,
+        staleMs: this.options.staleLockMs,
+        isAncestor: (oid, tip) => this.isAncestor(oid, tip),
+      });
+      if (moved) {
+        this.tipCommit = commit.oid;
+        this.rootTree = root;
+        return commit.oid;
+      }
+      await this.refresh(); // another process appended first: rebuild on its tip
+    }
+  }
+
+  // Whether `oid` is `tip` or one of its first-parent ancestors (the journal is a straight line).
+  async isAncestor(oid: string, tip: string, limit = 10_000): Promise<boolean> {
+    let current: string | undefined = tip;
+    for (let i = 0; current && i < limit; i++) {
+      if (current === oid) return true;
+      current = (await this.objects.readCommit(current)).parents[0];
+    }
+    return false;
+  }
+
+  // Writes the trees on the paths of `changes` bottom-up, reusing every untouched subtree.
+  private async rebuild(oid: string | undefined, changes: DirChanges, out: GitObject[]): Promise<string> {
+    const entries: Tree = new Map(oid ? await this.tree(oid) : undefined);
+    for (const [name, sub] of changes.dirs) {
+      const existing = entries.get(name);
+      const child = await this.rebuild(existing?.mode === TREE_MODE ? existing.oid : undefined, sub, out);
+      entries.set(name, { mode: TREE_MODE, oid: child });
+    }
+    for (const [name, entry] of changes.files) entries.set(name, entry);
+    const tree = makeTree(entries);
+    if (oid && oid !== tree.oid) this.trees.delete(oid);
+    this.trees.set(tree.oid, entries);
+    out.push(tree);
+    return tree.oid;
+  }
+}
+
+function groupByDirectory(files: JournalFile[], blobs: GitObject[]): DirChanges {
+  const top: DirChanges = { files: new Map(), dirs: new Map() };
+  for (const file of files) {
+    const names = file.path.split('/');
+    const base = names.pop()!;
+    let dir = top;
+    for (const name of names) {
+      let sub = dir.dirs.get(name);
+      if (!sub) dir.dirs.set(name, (sub = { files: new Map(), dirs: new Map() }));
+      dir = sub;
+    }
+    if ('tree' in file) {
+      dir.files.set(base, { mode: TREE_MODE, oid: file.tree });
+    } else {
+      const blob = makeObject('blob', Buffer.from(file.content));
+      blobs.push(blob);
+      dir.files.set(base, { mode: FILE_MODE, oid: blob.oid });
+    }
+  }
+  return top;
+}
