@@ -28,6 +28,9 @@ export interface StepOptions<T> {
   // Decides what to do with a step found started-but-unfinished (a crash mid-step). Without it the
   // step is run again.
   onInFlight?: (step: InFlightStep) => InFlightAnswer<T> | Promise<InFlightAnswer<T>>;
+  // Called only when the step is about to run live, before its intent is recorded (approval):
+  // it may throw to stop with nothing recorded, or return a result to record instead of running.
+  gate?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
   // The working-tree checkpoint (a git tree id) to record after the step.
   checkpoint?: (result: T) => Promise<string | undefined> | string | undefined;
 }
@@ -117,9 +120,10 @@ export class RunJournal {
     if (recorded?.intent) {
       const answer = await this.resolveInFlight(call, input, recorded.intent, options);
       if ('result' in answer) return this.recordResult(call, input, answer.result, Date.now(), options, answer);
-    } else if (options.intent) {
-      await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
     }
+    const gated = await options.gate?.(); // only a live step asks (approval); a replayed one never does
+    if (gated) return this.recordResult(call, input, gated.result, Date.now(), options, { ...gated, resolution: 'gated' });
+    if (options.intent && !recorded?.intent) await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
     this.emit({ type: 'started', ...callInfo(call) });
     const started = Date.now();
     const result = await run();
