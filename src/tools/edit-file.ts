@@ -1,0 +1,91 @@
+// edit_file: replaces an exact piece of text in a file and answers with the unified diff, so the
+// model (and the journal) sees precisely what changed.
+import { readFile, writeFile } from 'node:fs/promises';
+import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
+import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
+import { asText, plural } from './format.js';
+import { resolveInRepo, toRepoRelative } from './path-utils.js';
+import type { Tool } from './types.js';
+
+// The input of an edit_file call.
+export interface EditFileInput {
+  path: string;
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+const description = `Edits a file by replacing exact text: old_string becomes new_string. Answers with the unified diff of the change.
+- Read the file first and copy old_string exactly as it is in the file, with its indentation and line breaks; the line-number prefix read_file shows is not part of the file.
+- old_string must occur exactly once, or the edit fails and says how often it occurs: include enough surrounding lines to make it unique, or set replace_all to replace every occurrence (for renaming, say).
+- To create a new file, use write_file.`;
+
+// The edit_file tool over the repository at `root`.
+export function createEditFileTool(root: string): Tool<EditFileInput> {
+  return defineTool<EditFileInput>({
+    name: 'edit_file',
+    description,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'The file to edit, relative to the repository root.' },
+        old_string: { type: 'string', description: 'The exact text to replace.' },
+        new_string: { type: 'string', description: 'The text to put in its place (must differ from old_string).' },
+        replace_all: { type: 'boolean', description: 'Replace every occurrence of old_string (default false).' },
+      },
+      required: ['path', 'old_string', 'new_string'],
+      additionalProperties: false,
+    },
+    describe: (input) => `edit_file ${asText(input.path)}`,
+    // Run twice, an edit may apply to text the first run produced.
+    isRepeatSafe: () => false,
+    needsApproval: () => true,
+    mayChangeFiles: () => true,
+    async run({ path, old_string: oldString, new_string: newString, replace_all: replaceAll = false }) {
+      const file = resolveInRepo(root, path);
+      const shown = toRepoRelative(root, file);
+      if (oldString === '') return toolError('old_string is empty; give the exact text to replace (use write_file to create a file).');
+      if (oldString === newString) return toolError('old_string and new_string are the same; there is nothing to change.', 'error: no change');
+      let before: string;
+      try {
+        before = await readFile(file, 'utf8');
+      } catch (error) {
+        return toolError(errorMessage(error, shown));
+      }
+      // split/join rather than String.replace, which would treat `$&` and friends in new_string specially.
+      const pieces = before.split(oldString);
+      const matches = pieces.length - 1;
+      if (matches === 0) {
+        return toolError(
+          `old_string was not found in ${shown}. Read the file again and copy the text exactly, including whitespace and indentation.`,
+          'error: old_string not found',
+        );
+      }
+      if (matches > 1 && !replaceAll) {
+        return toolError(
+          `old_string occurs ${matches} times in ${shown}. Include more surrounding lines so that it matches exactly once, or set replace_all to true to replace all ${matches}.`,
+          `error: old_string matches ${matches} times`,
+        );
+      }
+      const after = pieces.join(newString);
+      try {
+        await writeFile(file, after);
+      } catch (error) {
+        return toolError(errorMessage(error, shown));
+      }
+      return toolOk(...diffOf(shown, before, after, matches));
+    },
+  });
+}
+
+// The unified diff (git-style a/ and b/ names) and a summary such as `2 replacements, +3 -1 lines`.
+function diffOf(shown: string, before: string, after: string, replacements: number): [string, string] {
+  const patch = structuredPatch(`a/${shown}`, `b/${shown}`, before, after, undefined, undefined, { context: 3 });
+  let added = 0;
+  let removed = 0;
+  for (const line of patch.hunks.flatMap((hunk) => hunk.lines)) {
+    if (line.startsWith('+')) added++;
+    else if (line.startsWith('-')) removed++;
+  }
+  return [formatPatch(patch, FILE_HEADERS_ONLY), `${plural(replacements, 'replacement')}, +${added} -${removed} lines`];
+}

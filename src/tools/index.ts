@@ -1,0 +1,36 @@
+// The tools the model gets. Each lives in its own file and is built by a factory that takes the
+// repository root; they share path-utils.ts (every path stays inside the repository, after symbolic
+// links, and out of .git) and define-tool.ts (inputs checked by hand, failures returned as results,
+// never thrown). Tools return their whole output; truncate.ts trims it for the model.
+import { createEditFileTool } from './edit-file.js';
+import { createListFilesTool } from './list-files.js';
+import { createReadFileTool } from './read-file.js';
+import { createRunBashTool } from './run-bash.js';
+import { createSearchTool } from './search.js';
+import type { AnyTool } from './types.js';
+import { createWriteFileTool } from './write-file.js';
+
+export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult } from './types.js';
+export { createEditFileTool, type EditFileInput } from './edit-file.js';
+export { createListFilesTool, type ListFilesInput } from './list-files.js';
+export { createReadFileTool, DEFAULT_READ_LIMIT, type ReadFileInput } from './read-file.js';
+export { createRunBashTool, DEFAULT_BASH_TIMEOUT_MS, type RunBashInput } from './run-bash.js';
+export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
+export { createWriteFileTool, type WriteFileInput } from './write-file.js';
+export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from './define-tool.js';
+export { resolveInRepo, toRepoRelative } from './path-utils.js';
+export { truncateForModel, type TruncateOptions } from './truncate.js';
+export { validateInput } from './validate-input.js';
+export { asText, formatBytes, lastLine, plural, shorten } from './format.js';
+
+// Every tool, in the order the model is shown them, working on the repository at `root`.
+export function createTools(root: string): AnyTool[] {
+  return [
+    createReadFileTool(root),
+    createWriteFileTool(root),
+    createEditFileTool(root),
+    createRunBashTool(root),
+    createListFilesTool(root),
+    createSearchTool(root),
+  ];
+}

@@ -1,0 +1,113 @@
+// run_bash: a shell command in the repository root. The command runs in a process group of its own,
+// so a timeout, an abort, or the command's end takes down everything it started, not just bash.
+import { execa } from 'execa';
+import { defineTool, toolError, toolOk } from './define-tool.js';
+import { asText, lastLine, shorten } from './format.js';
+import type { Tool, ToolResult } from './types.js';
+
+// How long a command may run when the model does not say.
+export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+
+// The input of a run_bash call.
+export interface RunBashInput {
+  command: string;
+  timeout_ms?: number;
+}
+
+const description = `Runs a command with bash in the repository root and returns its exit code and its output (stdout and stderr together, in the order they were written).
+- Runs with the user's environment; stdin is empty, so a command that waits for input gets end-of-file instead of hanging. Each call starts a fresh shell: cd and variables do not carry over.
+- Times out after ${DEFAULT_BASH_TIMEOUT_MS / 1000} s by default (set timeout_ms for longer builds or test runs). On timeout the command and every process it started are killed.
+- Background processes (\`cmd &\`) are killed when the command ends, so do not start servers that must keep running.
+- Prefer read_file, list_files, search, edit_file and write_file over cat, find, grep, sed and echo > file: they are checked and shown more clearly.
+- Quote paths that contain spaces. Keep output small where you can (for example, \`| tail -50\`).`;
+
+// The run_bash tool, running commands in `root`.
+export function createRunBashTool(root: string): Tool<RunBashInput> {
+  return defineTool<RunBashInput>({
+    name: 'run_bash',
+    description,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', description: 'The bash command to run.' },
+        timeout_ms: { type: 'integer', minimum: 1, description: `Milliseconds before the command is killed (default ${DEFAULT_BASH_TIMEOUT_MS}).` },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    describe: (input) => `run_bash "${shorten(asText(input.command), 50)}"`,
+    isRepeatSafe: () => false,
+    needsApproval: () => true,
+    mayChangeFiles: () => true,
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal }) => runBash(root, command, timeoutMs, signal),
+  });
+}
+
+async function runBash(root: string, command: string, timeoutMs: number, signal?: AbortSignal): Promise<ToolResult> {
+  if (command.trim() === '') return toolError('The command is empty.');
+  if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
+  // Two pipes merged by `all` would lose the order between stdout and stderr, so bash points its
+  // stderr at stdout first; on the same line, so bash's error messages keep the user's line numbers.
+  const subprocess = execa('bash', ['-c', `exec 2>&1; ${command}`], {
+    cwd: root,
+    stdin: 'ignore',
+    all: true,
+    reject: false,
+    // A process group of its own (setsid), so that kill(-pid) reaches every descendant.
+    detached: true,
+    stripFinalNewline: false,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  let stoppedBy: 'timeout' | 'abort' | undefined;
+  const killGroup = () => {
+    try {
+      if (subprocess.pid) process.kill(-subprocess.pid, 'SIGKILL');
+    } catch {
+      // The group is already empty.
+    }
+  };
+  const stop = (why: 'timeout' | 'abort') => {
+    stoppedBy ??= why;
+    killGroup();
+  };
+  // Node fires a longer delay than 2^31-1 ms at once, so a huge timeout_ms is held to about 24 days.
+  const timer = setTimeout(() => stop('timeout'), Math.min(timeoutMs, 2 ** 31 - 1));
+  const onAbort = () => stop('abort');
+  signal?.addEventListener('abort', onAbort, { once: true });
+  // When bash exits, what it left behind in its group goes too: a background child holding the
+  // output pipe open would otherwise keep this call waiting until the timeout.
+  subprocess.once('exit', killGroup);
+  const result = await subprocess.finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  });
+  const output = (result.all ?? '').replace(/\n$/, '');
+  const shownOutput = output === '' ? '(no output)' : output;
+
+  if (stoppedBy === 'timeout') {
+    const seconds = formatSeconds(timeoutMs);
+    return toolError(
+      `timed out after ${seconds}; the command and every process it started were killed\n${shownOutput}`,
+      `timed out after ${seconds}`,
+    );
+  }
+  if (stoppedBy === 'abort') {
+    return toolError(`aborted; the command and every process it started were killed\n${shownOutput}`, 'aborted');
+  }
+  if (result.isMaxBuffer) {
+    return toolError(`stopped: the output passed 256 MB\n${shownOutput}`, 'stopped: output over 256 MB');
+  }
+  if (result.exitCode === undefined) {
+    // bash never started, or a signal from outside ended it.
+    const why = result.signal ? `killed by ${result.signal}` : shorten(result.shortMessage ?? 'failed to start', 200);
+    return toolError(`${why}\n${shownOutput}`, shorten(why, 60));
+  }
+  const tail = lastLine(output);
+  const summary = tail ? `exit ${result.exitCode}: ${shorten(tail, 60)}` : `exit ${result.exitCode}`;
+  return toolOk(`exit ${result.exitCode}\n${shownOutput}`, summary);
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}

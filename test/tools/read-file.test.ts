@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createReadFileTool } from '../../src/tools/read-file.js';
+import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+
+describe('read_file', () => {
+  let repo: TempRepo;
+  let outside: string;
+  let tool: ReturnType<typeof createReadFileTool>;
+  before(async () => {
+    repo = await createTempRepo({
+      files: {
+        'src/app.js': 'const a = 1;\nconst b = 2;\n\nexport { a, b };\n',
+        'long.txt': Array.from({ length: 2500 }, (_, i) => `row ${i + 1}`).join('\n'),
+        'empty.txt': '',
+      },
+    });
+    writeFileSync(join(repo.root, 'image.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01]));
+    outside = mkdtempSync(join(tmpdir(), 'savepoint-outside-'));
+    writeFileSync(join(outside, 'secret.txt'), 'secret\n');
+    symlinkSync(join(outside, 'secret.txt'), join(repo.root, 'secret-link'));
+    symlinkSync(outside, join(repo.root, 'outside-dir'));
+    tool = createReadFileTool(repo.root);
+  });
+  after(async () => {
+    await repo.remove();
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('returns the text with right-aligned line numbers and a tab, like cat -n', async () => {
+    const result = await tool.execute({ path: 'src/app.js' });
+    assert.equal(result.isError, false);
+    assert.equal(result.output, '     1\tconst a = 1;\n     2\tconst b = 2;\n     3\t\n     4\texport { a, b };');
+    assert.equal(result.summary, '4 lines');
+  });
+
+  it('reads from a 1-based offset for a limited number of lines', async () => {
+    const result = await tool.execute({ path: 'src/app.js', offset: 2, limit: 2 });
+    assert.equal(result.output, '     2\tconst b = 2;\n     3\t\n\n[lines 2-3 of 4; read on with offset 4]');
+    assert.equal(result.summary, 'lines 2-3 of 4');
+  });
+
+  it('shows the first 2000 lines of a long file and says how to read on', async () => {
+    const result = await tool.execute({ path: 'long.txt' });
+    const lines = result.output.split('\n');
+    assert.equal(lines[0], '     1\trow 1');
+    assert.equal(lines[1999], '  2000\trow 2000');
+    assert.equal(lines.at(-1), '[lines 1-2000 of 2500; read on with offset 2001]');
+    const rest = await tool.execute({ path: 'long.txt', offset: 2001 });
+    assert.deepEqual(rest.output.split('\n').slice(-3), ['  2500\trow 2500', '', '[lines 2001-2500 of 2500]']);
+  });
+
+  it('says so for an empty file and for an offset past the end', async () => {
+    assert.equal((await tool.execute({ path: 'empty.txt' })).output, '(empty.txt is empty)');
+    const past = await tool.execute({ path: 'src/app.js', offset: 10 });
+    assert.equal(past.isError, false);
+    assert.match(past.output, /has 4 lines; nothing to show from line 10/);
+  });
+
+  it('accepts an absolute path inside the repository', async () => {
+    const result = await tool.execute({ path: join(repo.root, 'src/app.js') });
+    assert.equal(result.isError, false);
+  });
+
+  it('answers a missing file, a directory or a binary file with an error result', async () => {
+    const missing = await tool.execute({ path: 'nope.txt' });
+    assert.equal(missing.isError, true);
+    assert.equal(missing.output, 'No such file or directory: nope.txt');
+    const dir = await tool.execute({ path: 'src' });
+    assert.equal(dir.isError, true);
+    assert.match(dir.output, /Is a directory.*list_files/);
+    const binary = await tool.execute({ path: 'image.bin' });
+    assert.equal(binary.isError, true);
+    assert.match(binary.output, /binary file/);
+  });
+
+  it('refuses paths outside the repository and inside .git', async () => {
+    for (const path of ['../x', '/etc/passwd', 'secret-link', 'outside-dir/secret.txt', '.git/config']) {
+      const result = await tool.execute({ path });
+      assert.equal(result.isError, true, path);
+      assert.match(result.output, /outside the repository|off limits/, path);
+      assert.doesNotMatch(result.output, /secret\n/);
+    }
+  });
+
+  it('rejects bad input without throwing', async () => {
+    for (const input of [{}, { path: 42 }, { path: 'src/app.js', offset: 0 }, { path: 'src/app.js', limit: 1.5 }, { path: 'a', extra: 1 }, null, 'src/app.js']) {
+      const result = await tool.execute(input as never);
+      assert.equal(result.isError, true, JSON.stringify(input));
+      assert.match(result.output, /input/i);
+      assert.equal(result.summary, 'error: invalid input');
+    }
+    assert.match((await tool.execute({} as never)).output, /"path" is required/);
+  });
+
+  it('is a repeat-safe read that needs no approval and changes nothing', () => {
+    const input = { path: 'src/app.js' };
+    assert.equal(tool.isRepeatSafe(input), true);
+    assert.equal(tool.needsApproval(input), false);
+    assert.equal(tool.mayChangeFiles(input), false);
+    assert.equal(tool.describe(input), 'read_file src/app.js');
+  });
+});

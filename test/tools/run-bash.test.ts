@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { createRunBashTool } from '../../src/tools/run-bash.js';
+import { truncateForModel } from '../../src/tools/truncate.js';
+import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+
+// True while the process runs; a zombie (killed, not yet reaped by init) counts as dead.
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+// Reads the pid a command wrote to `file`, waiting briefly for it to appear.
+async function readPid(file: string): Promise<number> {
+  for (let i = 0; i < 50 && !existsSync(file); i++) await sleep(20);
+  return Number(readFileSync(file, 'utf8').trim());
+}
+
+describe('run_bash', () => {
+  let repo: TempRepo;
+  let tool: ReturnType<typeof createRunBashTool>;
+  before(async () => {
+    repo = await createTempRepo({ files: { 'a.txt': 'a\n' } });
+    tool = createRunBashTool(repo.root);
+  });
+  after(() => repo.remove());
+
+  it('runs in the repository root and reports exit 0 with the output', async () => {
+    const result = await tool.execute({ command: 'pwd; ls' });
+    assert.equal(result.isError, false);
+    assert.equal(result.output, `exit 0\n${repo.root}\na.txt`);
+    assert.equal(result.summary, 'exit 0: a.txt');
+  });
+
+  it('interleaves stdout and stderr in the order they were written', async () => {
+    const result = await tool.execute({ command: 'echo one; echo two >&2; echo three' });
+    assert.equal(result.output, 'exit 0\none\ntwo\nthree');
+  });
+
+  it('reports a non-zero exit with the last line of output in the summary', async () => {
+    const result = await tool.execute({ command: 'echo "running 5 tests"; echo "1 failed, 4 passed" >&2; exit 1' });
+    assert.equal(result.isError, false);
+    assert.equal(result.output, 'exit 1\nrunning 5 tests\n1 failed, 4 passed');
+    assert.equal(result.summary, 'exit 1: 1 failed, 4 passed');
+    const quiet = await tool.execute({ command: 'exit 3' });
+    assert.equal(quiet.output, 'exit 3\n(no output)');
+    assert.equal(quiet.summary, 'exit 3');
+  });
+
+  it('shortens a long last line in the summary', async () => {
+    const result = await tool.execute({ command: `echo ${'x'.repeat(200)}` });
+    assert.ok(result.summary.length <= 'exit 0: '.length + 60, result.summary);
+    assert.ok(result.summary.endsWith('…'));
+  });
+
+  it("passes the user's environment and ignores stdin", async () => {
+    process.env.SAVEPOINT_TOOLS_TEST = 'from-the-parent';
+    try {
+      const result = await tool.execute({ command: 'echo "$SAVEPOINT_TOOLS_TEST"; cat; read line; echo "read exit $?"' });
+      assert.equal(result.output, 'exit 0\nfrom-the-parent\nread exit 1');
+    } finally {
+      delete process.env.SAVEPOINT_TOOLS_TEST;
+    }
+  });
+
+  it('returns all of a 100,000-line output; truncateForModel then keeps head and tail', async () => {
+    const result = await tool.execute({ command: 'seq 1 100000' });
+    const lines = result.output.split('\n');
+    assert.equal(lines.length, 100_001);
+    assert.equal(lines[1], '1');
+    assert.equal(lines.at(-1), '100000');
+    assert.equal(result.summary, 'exit 0: 100000');
+    const forModel = truncateForModel(result.output).split('\n');
+    assert.ok(forModel.length <= 2000);
+    assert.equal(forModel[0], 'exit 0');
+    assert.equal(forModel.at(-1), '100000');
+    assert.ok(forModel.some((line) => /^\[\.\.\. [\d,]+ lines \(.+\) cut; the full output is in the journal \.\.\.\]$/.test(line)));
+  });
+
+  it('on timeout kills the whole process group, grandchildren included', async () => {
+    const started = Date.now();
+    const result = await tool.execute({
+      command: 'echo started; (sleep 0.6; echo late > late.txt) & sleep 30 & echo $! > sleeper.pid; wait',
+      timeout_ms: 300,
+    });
+    assert.ok(Date.now() - started < 5000, 'returned promptly');
+    assert.equal(result.isError, true);
+    assert.equal(result.summary, 'timed out after 0.3 s');
+    assert.match(result.output, /^timed out after 0\.3 s; the command and every process it started were killed\nstarted$/);
+    const sleeper = await readPid(join(repo.root, 'sleeper.pid'));
+    assert.equal(isAlive(sleeper), false, `sleep 30 (pid ${sleeper}) still runs`);
+    await sleep(700);
+    assert.equal(existsSync(join(repo.root, 'late.txt')), false, 'the background subshell lived on');
+  });
+
+  it('on abort kills the whole process group', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const result = await tool.execute({ command: 'sleep 30 & echo $! > aborted.pid; wait' }, { signal: controller.signal });
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(result.isError, true);
+    assert.equal(result.summary, 'aborted');
+    assert.match(result.output, /^aborted; /);
+    assert.equal(isAlive(await readPid(join(repo.root, 'aborted.pid'))), false);
+  });
+
+  it('does not start a command when the signal is already aborted', async () => {
+    const result = await tool.execute({ command: 'touch ran.txt' }, { signal: AbortSignal.abort() });
+    assert.equal(result.isError, true);
+    assert.equal(existsSync(join(repo.root, 'ran.txt')), false);
+  });
+
+  it('ends background processes when the command ends instead of waiting for them', async () => {
+    const started = Date.now();
+    const result = await tool.execute({ command: 'sleep 30 & echo $! > background.pid; echo done' });
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(result.output, 'exit 0\ndone');
+    const pid = await readPid(join(repo.root, 'background.pid'));
+    for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(20);
+    assert.equal(isAlive(pid), false);
+  });
+
+  it('describes itself on one short line and is never repeat-safe', () => {
+    assert.equal(tool.describe({ command: 'npm test' }), 'run_bash "npm test"');
+    const long = tool.describe({ command: `for f in *; do\n  echo "$f"\ndone ${'x'.repeat(100)}` });
+    assert.ok(!long.includes('\n'));
+    assert.ok(long.length <= 'run_bash ""'.length + 50, long);
+    assert.equal(tool.isRepeatSafe({ command: 'ls' }), false);
+    assert.equal(tool.needsApproval({ command: 'ls' }), true);
+    assert.equal(tool.mayChangeFiles({ command: 'ls' }), true);
+  });
+
+  it('rejects bad input without running anything', async () => {
+    for (const input of [{}, { command: ['ls'] }, { command: 'ls', timeout_ms: -1 }, { command: '  ' }]) {
+      const result = await tool.execute(input as never);
+      assert.equal(result.isError, true, JSON.stringify(input));
+    }
+  });
+});
