@@ -1,0 +1,36 @@
+// Everything the rest of savepoint needs to talk to a model: the shapes (types.ts), the live
+// Anthropic provider, the scripted provider, their errors, and createProvider to pick one by name.
+import { resolve } from 'node:path';
+import { createAnthropicProvider, DEFAULT_MODEL, type AnthropicProviderOptions } from './anthropic.js';
+import { ScriptError } from './errors.js';
+import { createScriptedProvider, loadScript } from './scripted.js';
+import type { ModelProvider } from './types.js';
+
+// The conversation shapes (types.ts), so callers need only this module.
+export type * from './types.js';
+export { createAnthropicProvider, DEFAULT_MODEL, hasAnthropicCredentials, type AnthropicProviderOptions } from './anthropic.js';
+export { createScriptedProvider, loadScript, validateScript, type Script, type ScriptTurn, type ScriptTool, type ScriptedProviderOptions } from './scripted.js';
+export { ModelError, ScriptError, type ModelErrorData } from './errors.js';
+
+// The prefix of a model name that selects a script: `script:fixtures/demo.json`.
+export const SCRIPT_PREFIX = 'script:';
+
+// Options of createProvider: the Anthropic ones, plus where script paths start from.
+export interface CreateProviderOptions extends Omit<AnthropicProviderOptions, 'model'> {
+  // Where a `script:` path is relative to; default the current directory.
+  cwd?: string;
+}
+
+// The provider for a `--model` value: `script:<file>` loads that script, anything else (or nothing,
+// meaning DEFAULT_MODEL) is an Anthropic model id.
+export async function createProvider(modelName: string | undefined, options: CreateProviderOptions = {}): Promise<ModelProvider> {
+  const { cwd, ...anthropic } = options;
+  if (modelName?.startsWith(SCRIPT_PREFIX)) {
+    const file = modelName.slice(SCRIPT_PREFIX.length);
+    if (!file) throw new ScriptError('(none)', `was not named: write the model as ${SCRIPT_PREFIX}<file>`);
+    const script = await loadScript(resolve(cwd ?? process.cwd(), file));
+    // The name stays as typed, so run.json and step lines show what the user asked for.
+    return createScriptedProvider(script, { name: modelName });
+  }
+  return createAnthropicProvider({ ...anthropic, model: modelName || DEFAULT_MODEL });
+}

@@ -1,0 +1,51 @@
+// Turning one scripted turn into a model response, deterministically: the same turn, position and
+// request size always give the same answer, ids and usage. Shared by the scripted provider and the
+// fake Anthropic server in the tests, so both answer a script the same way.
+import type { AssistantBlock, ModelResponse } from './types.js';
+import type { ScriptTurn } from './script-file.js';
+
+// Which turn a request asks for: one per assistant message already in the conversation, so a
+// process that resumes a run at turn k is answered with turn k, with no state kept anywhere.
+export function turnIndex(messages: readonly { role: string }[]): number {
+  return messages.filter((message) => message.role === 'assistant').length;
+}
+
+// The answer given once a script has no turn left: a plain final answer, so the run ends cleanly.
+export function ranOutTurn(source: string, turnCount: number): ScriptTurn {
+  return {
+    text: `The script ${source} has run out: it has ${turnCount} ${turnCount === 1 ? 'turn' : 'turns'} and was asked for another, so this run stops here.`,
+  };
+}
+
+// The response for `turn` at position `index`. `inputChars` is the length of the request as JSON,
+// which sizes the estimated input usage (about four characters a token).
+export function turnResponse(turn: ScriptTurn, index: number, model: string, inputChars: number): ModelResponse {
+  const content: AssistantBlock[] = [];
+  if (turn.text) content.push({ type: 'text', text: turn.text });
+  (turn.tools ?? []).forEach((tool, i) => {
+    // A copy, so a caller that changes the input cannot change the script.
+    content.push({ type: 'tool_use', id: `toolu_s${index}_${i}`, name: tool.name, input: structuredClone(tool.input ?? {}) });
+  });
+  const outputChars = (turn.text ?? '').length + (turn.tools?.length ? JSON.stringify(turn.tools).length : 0);
+  return {
+    model,
+    content,
+    stopReason: turn.stopReason ?? (turn.tools?.length ? 'tool_use' : 'end_turn'),
+    usage: {
+      inputTokens: turn.usage?.inputTokens ?? Math.max(1, Math.ceil(inputChars / 4)),
+      outputTokens: turn.usage?.outputTokens ?? Math.max(1, Math.ceil(outputChars / 4)),
+      cacheCreationInputTokens: turn.usage?.cacheCreationInputTokens ?? 0,
+      cacheReadInputTokens: turn.usage?.cacheReadInputTokens ?? 0,
+    },
+  };
+}
+
+// `text` cut into at most `count` pieces at spaces, for streaming it the way a live model does.
+export function textChunks(text: string, count = 4): string[] {
+  if (!text) return [];
+  const words = text.split(/(?<= )/);
+  const size = Math.ceil(words.length / count);
+  const chunks: string[] = [];
+  for (let i = 0; i < words.length; i += size) chunks.push(words.slice(i, i + size).join(''));
+  return chunks;
+}

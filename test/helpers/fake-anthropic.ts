@@ -1,0 +1,267 @@
+// A small stand-in for the Anthropic Messages API on 127.0.0.1, so tests drive the real SDK path
+// (streaming, retries, error mapping) with no network. It answers `POST /v1/messages` from scripted
+// turns (the format of src/model/scripted.ts), as JSON or, when the body says `"stream": true`, as
+// the real server-sent event sequence: message_start, content_block_start / content_block_delta
+// (text_delta, input_json_delta) / content_block_stop for each block, message_delta with the stop
+// reason and usage, message_stop. It records every request body, and fails on demand with the API's
+// error bodies.
+//
+//   const fake = await startFakeAnthropic({ turns: [{ text: 'Hello there.' }] });
+//   const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
+//   fake.failNext(529);            // the next request gets 529 overloaded_error
+//   ...; fake.requests.length;      // every body received, failed ones included
+//   await fake.close();
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { validateScript, type ScriptTurn } from '../../src/model/script-file.js';
+import { ranOutTurn, textChunks, turnIndex, turnResponse } from '../../src/model/script-turn.js';
+import type { ModelResponse } from '../../src/model/types.js';
+
+// The parts of a Messages API request body the fake looks at; the rest is recorded as sent.
+export interface MessagesBody {
+  model: string;
+  max_tokens: number;
+  messages: { role: string; content: unknown }[];
+  system?: unknown;
+  tools?: unknown[];
+  stream?: boolean;
+  [key: string]: unknown;
+}
+
+// Options of startFakeAnthropic.
+export interface FakeAnthropicOptions {
+  // The answers: a list picked by the number of assistant messages in the request (like the
+  // scripted provider), or a function of the request body.
+  turns?: ScriptTurn[] | ((request: MessagesBody) => ScriptTurn);
+  // The model id answers report; default the one the request named.
+  model?: string;
+  // When set, requests must carry this key (x-api-key, or a bearer token) or get a 401.
+  apiKey?: string;
+  // Sent as `retry-after-ms` with every injected error so the SDK retries at once instead of after
+  // its 0.5-8 s backoff. The SDK ignores 0 (it then uses its backoff), hence 1. `null` sends none.
+  retryAfterMs?: number | null;
+}
+
+// How an injected failure looks (see failNext).
+export interface FailOptions {
+  // The API's error type and message; defaults follow the status (529 → overloaded_error, ...).
+  type?: string;
+  message?: string;
+  // Fail after the stream started: status 200, message_start, then an `error` event (only for
+  // streaming requests), as the real API does when it overloads in the middle of an answer.
+  midStream?: boolean;
+}
+
+// A running fake server.
+export interface FakeAnthropic {
+  // Base URL for the SDK's `baseURL`.
+  url: string;
+  // Every request body received, in order, including those answered with an error.
+  requests: MessagesBody[];
+  // The headers of each request, parallel to `requests`.
+  headers: IncomingHttpHeaders[];
+  // The next `times` requests (default 1) fail with `status` and the API's JSON error body.
+  failNext(status: number, times?: number, options?: FailOptions): void;
+  close(): Promise<void>;
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+const ERROR_MESSAGES: Record<string, string> = {
+  invalid_request_error: 'Invalid request',
+  billing_error: 'Your credit balance is too low to access the Anthropic API',
+  permission_error: 'Your API key does not have permission to use the specified resource',
+  not_found_error: 'Not found',
+  request_too_large: 'Request exceeds the maximum allowed number of bytes',
+  overloaded_error: 'Overloaded',
+  api_error: 'Internal server error',
+  rate_limit_error: 'Number of request tokens has exceeded your per-minute rate limit',
+  authentication_error: 'invalid x-api-key',
+};
+
+// Starts the fake on a free port of 127.0.0.1.
+export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
+  const turns = options.turns ?? [{ text: 'Hello from the fake Anthropic API.' }];
+  if (Array.isArray(turns)) validateScript({ turns }, 'given to startFakeAnthropic');
+  const retryAfterMs = options.retryAfterMs === undefined ? 1 : options.retryAfterMs;
+  const failures: { status: number; options: FailOptions }[] = [];
+  const requests: MessagesBody[] = [];
+  const headers: IncomingHttpHeaders[] = [];
+  let served = 0;
+
+  // A client that hangs up mid-request (an aborted call) must not become an unhandled rejection.
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const id = ++served;
+    res.setHeader('request-id', `req_fake_${id}`);
+    if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/messages') {
+      return sendError(res, 404, 'not_found_error', `Not found: ${req.method} ${req.url}`);
+    }
+    let body: MessagesBody;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesBody;
+    } catch {
+      return sendError(res, 400, 'invalid_request_error', 'The request body is not valid JSON');
+    }
+    requests.push(body);
+    headers.push(req.headers);
+
+    if (options.apiKey !== undefined && req.headers['x-api-key'] !== options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
+    }
+    const problem = invalidBody(body);
+    if (problem) return sendError(res, 400, 'invalid_request_error', problem);
+
+    const failure = failures.shift();
+    if (failure && !(failure.options.midStream && body.stream)) {
+      const type = failure.options.type ?? ERROR_TYPES[failure.status] ?? 'api_error';
+      return sendError(res, failure.status, type, failure.options.message ?? ERROR_MESSAGES[type] ?? `Error ${failure.status}`, retryAfterMs);
+    }
+
+    const index = turnIndex(body.messages);
+    const turn = Array.isArray(turns) ? (turns[index] ?? ranOutTurn('given to startFakeAnthropic', turns.length)) : turns(body);
+    const response = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
+    const cache = { creation: turn.usage?.cacheCreationInputTokens !== undefined, read: turn.usage?.cacheReadInputTokens !== undefined };
+    const message = toApiMessage(response, `msg_fake_${id}`, cache);
+    if (!body.stream) {
+      await wait(turn.delayMs ?? 0, res);
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(message));
+      return;
+    }
+    await streamMessage(res, message, turn, failure?.options);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    headers,
+    failNext(status, times = 1, failOptions = {}) {
+      for (let i = 0; i < times; i++) failures.push({ status, options: failOptions });
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+type ApiBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+interface ApiMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: ApiBlock[];
+  stop_reason: string;
+  stop_sequence: null;
+  usage: Record<string, number>;
+}
+
+// The API's message shape. Cache counters are sent only when the turn gives them, so tests also
+// cover a server that leaves them out (as compatible servers do).
+function toApiMessage(response: ModelResponse, id: string, cache: { creation: boolean; read: boolean }): ApiMessage {
+  const { usage } = response;
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: response.model,
+    content: response.content,
+    stop_reason: response.stopReason,
+    stop_sequence: null,
+    usage: {
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      ...(cache.creation ? { cache_creation_input_tokens: usage.cacheCreationInputTokens } : {}),
+      ...(cache.read ? { cache_read_input_tokens: usage.cacheReadInputTokens } : {}),
+    },
+  };
+}
+
+async function streamMessage(res: ServerResponse, message: ApiMessage, turn: ScriptTurn, failure: FailOptions | undefined): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (event: string, data: object) => {
+    if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  const { input_tokens, output_tokens, ...cache } = message.usage;
+  send('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { input_tokens, output_tokens: 1, ...cache } } });
+  if (failure) {
+    const type = failure.type ?? 'overloaded_error';
+    send('error', { type: 'error', error: { type, message: failure.message ?? ERROR_MESSAGES[type] ?? 'Error' } });
+    return void res.end();
+  }
+  send('ping', { type: 'ping' });
+  // The turn's delay is spread over the text deltas, as a live model's answer would be.
+  const textPieces = message.content.reduce((n, block) => n + (block.type === 'text' ? textChunks(block.text).length : 0), 0);
+  const pause = (turn.delayMs ?? 0) / Math.max(1, textPieces);
+  for (const [index, block] of message.content.entries()) {
+    if (block.type === 'text') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const text of textChunks(block.text)) {
+        await wait(pause, res);
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+      }
+    } else {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
+      // The input arrives as partial JSON in pieces that are not valid JSON on their own.
+      const json = JSON.stringify(block.input);
+      const half = Math.ceil(json.length / 2);
+      for (const partial_json of [json.slice(0, half), json.slice(half)].filter(Boolean)) {
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
+      }
+    }
+    send('content_block_stop', { type: 'content_block_stop', index });
+  }
+  if (textPieces === 0) await wait(turn.delayMs ?? 0, res);
+  send('message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens } });
+  send('message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+function sendError(res: ServerResponse, status: number, type: string, message: string, retryAfterMs: number | null = null): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (retryAfterMs !== null) headers['retry-after-ms'] = String(retryAfterMs);
+  res.writeHead(status, headers);
+  res.end(JSON.stringify({ type: 'error', error: { type, message } }));
+}
+
+// What the real API would refuse with a 400, so a malformed request fails here as it would there.
+function invalidBody(body: MessagesBody): string | undefined {
+  if (typeof body !== 'object' || body === null) return 'The request body must be a JSON object';
+  if (typeof body.model !== 'string' || !body.model) return 'model: Field required';
+  if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return 'max_tokens: Field required';
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
+  if (body.messages[0]?.role !== 'user') return 'messages: first message must use the "user" role';
+  return undefined;
+}
+
+// Waits, but no longer than the client stays connected.
+function wait(ms: number, res: ServerResponse): Promise<void> {
+  if (ms <= 0 || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    res.once('close', done);
+    function done() {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    }
+  });
+}
