@@ -124,3 +124,18 @@ export class UsageError extends SavepointError<{ hint?: string }> {
     super('EUSAGE', message, { hint });
   }
 }
+
+// A live model call is needed and there are no Anthropic credentials.
+export class MissingCredentialsError extends SavepointError<{ model: string }> {
+  constructor(model: string) {
+    super(
+      'ENOCREDENTIALS',
+      `This run needs live calls to the model ${model}, and no Anthropic credentials are set. Set ` +
+        `ANTHROPIC_API_KEY (a key from https://console.anthropic.com), or ANTHROPIC_AUTH_TOKEN, and ` +
+        `ANTHROPIC_BASE_URL for any Anthropic-compatible server (a proxy, a local Ollama). Or use a ` +
+        `scripted model with --model script:<file>. To see savepoint work with no key at all, run ` +
+        `"savepoint demo".`,
+      { model },
+    );
+  }
+}

@@ -1,0 +1,27 @@
+// What to do with a tool call found started-but-unrecorded after a crash (SPEC, Replay). Model
+// calls and reads never get here: they record no intent, so they are simply run again.
+import { InFlightError } from '../errors/index.js';
+import type { InFlightAnswer, InFlightStep } from '../durable/run-journal.js';
+import type { ToolResult } from '../tools/types.js';
+
+// report: tell the model the truth (default); rerun: run it again; fail: stop the run.
+export type InFlightPolicy = 'report' | 'rerun' | 'fail';
+
+export const IN_FLIGHT_POLICIES: readonly InFlightPolicy[] = ['report', 'rerun', 'fail'];
+
+export function inFlightAnswer(policy: InFlightPolicy, step: InFlightStep): InFlightAnswer<ToolResult> {
+  if (policy === 'rerun') return { rerun: true };
+  if (policy === 'fail') throw new InFlightError(step.run, step.position, step.description);
+  return {
+    resolution: 'in-flight-reported',
+    summary: 'outcome unknown: started before a crash, not re-run',
+    result: {
+      isError: true,
+      summary: 'outcome unknown: started before a crash, not re-run',
+      output:
+        `This step (${step.description}) was started at ${step.startedAt}, and the process running it was ` +
+        `stopped before its result was recorded. Its outcome is unknown: it may have finished, partly ` +
+        `run, or not run at all. It was not run again. Check the files or run it again yourself if you need its result.`,
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// Asking a person before a live command or write. Replayed steps never ask: they do not run.
+import { createInterface } from 'node:readline/promises';
+import { SavepointError } from '../errors/index.js';
+import type { AnyTool } from '../tools/types.js';
+
+// A live step needed approval and there was no terminal to ask on.
+export class ApprovalRequiredError extends SavepointError<{ description: string }> {
+  constructor(description: string) {
+    super(
+      'EAPPROVAL',
+      `The next step (${description}) needs approval, and there is no terminal to ask on. Re-run the ` +
+        `same command with --yes to approve every tool call, or run it in a terminal to answer each one. ` +
+        `Nothing was run and every finished step is kept.`,
+      { description },
+    );
+  }
+}
+
+export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean>;
+
+// `--yes` approves everything; a terminal asks (y / n / a = yes to all); otherwise a live step fails.
+export function createApprover(options: { yes: boolean; interactive: boolean; input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream }): Approver {
+  if (options.yes) return async () => true;
+  if (!options.interactive) {
+    return async (tool, input) => {
+      throw new ApprovalRequiredError(tool.describe(input));
+    };
+  }
+  let all = false;
+  return async (tool, input) => {
+    if (all) return true;
+    const rl = createInterface({ input: options.input ?? process.stdin, output: options.output ?? process.stderr });
+    try {
+      const answer = (await rl.question(`  Allow ${tool.describe(input)}? [y]es / [n]o / [a]ll: `)).trim().toLowerCase();
+      if (answer === 'a' || answer === 'all') all = true;
+      return all || answer === 'y' || answer === 'yes';
+    } finally {
+      rl.close();
+    }
+  };
+}

@@ -1,0 +1,68 @@
+// The command-line entry point: registers one command per file and turns errors into one clear
+// paragraph with exit code 1 (2 for bad usage). A stack trace only with SAVEPOINT_DEBUG=1.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { isSavepointError, UsageError } from '../errors/index.js';
+import { demoCommand } from './demo.js';
+import { resumeCommand } from './resume.js';
+import { runCommand } from './run.js';
+
+const EXAMPLES = `
+Examples:
+  savepoint demo                              crash a scripted run at lap 4, resume it, no API key needed
+  savepoint run "make the failing test pass"  start (or continue) a run in this repository
+  savepoint run --yes "add a --verbose flag"  ...approving every command and edit without asking
+  savepoint resume                            continue the most recent unfinished run
+  git log agent-journal                       the save file: one commit per step, plain git
+
+Kill it anywhere (Ctrl-C, kill -9, a reboot) and run the same command again: finished steps are
+handed back from the journal, nothing is redone, and the run goes live at the first unfinished step.
+Model access: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL for compatible servers.`;
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function createProgram(): Command {
+  const program = new Command('savepoint')
+    .description('A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.')
+    .version(version(), '-v, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', EXAMPLES);
+  for (const command of [runCommand(), resumeCommand(), demoCommand()]) program.addCommand(command);
+  for (const command of [program, ...program.commands]) command.exitOverride();
+  return program;
+}
+
+// Runs the CLI with `argv` and sets the process exit code.
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await createProgram().parseAsync(argv);
+  } catch (error) {
+    process.exitCode = reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // commander printed its own message (or the help / version) already
+    return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(error.code) ? 0 : 2;
+  }
+  const debug = process.env.SAVEPOINT_DEBUG === '1';
+  if (isSavepointError(error)) {
+    process.stderr.write(`savepoint: ${error.message}\n`);
+    if (debug) process.stderr.write(`${error.stack}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(
+    `savepoint: unexpected error: ${message}\nEvery finished step is kept in the journal. ` +
+      `${debug ? '' : 'Set SAVEPOINT_DEBUG=1 to see the stack trace, and please report it.'}\n`,
+  );
+  if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  return 1;
+}

@@ -1,0 +1,29 @@
+// Options shared by the commands that drive a run (`run`, `resume`).
+import { Option, type Command } from 'commander';
+import { IN_FLIGHT_POLICIES, type InFlightPolicy } from '../agent/in-flight.js';
+import { UsageError } from '../errors/index.js';
+
+export interface DriveFlags {
+  model?: string;
+  yes?: boolean;
+  maxSteps?: number;
+  inFlight: InFlightPolicy;
+}
+
+export function addDriveOptions(command: Command): Command {
+  return command
+    .option('--model <name>', 'an Anthropic model id, or script:<file> for a scripted model (default: the run\'s model, else claude-sonnet-4-5)')
+    .option('-y, --yes', 'approve every tool call without asking')
+    .option('--max-steps <n>', 'stop after this many steps (model calls and tool calls); run again with a higher limit to go on', parsePositiveInt)
+    .addOption(
+      new Option('--in-flight <policy>', 'a command started before a crash and never recorded: report it to the model as unknown, rerun it, or fail')
+        .choices(IN_FLIGHT_POLICIES as string[])
+        .default('report'),
+    );
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--max-steps needs a whole number above 0, not "${value}".`);
+  return n;
+}
