@@ -18,6 +18,8 @@ export interface StoreOptions {
   faultPoint?: (name: FaultPoint) => void;
   // A ref lock older than this is taken as left by a dead process.
   staleLockMs?: number;
+  // Read another journal ref instead (e.g. `refs/remotes/origin/agent-journal`).
+  ref?: string;
 }
 
 interface DirChanges {
@@ -29,7 +31,7 @@ interface DirChanges {
 export class JournalStore {
   readonly repo: Repository;
   readonly objects: ObjectStore;
-  readonly ref = JOURNAL_REF;
+  readonly ref: string;
   private readonly options: StoreOptions;
   // The tip as last read or written, and its root tree id: appends build on it.
   private tipCommit: string | undefined;
@@ -41,6 +43,7 @@ export class JournalStore {
     this.repo = repo;
     this.objects = new ObjectStore(repo.commonDir);
     this.options = options;
+    this.ref = options.ref ?? JOURNAL_REF;
   }
 
   // Opens the journal of the repository around `dir` (throws NotARepositoryError and friends).
