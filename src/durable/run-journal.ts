@@ -115,19 +115,27 @@ export class RunJournal {
   // not safe to repeat), run it, record the result, and only then return it.
   async step<T>(kind: string, input: unknown, run: () => T | Promise<T>, options: StepOptions<T> = {}): Promise<T> {
     const call = this.identify(kind, input, options.describe);
-    const recorded = this.history.lookup(call); // a different step here than last time: DivergenceError
-    if (recorded?.result) return this.replay<T>(call, recorded.result);
-    if (recorded?.intent) {
-      const answer = await this.resolveInFlight(call, input, recorded.intent, options);
-      if ('result' in answer) return this.recordResult(call, input, answer.result, Date.now(), options, answer);
+    try {
+      const recorded = this.history.lookup(call); // a different step here than last time: DivergenceError
+      if (recorded?.result) return this.replay<T>(call, recorded.result);
+      if (recorded?.intent) {
+        const answer = await this.resolveInFlight(call, input, recorded.intent, options);
+        if ('result' in answer) return await this.recordResult(call, input, answer.result, Date.now(), options, answer);
+      }
+      const gated = await options.gate?.(); // only a live step asks (approval); a replayed one never does
+      if (gated) return await this.recordResult(call, input, gated.result, Date.now(), options, { ...gated, resolution: 'gated' });
+      if (options.intent && !recorded?.intent) await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
+      this.emit({ type: 'started', ...callInfo(call) });
+      const started = Date.now();
+      const result = await run();
+      return await this.recordResult(call, input, result, started, options);
+    } catch (error) {
+      // No result was recorded (the function or the journal write threw): give the position back,
+      // unless a later step already claimed one, so the next step (a retry) takes it. Otherwise the
+      // journal keeps a hole there, and the run can never be opened again ("step n is missing").
+      if (this.position === call.position) this.position--;
+      throw error;
     }
-    const gated = await options.gate?.(); // only a live step asks (approval); a replayed one never does
-    if (gated) return this.recordResult(call, input, gated.result, Date.now(), options, { ...gated, resolution: 'gated' });
-    if (options.intent && !recorded?.intent) await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
-    this.emit({ type: 'started', ...callInfo(call) });
-    const started = Date.now();
-    const result = await run();
-    return this.recordResult(call, input, result, started, options);
   }
   // ─────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -199,14 +207,23 @@ export class RunJournal {
   private async write(entry: JournalEntry, subject: string): Promise<void> {
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
+    let record: RunRecord | undefined;
     if (this.attempt === undefined) {
       this.attempt = this.currentAttempt();
-      this.record = this.nextRecord({ status: 'running' }, entry.step);
-      files.push({ path: runRecordPath(this.run), content: serializeEntry(this.record) });
+      record = this.nextRecord({ status: 'running' }, entry.step);
+      files.push({ path: runRecordPath(this.run), content: serializeEntry(record) });
     }
     if (safe.checkpoint) files.push({ path: `runs/${this.run}/worktree`, tree: safe.checkpoint });
     const message = this.options.redact ? this.options.redact(subject) : subject;
-    await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message)}`);
+    try {
+      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message)}`);
+    } catch (error) {
+      // Not written: the next write must carry run.json (and this attempt) again, or a new run
+      // whose first append failed would never get its run.json.
+      if (record) this.attempt = undefined;
+      throw error;
+    }
+    if (record) this.record = record;
     this.history.add(safe);
   }
 

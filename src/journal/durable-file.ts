@@ -7,8 +7,8 @@ let counter = 0;
 
 // Writes `data` to `path` whole or not at all. Synchronous on purpose: an append is a few small
 // files, and the sync calls cost a fraction of the promise round trips (measured: 0.5 ms vs 3 ms).
-export function writeFileDurably(path: string, data: Uint8Array | string, mode = 0o644): void {
-  const temp = `${path}.tmp-${process.pid}-${counter++}`;
+// `temp` names the temporary file (same directory), for places where git has rules about names.
+export function writeFileDurably(path: string, data: Uint8Array | string, mode = 0o644, temp = `${path}.tmp-${process.pid}-${counter++}`): void {
   let fd: number | undefined;
   try {
     try {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { inflateSync, deflateSync, constants as zlib } from 'node:zlib';
 import git from 'isomorphic-git';
 import { writeFileDurably } from './durable-file.js';
@@ -28,6 +28,8 @@ export interface TreeEntry {
 export type Tree = Map<string, TreeEntry>;
 
 export const TREE_MODE = '40000';
+
+let tempCounter = 0;
 export const FILE_MODE = '100644';
 
 // Hashes `body` as a git object of `type`.
@@ -92,7 +94,11 @@ export class ObjectStore {
       const path = this.pathOf(object.oid);
       if (existsSync(path) && statSync(path).size > 0) continue;
       const raw = Buffer.concat([Buffer.from(`${object.type} ${object.body.length}\0`), object.body]);
-      writeFileDurably(path, deflateSync(raw, { level: zlib.Z_BEST_SPEED }), 0o444);
+      // The temporary file is named the way git names its own (`tmp_obj_*`): one left by a kill -9
+      // is then ignored by `git fsck` (any other name is reported as "bad sha1 file" for ever) and
+      // removed by `git gc`/`git prune` like git's own leftovers.
+      const temp = join(dirname(path), `tmp_obj_${process.pid}_${tempCounter++}`);
+      writeFileDurably(path, deflateSync(raw, { level: zlib.Z_BEST_SPEED }), 0o444, temp);
     }
   }
 

@@ -1,13 +1,15 @@
 // Reading and moving a branch the way git itself does, with a compare-and-swap that two processes
 // (or a process and git) can race on without losing an update. isomorphic-git's writeRef truncates
 // the ref file in place with no lock, which loses appends under concurrency; this replaces it.
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalBusyError } from '../errors/index.js';
 import { writeFileDurably } from './durable-file.js';
 
 const OID = /^[0-9a-f]{40}$/;
+
+let tempCounter = 0;
 
 // The commit a ref points at: its loose file if present, else its line in packed-refs.
 export function readRef(gitdir: string, ref: string): string | undefined {
@@ -69,7 +71,11 @@ export async function compareAndSwapRef(
   const { staleMs = 1000, timeoutMs = 10_000, faultPoint = () => {}, isAncestor } = options;
   const refPath = join(gitdir, ref);
   const lockPath = `${refPath}.lock`;
-  const temp = `${lockPath}.tmp-${process.pid}-${Date.now()}`;
+  // The prepared lock content lives beside the ref under a name starting with '.', which git skips
+  // when it lists refs: a kill -9 before it is unlinked must not leave a stray (or, mid-write, a
+  // broken) branch `agent-journal.lock.tmp-…` that `git branch` shows and `git fsck` fails on.
+  // The counter keeps two swaps of one process in the same millisecond apart.
+  const temp = join(dirname(refPath), `.${basename(refPath)}.lock-${process.pid}-${Date.now()}-${tempCounter++}`);
   faultPoint('before-lock');
   writeFileDurably(temp, `${next}\n`);
   let ourInode: number;
@@ -78,25 +84,22 @@ export async function compareAndSwapRef(
   } finally {
     unlinkQuietly(temp);
   }
-  faultPoint('locked');
-  let current: string | undefined;
+  // From here until the rename the lock is ours: whatever throws (a failed read, an injected
+  // fault) must release it, or every writer, git included, is blocked until it turns stale.
   try {
-    current = readRef(gitdir, ref);
-  } catch (error) {
-    releaseIfOurs(lockPath, ourInode);
-    throw error;
-  }
-  if (current !== expected) {
-    releaseIfOurs(lockPath, ourInode);
-    return false;
-  }
-  faultPoint('before-rename');
-  if (inodeOf(lockPath) !== ourInode) return false; // our lock was broken: someone else owns it now
-  try {
-    renameSync(lockPath, refPath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return false;
+    faultPoint('locked');
+    const current = readRef(gitdir, ref);
+    if (current !== expected) return false;
+    faultPoint('before-rename');
+    if (inodeOf(lockPath) !== ourInode) return false; // our lock was broken: someone else owns it now
+    try {
+      renameSync(lockPath, refPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      return false;
+    }
+  } finally {
+    releaseIfOurs(lockPath, ourInode); // a no-op once renamed: the lock path is gone or someone else's
   }
   faultPoint('after-rename');
   const now = readRef(gitdir, ref);
@@ -109,6 +112,10 @@ async function acquire(temp: string, lockPath: string, staleMs: number, timeoutM
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
+      // The lock's age is its file's mtime, shared with the temp file it is linked from: touch it
+      // first, or a lock taken after a long wait would look stale to others the moment it exists.
+      const now = new Date();
+      utimesSync(temp, now, now);
       linkSync(temp, lockPath);
       return statSync(temp).ino;
     } catch (error) {

@@ -1,0 +1,304 @@
+// The valve as a library: `openJournal(...).step(...)` runs a step live once, records it, and hands
+// the recorded result back on every later run without calling anything; events, run.json, commit
+// subjects and entries are what users and the git CLI see.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  JournalStore,
+  UsageError,
+  openJournal,
+  readRunEntries,
+  readRunRecord,
+  stepKey,
+  type OpenJournalOptions,
+  type StepEvent,
+} from '../../src/index.js';
+import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journalSubjects } from '../helpers/git.js';
+import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+
+let repo: TempRepo;
+before(async () => {
+  repo = await createTempRepo({ files: { 'a.txt': 'hello\n' }, commit: true });
+});
+after(async () => {
+  await repo.remove();
+});
+
+function open(run: string, extra: Partial<OpenJournalOptions> = {}) {
+  return openJournal({ dir: repo.root, run, task: `task of ${run}`, model: 'claude-test', ...extra });
+}
+
+// A small agent loop: a read, a command (intent first), an edit, a model call with usage.
+async function loop(journal: Awaited<ReturnType<typeof open>>, calls: string[]) {
+  const read = await journal.step('read_file', { path: 'a.txt' }, async () => (calls.push('read'), 'hello'), {
+    describe: 'read_file a.txt',
+  });
+  const test = await journal.step(
+    'run_bash',
+    { command: 'pytest' },
+    async () => {
+      calls.push('bash');
+      await sleep(20);
+      return { exit: 1, output: '1 failed, 4 passed' };
+    },
+    { intent: true, describe: 'run_bash "pytest"', summarize: (r) => `exit ${r.exit}: ${r.output}` },
+  );
+  const edit = await journal.step('edit_file', { path: 'a.txt', old_string: 'hello', new_string: 'hi' }, () => (calls.push('edit'), { changed: 1 }), {
+    describe: 'edit_file a.txt',
+    summarize: () => '1 line changed',
+  });
+  const answer = await journal.step('model', { turn: 1 }, () => (calls.push('model'), { text: 'All tests pass now.' }), {
+    describe: 'model turn 1',
+    summarize: (r) => `answers "${r.text}"`,
+    usage: () => ({ inputTokens: 120, outputTokens: 12 }),
+  });
+  return [read, test, edit, answer];
+}
+
+describe('a run recorded live', () => {
+  const events: StepEvent[] = [];
+  const calls: string[] = [];
+  let results: unknown[];
+
+  before(async () => {
+    const journal = await open('lib', { onEvent: (e) => events.push(e) });
+    results = await loop(journal, calls);
+    assert.deepEqual(journal.stats, { replayed: 0, live: 4 });
+    await journal.finish('finished', { final: 'All tests pass now.' });
+    journal.close();
+  });
+
+  it('step runs each function once and returns its live result', () => {
+    assert.deepEqual(calls, ['read', 'bash', 'edit', 'model']);
+    assert.deepEqual(results, ['hello', { exit: 1, output: '1 failed, 4 passed' }, { changed: 1 }, { text: 'All tests pass now.' }]);
+  });
+
+  it("emits 'started' then 'recorded' for every live step, with its position and how long it took", () => {
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.position}`),
+      ['started 1', 'recorded 1', 'started 2', 'recorded 2', 'started 3', 'recorded 3', 'started 4', 'recorded 4'],
+    );
+    const recorded = events.filter((e): e is Extract<StepEvent, { type: 'recorded' }> => e.type === 'recorded');
+    assert.equal(recorded[1]!.kind, 'run_bash');
+    assert.equal(recorded[1]!.description, 'run_bash "pytest"');
+    assert.equal(recorded[1]!.summary, 'exit 1: 1 failed, 4 passed');
+    assert.ok(recorded[1]!.durationMs >= 15, `the 20 ms command took ${recorded[1]!.durationMs} ms`);
+    for (const event of recorded) assert.ok(Number.isInteger(event.durationMs) && event.durationMs >= 0);
+  });
+
+  it('records valid entries: step number, kind, deterministic key, input, result, timings, usage', async () => {
+    const store = await JournalStore.open(repo.root);
+    const entries = await readRunEntries(store, 'lib');
+    assert.deepEqual(
+      entries.map((e) => `${e.step} ${e.kind} ${e.phase}`),
+      ['1 read_file result', '2 run_bash intent', '2 run_bash result', '3 edit_file result', '4 model result'],
+    );
+    const bash = entries[2]!;
+    assert.equal(bash.format, 'savepoint/entry@1');
+    assert.equal(bash.run, 'lib');
+    assert.equal(bash.key, stepKey('run_bash', { command: 'pytest' }));
+    assert.deepEqual(bash.input, { command: 'pytest' });
+    assert.deepEqual(bash.result, { exit: 1, output: '1 failed, 4 passed' });
+    assert.equal(bash.summary, 'exit 1: 1 failed, 4 passed');
+    assert.equal(bash.attempt, 1);
+    assert.ok(!Number.isNaN(Date.parse(bash.startedAt)) && !Number.isNaN(Date.parse(bash.finishedAt!)));
+    assert.ok(bash.durationMs! >= 15);
+    assert.equal(entries[1]!.result, undefined, 'the intent has no result');
+    assert.deepEqual(entries[4]!.usage, { inputTokens: 120, outputTokens: 12 });
+    // The files are plain, pretty-printed JSON that git shows as they are.
+    const text = await journalFile(repo.root, 'runs/lib/steps/000/000002-run_bash.json');
+    assert.deepEqual(JSON.parse(text), bash);
+    assert.ok((await journalFiles(repo.root, 'runs/lib')).includes('runs/lib/steps/000/000002-run_bash.intent.json'));
+  });
+
+  it('finish() writes run.json with the status, final answer, task, model, base commit and attempt', async () => {
+    const record = (await readRunRecord(await JournalStore.open(repo.root), 'lib'))!;
+    assert.equal(record.status, 'finished');
+    assert.equal(record.final, 'All tests pass now.');
+    assert.equal(record.task, 'task of lib');
+    assert.equal(record.model, 'claude-test');
+    assert.equal(record.baseCommit, await gitOut(repo.root, ['rev-parse', 'HEAD']));
+    assert.equal(record.attempts.length, 1);
+    assert.equal(record.attempts[0]!.pid, process.pid);
+    assert.equal(record.attempts[0]!.firstLiveStep, 1);
+    assert.equal(JSON.parse(await journalFile(repo.root, 'runs/lib/run.json')).status, 'finished');
+  });
+
+  it('commit subjects read like "<run> #<step> <description> -> <summary>"', async () => {
+    assert.deepEqual((await journalSubjects(repo.root)).reverse(), [
+      'lib #1 read_file a.txt -> hello',
+      'lib #2 run_bash "pytest" (started)',
+      'lib #2 run_bash "pytest" -> exit 1: 1 failed, 4 passed',
+      'lib #3 edit_file a.txt -> 1 line changed',
+      'lib #4 model turn 1 -> answers "All tests pass now."',
+      'lib finished: All tests pass now.',
+    ]);
+    await assertFsckClean(repo.root);
+  });
+
+  it('a finished run opened again replays every step with zero calls and writes nothing', async () => {
+    const before = await commitCount(repo.root);
+    const replayEvents: StepEvent[] = [];
+    const again: string[] = [];
+    const journal = await open('lib', { onEvent: (e) => replayEvents.push(e) });
+    assert.equal(journal.runRecord?.status, 'finished');
+    const replayed = await loop(journal, again);
+    await journal.finish('finished', { final: 'All tests pass now.' });
+    journal.close();
+    assert.deepEqual(again, [], 'no function was called');
+    assert.deepEqual(replayed, results);
+    assert.deepEqual(journal.stats, { replayed: 4, live: 0 });
+    assert.deepEqual(
+      replayEvents.map((e) => `${e.type} ${e.position}`),
+      ['replayed 1', 'replayed 2', 'replayed 3', 'replayed 4'],
+    );
+    const bash = replayEvents[1] as Extract<StepEvent, { type: 'replayed' }>;
+    assert.equal(bash.description, 'run_bash "pytest"');
+    assert.equal(bash.summary, 'exit 1: 1 failed, 4 passed');
+    assert.ok(bash.originalDurationMs >= 15, 'a replayed step reports how long it took originally');
+    assert.equal(await commitCount(repo.root), before, 'replaying a finished run leaves the branch untouched');
+  });
+});
+
+describe('resuming an unfinished run', () => {
+  it('replays the recorded steps, then runs the rest live as a new attempt', async () => {
+    const first = await open('resume');
+    const calls: number[] = [];
+    for (let i = 1; i <= 3; i++) await first.step('work', { i }, () => (calls.push(i), i * 10));
+    first.close(); // no finish: the process "stopped"
+
+    const events: StepEvent[] = [];
+    const second = await open('resume', { onEvent: (e) => events.push(e) });
+    const values: number[] = [];
+    for (let i = 1; i <= 5; i++) values.push(await second.step('work', { i }, () => (calls.push(i), i * 10)));
+    await second.finish('finished', { final: 'five' });
+    second.close();
+
+    assert.deepEqual(calls, [1, 2, 3, 4, 5], 'steps 1-3 ran once, in the first process only');
+    assert.deepEqual(values, [10, 20, 30, 40, 50]);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.position}`),
+      ['replayed 1', 'replayed 2', 'replayed 3', 'started 4', 'recorded 4', 'started 5', 'recorded 5'],
+    );
+    const store = await JournalStore.open(repo.root);
+    const record = (await readRunRecord(store, 'resume'))!;
+    assert.deepEqual(
+      record.attempts.map((a) => [a.number, a.firstLiveStep]),
+      [
+        [1, 1],
+        [2, 4],
+      ],
+    );
+    assert.deepEqual((await readRunEntries(store, 'resume')).map((e) => e.attempt), [1, 1, 1, 2, 2]);
+  });
+
+  it('identifies a step by its canonical input: the same keys in another order replay', async () => {
+    const first = await open('canonical');
+    await first.step('search', { pattern: 'TODO', path: 'src', options: { a: 1, b: [1, { y: 2, x: 1 }] } }, () => 'found');
+    first.close();
+    const second = await open('canonical');
+    let called = false;
+    const value = await second.step('search', { options: { b: [1, { x: 1, y: 2 }], a: 1 }, path: 'src', pattern: 'TODO' }, () => {
+      called = true;
+      return 'again';
+    });
+    second.close();
+    assert.equal(value, 'found');
+    assert.equal(called, false);
+  });
+});
+
+describe('steps that fail', () => {
+  it('a step whose function throws records no result and leaves its position to the retry, so the run stays readable', async () => {
+    const journal = await open('retry');
+    await journal.step('work', { i: 1 }, () => 1);
+    let attempts = 0;
+    const flaky = () => {
+      attempts++;
+      if (attempts === 1) throw new Error('network down');
+      return 2;
+    };
+    await assert.rejects(journal.step('fetch', { url: 'x' }, flaky), /network down/);
+    assert.equal(await journal.step('fetch', { url: 'x' }, flaky), 2);
+    await journal.step('work', { i: 3 }, () => 3);
+    journal.close();
+
+    const again = await open('retry'); // a hole at step 2 would make this throw CorruptEntryError
+    const values = [await again.step('work', { i: 1 }, () => -1), await again.step('fetch', { url: 'x' }, () => -1), await again.step('work', { i: 3 }, () => -1)];
+    again.close();
+    assert.deepEqual(values, [1, 2, 3]);
+    assert.deepEqual(
+      (await readRunEntries(await JournalStore.open(repo.root), 'retry')).map((e) => `${e.step} ${e.kind}`),
+      ['1 work', '2 fetch', '3 work'],
+    );
+  });
+
+  it('a step whose journal write fails can be retried in the same process, and the run stays readable', async () => {
+    let failNext = false;
+    const journal = await open('write-fails', {
+      store: {
+        faultPoint: (name) => {
+          if (name === 'after-objects' && failNext) {
+            failNext = false;
+            throw new Error('disk full');
+          }
+        },
+      },
+    });
+    await journal.step('work', { i: 1 }, () => 1);
+    failNext = true;
+    await assert.rejects(journal.step('work', { i: 2 }, () => 2), /disk full/);
+    assert.equal(await journal.step('work', { i: 2 }, () => 2), 2);
+    journal.close();
+    const again = await open('write-fails');
+    assert.equal(await again.step('work', { i: 1 }, () => -1), 1);
+    assert.equal(await again.step('work', { i: 2 }, () => -1), 2);
+    again.close();
+  });
+
+  it("when a run's very first write fails, the retry still records run.json with the task and attempt", async () => {
+    let failNext = true;
+    const journal = await open('first-write-fails', {
+      store: {
+        faultPoint: (name) => {
+          if (name === 'before-lock' && failNext) {
+            failNext = false;
+            throw new Error('disk full');
+          }
+        },
+      },
+    });
+    await assert.rejects(journal.step('work', { i: 1 }, () => 1), /disk full/);
+    assert.equal(await journal.step('work', { i: 1 }, () => 1), 1);
+    journal.close();
+    const record = await readRunRecord(await JournalStore.open(repo.root), 'first-write-fails');
+    assert.ok(record, 'run.json is on the branch');
+    assert.equal(record.task, 'task of first-write-fails');
+    assert.deepEqual(record.attempts.map((a) => a.number), [1]);
+  });
+
+  it('finish("failed") records the error in run.json', async () => {
+    const journal = await open('fails');
+    await journal.step('work', { i: 1 }, () => 1);
+    await journal.finish('failed', { error: 'the model is unreachable' });
+    journal.close();
+    const record = (await readRunRecord(await JournalStore.open(repo.root), 'fails'))!;
+    assert.equal(record.status, 'failed');
+    assert.equal(record.error, 'the model is unreachable');
+    assert.equal((await journalSubjects(repo.root))[0], 'fails failed: the model is unreachable');
+  });
+});
+
+describe('bad ids', () => {
+  it('refuses run ids and step kinds that cannot be file names, with a UsageError', async () => {
+    for (const run of ['', '../x', 'a/b', 'x.lock', '-dash', 'a b']) {
+      await assert.rejects(openJournal({ dir: repo.root, run }), (error: unknown) => error instanceof UsageError && /not a valid run id/.test(error.message), run);
+    }
+    const journal = await open('kinds');
+    await assert.rejects(journal.step('no/slash', {}, () => 1), (error: unknown) => error instanceof UsageError && /not a valid step kind/.test(error.message));
+    assert.equal(await journal.step('fine_kind', {}, () => 1), 1, 'a refused kind used no position');
+    journal.close();
+    assert.deepEqual(await journalFiles(repo.root, 'runs/kinds/steps'), ['runs/kinds/steps/000/000001-fine_kind.json']);
+  });
+});

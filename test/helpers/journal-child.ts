@@ -1,0 +1,140 @@
+// Runs test/durable/fixtures/appender.mjs as a real child process and collects what it reported,
+// so crash tests can SIGKILL it at any moment and then compare its claims with the journal.
+//
+//   const child = startAppender({ dir: repo.root, run: 'r1', steps: 20 });
+//   child.onLine((line) => line === 'done 3' && child.kill());
+//   const report = await child.result;   // after 'exit' and 'close': every line is in
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const appenderScript = join(root, 'test/durable/fixtures/appender.mjs');
+
+// The library the child imports: the built dist/index.js when it is at least as new as every
+// source file the journal is made of (fast start), else src/index.ts through tsx (always current).
+function libraryEntry(): { execArgv: string[]; entry: string } {
+  const dist = join(root, 'dist');
+  const sources = ['journal', 'durable', 'errors'].flatMap((dir) =>
+    readdirSync(join(root, 'src', dir))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => `${dir}/${name.slice(0, -3)}`),
+  );
+  const fresh = ['index', ...sources].every((name) => {
+    const built = join(dist, `${name}.js`);
+    return existsSync(built) && statSync(built).mtimeMs >= statSync(join(root, 'src', `${name}.ts`)).mtimeMs;
+  });
+  return fresh ? { execArgv: [], entry: join(dist, 'index.js') } : { execArgv: ['--import', 'tsx'], entry: join(root, 'src/index.ts') };
+}
+
+const library = libraryEntry();
+
+export interface AppenderOptions {
+  dir: string;
+  run: string;
+  steps: number;
+  // Every n-th step is an intent step (0: none). Default 3.
+  intentEvery?: number;
+  // Milliseconds spent inside every step's function.
+  workMs?: number;
+  // The step whose function never returns.
+  hangAt?: number;
+  // `<fault point>:<n>`: SIGKILL itself at that point of its n-th append.
+  crashAt?: string;
+  staleLockMs?: number;
+}
+
+export interface AppenderReport {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  lines: string[];
+  stderr: string;
+  done: number[];
+  replayed: number[];
+  started: number[];
+  inFlight: Array<{ position: number; decision: string }>;
+  finished: boolean;
+}
+
+export interface Appender {
+  process: ChildProcess;
+  // Every line so far, and a listener for the ones to come.
+  lines: string[];
+  onLine(listener: (line: string) => void): void;
+  kill(): void;
+  result: Promise<AppenderReport>;
+}
+
+export function startAppender(options: AppenderOptions): Appender {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    SAVEPOINT_ENTRY: library.entry,
+    APPENDER_DIR: options.dir,
+    APPENDER_RUN: options.run,
+    APPENDER_STEPS: String(options.steps),
+    APPENDER_INTENT_EVERY: String(options.intentEvery ?? 3),
+    APPENDER_WORK_MS: String(options.workMs ?? 0),
+    APPENDER_HANG_AT: String(options.hangAt ?? 0),
+  };
+  delete env.SAVEPOINT_TEST_CRASH_AT;
+  delete env.NODE_OPTIONS; // the test runner's own hooks are not for the child
+  delete env.NODE_TEST_CONTEXT;
+  if (options.crashAt) env.SAVEPOINT_TEST_CRASH_AT = options.crashAt;
+  if (options.staleLockMs !== undefined) env.SAVEPOINT_TEST_STALE_MS = String(options.staleLockMs);
+  const child = spawn(process.execPath, [...library.execArgv, appenderScript], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const listeners: Array<(line: string) => void> = [];
+  let pending = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    pending += chunk;
+    let newline;
+    while ((newline = pending.indexOf('\n')) !== -1) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      lines.push(line);
+      for (const listener of listeners) listener(line);
+    }
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const result = (async (): Promise<AppenderReport> => {
+    const { code, signal } = await exited;
+    await closed; // every byte the child wrote before it died has been read
+    const numbers = (word: string) => lines.filter((l) => l.startsWith(`${word} `)).map((l) => Number(l.split(' ')[1]));
+    return {
+      code,
+      signal,
+      lines,
+      stderr,
+      done: numbers('done'),
+      replayed: numbers('replayed'),
+      started: numbers('started'),
+      inFlight: lines.filter((l) => l.startsWith('in-flight ')).map((l) => ({ position: Number(l.split(' ')[1]), decision: l.split(' ')[2]! })),
+      finished: lines.includes('finished'),
+    };
+  })();
+  return {
+    process: child,
+    lines,
+    onLine: (listener) => listeners.push(listener),
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+    result,
+  };
+}
+
+// Runs an appender to its end and returns its report.
+export function runAppender(options: AppenderOptions): Promise<AppenderReport> {
+  return startAppender(options).result;
+}
+
+// Whether the child imports the built dist (fast) or the sources through tsx.
+export const usingBuiltLibrary = library.execArgv.length === 0;
