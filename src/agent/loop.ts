@@ -2,7 +2,7 @@
 // it answers without a tool call. Every model call and every tool call is a durable step, and the
 // loop does not know (or care) whether a step ran live or was handed back from the journal: it
 // rebuilds each request from the results `step` returns, so replay reproduces it exactly.
-import type { RunJournal } from '../durable/run-journal.js';
+import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
 import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock } from '../model/types.js';
 import { truncateForModel } from '../tools/truncate.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
@@ -25,8 +25,8 @@ export interface AgentOptions {
   // Live model text as it streams.
   onText?: (text: string) => void;
   signal?: AbortSignal;
-  // Called after each step that may have changed files (checkpoints).
-  checkpoint?: () => Promise<string | undefined>;
+  // Called after each step that may have changed files: the working-tree checkpoint to record.
+  checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
 }
 
 export interface AgentOutcome {
@@ -60,6 +60,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
 
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
+      if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };
       const result = await callTool(byName.get(call.name), call, options, inFlight);
       steps++;
       results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output), ...(result.isError ? { is_error: true } : {}) });

@@ -1,16 +1,27 @@
 // Driving one run from the command line, shared by `run` and `resume`: open the run's journal,
-// print every step as it happens, run the agent through the journal, and say what replay saved.
+// check the working tree against the last checkpoint, print every step as it happens, run the agent
+// through the journal (checkpointing files after each step that may change them), and say what
+// replay saved.
+import { createInterface } from 'node:readline/promises';
 import type { Writable } from 'node:stream';
 import { runAgent } from '../agent/loop.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
-import { openJournal } from '../durable/run-journal.js';
+import type { History } from '../durable/history.js';
+import { openJournal, type RunJournal } from '../durable/run-journal.js';
 import { MissingCredentialsError } from '../errors/index.js';
+import { ObjectStore } from '../journal/objects.js';
+import { createJournalPusher } from '../journal/push.js';
+import { findRepository } from '../journal/repository.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelProvider } from '../model/types.js';
+import { createRedactor } from '../redact/redactor.js';
 import { createTools } from '../tools/index.js';
+import { describeChanges, DriftError, findDrift, type Drift } from '../worktree/drift.js';
+import { restoreWorktree } from '../worktree/restore.js';
+import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { createApprover } from './approval.js';
 import { StepPrinter } from './step-printer.js';
-import { styleFor } from './style.js';
+import { styleFor, type Style } from './style.js';
 
 export interface DriveOptions {
   // The repository root the agent works in.
@@ -21,6 +32,11 @@ export interface DriveOptions {
   yes: boolean;
   maxSteps?: number;
   inFlight: InFlightPolicy;
+  // What to do when the working tree differs from the last checkpoint (else: ask, or stop).
+  restore?: boolean;
+  keepWorktree?: boolean;
+  // Push agent-journal to this remote after every step.
+  push?: string;
   out?: Writable & { isTTY?: boolean; columns?: number };
   interactive?: boolean;
   env?: NodeJS.ProcessEnv;
@@ -30,9 +46,22 @@ export interface DriveOptions {
 export async function driveRun(options: DriveOptions): Promise<number> {
   const out = options.out ?? process.stdout;
   const env = options.env ?? process.env;
+  const interactive = options.interactive ?? Boolean(process.stdin.isTTY);
   const style = styleFor(out, env);
   const printer = new StepPrinter(out, style);
-  const journal = await openJournal({ dir: options.root, run: options.run, task: options.task, model: options.model, onEvent: printer.onEvent });
+  const redactor = createRedactor(env);
+  const repo = findRepository(options.root);
+  const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });
+  const journal: RunJournal = await openJournal({
+    dir: options.root,
+    run: options.run,
+    task: options.task,
+    model: options.model,
+    onEvent: printer.onEvent,
+    redact: redactor.value,
+    startCheckpoint: () => snapshotter.snapshot().tree,
+    store: options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, options.run) } : undefined,
+  });
   const controller = new AbortController();
   const stop = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -49,6 +78,11 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     else if (recorded > 0) out.write(style.dim(`  Resuming: ${recorded} finished steps in the journal replay first, then it goes live.\n`));
     const scripted = options.model.startsWith(SCRIPT_PREFIX);
     if (record?.status !== 'finished' && !scripted && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(options.model);
+    if (record && record.status !== 'finished') {
+      const last = lastCheckpoint(journal.history) ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
+      const drift = last && (await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit));
+      if (drift) await resolveDrift(drift, { ...options, interactive, out, style, snapshotter, inFlight: lastIsInFlight(journal.history) });
+    }
 
     let provider: Promise<ModelProvider> | undefined;
     const outcome = await runAgent({
@@ -59,9 +93,13 @@ export async function driveRun(options: DriveOptions): Promise<number> {
       tools: createTools(options.root),
       maxSteps: options.maxSteps,
       inFlight: options.inFlight,
-      approve: createApprover({ yes: options.yes, interactive: options.interactive ?? Boolean(process.stdin.isTTY) }),
+      approve: createApprover({ yes: options.yes, interactive }),
       onText: printer.onText,
       signal: controller.signal,
+      checkpoint: () => {
+        const snapshot = snapshotter.snapshot();
+        return { tree: snapshot.tree, skipped: snapshot.skipped };
+      },
     });
     const saved = printer.summary();
     if (outcome.status === 'max-steps') {
@@ -84,5 +122,66 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     journal.close();
+  }
+}
+
+// The most recent checkpoint in a run's history, and the step that recorded it.
+function lastCheckpoint(history: History): { tree: string; step: number } | undefined {
+  const entries = history.entries();
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (entry.checkpoint) return { tree: entry.checkpoint, step: entry.step };
+  }
+  return undefined;
+}
+
+// The last step was started and never recorded: a crash mid-step.
+function lastIsInFlight(history: History): boolean {
+  const last = history.entries().at(-1);
+  return last?.phase === 'intent';
+}
+
+interface DriftContext {
+  run: string;
+  root: string;
+  restore?: boolean;
+  keepWorktree?: boolean;
+  interactive: boolean;
+  inFlight: boolean;
+  out: Writable;
+  style: Style;
+  snapshotter: WorktreeSnapshotter;
+}
+
+// Restores, keeps, asks or stops, as SPEC's drift rules say.
+async function resolveDrift(drift: Drift, context: DriftContext): Promise<void> {
+  const { out, style } = context;
+  const where = drift.step ? `after step ${drift.step}` : 'when the run started';
+  const restore = async (why: string) => {
+    const result = await restoreWorktree(context.root, context.snapshotter.objects, drift.checkpoint, drift.current, context.snapshotter.trackedPaths());
+    out.write(style.dim(`  ${why}: restored the working tree as the journal recorded it ${where} (${result.written.length} written, ${result.deleted.length} deleted).\n`));
+    if (result.kept.length) out.write(style.dim(`  Kept ${result.kept.length} untracked file(s) the run never recorded: ${result.kept.slice(0, 5).join(', ')}${result.kept.length > 5 ? ', ...' : ''}\n`));
+  };
+  if (context.restore) return restore('--restore');
+  if (drift.cleanBase) return restore("This is a clean checkout of the run's base commit");
+  const listed = describeChanges(drift.changes);
+  if (context.keepWorktree) {
+    out.write(style.yellow(`  --keep-worktree: going on with files that differ from the journal (${listed}).\n`));
+    return;
+  }
+  if (context.inFlight) {
+    out.write(style.yellow(`  The step in flight at the crash may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).\n`));
+    return;
+  }
+  if (!context.interactive) throw new DriftError(context.run, drift.step, drift.changes);
+  out.write(style.yellow(`  The working tree differs from what the run recorded ${where}: ${listed}.\n`));
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = (await rl.question('  [r]estore the recorded files, [k]eep them as they are, or [q]uit? ')).trim().toLowerCase();
+    if (answer.startsWith('r')) return restore('You chose restore');
+    if (answer.startsWith('k')) return;
+    throw new DriftError(context.run, drift.step, drift.changes);
+  } finally {
+    rl.close();
   }
 }

@@ -8,6 +8,22 @@ export interface DriveFlags {
   yes?: boolean;
   maxSteps?: number;
   inFlight: InFlightPolicy;
+  restore?: boolean;
+  keepWorktree?: boolean;
+  push?: string;
+}
+
+// The DriveOptions fields that come straight from the flags.
+export function driveFlags(flags: DriveFlags) {
+  if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
+  return {
+    yes: Boolean(flags.yes),
+    maxSteps: flags.maxSteps,
+    inFlight: flags.inFlight,
+    restore: Boolean(flags.restore),
+    keepWorktree: Boolean(flags.keepWorktree),
+    push: flags.push,
+  };
 }
 
 export function addDriveOptions(command: Command): Command {
@@ -19,7 +35,10 @@ export function addDriveOptions(command: Command): Command {
       new Option('--in-flight <policy>', 'a command started before a crash and never recorded: report it to the model as unknown, rerun it, or fail')
         .choices(IN_FLIGHT_POLICIES as string[])
         .default('report'),
-    );
+    )
+    .option('--restore', 'if the files differ from the journal\'s last checkpoint, put them back as recorded')
+    .option('--keep-worktree', 'if the files differ from the journal\'s last checkpoint, go on with them as they are')
+    .option('--push <remote>', 'push the agent-journal branch to this remote after every step (stops if another machine moved the run on)');
 }
 
 function parsePositiveInt(value: string): number {

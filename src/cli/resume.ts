@@ -6,7 +6,8 @@ import { JournalStore } from '../journal/store.js';
 import type { RunRecord } from '../journal/entry.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import { driveRun } from './drive.js';
-import { addDriveOptions, type DriveFlags } from './options.js';
+import { addDriveOptions, driveFlags, type DriveFlags } from './options.js';
+import { assertNoConflict, syncJournals } from '../journal/sync.js';
 
 // No run to resume: none by that id, or none unfinished.
 export class NoSuchRunError extends SavepointError<{ run?: string }> {
@@ -29,16 +30,16 @@ export function resumeCommand(): Command {
   addDriveOptions(command);
   return command.action(async (run: string | undefined, flags: DriveFlags) => {
     const store = await JournalStore.open(process.cwd());
+    const synced = await syncJournals(store);
     const record = run ? await readRunRecord(store, run) : await latestUnfinished(store);
     if (!record) throw new NoSuchRunError(run);
+    assertNoConflict(synced, record.id);
     process.exitCode = await driveRun({
       root: store.repo.root,
       run: record.id,
       task: record.task,
       model: flags.model ?? record.model ?? DEFAULT_MODEL,
-      yes: Boolean(flags.yes),
-      maxSteps: flags.maxSteps,
-      inFlight: flags.inFlight,
+      ...driveFlags(flags),
     });
   });
 }

@@ -5,7 +5,8 @@ import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import { driveRun } from './drive.js';
-import { addDriveOptions, type DriveFlags } from './options.js';
+import { addDriveOptions, driveFlags, type DriveFlags } from './options.js';
+import { assertNoConflict, syncJournals } from '../journal/sync.js';
 import { runIdForTask, runsForTask } from './run-id.js';
 
 interface RunFlags extends DriveFlags {
@@ -30,6 +31,7 @@ export function runCommand(): Command {
     const task = words.join(' ').trim();
     if (!task) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
     const store = await JournalStore.open(process.cwd());
+    const synced = await syncJournals(store);
     const ids = await listRunIds(store);
     let run = flags.run;
     if (run === undefined) {
@@ -38,6 +40,7 @@ export function runCommand(): Command {
     } else if (flags.fresh && ids.includes(run)) {
       throw new UsageError(`Run ${run} already exists, so --fresh cannot start it anew: drop --run, or give a new id.`);
     }
+    assertNoConflict(synced, run);
     const record = ids.includes(run) ? await readRunRecord(store, run) : undefined;
     if (record && record.task !== task) {
       throw new UsageError(`Run ${run} is for the task "${record.task}", not "${task}". Use "savepoint resume ${run}" to continue it, or another --run id.`);
@@ -47,9 +50,7 @@ export function runCommand(): Command {
       run,
       task,
       model: flags.model ?? record?.model ?? DEFAULT_MODEL,
-      yes: Boolean(flags.yes),
-      maxSteps: flags.maxSteps,
-      inFlight: flags.inFlight,
+      ...driveFlags(flags),
     });
   });
 }

@@ -31,8 +31,14 @@ export interface StepOptions<T> {
   // Called only when the step is about to run live, before its intent is recorded (approval):
   // it may throw to stop with nothing recorded, or return a result to record instead of running.
   gate?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
-  // The working-tree checkpoint (a git tree id) to record after the step.
-  checkpoint?: (result: T) => Promise<string | undefined> | string | undefined;
+  // The working-tree checkpoint to record after the step (a git tree id, and files left out of it).
+  checkpoint?: (result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined;
+}
+
+// The working tree after a step, as a git tree, and the files deliberately left out of it.
+export interface Checkpoint {
+  tree: string;
+  skipped?: Array<{ path: string; size: number; reason: string }>;
 }
 
 // A step that was started before a crash and has no recorded result.
@@ -66,8 +72,12 @@ export interface OpenJournalOptions {
   lineage?: RunRecord['lineage'];
   // Called for every step as it replays, starts and finishes.
   onEvent?: (event: StepEvent) => void;
-  // Rewrites every entry just before it is written (secret redaction).
+  // Rewrites every entry just before it is written (secret redaction). The valve then returns the
+  // recorded (redacted) result, live or replayed, so both see exactly the same values.
   redact?: <V>(value: V) => V;
+  // The working tree when the run is created, recorded in run.json (drift is measured from it
+  // until the first step makes a checkpoint of its own). A function is called only for a new run.
+  startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
   store?: StoreOptions;
 }
 
@@ -82,6 +92,9 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     await store.refresh();
     const record = await readRunRecord(store, options.run);
     const entries = await readRunEntries(store, options.run);
+    if (typeof options.startCheckpoint === 'function') {
+      options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
+    }
     return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase)));
   } catch (error) {
     lock.release();
@@ -177,11 +190,12 @@ export class RunJournal {
     const usage = options.usage?.(result);
     if (usage) entry.usage = usage;
     const checkpoint = await options.checkpoint?.(result);
-    if (checkpoint) entry.checkpoint = checkpoint;
-    await this.write(entry, `${call.description} -> ${summary}`);
+    if (checkpoint) entry.checkpoint = checkpoint.tree;
+    if (checkpoint?.skipped?.length) entry.checkpointSkipped = checkpoint.skipped;
+    const recorded = await this.write(entry, `${call.description} -> ${summary}`);
     this.counts.live++;
-    this.emit({ type: 'recorded', ...callInfo(call), summary, durationMs, result, ...(answer ? { resolution: answer.resolution } : {}) });
-    return result;
+    this.emit({ type: 'recorded', ...callInfo(call), summary: recorded.summary ?? summary, durationMs, result: recorded.result, ...(answer ? { resolution: answer.resolution } : {}) });
+    return recorded.result as T;
   }
 
   private entry(call: StepCall, input: unknown, phase: 'intent' | 'result', startedAt: Date): JournalEntry {
@@ -204,7 +218,8 @@ export class RunJournal {
   }
 
   // Appends one entry as one commit; the first entry of this process also records its attempt.
-  private async write(entry: JournalEntry, subject: string): Promise<void> {
+  // Returns the entry as written (redacted).
+  private async write(entry: JournalEntry, subject: string): Promise<JournalEntry> {
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
     let record: RunRecord | undefined;
@@ -213,7 +228,8 @@ export class RunJournal {
       record = this.nextRecord({ status: 'running' }, entry.step);
       files.push({ path: runRecordPath(this.run), content: serializeEntry(record) });
     }
-    if (safe.checkpoint) files.push({ path: `runs/${this.run}/worktree`, tree: safe.checkpoint });
+    const worktree = safe.checkpoint ?? (record && !this.record ? record.startCheckpoint : undefined);
+    if (worktree) files.push({ path: `runs/${this.run}/worktree`, tree: worktree });
     const message = this.options.redact ? this.options.redact(subject) : subject;
     try {
       await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message)}`);
@@ -225,6 +241,7 @@ export class RunJournal {
     }
     if (record) this.record = record;
     this.history.add(safe);
+    return safe;
   }
 
   private nextRecord(change: Partial<RunRecord>, firstLiveStep?: number): RunRecord {
@@ -239,6 +256,7 @@ export class RunJournal {
       updatedAt: now,
       status: 'running',
       lineage: this.options.lineage ?? null,
+      ...(typeof this.options.startCheckpoint === 'string' ? { startCheckpoint: this.options.startCheckpoint } : {}),
       attempts: [],
     };
     const attempts =

@@ -37,6 +37,8 @@ export interface JournalEntry {
   usage?: EntryUsage;
   // The working tree after this step, as a git tree id (steps that may change files).
   checkpoint?: string;
+  // Files left out of that checkpoint (too large), so nothing is dropped silently.
+  checkpointSkipped?: Array<{ path: string; size: number; reason: string }>;
   // Which attempt (1 = first process, 2 = first resume, ...) wrote this entry.
   attempt: number;
 }
@@ -53,6 +55,8 @@ export interface RunRecord {
   updatedAt: string;
   status: 'running' | 'finished' | 'failed';
   lineage?: { forkedFrom: string; atStep: number } | null;
+  // The working tree when the run was created, as a git tree id.
+  startCheckpoint?: string;
   // One per process that went live on this run.
   attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number }>;
   final?: string;

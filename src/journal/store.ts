@@ -20,6 +20,9 @@ export interface StoreOptions {
   staleLockMs?: number;
   // Read another journal ref instead (e.g. `refs/remotes/origin/agent-journal`).
   ref?: string;
+  // Runs after every append has moved the branch (`--push`); a throw stops the caller, but what
+  // was appended stays appended.
+  afterAppend?: (commit: string) => Promise<void>;
 }
 
 interface DirChanges {
@@ -113,10 +116,22 @@ export class JournalStore {
       if (moved) {
         this.tipCommit = commit.oid;
         this.rootTree = root;
+        await this.options.afterAppend?.(commit.oid);
         return commit.oid;
       }
       await this.refresh(); // another process appended first: rebuild on its tip
     }
+  }
+
+  // Moves the branch from the tip this store last saw to `next`, a commit already in the object
+  // store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
+  async moveTip(next: string): Promise<boolean> {
+    const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, this.tipCommit, next, {
+      staleMs: this.options.staleLockMs,
+      isAncestor: (oid, tip) => this.isAncestor(oid, tip),
+    });
+    await this.refresh();
+    return moved;
   }
 
   // Whether `oid` is `tip` or one of its first-parent ancestors (the journal is a straight line).

@@ -1,0 +1,62 @@
+// `--push <remote>`: after every step the journal branch is pushed with the git CLI (isomorphic-git
+// speaks only HTTP). A rejected push means the remote moved on: fetch it and fold it in; if another
+// machine appended to this same run, stop, keeping every local entry.
+import { spawnSync } from 'node:child_process';
+import { SavepointError } from '../errors/index.js';
+import { JOURNAL_REF } from './layout.js';
+import type { JournalStore } from './store.js';
+import { integrate, JournalConflictError } from './sync.js';
+
+// Another machine moved this run on at the remote: this one must stop.
+export class PushRejectedError extends SavepointError<{ run: string; remote: string; entries: string[] }> {
+  constructor(run: string, remote: string, entries: string[]) {
+    super(
+      'EPUSHREJECTED',
+      `Pushing the journal to ${remote} was rejected: another machine moved run ${run} on there ` +
+        `(${entries.slice(0, 5).join(', ') || 'entries this machine does not have'}). Two machines must not drive one run, ` +
+        `so this one stops here. Every entry is kept in this machine's agent-journal branch; to go on from ` +
+        `here as a separate run, use "savepoint fork ${run} --at <step>".`,
+      { run, remote, entries },
+    );
+  }
+}
+
+// The push could not be done at all (no such remote, no network, no permission).
+export class PushFailedError extends SavepointError<{ remote: string; output: string }> {
+  constructor(remote: string, output: string) {
+    super(
+      'EPUSHFAILED',
+      `Pushing the journal to ${remote} failed: ${output.trim().split('\n').slice(-3).join(' ')}. ` +
+        `The step is recorded locally; fix the remote and run the same command again to go on.`,
+      { remote, output },
+    );
+  }
+}
+
+// A hook for JournalStore's afterAppend that pushes the branch to `remote`.
+export function createJournalPusher(getStore: () => JournalStore, remote: string, run: string): (commit: string) => Promise<void> {
+  return async () => {
+    const store = getStore();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const push = git(store, ['push', '--porcelain', remote, `${JOURNAL_REF}:${JOURNAL_REF}`]);
+      if (push.status === 0) return;
+      const output = `${push.stdout}\n${push.stderr}`;
+      if (!/\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)/.test(output)) throw new PushFailedError(remote, output);
+      const tracking = `refs/remotes/${remote}/agent-journal`;
+      const fetch = git(store, ['fetch', '--quiet', remote, `+${JOURNAL_REF}:${tracking}`]);
+      if (fetch.status !== 0) throw new PushFailedError(remote, fetch.stderr);
+      const tip = git(store, ['rev-parse', '--verify', '--quiet', tracking]).stdout.trim();
+      try {
+        await integrate(store, tip, remote, run);
+      } catch (error) {
+        if (error instanceof JournalConflictError) throw new PushRejectedError(run, remote, error.data.entries);
+        throw error;
+      }
+    }
+    throw new PushRejectedError(run, remote, []);
+  };
+}
+
+function git(store: JournalStore, args: string[]) {
+  return spawnSync('git', args, { cwd: store.repo.root, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+}

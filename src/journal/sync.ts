@@ -1,0 +1,119 @@
+// Bringing journals from other machines into this one. After `git fetch`, each remote-tracking
+// `refs/remotes/<remote>/agent-journal` is folded into the local branch: created from it, fast-
+// forwarded to it, or merged with it when both sides appended different runs. When both sides
+// appended to the same run, nothing is overwritten: the conflict is reported, naming the entries.
+import { spawnSync } from 'node:child_process';
+import { SavepointError } from '../errors/index.js';
+import { listJournalRefs } from './journal-refs.js';
+import { makeCommit, makeTree, TREE_MODE, type GitObject, type Tree } from './objects.js';
+import type { JournalStore } from './store.js';
+import { diffTrees } from '../worktree/tree-diff.js';
+
+// Both this machine and another appended to the same run since their journals last agreed.
+export class JournalConflictError extends SavepointError<{ run: string; source: string; entries: string[] }> {
+  constructor(run: string, source: string, entries: string[]) {
+    const shown = entries.slice(0, 8).join(', ') + (entries.length > 8 ? `, and ${entries.length - 8} more` : '');
+    super(
+      'EJOURNALCONFLICT',
+      `The journal of run ${run} has diverged: this machine and ${source} both added entries to it since ` +
+        `their journals last agreed (${shown}). savepoint never overwrites a journal, so nothing was changed. ` +
+        `Compare them with "git log agent-journal...${source === 'local' ? 'agent-journal' : `${source}/agent-journal`} -- runs/${run}", ` +
+        `and go on from one side as a new run with "savepoint fork ${run} --at <step>".`,
+      { run, source, entries },
+    );
+  }
+}
+
+export interface SyncReport {
+  source: string;
+  action: 'created' | 'fast-forward' | 'merged' | 'up-to-date' | 'conflict';
+  conflicts?: Array<{ run: string; entries: string[] }>;
+}
+
+// Folds every remote-tracking journal into the local branch. A conflict on `focusRun` (the run
+// about to be driven) throws; conflicts on other runs leave that remote unmerged and are reported.
+export async function syncJournals(store: JournalStore, focusRun?: string): Promise<SyncReport[]> {
+  const reports: SyncReport[] = [];
+  for (const ref of listJournalRefs(store.repo.commonDir)) {
+    if (!ref.local) reports.push(await integrate(store, ref.tip, ref.source, focusRun));
+  }
+  return reports;
+}
+
+// Throws the conflict that `syncJournals` reported for `run`, if any.
+export function assertNoConflict(reports: SyncReport[], run: string): void {
+  for (const report of reports) {
+    const conflict = report.conflicts?.find((c) => c.run === run);
+    if (conflict) throw new JournalConflictError(run, report.source, conflict.entries);
+  }
+}
+
+// Folds the journal at commit `theirs` (from `source`) into the local branch.
+export async function integrate(store: JournalStore, theirs: string, source: string, focusRun?: string): Promise<SyncReport> {
+  for (;;) {
+    await store.refresh();
+    const ours = store.tip;
+    if (!ours) {
+      if (await store.moveTip(theirs)) return { source, action: 'created' };
+      continue;
+    }
+    if (ours === theirs || isAncestor(store, theirs, ours)) return { source, action: 'up-to-date' };
+    if (isAncestor(store, ours, theirs)) {
+      if (await store.moveTip(theirs)) return { source, action: 'fast-forward' };
+      continue;
+    }
+    const base = mergeBase(store, ours, theirs);
+    const objects: GitObject[] = [];
+    const { tree, conflicts } = await mergeRuns(store, ours, theirs, base, objects);
+    if (conflicts.length) {
+      const mine = conflicts.find((c) => c.run === focusRun);
+      if (mine) throw new JournalConflictError(mine.run, source, mine.entries);
+      return { source, action: 'conflict', conflicts };
+    }
+    const commit = makeCommit({ tree, parents: [ours, theirs], message: `Merge the agent journal from ${source}` });
+    store.objects.write([...objects, commit]);
+    if (await store.moveTip(commit.oid)) return { source, action: 'merged' };
+  }
+}
+
+// The union of both sides' runs; a run changed on both sides is a conflict.
+async function mergeRuns(store: JournalStore, ours: string, theirs: string, base: string | undefined, out: GitObject[]) {
+  const runsOf = async (commit: string | undefined): Promise<{ root: Tree; runs: Tree }> => {
+    if (!commit) return { root: new Map(), runs: new Map() };
+    const root = await store.tree((await store.objects.readCommit(commit)).tree);
+    const runs = root.get('runs');
+    return { root, runs: runs?.mode === TREE_MODE ? await store.tree(runs.oid) : new Map() };
+  };
+  const [o, t, b] = await Promise.all([runsOf(ours), runsOf(theirs), runsOf(base)]);
+  const merged: Tree = new Map(o.runs);
+  const conflicts: Array<{ run: string; entries: string[] }> = [];
+  for (const [run, entry] of t.runs) {
+    const mine = o.runs.get(run)?.oid;
+    const was = b.runs.get(run)?.oid;
+    if (mine === entry.oid || entry.oid === was) continue;
+    if (mine === was) merged.set(run, entry);
+    else {
+      const changes = await diffTrees(store.objects, mine, entry.oid, `runs/${run}/`);
+      conflicts.push({ run, entries: changes.map((c) => c.path).filter((p) => !p.startsWith(`runs/${run}/worktree/`)) });
+    }
+  }
+  const runsTree = makeTree(merged);
+  const root: Tree = new Map(o.root);
+  root.set('runs', { mode: TREE_MODE, oid: runsTree.oid });
+  const rootTree = makeTree(root);
+  out.push(runsTree, rootTree);
+  return { tree: rootTree.oid, conflicts };
+}
+
+function git(store: JournalStore, args: string[]) {
+  return spawnSync('git', [`--git-dir=${store.repo.commonDir}`, ...args], { encoding: 'utf8' });
+}
+
+function isAncestor(store: JournalStore, ancestor: string, of: string): boolean {
+  return git(store, ['merge-base', '--is-ancestor', ancestor, of]).status === 0;
+}
+
+function mergeBase(store: JournalStore, a: string, b: string): string | undefined {
+  const result = git(store, ['merge-base', a, b]);
+  return result.status === 0 ? result.stdout.trim() || undefined : undefined;
+}

@@ -1,0 +1,39 @@
+// Comparing checkpoints: which files differ between two trees, descending only into subtrees whose
+// ids differ, so the cost follows the change, not the repository.
+import { TREE_MODE, type ObjectStore, type Tree } from '../journal/objects.js';
+import type { FileEntry } from './snapshot.js';
+
+export interface FileChange {
+  path: string;
+  change: 'added' | 'deleted' | 'modified';
+}
+
+// Files that differ from tree `a` to tree `b` (either may be undefined: empty).
+export async function diffTrees(objects: ObjectStore, a: string | undefined, b: string | undefined, prefix = ''): Promise<FileChange[]> {
+  if (a === b) return [];
+  const left: Tree = a ? await objects.readTree(a) : new Map();
+  const right: Tree = b ? await objects.readTree(b) : new Map();
+  const changes: FileChange[] = [];
+  for (const name of [...new Set([...left.keys(), ...right.keys()])].sort()) {
+    const l = left.get(name);
+    const r = right.get(name);
+    if (l && r && l.oid === r.oid && l.mode === r.mode) continue;
+    const path = `${prefix}${name}`;
+    const lTree = l?.mode === TREE_MODE ? l.oid : undefined;
+    const rTree = r?.mode === TREE_MODE ? r.oid : undefined;
+    if (lTree || rTree) changes.push(...(await diffTrees(objects, lTree, rTree, `${path}/`)));
+    if (l && !lTree && r && !rTree) changes.push({ path, change: 'modified' });
+    else if (l && !lTree && !(r && !rTree)) changes.push({ path, change: 'deleted' });
+    else if (r && !rTree && !(l && !lTree)) changes.push({ path, change: 'added' });
+  }
+  return changes;
+}
+
+// Every file of a tree: path -> mode and blob id.
+export async function flattenTree(objects: ObjectStore, oid: string, prefix = '', out = new Map<string, FileEntry>()): Promise<Map<string, FileEntry>> {
+  for (const [name, entry] of await objects.readTree(oid)) {
+    if (entry.mode === TREE_MODE) await flattenTree(objects, entry.oid, `${prefix}${name}/`, out);
+    else out.set(`${prefix}${name}`, entry);
+  }
+  return out;
+}
