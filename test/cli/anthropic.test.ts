@@ -1,0 +1,126 @@
+// The live model path end to end: the real CLI, the real @anthropic-ai/sdk, and the fake Messages
+// API server. Text streams to the terminal as it arrives; an overloaded answer is retried by the
+// SDK without the user noticing; a server that keeps failing stops the run with one clear
+// paragraph, and once it recovers the identical command goes on from the journal.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ScriptTurn } from '../../src/model/script-file.js';
+import { startFakeAnthropic, type FakeAnthropic, type MessagesBody } from '../helpers/fake-anthropic.js';
+import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import {
+  assertOneParagraph,
+  assertStepModes,
+  assertToolPairing,
+  assistantMessages,
+  fakeEnv,
+  journalPaths,
+  runCli,
+  startCli,
+  waitUntil,
+} from '../helpers/cli.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function repo(): Promise<TempRepo> {
+  const created = await createTempRepo({ files: { 'README.md': '# live\n' }, commit: true });
+  cleanups.push(() => created.remove());
+  return created;
+}
+
+async function fake(turns: ScriptTurn[] | ((body: MessagesBody) => ScriptTurn)): Promise<FakeAnthropic> {
+  const started = await startFakeAnthropic({ turns });
+  cleanups.push(() => started.close());
+  return started;
+}
+
+const TURNS: ScriptTurn[] = [
+  { text: 'Reading the readme.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] },
+  { tools: [{ name: 'list_files', input: {} }] },
+  { text: 'The repository holds a readme.' },
+];
+
+describe('the live model through the Anthropic SDK', { concurrency: true }, () => {
+  test('a live model turn streams its text to stdout before the call ends', async () => {
+    const text = 'alpha beta gamma delta epsilon zeta eta theta';
+    const server = await fake([{ text, delayMs: 3000 }]);
+    const dir = await repo();
+    const cli = startCli(['run', '--yes', 'say the words'], { cwd: dir.root, env: fakeEnv(server) });
+    await waitUntil(() => cli.stdout.includes('alpha'), 'the first words on stdout', { child: cli });
+    // The answer is still arriving: its end has not come, and its step has not been recorded.
+    assert.ok(!cli.stdout.includes('theta'), cli.stdout);
+    assert.doesNotMatch(cli.stdout, /#1\s+LIVE/);
+    const result = await cli.result;
+    assert.equal(result.code, 0, result.stderr);
+    const streamed = result.stdout.indexOf('alpha');
+    const step = result.stdout.search(/#1\s+LIVE \(running now\)/);
+    assert.ok(streamed >= 0 && step > streamed, `the text streams above its step line:\n${result.stdout}`);
+    assert.match(result.stdout.slice(streamed, step).replace(/\s+/g, ' '), /alpha beta gamma delta epsilon zeta eta theta/);
+    assert.equal(server.requests[0]!.stream, true);
+  });
+
+  test('a 529 overloaded answer is retried by the SDK and the run completes', async () => {
+    const server = await fake(TURNS);
+    server.failNext(529);
+    const dir = await repo();
+    const run = await runCli(['run', '--yes', 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /savepoint:/);
+    assert.deepEqual(server.requests.map(assistantMessages), [0, 0, 1, 2], 'turn 1 asked twice (the 529 and its retry), then on');
+    assert.equal(assertStepModes(run.stdout, 0).length, 5);
+    assert.match(run.stdout, /The repository holds a readme\./);
+    assert.equal((await journalPaths(dir.root)).filter((p) => p.includes('-model')).length, 3, 'one model entry per turn');
+  });
+
+  test('a persistent 500 stops the run with one clear paragraph, and after the server recovers the identical command resumes', async () => {
+    let server: FakeAnthropic | undefined;
+    let broken = false;
+    server = await fake((body) => {
+      const index = assistantMessages(body);
+      // Answering turn 1 breaks the server for the next three requests: turn 2 and the SDK's two retries.
+      if (index === 0 && !broken) {
+        broken = true;
+        server!.failNext(500, 3);
+      }
+      return TURNS[index]!;
+    });
+    const dir = await repo();
+    const failed = await runCli(['run', '--yes', 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
+    assert.equal(failed.code, 1, failed.stdout);
+    const message = assertOneParagraph(failed.stderr);
+    assert.match(message, /answered 500/);
+    assert.match(message, /after 2 retries/);
+    assert.match(message, /run the same command again/);
+    assert.deepEqual(server.requests.map(assistantMessages), [0, 1, 1, 1]);
+    assert.equal(assertStepModes(failed.stdout, 0).length, 2, 'turn 1 and its tool were recorded');
+
+    // The server answers again now: the finished steps replay and turn 2 goes live.
+    const resumed = await runCli(['run', '--yes', 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assertStepModes(resumed.stdout, 2);
+    assert.match(resumed.stdout, /The repository holds a readme\./);
+    assert.deepEqual(server.requests.slice(4).map(assistantMessages), [1, 2]);
+    assertToolPairing(server.requests);
+  });
+
+  test('an error event in the middle of a streamed answer stops the run, and the identical command resumes it', async () => {
+    const server = await fake(TURNS);
+    const dir = await repo();
+    server.failNext(529, 1, { midStream: true });
+    const failed = await runCli(['run', '--yes', 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
+    assert.equal(failed.code, 1, failed.stdout);
+    assert.match(assertOneParagraph(failed.stderr), /broke off its answer/);
+    assert.equal(stepCount(failed.stdout), 0);
+
+    const resumed = await runCli(['run', '--yes', 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assertStepModes(resumed.stdout, 0);
+    assertToolPairing(server.requests);
+  });
+});
+
+function stepCount(stdout: string): number {
+  return stdout.split('\n').filter((line) => /^\s*#\d+\s/.test(line)).length;
+}

@@ -1,0 +1,90 @@
+// The CLI's manners: help that names the commands and flags, exit 2 for bad usage, exit 1 with one
+// clear paragraph (and no stack trace unless SAVEPOINT_DEBUG=1) when it cannot do its job.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { assertNoStack, assertOneParagraph, git, runCli } from '../helpers/cli.js';
+
+describe('the command line', { concurrency: true }, () => {
+  describe('help', { concurrency: true }, () => {
+    test('savepoint --help exits 0 and names the commands', async () => {
+      const help = await runCli(['--help'], { cwd: tmpdir() });
+      assert.equal(help.code, 0, help.stderr);
+      for (const word of ['run', 'resume', 'demo', 'agent-journal', 'ANTHROPIC_API_KEY']) assert.ok(help.stdout.includes(word), `--help mentions ${word}:\n${help.stdout}`);
+    });
+
+    test('savepoint run --help exits 0 and names every flag', async () => {
+      const help = await runCli(['run', '--help'], { cwd: tmpdir() });
+      assert.equal(help.code, 0, help.stderr);
+      for (const flag of ['--run <id>', '--fresh', '--model <name>', '--yes', '--max-steps <n>', '--in-flight <policy>']) {
+        assert.ok(help.stdout.includes(flag), `run --help mentions ${flag}:\n${help.stdout}`);
+      }
+    });
+
+    test('savepoint --version exits 0 and prints the package version', async () => {
+      const version = await runCli(['--version'], { cwd: tmpdir() });
+      assert.equal(version.code, 0, version.stderr);
+      assert.match(version.stdout, /^\d+\.\d+\.\d+/);
+    });
+  });
+
+  describe('bad usage exits 2', { concurrency: true }, () => {
+    let repo: TempRepo;
+    before(async () => {
+      repo = await createTempRepo({ files: { 'README.md': '# usage\n' }, commit: true });
+    });
+    after(() => repo.remove());
+
+    const cases: Array<[string, string[], RegExp]> = [
+      ['run with no task', ['run'], /missing required argument/i],
+      ['run with a blank task', ['run', '  '], /Say what the agent should do/],
+      ['an unknown flag', ['run', '--frobnicate', 'do it'], /unknown option '--frobnicate'/],
+      ['--max-steps abc', ['run', '--max-steps', 'abc', 'do it'], /--max-steps needs a whole number/],
+      ['--max-steps 0', ['run', '--max-steps', '0', 'do it'], /--max-steps needs a whole number/],
+      ['an unknown --in-flight policy', ['run', '--in-flight', 'maybe', 'do it'], /--in-flight/],
+      ['an unknown command', ['frobnicate'], /unknown command/i],
+    ];
+    for (const [what, args, message] of cases) {
+      test(`${what} exits 2 with a message and no stack trace`, async () => {
+        const result = await runCli(args, { cwd: repo.root, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } });
+        assert.equal(result.code, 2, `${result.stdout}\n${result.stderr}`);
+        assert.match(result.stderr, message);
+        assertNoStack(result.stderr);
+        assert.equal((await git(repo.root, ['rev-parse', '--verify', '-q', 'agent-journal'])).code, 1, 'nothing was journaled');
+      });
+    }
+  });
+
+  describe('outside a git repository', { concurrency: true }, () => {
+    let dir: string;
+    before(async () => {
+      dir = realpathSync(mkdtempSync(join(tmpdir(), 'savepoint-norepo-')));
+      assert.notEqual((await git(dir, ['rev-parse', '--git-dir'])).code, 0, `${dir} must not be inside a repository for this test`);
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    test('run exits 1 with one paragraph that mentions git and no stack trace', async () => {
+      const result = await runCli(['run', '--yes', 'fix the bug'], { cwd: dir, env: { ANTHROPIC_API_KEY: 'test-key' } });
+      assert.equal(result.code, 1);
+      const message = assertOneParagraph(result.stderr);
+      assert.match(message, /not inside a git repository/);
+      assert.match(message, /git init/);
+    });
+
+    test('resume exits 1 the same way', async () => {
+      const result = await runCli(['resume'], { cwd: dir });
+      assert.equal(result.code, 1);
+      assert.match(assertOneParagraph(result.stderr), /git/);
+    });
+
+    test('with SAVEPOINT_DEBUG=1 the stack trace is shown as well', async () => {
+      const result = await runCli(['run', '--yes', 'fix the bug'], { cwd: dir, env: { ANTHROPIC_API_KEY: 'test-key', SAVEPOINT_DEBUG: '1' } });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /not inside a git repository/);
+      assert.match(result.stderr, /^\s+at .+/m);
+    });
+  });
+});
