@@ -28,7 +28,7 @@ export function driveFlags(flags: DriveFlags) {
 
 export function addDriveOptions(command: Command): Command {
   return command
-    .option('--model <name>', 'an Anthropic model id, or script:<file> for a scripted model (default: the run\'s model, else claude-sonnet-4-5)')
+    .option('--model <name>', 'an Anthropic model id, or script:<file> for a scripted model (default: the run\'s model, else claude-sonnet-5-5)')
     .option('-y, --yes', 'approve every tool call without asking')
     .option('--max-steps <n>', 'stop after this many steps (model calls and tool calls); run again with a higher limit to go on', parsePositiveInt)
     .addOption(

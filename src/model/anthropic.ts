@@ -10,7 +10,7 @@ import { toModelError } from './anthropic-errors.js';
 import type { AssistantBlock, CompleteOptions, ModelProvider, ModelRequest, ModelResponse } from './types.js';
 
 // The model used when none is named.
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 // Options of createAnthropicProvider; each one left out falls back to the SDK's environment variable or default.
 export interface AnthropicProviderOptions {

@@ -63,7 +63,7 @@ export interface CompleteOptions {
 
 // Anything that answers a request: the Anthropic API, or a script for demos and tests.
 export interface ModelProvider {
-  // For step lines and run.json: `claude-sonnet-4-5`, `script:fixtures/demo.json`.
+  // For step lines and run.json: `claude-sonnet-5-5`, `script:fixtures/demo.json`.
   readonly name: string;
   complete(request: ModelRequest, options?: CompleteOptions): Promise<ModelResponse>;
 }
