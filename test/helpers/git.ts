@@ -48,12 +48,13 @@ export async function gitOut(cwd: string, args: string[], options: { env?: Recor
 }
 
 // `git fsck --strict` exits 0 and says nothing but "dangling ..." lines: no error, no warning about
-// a broken ref, no "bad sha1 file" garbage. Dangling objects are fine (a crashed append leaves them).
+// a broken ref, no "bad sha1 file" garbage. Dangling objects (a crashed append leaves them) and
+// notices (an unborn HEAD in a bare repository) are fine.
 export async function assertFsckClean(cwd: string, context = ''): Promise<void> {
   const result = await runGit(cwd, ['fsck', '--strict', '--no-progress']);
   const complaints = `${result.stdout}\n${result.stderr}`
     .split('\n')
-    .filter((line) => line.trim() !== '' && !/^dangling \w+ [0-9a-f]{40}$/.test(line) && !/^Checking /.test(line));
+    .filter((line) => line.trim() !== '' && !/^dangling \w+ [0-9a-f]{40}$/.test(line) && !/^(Checking |notice: )/.test(line));
   assert.equal(result.code, 0, `git fsck --strict failed${context ? ` (${context})` : ''}:\n${result.stderr}${result.stdout}`);
   assert.deepEqual(complaints, [], `git fsck --strict complained${context ? ` (${context})` : ''}`);
 }

@@ -101,7 +101,7 @@ describe('a failure injected at each point of the write path', () => {
       // The next append goes through without waiting for any lock to turn stale.
       const started = Date.now();
       await store.append([{ path: 'runs/r/steps/000/000004-a.json', content: '4\n' }], 'r #4');
-      assert.ok(Date.now() - started < 500, `the next append took ${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < 900, `the next append took ${Date.now() - started} ms`);
       assert.equal((await journalSubjects(repo.root))[0], 'r #4');
       assert.equal(await commitCount(repo.root), point === 'after-rename' ? 4 : 3);
       const reopened = await JournalStore.open(repo.root);
