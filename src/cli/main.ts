@@ -4,8 +4,11 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
 import { demoCommand } from './demo.js';
+import { logCommand } from './log.js';
 import { resumeCommand } from './resume.js';
 import { runCommand } from './run.js';
+import { runsCommand } from './runs.js';
+import { showCommand } from './show.js';
 
 const EXAMPLES = `
 Examples:
@@ -33,7 +36,7 @@ export function createProgram(): Command {
     .version(version(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXAMPLES);
-  for (const command of [runCommand(), resumeCommand(), demoCommand()]) program.addCommand(command);
+  for (const command of [runCommand(), resumeCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
   for (const command of [program, ...program.commands]) command.exitOverride();
   return program;
 }

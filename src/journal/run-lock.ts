@@ -136,3 +136,11 @@ function readQuietly(path: string): string | undefined {
     return undefined;
   }
 }
+
+// The live process that holds the lock of `run` (read only, for `savepoint runs`), or undefined
+// when the run is not locked or its lock was left by a dead process.
+export function runLockHolder(commonDir: string, run: string): RunLockOwner | undefined {
+  const found = readQuietly(join(commonDir, 'savepoint', 'locks', `${run}.lock`));
+  const owner = found === undefined ? undefined : parseOwner(found);
+  return owner && isAlive(owner) ? { pid: owner.pid, host: owner.host, since: owner.since } : undefined;
+}

@@ -1,0 +1,113 @@
+// The I/O shell behind `runs`, `log` and `show`: reads every journal the repository holds (its own
+// `agent-journal` and the remote-tracking ones), merges a run found in several into one view that
+// prefers the local copy, and hands the entries to the pure summarizer.
+import { CorruptEntryError, SavepointError } from '../errors/index.js';
+import type { JournalEntry, RunRecord } from '../journal/entry.js';
+import { listJournalRefs, type JournalRef } from '../journal/journal-refs.js';
+import { listRunIds, readRunEntries, readRunRecord } from '../journal/reader.js';
+import { findRepository, type Repository } from '../journal/repository.js';
+import { runLockHolder } from '../journal/run-lock.js';
+import { JournalStore } from '../journal/store.js';
+import { buildTimeline, compareEntries, type Timeline } from './summarize.js';
+
+// The run asked for is in none of the repository's journals.
+export class UnknownRunError extends SavepointError<{ run: string; journals: string[] }> {
+  constructor(run: string, journals: string[]) {
+    super(
+      'EUNKNOWNRUN',
+      `There is no run "${run}" in this repository's journals (${journals.length ? journals.join(', ') : 'there are none yet'}). ` +
+        `"savepoint runs" lists every run with its id; runs pushed from another machine show up after "git fetch".`,
+      { run, journals },
+    );
+  }
+}
+
+// The repository has no runs at all.
+export class NoRunsError extends SavepointError<{ root: string }> {
+  constructor(root: string) {
+    super(
+      'ENORUNS',
+      `There are no runs in ${root} yet: neither agent-journal nor any refs/remotes/*/agent-journal holds one. ` +
+        `Start one with "savepoint run <task>", or see one with "savepoint demo"; after "git fetch", runs pushed from another machine are listed too.`,
+      { root },
+    );
+  }
+}
+
+// One run as read from the journals: its record and entries from the preferred copy, and its view.
+export interface LoadedRun {
+  id: string;
+  record: RunRecord | undefined;
+  entries: JournalEntry[];
+  // The journal it was read from (local when the run is there).
+  from: JournalRef;
+  timeline: Timeline;
+  // Set when the run's entries could not be read (a corrupt entry): the timeline is then empty.
+  problem: string | null;
+}
+
+// The journals of the repository around `dir`, each opened on its own ref.
+export interface Journals {
+  repo: Repository;
+  refs: Array<{ ref: JournalRef; store: JournalStore }>;
+}
+
+// Opens the local journal and every remote-tracking one of the repository around `dir`.
+export async function openJournals(dir: string): Promise<Journals> {
+  const repo = findRepository(dir);
+  const refs = [];
+  for (const ref of listJournalRefs(repo.commonDir)) refs.push({ ref, store: await JournalStore.open(dir, { ref: ref.ref }) });
+  return { repo, refs };
+}
+
+// Every run in every journal, most recently active first.
+export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
+  const ids = new Set<string>();
+  for (const { store } of journals.refs) for (const id of await listRunIds(store)) ids.add(id);
+  const runs: LoadedRun[] = [];
+  for (const id of ids) {
+    const run = await loadFrom(journals, id);
+    if (run) runs.push(run);
+  }
+  return runs.sort((a, b) => (b.timeline.run.lastActivity ?? '').localeCompare(a.timeline.run.lastActivity ?? '') || a.id.localeCompare(b.id));
+}
+
+// The run `id`, or (no id) the most recently active run; throws UnknownRunError / NoRunsError.
+export async function loadRun(journals: Journals, id: string | undefined): Promise<LoadedRun> {
+  if (id === undefined) {
+    const [latest] = await loadAllRuns(journals);
+    if (!latest) throw new NoRunsError(journals.repo.root);
+    return latest;
+  }
+  const run = await loadFrom(journals, id);
+  if (!run) throw new UnknownRunError(id, journals.refs.map((r) => r.ref.ref.replace(/^refs\/(heads|remotes)\//, '')));
+  return run;
+}
+
+async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | undefined> {
+  const copies: Array<{ ref: JournalRef; record: RunRecord | undefined; entries: JournalEntry[]; problem: string | null }> = [];
+  for (const { ref, store } of journals.refs) {
+    if (!(await listRunIds(store)).includes(id)) continue;
+    const copy = { ref, record: undefined as RunRecord | undefined, entries: [] as JournalEntry[], problem: null as string | null };
+    try {
+      copy.record = await readRunRecord(store, id);
+      copy.entries = await readRunEntries(store, id);
+    } catch (error) {
+      if (!(error instanceof CorruptEntryError)) throw error;
+      copy.problem = error.message; // shown, not fatal: one damaged run must not hide the others
+    }
+    copies.push(copy);
+  }
+  const chosen = copies[0]; // the local journal is listed first
+  if (!chosen) return undefined;
+  const local = copies.find((c) => c.ref.local);
+  const diverged = Boolean(local) && copies.some((c) => !c.ref.local && !c.problem && compareEntries(local!.entries, c.entries) === 'diverged');
+  const running = runLockHolder(journals.repo.commonDir, id) !== undefined;
+  const timeline = buildTimeline(id, chosen.record, chosen.entries, {
+    running,
+    diverged,
+    shownFrom: chosen.ref.source,
+    sources: copies.map((c) => c.ref.source),
+  });
+  return { id, record: chosen.record, entries: chosen.entries, from: chosen.ref, timeline, problem: chosen.problem };
+}

@@ -1,0 +1,341 @@
+// What a run's journal says, for people and scripts: its status, its steps as a timeline, the marks
+// where each attempt replayed and went live, its totals and what resuming saved. Pure code (no fs,
+// git or process): the CLI reads the journal and hands the entries in, so this is testable on
+// plain objects and every output format (`runs`, `log`, `--json`, `--html`) agrees.
+import type { EntryUsage, JournalEntry, RunRecord } from '../journal/entry.js';
+import { estimateCost, priceFor } from './pricing.js';
+
+// running: a live process holds its run lock. in-flight: it stopped with a step started and never
+// recorded. interrupted: it stopped otherwise unfinished. diverged: this machine's journal and a
+// remote-tracking one each hold entries of the run the other lacks.
+export type RunStatus = 'running' | 'finished' | 'failed' | 'in-flight' | 'interrupted' | 'diverged';
+
+// Token counts, summed or of one call.
+export interface TokenTotals {
+  input: number;
+  output: number;
+  cacheCreation: number;
+  cacheRead: number;
+}
+
+// One row of `savepoint runs`.
+export interface RunSummary {
+  id: string;
+  task: string;
+  status: RunStatus;
+  // The status run.json records (`running` also for a run that stopped without saying so).
+  recordedStatus: RunRecord['status'] | null;
+  model: string | null;
+  steps: number;
+  modelCalls: number;
+  tokens: TokenTotals;
+  // Times the run was resumed: attempts beyond the first.
+  resumes: number;
+  lineage: { forkedFrom: string; atStep: number } | null;
+  createdAt: string | null;
+  // The latest time anything was recorded for the run (ISO 8601).
+  lastActivity: string | null;
+  // Where the run was read from (`local`, or a remote's name) and every journal that holds it.
+  shownFrom: string;
+  sources: string[];
+}
+
+// One step of the timeline.
+export interface StepView {
+  step: number;
+  kind: string;
+  description: string;
+  summary: string | null;
+  // finished: it has a result. in-flight: only its intent was recorded (a crash mid-step).
+  state: 'finished' | 'in-flight';
+  // The attempt that recorded its result (or, for an in-flight step, its intent); 0 for a step a
+  // fork copied from its parent run.
+  attempt: number;
+  // The attempt that started it, when a crash left it in flight and a later attempt resolved it.
+  startedInAttempt: number | null;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  model: string | null;
+  usage: TokenTotals | null;
+  isError: boolean | null;
+  resolution: string | null;
+  checkpoint: string | null;
+  // Attempts that handed this step back from the journal instead of running it again.
+  replayedBy: number[];
+}
+
+// One process that went live on the run, and where it did.
+export interface AttemptView {
+  number: number;
+  startedAt: string;
+  host: string;
+  pid: number;
+  // Steps 1..firstLiveStep-1 were replayed from the journal; firstLiveStep ran live.
+  firstLiveStep: number;
+  replayedSteps: number;
+  liveSteps: number;
+  // A step this attempt started and did not record (it stopped mid-step), if any.
+  leftInFlight: number | null;
+}
+
+// What replaying steps instead of running them again saved.
+export interface Savings {
+  replayedSteps: number;
+  modelCalls: number;
+  commands: number;
+  tokens: TokenTotals;
+  estimatedCostUsd: number;
+  // The original durations of the replayed steps.
+  originalMs: number;
+}
+
+// A whole run: what `savepoint log --json` prints.
+export interface Timeline {
+  run: RunSummary;
+  final: string | null;
+  error: string | null;
+  baseCommit: string | null;
+  // The working tree when the run was created (a git tree id), when recorded.
+  startCheckpoint: string | null;
+  attempts: AttemptView[];
+  steps: StepView[];
+  totals: {
+    steps: number;
+    modelCalls: number;
+    commands: number;
+    tokens: TokenTotals;
+    estimatedCostUsd: number;
+    // The sum of every step's own duration, and first start to last activity (gaps included).
+    workMs: number;
+    wallMs: number;
+  };
+  saved: Savings & { byAttempt: Array<Savings & { attempt: number }> };
+}
+
+// Facts about a run that are not in its entries.
+export interface RunContext {
+  // A live process holds the run's lock.
+  running?: boolean;
+  diverged?: boolean;
+  shownFrom?: string;
+  sources?: string[];
+}
+
+interface Position {
+  intent?: JournalEntry;
+  result?: JournalEntry;
+}
+
+// Builds the timeline of a run from its run.json and its entries (in any order).
+export function buildTimeline(id: string, record: RunRecord | undefined, entries: readonly JournalEntry[], context: RunContext = {}): Timeline {
+  const positions = byPosition(entries);
+  const attempts = record?.attempts ?? [];
+  const steps = [...positions.entries()].sort(([a], [b]) => a - b).map(([step, p]) => stepView(step, p, attempts, record));
+  const attemptViews = attempts.map((a) => attemptView(a, steps, positions));
+  const byAttempt = attempts
+    .filter((a) => a.firstLiveStep > 1)
+    .map((a) => ({ attempt: a.number, ...savingsOf(steps.filter((s) => s.state === 'finished' && s.step < a.firstLiveStep)) }));
+  const finished = steps.filter((s) => s.state === 'finished');
+  const all = savingsOf(finished);
+  const first = steps[0]?.startedAt ?? record?.createdAt;
+  const lastActivity = latest([record?.updatedAt, ...entries.flatMap((e) => [e.startedAt, e.finishedAt])]);
+  return {
+    run: summaryOf(id, record, steps, lastActivity, context),
+    final: record?.final ?? null,
+    error: record?.error ?? null,
+    baseCommit: record?.baseCommit ?? null,
+    startCheckpoint: record?.startCheckpoint ?? null,
+    attempts: attemptViews,
+    steps,
+    totals: {
+      steps: steps.length,
+      modelCalls: all.modelCalls,
+      commands: all.commands,
+      tokens: all.tokens,
+      estimatedCostUsd: all.estimatedCostUsd,
+      workMs: all.originalMs,
+      wallMs: first && lastActivity ? Math.max(0, Date.parse(lastActivity) - Date.parse(first)) : 0,
+    },
+    saved: { ...sumSavings(byAttempt), byAttempt },
+  };
+}
+
+// The one-line summary of a run (`savepoint runs`).
+export function summarizeRun(id: string, record: RunRecord | undefined, entries: readonly JournalEntry[], context: RunContext = {}): RunSummary {
+  return buildTimeline(id, record, entries, context).run;
+}
+
+// Whether two journals' entries of one run are the same, one extends the other, or each has
+// entries the other lacks (diverged). Entries are compared by position, phase, key and start time.
+export function compareEntries(a: readonly JournalEntry[], b: readonly JournalEntry[]): 'same' | 'a-ahead' | 'b-ahead' | 'diverged' {
+  const ids = (list: readonly JournalEntry[]) => new Set(list.map((e) => `${e.step}:${e.phase}:${e.key}:${e.startedAt}:${e.attempt}`));
+  const left = ids(a);
+  const right = ids(b);
+  const aOnly = [...left].some((x) => !right.has(x));
+  const bOnly = [...right].some((x) => !left.has(x));
+  if (aOnly && bOnly) return 'diverged';
+  return aOnly ? 'a-ahead' : bOnly ? 'b-ahead' : 'same';
+}
+
+function byPosition(entries: readonly JournalEntry[]): Map<number, Position> {
+  const positions = new Map<number, Position>();
+  for (const entry of entries) {
+    const position = positions.get(entry.step) ?? {};
+    position[entry.phase] = entry;
+    positions.set(entry.step, position);
+  }
+  return positions;
+}
+
+function stepView(step: number, p: Position, attempts: RunRecord['attempts'], record: RunRecord | undefined): StepView {
+  const entry = (p.result ?? p.intent)!;
+  const result = p.result?.result as { model?: unknown; isError?: unknown } | undefined;
+  const input = entry.input as { model?: unknown } | undefined;
+  const isModel = entry.kind === 'model';
+  const model = isModel ? stringOr(result?.model) ?? stringOr(input?.model) ?? record?.model ?? null : null;
+  const startedInAttempt = p.intent && p.result && p.intent.attempt !== p.result.attempt ? p.intent.attempt : null;
+  return {
+    step,
+    kind: entry.kind,
+    description: entry.description,
+    summary: p.result?.summary ?? null,
+    state: p.result ? 'finished' : 'in-flight',
+    attempt: entry.attempt,
+    startedInAttempt,
+    startedAt: (p.intent ?? entry).startedAt,
+    finishedAt: p.result?.finishedAt ?? null,
+    durationMs: p.result?.durationMs ?? null,
+    model,
+    usage: p.result?.usage ? tokensOf(p.result.usage) : null,
+    isError: !isModel && result && typeof result.isError === 'boolean' ? result.isError : null,
+    resolution: p.result?.resolution ?? null,
+    checkpoint: p.result?.checkpoint ?? null,
+    replayedBy: p.result ? attempts.filter((a) => a.firstLiveStep > step).map((a) => a.number) : [],
+  };
+}
+
+function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positions: Map<number, Position>): AttemptView {
+  let leftInFlight: number | null = null;
+  for (const [step, p] of positions) {
+    if (p.intent?.attempt === a.number && (!p.result || p.result.attempt !== a.number)) leftInFlight = step;
+  }
+  return {
+    number: a.number,
+    startedAt: a.startedAt,
+    host: a.host,
+    pid: a.pid,
+    firstLiveStep: a.firstLiveStep,
+    replayedSteps: steps.filter((s) => s.state === 'finished' && s.step < a.firstLiveStep).length,
+    liveSteps: steps.filter((s) => s.state === 'finished' && s.attempt === a.number).length,
+    leftInFlight,
+  };
+}
+
+function summaryOf(id: string, record: RunRecord | undefined, steps: StepView[], lastActivity: string | undefined, context: RunContext): RunSummary {
+  const finished = steps.filter((s) => s.state === 'finished');
+  const totals = savingsOf(finished);
+  return {
+    id,
+    task: record?.task ?? '',
+    status: statusOf(record, steps, context),
+    recordedStatus: record?.status ?? null,
+    model: record?.model ?? null,
+    steps: steps.length,
+    modelCalls: totals.modelCalls,
+    tokens: totals.tokens,
+    resumes: Math.max(0, (record?.attempts.length ?? 0) - 1),
+    lineage: record?.lineage ?? null,
+    createdAt: record?.createdAt ?? null,
+    lastActivity: lastActivity ?? null,
+    shownFrom: context.shownFrom ?? 'local',
+    sources: context.sources ?? [context.shownFrom ?? 'local'],
+  };
+}
+
+function statusOf(record: RunRecord | undefined, steps: StepView[], context: RunContext): RunStatus {
+  if (context.running) return 'running';
+  if (context.diverged) return 'diverged';
+  if (record?.status === 'finished' || record?.status === 'failed') return record.status;
+  return steps.at(-1)?.state === 'in-flight' ? 'in-flight' : 'interrupted';
+}
+
+function savingsOf(steps: StepView[]): Savings {
+  const tokens = zeroTokens();
+  let cost = 0;
+  for (const s of steps) {
+    if (!s.usage) continue;
+    addTokens(tokens, s.usage);
+    cost += estimateCost(priceFor(s.model ?? undefined), s.usage);
+  }
+  return {
+    replayedSteps: steps.length,
+    modelCalls: steps.filter((s) => s.kind === 'model').length,
+    commands: steps.filter((s) => s.kind === 'run_bash').length,
+    tokens,
+    estimatedCostUsd: roundCost(cost),
+    originalMs: steps.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
+  };
+}
+
+function sumSavings(list: Savings[]): Savings {
+  const total: Savings = { replayedSteps: 0, modelCalls: 0, commands: 0, tokens: zeroTokens(), estimatedCostUsd: 0, originalMs: 0 };
+  for (const s of list) {
+    total.replayedSteps += s.replayedSteps;
+    total.modelCalls += s.modelCalls;
+    total.commands += s.commands;
+    addTokens(total.tokens, s.tokens);
+    total.estimatedCostUsd += s.estimatedCostUsd;
+    total.originalMs += s.originalMs;
+  }
+  total.estimatedCostUsd = roundCost(total.estimatedCostUsd);
+  return total;
+}
+
+function tokensOf(usage: EntryUsage): TokenTotals {
+  return {
+    input: usage.inputTokens ?? 0,
+    output: usage.outputTokens ?? 0,
+    cacheCreation: usage.cacheCreationInputTokens ?? 0,
+    cacheRead: usage.cacheReadInputTokens ?? 0,
+  };
+}
+
+function zeroTokens(): TokenTotals {
+  return { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
+}
+
+function addTokens(into: TokenTotals, add: TokenTotals): void {
+  into.input += add.input;
+  into.output += add.output;
+  into.cacheCreation += add.cacheCreation;
+  into.cacheRead += add.cacheRead;
+}
+
+// Dollars to 6 decimals, so that JSON output is stable across floating-point sums.
+function roundCost(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
+}
+
+function latest(times: Array<string | undefined>): string | undefined {
+  let best: string | undefined;
+  for (const t of times) if (t && !Number.isNaN(Date.parse(t)) && (!best || Date.parse(t) > Date.parse(best))) best = t;
+  return best;
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+// `just now`, `42 s ago`, `3 min ago`, `5 h ago`, `2 days ago` (for people; JSON keeps ISO times).
+export function relativeTime(iso: string | null | undefined, now: number): string {
+  if (!iso) return '—';
+  const seconds = Math.round((now - Date.parse(iso)) / 1000);
+  if (Number.isNaN(seconds)) return '—';
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  const days = Math.floor(seconds / 86_400);
+  return days < 60 ? `${days} day${days === 1 ? '' : 's'} ago` : iso.slice(0, 10);
+}
