@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
 import { demoCommand } from './demo.js';
 import { logCommand } from './log.js';
+import { forkCommand } from './fork.js';
 import { resumeCommand } from './resume.js';
 import { runCommand } from './run.js';
 import { runsCommand } from './runs.js';
@@ -36,7 +37,7 @@ export function createProgram(): Command {
     .version(version(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXAMPLES);
-  for (const command of [runCommand(), resumeCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
+  for (const command of [runCommand(), resumeCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
   for (const command of [program, ...program.commands]) command.exitOverride();
   return program;
 }
@@ -58,7 +59,7 @@ function reportError(error: unknown): number {
   const debug = process.env.SAVEPOINT_DEBUG === '1';
   if (isSavepointError(error)) {
     process.stderr.write(`savepoint: ${error.message}\n`);
-    if (debug) process.stderr.write(`${error.stack}\n`);
+    if (debug) process.stderr.write(`${stackFrames(error)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -66,6 +67,13 @@ function reportError(error: unknown): number {
     `savepoint: unexpected error: ${message}\nEvery finished step is kept in the journal. ` +
       `${debug ? '' : 'Set SAVEPOINT_DEBUG=1 to see the stack trace, and please report it.'}\n`,
   );
-  if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  if (debug && error instanceof Error) process.stderr.write(`${stackFrames(error)}\n`);
   return 1;
+}
+
+// The stack without its first line, which repeats the message already printed.
+function stackFrames(error: Error): string {
+  const stack = error.stack ?? '';
+  const at = stack.indexOf('\n    at ');
+  return at === -1 ? stack : `${error.name} (${(error as { code?: string }).code ?? 'no code'})${stack.slice(at)}`;
 }
