@@ -208,6 +208,23 @@ describe('packed objects and refs', () => {
     assert.equal(await commitCount(repo.root), 16);
     await assertFsckClean(repo.root);
   });
+
+  it('a store kept open reads its entries back after each of several repacks (packs replaced under it)', async () => {
+    const repo = await newRepo();
+    await appendSteps(repo.root, 'long', 6);
+    const store = await JournalStore.open(repo.root);
+    const expected = (await readRunEntries(store, 'long')).map((e) => JSON.stringify(e));
+    for (let round = 1; round <= 3; round++) {
+      await gitOut(repo.root, ['gc', '--quiet', '--prune=now']);
+      if (round === 2) await gitOut(repo.root, ['repack', '-a', '-d', '-f', '--quiet', '--depth=5', '--window=50']); // deltas
+      assert.deepEqual((await readRunEntries(store, 'long')).map((e) => JSON.stringify(e)), expected, `after repack ${round}`);
+      await store.append([{ path: `notes/${round}.txt`, content: `round ${round}\n` }], `long note ${round}`);
+      assert.equal((await store.fileAt(`notes/${round}.txt`))?.toString(), `round ${round}\n`);
+    }
+    const fresh = await JournalStore.open(repo.root);
+    assert.deepEqual((await readRunEntries(fresh, 'long')).map((e) => JSON.stringify(e)), expected);
+    await assertFsckClean(repo.root);
+  });
 });
 
 describe('the branch as git sees it', () => {
