@@ -116,7 +116,10 @@ export async function driveRun(options: DriveOptions): Promise<number> {
       out.write(`Stopped. Run the same command again to continue from step ${journal.history.lastPosition + 1}.\n`);
       return 130;
     }
-    await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
+    // A drift refusal is not a failure of the run: nothing ran, and the journal must stay exactly
+    // as it was (the run is still unfinished, waiting for --restore or --keep-worktree), so
+    // `savepoint runs` does not report it failed and no commit lands for a question.
+    if (!(error instanceof DriftError)) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
   } finally {
     process.off('SIGINT', stop);

@@ -1,0 +1,246 @@
+// The checkpoint benchmark: what recording the working tree as a git tree costs in a repository of
+// 10,000 files. The first checkpoint of a run (a new process, nothing cached) must take <= 1 s, and
+// a checkpoint after a one-file edit <= 30 ms (p50 over 20 edits): the cost follows what changed,
+// not the size of the repository.
+//
+// It measures the built code (dist/, which `npm run bench` builds first), each scenario in its own
+// child process (this file, started with `--stage`), so "first" really means a cold process: no
+// stat cache, no index cache, no JIT. Registered in bench/run.ts as the group `checkpoint`; it also
+// runs alone: `npm run build && node --import tsx bench/checkpoint.ts [--quick] [--keep]`.
+//
+// Scenarios (rows):
+//   settled   10,000 committed files, index up to date (the usual repository): targets apply
+//   packed    the same after `git gc` (the trees are in a pack, so the first checkpoint writes them)
+//   racy      files written in the same second as the index (a fresh clone): git re-reads them
+//   untracked 10,000 files never added to git: the first checkpoint hashes and stores every one
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { collectGarbage, createBenchRepo, formatTable, latencyRow, now, percentile, type BenchContext, type BenchGroup, type Row } from './lib.js';
+
+type SnapshotModule = typeof import('../src/worktree/snapshot.js');
+type ObjectsModule = typeof import('../src/journal/objects.js');
+type RepositoryModule = typeof import('../src/journal/repository.js');
+
+const TARGET_FIRST_MS = 1000;
+const TARGET_EDIT_P50_MS = 30;
+const FILES = 10_000;
+const EDITS = 20;
+
+interface Library {
+  WorktreeSnapshotter: SnapshotModule['WorktreeSnapshotter'];
+  ObjectStore: ObjectsModule['ObjectStore'];
+  findRepository: RepositoryModule['findRepository'];
+}
+
+async function loadLibrary(): Promise<Library> {
+  const load = async <M>(path: string) => (await import(new URL(`../dist/${path}`, import.meta.url).href)) as M;
+  const snapshot = await load<SnapshotModule>('worktree/snapshot.js');
+  const objects = await load<ObjectsModule>('journal/objects.js');
+  const repository = await load<RepositoryModule>('journal/repository.js');
+  return { WorktreeSnapshotter: snapshot.WorktreeSnapshotter, ObjectStore: objects.ObjectStore, findRepository: repository.findRepository };
+}
+
+type Scenario = 'settled' | 'packed' | 'racy' | 'untracked';
+
+interface StageSpec {
+  scenario: Scenario;
+  files: number;
+  edits: number;
+  keep: boolean;
+}
+
+interface StageResult {
+  // The first checkpoint in this (cold) process.
+  firstMs: number;
+  // A second snapshotter in the same process, nothing changed (warm JIT, cold caches).
+  secondFirstMs: number;
+  // A checkpoint with nothing changed since the last one.
+  unchangedMs: number;
+  // One checkpoint after each one-file edit.
+  editMs: number[];
+  // `git status` alone, as the snapshotter runs it.
+  statusMs: number[];
+  // Files in the first checkpoint, and objects written by it.
+  fileCount: number;
+}
+
+// ── The repository ──────────────────────────────────────────────────────────────────────────────
+
+// `files` source-like files of ~300 bytes in 100 directories (two levels), like a mid-size project.
+function populate(root: string, files: number): string[] {
+  const paths: string[] = [];
+  const perDir = 100;
+  for (let i = 0; i < files; i++) {
+    const dir = `src/pkg${String(Math.floor(i / perDir / 10)).padStart(2, '0')}/mod${String(Math.floor(i / perDir) % 10)}`;
+    const path = `${dir}/file${String(i).padStart(5, '0')}.ts`;
+    if (i % perDir === 0) mkdirSync(join(root, dir), { recursive: true });
+    const body = [`// file ${i}`, `export function f${i}(x: number): number {`, `  return x * ${i} + ${(i * 7919) % 1000};`, '}', ''];
+    while (body.join('\n').length < 300) body.splice(1, 0, `// padding line for file ${i}, so the file has a realistic size`);
+    writeFileSync(join(root, path), body.join('\n'));
+    paths.push(path);
+  }
+  return paths;
+}
+
+// Sets every file's mtime a minute back, so git's index (written after) is not "racily clean".
+function age(root: string, paths: string[]): void {
+  const past = new Date(Date.now() - 60_000);
+  for (const path of paths) utimesSync(join(root, path), past, past);
+}
+
+// ── A stage, in a child process ─────────────────────────────────────────────────────────────────
+
+async function runStage(spec: StageSpec): Promise<StageResult> {
+  const context = { keep: spec.keep, log: (m: string) => console.error(m) };
+  const repo = createBenchRepo(context, `checkpoint-${spec.scenario}`, { fanout: true });
+  try {
+    const paths = populate(repo.root, spec.files);
+    if (spec.scenario !== 'racy') age(repo.root, paths);
+    if (spec.scenario !== 'untracked') {
+      repo.git('add', '-A');
+      repo.git('commit', '-q', '-m', `${spec.files} files`);
+    }
+    if (spec.scenario === 'packed') repo.git('gc', '-q');
+    if (spec.scenario === 'settled' || spec.scenario === 'packed') repo.git('update-index', '--refresh');
+    // Setting up wrote ~10,000 files and as many objects: let the kernel write them back now, or the
+    // first fsyncs of the measurement wait for that (the repository exists long before a run).
+    spawnSync('sync');
+
+    // Loaded only now: the timed first checkpoint includes nothing but the library's own work.
+    const lib = await loadLibrary();
+    const snapshotterFor = () => {
+      const found = lib.findRepository(repo.root);
+      return new lib.WorktreeSnapshotter(found, new lib.ObjectStore(found.commonDir));
+    };
+    let t0 = now();
+    const snapshotter = snapshotterFor();
+    const first = snapshotter.snapshot();
+    const firstMs = now() - t0;
+    if (first.files.size < spec.files) throw new Error(`the first checkpoint holds ${first.files.size} files, expected ${spec.files}+`);
+
+    t0 = now();
+    const again = snapshotterFor().snapshot();
+    const secondFirstMs = now() - t0;
+    if (again.tree !== first.tree) throw new Error('two snapshotters disagree on an unchanged tree');
+
+    t0 = now();
+    const unchanged = snapshotter.snapshot();
+    const unchangedMs = now() - t0;
+    if (unchanged.tree !== first.tree) throw new Error('an unchanged working tree gave a new checkpoint');
+
+    const editMs: number[] = [];
+    let previous = first.tree;
+    for (let i = 0; i < spec.edits; i++) {
+      // A different file each time, in different directories, as an agent's edits would be.
+      const path = paths[(i * 997) % paths.length]!;
+      writeFileSync(join(repo.root, path), `// edited ${i}\nexport const edited = ${i};\n`);
+      collectGarbage();
+      t0 = now();
+      const snap = snapshotter.snapshot();
+      editMs.push(now() - t0);
+      if (snap.tree === previous) throw new Error(`edit ${i} did not change the checkpoint`);
+      previous = snap.tree;
+    }
+    // The floor: the one git command every checkpoint runs (it lstat()s every tracked file and
+    // reads every directory for untracked ones).
+    const statusMs: number[] = [];
+    for (let i = 0; i < spec.edits; i++) {
+      t0 = now();
+      spawnSync('git', ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'], {
+        cwd: repo.root,
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+        maxBuffer: 1 << 30,
+      });
+      statusMs.push(now() - t0);
+    }
+    // The last checkpoint must be what git itself makes of the working tree.
+    verifyAgainstGit(repo, previous);
+    return { firstMs, secondFirstMs, unchangedMs, editMs, statusMs, fileCount: first.files.size };
+  } finally {
+    repo.remove();
+  }
+}
+
+// `git add -A` into a scratch index + `git write-tree` must give the same tree id.
+function verifyAgainstGit(repo: { root: string; git(...args: string[]): string }, tree: string): void {
+  const scratch = join(repo.root, '.git', 'bench-index');
+  const env = { GIT_INDEX_FILE: scratch };
+  const run = (args: string[]) => {
+    const result = spawnSync('git', args, { cwd: repo.root, env: { ...process.env, ...env }, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
+    return result.stdout.trim();
+  };
+  run(['add', '-A']);
+  const expected = run(['write-tree']);
+  if (expected !== tree) throw new Error(`the checkpoint ${tree} differs from git's own tree ${expected}`);
+}
+
+const SELF = fileURLToPath(import.meta.url);
+
+function stageInChild(spec: StageSpec): Promise<StageResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, SELF, '--stage', JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`checkpoint benchmark stage ${spec.scenario} exited with ${code}`));
+      try {
+        resolvePromise(JSON.parse(Buffer.concat(chunks).toString('utf8')) as StageResult);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+// ── The group ───────────────────────────────────────────────────────────────────────────────────
+
+async function run(context: BenchContext): Promise<Row[]> {
+  const files = context.quick ? 2000 : FILES;
+  const size = files.toLocaleString('en-US');
+  const checked = files === FILES;
+  const rows: Row[] = [];
+  const scenarios: Array<{ scenario: Scenario; label: string; targets: boolean }> = [
+    { scenario: 'settled', label: `${size} committed files`, targets: true },
+    { scenario: 'packed', label: `${size} committed files, after git gc`, targets: true },
+    { scenario: 'racy', label: `${size} files committed in the same second (fresh clone)`, targets: false },
+    { scenario: 'untracked', label: `${size} untracked files`, targets: false },
+  ];
+  for (const { scenario, label, targets } of scenarios) {
+    context.log(`stage: ${scenario}, ${size} files, ${EDITS} one-file edits`);
+    const result = await stageInChild({ scenario, files, edits: EDITS, keep: context.keep });
+    const target = (ok: boolean, text: string) => (checked && targets ? { target: text, ok } : {});
+    rows.push({ what: `${label}: first checkpoint (cold process)`, n: result.fileCount, total: result.firstMs, ...target(result.firstMs <= TARGET_FIRST_MS, `≤ ${TARGET_FIRST_MS / 1000} s`) });
+    rows.push({ what: `${label}: first checkpoint, second snapshotter`, n: result.fileCount, total: result.secondFirstMs });
+    rows.push({ what: `${label}: checkpoint, nothing changed`, n: 1, total: result.unchangedMs });
+    const p50 = percentile(result.editMs, 50);
+    rows.push(latencyRow(`${label}: checkpoint after a one-file edit`, result.editMs.length, result.editMs, target(p50 <= TARGET_EDIT_P50_MS, `p50 ≤ ${TARGET_EDIT_P50_MS} ms`)));
+    rows.push(latencyRow(`${label}: git status alone (the floor of a checkpoint)`, result.statusMs.length, result.statusMs));
+    rows.push({ what: `${label}: p50 of an edit's checkpoint above git status's`, value: `${(p50 - percentile(result.statusMs, 50)).toFixed(1)} ms` });
+  }
+  return rows;
+}
+
+export const checkpointGroup: BenchGroup = {
+  name: 'checkpoint',
+  description: `working-tree checkpoints in a ${FILES.toLocaleString('en-US')}-file repository: first one, and after a one-file edit`,
+  run,
+};
+
+// ── Entry points: a stage in a child process, or the group on its own ───────────────────────────
+
+if (process.argv[1] === SELF) {
+  const at = process.argv.indexOf('--stage');
+  if (at >= 0) {
+    const spec = JSON.parse(process.argv[at + 1]!) as StageSpec;
+    process.stdout.write(JSON.stringify(await runStage(spec)));
+  } else {
+    const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+    const rows = await run({ quick, keep: process.argv.includes('--keep'), log: (m) => console.error(m) });
+    console.log(formatTable(rows));
+    process.exitCode = rows.some((r) => r.ok === false) ? 1 : 0;
+  }
+}

@@ -1,0 +1,89 @@
+// Shared pieces of the working-tree tests: a snapshotter for a temp repository, and git itself as the
+// judge of what a checkpoint should be (`git add -A` into a scratch index, `git write-tree`), so the
+// tests never trust the code under test to tell them what the right tree is.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ObjectStore } from '../../src/journal/objects.js';
+import { findRepository } from '../../src/journal/repository.js';
+import { WorktreeSnapshotter, type SnapshotOptions } from '../../src/worktree/snapshot.js';
+import { gitOut } from '../helpers/git.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
+
+export function snapshotterFor(root: string, options: SnapshotOptions = {}): WorktreeSnapshotter {
+  const repo = findRepository(root);
+  return new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), options);
+}
+
+export function objectsFor(root: string): ObjectStore {
+  return new ObjectStore(findRepository(root).commonDir);
+}
+
+// The tree git makes of the working tree (tracked and untracked-not-ignored files, as they are on
+// disk), built in a scratch copy of the index so the user's index is untouched.
+export async function gitWorktreeTree(root: string): Promise<string> {
+  const scratch = mkdtempSync(join(tmpdir(), 'savepoint-scratch-index-'));
+  const index = join(scratch, 'index');
+  try {
+    if (existsSync(join(root, '.git', 'index'))) copyFileSync(join(root, '.git', 'index'), index);
+    const env = { GIT_INDEX_FILE: index };
+    await gitOut(root, ['add', '-A'], { env });
+    return await gitOut(root, ['write-tree'], { env });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+// path -> "mode oid" of every file in a tree, as `git ls-tree -r` lists it.
+export async function lsTree(root: string, tree: string): Promise<Map<string, string>> {
+  const out = await gitOut(root, ['ls-tree', '-r', '-z', tree]);
+  const files = new Map<string, string>();
+  for (const record of out.split('\0').filter(Boolean)) {
+    const [meta, path] = record.split('\t') as [string, string];
+    const [mode, , oid] = meta.split(' ');
+    files.set(path, `${mode} ${oid}`);
+  }
+  return files;
+}
+
+// The text of `path` inside tree `tree`.
+export function fileInTree(root: string, tree: string, path: string): Promise<string> {
+  return gitOut(root, ['cat-file', 'blob', `${tree}:${path}`]);
+}
+
+// A small deterministic PRNG (mulberry32), so a failing random sequence can be replayed by seed.
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// `git clone` of `source` into a new temporary directory (a fresh checkout of its HEAD, the way
+// another machine gets it); with `trees`, those trees' objects are fetched too (through a ref).
+export async function cloneOf(source: string, ...trees: string[]): Promise<TempRepo> {
+  for (const [i, tree] of trees.entries()) {
+    const commit = await gitOut(source, ['commit-tree', tree, '-m', 'checkpoint']);
+    await gitOut(source, ['update-ref', `refs/test-trees/t${i}`, commit]);
+  }
+  const parent = realpathSync(mkdtempSync(join(tmpdir(), 'savepoint-clone-')));
+  const root = join(parent, 'clone');
+  await gitOut(parent, ['clone', '-q', source, root]);
+  if (trees.length) await gitOut(root, ['fetch', '-q', 'origin', 'refs/test-trees/*:refs/test-trees/*']);
+  return {
+    root,
+    write: (path, content) => {
+      const file = join(root, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content);
+      return file;
+    },
+    read: (path) => readFileSync(join(root, path), 'utf8'),
+    git: (...args) => gitOut(root, args),
+    remove: async () => rmSync(parent, { recursive: true, force: true }),
+  };
+}
