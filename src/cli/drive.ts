@@ -75,7 +75,7 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     const recorded = journal.history.finishedCount;
     out.write(`${style.bold('savepoint')}  run ${style.cyan(options.run)}  ${style.dim('·')}  model ${options.model}\n`);
     if (record?.status === 'finished') out.write(style.dim(`  This run finished before: replaying its ${recorded} steps from the journal.\n`));
-    else if (recorded > 0) out.write(style.dim(`  Resuming: ${recorded} finished steps in the journal replay first, then it goes live.\n`));
+    else if (recorded > 0) out.write(style.dim(`  Resuming: ${recorded} finished step${recorded === 1 ? '' : 's'} in the journal replay first, then it goes live.\n`));
     const scripted = options.model.startsWith(SCRIPT_PREFIX);
     if (record?.status !== 'finished' && !scripted && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(options.model);
     if (record && record.status !== 'finished') {
@@ -113,7 +113,7 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     return 0;
   } catch (error) {
     if (controller.signal.aborted) {
-      out.write(`Stopped. Run the same command again to continue from step ${journal.history.lastPosition + 1}.\n`);
+      out.write('Stopped. Run the same command again to continue: finished steps replay, and the interrupted one is handled as in flight.\n');
       return 130;
     }
     // A drift refusal is not a failure of the run: nothing ran, and the journal must stay exactly
@@ -180,8 +180,8 @@ async function resolveDrift(drift: Drift, context: DriftContext): Promise<void> 
   out.write(style.yellow(`  The working tree differs from what the run recorded ${where}: ${listed}.\n`));
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = (await rl.question('  [r]estore the recorded files, [k]eep them as they are, or [q]uit? ')).trim().toLowerCase();
-    if (answer.startsWith('r')) return restore('You chose restore');
+    const answer = (await rl.question('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ')).trim().toLowerCase();
+    if (answer.startsWith('y') || answer.startsWith('r')) return restore('You chose restore');
     if (answer.startsWith('k')) return;
     throw new DriftError(context.run, drift.step, drift.changes);
   } finally {

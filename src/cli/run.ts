@@ -1,6 +1,7 @@
 // `savepoint run <task...>`: start or continue the run for this task.
 import { Command } from 'commander';
 import { UsageError } from '../errors/index.js';
+import { createRedactor } from '../redact/redactor.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
 import { DEFAULT_MODEL } from '../model/index.js';
@@ -28,7 +29,8 @@ export function runCommand(): Command {
     .option('--fresh', 'start a new run even if one exists for this task');
   addDriveOptions(command);
   return command.action(async (words: string[], flags: RunFlags) => {
-    const task = words.join(' ').trim();
+    // A secret typed into the task must not reach the run id, run.json or commit subjects.
+    const task = createRedactor().text(words.join(' ').trim());
     if (!task) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
     const store = await JournalStore.open(process.cwd());
     const synced = await syncJournals(store);

@@ -226,6 +226,8 @@ export class RunJournal {
     if (this.attempt === undefined) {
       this.attempt = this.currentAttempt();
       record = this.nextRecord({ status: 'running' }, entry.step);
+      // run.json holds the task, which may quote a secret: it is redacted like every entry.
+      record = this.options.redact ? this.options.redact(record) : record;
       files.push({ path: runRecordPath(this.run), content: serializeEntry(record) });
     }
     const worktree = safe.checkpoint ?? (record && !this.record ? record.startCheckpoint : undefined);

@@ -161,7 +161,7 @@ async function onTerminal(args: string[], cwd: string, env: Record<string, strin
   try {
     let done = false;
     void exited.then(() => (done = true));
-    await waitUntil(() => done || /\[r\]estore the recorded files, \[k\]eep them as they are, or \[q\]uit\?/.test(screen), 'the drift question on the terminal', { timeoutMs: 20_000 });
+    await waitUntil(() => done || /Restore the files as the run recorded them\? \[y\]es, restore \/ \[k\]eep them as they are \/ \[q\]uit:/.test(screen), 'the drift question on the terminal', { timeoutMs: 20_000 });
     assert.ok(!done, `savepoint ended before asking:\n${screen}`);
     child.stdin.write(`${answer}\r`);
     const code = await exited;
@@ -173,9 +173,9 @@ async function onTerminal(args: string[], cwd: string, env: Record<string, strin
 }
 
 describe('drift on a terminal: the user is asked', { concurrency: true, skip: HAVE_SCRIPT ? false : 'util-linux "script" is not installed (no pseudo-terminal)' }, () => {
-  test('the question lists the files; "r" restores and the run goes on', async () => {
+  test('the question lists the files; "y" restores and the run goes on', async () => {
     const crashed = await crashThenEditByHand();
-    const { code, screen } = await onTerminal(['run', '--yes', TASK], crashed.repo.root, fakeEnv(crashed.fake) as Record<string, string>, 'r');
+    const { code, screen } = await onTerminal(['run', '--yes', TASK], crashed.repo.root, fakeEnv(crashed.fake) as Record<string, string>, 'y');
     assert.equal(code, 0, screen);
     assert.match(screen, /The working tree differs from what the run recorded after step 4: .*modified src\/app\.js/);
     assert.match(screen, /You chose restore: restored the working tree/);
