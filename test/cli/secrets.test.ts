@@ -93,4 +93,24 @@ describe('secrets never reach the journal', () => {
     assertStepModes(replay.stdout, 9, 'the replay');
     assert.match(replay.stdout, /The token \[REDACTED:DEPLOY_TOKEN\] is in deploy\.env/);
   });
+
+  test('a secret typed into the task is redacted before it names the run or reaches run.json and commit subjects', async () => {
+    const fake = await startFakeAnthropic({ turns: [{ text: 'Noted.' }] });
+    cleanups.push(() => fake.close());
+    const repo = await createTempRepo({ files: { 'README.md': '# deploy\n' }, commit: true });
+    cleanups.push(() => repo.remove());
+    const env = fakeEnv(fake, { DEPLOY_TOKEN: SECRET });
+    const task = `rotate the deploy token ${SECRET}`;
+    const result = await runCli(['run', '--yes', task], { cwd: repo.root, env });
+    assert.equal(result.code, 0, result.stderr);
+    const log = await gitOut(repo.root, ['log', '-p', '--format=%H%n%B', 'agent-journal']);
+    assert.ok(!log.includes(SECRET), 'the task secret appears nowhere in git log -p agent-journal');
+    const runs = await gitOut(repo.root, ['ls-tree', '--name-only', 'agent-journal:runs']);
+    assert.ok(!runs.includes(SECRET.toLowerCase()), 'nor in the run id');
+    assert.match(log, /"task": "rotate the deploy token \[REDACTED:DEPLOY_TOKEN\]"/);
+    // The identical command finds the same run again.
+    const again = await runCli(['run', '--yes', task], { cwd: repo.root, env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(fake.requests.length, 1);
+  });
 });
