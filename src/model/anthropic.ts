@@ -9,8 +9,9 @@ import { abortReason } from './abort.js';
 import { toModelError } from './anthropic-errors.js';
 import type { AssistantBlock, CompleteOptions, ModelProvider, ModelRequest, ModelResponse } from './types.js';
 
-// The model used when none is named.
-export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+import { DEFAULT_MODEL } from './defaults.js';
+
+export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
 
 // Options of createAnthropicProvider; each one left out falls back to the SDK's environment variable or default.
 export interface AnthropicProviderOptions {
@@ -26,11 +27,6 @@ export interface AnthropicProviderOptions {
   maxRetries?: number;
   // Milliseconds the SDK waits for one attempt; default the SDK's (10 minutes).
   timeout?: number;
-}
-
-// True when the environment holds a credential the SDK will use.
-export function hasAnthropicCredentials(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.ANTHROPIC_API_KEY?.trim() || env.ANTHROPIC_AUTH_TOKEN?.trim());
 }
 
 // A ModelProvider that calls the Anthropic API (or a compatible server) and streams its answers.

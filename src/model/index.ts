@@ -1,14 +1,16 @@
 // Everything the rest of savepoint needs to talk to a model: the shapes (types.ts), the live
 // Anthropic provider, the scripted provider, their errors, and createProvider to pick one by name.
 import { resolve } from 'node:path';
-import { createAnthropicProvider, DEFAULT_MODEL, type AnthropicProviderOptions } from './anthropic.js';
+import type { AnthropicProviderOptions } from './anthropic.js';
+import { DEFAULT_MODEL } from './defaults.js';
 import { ScriptError } from './errors.js';
 import { createScriptedProvider, loadScript } from './scripted.js';
 import type { ModelProvider } from './types.js';
 
 // The conversation shapes (types.ts), so callers need only this module.
 export type * from './types.js';
-export { createAnthropicProvider, DEFAULT_MODEL, hasAnthropicCredentials, type AnthropicProviderOptions } from './anthropic.js';
+export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
+export type { AnthropicProviderOptions } from './anthropic.js';
 export { createScriptedProvider, loadScript, validateScript, type Script, type ScriptTurn, type ScriptTool, type ScriptedProviderOptions } from './scripted.js';
 export { ModelError, ScriptError, type ModelErrorData } from './errors.js';
 
@@ -32,5 +34,7 @@ export async function createProvider(modelName: string | undefined, options: Cre
     // The name stays as typed, so run.json and step lines show what the user asked for.
     return createScriptedProvider(script, { name: modelName });
   }
+  // Loaded on first use: replaying a run needs no SDK (the import is a third of start-up).
+  const { createAnthropicProvider } = await import('./anthropic.js');
   return createAnthropicProvider({ ...anthropic, model: modelName || DEFAULT_MODEL });
 }

@@ -1,6 +1,5 @@
 // run_bash: a shell command in the repository root. The command runs in a process group of its own,
 // so a timeout, an abort, or the command's end takes down everything it started, not just bash.
-import { execa } from 'execa';
 import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine, shorten } from './format.js';
 import type { Tool, ToolResult } from './types.js';
@@ -48,6 +47,7 @@ async function runBash(root: string, command: string, timeoutMs: number, signal?
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
   // Two pipes merged by `all` would lose the order between stdout and stderr, so bash points its
   // stderr at stdout first; on the same line, so bash's error messages keep the user's line numbers.
+  const { execa } = await import('execa'); // loaded on first use: a replay never spawns anything
   const subprocess = execa('bash', ['-c', `exec 2>&1; ${command}`], {
     cwd: root,
     stdin: 'ignore',
