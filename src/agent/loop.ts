@@ -7,7 +7,7 @@ import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelRespons
 import { truncateForModel } from '../tools/truncate.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
 import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
-import { modelStepInput } from './request.js';
+import { ConversationDigest } from './request.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
 
 export interface AgentOptions {
@@ -41,7 +41,13 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { journal, tools, maxSteps = 200, maxTokens = 8192, inFlight = 'report' } = options;
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const toolSpecs = tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
-  const messages: Message[] = [{ role: 'user', content: options.task }];
+  const messages: Message[] = [];
+  const digest = new ConversationDigest({ model: options.model, system: SYSTEM_PROMPT, tools: toolSpecs, maxTokens });
+  const add = (message: Message) => {
+    messages.push(message);
+    digest.push(message);
+  };
+  add({ role: 'user', content: options.task });
   let steps = 0;
 
   for (let turn = 1; ; turn++) {
@@ -49,12 +55,12 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     const request: ModelRequest = { model: options.model, system: SYSTEM_PROMPT, messages: [...messages], tools: toolSpecs, maxTokens };
     const response = await journal.step<ModelResponse>(
       'model',
-      modelStepInput(request, turn),
+      digest.stepInput(options.model, turn),
       async () => (await options.provider()).complete(request, { onText: options.onText, signal: options.signal }),
       { describe: `model turn ${turn}`, summarize: summarizeResponse, usage: (r) => r.usage },
     );
     steps++;
-    messages.push({ role: 'assistant', content: response.content });
+    add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (calls.length === 0) return { status: 'done', final: textOf(response.content), steps };
 
@@ -66,7 +72,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output), ...(result.isError ? { is_error: true } : {}) });
     }
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
-    messages.push({ role: 'user', content: results });
+    add({ role: 'user', content: results });
   }
 }
 
