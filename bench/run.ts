@@ -3,9 +3,9 @@
 // Runs the registered benchmark groups (all of them, or the ones named) and prints one table on
 // stdout; progress goes to stderr. Exits 1 when a row misses its target. To add a benchmark, write
 // a module exporting a BenchGroup (see bench/lib.ts) and add it to `groups` below.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { collectGarbage, formatTable, type BenchContext, type BenchGroup, type Row } from './lib.js';
+import { collectGarbage, createBenchRoot, formatTable, type BenchContext, type BenchGroup, type Row } from './lib.js';
 import { journalGroup } from './journal.js';
 import { agentGroup } from './agent.js';
 import { checkpointGroup } from './checkpoint.js';
@@ -55,10 +55,18 @@ async function main(): Promise<number> {
   const started = performance.now();
   const loadBefore = loadavg();
   const results: Array<{ group: string; rows: Row[] }> = [];
-  for (const group of selected) {
-    collectGarbage();
-    console.error(`── ${group.name}${quick ? ' (quick)' : ''}`);
-    results.push({ group: group.name, rows: await group.run(context) });
+  // Every file the groups make lands under one directory, removed only at the end (see lib.ts).
+  const root = createBenchRoot();
+  process.env.BENCH_ROOT = root;
+  try {
+    for (const group of selected) {
+      collectGarbage();
+      console.error(`── ${group.name}${quick ? ' (quick)' : ''}`);
+      results.push({ group: group.name, rows: await group.run(context) });
+    }
+  } finally {
+    if (keep) console.error(`kept ${root}`);
+    else rmSync(root, { recursive: true, force: true });
   }
   const seconds = (performance.now() - started) / 1000;
   const load = (when: string, [one, five]: number[]) => `${when} ${one!.toFixed(2)} / ${five!.toFixed(2)}`;

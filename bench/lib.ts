@@ -1,0 +1,188 @@
+// Shared pieces of the benchmarks: what a group is, the result rows it reports, percentiles, a
+// memory sampler, throwaway git repositories and the printed table. A benchmark group is a module
+// exporting a `BenchGroup`; bench/run.ts registers it by name.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface BenchContext {
+  // `--quick`: smaller runs, for a fast look (targets on the full-size runs are then not checked).
+  quick: boolean;
+  // `--keep`: leave the temporary repositories on disk (their paths are printed).
+  keep: boolean;
+  // Progress for people, on stderr (stdout carries only the table).
+  log(message: string): void;
+}
+
+export interface BenchGroup {
+  name: string;
+  description: string;
+  run(context: BenchContext): Promise<Row[]>;
+}
+
+// One line of the table. Times are in milliseconds; `value` is for rows that are not timings.
+export interface Row {
+  what: string;
+  n?: number;
+  p50?: number;
+  p99?: number;
+  total?: number;
+  value?: string;
+  target?: string;
+  // undefined: no target (information only).
+  ok?: boolean;
+}
+
+// ── Timing ──────────────────────────────────────────────────────────────────────────────────────
+
+export function now(): number {
+  return performance.now();
+}
+
+// Nearest-rank percentile of `samples` (need not be sorted); NaN for none.
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+export function sum(samples: readonly number[]): number {
+  return samples.reduce((a, b) => a + b, 0);
+}
+
+// A latency row for `samples`.
+export function latencyRow(what: string, n: number, samples: readonly number[], extra: Partial<Row> = {}): Row {
+  return { what, n, p50: percentile(samples, 50), p99: percentile(samples, 99), total: sum(samples), ...extra };
+}
+
+// ── Memory ──────────────────────────────────────────────────────────────────────────────────────
+
+// Runs a full collection when the process was started with --expose-gc (npm run bench does).
+export function collectGarbage(): void {
+  if (globalThis.gc) {
+    globalThis.gc();
+    globalThis.gc();
+  }
+}
+
+// Keeps the highest RSS and heap-used seen. Call `sample()` from inside the measured loop (outside
+// the timed region): a tight loop of mostly synchronous I/O gives timers no chance to fire. A timer
+// also samples every few milliseconds while the process does wait (reads through promises).
+export class MemorySampler {
+  peakRss = 0;
+  peakHeapUsed = 0;
+  samples = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(intervalMs = 5) {
+    this.timer = setInterval(() => this.sample(), intervalMs);
+    this.timer.unref();
+    this.sample();
+  }
+
+  stop(): this {
+    clearInterval(this.timer);
+    this.sample();
+    return this;
+  }
+
+  sample(): void {
+    const { rss, heapUsed } = process.memoryUsage();
+    if (rss > this.peakRss) this.peakRss = rss;
+    if (heapUsed > this.peakHeapUsed) this.peakHeapUsed = heapUsed;
+    this.samples++;
+  }
+}
+
+export function megabytes(bytes: number): number {
+  return bytes / (1024 * 1024);
+}
+
+// ── Throwaway repositories ──────────────────────────────────────────────────────────────────────
+// Everything a bench run creates goes under one directory (BENCH_ROOT, made by bench/run.ts), and
+// `remove()` leaves it there: the directory goes at the very end. Deleting thousands of files in
+// the middle would slow every fsync after it (this disk is mounted with online discard: after an
+// `rm -rf` of a 300-step journal, appends measured 5-6 ms instead of 2.6-3.9 ms for ~500 steps).
+// Outside bench/run.ts (no BENCH_ROOT), `remove()` deletes at once.
+
+function parentDir(): string {
+  return process.env.BENCH_ROOT ?? process.env.BENCH_TMPDIR ?? tmpdir();
+}
+
+// Makes the directory a bench run works in; bench/run.ts removes it when the run ends.
+export function createBenchRoot(): string {
+  return realpathSync(mkdtempSync(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'savepoint-bench-')));
+}
+
+function releaser(context: Pick<BenchContext, 'keep' | 'log'>, dir: string): () => void {
+  return () => {
+    if (context.keep) context.log(`  kept ${dir}`);
+    else if (!process.env.BENCH_ROOT) rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+export interface BenchRepo {
+  root: string;
+  git(...args: string[]): string;
+  remove(): void;
+}
+
+// A fresh repository with one commit. With `fanout`, all 256 `objects/xx` directories exist up
+// front, as in any repository with some history; a brand-new repository creates them as the first
+// objects land, which costs the first steps extra.
+export function createBenchRepo(context: Pick<BenchContext, 'keep' | 'log'>, label: string, options: { fanout?: boolean } = {}): BenchRepo {
+  const root = realpathSync(mkdtempSync(join(parentDir(), `${label}-`)));
+  const git = (...args: string[]): string => {
+    const result = spawnSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed in ${root}: ${result.stderr || result.error?.message}`);
+    return result.stdout;
+  };
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.name', 'Savepoint Bench');
+  git('config', 'user.email', 'bench@savepoint.invalid');
+  git('config', 'commit.gpgsign', 'false');
+  git('config', 'gc.auto', '0'); // no background gc in the middle of a measurement
+  writeFileSync(join(root, 'README.md'), '# bench\n');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'initial');
+  if (options.fanout) {
+    for (let i = 0; i < 256; i++) mkdirSync(join(root, '.git', 'objects', i.toString(16).padStart(2, '0')), { recursive: true });
+  }
+  return { root, git, remove: releaser(context, root) };
+}
+
+// A temporary directory (for the non-git floor measurement).
+export function createTempDir(context: Pick<BenchContext, 'keep' | 'log'>, label: string): { dir: string; remove(): void } {
+  const dir = realpathSync(mkdtempSync(join(parentDir(), `${label}-`)));
+  return { dir, remove: releaser(context, dir) };
+}
+
+// ── The table ───────────────────────────────────────────────────────────────────────────────────
+
+function ms(value: number | undefined): string {
+  if (value === undefined || Number.isNaN(value)) return '';
+  if (value >= 1000) return `${(value / 1000).toFixed(2)} s`;
+  if (value >= 100) return `${value.toFixed(0)} ms`;
+  if (value >= 1) return `${value.toFixed(2)} ms`;
+  return `${(value * 1000).toFixed(1)} µs`;
+}
+
+export function formatTable(rows: readonly Row[]): string {
+  const header = ['what', 'N', 'p50', 'p99', 'total', 'target', 'ok?'];
+  const cells = rows.map((row) => [
+    row.what,
+    row.n === undefined ? '' : row.n.toLocaleString('en-US'),
+    row.value ?? ms(row.p50),
+    row.value === undefined ? ms(row.p99) : '',
+    ms(row.total),
+    row.target ?? '',
+    row.ok === undefined ? '' : row.ok ? 'ok' : 'MISS',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const right = new Set([1, 2, 3, 4]);
+  const line = (values: string[]) =>
+    values.map((v, i) => (right.has(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
+}
