@@ -106,7 +106,7 @@ export class JournalStore {
       const root = await this.rebuild(this.rootTree, groupByDirectory(files, objects), objects);
       const commit = makeCommit({ tree: root, parents: parent ? [parent] : [], message });
       fault('before-objects');
-      this.objects.write([...objects, commit]);
+      await this.objects.writeAll([...objects, commit]);
       fault('after-objects');
       const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, parent, commit.oid, {
         faultPoint: fault,
