@@ -5,13 +5,11 @@
 // cost ~0.5 ms an object: a 10,000-step journal took 5 s to open after `git gc`); isomorphic-git
 // remains the fallback for anything the pack reader declines.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { inflateSync, deflateSync, constants as zlib } from 'node:zlib';
-import git from 'isomorphic-git';
-import { writeFileDurably } from './durable-file.js';
+import { writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -145,6 +143,8 @@ export class ObjectStore {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;
     }
+    // isomorphic-git is loaded only when our own readers decline: it costs 0.1 s of start-up.
+    const { default: git } = await import('isomorphic-git');
     const { type, object } = await git.readObject({ fs: nodeFs, gitdir: this.gitdir, oid, format: 'content', cache: this.cache });
     if (type !== expected) throw new Error(`object ${oid} is a ${type}, expected a ${expected}`);
     return Buffer.from(object as Uint8Array);
@@ -189,36 +189,6 @@ export function parseTree(body: Buffer): Tree {
     at = nul + 21;
   }
   return entries;
-}
-
-const fsyncAsync = promisify(fsync);
-
-// writeFileDurably (durable-file.ts) with the fsync handed to the thread pool, so that several
-// files' fsyncs overlap: create and write the temp file, fsync it, close it, rename it over `path`.
-async function writeFileDurablyAsync(path: string, data: Buffer, mode: number, temp: string): Promise<void> {
-  let fd: number | undefined;
-  try {
-    try {
-      fd = openSync(temp, 'wx', mode);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      mkdirSync(dirname(path), { recursive: true });
-      fd = openSync(temp, 'wx', mode);
-    }
-    writeSync(fd, data);
-    await fsyncAsync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(temp, path);
-  } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(temp);
-    } catch {
-      // already renamed or never created
-    }
-    throw error;
-  }
 }
 
 // ── Packed objects ──────────────────────────────────────────────────────────────────────────────

@@ -5,7 +5,7 @@ import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync } 
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalBusyError } from '../errors/index.js';
-import { writeFileDurably } from './durable-file.js';
+import { writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
 
 const OID = /^[0-9a-f]{40}$/;
 
@@ -51,6 +51,25 @@ export interface SwapOptions {
   faultPoint?: (name: RefFaultPoint) => void;
   // Whether `oid` is reachable from `tip`: decides the outcome when the ref moved under us.
   isAncestor?: (oid: string, tip: string) => Promise<boolean>;
+  // The lock's content, already written by prepareRefUpdate (so its fsync could overlap others).
+  prepared?: string;
+}
+
+// Writes, fsynced, the content a lock moving `ref` to `next` will have, under a name git ignores,
+// and returns its path for compareAndSwapRef's `prepared`. Doing this alongside the objects' writes
+// takes one fsync off the critical path; the lock itself is still only taken after they are durable.
+export async function prepareRefUpdate(gitdir: string, ref: string, next: string): Promise<string> {
+  const temp = lockContentPath(join(gitdir, ref));
+  await writeFileDurablyAsync(temp, `${next}\n`);
+  return temp;
+}
+
+// The prepared lock content lives beside the ref under a name starting with '.', which git skips
+// when it lists refs: a kill -9 before it is unlinked must not leave a stray (or, mid-write, a
+// broken) branch `agent-journal.lock.tmp-…` that `git branch` shows and `git fsck` fails on.
+// The counter keeps two swaps of one process in the same millisecond apart.
+function lockContentPath(refPath: string): string {
+  return join(dirname(refPath), `.${basename(refPath)}.lock-${process.pid}-${Date.now()}-${tempCounter++}`);
 }
 
 export type RefFaultPoint = 'before-lock' | 'locked' | 'before-rename' | 'after-rename';
@@ -71,13 +90,14 @@ export async function compareAndSwapRef(
   const { staleMs = 1000, timeoutMs = 10_000, faultPoint = () => {}, isAncestor } = options;
   const refPath = join(gitdir, ref);
   const lockPath = `${refPath}.lock`;
-  // The prepared lock content lives beside the ref under a name starting with '.', which git skips
-  // when it lists refs: a kill -9 before it is unlinked must not leave a stray (or, mid-write, a
-  // broken) branch `agent-journal.lock.tmp-…` that `git branch` shows and `git fsck` fails on.
-  // The counter keeps two swaps of one process in the same millisecond apart.
-  const temp = join(dirname(refPath), `.${basename(refPath)}.lock-${process.pid}-${Date.now()}-${tempCounter++}`);
-  faultPoint('before-lock');
-  writeFileDurably(temp, `${next}\n`);
+  try {
+    faultPoint('before-lock');
+  } catch (error) {
+    if (options.prepared) unlinkQuietly(options.prepared);
+    throw error;
+  }
+  const temp = options.prepared ?? lockContentPath(refPath);
+  if (!options.prepared) writeFileDurably(temp, `${next}\n`);
   let ourInode: number;
   try {
     ourInode = await acquire(temp, lockPath, staleMs, timeoutMs);

@@ -3,9 +3,10 @@
 // then moves the branch by compare-and-swap under git's own ref lock; the loser of a race rebuilds
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
+import { unlinkSync } from 'node:fs';
 import { findRepository, type Repository } from './repository.js';
 import { FILE_MODE, ObjectStore, TREE_MODE, makeCommit, makeObject, makeTree, type GitObject, type Tree } from './objects.js';
-import { compareAndSwapRef, readRef, type RefFaultPoint } from './refs.js';
+import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from './refs.js';
 import { JOURNAL_REF } from './layout.js';
 
 // A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint).
@@ -106,9 +107,19 @@ export class JournalStore {
       const root = await this.rebuild(this.rootTree, groupByDirectory(files, objects), objects);
       const commit = makeCommit({ tree: root, parents: parent ? [parent] : [], message });
       fault('before-objects');
-      await this.objects.writeAll([...objects, commit]);
-      fault('after-objects');
+      // The lock's content is written alongside the objects (their fsyncs overlap); the lock is
+      // taken only once all of them are on disk.
+      const preparing = prepareRefUpdate(this.repo.commonDir, this.ref, commit.oid);
+      let prepared: string;
+      try {
+        [, prepared] = await Promise.all([this.objects.writeAll([...objects, commit]), preparing]);
+        fault('after-objects');
+      } catch (error) {
+        discard(await preparing.catch(() => undefined));
+        throw error;
+      }
       const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, parent, commit.oid, {
+        prepared,
         faultPoint: fault,
         staleMs: this.options.staleLockMs,
         isAncestor: (oid, tip) => this.isAncestor(oid, tip),
@@ -181,4 +192,14 @@ function groupByDirectory(files: JournalFile[], blobs: GitObject[]): DirChanges 
     }
   }
   return top;
+}
+
+// Removes a prepared lock content file that will not be used.
+function discard(path: string | undefined): void {
+  if (!path) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
 }
