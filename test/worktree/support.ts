@@ -1,7 +1,7 @@
 // Shared pieces of the working-tree tests: a snapshotter for a temp repository, and git itself as the
 // judge of what a checkpoint should be (`git add -A` into a scratch index, `git write-tree`), so the
 // tests never trust the code under test to tell them what the right tree is.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, statSync, utimesSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../../src/journal/objects.js';
@@ -25,7 +25,14 @@ export async function gitWorktreeTree(root: string): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), 'savepoint-scratch-index-'));
   const index = join(scratch, 'index');
   try {
-    if (existsSync(join(root, '.git', 'index'))) copyFileSync(join(root, '.git', 'index'), index);
+    // The copy keeps the index's mtime: git's racy-clean check compares it with the files' mtimes,
+    // and a fresh mtime would make a same-size edit in the same second look unchanged.
+    const original = join(root, '.git', 'index');
+    if (existsSync(original)) {
+      copyFileSync(original, index);
+      const { atime, mtime } = statSync(original);
+      utimesSync(index, atime, mtime);
+    }
     const env = { GIT_INDEX_FILE: index };
     await gitOut(root, ['add', '-A'], { env });
     return await gitOut(root, ['write-tree'], { env });
