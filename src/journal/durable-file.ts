@@ -66,10 +66,11 @@ function abandon(fd: number, temp: string): void {
   unlinkQuietly(temp);
 }
 
-function unlinkQuietly(path: string): void {
+// Removes a file that may already be gone (renamed, released, or never created).
+export function unlinkQuietly(path: string): void {
   try {
     unlinkSync(path);
   } catch {
-    // already renamed or never created
+    // already gone
   }
 }

@@ -1,11 +1,11 @@
 // Reading and moving a branch the way git itself does, with a compare-and-swap that two processes
 // (or a process and git) can race on without losing an update. isomorphic-git's writeRef truncates
 // the ref file in place with no lock, which loses appends under concurrency; this replaces it.
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalBusyError } from '../errors/index.js';
-import { writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
+import { unlinkQuietly, writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
 
 const OID = /^[0-9a-f]{40}$/;
 
@@ -172,10 +172,3 @@ function releaseIfOurs(lockPath: string, inode: number): void {
   if (inodeOf(lockPath) === inode) unlinkQuietly(lockPath);
 }
 
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // gone already
-  }
-}

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLockedError, type RunLockOwner } from '../errors/index.js';
-import { writeFileDurably } from './durable-file.js';
+import { unlinkQuietly, writeFileDurably } from './durable-file.js';
 
 interface LockContent extends RunLockOwner {
   // Start time of the owning process (Linux), so a reused pid is not mistaken for the owner.
@@ -49,11 +49,7 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
     const owner = parseOwner(readQuietly(path) ?? '');
     throw new RunLockedError(run, owner ?? { pid: 0, host: 'unknown', since: 'unknown' }, path);
   } finally {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // already gone
-    }
+    unlinkQuietly(temp);
   }
 }
 
@@ -85,11 +81,7 @@ function takeOver(path: string, deadContent: string): void {
       // someone else holds it now; their claim stands
     }
   }
-  try {
-    unlinkSync(aside);
-  } catch {
-    // nothing to clean
-  }
+  unlinkQuietly(aside);
 }
 
 function parseOwner(text: string): LockContent | undefined {

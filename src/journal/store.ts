@@ -3,7 +3,7 @@
 // then moves the branch by compare-and-swap under git's own ref lock; the loser of a race rebuilds
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
-import { unlinkSync } from 'node:fs';
+import { unlinkQuietly } from './durable-file.js';
 import { findRepository, type Repository } from './repository.js';
 import { FILE_MODE, ObjectStore, TREE_MODE, makeCommit, makeObject, makeTree, type GitObject, type Tree } from './objects.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from './refs.js';
@@ -115,7 +115,8 @@ export class JournalStore {
         [, prepared] = await Promise.all([this.objects.writeAll([...objects, commit]), preparing]);
         fault('after-objects');
       } catch (error) {
-        discard(await preparing.catch(() => undefined));
+        const unused = await preparing.catch(() => undefined); // the lock content, if it was written
+        if (unused) unlinkQuietly(unused);
         throw error;
       }
       const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, parent, commit.oid, {
@@ -194,12 +195,3 @@ function groupByDirectory(files: JournalFile[], blobs: GitObject[]): DirChanges 
   return top;
 }
 
-// Removes a prepared lock content file that will not be used.
-function discard(path: string | undefined): void {
-  if (!path) return;
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
-  }
-}
