@@ -13,11 +13,11 @@
 //   packed    the same after `git gc` (the trees are in a pack, so the first checkpoint writes them)
 //   racy      files written in the same second as the index (a fresh clone): git re-reads them
 //   untracked 10,000 files never added to git: the first checkpoint hashes and stores every one
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { collectGarbage, createBenchRepo, formatTable, latencyRow, now, percentile, type BenchContext, type BenchGroup, type Row } from './lib.js';
+import { collectGarbage, createBenchRepo, formatTable, latencyRow, now, percentile, runStageInChild, type BenchContext, type BenchGroup, type Row } from './lib.js';
 
 type SnapshotModule = typeof import('../src/worktree/snapshot.js');
 type ObjectsModule = typeof import('../src/journal/objects.js');
@@ -180,20 +180,7 @@ function verifyAgainstGit(repo: { root: string; git(...args: string[]): string }
 const SELF = fileURLToPath(import.meta.url);
 
 function stageInChild(spec: StageSpec): Promise<StageResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, SELF, '--stage', JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`checkpoint benchmark stage ${spec.scenario} exited with ${code}`));
-      try {
-        resolvePromise(JSON.parse(Buffer.concat(chunks).toString('utf8')) as StageResult);
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
+  return runStageInChild<StageResult>(SELF, spec, `checkpoint benchmark stage ${spec.scenario}`);
 }
 
 // ── The group ───────────────────────────────────────────────────────────────────────────────────

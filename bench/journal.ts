@@ -6,7 +6,7 @@
 // run is a stage in its own child process (this file, started with `--stage`), so that the memory
 // numbers are the journal's and not what earlier stages left behind, and every stage starts from
 // the same warmed-up state.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,6 +19,7 @@ import {
   MemorySampler,
   now,
   percentile,
+  runStageInChild,
   sum,
   type BenchContext,
   type BenchGroup,
@@ -390,20 +391,7 @@ function plainNodeRss(): number | undefined {
 
 // Runs a stage in a fresh process with this process's flags (--expose-gc, --import tsx).
 function stageInChild(spec: StageSpec): Promise<StageResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, SELF, '--stage', JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`benchmark stage ${spec.label} exited with ${code}`));
-      try {
-        resolvePromise(JSON.parse(Buffer.concat(chunks).toString('utf8')) as StageResult);
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
+  return runStageInChild<StageResult>(SELF, spec, `benchmark stage ${spec.label}`);
 }
 
 // ── The group ───────────────────────────────────────────────────────────────────────────────────

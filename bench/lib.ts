@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: what a group is, the result rows it reports, percentiles, a
 // memory sampler, throwaway git repositories and the printed table. A benchmark group is a module
 // exporting a `BenchGroup`; bench/run.ts registers it by name.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -157,6 +157,28 @@ export function createBenchRepo(context: Pick<BenchContext, 'keep' | 'log'>, lab
 export function createTempDir(context: Pick<BenchContext, 'keep' | 'log'>, label: string): { dir: string; remove(): void } {
   const dir = realpathSync(mkdtempSync(join(parentDir(), `${label}-`)));
   return { dir, remove: releaser(context, dir) };
+}
+
+// ── Stages in child processes ───────────────────────────────────────────────────────────────────
+
+// Runs `script --stage <spec as JSON>` in a fresh node with this process's flags (--expose-gc,
+// --import tsx) and parses the JSON it prints: each stage starts with its own heap and caches, so
+// its times and memory peak are its own. `what` names the stage in the error when it fails.
+export function runStageInChild<Result>(script: string, spec: unknown, what: string): Promise<Result> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, script, '--stage', JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`${what} exited with ${code}`));
+      try {
+        resolvePromise(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Result);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
 }
 
 // ── The table ───────────────────────────────────────────────────────────────────────────────────

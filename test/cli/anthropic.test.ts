@@ -2,11 +2,12 @@
 // API server. Text streams to the terminal as it arrives; an overloaded answer is retried by the
 // SDK without the user noticing; a server that keeps failing stops the run with one clear
 // paragraph, and once it recovers the identical command goes on from the journal.
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { startFakeAnthropic, type FakeAnthropic, type MessagesBody } from '../helpers/fake-anthropic.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import type { FakeAnthropic, MessagesBody } from '../helpers/fake-anthropic.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 import {
   assertOneParagraph,
   assertStepModes,
@@ -19,22 +20,9 @@ import {
   waitUntil,
 } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-async function repo(): Promise<TempRepo> {
-  const created = await createTempRepo({ files: { 'README.md': '# live\n' }, commit: true });
-  cleanups.push(() => created.remove());
-  return created;
-}
-
-async function fake(turns: ScriptTurn[] | ((body: MessagesBody) => ScriptTurn)): Promise<FakeAnthropic> {
-  const started = await startFakeAnthropic({ turns });
-  cleanups.push(() => started.close());
-  return started;
-}
+const scratch = useScratch();
+const repo = (): Promise<TempRepo> => scratch.repo({ 'README.md': '# live\n' });
+const fake = (turns: ScriptTurn[] | ((body: MessagesBody) => ScriptTurn)): Promise<FakeAnthropic> => scratch.fake(turns);
 
 const TURNS: ScriptTurn[] = [
   { text: 'Reading the readme.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] },

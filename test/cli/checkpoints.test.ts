@@ -5,19 +5,15 @@
 // changed. Steps that change nothing record nothing; big files are named, not silently dropped; the
 // user's HEAD and index are untouched.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { gitOut, journalFile, userState } from '../helpers/git.js';
-import { createTempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
 import { runCli } from '../helpers/cli.js';
 import { gitWorktreeTree } from '../worktree/support.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const scratch = useScratch();
 
 interface Entry {
   step: number;
@@ -29,10 +25,8 @@ interface Entry {
 
 describe('checkpoints in the journal', () => {
   test("each file-changing step's commit carries the working tree; git log -p and git diff show the code", async () => {
-    const repo = await createTempRepo({ files: { 'src/app.js': 'const x = 1;\n', 'old.txt': 'obsolete\n', '.gitignore': 'dist/\n' }, commit: true });
-    cleanups.push(() => repo.remove());
-    const dir = mkdtempSync(join(tmpdir(), 'savepoint-script-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const repo = await scratch.repo({ 'src/app.js': 'const x = 1;\n', 'old.txt': 'obsolete\n', '.gitignore': 'dist/\n' });
+    const dir = scratch.dir('savepoint-script-');
     const script = join(dir, 'script.json');
     writeFileSync(
       script,

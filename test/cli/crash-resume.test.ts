@@ -2,14 +2,14 @@
 // Anthropic server, in real git repositories. Finished steps must come back from the journal (no
 // request for a finished turn, no command run twice), and what the model is sent next must always
 // be a well-formed conversation.
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 import {
   assertFsckClean,
   assertNoStack,
@@ -17,7 +17,6 @@ import {
   assertToolPairing,
   assistantMessages,
   fakeEnv,
-  heldTurns,
   lastToolResults,
   resultText,
   runCli,
@@ -26,29 +25,11 @@ import {
   worktreeFiles,
 } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-async function repoWith(files: Record<string, string> = { 'README.md': '# notes\n' }): Promise<TempRepo> {
-  const repo = await createTempRepo({ files, commit: true });
-  cleanups.push(() => repo.remove());
-  return repo;
-}
-
-async function fakeWith(turns: ScriptTurn[], hold = new Set<number>()): Promise<FakeAnthropic> {
-  const fake = await startFakeAnthropic({ turns: heldTurns(turns, hold) });
-  cleanups.push(() => fake.close());
-  return fake;
-}
-
+const scratch = useScratch();
+const repoWith = (files: Record<string, string> = { 'README.md': '# notes\n' }): Promise<TempRepo> => scratch.repo(files);
+const fakeWith = (turns: ScriptTurn[], hold = new Set<number>()): Promise<FakeAnthropic> => scratch.fake(turns, hold);
 // A directory outside every repository, for marker files a test controls.
-function scratchDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'savepoint-hold-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const scratchDir = (): string => scratch.dir('savepoint-hold-');
 
 function lines(path: string): string[] {
   return readFileSync(path, 'utf8').split('\n').filter(Boolean);

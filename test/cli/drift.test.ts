@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { gitOut, journalFiles } from '../helpers/git.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 import {
   assertOneParagraph,
   assertStepModes,
@@ -19,7 +20,6 @@ import {
   baseEnv,
   BIN,
   fakeEnv,
-  heldTurns,
   lastToolResults,
   resultText,
   runCli,
@@ -27,10 +27,7 @@ import {
   waitUntil,
 } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const scratch = useScratch();
 
 const TASK = 'tidy the greeting';
 const ORIGINAL_APP = 'export const greet = () => "hello";\n';
@@ -55,10 +52,8 @@ interface Crashed {
 // the run changed, an untracked file the run wrote (deleted), and a new file the run never saw.
 async function crashThenEditByHand(): Promise<Crashed> {
   const hold = new Set([2]);
-  const fake = await startFakeAnthropic({ turns: heldTurns(TURNS, hold) });
-  cleanups.push(() => fake.close());
-  const repo = await createTempRepo({ files: { 'src/app.js': ORIGINAL_APP, 'README.md': '# app\n' }, commit: true });
-  cleanups.push(() => repo.remove());
+  const fake = await scratch.fake(TURNS, hold);
+  const repo = await scratch.repo({ 'src/app.js': ORIGINAL_APP, 'README.md': '# app\n' });
   const first = startCli(['run', '--yes', TASK], { cwd: repo.root, env: fakeEnv(fake) });
   await waitUntil(() => fake.requests.length >= 3, 'the third model call', { child: first });
   first.kill();
@@ -135,8 +130,7 @@ describe('drift between a crash and the resume', { concurrency: true }, () => {
   });
 
   test('--restore and --keep-worktree together are bad usage', async () => {
-    const repo = await createTempRepo({ files: { 'a.txt': 'a\n' }, commit: true });
-    cleanups.push(() => repo.remove());
+    const repo = await scratch.repo({ 'a.txt': 'a\n' });
     const result = await runCli(['run', '--yes', '--restore', '--keep-worktree', TASK], { cwd: repo.root, env: { ANTHROPIC_API_KEY: 'x' } });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /Choose one of --restore and --keep-worktree/);
@@ -205,10 +199,8 @@ describe('drift on a terminal: the user is asked', { concurrency: true, skip: HA
 describe('no question when there is nothing to decide', { concurrency: true }, () => {
   test('an untouched working tree resumes without a word about drift', async () => {
     const hold = new Set([2]);
-    const fake = await startFakeAnthropic({ turns: heldTurns(TURNS, hold) });
-    cleanups.push(() => fake.close());
-    const repo = await createTempRepo({ files: { 'src/app.js': ORIGINAL_APP }, commit: true });
-    cleanups.push(() => repo.remove());
+    const fake = await scratch.fake(TURNS, hold);
+    const repo = await scratch.repo({ 'src/app.js': ORIGINAL_APP });
     const first = startCli(['run', '--yes', TASK], { cwd: repo.root, env: fakeEnv(fake) });
     await waitUntil(() => fake.requests.length >= 3, 'the third model call', { child: first });
     first.kill();

@@ -3,29 +3,17 @@
 // replays those steps (no model call) and goes live at <step>, on the files as they were there. It is
 // also the way on after a divergence error. The old run is never changed.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import type { FakeAnthropic, MessagesBody } from '../helpers/fake-anthropic.js';
 import { assertFsckClean, gitOut, journalFile, journalFiles, journalSubjects, rewriteJournalFiles } from '../helpers/git.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 import { assertNoStack, assertStepModes, assistantMessages, fakeEnv, heldTurns, runCli, startCli, waitUntil } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-async function fakeWith(turns: ScriptTurn[] | ((body: import('../helpers/fake-anthropic.js').MessagesBody) => ScriptTurn)): Promise<FakeAnthropic> {
-  const fake = await startFakeAnthropic({ turns });
-  cleanups.push(() => fake.close());
-  return fake;
-}
-
-async function repoWith(files: Record<string, string>): Promise<TempRepo> {
-  const repo = await createTempRepo({ files, commit: true });
-  cleanups.push(() => repo.remove());
-  return repo;
-}
+const scratch = useScratch();
+const fakeWith = (turns: ScriptTurn[] | ((body: MessagesBody) => ScriptTurn)): Promise<FakeAnthropic> => scratch.fake(turns);
+const repoWith = (files: Record<string, string>): Promise<TempRepo> => scratch.repo(files);
 
 const TASK = 'count to three in a.txt';
 // #1 model, #2 write_file, #3 model, #4 run_bash, #5 model, #6 edit_file, #7 model (final).

@@ -1,21 +1,17 @@
 // Ctrl-C is not a crash: the process stops itself, cleanly, but the rule is the same. The step in
 // progress is left as an intent with no result, exit code 130, and the identical command handles
 // it as in flight (reported to the model, not run again) while every finished step replays.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
 import { assertFsckClean, assertNoStack, journalPaths, runCli, startCli, waitUntil } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const scratch = useScratch();
 
 test('Ctrl-C during a command stops with exit 130, and the identical command reports that step in flight instead of re-running it', async () => {
-  const repo = await createTempRepo({ files: { 'README.md': '# app\n' }, commit: true });
-  cleanups.push(() => repo.remove());
+  const repo = await scratch.repo({ 'README.md': '# app\n' });
   const script = join(repo.root, '.git', 'script.json'); // inside .git: not part of the working tree
   writeFileSync(
     script,

@@ -5,19 +5,18 @@
 // the test A left failing passing when the run re-runs it); journals that diverged on one run are
 // refused with the entries named; appends of different runs merge; `--push` fences a stale machine.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useScratch } from '../helpers/scratch.js';
 import { assertFsckClean, gitOut, journalFile, journalFiles, runGit } from '../helpers/git.js';
 import {
   assertNoStack,
   assertStepModes,
   assistantMessages,
   fakeEnv,
-  heldTurns,
   lastToolResults,
   resultText,
   runCli,
@@ -25,16 +24,8 @@ import {
   waitUntil,
 } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-function tempDir(label: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), `savepoint-${label}-`)));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const scratch = useScratch();
+const tempDir = (label: string): string => scratch.dir(`savepoint-${label}-`);
 
 // A bare `origin` holding one commit of `files` on main, and a way to clone it (a "machine").
 async function origin(files: Record<string, string>): Promise<{ url: string; clone(name: string): Promise<string> }> {
@@ -57,11 +48,7 @@ async function origin(files: Record<string, string>): Promise<{ url: string; clo
   };
 }
 
-async function fakeWith(turns: ScriptTurn[], hold: Set<number>): Promise<FakeAnthropic> {
-  const fake = await startFakeAnthropic({ turns: heldTurns(turns, hold) });
-  cleanups.push(() => fake.close());
-  return fake;
-}
+const fakeWith = (turns: ScriptTurn[], hold: Set<number>): Promise<FakeAnthropic> => scratch.fake(turns, hold);
 
 const tip = (root: string, ref = 'agent-journal') => gitOut(root, ['rev-parse', '--verify', '-q', ref]);
 const isAncestor = async (root: string, a: string, b: string) => (await runGit(root, ['merge-base', '--is-ancestor', a, b])).code === 0;
@@ -86,7 +73,8 @@ const TURNS: ScriptTurn[] = [
   { text: 'The check passes now.' },
 ];
 
-// Machine A runs the task until the third model call, is killed there, and pushes its journal.
+// Machine A runs the task until the third model call, is killed there, and pushes its journal;
+// then the held call is let go, for whoever resumes.
 async function machineA(hold: Set<number>, fake: FakeAnthropic, root: string, extra: string[] = []): Promise<{ run: string }> {
   const a = startCli(['run', '--yes', ...extra, TASK], { cwd: root, env: fakeEnv(fake) });
   await waitUntil(() => fake.requests.length >= 3, 'the third model call on machine A', { child: a });
@@ -99,17 +87,24 @@ async function machineA(hold: Set<number>, fake: FakeAnthropic, root: string, ex
   // The run's id is derived from the task text.
   const runs = (await journalFiles(root)).filter((p) => p.endsWith('/run.json') && p.startsWith('runs/make-node-check-js-pass-'));
   assert.equal(runs.length, 1, 'one run for the task');
+  hold.clear();
   return { run: runs[0]!.split('/')[1]! };
+}
+
+// The usual start: a fake holding the third model call, an origin of PROJECT, and machine A cloned
+// from it and killed at that call (machineA, with `extra` flags).
+async function killedOnA(extra: string[] = []): Promise<{ fake: FakeAnthropic; remote: Awaited<ReturnType<typeof origin>>; rootA: string; run: string }> {
+  const hold = new Set([2]);
+  const fake = await fakeWith(TURNS, hold);
+  const remote = await origin(PROJECT);
+  const rootA = await remote.clone('machine-a');
+  const { run } = await machineA(hold, fake, rootA, extra);
+  return { fake, remote, rootA, run };
 }
 
 describe('resuming on another machine', { concurrency: true }, () => {
   test('A is killed after an uncommitted edit and pushes; B clones, resumes, gets the edit back, replays with no model call, and the check passes there', async () => {
-    const hold = new Set([2]);
-    const fake = await fakeWith(TURNS, hold);
-    const remote = await origin(PROJECT);
-    const rootA = await remote.clone('machine-a');
-    const { run } = await machineA(hold, fake, rootA);
-    hold.clear();
+    const { fake, remote, rootA, run } = await killedOnA();
     // A's edits were never committed: they live only in A's working tree and in the journal.
     assert.match(await gitOut(rootA, ['status', '--porcelain']), /M calc\.js/);
     await gitOut(rootA, ['push', '-q', 'origin', 'agent-journal']);
@@ -173,7 +168,6 @@ describe('resuming on another machine', { concurrency: true }, () => {
     await gitOut(rootA, ['branch', 'agent-journal', 'origin/agent-journal']);
 
     const { run } = await machineA(hold, fake, rootA);
-    hold.clear();
     await gitOut(rootA, ['push', '-q', 'origin', 'agent-journal']);
     const pushed = await tip(rootA);
 
@@ -238,12 +232,7 @@ describe('resuming on another machine', { concurrency: true }, () => {
 
 describe('journals that diverged on the same run', { concurrency: true }, () => {
   test('are never overwritten: the command stops, names the conflicting entries, and changes nothing', async () => {
-    const hold = new Set([2]);
-    const fake = await fakeWith(TURNS, hold);
-    const remote = await origin(PROJECT);
-    const rootA = await remote.clone('machine-a');
-    const { run } = await machineA(hold, fake, rootA);
-    hold.clear();
+    const { fake, remote, rootA, run } = await killedOnA();
     await gitOut(rootA, ['push', '-q', 'origin', 'agent-journal']);
 
     // B takes the run over and finishes it, and pushes.
@@ -279,12 +268,7 @@ describe('journals that diverged on the same run', { concurrency: true }, () => 
 
 describe('--push <remote>', { concurrency: true }, () => {
   test('pushes after every step; a machine whose run was moved on elsewhere stops and keeps its entries', async () => {
-    const hold = new Set([2]);
-    const fake = await fakeWith(TURNS, hold);
-    const remote = await origin(PROJECT);
-    const rootA = await remote.clone('machine-a');
-    const { run } = await machineA(hold, fake, rootA, ['--push', 'origin']);
-    hold.clear();
+    const { fake, remote, rootA, run } = await killedOnA(['--push', 'origin']);
     // Every recorded step reached origin before the next one started.
     const originTip = await tip(remote.url);
     assert.equal(originTip, await tip(rootA), 'origin has all of A\'s entries, with no manual push');

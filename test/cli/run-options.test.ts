@@ -2,13 +2,14 @@
 // run (and a finished one replays with no key and no request), --fresh and --run choose the id,
 // resume finds the most recent unfinished run, --max-steps stops and a later run goes on by
 // replay, and with no terminal and no --yes a live command fails the run before it runs.
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 import {
   assertNoStack,
   assertOneParagraph,
@@ -22,15 +23,11 @@ import {
   runIds,
 } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const scratch = useScratch();
 
 async function setup(turns: ScriptTurn[]): Promise<{ repo: TempRepo; fake: FakeAnthropic }> {
-  const repo = await createTempRepo({ files: { 'README.md': '# options\n' }, commit: true });
-  const fake = await startFakeAnthropic({ turns });
-  cleanups.push(() => repo.remove(), () => fake.close());
+  const repo = await scratch.repo({ 'README.md': '# options\n' });
+  const fake = await scratch.fake(turns);
   return { repo, fake };
 }
 

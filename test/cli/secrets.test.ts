@@ -5,17 +5,13 @@
 // model's later requests hold the redacted text, so a replay sends exactly what the live run sent.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { gitOut } from '../helpers/git.js';
-import { createTempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
 import { assertStepModes, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const scratch = useScratch();
 
 // Made at run time: no literal secret or key shape sits in this file.
 const SECRET = `dpl-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
@@ -35,10 +31,8 @@ describe('secrets never reach the journal', () => {
       { tools: [{ name: 'read_file', input: { path: 'deploy.env' } }] },
       { text: `Done. The token ${SECRET} is in deploy.env.` },
     ];
-    const fake = await startFakeAnthropic({ turns });
-    cleanups.push(() => fake.close());
-    const repo = await createTempRepo({ files: { 'README.md': '# deploy\n' }, commit: true });
-    cleanups.push(() => repo.remove());
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo({ 'README.md': '# deploy\n' });
     // DEPLOY_ACCOUNT is not named like a secret: only its AWS shape gives it away.
     const env = fakeEnv(fake, { DEPLOY_TOKEN: SECRET, DEPLOY_ACCOUNT: AWS_KEY });
 
@@ -95,10 +89,8 @@ describe('secrets never reach the journal', () => {
   });
 
   test('a secret typed into the task is redacted before it names the run or reaches run.json and commit subjects', async () => {
-    const fake = await startFakeAnthropic({ turns: [{ text: 'Noted.' }] });
-    cleanups.push(() => fake.close());
-    const repo = await createTempRepo({ files: { 'README.md': '# deploy\n' }, commit: true });
-    cleanups.push(() => repo.remove());
+    const fake = await scratch.fake([{ text: 'Noted.' }]);
+    const repo = await scratch.repo({ 'README.md': '# deploy\n' });
     const env = fakeEnv(fake, { DEPLOY_TOKEN: SECRET });
     const task = `rotate the deploy token ${SECRET}`;
     const result = await runCli(['run', '--yes', task], { cwd: repo.root, env });

@@ -4,22 +4,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { JournalStore, RunLockedError, openJournal, readRunEntries } from '../../src/index.js';
 import { assertFsckClean, gitOut, journalFiles } from '../helpers/git.js';
 import { runAppender, startAppender } from '../helpers/journal-child.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
-const repos: TempRepo[] = [];
-after(async () => {
-  for (const repo of repos) await repo.remove();
-});
-
-async function newRepo(): Promise<TempRepo> {
-  const repo = await createTempRepo({ files: { 'README.md': '# project\n' }, commit: true });
-  repos.push(repo);
-  return repo;
-}
+const scratch = useScratch();
+const newRepo = (): Promise<TempRepo> => scratch.repo();
 
 describe('appends from several processes at once', () => {
   it('three processes appending 100 steps each to different runs lose no entry', async () => {

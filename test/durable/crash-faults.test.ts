@@ -13,7 +13,8 @@ import type { FaultPoint } from '../../src/index.js';
 import { journalFile } from '../helpers/git.js';
 import { checkAfterKill, checkReport, range, runSubjects } from '../helpers/crash-checks.js';
 import { runAppender, usingBuiltLibrary, type AppenderOptions } from '../helpers/journal-child.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 const FAULT_POINTS: FaultPoint[] = ['before-objects', 'after-objects', 'before-lock', 'locked', 'before-rename', 'after-rename'];
 // A lock left by a killed child is broken after this long (the default, 1 s, is tested elsewhere).
@@ -21,17 +22,12 @@ const STALE_MS = 250;
 
 let kills = 0;
 const started = Date.now();
-const repos: TempRepo[] = [];
+const scratch = useScratch();
 after(async () => {
   console.log(`# crash matrix (fault points, torn writes): ${kills} SIGKILLs in ${((Date.now() - started) / 1000).toFixed(1)} s (${usingBuiltLibrary ? 'dist' : 'src via tsx'})`);
-  for (const repo of repos) await repo.remove();
 });
 
-async function newRepo(): Promise<TempRepo> {
-  const repo = await createTempRepo({ files: { 'README.md': '# project\n' }, commit: true });
-  repos.push(repo);
-  return repo;
-}
+const newRepo = (): Promise<TempRepo> => scratch.repo();
 
 // Two cases at a time, each in its own repository: most of a case is waiting (process start, fsync).
 describe('kill -9 at every fault point of the commit and ref write', { concurrency: 2 }, () => {

@@ -7,24 +7,20 @@ import { after, describe, it } from 'node:test';
 import { assertFsckClean, journalFile } from '../helpers/git.js';
 import { checkAfterKill, checkReport, runSubjects } from '../helpers/crash-checks.js';
 import { startAppender, usingBuiltLibrary } from '../helpers/journal-child.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 // A lock left by a killed child is broken after this long (the default, 1 s, is tested elsewhere).
 const STALE_MS = 250;
 
 let kills = 0;
 const started = Date.now();
-const repos: TempRepo[] = [];
+const scratch = useScratch();
 after(async () => {
   console.log(`# crash matrix (random): ${kills} SIGKILLs in ${((Date.now() - started) / 1000).toFixed(1)} s (${usingBuiltLibrary ? 'dist' : 'src via tsx'})`);
-  for (const repo of repos) await repo.remove();
 });
 
-async function newRepo(): Promise<TempRepo> {
-  const repo = await createTempRepo({ files: { 'README.md': '# project\n' }, commit: true });
-  repos.push(repo);
-  return repo;
-}
+const newRepo = (): Promise<TempRepo> => scratch.repo();
 
 describe('kill -9 at randomised, staggered moments', () => {
   it('after each of 36 kills git is clean, every reported step is on the branch, and the next run replays it and goes on', async () => {

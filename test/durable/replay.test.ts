@@ -2,10 +2,8 @@
 // stops with a divergence; a step killed mid-way (intent, no result) is handed to onInFlight; a
 // damaged entry stops the run before anything replays.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { cpSync } from 'node:fs';
+import { before, describe, it } from 'node:test';
 import {
   CorruptEntryError,
   DivergenceError,
@@ -17,18 +15,11 @@ import {
 } from '../../src/index.js';
 import { assertFsckClean, journalFile, rewriteJournalFiles } from '../helpers/git.js';
 import { startAppender } from '../helpers/journal-child.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
-const cleanup: Array<() => Promise<void> | void> = [];
-after(async () => {
-  for (const step of cleanup) await step();
-});
-
-async function newRepo(): Promise<TempRepo> {
-  const repo = await createTempRepo({ files: { 'README.md': '# project\n' }, commit: true });
-  cleanup.push(() => repo.remove());
-  return repo;
-}
+const scratch = useScratch();
+const newRepo = (): Promise<TempRepo> => scratch.repo();
 
 // Three recorded steps of run `r`: a read, a command, a write.
 async function recordThree(root: string, run = 'r'): Promise<void> {
@@ -81,9 +72,8 @@ describe('a step killed mid-way (intent recorded, no result)', () => {
   });
 
   function copyOfKilledRepo(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'savepoint-inflight-'));
+    const dir = scratch.dir('savepoint-inflight-');
     cpSync(killedRepo, dir, { recursive: true });
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     return dir;
   }
 

@@ -3,30 +3,18 @@
 // submodule; and clear refusals where it cannot write safely.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { JournalStore, NotARepositoryError, UnsupportedRepositoryError, openJournal, readRunEntries } from '../../src/index.js';
 import { assertFsckClean, commitCount, gitOut, journalFile, journalSubjects, runGit, userState } from '../helpers/git.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
-const cleanup: Array<() => Promise<void> | void> = [];
-after(async () => {
-  for (const step of cleanup.reverse()) await step();
-});
-
-async function newRepo(files: Record<string, string> = { 'README.md': '# project\n' }): Promise<TempRepo> {
-  const repo = await createTempRepo({ files, commit: true });
-  cleanup.push(() => repo.remove());
-  return repo;
-}
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const scratch = useScratch();
+const newRepo = (files?: Record<string, string>): Promise<TempRepo> => scratch.repo(files);
+const tempDir = (prefix: string): string => scratch.dir(prefix);
 
 // A few steps of run `run` from `dir`, finished; returns how many functions ran.
 async function appendSteps(dir: string, run: string, count = 3): Promise<number> {

@@ -3,25 +3,18 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalStore, type FaultPoint } from '../../src/index.js';
 import { compareAndSwapRef, readRef } from '../../src/journal/refs.js';
 import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journalSubjects, refNames, runGit } from '../helpers/git.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 const FAULT_POINTS: FaultPoint[] = ['before-objects', 'after-objects', 'before-lock', 'locked', 'before-rename', 'after-rename'];
 
-const repos: TempRepo[] = [];
-after(async () => {
-  for (const repo of repos) await repo.remove();
-});
-
-async function newRepo(): Promise<TempRepo> {
-  const repo = await createTempRepo({ files: { 'README.md': '# project\n' }, commit: true });
-  repos.push(repo);
-  return repo;
-}
+const scratch = useScratch();
+const newRepo = (): Promise<TempRepo> => scratch.repo();
 
 function lockPath(repo: TempRepo): string {
   return join(repo.root, '.git/refs/heads/agent-journal.lock');

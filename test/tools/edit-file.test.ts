@@ -1,29 +1,26 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { before, beforeEach, describe, it } from 'node:test';
 import { createEditFileTool } from '../../src/tools/edit-file.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 const ORIGINAL = 'function greet(name) {\n  return "hello " + name;\n}\n\nconsole.log(greet("a"));\nconsole.log(greet("b"));\n';
 
 describe('edit_file', () => {
+  const scratch = useScratch();
   let repo: TempRepo;
   let outside: string;
   let tool: ReturnType<typeof createEditFileTool>;
   before(async () => {
-    repo = await createTempRepo();
-    outside = mkdtempSync(join(tmpdir(), 'savepoint-outside-'));
+    repo = await scratch.repo({}, { commit: false });
+    outside = scratch.dir('savepoint-outside-');
     writeFileSync(join(outside, 'victim.js'), 'greet\n');
     symlinkSync(join(outside, 'victim.js'), join(repo.root, 'victim-link.js'));
     tool = createEditFileTool(repo.root);
   });
   beforeEach(() => repo.write('src/app.js', ORIGINAL));
-  after(async () => {
-    await repo.remove();
-    rmSync(outside, { recursive: true, force: true });
-  });
 
   it('replaces a unique string and answers with the unified diff', async () => {
     const result = await tool.execute({ path: 'src/app.js', old_string: '"hello "', new_string: '"hi, "' });

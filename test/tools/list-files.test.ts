@@ -1,23 +1,22 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createListFilesTool } from '../../src/tools/list-files.js';
+import { useScratch } from '../helpers/scratch.js';
 import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
 
 describe('list_files', () => {
+  const scratch = useScratch();
   let repo: TempRepo;
   let tool: ReturnType<typeof createListFilesTool>;
   before(async () => {
-    repo = await createTempRepo({
-      files: {
-        '.gitignore': 'node_modules/\n*.log\ndist/\n',
-        'README.md': '# hi\n',
-        'src/b.ts': 'b\n',
-        'src/a.ts': 'a\n',
-        'src/deleted.ts': 'gone soon\n',
-      },
-      commit: true,
+    repo = await scratch.repo({
+      '.gitignore': 'node_modules/\n*.log\ndist/\n',
+      'README.md': '# hi\n',
+      'src/b.ts': 'b\n',
+      'src/a.ts': 'a\n',
+      'src/deleted.ts': 'gone soon\n',
     });
     repo.write('src/untracked.ts', 'new\n');
     repo.write('src/nested/deep file.ts', 'deep\n');
@@ -27,7 +26,6 @@ describe('list_files', () => {
     rmSync(join(repo.root, 'src/deleted.ts'));
     tool = createListFilesTool(repo.root);
   });
-  after(() => repo.remove());
 
   it('lists tracked and untracked files, sorted, and leaves out ignored and deleted ones', async () => {
     const result = await tool.execute({});

@@ -2,25 +2,23 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { resolveInRepo, toRepoRelative } from '../../src/tools/path-utils.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 describe('resolveInRepo', () => {
+  const scratch = useScratch();
   let repo: TempRepo;
   let outside: string;
   before(async () => {
-    repo = await createTempRepo({ files: { 'src/app.js': 'x\n' } });
-    outside = mkdtempSync(join(tmpdir(), 'savepoint-outside-'));
+    repo = await scratch.repo({ 'src/app.js': 'x\n' }, { commit: false });
+    outside = scratch.dir('savepoint-outside-');
     writeFileSync(join(outside, 'secret.txt'), 'secret\n');
     symlinkSync(join(outside, 'secret.txt'), join(repo.root, 'link-file'));
     symlinkSync(outside, join(repo.root, 'link-dir'));
     symlinkSync(join(outside, 'not-yet.txt'), join(repo.root, 'dangling'));
     symlinkSync('src', join(repo.root, 'inner-link'));
-  });
-  after(async () => {
-    await repo.remove();
-    rmSync(outside, { recursive: true, force: true });
   });
 
   const refused = (path: string, pattern?: RegExp) =>

@@ -1,33 +1,31 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createReadFileTool } from '../../src/tools/read-file.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 describe('read_file', () => {
+  const scratch = useScratch();
   let repo: TempRepo;
   let outside: string;
   let tool: ReturnType<typeof createReadFileTool>;
   before(async () => {
-    repo = await createTempRepo({
-      files: {
+    repo = await scratch.repo(
+      {
         'src/app.js': 'const a = 1;\nconst b = 2;\n\nexport { a, b };\n',
         'long.txt': Array.from({ length: 2500 }, (_, i) => `row ${i + 1}`).join('\n'),
         'empty.txt': '',
       },
-    });
+      { commit: false },
+    );
     writeFileSync(join(repo.root, 'image.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01]));
-    outside = mkdtempSync(join(tmpdir(), 'savepoint-outside-'));
+    outside = scratch.dir('savepoint-outside-');
     writeFileSync(join(outside, 'secret.txt'), 'secret\n');
     symlinkSync(join(outside, 'secret.txt'), join(repo.root, 'secret-link'));
     symlinkSync(outside, join(repo.root, 'outside-dir'));
     tool = createReadFileTool(repo.root);
-  });
-  after(async () => {
-    await repo.remove();
-    rmSync(outside, { recursive: true, force: true });
   });
 
   it('returns the text with right-aligned line numbers and a tab, like cat -n', async () => {

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createRunBashTool } from '../../src/tools/run-bash.js';
 import { truncateForModel } from '../../src/tools/truncate.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 // True while the process runs; a zombie (killed, not yet reaped by init) counts as dead.
 function isAlive(pid: number): boolean {
@@ -29,13 +30,13 @@ async function readPid(file: string): Promise<number> {
 }
 
 describe('run_bash', () => {
+  const scratch = useScratch();
   let repo: TempRepo;
   let tool: ReturnType<typeof createRunBashTool>;
   before(async () => {
-    repo = await createTempRepo({ files: { 'a.txt': 'a\n' } });
+    repo = await scratch.repo({ 'a.txt': 'a\n' }, { commit: false });
     tool = createRunBashTool(repo.root);
   });
-  after(() => repo.remove());
 
   it('runs in the repository root and reports exit 0 with the output', async () => {
     const result = await tool.execute({ command: 'pwd; ls' });

@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createSearchTool } from '../../src/tools/search.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 describe('search', () => {
+  const scratch = useScratch();
   let repo: TempRepo;
   let tool: ReturnType<typeof createSearchTool>;
   before(async () => {
-    repo = await createTempRepo({
-      files: {
-        '.gitignore': 'build/\n',
-        'src/app.js': 'const x = 1; // TODO: rename\nconsole.log(x);\n// TODO(later): test\n',
-        'lib/util.js': 'export function util() {}\n',
-      },
-      commit: true,
+    repo = await scratch.repo({
+      '.gitignore': 'build/\n',
+      'src/app.js': 'const x = 1; // TODO: rename\nconsole.log(x);\n// TODO(later): test\n',
+      'lib/util.js': 'export function util() {}\n',
     });
     repo.write('src/new.js', 'TODO in an untracked file\n');
     repo.write('build/out.js', 'TODO in an ignored file\n');
@@ -24,7 +23,6 @@ describe('search', () => {
     repo.write('many.txt', Array.from({ length: 600 }, (_, i) => `hit ${i + 1}`).join('\n'));
     tool = createSearchTool(repo.root);
   });
-  after(() => repo.remove());
 
   it('returns matches as file:line: text, tracked and untracked, skipping ignored and binary files', async () => {
     const result = await tool.execute({ pattern: 'TODO' });

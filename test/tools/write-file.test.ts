@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createWriteFileTool } from '../../src/tools/write-file.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 
 describe('write_file', () => {
+  const scratch = useScratch();
   let repo: TempRepo;
   let outside: string;
   let tool: ReturnType<typeof createWriteFileTool>;
   before(async () => {
-    repo = await createTempRepo({ files: { 'old.txt': 'old content\n' } });
-    outside = mkdtempSync(join(tmpdir(), 'savepoint-outside-'));
+    repo = await scratch.repo({ 'old.txt': 'old content\n' }, { commit: false });
+    outside = scratch.dir('savepoint-outside-');
     symlinkSync(outside, join(repo.root, 'outside-dir'));
     symlinkSync(join(outside, 'target.txt'), join(repo.root, 'dangling-link'));
     tool = createWriteFileTool(repo.root);
-  });
-  after(async () => {
-    await repo.remove();
-    rmSync(outside, { recursive: true, force: true });
   });
 
   it('creates a file and its parent directories', async () => {

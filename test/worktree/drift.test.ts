@@ -4,21 +4,14 @@
 import assert from 'node:assert/strict';
 import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { describeChanges, DriftError, findDrift } from '../../src/worktree/drift.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 import { cloneOf, snapshotterFor } from './support.js';
 
-const repos: TempRepo[] = [];
-after(async () => {
-  for (const repo of repos) await repo.remove();
-});
-
-async function repoWith(files: Record<string, string>): Promise<TempRepo> {
-  const repo = await createTempRepo({ files, commit: true });
-  repos.push(repo);
-  return repo;
-}
+const scratch = useScratch();
+const repoWith = (files: Record<string, string>): Promise<TempRepo> => scratch.repo(files);
 
 describe('findDrift', { concurrency: true }, () => {
   test('no drift when the working tree is the checkpoint', async () => {
@@ -56,7 +49,7 @@ describe('findDrift', { concurrency: true }, () => {
     repo.write('a.txt', 'the run changed this\n');
     const checkpoint = snapshotterFor(repo.root).snapshot().tree;
     const clone = await cloneOf(repo.root, checkpoint);
-    repos.push(clone);
+    scratch.defer(() => clone.remove());
     const snapshotter = snapshotterFor(clone.root);
     const drift = await findDrift(snapshotter.objects, snapshotter, checkpoint, 2, base);
     assert.ok(drift);

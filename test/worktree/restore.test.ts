@@ -5,22 +5,15 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, readlinkSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { restoreWorktree } from '../../src/worktree/restore.js';
 import { userState } from '../helpers/git.js';
-import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
 import { cloneOf, gitWorktreeTree, objectsFor, snapshotterFor } from './support.js';
 
-const repos: TempRepo[] = [];
-after(async () => {
-  for (const repo of repos) await repo.remove();
-});
-
-async function repoWith(files: Record<string, string>): Promise<TempRepo> {
-  const repo = await createTempRepo({ files, commit: true });
-  repos.push(repo);
-  return repo;
-}
+const scratch = useScratch();
+const repoWith = (files: Record<string, string>): Promise<TempRepo> => scratch.repo(files);
 
 describe('restoring a checkpoint', { concurrency: true }, () => {
   test('back to an earlier checkpoint: changed files rewritten, tracked extras deleted, untracked strangers kept and named', async () => {
@@ -85,7 +78,7 @@ describe('restoring a checkpoint', { concurrency: true }, () => {
     const checkpoint = snapshotterFor(repo.root).snapshot();
 
     const clone = await cloneOf(repo.root, checkpoint.tree);
-    repos.push(clone);
+    scratch.defer(() => clone.remove());
     const snapshotter = snapshotterFor(clone.root);
     const result = await restoreWorktree(clone.root, objectsFor(clone.root), checkpoint.tree, snapshotter.snapshot(), snapshotter.trackedPaths());
     assert.deepEqual(result.written.sort(), ['src/calc.js', 'src/new/helper.js']);
