@@ -73,11 +73,12 @@ export async function driveRun(options: DriveOptions): Promise<number> {
   try {
     const record = journal.runRecord;
     const recorded = journal.history.finishedCount;
+    // A finished run replays with no key; anything else needs one before a line is printed.
+    const scripted = options.model.startsWith(SCRIPT_PREFIX);
+    if (record?.status !== 'finished' && !scripted && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(options.model);
     out.write(`${style.bold('savepoint')}  run ${style.cyan(options.run)}  ${style.dim('·')}  model ${options.model}\n`);
     if (record?.status === 'finished') out.write(style.dim(`  This run finished before: replaying its ${recorded} steps from the journal.\n`));
     else if (recorded > 0) out.write(style.dim(`  Resuming: ${recorded} finished step${recorded === 1 ? '' : 's'} in the journal replay first, then it goes live.\n`));
-    const scripted = options.model.startsWith(SCRIPT_PREFIX);
-    if (record?.status !== 'finished' && !scripted && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(options.model);
     if (record && record.status !== 'finished') {
       const last = lastCheckpoint(journal.history) ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
       const drift = last && (await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit));
