@@ -77,11 +77,26 @@ function toParams(request: ModelRequest, model: string): Anthropic.MessageCreate
   return {
     model,
     max_tokens: request.maxTokens,
-    messages: request.messages,
-    ...(request.system ? { system: request.system } : {}),
+    messages: withCacheBreakpoint(request.messages),
+    ...(request.system ? { system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] } : {}),
     // savepoint's tool schemas are plain JSON Schema objects; the SDK types them more narrowly.
     ...(request.tools.length ? { tools: request.tools as Anthropic.Tool[] } : {}),
   };
+}
+
+// Prompt caching: an agent's requests grow by a turn at a time, so marking the end of each request
+// lets the next one read everything before it from the cache (a tenth of the input price) instead
+// of paying for the whole conversation again. Only the API request is marked: the journaled request
+// (and so every step's identity) stays as it was.
+function withCacheBreakpoint(messages: ModelRequest['messages']): Anthropic.MessageParam[] {
+  const params = messages as Anthropic.MessageParam[];
+  const last = params.at(-1);
+  if (!last) return params;
+  const blocks: Anthropic.ContentBlockParam[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
+  const end = blocks.at(-1);
+  if (!end || end.type === 'thinking' || end.type === 'redacted_thinking') return params;
+  blocks[blocks.length - 1] = { ...end, cache_control: { type: 'ephemeral' } } as Anthropic.ContentBlockParam;
+  return [...params.slice(0, -1), { ...last, content: blocks } as Anthropic.MessageParam];
 }
 
 // Only the block kinds savepoint uses: text and tool_use (thinking and server tools are dropped).

@@ -35,7 +35,7 @@ test('streams text through onText in pieces and returns the whole message', asyn
     assert.equal(response.model, 'claude-test');
     assert.equal(fake.requests.length, 1);
     assert.equal(fake.requests[0]!.stream, true);
-    assert.equal(fake.requests[0]!.system, 'You are a careful engineer.');
+    assert.deepEqual(fake.requests[0]!.system, [{ type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } }]);
     assert.equal(fake.requests[0]!.max_tokens, 1024);
     // SDK 1.x sends an API key as a bearer token too.
     assert.equal(fake.headers[0]!.authorization, 'Bearer test-key');
@@ -186,3 +186,30 @@ async function unusedLocalURL(): Promise<string> {
   await new Promise((resolve) => server.close(resolve));
   return `http://127.0.0.1:${port}`;
 }
+
+test('marks the system prompt and the end of the conversation for prompt caching, without touching the request it was given', async () => {
+  await withFake({ turns: [{ text: 'ok' }, { text: 'ok again' }] }, async (fake) => {
+    const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
+    const conversation = request();
+    const before = JSON.stringify(conversation);
+    await provider.complete(conversation);
+    assert.equal(JSON.stringify(conversation), before, 'the journaled request is not changed');
+    const sent = fake.requests[0]! as { messages: Array<{ content: unknown }> };
+    const last = sent.messages.at(-1)!.content as Array<Record<string, unknown>>;
+    assert.deepEqual(last.at(-1)!.cache_control, { type: 'ephemeral' });
+    // A conversation ending in tool results: the breakpoint goes on the last result.
+    const withResult = {
+      ...conversation,
+      messages: [
+        ...conversation.messages,
+        { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_1', name: 'read_file', input: { path: 'a' } }] },
+        { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_1', content: 'text' }] },
+      ],
+    };
+    await provider.complete(withResult);
+    const blocks = (fake.requests[1]! as { messages: Array<{ content: Array<Record<string, unknown>> }> }).messages.at(-1)!.content;
+    assert.deepEqual(blocks, [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'text', cache_control: { type: 'ephemeral' } }]);
+    const earlier = (fake.requests[1]! as { messages: Array<{ content: unknown }> }).messages[0]!.content;
+    assert.ok(!JSON.stringify(earlier).includes('cache_control'), 'only the last message is marked');
+  });
+});
