@@ -1,6 +1,6 @@
 // `savepoint resume [run]`: continue a run by id, or the most recent unfinished one.
 import { Command } from 'commander';
-import { SavepointError } from '../errors/index.js';
+import { SavepointError, UnknownRunError } from '../errors/index.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
 import type { RunRecord } from '../journal/entry.js';
@@ -9,15 +9,13 @@ import { driveRun } from './drive.js';
 import { addDriveOptions, driveFlags, type DriveFlags } from './options.js';
 import { assertNoConflict, syncJournals } from '../journal/sync.js';
 
-// No run to resume: none by that id, or none unfinished.
-export class NoSuchRunError extends SavepointError<{ run?: string }> {
-  constructor(run?: string) {
+// No unfinished run to resume.
+export class NoUnfinishedRunError extends SavepointError<Record<string, never>> {
+  constructor() {
     super(
       'ENORUN',
-      run
-        ? `There is no run ${run} in this repository's agent-journal branch. "savepoint runs" lists the runs there; after "git fetch", runs pushed from another machine are found too.`
-        : `There is no unfinished run in this repository's agent-journal branch to resume. Start one with "savepoint run <task>"; "savepoint runs" lists every run.`,
-      { run },
+      `There is no unfinished run in this repository's agent-journal branch to resume. Start one with "savepoint run <task>"; "savepoint runs" lists every run.`,
+      {},
     );
   }
 }
@@ -32,7 +30,7 @@ export function resumeCommand(): Command {
     const store = await JournalStore.open(process.cwd());
     const synced = await syncJournals(store);
     const record = run ? await readRunRecord(store, run) : await latestUnfinished(store);
-    if (!record) throw new NoSuchRunError(run);
+    if (!record) throw run ? new UnknownRunError(run) : new NoUnfinishedRunError();
     assertNoConflict(synced, record.id);
     process.exitCode = await driveRun({
       root: store.repo.root,

@@ -1,7 +1,7 @@
 // Forking a run: a new run whose first steps are the old run's steps before a given step, with the
 // working-tree checkpoint it had there, and its lineage recorded. Resuming the fork replays those
 // steps and goes live at the fork point: the way on after a divergence, or to try another path.
-import { SavepointError, UsageError } from '../errors/index.js';
+import { UnknownRunError, UsageError } from '../errors/index.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidRunId, serializeEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { listRunIds, readRunEntries, readRunRecord } from '../journal/reader.js';
@@ -17,7 +17,7 @@ export interface ForkResult {
 // Creates run `newId` from the steps of `from` before step `atStep`, in one commit.
 export async function forkRun(store: JournalStore, from: string, atStep: number, newId: string): Promise<ForkResult> {
   const source = await readRunRecord(store, from);
-  if (!source) throw new SavepointError('ENORUN', `There is no run ${from} to fork. "savepoint runs" lists the runs.`, { run: from });
+  if (!source) throw new UnknownRunError(from);
   if (!isValidRunId(newId)) throw new UsageError(`"${newId}" is not a valid run id: use letters, digits, ".", "_" or "-".`);
   if ((await listRunIds(store)).includes(newId)) throw new UsageError(`Run ${newId} already exists: choose another id with --run.`);
   const entries = await readRunEntries(store, from);

@@ -139,3 +139,15 @@ export class MissingCredentialsError extends SavepointError<{ model: string }> {
     );
   }
 }
+
+// The run asked for is in none of the repository's journals.
+export class UnknownRunError extends SavepointError<{ run: string; journals: string[] }> {
+  constructor(run: string, journals: string[] = []) {
+    super(
+      'EUNKNOWNRUN',
+      `There is no run "${run}" in this repository's journals (${journals.length ? journals.join(', ') : 'agent-journal'}). ` +
+        `"savepoint runs" lists every run with its id; runs pushed from another machine show up after "git fetch".`,
+      { run, journals },
+    );
+  }
+}

@@ -1,7 +1,9 @@
 // The I/O shell behind `runs`, `log` and `show`: reads every journal the repository holds (its own
 // `agent-journal` and the remote-tracking ones), merges a run found in several into one view that
 // prefers the local copy, and hands the entries to the pure summarizer.
-import { CorruptEntryError, SavepointError } from '../errors/index.js';
+import { CorruptEntryError, SavepointError, UnknownRunError } from '../errors/index.js';
+
+export { UnknownRunError };
 import type { JournalEntry, RunRecord } from '../journal/entry.js';
 import { listJournalRefs, type JournalRef } from '../journal/journal-refs.js';
 import { listRunIds, readRunEntries, readRunRecord } from '../journal/reader.js';
@@ -9,18 +11,6 @@ import { findRepository, type Repository } from '../journal/repository.js';
 import { runLockHolder } from '../journal/run-lock.js';
 import { JournalStore } from '../journal/store.js';
 import { buildTimeline, compareEntries, type Timeline } from './summarize.js';
-
-// The run asked for is in none of the repository's journals.
-export class UnknownRunError extends SavepointError<{ run: string; journals: string[] }> {
-  constructor(run: string, journals: string[]) {
-    super(
-      'EUNKNOWNRUN',
-      `There is no run "${run}" in this repository's journals (${journals.length ? journals.join(', ') : 'there are none yet'}). ` +
-        `"savepoint runs" lists every run with its id; runs pushed from another machine show up after "git fetch".`,
-      { run, journals },
-    );
-  }
-}
 
 // The repository has no runs at all.
 export class NoRunsError extends SavepointError<{ root: string }> {

@@ -138,7 +138,7 @@ describe('fork', { concurrency: true }, () => {
       { args: ['fork', 'count', '--at', '9'], code: 2, message: /--at must be a step of run count from 1 to 8/ },
       { args: ['fork', 'count', '--at', '0'], code: 2, message: /--at needs a step number/ },
       { args: ['fork', 'count', '--at', 'two'], code: 2, message: /--at needs a step number/ },
-      { args: ['fork', 'nosuch', '--at', '2'], code: 1, message: /There is no run nosuch to fork/ },
+      { args: ['fork', 'nosuch', '--at', '2'], code: 1, message: /There is no run "nosuch" in this repository.s journals/ },
       { args: ['fork', 'count', '--at', '2', '--run', 'count'], code: 2, message: /Run count already exists/ },
       { args: ['fork', 'count', '--at', '2', '--run', 'bad id!'], code: 2, message: /not a valid run id/ },
     ];
