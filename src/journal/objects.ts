@@ -66,6 +66,29 @@ export function makeTree(entries: Tree): GitObject {
   return makeObject('tree', body.subarray(0, at));
 }
 
+// A flat list of paths grouped into directories: each directory's own entries and its subdirectories.
+export interface PathDir<T> {
+  files: Map<string, T>;
+  dirs: Map<string, PathDir<T>>;
+}
+
+// Groups `[path, value]` pairs by directory (`a/b/c.txt` lands in dirs a → b, as file `c.txt`).
+export function nestPaths<T>(items: Iterable<readonly [string, T]>): PathDir<T> {
+  const root: PathDir<T> = { files: new Map(), dirs: new Map() };
+  for (const [path, value] of items) {
+    const names = path.split('/');
+    const base = names.pop()!;
+    let dir = root;
+    for (const name of names) {
+      let sub = dir.dirs.get(name);
+      if (!sub) dir.dirs.set(name, (sub = { files: new Map(), dirs: new Map() }));
+      dir = sub;
+    }
+    dir.files.set(base, value);
+  }
+  return root;
+}
+
 export interface CommitFields {
   tree: string;
   parents: string[];

@@ -5,7 +5,7 @@
 // each other's entries. Never touches HEAD, the index or the working tree.
 import { unlinkQuietly } from './durable-file.js';
 import { findRepository, type Repository } from './repository.js';
-import { FILE_MODE, ObjectStore, TREE_MODE, makeCommit, makeObject, makeTree, type GitObject, type Tree } from './objects.js';
+import { FILE_MODE, ObjectStore, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './objects.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from './refs.js';
 import { JOURNAL_REF } from './layout.js';
 
@@ -26,10 +26,7 @@ export interface StoreOptions {
   afterAppend?: (commit: string) => Promise<void>;
 }
 
-interface DirChanges {
-  files: Map<string, { mode: string; oid: string }>;
-  dirs: Map<string, DirChanges>;
-}
+type DirChanges = PathDir<TreeEntry>;
 
 // The `agent-journal` branch of one repository.
 export class JournalStore {
@@ -174,24 +171,13 @@ export class JournalStore {
 }
 
 function groupByDirectory(files: JournalFile[], blobs: GitObject[]): DirChanges {
-  const top: DirChanges = { files: new Map(), dirs: new Map() };
-  for (const file of files) {
-    const names = file.path.split('/');
-    const base = names.pop()!;
-    let dir = top;
-    for (const name of names) {
-      let sub = dir.dirs.get(name);
-      if (!sub) dir.dirs.set(name, (sub = { files: new Map(), dirs: new Map() }));
-      dir = sub;
-    }
-    if ('tree' in file) {
-      dir.files.set(base, { mode: TREE_MODE, oid: file.tree });
-    } else {
+  return nestPaths(
+    files.map((file): [string, TreeEntry] => {
+      if ('tree' in file) return [file.path, { mode: TREE_MODE, oid: file.tree }];
       const blob = makeObject('blob', Buffer.from(file.content));
       blobs.push(blob);
-      dir.files.set(base, { mode: FILE_MODE, oid: blob.oid });
-    }
-  }
-  return top;
+      return [file.path, { mode: FILE_MODE, oid: blob.oid }];
+    }),
+  );
 }
 

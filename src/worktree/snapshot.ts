@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { makeObject, makeTree, TREE_MODE, type GitObject, type ObjectStore, type Tree } from '../journal/objects.js';
+import { makeObject, makeTree, nestPaths, TREE_MODE, type GitObject, type ObjectStore, type PathDir, type Tree, type TreeEntry } from '../journal/objects.js';
 import type { Repository } from '../journal/repository.js';
 
 // A file left out of a checkpoint, and why (never silently).
@@ -237,35 +237,16 @@ export interface DirTree {
   oid: string;
 }
 
-// Builds the nested trees for a flat map of files, appending every tree object to `out`.
-export function buildTree(files: Map<string, FileEntry>, out: GitObject[]): string {
-  return buildTrees(files, out).root;
-}
-
-// The same, also giving every directory's tree by path ('' is the root).
+// Builds the nested trees for a flat map of files, appending every tree object to `out`; gives the
+// root tree and every directory's tree by path ('' is the root).
 export function buildTrees(files: Map<string, FileEntry>, out: GitObject[]): { root: string; dirs: Map<string, DirTree> } {
-  interface Dir {
-    entries: Tree;
-    dirs: Map<string, Dir>;
-  }
-  const root: Dir = { entries: new Map(), dirs: new Map() };
-  for (const [path, entry] of files) {
-    const names = path.split('/');
-    const base = names.pop()!;
-    let dir = root;
-    for (const name of names) {
-      let sub = dir.dirs.get(name);
-      if (!sub) dir.dirs.set(name, (sub = { entries: new Map(), dirs: new Map() }));
-      dir = sub;
-    }
-    dir.entries.set(base, entry);
-  }
+  const root = nestPaths<TreeEntry>(files);
   const dirs = new Map<string, DirTree>();
-  const write = (dir: Dir, path: string): string => {
-    for (const [name, sub] of dir.dirs) dir.entries.set(name, { mode: TREE_MODE, oid: write(sub, path ? `${path}/${name}` : name) });
-    const tree = makeTree(dir.entries);
+  const write = (dir: PathDir<TreeEntry>, path: string): string => {
+    for (const [name, sub] of dir.dirs) dir.files.set(name, { mode: TREE_MODE, oid: write(sub, path ? `${path}/${name}` : name) });
+    const tree = makeTree(dir.files);
     out.push(tree);
-    dirs.set(path, { entries: dir.entries, oid: tree.oid });
+    dirs.set(path, { entries: dir.files, oid: tree.oid });
     return tree.oid;
   };
   return { root: write(root, ''), dirs };
