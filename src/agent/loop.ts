@@ -1,58 +1,86 @@
 // The agent loop: ask the model, run each tool call it makes, hand back the results, repeat until
-// it answers without a tool call. Every model call and every tool call is a durable step, and the
-// loop does not know (or care) whether a step ran live or was handed back from the journal: it
-// rebuilds each request from the results `step` returns, so replay reproduces it exactly.
+// it answers without a tool call; then take the next follow-up instruction, if there is one, and go
+// on. Every model call, tool call and follow-up is a durable step, and the loop does not know (or
+// care) whether a step ran live or was handed back from the journal: it rebuilds each request from
+// the results `step` returns, so replay reproduces it exactly. No I/O of its own: the journal, the
+// provider, the tools and the checkpoint come in from the session.
 import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
-import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock } from '../model/types.js';
+import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
 import { truncateForModel } from '../tools/truncate.js';
-import type { AnyTool, ToolResult } from '../tools/types.js';
-import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
+import type { AnyTool } from '../tools/types.js';
+import { shortText } from '../durable/key.js';
+import type { InFlightPolicy } from './in-flight.js';
 import { ConversationDigest } from './request.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
+import { callTool, type Approver } from './tool-call.js';
 
+/** A follow-up instruction: recorded ones carry the step they were recorded at; a new one has none. */
+export interface FollowUp {
+  message: string;
+  // The step that recorded it: the loop takes it exactly there on replay.
+  step?: number;
+}
+
+/** What the agent loop needs to run one task through the journal. */
 export interface AgentOptions {
   journal: RunJournal;
   task: string;
   model: string;
-  // Made on first use, so a run that only replays needs no credentials.
+  /** Made on first use, so a run that only replays needs no credentials. */
   provider: () => ModelProvider | Promise<ModelProvider>;
   tools: AnyTool[];
+  /** Follow-up instructions in order: each is taken after a final answer (or at the first model call at or after its step). */
+  followUps?: readonly FollowUp[];
   maxSteps?: number;
   maxTokens?: number;
+  system?: string;
   inFlight?: InFlightPolicy;
-  // Asked before a live tool call that needs approval; false records a refusal for the model.
-  approve?: (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean>;
-  // Live model text as it streams.
+  /** Asked before a live tool call that needs approval; false records that the user declined it. */
+  approve?: Approver;
+  /** Live model text as it streams. */
   onText?: (text: string) => void;
   signal?: AbortSignal;
-  // Called after each step that may have changed files: the working-tree checkpoint to record.
+  /** Called after each step that may have changed files: the working-tree checkpoint to record. */
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
 }
 
+/** How the loop ended: 'done' when the model answered without tools, 'max-steps' at the step limit. */
 export interface AgentOutcome {
-  // 'done': the model answered without tools; 'max-steps': stopped at the step limit.
   status: 'done' | 'max-steps';
   final: string;
   steps: number;
 }
 
-// Runs the task to its end (or the step limit), through the journal.
+/** The step kind of a follow-up instruction. */
+export const USER_STEP_KIND = 'user';
+
+/** Runs the task to its end (or the step limit), through the journal. */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
-  const { journal, tools, maxSteps = 200, maxTokens = 8192, inFlight = 'report' } = options;
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const toolSpecs = tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
+  const { journal, maxSteps = 200, maxTokens = 8192, inFlight = 'report', system = SYSTEM_PROMPT } = options;
+  const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const toolSpecs = options.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
+  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, checkpoint: options.checkpoint };
+  const followUps = [...(options.followUps ?? [])];
   const messages: Message[] = [];
-  const digest = new ConversationDigest({ model: options.model, system: SYSTEM_PROMPT, tools: toolSpecs, maxTokens });
+  const digest = new ConversationDigest({ model: options.model, system, tools: toolSpecs, maxTokens });
   const add = (message: Message) => {
     messages.push(message);
     digest.push(message);
   };
   add({ role: 'user', content: options.task });
   let steps = 0;
+  let final = '';
+  // The last tool results, added to the conversation just before the next model call, so that a
+  // follow-up given while the run was stopped there can join them in the same user turn.
+  let pending: UserBlock[] | undefined;
 
   for (let turn = 1; ; turn++) {
+    // A follow-up recorded at this very step (it was given when the run had stopped here).
+    if (followUps[0]?.step === steps + 1) await takeFollowUp();
+    if (pending) add({ role: 'user', content: pending });
+    pending = undefined;
     if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };
-    const request: ModelRequest = { model: options.model, system: SYSTEM_PROMPT, messages: [...messages], tools: toolSpecs, maxTokens };
+    const request: ModelRequest = { model: options.model, system, messages: [...messages], tools: toolSpecs, maxTokens };
     const response = await journal.step<ModelResponse>(
       'model',
       digest.stepInput(options.model, turn),
@@ -62,49 +90,37 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     steps++;
     add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
-    if (calls.length === 0) return { status: 'done', final: textOf(response.content), steps };
+    if (calls.length === 0) {
+      final = textOf(response.content);
+      if (followUps.length === 0 || steps >= maxSteps) return { status: 'done', final, steps };
+      await takeFollowUp();
+      continue;
+    }
 
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
       if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };
-      const result = await callTool(byName.get(call.name), call, options, inFlight);
+      const result = await callTool(call, context);
       steps++;
       results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output), ...(result.isError ? { is_error: true } : {}) });
     }
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
-    add({ role: 'user', content: results });
+    pending = results;
   }
-}
 
-async function callTool(tool: AnyTool | undefined, call: ToolUseBlock, options: AgentOptions, inFlight: InFlightPolicy): Promise<ToolResult> {
-  const { journal, signal } = options;
-  if (!tool) {
-    const known = [...options.tools.map((t) => t.name)].join(', ');
-    const result: ToolResult = { isError: true, output: `There is no tool named "${call.name}". The tools are: ${known}.`, summary: 'unknown tool' };
-    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${call.name.slice(0, 40)}"`, summarize: (r) => r.summary });
+  // Records the next follow-up as a step of its own and adds it to the conversation: after a final
+  // answer as a new user turn, or (a run stopped between tool results and the next model call)
+  // after those results in the same turn, so that every tool_use still has its tool_result first.
+  async function takeFollowUp(): Promise<void> {
+    const next = followUps.shift()!;
+    const recorded = await journal.step(USER_STEP_KIND, { message: next.message }, () => ({ message: next.message }), {
+      describe: `user "${shortText(next.message, 40)}"`,
+      summarize: () => 'follow-up instruction',
+    });
+    steps++;
+    if (pending) pending = [...pending, { type: 'text', text: recorded.message }];
+    else add({ role: 'user', content: recorded.message });
   }
-  const input = call.input ?? {};
-  return journal.step<ToolResult>(
-    tool.name,
-    input,
-    async () => {
-      const result = await tool.execute(input, { signal });
-      // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
-      signal?.throwIfAborted();
-      return result;
-    },
-    {
-      intent: !tool.isRepeatSafe(input),
-      describe: tool.describe(input),
-      summarize: (r) => r.summary,
-      onInFlight: (step) => inFlightAnswer(inFlight, step),
-      gate: async () => {
-        if (!options.approve || !tool.needsApproval(input) || (await options.approve(tool, input))) return undefined;
-        return { result: { isError: true, output: 'The user declined this tool call. Ask or try another way.', summary: 'declined by the user' } };
-      },
-      checkpoint: options.checkpoint && tool.mayChangeFiles(input) ? () => options.checkpoint!() : undefined,
-    },
-  );
 }
 
 function textOf(content: AssistantBlock[]): string {
@@ -115,7 +131,7 @@ function textOf(content: AssistantBlock[]): string {
     .trim();
 }
 
-// `-> read_file, run_bash` or `-> "All tests pass now."` for the step line and commit subject.
+/** `calls read_file, run_bash` or `answers "All tests pass now."`, for the step line and commit subject. */
 export function summarizeResponse(response: ModelResponse): string {
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.name);
   if (calls.length) return `calls ${calls.join(', ')}`;

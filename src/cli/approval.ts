@@ -1,24 +1,9 @@
 // Asking a person before a live command or write. Replayed steps never ask: they do not run.
 import { createInterface } from 'node:readline/promises';
-import { SavepointError } from '../errors/index.js';
-import type { AnyTool } from '../tools/types.js';
+import { ApprovalRequiredError } from '../errors/index.js';
+import type { Approver } from '../agent/tool-call.js';
 
-// A live step needed approval and there was no terminal to ask on.
-export class ApprovalRequiredError extends SavepointError<{ description: string }> {
-  constructor(description: string) {
-    super(
-      'EAPPROVAL',
-      `The next step (${description}) needs approval, and there is no terminal to ask on. Re-run the ` +
-        `same command with --yes to approve every tool call, or run it in a terminal to answer each one. ` +
-        `Nothing was run and every finished step is kept.`,
-      { description },
-    );
-  }
-}
-
-export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean>;
-
-// `--yes` approves everything; a terminal asks (y / n / a = yes to all); otherwise a live step fails.
+/** `--yes` approves everything; a terminal asks (y / n / a = yes to all); otherwise a live step fails. */
 export function createApprover(options: { yes: boolean; interactive: boolean; input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream }): Approver {
   if (options.yes) return async () => true;
   if (!options.interactive) {

@@ -1,11 +1,10 @@
 // `savepoint fork <run> --at <step>`: a new run from the steps before <step>, continuing live there.
 import { Command } from 'commander';
-import { forkRun } from '../durable/fork.js';
 import { UsageError } from '../errors/index.js';
-import { listRunIds } from '../journal/reader.js';
-import { JournalStore } from '../journal/store.js';
+import { forkRun } from '../session/index.js';
 import { styleFor } from './style.js';
 
+/** The `fork` command. */
 export function forkCommand(): Command {
   return new Command('fork')
     .summary('start a new run from the steps of another before a given step')
@@ -18,18 +17,14 @@ export function forkCommand(): Command {
     .requiredOption('--at <step>', 'the first step the new run does anew (it keeps the steps before it)')
     .option('--run <id>', 'the new run id (default: <run>-fork-<step>)')
     .action(async (run: string, flags: { at: string; run?: string }) => {
-      const atStep = Number(flags.at);
-      if (!Number.isInteger(atStep) || atStep < 1) throw new UsageError(`--at needs a step number (1 or more), not "${flags.at}".`);
-      const store = await JournalStore.open(process.cwd());
-      const ids = new Set(await listRunIds(store));
-      let id = flags.run ?? `${run}-fork-${atStep}`;
-      for (let n = 2; !flags.run && ids.has(id); n++) id = `${run}-fork-${atStep}-${n}`;
-      const fork = await forkRun(store, run, atStep, id);
+      const at = Number(flags.at);
+      if (!Number.isInteger(at) || at < 1) throw new UsageError(`--at needs a step number (1 or more), not "${flags.at}".`);
+      const fork = await forkRun({ from: run, at, run: flags.run });
       const style = styleFor(process.stdout);
       process.stdout.write(
-        `Forked ${run} at step ${atStep} as ${style.cyan(id)}: ${fork.steps} finished step(s) kept` +
+        `Forked ${run} at step ${at} as ${style.cyan(fork.id)}: ${fork.steps} finished step(s) kept` +
           `${fork.checkpoint ? ', with the working tree as it was there' : ''}.\n` +
-          `Continue it with: savepoint resume ${id}${fork.checkpoint ? ' --restore' : ''}\n`,
+          `Continue it with: savepoint resume ${fork.id}${fork.checkpoint ? ' --restore' : ''}\n`,
       );
     });
 }

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
-import { SavepointError } from '../errors/index.js';
+import { ReportWriteError } from '../errors/index.js';
 import { renderHtmlTimeline } from '../report/html-timeline.js';
 import { loadRun, openJournals } from '../report/journal-runs.js';
 import { relativeTime, type AttemptView, type StepView, type Timeline } from '../report/summarize.js';
@@ -14,13 +14,6 @@ import { allStepDiffs } from './step-diff.js';
 import { fit, formatCount, formatDuration, styleFor, type Style } from './style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
-
-// The HTML page could not be written where asked.
-export class ReportWriteError extends SavepointError<{ path: string; reason: string }> {
-  constructor(path: string, reason: string) {
-    super('EREPORTWRITE', `Could not write the HTML timeline to ${path}: ${reason}. Choose a path in a folder that exists and that you can write to.`, { path, reason });
-  }
-}
 
 // The `log` command.
 export function logCommand(): Command {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
+import { continueCommand } from './continue.js';
 import { demoCommand } from './demo.js';
 import { logCommand } from './log.js';
 import { forkCommand } from './fork.js';
@@ -17,6 +18,7 @@ Examples:
   savepoint run "make the failing test pass"  start (or continue) a run in this repository
   savepoint run --yes "add a --verbose flag"  ...approving every command and edit without asking
   savepoint resume                            continue the most recent unfinished run
+  savepoint continue "now add a test"         a follow-up instruction to the most recent run
   git log agent-journal                       the save file: one commit per step, plain git
 
 Kill it anywhere (Ctrl-C, kill -9, a reboot) and run the same command again: finished steps are
@@ -37,7 +39,7 @@ export function createProgram(): Command {
     .version(version(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXAMPLES);
-  for (const command of [runCommand(), resumeCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
+  for (const command of [runCommand(), resumeCommand(), continueCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
   for (const command of [program, ...program.commands]) command.exitOverride();
   return program;
 }

@@ -1,8 +1,9 @@
-// Options shared by the commands that drive a run (`run`, `resume`).
+// Options shared by the commands that drive a run (`run`, `resume`, `continue`).
 import { Option, type Command } from 'commander';
 import { IN_FLIGHT_POLICIES, type InFlightPolicy } from '../agent/in-flight.js';
 import { UsageError } from '../errors/index.js';
 
+/** The flags of a command that drives a run, as commander parses them. */
 export interface DriveFlags {
   model?: string;
   yes?: boolean;
@@ -13,19 +14,7 @@ export interface DriveFlags {
   push?: string;
 }
 
-// The DriveOptions fields that come straight from the flags.
-export function driveFlags(flags: DriveFlags) {
-  if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
-  return {
-    yes: Boolean(flags.yes),
-    maxSteps: flags.maxSteps,
-    inFlight: flags.inFlight,
-    restore: Boolean(flags.restore),
-    keepWorktree: Boolean(flags.keepWorktree),
-    push: flags.push,
-  };
-}
-
+/** Adds the options of a command that drives a run (`run`, `resume`, `continue`). */
 export function addDriveOptions(command: Command): Command {
   return command
     .option('--model <name>', 'an Anthropic model id, or script:<file> for a scripted model (default: the run\'s model, else claude-sonnet-5-5)')

@@ -3,7 +3,7 @@
 // checkpoint against the one before it), coloured on a terminal.
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
-import { SavepointError, UsageError } from '../errors/index.js';
+import { NoSuchStepError, UsageError } from '../errors/index.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { loadRun, openJournals } from '../report/journal-runs.js';
 import { formatInput, formatResult } from '../report/step-detail.js';
@@ -14,19 +14,6 @@ import { formatCount, formatDuration, styleFor, type Style } from './style.js';
 import { estimateCost, priceFor } from '../report/pricing.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
-
-// The run has no step with that number.
-export class NoSuchStepError extends SavepointError<{ run: string; step: number; last: number }> {
-  constructor(run: string, step: number, last: number) {
-    super(
-      'ENOSTEP',
-      last === 0
-        ? `Run ${run} has no steps recorded yet, so there is no step ${step} to show.`
-        : `Run ${run} has no step ${step}: its steps are numbered 1 to ${last}. "savepoint log ${run}" lists them.`,
-      { run, step, last },
-    );
-  }
-}
 
 // What `show --json` prints.
 export interface ShownStep {
@@ -74,6 +61,8 @@ function parseStep(text: string): number {
 
 const RESOLUTIONS: Record<string, string> = {
   'in-flight-reported': 'the step was started before a crash and never recorded; it was not run again, and the model was told its outcome is unknown',
+  declined: 'the step did not run: approval declined it (or it was answered without running), and that answer was recorded',
+  // Journals written before the resolution was named "declined".
   gated: 'the step did not run: approval declined it (or it was answered without running), and that answer was recorded',
 };
 

@@ -3,13 +3,11 @@
 // The caller's loop cannot tell which happened, and must not need to: that is what makes replay
 // exact. Open one with `openJournal`; one process at a time may hold a run open.
 import { hostname } from 'node:os';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
-import { readRef } from '../journal/refs.js';
+import { readHeadCommit } from '../journal/head.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { JournalStore, type JournalFile, type StoreOptions } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
@@ -18,7 +16,8 @@ import { shortText, stepKey } from './key.js';
 // What a caller may say about one step.
 export interface StepOptions<T> {
   // The step is not safe to repeat (a command, an overwrite): record the intent before running it.
-  intent?: boolean;
+  // A function is asked only when the step goes live, so a replayed step never looks at the world.
+  intent?: boolean | (() => boolean);
   // For people: `run_bash "npm test"`. Defaults to the kind and a short rendering of the input.
   describe?: string;
   // A one-line result for people: `exit 1: 1 failed`. Defaults to a short rendering of the result.
@@ -29,8 +28,9 @@ export interface StepOptions<T> {
   // step is run again.
   onInFlight?: (step: InFlightStep) => InFlightAnswer<T> | Promise<InFlightAnswer<T>>;
   // Called only when the step is about to run live, before its intent is recorded (approval):
-  // it may throw to stop with nothing recorded, or return a result to record instead of running.
-  gate?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
+  // it may throw to stop with nothing recorded, or return a result to record instead of running
+  // (recorded with the resolution "declined").
+  decline?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
   // The working-tree checkpoint to record after the step (a git tree id, and files left out of it).
   checkpoint?: (result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined;
 }
@@ -75,6 +75,9 @@ export interface OpenJournalOptions {
   // Rewrites every entry just before it is written (secret redaction). The valve then returns the
   // recorded (redacted) result, live or replayed, so both see exactly the same values.
   redact?: <V>(value: V) => V;
+  // The user's HEAD commit when the run is created, recorded in run.json as its base (a fresh clone
+  // of it is restored from the checkpoint automatically). Default: HEAD of the repository at `dir`.
+  baseCommit?: string;
   // The working tree when the run is created, recorded in run.json (drift is measured from it
   // until the first step makes a checkpoint of its own). A function is called only for a new run.
   startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
@@ -135,9 +138,10 @@ export class RunJournal {
         const answer = await this.resolveInFlight(call, input, recorded.intent, options);
         if ('result' in answer) return await this.recordResult(call, input, answer.result, Date.now(), options, answer);
       }
-      const gated = await options.gate?.(); // only a live step asks (approval); a replayed one never does
-      if (gated) return await this.recordResult(call, input, gated.result, Date.now(), options, { ...gated, resolution: 'gated' });
-      if (options.intent && !recorded?.intent) await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
+      const declined = await options.decline?.(); // only a live step asks (approval); a replayed one never does
+      if (declined) return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
+      const intent = typeof options.intent === 'function' ? options.intent() : options.intent;
+      if (intent && !recorded?.intent) await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
       this.emit({ type: 'started', ...callInfo(call) });
       const started = Date.now();
       const result = await run();
@@ -253,7 +257,7 @@ export class RunJournal {
       id: this.run,
       task: this.options.task ?? '',
       model: this.options.model,
-      baseCommit: headCommit(this.store),
+      baseCommit: 'baseCommit' in this.options ? this.options.baseCommit : readHeadCommit(this.store.repo),
       createdAt: now,
       updatedAt: now,
       status: 'running',
@@ -308,16 +312,3 @@ function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
-
-// The user's HEAD commit, recorded as the run's base (a fresh clone restores from it).
-function headCommit(store: JournalStore): string | undefined {
-  try {
-    const head = readFileSync(join(store.repo.gitdir, 'HEAD'), 'utf8').trim();
-    if (/^[0-9a-f]{40}$/.test(head)) return head;
-    const ref = /^ref: (.+)$/.exec(head)?.[1];
-    return ref ? readRef(store.repo.commonDir, ref) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-

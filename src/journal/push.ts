@@ -2,36 +2,10 @@
 // speaks only HTTP). A rejected push means the remote moved on: fetch it and fold it in; if another
 // machine appended to this same run, stop, keeping every local entry.
 import { spawnSync } from 'node:child_process';
-import { SavepointError } from '../errors/index.js';
+import { JournalConflictError, PushFailedError, PushRejectedError } from '../errors/index.js';
 import { JOURNAL_REF } from './layout.js';
 import type { JournalStore } from './store.js';
-import { integrate, JournalConflictError } from './sync.js';
-
-// Another machine moved this run on at the remote: this one must stop.
-export class PushRejectedError extends SavepointError<{ run: string; remote: string; entries: string[] }> {
-  constructor(run: string, remote: string, entries: string[]) {
-    super(
-      'EPUSHREJECTED',
-      `Pushing the journal to ${remote} was rejected: another machine moved run ${run} on there ` +
-        `(${entries.slice(0, 5).join(', ') || 'entries this machine does not have'}). Two machines must not drive one run, ` +
-        `so this one stops here. Every entry is kept in this machine's agent-journal branch; to go on from ` +
-        `here as a separate run, use "savepoint fork ${run} --at <step>".`,
-      { run, remote, entries },
-    );
-  }
-}
-
-// The push could not be done at all (no such remote, no network, no permission).
-export class PushFailedError extends SavepointError<{ remote: string; output: string }> {
-  constructor(remote: string, output: string) {
-    super(
-      'EPUSHFAILED',
-      `Pushing the journal to ${remote} failed: ${output.trim().split('\n').slice(-3).join(' ')}. ` +
-        `The step is recorded locally; fix the remote and run the same command again to go on.`,
-      { remote, output },
-    );
-  }
-}
+import { integrate } from './sync.js';
 
 // A hook for JournalStore's afterAppend that pushes the branch to `remote`.
 export function createJournalPusher(getStore: () => JournalStore, remote: string, run: string): (commit: string) => Promise<void> {

@@ -3,26 +3,11 @@
 // forwarded to it, or merged with it when both sides appended different runs. When both sides
 // appended to the same run, nothing is overwritten: the conflict is reported, naming the entries.
 import { spawnSync } from 'node:child_process';
-import { SavepointError } from '../errors/index.js';
+import { JournalConflictError } from '../errors/index.js';
 import { listJournalRefs } from './journal-refs.js';
 import { makeCommit, makeTree, TREE_MODE, type GitObject, type Tree } from './objects.js';
 import type { JournalStore } from './store.js';
 import { diffTrees } from '../worktree/tree-diff.js';
-
-// Both this machine and another appended to the same run since their journals last agreed.
-export class JournalConflictError extends SavepointError<{ run: string; source: string; entries: string[] }> {
-  constructor(run: string, source: string, entries: string[]) {
-    const shown = entries.slice(0, 8).join(', ') + (entries.length > 8 ? `, and ${entries.length - 8} more` : '');
-    super(
-      'EJOURNALCONFLICT',
-      `The journal of run ${run} has diverged: this machine and ${source} both added entries to it since ` +
-        `their journals last agreed (${shown}). savepoint never overwrites a journal, so nothing was changed. ` +
-        `Compare them with "git log agent-journal...${source === 'local' ? 'agent-journal' : `${source}/agent-journal`} -- runs/${run}", ` +
-        `and go on from one side as a new run with "savepoint fork ${run} --at <step>".`,
-      { run, source, entries },
-    );
-  }
-}
 
 export interface SyncReport {
   source: string;

@@ -1,7 +1,7 @@
 // From what the SDK throws, after its retries, to a ModelError that says what happened and what to
 // do. Errors that are not the SDK's (a bug in savepoint) pass through unchanged.
 import { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
-import { ModelError, type ModelErrorData } from './errors.js';
+import { ModelError, type ModelErrorData } from '../errors/index.js';
 
 // The facts of the failed call that the message is built from.
 export interface CallContext {

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { AnthropicProviderOptions } from './anthropic.js';
 import { DEFAULT_MODEL } from './defaults.js';
-import { ScriptError } from './errors.js';
+import { ScriptError } from '../errors/index.js';
 import { createScriptedProvider, loadScript } from './scripted.js';
 import type { ModelProvider } from './types.js';
 
@@ -12,7 +12,7 @@ export type * from './types.js';
 export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
 export type { AnthropicProviderOptions } from './anthropic.js';
 export { createScriptedProvider, loadScript, validateScript, type Script, type ScriptTurn, type ScriptTool, type ScriptedProviderOptions } from './scripted.js';
-export { ModelError, ScriptError, type ModelErrorData } from './errors.js';
+export { ModelError, ScriptError, type ModelErrorData } from '../errors/index.js';
 
 // The prefix of a model name that selects a script: `script:fixtures/demo.json`.
 export const SCRIPT_PREFIX = 'script:';

@@ -2,7 +2,7 @@
 // fixtures/scripts/README.md). Checking is strict, unknown keys included, because a typo such as
 // "tool" for "tools" would otherwise make a demo silently do nothing.
 import { readFile } from 'node:fs/promises';
-import { ScriptError } from './errors.js';
+import { ScriptError } from '../errors/index.js';
 import type { Usage } from './types.js';
 
 // One tool call in a turn. Its id is made up from the turn and position (`toolu_s<turn>_<i>`).

@@ -1,7 +1,7 @@
 // The I/O shell behind `runs`, `log` and `show`: reads every journal the repository holds (its own
 // `agent-journal` and the remote-tracking ones), merges a run found in several into one view that
 // prefers the local copy, and hands the entries to the pure summarizer.
-import { CorruptEntryError, SavepointError, UnknownRunError } from '../errors/index.js';
+import { CorruptEntryError, NoRunsError, UnknownRunError } from '../errors/index.js';
 
 export { UnknownRunError };
 import type { JournalEntry, RunRecord } from '../journal/entry.js';
@@ -11,18 +11,6 @@ import { findRepository, type Repository } from '../journal/repository.js';
 import { runLockHolder } from '../journal/run-lock.js';
 import { JournalStore } from '../journal/store.js';
 import { buildTimeline, compareEntries, type Timeline } from './summarize.js';
-
-// The repository has no runs at all.
-export class NoRunsError extends SavepointError<{ root: string }> {
-  constructor(root: string) {
-    super(
-      'ENORUNS',
-      `There are no runs in ${root} yet: neither agent-journal nor any refs/remotes/*/agent-journal holds one. ` +
-        `Start one with "savepoint run <task>", or see one with "savepoint demo"; after "git fetch", runs pushed from another machine are listed too.`,
-      { root },
-    );
-  }
-}
 
 // One run as read from the journals: its record and entries from the preferred copy, and its view.
 export interface LoadedRun {

@@ -2,7 +2,6 @@
 // steps assume the files as the run left them, so a difference must be resolved first: restored
 // silently on a clean checkout of the run's base commit (a fresh clone), otherwise shown to a person.
 import type { ObjectStore } from '../journal/objects.js';
-import { SavepointError } from '../errors/index.js';
 import type { Snapshot, WorktreeSnapshotter } from './snapshot.js';
 import { diffTrees, type FileChange } from './tree-diff.js';
 
@@ -30,22 +29,4 @@ export async function findDrift(objects: ObjectStore, snapshotter: WorktreeSnaps
   return { checkpoint, step, current, changes, cleanBase: current.tree === baseTree };
 }
 
-// `modified src/a.js, added notes.txt, and 3 more`
-export function describeChanges(changes: FileChange[], max = 8): string {
-  const shown = changes.slice(0, max).map((c) => `${c.change} ${c.path}`);
-  return shown.join(', ') + (changes.length > max ? `, and ${changes.length - max} more` : '');
-}
 
-// The working tree differs from the checkpoint and nobody said what to do.
-export class DriftError extends SavepointError<{ run: string; step: number; changes: FileChange[] }> {
-  constructor(run: string, step: number, changes: FileChange[]) {
-    super(
-      'EDRIFT',
-      `The working tree differs from what run ${run} recorded ${step ? `after step ${step}` : 'when it started'}: ` +
-        `${describeChanges(changes)}. The replayed steps assume the files as the run left them. Run the same ` +
-        `command again with --restore to put them back as recorded (tracked files the checkpoint lacks are ` +
-        `deleted; untracked files it never saw are kept), or with --keep-worktree to go on with the files as they are.`,
-      { run, step, changes },
-    );
-  }
-}

@@ -1,12 +1,10 @@
 // Comparing checkpoints: which files differ between two trees, descending only into subtrees whose
 // ids differ, so the cost follows the change, not the repository.
 import { TREE_MODE, type ObjectStore, type Tree } from '../journal/objects.js';
+import type { FileChange } from '../errors/index.js';
 import type { FileEntry } from './snapshot.js';
 
-export interface FileChange {
-  path: string;
-  change: 'added' | 'deleted' | 'modified';
-}
+export type { FileChange } from '../errors/index.js';
 
 // Files that differ from tree `a` to tree `b` (either may be undefined: empty).
 export async function diffTrees(objects: ObjectStore, a: string | undefined, b: string | undefined, prefix = ''): Promise<FileChange[]> {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AnthropicError, APIConnectionTimeoutError } from '@anthropic-ai/sdk';
 import { toModelError } from '../../src/model/anthropic-errors.js';
-import { ModelError } from '../../src/model/errors.js';
+import { ModelError } from '../../src/errors/index.js';
 
 const context = { model: 'claude-test', baseURL: 'https://api.example.test', maxRetries: 2 };
 

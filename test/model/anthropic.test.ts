@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { createAnthropicProvider, hasAnthropicCredentials } from '../../src/model/anthropic.js';
-import { ModelError } from '../../src/model/errors.js';
+import { ModelError } from '../../src/errors/index.js';
 import type { Message, ModelRequest } from '../../src/model/types.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadScript } from '../../src/model/script-file.js';
-import { ScriptError } from '../../src/model/errors.js';
+import { ScriptError } from '../../src/errors/index.js';
 
 async function withScriptFile(text: string, body: (file: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'savepoint-script-'));

@@ -1,7 +1,7 @@
 // Run ids derived from the task text, so that the identical command finds the same run again.
 import { createHash } from 'node:crypto';
 
-// `fix-the-failing-test-3fa9c1`: a readable slug of the task and a short digest of its exact text.
+/** `fix-the-failing-test-3fa9c1`: a readable slug of the task and a short digest of its exact text. */
 export function runIdForTask(task: string): string {
   const slug = task
     .toLowerCase()
@@ -13,7 +13,7 @@ export function runIdForTask(task: string): string {
   return `${slug || 'run'}-${digest}`;
 }
 
-// The latest of a task's runs (`id`, `id-2`, `id-3`, ... made by --fresh), and the next free id.
+/** The latest of a task's runs (`id`, `id-2`, `id-3`, ... made by --fresh), and the next free id. */
 export function runsForTask(base: string, existing: Iterable<string>): { latest?: string; next: string } {
   let latest: string | undefined;
   let highest = 0;

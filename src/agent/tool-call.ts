@@ -1,0 +1,57 @@
+// One tool call of the model's, as a durable step: an unknown tool is answered with an error the
+// model can read; a known one asks for approval only when it goes live, records its intent first
+// when it is not safe to repeat, and is checkpointed after when it may have changed files.
+import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
+import type { ToolUseBlock } from '../model/types.js';
+import type { AnyTool, ToolResult } from '../tools/types.js';
+import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
+
+/** Asked before a live tool call that needs approval: true runs it, false records that it was declined. */
+export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean>;
+
+/** What one tool call needs from the loop around it. */
+export interface ToolCallContext {
+  journal: RunJournal;
+  tools: ReadonlyMap<string, AnyTool>;
+  inFlight: InFlightPolicy;
+  approve?: Approver;
+  signal?: AbortSignal;
+  checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
+}
+
+/** The model's answer to a declined call, recorded in place of running it. */
+export const DECLINED_RESULT: ToolResult = { isError: true, output: 'The user declined this tool call. Ask or try another way.', summary: 'declined by the user' };
+
+/** Runs (or replays) one tool call through the journal and returns its whole result. */
+export async function callTool(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResult> {
+  const { journal, signal } = context;
+  const tool = context.tools.get(call.name);
+  if (!tool) {
+    const known = [...context.tools.keys()].join(', ');
+    const result: ToolResult = { isError: true, output: `There is no tool named "${call.name}". The tools are: ${known}.`, summary: 'unknown tool' };
+    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${call.name.slice(0, 40)}"`, summarize: (r) => r.summary });
+  }
+  const input = call.input ?? {};
+  return journal.step<ToolResult>(
+    tool.name,
+    input,
+    async () => {
+      const result = await tool.execute(input, { signal });
+      // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
+      signal?.throwIfAborted();
+      return result;
+    },
+    {
+      // Asked only when the step goes live: a replayed step never looks at the files.
+      intent: () => !tool.isRepeatSafe(input),
+      describe: tool.describe(input),
+      summarize: (r) => r.summary,
+      onInFlight: (step) => inFlightAnswer(context.inFlight, step),
+      decline: async () => {
+        if (!context.approve || !tool.needsApproval(input) || (await context.approve(tool, input))) return undefined;
+        return { result: DECLINED_RESULT };
+      },
+      checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!() : undefined,
+    },
+  );
+}

@@ -1,0 +1,116 @@
+// Errors of the journal itself: the repository around it, its locks, its entries, and journals
+// from other machines (sync and push).
+import { SavepointError } from './savepoint-error.js';
+
+/** The directory is not inside a git repository. */
+export class NotARepositoryError extends SavepointError<{ dir: string }> {
+  constructor(dir: string) {
+    super(
+      'ENOTREPO',
+      `${dir} is not inside a git repository. savepoint keeps a run's progress on the git branch ` +
+        `"agent-journal" of the repository the agent works in: run it inside one, or create one with ` +
+        `"git init" (and a first commit) first.`,
+      { dir },
+    );
+  }
+}
+
+/** A repository savepoint cannot write safely (SHA-256 objects, reftable refs, ...). */
+export class UnsupportedRepositoryError extends SavepointError<{ gitdir: string; reason: string }> {
+  constructor(gitdir: string, reason: string) {
+    super(
+      'EUNSUPPORTEDREPO',
+      `The repository at ${gitdir} uses ${reason}, which savepoint cannot write safely yet, so it ` +
+        `refuses to touch it rather than risk corrupting it. Run savepoint in a repository with ` +
+        `SHA-1 objects and files-based refs (the git default).`,
+      { gitdir, reason },
+    );
+  }
+}
+
+export interface RunLockOwner {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+/** Another live process is driving the same run. */
+export class RunLockedError extends SavepointError<{ run: string; owner: RunLockOwner; lockPath: string }> {
+  constructor(run: string, owner: RunLockOwner, lockPath: string) {
+    super(
+      'ERUNLOCKED',
+      `Run ${run} is already running (pid ${owner.pid} on ${owner.host}, since ${owner.since}). ` +
+        `One process at a time may drive a run: wait for it to finish or stop it. If that process ` +
+        `is gone and its machine cannot be reached, delete ${lockPath}.`,
+      { run, owner, lockPath },
+    );
+  }
+}
+
+/** The journal's ref stayed locked by someone else for longer than any append takes. */
+export class JournalBusyError extends SavepointError<{ lockPath: string; waitedMs: number }> {
+  constructor(lockPath: string, waitedMs: number) {
+    super(
+      'EJOURNALBUSY',
+      `The journal branch stayed locked for ${Math.round(waitedMs / 1000)} s (${lockPath} exists). ` +
+        `Another git command may be updating it; try again, or delete the lock file if no git or ` +
+        `savepoint process is running.`,
+      { lockPath, waitedMs },
+    );
+  }
+}
+
+/** A journal entry that is not valid JSON or not a valid entry. Never half-replayed. */
+export class CorruptEntryError extends SavepointError<{ path: string; step?: number; reason: string }> {
+  constructor(path: string, reason: string, step?: number) {
+    super(
+      'ECORRUPTENTRY',
+      `The journal entry ${path}${step === undefined ? '' : ` (step ${step})`} is corrupt: ${reason}. ` +
+        `savepoint will not replay a run from a damaged record. Inspect it with ` +
+        `"git log -p agent-journal -- ${path}"; to continue from the steps before it, use ` +
+        `"savepoint fork <run> --at ${step ?? '<step>'}".`,
+      { path, step, reason },
+    );
+  }
+}
+
+/** Both this machine and another appended to the same run since their journals last agreed. */
+export class JournalConflictError extends SavepointError<{ run: string; source: string; entries: string[] }> {
+  constructor(run: string, source: string, entries: string[]) {
+    const shown = entries.slice(0, 8).join(', ') + (entries.length > 8 ? `, and ${entries.length - 8} more` : '');
+    super(
+      'EJOURNALCONFLICT',
+      `The journal of run ${run} has diverged: this machine and ${source} both added entries to it since ` +
+        `their journals last agreed (${shown}). savepoint never overwrites a journal, so nothing was changed. ` +
+        `Compare them with "git log agent-journal...${source === 'local' ? 'agent-journal' : `${source}/agent-journal`} -- runs/${run}", ` +
+        `and go on from one side as a new run with "savepoint fork ${run} --at <step>".`,
+      { run, source, entries },
+    );
+  }
+}
+
+/** Another machine moved this run on at the remote: this one must stop. */
+export class PushRejectedError extends SavepointError<{ run: string; remote: string; entries: string[] }> {
+  constructor(run: string, remote: string, entries: string[]) {
+    super(
+      'EPUSHREJECTED',
+      `Pushing the journal to ${remote} was rejected: another machine moved run ${run} on there ` +
+        `(${entries.slice(0, 5).join(', ') || 'entries this machine does not have'}). Two machines must not drive one run, ` +
+        `so this one stops here. Every entry is kept in this machine's agent-journal branch; to go on from ` +
+        `here as a separate run, use "savepoint fork ${run} --at <step>".`,
+      { run, remote, entries },
+    );
+  }
+}
+
+/** The push could not be done at all (no such remote, no network, no permission). */
+export class PushFailedError extends SavepointError<{ remote: string; output: string }> {
+  constructor(remote: string, output: string) {
+    super(
+      'EPUSHFAILED',
+      `Pushing the journal to ${remote} failed: ${output.trim().split('\n').slice(-3).join(' ')}. ` +
+        `The step is recorded locally; fix the remote and run the same command again to go on.`,
+      { remote, output },
+    );
+  }
+}

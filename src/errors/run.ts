@@ -1,0 +1,119 @@
+// Errors of driving and reading a run: bad usage, missing credentials, a run or step that is not
+// there, a working tree that differs from the journal, a step that needs approval with no one to ask.
+import { SavepointError } from './savepoint-error.js';
+
+/** One file that differs between two working-tree checkpoints (defined here, where DriftError reports it). */
+export interface FileChange {
+  path: string;
+  change: 'added' | 'deleted' | 'modified';
+}
+
+/** `modified src/a.js, added notes.txt, and 3 more` */
+export function describeChanges(changes: readonly FileChange[], max = 8): string {
+  const shown = changes.slice(0, max).map((c) => `${c.change} ${c.path}`);
+  return shown.join(', ') + (changes.length > max ? `, and ${changes.length - max} more` : '');
+}
+
+/** Bad command-line usage: exit code 2. */
+export class UsageError extends SavepointError<{ hint?: string }> {
+  constructor(message: string, hint?: string) {
+    super('EUSAGE', message, { hint });
+  }
+}
+
+/** A live model call is needed and there are no Anthropic credentials. */
+export class MissingCredentialsError extends SavepointError<{ model: string }> {
+  constructor(model: string) {
+    super(
+      'ENOCREDENTIALS',
+      `This run needs live calls to the model ${model}, and no Anthropic credentials are set. Set ` +
+        `ANTHROPIC_API_KEY (a key from https://console.anthropic.com), or ANTHROPIC_AUTH_TOKEN, and ` +
+        `ANTHROPIC_BASE_URL for any Anthropic-compatible server (a proxy, a local Ollama). Or use a ` +
+        `scripted model with --model script:<file>. To see savepoint work with no key at all, run ` +
+        `"savepoint demo".`,
+      { model },
+    );
+  }
+}
+
+/** The run asked for is in none of the repository's journals. */
+export class UnknownRunError extends SavepointError<{ run: string; journals: string[] }> {
+  constructor(run: string, journals: string[] = []) {
+    super(
+      'EUNKNOWNRUN',
+      `There is no run "${run}" in this repository's journals (${journals.length ? journals.join(', ') : 'agent-journal'}). ` +
+        `"savepoint runs" lists every run with its id; runs pushed from another machine show up after "git fetch".`,
+      { run, journals },
+    );
+  }
+}
+
+/** No unfinished run to resume. */
+export class NoUnfinishedRunError extends SavepointError<Record<string, never>> {
+  constructor() {
+    super(
+      'ENORUN',
+      `There is no unfinished run in this repository's agent-journal branch to resume. Start one with "savepoint run <task>"; "savepoint runs" lists every run.`,
+      {},
+    );
+  }
+}
+
+/** The repository has no runs at all. */
+export class NoRunsError extends SavepointError<{ root: string }> {
+  constructor(root: string) {
+    super(
+      'ENORUNS',
+      `There are no runs in ${root} yet: neither agent-journal nor any refs/remotes/*/agent-journal holds one. ` +
+        `Start one with "savepoint run <task>", or see one with "savepoint demo"; after "git fetch", runs pushed from another machine are listed too.`,
+      { root },
+    );
+  }
+}
+
+/** The run has no step with that number. */
+export class NoSuchStepError extends SavepointError<{ run: string; step: number; last: number }> {
+  constructor(run: string, step: number, last: number) {
+    super(
+      'ENOSTEP',
+      last === 0
+        ? `Run ${run} has no steps recorded yet, so there is no step ${step} to show.`
+        : `Run ${run} has no step ${step}: its steps are numbered 1 to ${last}. "savepoint log ${run}" lists them.`,
+      { run, step, last },
+    );
+  }
+}
+
+/** The HTML page could not be written where asked. */
+export class ReportWriteError extends SavepointError<{ path: string; reason: string }> {
+  constructor(path: string, reason: string) {
+    super('EREPORTWRITE', `Could not write the HTML timeline to ${path}: ${reason}. Choose a path in a folder that exists and that you can write to.`, { path, reason });
+  }
+}
+
+/** A live step needed approval and there was no terminal to ask on. */
+export class ApprovalRequiredError extends SavepointError<{ description: string }> {
+  constructor(description: string) {
+    super(
+      'EAPPROVAL',
+      `The next step (${description}) needs approval, and there is no terminal to ask on. Re-run the ` +
+        `same command with --yes to approve every tool call, or run it in a terminal to answer each one. ` +
+        `Nothing was run and every finished step is kept.`,
+      { description },
+    );
+  }
+}
+
+/** The working tree differs from the checkpoint and nobody said what to do. */
+export class DriftError extends SavepointError<{ run: string; step: number; changes: FileChange[] }> {
+  constructor(run: string, step: number, changes: FileChange[]) {
+    super(
+      'EDRIFT',
+      `The working tree differs from what run ${run} recorded ${step ? `after step ${step}` : 'when it started'}: ` +
+        `${describeChanges(changes)}. The replayed steps assume the files as the run left them. Run the same ` +
+        `command again with --restore to put them back as recorded (tracked files the checkpoint lacks are ` +
+        `deleted; untracked files it never saw are kept), or with --keep-worktree to go on with the files as they are.`,
+      { run, step, changes },
+    );
+  }
+}

@@ -1,0 +1,105 @@
+// One run's life, from opening its journal to its final answer: open the journal with the run's
+// configuration, settle the working tree against the last checkpoint, run the agent loop through
+// the valve (checkpointing files after each step that may change them), and record how it ended.
+// The CLI and the library both come through here; the named entry points are in start.ts.
+import { runAgent, USER_STEP_KIND, type FollowUp } from '../agent/loop.js';
+import { openJournal, type RunJournal } from '../durable/run-journal.js';
+import { DriftError, MissingCredentialsError } from '../errors/index.js';
+import { ObjectStore } from '../journal/objects.js';
+import { createJournalPusher } from '../journal/push.js';
+import { findRepository } from '../journal/repository.js';
+import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
+import type { ModelProvider } from '../model/types.js';
+import { createRedactor } from '../redact/redactor.js';
+import { createTools } from '../tools/index.js';
+import { WorktreeSnapshotter } from '../worktree/snapshot.js';
+import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
+import { settleWorktree } from './worktree.js';
+
+/** The run a session drives, once the entry point has found or named it. */
+export interface RunTarget {
+  /** The repository root. */
+  root: string;
+  run: string;
+  task: string;
+  model: string;
+  /** A follow-up instruction to record after the run's recorded ones (`continue`). */
+  followUp?: string;
+}
+
+/** Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a failure. */
+export async function driveSession(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
+  const env = options.env ?? process.env;
+  const emit = (event: SessionEvent) => options.onEvent?.(event);
+  const redactor = createRedactor(env);
+  const repo = findRepository(target.root);
+  const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });
+  const journal: RunJournal = await openJournal({
+    dir: target.root,
+    run: target.run,
+    task: target.task,
+    model: target.model,
+    onEvent: emit,
+    redact: redactor.value,
+    startCheckpoint: () => snapshotter.snapshot().tree,
+    store: options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, target.run) } : undefined,
+  });
+  try {
+    const record = journal.runRecord;
+    const followUps = recordedFollowUps(journal);
+    const newFollowUp = target.followUp !== undefined && followUps.at(-1)?.message !== target.followUp;
+    if (newFollowUp) followUps.push({ message: target.followUp! });
+    // A finished run replays with no key; anything else needs one before anything happens.
+    const replayOnly = record?.status === 'finished' && !newFollowUp;
+    if (!replayOnly && !options.provider && !target.model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(target.model);
+    const recordedSteps = journal.history.finishedCount;
+    const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
+    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps });
+    if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, options, emit });
+
+    const outcome = await runAgent({
+      journal,
+      task: target.task,
+      model: target.model,
+      provider: providerFor(target.model, options.provider),
+      tools: typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root)),
+      followUps,
+      maxSteps: options.maxSteps,
+      inFlight: options.inFlight,
+      approve: options.approve,
+      onText: (text) => emit({ type: 'text', text }),
+      signal: options.signal,
+      checkpoint: () => {
+        const snapshot = snapshotter.snapshot();
+        return { tree: snapshot.tree, skipped: snapshot.skipped };
+      },
+    });
+    const counts = journal.stats;
+    if (outcome.status === 'max-steps') return { run: target.run, status: 'max-steps', final: '', steps: outcome.steps, ...counts };
+    await journal.finish('finished', { final: outcome.final });
+    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts };
+  } catch (error) {
+    if (options.signal?.aborted) return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
+    // A drift refusal is not a failure of the run: nothing ran, and the journal must stay exactly
+    // as it was (the run is still unfinished, waiting for --restore or --keep-worktree), so
+    // `savepoint runs` does not report it failed and no commit lands for a question.
+    if (!(error instanceof DriftError)) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
+    throw error;
+  } finally {
+    journal.close();
+  }
+}
+
+// The follow-up instructions the run has recorded, with the steps that recorded them.
+function recordedFollowUps(journal: RunJournal): FollowUp[] {
+  return journal.history
+    .entries()
+    .filter((entry) => entry.kind === USER_STEP_KIND && entry.phase === 'result')
+    .map((entry) => ({ message: String((entry.input as { message?: unknown }).message ?? ''), step: entry.step }));
+}
+
+// The provider, made once on the first live call.
+function providerFor(model: string, given: SessionOptions['provider']): () => Promise<ModelProvider> {
+  let provider: Promise<ModelProvider> | undefined;
+  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model))));
+}

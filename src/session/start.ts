@@ -1,0 +1,129 @@
+// The named ways into a run's life, for the CLI and the library alike: start (or continue) the run
+// for a task, resume a run, continue a run with a follow-up, fork a run at a step. Each finds the
+// run in the journals (after folding in the ones fetched from other machines), checks that the
+// request makes sense, and hands it to driveSession.
+import { forkRun as forkJournalRun, type ForkResult } from '../durable/fork.js';
+import { NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
+import type { RunRecord } from '../journal/entry.js';
+import { listRunIds, readRunRecord } from '../journal/reader.js';
+import { JournalStore } from '../journal/store.js';
+import { assertNoConflict, syncJournals } from '../journal/sync.js';
+import { DEFAULT_MODEL } from '../model/index.js';
+import { createRedactor } from '../redact/redactor.js';
+import { driveSession } from './drive.js';
+import { runIdForTask, runsForTask } from './run-id.js';
+import type { RunOutcome, SessionOptions } from './types.js';
+
+/** Options of startRun: the task, and which of its runs. */
+export interface StartOptions extends SessionOptions {
+  /** What the agent should do, in plain words. */
+  task: string;
+  /** The run id. Default: derived from the task text, so the identical call finds the same run. */
+  run?: string;
+  /** Start a new run even if one exists for this task. */
+  fresh?: boolean;
+}
+
+/**
+ * Starts the run for a task, or continues it: the identical call finds the same run, replays its
+ * finished steps from the journal and goes live at the first step with no recorded result. A
+ * finished run replays to its final answer with no model call.
+ */
+export async function startRun(options: StartOptions): Promise<RunOutcome> {
+  // A secret typed into the task must not reach the run id, run.json or commit subjects.
+  const task = createRedactor(options.env).text(options.task.trim());
+  if (!task) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
+  const { store, synced } = await openSynced(options.dir);
+  const ids = await listRunIds(store);
+  let run = options.run;
+  if (run === undefined) {
+    const { latest, next } = runsForTask(runIdForTask(task), ids);
+    run = options.fresh ? next : (latest ?? next);
+  } else if (options.fresh && ids.includes(run)) {
+    throw new UsageError(`Run ${run} already exists, so --fresh cannot start it anew: drop --run, or give a new id.`);
+  }
+  assertNoConflict(synced, run);
+  const record = ids.includes(run) ? await readRunRecord(store, run) : undefined;
+  if (record && record.task !== task) {
+    throw new UsageError(`Run ${run} is for the task "${record.task}", not "${task}". Use "savepoint resume ${run}" to continue it, or another --run id.`);
+  }
+  return driveSession({ root: store.repo.root, run, task, model: options.model ?? record?.model ?? DEFAULT_MODEL }, options);
+}
+
+/** Options of resumeRun. */
+export interface ResumeOptions extends SessionOptions {
+  /** The run to resume. Default: the most recent unfinished one. */
+  run?: string;
+}
+
+/** Resumes a run by id, or the most recent unfinished one, found locally or in a fetched journal. */
+export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome> {
+  const { store, synced } = await openSynced(options.dir);
+  const record = options.run ? await readRunRecord(store, options.run) : await latestRun(store, (r) => r.status !== 'finished');
+  if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
+  assertNoConflict(synced, record.id);
+  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL }, options);
+}
+
+/** Options of continueRun: the follow-up, and which run it is for. */
+export interface ContinueOptions extends SessionOptions {
+  /** The follow-up instruction, recorded as a journaled user step. */
+  message: string;
+  /** The run to continue. Default: the most recent run. */
+  run?: string;
+}
+
+/**
+ * Gives a run a follow-up instruction: its earlier steps replay, the instruction is recorded as a
+ * step of its own, and the model answers it live. The identical call after a crash resumes that
+ * follow-up; it is never added twice. Works on finished runs and on runs stopped at a limit.
+ */
+export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
+  // Redacted before it is a step's key, as the task is: the journal never holds the secret.
+  const message = createRedactor(options.env).text(options.message.trim());
+  if (!message) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
+  const { store, synced } = await openSynced(options.dir);
+  const record = options.run ? await readRunRecord(store, options.run) : await latestRun(store, () => true);
+  if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
+  assertNoConflict(synced, record.id);
+  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL, followUp: message }, options);
+}
+
+/** Options of forkRun. */
+export interface ForkOptions {
+  /** A directory inside the repository. Default: the current directory. */
+  dir?: string;
+  /** The run to fork. */
+  from: string;
+  /** The first step the new run does anew (it keeps the steps before it). */
+  at: number;
+  /** The new run's id. Default: `<from>-fork-<at>`, numbered on when taken. */
+  run?: string;
+}
+
+/** Creates a new run from the steps of another before a given step; resumeRun then goes live there. */
+export async function forkRun(options: ForkOptions): Promise<ForkResult & { id: string }> {
+  if (!Number.isInteger(options.at) || options.at < 1) throw new UsageError(`--at needs a step number (1 or more), not "${options.at}".`);
+  const store = await JournalStore.open(options.dir ?? process.cwd());
+  const ids = new Set(await listRunIds(store));
+  let id = options.run ?? `${options.from}-fork-${options.at}`;
+  for (let n = 2; !options.run && ids.has(id); n++) id = `${options.from}-fork-${options.at}-${n}`;
+  return { ...(await forkJournalRun(store, options.from, options.at, id)), id };
+}
+
+// The journal store, with every fetched journal folded into the local branch first.
+async function openSynced(dir: string | undefined) {
+  const store = await JournalStore.open(dir ?? process.cwd());
+  const synced = await syncJournals(store);
+  return { store, synced };
+}
+
+// The most recently active run that `accept` takes.
+async function latestRun(store: JournalStore, accept: (record: RunRecord) => boolean): Promise<RunRecord | undefined> {
+  let latest: RunRecord | undefined;
+  for (const id of await listRunIds(store)) {
+    const record = await readRunRecord(store, id);
+    if (record && accept(record) && (!latest || record.updatedAt > latest.updatedAt)) latest = record;
+  }
+  return latest;
+}

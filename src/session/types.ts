@@ -1,0 +1,71 @@
+// What a caller gives a session and what it hears back. A session never writes to a terminal: the
+// CLI (or a library user) turns these events into lines, and answers its questions in callbacks.
+import type { InFlightPolicy } from '../agent/in-flight.js';
+import type { Approver } from '../agent/tool-call.js';
+import type { StepEvent } from '../durable/run-journal.js';
+import type { ModelProvider } from '../model/types.js';
+import type { AnyTool } from '../tools/types.js';
+import type { FileChange } from '../worktree/tree-diff.js';
+
+/** The options every way of driving a run shares (start, resume, continue). */
+export interface SessionOptions {
+  /** A directory inside the repository the agent works in. Default: the current directory. */
+  dir?: string;
+  /** An Anthropic model id, or `script:<file>` for a scripted model. Default: the run's model, else DEFAULT_MODEL. */
+  model?: string;
+  /** The model to talk to. Default: made from `model` on the first live call, so a replay needs no key. */
+  provider?: ModelProvider | (() => ModelProvider | Promise<ModelProvider>);
+  /** The tools the model gets. Default: every built-in tool (createTools) on the repository root. */
+  tools?: AnyTool[] | ((root: string) => AnyTool[]);
+  /** Asked before each live tool call that needs approval. Default: every call is approved. */
+  approve?: Approver;
+  /** Stop after this many steps (model calls and tool calls). */
+  maxSteps?: number;
+  /** A tool call found started-but-unrecorded after a crash: report it to the model (default), rerun it, or fail. */
+  inFlight?: InFlightPolicy;
+  /** When the working tree differs from the last checkpoint: put it back, or go on with it as it is. */
+  worktree?: 'restore' | 'keep';
+  /** Asked when the working tree differs and neither `worktree` nor a clean checkout decides. Without it, a DriftError stops the run. */
+  onDrift?: (drift: DriftQuestion) => Promise<'restore' | 'keep' | 'stop'>;
+  /** Push the agent-journal branch to this remote after every step. */
+  push?: string;
+  /** The environment secrets are read from (for redaction) and credentials checked in. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Aborting stops the step in progress and leaves it unrecorded (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Every step, streamed text and working-tree decision, as it happens. */
+  onEvent?: (event: SessionEvent) => void;
+}
+
+/** The working tree differs from the run's last checkpoint: what the `onDrift` callback is shown. */
+export interface DriftQuestion {
+  run: string;
+  /** The step that recorded the checkpoint (0: when the run started). */
+  step: number;
+  changes: FileChange[];
+}
+
+/** How the run was found when the session opened it. */
+export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
+
+/** What a session reports besides the valve's own step events. */
+export type SessionEvent =
+  | StepEvent
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number }
+  | { type: 'text'; text: string }
+  | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[] }
+  | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
+
+/** How a session's run ended. An error (divergence, drift refused, a failed model call) is thrown instead. */
+export interface RunOutcome {
+  run: string;
+  /** finished: the model gave its final answer; max-steps: stopped at the step limit; interrupted: the signal aborted it. */
+  status: 'finished' | 'max-steps' | 'interrupted';
+  /** The final answer ('' unless finished). */
+  final: string;
+  /** Steps the loop took in all, replayed and live. */
+  steps: number;
+  /** Of those, how many this process replayed from the journal and ran live. */
+  replayed: number;
+  live: number;
+}

@@ -1,0 +1,57 @@
+// Before a resumed run goes live: the working tree must be what the journal last recorded, since
+// the replayed steps assume the files as the run left them. SPEC's drift rules, as decisions: a
+// clean checkout of the run's base commit (a fresh clone) is restored from the checkpoint at once;
+// otherwise the caller's flag or callback chooses restore, keep or stop. No terminal here.
+import type { History } from '../durable/history.js';
+import type { RunRecord } from '../journal/entry.js';
+import { DriftError } from '../errors/index.js';
+import { findDrift, type Drift } from '../worktree/drift.js';
+import { restoreWorktree } from '../worktree/restore.js';
+import type { WorktreeSnapshotter } from '../worktree/snapshot.js';
+import type { SessionEvent, SessionOptions } from './types.js';
+
+/** What settling the working tree needs from the session. */
+export interface WorktreeContext {
+  run: string;
+  root: string;
+  record: RunRecord;
+  history: History;
+  snapshotter: WorktreeSnapshotter;
+  options: Pick<SessionOptions, 'worktree' | 'onDrift'>;
+  emit: (event: SessionEvent) => void;
+}
+
+/** Compares the working tree with the run's last checkpoint and restores, keeps or stops (DriftError). */
+export async function settleWorktree(context: WorktreeContext): Promise<void> {
+  const { record, history, snapshotter } = context;
+  const last = lastCheckpoint(history) ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
+  if (!last) return;
+  const drift = await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit);
+  if (!drift) return;
+  const { worktree, onDrift } = context.options;
+  if (worktree === 'restore') return restore(context, drift, 'flag');
+  if (drift.cleanBase) return restore(context, drift, 'clean-base');
+  if (worktree === 'keep') return context.emit({ type: 'worktree-kept', reason: 'flag', step: drift.step, changes: drift.changes });
+  // The step in flight at the crash may have made these changes itself: keep them, and say so.
+  if (history.entries().at(-1)?.phase === 'intent') return context.emit({ type: 'worktree-kept', reason: 'in-flight', step: drift.step, changes: drift.changes });
+  const decision = onDrift ? await onDrift({ run: context.run, step: drift.step, changes: drift.changes }) : 'stop';
+  if (decision === 'restore') return restore(context, drift, 'chosen');
+  if (decision === 'keep') return context.emit({ type: 'worktree-kept', reason: 'chosen', step: drift.step, changes: drift.changes });
+  throw new DriftError(context.run, drift.step, drift.changes);
+}
+
+async function restore(context: WorktreeContext, drift: Drift, reason: 'flag' | 'clean-base' | 'chosen'): Promise<void> {
+  const { snapshotter } = context;
+  const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedPaths());
+  context.emit({ type: 'worktree-restored', reason, step: drift.step, ...result });
+}
+
+// The most recent checkpoint in a run's history, and the step that recorded it.
+function lastCheckpoint(history: History): { tree: string; step: number } | undefined {
+  const entries = history.entries();
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (entry.checkpoint) return { tree: entry.checkpoint, step: entry.step };
+  }
+  return undefined;
+}
