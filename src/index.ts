@@ -1,15 +1,53 @@
-// savepoint as a library: the durable valve for anyone's agent loop.
-//
-//   const journal = await openJournal({ dir: process.cwd(), run: 'fix-login', task: 'Fix login' });
-//   const text = await journal.step('read_file', { path: 'a.txt' }, () => readFile('a.txt', 'utf8'));
-//   journal.close();
-//
-// Every call to `step` either hands back the result recorded for that position of the run (replay)
-// or runs the function, commits its result to the `agent-journal` branch, and then returns it.
+/**
+ * savepoint as a library.
+ *
+ * Two levels, both durable in the same git journal (the orphan branch `agent-journal`):
+ *
+ * - **The whole agent**, exactly as the CLI runs it: `startRun({ dir, task, model })` finds or
+ *   creates the run for the task, replays its finished steps from the journal, settles the working
+ *   tree, and goes live at the first step with no recorded result. `resumeRun`, `continueRun`
+ *   (a follow-up instruction) and `forkRun` are the other ways in. Events tell you every step.
+ *
+ *       const outcome = await startRun({ dir: repo, task: 'Fix the failing test', model: 'script:model.json',
+ *         onEvent: (e) => e.type === 'recorded' && console.log(`#${e.position} LIVE ${e.description}`) });
+ *
+ * - **The valve** for anyone's own loop: `openJournal(...)` then `journal.step(kind, input, run)`
+ *   hands back the result recorded for that position of the run (replay), or runs the function,
+ *   commits its result, and only then returns it.
+ *
+ *       const journal = await openJournal({ dir: process.cwd(), run: 'fix-login', task: 'Fix login' });
+ *       const text = await journal.step('read_file', { path: 'a.txt' }, () => readFile('a.txt', 'utf8'));
+ *       journal.close();
+ *
+ * @packageDocumentation
+ */
+// The session: the whole agent run, as the CLI drives it.
+export { startRun, resumeRun, continueRun, forkRun, driveSession, runIdForTask } from './session/index.js';
+export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, RunTarget } from './session/index.js';
+export type { ForkResult } from './durable/fork.js';
+
+// The agent loop and its parts, for a loop of one's own around the same valve.
+export { runAgent, summarizeResponse, USER_STEP_KIND } from './agent/loop.js';
+export type { AgentOptions, AgentOutcome, FollowUp } from './agent/loop.js';
+export { callTool, DECLINED_RESULT, type Approver, type ToolCallContext } from './agent/tool-call.js';
+export { IN_FLIGHT_POLICIES, inFlightAnswer, type InFlightPolicy } from './agent/in-flight.js';
+export { SYSTEM_PROMPT } from './agent/system-prompt.js';
+
+// Models: the Anthropic API or a script.
+export { createProvider, createScriptedProvider, loadScript, validateScript, DEFAULT_MODEL, SCRIPT_PREFIX, hasAnthropicCredentials } from './model/index.js';
+export type { ModelProvider, ModelRequest, ModelResponse, Message, AssistantBlock, UserBlock, TextBlock, ToolUseBlock, ToolResultBlock, ToolSpec, Usage, CompleteOptions, CreateProviderOptions, Script, ScriptTurn, ScriptTool, ScriptedProviderOptions } from './model/index.js';
+
+// Tools: the six the model gets, and how to define another.
+export { createTools, createReadFileTool, createWriteFileTool, createEditFileTool, createRunBashTool, createListFilesTool, createSearchTool, defineTool, truncateForModel } from './tools/index.js';
+export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolDefinition } from './tools/index.js';
+
+// The valve.
 export { openJournal, RunJournal } from './durable/run-journal.js';
-export type { OpenJournalOptions, StepOptions, StepEvent, InFlightStep, InFlightAnswer } from './durable/run-journal.js';
-export { History } from './durable/history.js';
+export type { OpenJournalOptions, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint } from './durable/run-journal.js';
+export { History, type RecordedStep, type StepCall } from './durable/history.js';
 export { canonicalJson, stepKey } from './durable/key.js';
+
+// The journal on disk, readable with plain git too.
 export { JournalStore } from './journal/store.js';
 export type { JournalFile, FaultPoint, StoreOptions } from './journal/store.js';
 export { readRunEntries, readRunRecord, listRunIds } from './journal/reader.js';
@@ -17,4 +55,6 @@ export { findRepository } from './journal/repository.js';
 export type { Repository } from './journal/repository.js';
 export type { JournalEntry, RunRecord, EntryUsage } from './journal/entry.js';
 export { JOURNAL_REF, stepFilePath, runRecordPath } from './journal/layout.js';
+
+// Every error savepoint raises on purpose, each with a stable code.
 export * from './errors/index.js';

@@ -1,13 +1,14 @@
 // The README's library example is a runnable file; this runs it as a user would, crash included.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const example = fileURLToPath(new URL('../examples/durable-steps.mjs', import.meta.url));
+const agentExample = fileURLToPath(new URL('../examples/agent-run.mjs', import.meta.url));
 
 function repo(): string {
   const dir = mkdtempSync(join(tmpdir(), 'savepoint-example-'));
@@ -16,9 +17,9 @@ function repo(): string {
   return dir;
 }
 
-function runExample(cwd: string, killWhen?: RegExp): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
+function runExample(cwd: string, killWhen?: RegExp, file = example): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [example], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [file], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk;
@@ -57,5 +58,23 @@ test('the library example killed during its unsafe step reports it in flight ins
   } else {
     assert.match(resumed.out, /#2 LIVE \(running now\)\s+deploy on port 8080 -> deployed/);
   }
+  execFileSync('git', ['fsck', '--strict'], { cwd: dir, stdio: 'pipe' });
+});
+
+test('the agent example runs the model and its tools live, then replays them all with no model call', async () => {
+  const dir = repo();
+  const first = await runExample(dir, undefined, agentExample);
+  assert.equal(first.code, 0, first.out);
+  assert.match(first.out, /#1 LIVE \(running now\)\s+model turn 1 -> calls write_file/);
+  assert.match(first.out, /#2 LIVE \(running now\)\s+write_file hello\.txt/);
+  assert.match(first.out, /finished: hello\.txt now says hello\. \(0 replayed, 5 live\)/);
+  assert.equal(readFileSync(join(dir, 'hello.txt'), 'utf8'), 'hello from the agent\n');
+  const second = await runExample(dir, undefined, agentExample);
+  assert.equal(second.code, 0, second.out);
+  assert.doesNotMatch(second.out, /LIVE/);
+  assert.match(second.out, /#5 REPLAYED \(from journal\) model turn 3/);
+  assert.match(second.out, /\(5 replayed, 0 live\)/);
+  const subjects = execFileSync('git', ['log', '--format=%s', 'agent-journal'], { cwd: dir, encoding: 'utf8' });
+  assert.match(subjects, /#2 write_file hello\.txt/);
   execFileSync('git', ['fsck', '--strict'], { cwd: dir, stdio: 'pipe' });
 });

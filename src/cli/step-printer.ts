@@ -8,8 +8,8 @@ import { fit, formatCount, formatDuration, type Style } from './style.js';
 export const REPLAYED_LABEL = 'REPLAYED (from journal)';
 export const LIVE_LABEL = 'LIVE (running now)';
 
-// What the replayed part of a run would have cost to do again.
-export interface Savings {
+/** What this process replayed so far, counted from the step events as they come (report/summarize.ts's Savings is the same idea computed from a stored run). */
+export interface ReplayTally {
   replayedSteps: number;
   modelCalls: number;
   tokens: number;
@@ -25,7 +25,7 @@ export class StepPrinter {
   private streaming = false;
   private replayStarted: number | undefined;
   private replayEnded: number | undefined;
-  readonly savings: Savings = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
+  readonly replayed: ReplayTally = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
 
   constructor(out: Writable, style: Style) {
     this.out = out;
@@ -42,7 +42,7 @@ export class StepPrinter {
       this.line(event.position, this.style.green(REPLAYED_LABEL), event.description, event.summary, took);
     } else if (event.type === 'recorded') {
       this.endText();
-      this.savings.liveSteps++;
+      this.replayed.liveSteps++;
       const note = event.resolution === 'in-flight-reported' ? this.style.red(' (was in flight at the crash)') : '';
       this.line(event.position, this.style.yellow(LIVE_LABEL), event.description, event.summary + note, formatDuration(event.durationMs));
     } else if (event.type === 'in-flight') {
@@ -69,7 +69,7 @@ export class StepPrinter {
   }
 
   private tally(kind: string, result: unknown, originalMs: number): void {
-    const s = this.savings;
+    const s = this.replayed;
     s.replayedSteps++;
     s.originalMs += originalMs;
     s.replayMs = (this.replayEnded ?? 0) - (this.replayStarted ?? 0);
@@ -95,7 +95,7 @@ export class StepPrinter {
 
   // One paragraph on what replay saved, or nothing when nothing replayed.
   summary(): string {
-    const s = this.savings;
+    const s = this.replayed;
     if (s.replayedSteps === 0) return '';
     const parts = [`${s.modelCalls} model call${s.modelCalls === 1 ? '' : 's'}`];
     if (s.tokens) parts.push(`${formatCount(s.tokens)} tokens`);

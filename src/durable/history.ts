@@ -1,6 +1,6 @@
 // What a run's journal says happened, position by position: the state replay works from. Pure
 // code (STYLE: Temporal keeps replay free of I/O); the journal store feeds it entries.
-import { CorruptEntryError, DivergenceError } from '../errors/index.js';
+import { CorruptEntryError, DivergenceError, type StepIdentity } from '../errors/index.js';
 import type { JournalEntry } from '../journal/entry.js';
 
 // The records at one position: the intent (if the step needed one) and the result (if it finished).
@@ -9,12 +9,9 @@ export interface RecordedStep {
   result?: JournalEntry;
 }
 
-// The identity of a step the loop asks for.
-export interface StepCall {
+/** A step the loop asks for: its identity, at a position of the run. */
+export interface StepCall extends StepIdentity {
   position: number;
-  kind: string;
-  key: string;
-  description: string;
 }
 
 export class History {

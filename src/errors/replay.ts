@@ -2,15 +2,16 @@
 // found started and never finished.
 import { SavepointError } from './savepoint-error.js';
 
-export interface StepCall {
+/** What identifies a step at its position: its kind, its key (kind + digest of the input), and its description for people. */
+export interface StepIdentity {
   kind: string;
   key: string;
   description: string;
 }
 
 /** On replay, the loop asked for a different step than the one recorded at that position. */
-export class DivergenceError extends SavepointError<{ run: string; position: number; recorded: StepCall; requested: StepCall }> {
-  constructor(run: string, position: number, recorded: StepCall, requested: StepCall) {
+export class DivergenceError extends SavepointError<{ run: string; position: number; recorded: StepIdentity; requested: StepIdentity }> {
+  constructor(run: string, position: number, recorded: StepIdentity, requested: StepIdentity) {
     super(
       'EDIVERGED',
       `Run ${run} diverged from its journal at step ${position}: the journal recorded ` +
