@@ -69,6 +69,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       if (event.openedAs === 'finished') out.write(style.dim(`  This run finished before: replaying its ${n} steps from the journal.\n`));
       else if (event.openedAs === 'continuing') out.write(style.dim(`  Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.\n`));
       else if (n > 0) out.write(style.dim(`  Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.\n`));
+      if (event.followUpGivenAt) out.write(style.dim(`  This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.\n`));
       return;
     }
     case 'text':

@@ -48,10 +48,10 @@ export interface DriftQuestion {
 /** How the run was found when the session opened it. */
 export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 
-/** What a session reports besides the valve's own step events. */
+/** What a session reports besides the valve's own step events. `followUpGivenAt`: the step that already recorded this follow-up (the identical `continue` again). */
 export type SessionEvent =
   | StepEvent
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number }
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; followUpGivenAt?: number }
   | { type: 'text'; text: string }
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
