@@ -9,7 +9,7 @@ import type { InFlightPolicy } from '../agent/in-flight.js';
 import type { History } from '../durable/history.js';
 import { openJournal, type RunJournal } from '../durable/run-journal.js';
 import { MissingCredentialsError } from '../errors/index.js';
-import { ObjectStore } from '../journal/objects.js';
+import { ObjectStore } from '../journal/object-store.js';
 import { createJournalPusher } from '../journal/push.js';
 import { findRepository } from '../journal/repository.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';

@@ -1,14 +1,16 @@
-// Comparing checkpoints: which files differ between two trees, descending only into subtrees whose
-// ids differ, so the cost follows the change, not the repository.
-import { TREE_MODE, type ObjectStore, type Tree } from '../journal/objects.js';
-import type { FileEntry } from './snapshot.js';
+// Comparing trees: which files differ between two trees, descending only into subtrees whose ids
+// differ, so the cost follows the change, not the repository. Used by journal sync (a run changed
+// on both sides) and by the working-tree checkpoints (drift, restore).
+import { TREE_MODE, type Tree, type TreeEntry } from './git-object.js';
+import type { ObjectStore } from './object-store.js';
 
+/** One file that differs between two trees. */
 export interface FileChange {
   path: string;
   change: 'added' | 'deleted' | 'modified';
 }
 
-// Files that differ from tree `a` to tree `b` (either may be undefined: empty).
+/** Files that differ from tree `a` to tree `b` (either may be undefined: empty). */
 export async function diffTrees(objects: ObjectStore, a: string | undefined, b: string | undefined, prefix = ''): Promise<FileChange[]> {
   if (a === b) return [];
   const left: Tree = a ? await objects.readTree(a) : new Map();
@@ -29,8 +31,8 @@ export async function diffTrees(objects: ObjectStore, a: string | undefined, b: 
   return changes;
 }
 
-// Every file of a tree: path -> mode and blob id.
-export async function flattenTree(objects: ObjectStore, oid: string, prefix = '', out = new Map<string, FileEntry>()): Promise<Map<string, FileEntry>> {
+/** Every file of a tree: path -> mode and blob id. */
+export async function flattenTree(objects: ObjectStore, oid: string, prefix = '', out = new Map<string, TreeEntry>()): Promise<Map<string, TreeEntry>> {
   for (const [name, entry] of await objects.readTree(oid)) {
     if (entry.mode === TREE_MODE) await flattenTree(objects, entry.oid, `${prefix}${name}/`, out);
     else out.set(`${prefix}${name}`, entry);
