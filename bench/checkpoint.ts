@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { collectGarbage, createBenchRepo, formatTable, latencyRow, now, percentile, runStageInChild, type BenchContext, type BenchGroup, type Row } from './lib.js';
 
 type SnapshotModule = typeof import('../src/worktree/snapshot.js');
-type ObjectsModule = typeof import('../src/journal/objects.js');
+type ObjectsModule = typeof import('../src/journal/object-store.js');
 type RepositoryModule = typeof import('../src/journal/repository.js');
 
 const TARGET_FIRST_MS = 1000;
@@ -37,7 +37,7 @@ interface Library {
 async function loadLibrary(): Promise<Library> {
   const load = async <M>(path: string) => (await import(new URL(`../dist/${path}`, import.meta.url).href)) as M;
   const snapshot = await load<SnapshotModule>('worktree/snapshot.js');
-  const objects = await load<ObjectsModule>('journal/objects.js');
+  const objects = await load<ObjectsModule>('journal/object-store.js');
   const repository = await load<RepositoryModule>('journal/repository.js');
   return { WorktreeSnapshotter: snapshot.WorktreeSnapshotter, ObjectStore: objects.ObjectStore, findRepository: repository.findRepository };
 }

@@ -2,7 +2,7 @@
 import { CorruptEntryError } from '../errors/index.js';
 import { parseEntry, parseRunRecord, type JournalEntry, type RunRecord } from './entry.js';
 import { parseStepFileName, runRecordPath } from './layout.js';
-import { TREE_MODE } from './objects.js';
+import { TREE_MODE } from './git-object.js';
 import type { JournalStore } from './store.js';
 
 // A run's run.json at the tip, or undefined when the run does not exist.

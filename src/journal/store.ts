@@ -5,7 +5,8 @@
 // each other's entries. Never touches HEAD, the index or the working tree.
 import { unlinkQuietly } from './durable-file.js';
 import { findRepository, type Repository } from './repository.js';
-import { FILE_MODE, ObjectStore, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './objects.js';
+import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
+import { ObjectStore } from './object-store.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from './refs.js';
 import { JOURNAL_REF } from './layout.js';
 
@@ -143,7 +144,10 @@ export class JournalStore {
     return moved;
   }
 
-  // Whether `oid` is `tip` or one of its first-parent ancestors (the journal is a straight line).
+  // Whether `oid` is `tip` or one of its first-parent ancestors. Only the first parents are walked:
+  // the journal is not a straight line (sync writes merge commits, the local tip first and the
+  // fetched journal second), but a commit this machine appended stays on the first-parent chain of
+  // every later local tip, which is what compareAndSwapRef asks about.
   async isAncestor(oid: string, tip: string, limit = 10_000): Promise<boolean> {
     let current: string | undefined = tip;
     for (let i = 0; current && i < limit; i++) {

@@ -5,7 +5,7 @@
 import { runAgent, USER_STEP_KIND, type FollowUp } from '../agent/loop.js';
 import { openJournal, type RunJournal } from '../durable/run-journal.js';
 import { DriftError, MissingCredentialsError } from '../errors/index.js';
-import { ObjectStore } from '../journal/objects.js';
+import { ObjectStore } from '../journal/object-store.js';
 import { createJournalPusher } from '../journal/push.js';
 import { findRepository } from '../journal/repository.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';

@@ -5,7 +5,7 @@ import type { Approver } from '../agent/tool-call.js';
 import type { StepEvent } from '../durable/run-journal.js';
 import type { ModelProvider } from '../model/types.js';
 import type { AnyTool } from '../tools/types.js';
-import type { FileChange } from '../worktree/tree-diff.js';
+import type { FileChange } from '../errors/index.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
 export interface SessionOptions {

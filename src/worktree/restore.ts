@@ -4,9 +4,9 @@
 // untracked files the run never recorded are kept, and the caller is told which.
 import { chmodSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ObjectStore } from '../journal/objects.js';
+import type { ObjectStore } from '../journal/object-store.js';
 import type { Snapshot } from './snapshot.js';
-import { flattenTree } from './tree-diff.js';
+import { flattenTree } from '../journal/tree-diff.js';
 
 export interface RestoreResult {
   written: string[];

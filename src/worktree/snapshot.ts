@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { makeObject, makeTree, nestPaths, TREE_MODE, type GitObject, type ObjectStore, type PathDir, type Tree, type TreeEntry } from '../journal/objects.js';
+import { makeObject, makeTree, nestPaths, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../journal/git-object.js';
+import type { ObjectStore } from '../journal/object-store.js';
 import type { Repository } from '../journal/repository.js';
 
 // A file left out of a checkpoint, and why (never silently).

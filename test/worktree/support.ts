@@ -4,7 +4,7 @@
 import { copyFileSync, statSync, utimesSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ObjectStore } from '../../src/journal/objects.js';
+import { ObjectStore } from '../../src/journal/object-store.js';
 import { findRepository } from '../../src/journal/repository.js';
 import { WorktreeSnapshotter, type SnapshotOptions } from '../../src/worktree/snapshot.js';
 import { gitOut } from '../helpers/git.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { diffTrees, flattenTree } from '../../src/worktree/tree-diff.js';
+import { diffTrees, flattenTree } from '../../src/journal/tree-diff.js';
 import { gitOut } from '../helpers/git.js';
 import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
 import { lsTree, objectsFor, snapshotterFor } from './support.js';

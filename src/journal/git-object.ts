@@ -1,0 +1,165 @@
+// The git object format, pure code: hashing an object, serialising and parsing trees and commits,
+// and the loose-object encoding (header + zlib). We do this ourselves (the formats are tiny) so that
+// every object of an append is known, with its id, before any is written.
+import { createHash } from 'node:crypto';
+import { deflateSync, constants as zlib } from 'node:zlib';
+
+/** The kinds of git object the journal writes and reads. */
+export type ObjectType = 'blob' | 'tree' | 'commit';
+
+/** One object ready to store: its id and its uncompressed body (without the git header). */
+export interface GitObject {
+  oid: string;
+  type: ObjectType;
+  body: Buffer;
+}
+
+/** A tree entry; `mode` is git's octal string: 100644 file, 100755 executable, 120000 link, 40000 tree. */
+export interface TreeEntry {
+  mode: string;
+  oid: string;
+}
+
+/** A tree's entries by name. */
+export type Tree = Map<string, TreeEntry>;
+
+/** The mode of a subtree entry, as git writes it in a tree. */
+export const TREE_MODE = '40000';
+
+/** The mode of an ordinary (non-executable) file entry. */
+export const FILE_MODE = '100644';
+
+/** The header git hashes and stores before an object's body: `<type> <size>\0`. */
+export function objectHeader(type: string, size: number): string {
+  return `${type} ${size}\0`;
+}
+
+/** Hashes `body` as a git object of `type`. */
+export function makeObject(type: ObjectType, body: Buffer): GitObject {
+  return { oid: hashObject(type, body), type, body };
+}
+
+/** The id git gives `body` as an object of `type`. */
+export function hashObject(type: string, body: Buffer): string {
+  return createHash('sha1').update(objectHeader(type, body.length)).update(body).digest('hex');
+}
+
+/** An object as a loose file holds it: header and body, deflated. */
+export function encodeLoose(object: GitObject): Buffer {
+  const raw = Buffer.concat([Buffer.from(objectHeader(object.type, object.body.length)), object.body]);
+  return deflateSync(raw, { level: zlib.Z_BEST_SPEED });
+}
+
+/** Splits an inflated loose object into its type and body; undefined when the header is malformed. */
+export function decodeLoose(raw: Buffer): { type: string; body: Buffer } | undefined {
+  const space = raw.indexOf(32);
+  const nul = raw.indexOf(0);
+  if (space <= 0 || nul < space) return undefined;
+  const size = Number(raw.subarray(space + 1, nul).toString());
+  const body = raw.subarray(nul + 1);
+  if (!Number.isInteger(size) || body.length !== size) return undefined;
+  return { type: raw.subarray(0, space).toString(), body };
+}
+
+/**
+ * Serialises a tree in git's canonical order (a subtree sorts as if its name ended in '/'), into
+ * one buffer. Every append re-serialises the trees on its path (up to 100 entries each), so this
+ * sorts by precomputed keys, comparing plain strings when every name is ASCII (the same order as
+ * comparing bytes) and UTF-8 bytes otherwise.
+ */
+export function makeTree(entries: Tree): GitObject {
+  const items: Array<{ name: string; entry: TreeEntry; key: string }> = [];
+  let ascii = true;
+  let size = 0;
+  for (const [name, entry] of entries) {
+    const key = entry.mode === TREE_MODE ? `${name}/` : name;
+    if (ascii && !/^[\x00-\x7f]*$/.test(key)) ascii = false;
+    items.push({ name, entry, key });
+    size += entry.mode.length + Buffer.byteLength(name) + 22; // "<mode> <name>\0" and 20 id bytes
+  }
+  if (ascii) items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  else items.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  const body = Buffer.alloc(size);
+  let at = 0;
+  for (const { name, entry } of items) {
+    at += body.write(`${entry.mode} ${name}\0`, at);
+    at += body.write(entry.oid, at, 'hex');
+  }
+  return makeObject('tree', body.subarray(0, at));
+}
+
+/** Reads a tree object's body back into entries (git's `040000` is normalised to TREE_MODE). */
+export function parseTree(body: Buffer): Tree {
+  const entries: Tree = new Map();
+  let at = 0;
+  while (at < body.length) {
+    const space = body.indexOf(32, at);
+    const nul = body.indexOf(0, space);
+    const mode = body.subarray(at, space).toString();
+    const name = body.subarray(space + 1, nul).toString('utf8');
+    const oid = body.subarray(nul + 1, nul + 21).toString('hex');
+    entries.set(name, { mode: mode === '040000' ? TREE_MODE : mode, oid });
+    at = nul + 21;
+  }
+  return entries;
+}
+
+/** A flat list of paths grouped into directories: each directory's own entries and its subdirectories. */
+export interface PathDir<T> {
+  files: Map<string, T>;
+  dirs: Map<string, PathDir<T>>;
+}
+
+/** Groups `[path, value]` pairs by directory (`a/b/c.txt` lands in dirs a → b, as file `c.txt`). */
+export function nestPaths<T>(items: Iterable<readonly [string, T]>): PathDir<T> {
+  const root: PathDir<T> = { files: new Map(), dirs: new Map() };
+  for (const [path, value] of items) {
+    const names = path.split('/');
+    const base = names.pop()!;
+    let dir = root;
+    for (const name of names) {
+      let sub = dir.dirs.get(name);
+      if (!sub) dir.dirs.set(name, (sub = { files: new Map(), dirs: new Map() }));
+      dir = sub;
+    }
+    dir.files.set(base, value);
+  }
+  return root;
+}
+
+/** What a commit is made of; `timestamp` defaults to now. */
+export interface CommitFields {
+  tree: string;
+  parents: string[];
+  message: string;
+  timestamp?: Date;
+}
+
+/** A commit as read back: its tree, its parents (first parent first) and its message. */
+export interface CommitInfo {
+  tree: string;
+  parents: string[];
+  message: string;
+}
+
+// The identity on journal commits: the journal is written by savepoint, not by the user.
+const IDENTITY = 'savepoint <savepoint@localhost>';
+
+/** Builds a journal commit (author and committer are savepoint, in UTC). */
+export function makeCommit({ tree, parents, message, timestamp = new Date() }: CommitFields): GitObject {
+  const when = `${Math.floor(timestamp.getTime() / 1000)} +0000`;
+  const lines = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`), `author ${IDENTITY} ${when}`, `committer ${IDENTITY} ${when}`];
+  const text = `${lines.join('\n')}\n\n${message.endsWith('\n') ? message : `${message}\n`}`;
+  return makeObject('commit', Buffer.from(text, 'utf8'));
+}
+
+/** Reads a commit object's body (`oid` only names it in the error for a commit without a tree). */
+export function parseCommit(oid: string, body: Buffer): CommitInfo {
+  const text = body.toString('utf8');
+  const headerEnd = text.indexOf('\n\n');
+  const header = text.slice(0, headerEnd === -1 ? text.length : headerEnd);
+  const tree = /^tree ([0-9a-f]{40})$/m.exec(header)?.[1];
+  if (!tree) throw new Error(`commit ${oid} has no tree`);
+  const parents = [...header.matchAll(/^parent ([0-9a-f]{40})$/gm)].map((m) => m[1]!);
+  return { tree, parents, message: headerEnd === -1 ? '' : text.slice(headerEnd + 2) };
+}

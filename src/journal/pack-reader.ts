@@ -1,0 +1,235 @@
+// Packed objects: a reader for `objects/pack/*.pack` through their version-2 `.idx`, enough for
+// what `git gc` and `git repack` write: whole objects and offset/ref deltas. Every object it
+// returns is re-hashed against its id; anything it cannot read (an old v1 index, a base in another
+// pack, damage) makes it return undefined, and the caller falls back to isomorphic-git. Packs are
+// immutable, so what was read stays valid; a pack removed by a repack only makes a later read
+// rescan the directory. (isomorphic-git's packed reads cost ~0.5 ms an object: a 10,000-step
+// journal took 5 s to open after `git gc`.)
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { hashObject } from './git-object.js';
+
+interface Pack {
+  path: string;
+  size: number;
+  // The .idx file: fan-out table, sorted ids, CRCs, offsets, large offsets.
+  idx: Buffer;
+  count: number;
+  // The whole .pack, for packs small enough to keep in memory; larger ones are read per object.
+  data?: Buffer;
+}
+
+const PACK_TYPES = ['', 'commit', 'tree', 'blob', 'tag'] as const;
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+// Packs up to this size are read whole and kept (a journal's pack is a few MB); larger ones (a
+// big repository's history) are read object by object.
+const WHOLE_PACK_BYTES = 32 * 1024 * 1024;
+// Delta bases kept resolved, so a chain of deltas is not re-inflated for every object on it (on a
+// gc'd 10,000-step journal, 4 MB cuts the inflates from 83,000 to 13,700, close to one per object).
+const BASE_CACHE_BYTES = 4 * 1024 * 1024;
+
+/** Reads objects from a repository's packs (`objects/pack`), declining what it cannot read. */
+export class PackReader {
+  private readonly dir: string;
+  private packs: Pack[] | undefined;
+  private readonly bases = new Map<string, { type: number; body: Buffer }>();
+  private baseBytes = 0;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** The object from the packs known so far, or (`rescan`) from the packs there are now. */
+  read(oid: string, rescan: boolean): { type: string; body: Buffer } | undefined {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
+    if (rescan || !this.packs) this.packs = this.scan();
+    const found = this.locate(Buffer.from(oid, 'hex'));
+    if (!found) return undefined;
+    try {
+      const object = this.objectAt(found.pack, found.offset, 0);
+      const type = PACK_TYPES[object.type];
+      return type && hashObject(type, object.body) === oid ? { type, body: object.body } : undefined;
+    } catch {
+      this.packs = undefined; // removed by a repack, or damaged: look again next time
+      return undefined;
+    }
+  }
+
+  private locate(want: Buffer): { pack: Pack; offset: number } | undefined {
+    for (const pack of this.packs ?? []) {
+      const offset = findOffset(pack, want);
+      if (offset !== undefined) return { pack, offset };
+    }
+    return undefined;
+  }
+
+  private scan(): Pack[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((name) => name.endsWith('.idx'));
+    } catch {
+      return [];
+    }
+    const known = new Map((this.packs ?? []).map((pack) => [pack.path, pack]));
+    const packs: Pack[] = [];
+    for (const name of names) {
+      const path = join(this.dir, `${name.slice(0, -4)}.pack`);
+      const existing = known.get(path);
+      if (existing) {
+        packs.push(existing);
+        continue;
+      }
+      try {
+        const idx = readFileSync(join(this.dir, name));
+        // Version 2 only: "\377tOc", version 2, 256 fan-out counts.
+        if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) continue;
+        packs.push({ path, size: statSync(path).size, idx, count: idx.readUInt32BE(8 + 255 * 4) });
+      } catch {
+        // a pack being written or removed right now: skip it
+      }
+    }
+    return packs;
+  }
+
+  private bytes(pack: Pack, start: number, length: number): Buffer {
+    const end = Math.min(start + length, pack.size - 20); // the pack ends with a 20-byte checksum
+    if (pack.size <= WHOLE_PACK_BYTES) {
+      pack.data ??= readFileSync(pack.path);
+      return pack.data.subarray(start, end);
+    }
+    const buffer = Buffer.allocUnsafe(Math.max(end - start, 0));
+    const fd = openSync(pack.path, 'r');
+    try {
+      const read = readSync(fd, buffer, 0, buffer.length, start);
+      return buffer.subarray(0, read);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  // The object at `offset`, its deltas applied.
+  private objectAt(pack: Pack, offset: number, depth: number): { type: number; body: Buffer } {
+    const key = `${pack.path}:${offset}`;
+    const cached = this.bases.get(key);
+    if (cached) return cached;
+    if (depth > 10_000) throw new Error('delta chain too long');
+    let head = this.bytes(pack, offset, 32);
+    let at = 0;
+    let byte = head[at++]!;
+    const type = (byte >> 4) & 7;
+    let size = byte & 15;
+    for (let shift = 4; byte & 0x80; shift += 7) {
+      byte = head[at++]!;
+      size += (byte & 0x7f) * 2 ** shift;
+    }
+    let base: { type: number; body: Buffer } | undefined;
+    if (type === OFS_DELTA) {
+      byte = head[at++]!;
+      let distance = byte & 0x7f;
+      while (byte & 0x80) {
+        byte = head[at++]!;
+        distance = (distance + 1) * 128 + (byte & 0x7f);
+      }
+      base = this.objectAt(pack, offset - distance, depth + 1);
+    } else if (type === REF_DELTA) {
+      const baseOffset = findOffset(pack, head.subarray(at, at + 20));
+      if (baseOffset === undefined) throw new Error('ref-delta base outside this pack');
+      at += 20;
+      base = this.objectAt(pack, baseOffset, depth + 1);
+    } else if (!PACK_TYPES[type]) {
+      throw new Error(`unknown packed object type ${type}`);
+    }
+    // zlib's worst case is a little over the input size; inflate stops at the end of the stream.
+    head = this.bytes(pack, offset + at, size + (size >> 10) + 64);
+    const data = inflateSync(head, { chunkSize: Math.max(64, size + 1) }); // one right-sized output buffer
+    if (data.length !== size) throw new Error('packed object has the wrong size');
+    if (!base) return { type, body: data };
+    const object = { type: base.type, body: applyDelta(data, base.body) };
+    if (depth > 0) this.remember(key, object); // it is itself a base: keep it for its siblings
+    return object;
+  }
+
+  private remember(key: string, object: { type: number; body: Buffer }): void {
+    this.bases.set(key, object);
+    this.baseBytes += object.body.length;
+    for (const [oldest, value] of this.bases) {
+      if (this.baseBytes <= BASE_CACHE_BYTES) break;
+      this.bases.delete(oldest);
+      this.baseBytes -= value.body.length;
+    }
+  }
+}
+
+// The pack offset of the object `want` (20 bytes), by binary search within its fan-out bucket.
+function findOffset(pack: Pack, want: Buffer): number | undefined {
+  const { idx, count } = pack;
+  const first = want[0]!;
+  const prefix = want.readUInt32BE(0); // compared first: a full compare only on a 4-byte match
+  let low = first === 0 ? 0 : idx.readUInt32BE(8 + (first - 1) * 4);
+  let high = idx.readUInt32BE(8 + first * 4);
+  const names = 8 + 1024;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const at = names + middle * 20;
+    const head = idx.readUInt32BE(at);
+    const order = head !== prefix ? (head < prefix ? -1 : 1) : idx.compare(want, 0, 20, at, at + 20);
+    if (order === 0) {
+      const offset = idx.readUInt32BE(names + count * 24 + middle * 4);
+      if (!(offset & 0x80000000)) return offset;
+      const large = names + count * 28 + (offset & 0x7fffffff) * 8;
+      return idx.readUInt32BE(large) * 2 ** 32 + idx.readUInt32BE(large + 4);
+    }
+    if (order < 0) low = middle + 1;
+    else high = middle;
+  }
+  return undefined;
+}
+
+// Git's delta format: the base size, the result size, then copy-from-base and insert instructions.
+function applyDelta(delta: Buffer, base: Buffer): Buffer {
+  let at = 0;
+  const size = (): number => {
+    let value = 0;
+    let byte: number;
+    let shift = 0;
+    do {
+      byte = delta[at++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return value;
+  };
+  if (size() !== base.length) throw new Error('delta base has the wrong size');
+  const out = Buffer.allocUnsafe(size());
+  let written = 0;
+  while (at < delta.length) {
+    const op = delta[at++]!;
+    if (op & 0x80) {
+      let offset = 0;
+      let length = 0;
+      if (op & 0x01) offset += delta[at++]!;
+      if (op & 0x02) offset += delta[at++]! * 0x100;
+      if (op & 0x04) offset += delta[at++]! * 0x10000;
+      if (op & 0x08) offset += delta[at++]! * 0x1000000;
+      if (op & 0x10) length += delta[at++]!;
+      if (op & 0x20) length += delta[at++]! * 0x100;
+      if (op & 0x40) length += delta[at++]! * 0x10000;
+      if (length === 0) length = 0x10000;
+      if (offset + length > base.length || written + length > out.length) throw new Error('delta copies out of range');
+      if (length < 128) for (let i = 0; i < length; i++) out[written + i] = base[offset + i]!; // Buffer.copy costs more
+      else base.copy(out, written, offset, offset + length);
+      written += length;
+    } else if (op) {
+      if (at + op > delta.length || written + op > out.length) throw new Error('delta inserts out of range');
+      for (let i = 0; i < op; i++) out[written + i] = delta[at + i]!;
+      at += op;
+      written += op;
+    } else {
+      throw new Error('delta has a reserved instruction');
+    }
+  }
+  if (written !== out.length) throw new Error('delta result has the wrong size');
+  return out;
+}
