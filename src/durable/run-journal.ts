@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../errors/index.js';
+import { InFlightError, UsageError } from '../errors/index.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
@@ -26,7 +26,7 @@ export interface StepOptions<T> {
   // Token usage to record with the result (model calls).
   usage?: (result: T) => EntryUsage | undefined;
   // Decides what to do with a step found started-but-unfinished (a crash mid-step). Without it the
-  // step is run again.
+  // step is not run again: `step` throws InFlightError (EINFLIGHT).
   onInFlight?: (step: InFlightStep) => InFlightAnswer<T> | Promise<InFlightAnswer<T>>;
   // Called only when the step is about to run live, before its intent is recorded (approval):
   // it may throw to stop with nothing recorded, or return a result to record instead of running.
@@ -171,7 +171,9 @@ export class RunJournal {
 
   private async resolveInFlight<T>(call: StepCall, input: unknown, intent: JournalEntry, options: StepOptions<T>): Promise<InFlightAnswer<T>> {
     const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt };
-    const answer = options.onInFlight ? await options.onInFlight(step) : ({ rerun: true } as const);
+    // A one-shot step is never repeated on nobody's say-so (the mail must not go out twice).
+    if (!options.onInFlight) throw new InFlightError(this.run, call.position, call.description, true);
+    const answer = await options.onInFlight(step);
     this.emit({ type: 'in-flight', ...callInfo(call), decision: 'result' in answer ? 'answered' : 'rerun' });
     return answer;
   }
