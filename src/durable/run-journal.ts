@@ -11,7 +11,7 @@ import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
 import { readRef } from '../journal/refs.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
-import { JournalStore, type JournalFile, type StoreOptions } from '../journal/store.js';
+import { appendedCommitOf, JournalStore, type JournalFile, type StoreOptions } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
 import { shortText, stepKey } from './key.js';
 
@@ -146,7 +146,8 @@ export class RunJournal {
       // No result was recorded (the function or the journal write threw): give the position back,
       // unless a later step already claimed one, so the next step (a retry) takes it. Otherwise the
       // journal keeps a hole there, and the run can never be opened again ("step n is missing").
-      if (this.position === call.position) this.position--;
+      // A push hook failing after the entry landed is not that: the step is recorded, and keeps it.
+      if (this.position === call.position && !appendedCommitOf(error)) this.position--;
       throw error;
     }
   }
@@ -235,16 +236,21 @@ export class RunJournal {
     const worktree = safe.checkpoint ?? (record && !this.record ? record.startCheckpoint : undefined);
     if (worktree) files.push({ path: `runs/${this.run}/worktree`, tree: worktree });
     const message = this.options.redact ? this.options.redact(subject) : subject;
+    let pushError: unknown;
     try {
       await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message)}`);
     } catch (error) {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
-      if (record) this.attempt = undefined;
-      throw error;
+      if (!appendedCommitOf(error)) {
+        if (record) this.attempt = undefined;
+        throw error;
+      }
+      pushError = error; // written, then the push failed: recorded like any entry, then thrown
     }
     if (record) this.record = record;
     this.history.add(safe);
+    if (pushError !== undefined) throw pushError;
     return safe;
   }
 
@@ -278,7 +284,12 @@ export class RunJournal {
     const record = this.nextRecord({ status, ...details });
     const safe = this.options.redact ? this.options.redact(record) : record;
     const what = status === 'finished' ? `finished: ${shortText(details.final ?? '', 60)}` : `failed: ${shortText(details.error ?? '', 60)}`;
-    await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what)}`);
+    try {
+      await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what)}`);
+    } catch (error) {
+      if (appendedCommitOf(error)) this.record = safe; // recorded; only the push failed
+      throw error;
+    }
     this.record = safe;
   }
 

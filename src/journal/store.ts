@@ -22,11 +22,21 @@ export interface StoreOptions {
   // Read another journal ref instead (e.g. `refs/remotes/origin/agent-journal`).
   ref?: string;
   // Runs after every append has moved the branch (`--push`); a throw stops the caller, but what
-  // was appended stays appended.
+  // was appended stays appended (the error is marked: appendedCommitOf).
   afterAppend?: (commit: string) => Promise<void>;
 }
 
 type DirChanges = PathDir<TreeEntry>;
+
+const APPENDED = Symbol('savepoint.appendedCommit');
+
+/**
+ * The commit an append had already put on the branch when `error` was thrown by its afterAppend
+ * hook (a failed push), or undefined when the append itself failed and nothing was written.
+ */
+export function appendedCommitOf(error: unknown): string | undefined {
+  return error !== null && typeof error === 'object' ? ((error as Record<symbol, unknown>)[APPENDED] as string | undefined) : undefined;
+}
 
 // The `agent-journal` branch of one repository.
 export class JournalStore {
@@ -125,10 +135,21 @@ export class JournalStore {
       if (moved) {
         this.tipCommit = commit.oid;
         this.rootTree = root;
-        await this.options.afterAppend?.(commit.oid);
+        await this.afterAppend(commit.oid);
         return commit.oid;
       }
       await this.refresh(); // another process appended first: rebuild on its tip
+    }
+  }
+
+  // The push hook, run once the branch has moved: what it throws is marked as thrown after the
+  // append landed (appendedCommitOf), so a caller does not take the entries for unwritten.
+  private async afterAppend(commit: string): Promise<void> {
+    try {
+      await this.options.afterAppend?.(commit);
+    } catch (error) {
+      if (error !== null && typeof error === 'object') Object.defineProperty(error, APPENDED, { value: commit, enumerable: false });
+      throw error;
     }
   }
 
