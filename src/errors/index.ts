@@ -61,6 +61,27 @@ export class JournalBusyError extends SavepointError<{ lockPath: string; waitedM
   }
 }
 
+/**
+ * The journal branch was moved under a live run to a commit that does not contain what this process
+ * last read or wrote (reset onto other history, or deleted after its commits were pruned), so
+ * appending would leave a run with holes. Nothing was appended.
+ */
+export class JournalMovedError extends SavepointError<{ ref: string; expected: string; found: string | undefined; missing: boolean }> {
+  constructor(ref: string, expected: string, found: string | undefined, missing = false) {
+    const branch = ref.replace(/^refs\/heads\//, '');
+    super(
+      'EJOURNALMOVED',
+      `The ${branch} branch was ${found ? `moved to ${found.slice(0, 12)}` : 'deleted'} while this run was live, and ` +
+        (missing
+          ? `the journal this process had (${expected.slice(0, 12)}) is no longer in the repository (a gc pruned it). `
+          : `${found ? 'that commit does not contain' : 'cannot be put back from'} the journal this process last read or wrote (${expected.slice(0, 12)}). `) +
+        `Nothing was appended, so no run was left with a hole. "git reflog ${branch}" lists where the branch has been; ` +
+        `to go on from this process's journal, run "git update-ref ${ref} ${expected}" and then the same command again.`,
+      { ref, expected, found, missing },
+    );
+  }
+}
+
 // A journal entry that is not valid JSON or not a valid entry. Never half-replayed.
 export class CorruptEntryError extends SavepointError<{ path: string; step?: number; reason: string }> {
   constructor(path: string, reason: string, step?: number) {
