@@ -223,6 +223,7 @@ export class RunJournal {
   // Appends one entry as one commit; the first entry of this process also records its attempt.
   // Returns the entry as written (redacted).
   private async write(entry: JournalEntry, subject: string): Promise<JournalEntry> {
+    this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
     let record: RunRecord | undefined;
@@ -284,6 +285,7 @@ export class RunJournal {
     const record = this.nextRecord({ status, ...details });
     const safe = this.options.redact ? this.options.redact(record) : record;
     const what = status === 'finished' ? `finished: ${shortText(details.final ?? '', 60)}` : `failed: ${shortText(details.error ?? '', 60)}`;
+    this.lock.check();
     try {
       await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what)}`);
     } catch (error) {

@@ -41,9 +41,27 @@ export class RunLockedError extends SavepointError<{ run: string; owner: RunLock
     super(
       'ERUNLOCKED',
       `Run ${run} is already running (pid ${owner.pid} on ${owner.host}, since ${owner.since}). ` +
-        `One process at a time may drive a run: wait for it to finish or stop it. If that process ` +
-        `is gone and its machine cannot be reached, delete ${lockPath}.`,
+        `One process at a time may drive a run: wait for it to finish or stop it. A lock held from ` +
+        `another container or machine is taken over once its holder has stopped renewing it for its ` +
+        `lease (30 s by default); a holder that is gone for good can also be cleared by deleting ${lockPath}.`,
       { run, owner, lockPath },
+    );
+  }
+}
+
+/**
+ * This process held the run's lock, but stopped renewing it for longer than its lease (its event
+ * loop was blocked, or it was suspended), and another process took the run over. Nothing more is
+ * appended by this one.
+ */
+export class RunLockLostError extends SavepointError<{ run: string; lockPath: string; owner?: RunLockOwner }> {
+  constructor(run: string, lockPath: string, owner?: RunLockOwner) {
+    super(
+      'ERUNLOCKLOST',
+      `This process lost the lock of run ${run} (${lockPath}): it did not renew its lease in time, and ` +
+        `${owner ? `pid ${owner.pid} on ${owner.host} (since ${owner.since})` : 'another process'} took the run over. ` +
+        `It stops here without writing, so two processes never drive one run; every step it recorded is kept.`,
+      { run, lockPath, ...(owner ? { owner: { pid: owner.pid, host: owner.host, since: owner.since } } : {}) },
     );
   }
 }
