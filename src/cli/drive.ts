@@ -82,6 +82,7 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     if (record && record.status !== 'finished') {
       const last = lastCheckpoint(journal.history) ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
       const drift = last && (await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit));
+      if (drift) await journal.keepReachable(drift.current.tree); // its objects are reused, it is never committed
       if (drift) await resolveDrift(drift, { ...options, interactive, out, style, snapshotter, inFlight: lastIsInFlight(journal.history) });
     }
 

@@ -9,6 +9,7 @@ import { InFlightError, UsageError } from '../errors/index.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
+import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
 import { readRef } from '../journal/refs.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { appendedCommitOf, JournalStore, type JournalFile, type StoreOptions } from '../journal/store.js';
@@ -95,6 +96,8 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }
+    // Committed only with the first step, after the first model call: kept from a gc until then.
+    if (typeof options.startCheckpoint === 'string' && !record) await holdPendingTree(store.repo.commonDir, options.run, options.startCheckpoint);
     return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase)));
   } catch (error) {
     lock.release();
@@ -251,6 +254,7 @@ export class RunJournal {
     }
     if (record) this.record = record;
     this.history.add(safe);
+    if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
     if (pushError !== undefined) throw pushError;
     return safe;
   }
@@ -293,6 +297,16 @@ export class RunJournal {
       throw error;
     }
     this.record = safe;
+    await releasePendingTree(this.store.repo.commonDir, this.run); // nothing more will reuse it
+  }
+
+  /**
+   * Keeps `tree`, a working-tree snapshot written but not recorded (the one a resume measures drift
+   * with), safe from `git gc --prune=now` until the next step's checkpoint lands: later checkpoints
+   * reuse its objects.
+   */
+  async keepReachable(tree: string): Promise<void> {
+    await holdPendingTree(this.store.repo.commonDir, this.run, tree);
   }
 
   // The run's metadata as last read or written (undefined for a run not yet written).
