@@ -88,10 +88,16 @@ async function callTool(tool: AnyTool | undefined, call: ToolUseBlock, options: 
     tool.name,
     input,
     async () => {
-      const result = await tool.execute(input, { signal });
-      // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
-      signal?.throwIfAborted();
-      return result;
+      const groups: number[] = [];
+      const onSpawn = (pid: number) => (groups.push(pid), journal.trackCommand(pid, tool.describe(input)));
+      try {
+        const result = await tool.execute(input, { signal, onSpawn });
+        // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
+        signal?.throwIfAborted();
+        return result;
+      } finally {
+        for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
+      }
     },
     {
       intent: !tool.isRepeatSafe(input),

@@ -9,6 +9,7 @@ import { InFlightError, UsageError } from '../errors/index.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
+import { clearLiveCommand, recordLiveCommand, stopOrphanedCommands, type OrphanReport } from '../journal/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
 import { readRef } from '../journal/refs.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
@@ -60,7 +61,8 @@ export type StepEvent =
   | { type: 'replayed'; position: number; kind: string; description: string; summary: string; originalDurationMs: number; result: unknown }
   | { type: 'started'; position: number; kind: string; description: string }
   | { type: 'recorded'; position: number; kind: string; description: string; summary: string; durationMs: number; result: unknown; resolution?: string }
-  | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered' };
+  | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered' }
+  | { type: 'orphan'; position: number; description: string; pgid: number; startedAt: string; outcome: OrphanReport['outcome'] };
 
 export interface OpenJournalOptions {
   // A directory inside the repository the agent works in.
@@ -90,6 +92,10 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
   const store = await JournalStore.open(options.dir, options.store);
   const lock = acquireRunLock(store.repo.commonDir, options.run);
   try {
+    // A command a dead attempt started may still run (its own process group): stop it first.
+    for (const orphan of await stopOrphanedCommands(store.repo.commonDir, options.run)) {
+      options.onEvent?.({ type: 'orphan', position: orphan.step, description: orphan.description, pgid: orphan.pgid, startedAt: orphan.startedAt, outcome: orphan.outcome });
+    }
     await store.refresh();
     const record = await readRunRecord(store, options.run);
     const entries = await readRunEntries(store, options.run);
@@ -298,6 +304,16 @@ export class RunJournal {
     }
     this.record = safe;
     await releasePendingTree(this.store.repo.commonDir, this.run); // nothing more will reuse it
+  }
+
+  /** Records, on this machine only, a process group the current step started (see live-commands.ts). */
+  trackCommand(pgid: number, description: string): void {
+    recordLiveCommand(this.store.repo.commonDir, this.run, pgid, this.position, description);
+  }
+
+  /** Forgets a process group of `trackCommand` once it has ended. */
+  untrackCommand(pgid: number): void {
+    clearLiveCommand(this.store.repo.commonDir, this.run, pgid);
   }
 
   /**

@@ -15,10 +15,11 @@
 // lapsed (its event loop blocked for LEASE) stops with RunLockLostError instead of writing beside a
 // new owner.
 import { hostname } from 'node:os';
-import { linkSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLockedError, RunLockLostError, type RunLockOwner } from '../errors/index.js';
 import { unlinkQuietly, writeFileDurably } from './durable-file.js';
+import { bootId, pidNamespace, procStat } from './proc.js';
 
 /** How long a lock whose owner cannot be checked by pid stays valid without renewal, by default. */
 export const DEFAULT_RUN_LOCK_LEASE_MS = 30_000;
@@ -166,32 +167,8 @@ function pidIsOwner(owner: LockContent): boolean {
   return owner.startTime === undefined || start === undefined || start === owner.startTime;
 }
 
-// The fields of /proc/<pid>/stat after the command name (Linux only): [0] is the state, [19] the
-// start time in clock ticks since boot.
-function procStat(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
 function processStartTime(pid: number): string | undefined {
   return procStat(pid)?.[19];
-}
-
-function bootId(): string | undefined {
-  return readQuietly('/proc/sys/kernel/random/boot_id')?.trim() || undefined;
-}
-
-// "pid:[4026531836]": the pid namespace this process sees pids in (Linux).
-function pidNamespace(): string | undefined {
-  try {
-    return readlinkSync('/proc/self/ns/pid');
-  } catch {
-    return undefined;
-  }
 }
 
 function leaseFromEnv(): number {
