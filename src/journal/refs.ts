@@ -27,6 +27,18 @@ export function readRef(gitdir: string, ref: string): string | undefined {
   return readPackedRefs(gitdir).get(ref);
 }
 
+/** The commit HEAD of the worktree at `gitdir` points at (detached or through a branch), if any. */
+export function readHeadCommit(gitdir: string, commonDir: string): string | undefined {
+  try {
+    const head = readFileSync(join(gitdir, 'HEAD'), 'utf8').trim();
+    if (OID.test(head)) return head;
+    const ref = /^ref: (.+)$/.exec(head)?.[1];
+    return ref ? readRef(commonDir, ref) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 // Every ref in packed-refs (written by `git pack-refs` and `git gc`).
 export function readPackedRefs(gitdir: string): Map<string, string> {
   const refs = new Map<string, string>();
