@@ -36,10 +36,18 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
     tool.name,
     input,
     async () => {
-      const result = await tool.execute(input, { signal });
-      // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
-      signal?.throwIfAborted();
-      return result;
+      // Each process group the call starts is recorded locally while it runs, so a later attempt
+      // can stop a command a crash left running (never in the journal: pids mean nothing elsewhere).
+      const groups: number[] = [];
+      const onSpawn = (pid: number) => (groups.push(pid), journal.trackCommand(pid, tool.describe(input)));
+      try {
+        const result = await tool.execute(input, { signal, onSpawn });
+        // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
+        signal?.throwIfAborted();
+        return result;
+      } finally {
+        for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
+      }
     },
     {
       // Asked only when the step goes live: a replayed step never looks at the files.

@@ -50,6 +50,11 @@ export class StepPrinter {
         this.style.red(`  #${event.position} ${event.description} was started before a crash and never recorded: `) +
           (event.decision === 'rerun' ? 'running it again\n' : 'telling the model its outcome is unknown\n'),
       );
+    } else if (event.type === 'orphan') {
+      const what = { stopped: 'stopped it (SIGTERM)', killed: 'killed it (SIGKILL)', unreachable: 'it was started on another machine or in another container, so it could not be stopped from here' }[event.outcome];
+      this.out.write(
+        this.style.red(`  #${event.position} ${event.description}, started by the crashed attempt at ${event.startedAt}, was still running (process group ${event.pgid}): `) + `${what}\n`,
+      );
     }
   };
 

@@ -3,86 +3,20 @@
 // The caller's loop cannot tell which happened, and must not need to: that is what makes replay
 // exact. Open one with `openJournal`; one process at a time may hold a run open.
 import { hostname } from 'node:os';
-import { UsageError } from '../errors/index.js';
-import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
+import { InFlightError, UsageError } from '../errors/index.js';
+import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
-import { readHeadCommit } from '../journal/head.js';
+import { clearLiveCommand, recordLiveCommand, stopOrphanedCommands } from '../journal/live-commands.js';
+import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
+import { readHeadCommit } from '../journal/refs.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
-import { JournalStore, type JournalFile, type StoreOptions } from '../journal/store.js';
+import { appendedCommitOf, JournalStore, type JournalFile } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
 import { shortText, stepKey } from './key.js';
+import type { InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
-// What a caller may say about one step.
-export interface StepOptions<T> {
-  // The step is not safe to repeat (a command, an overwrite): record the intent before running it.
-  // A function is asked only when the step goes live, so a replayed step never looks at the world.
-  intent?: boolean | (() => boolean);
-  // For people: `run_bash "npm test"`. Defaults to the kind and a short rendering of the input.
-  describe?: string;
-  // A one-line result for people: `exit 1: 1 failed`. Defaults to a short rendering of the result.
-  summarize?: (result: T) => string;
-  // Token usage to record with the result (model calls).
-  usage?: (result: T) => EntryUsage | undefined;
-  // Decides what to do with a step found started-but-unfinished (a crash mid-step). Without it the
-  // step is run again.
-  onInFlight?: (step: InFlightStep) => InFlightAnswer<T> | Promise<InFlightAnswer<T>>;
-  // Called only when the step is about to run live, before its intent is recorded (approval):
-  // it may throw to stop with nothing recorded, or return a result to record instead of running
-  // (recorded with the resolution "declined").
-  decline?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
-  // The working-tree checkpoint to record after the step (a git tree id, and files left out of it).
-  checkpoint?: (result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined;
-}
-
-// The working tree after a step, as a git tree, and the files deliberately left out of it.
-export interface Checkpoint {
-  tree: string;
-  skipped?: Array<{ path: string; size: number; reason: string }>;
-}
-
-// A step that was started before a crash and has no recorded result.
-export interface InFlightStep {
-  run: string;
-  position: number;
-  kind: string;
-  description: string;
-  input: unknown;
-  startedAt: string;
-}
-
-// Run the step again, or record this result for it instead (without running anything).
-export type InFlightAnswer<T> = { rerun: true } | { result: T; summary?: string; resolution: string };
-
-// What the valve tells a front end, as it happens.
-export type StepEvent =
-  | { type: 'replayed'; position: number; kind: string; description: string; summary: string; originalDurationMs: number; result: unknown }
-  | { type: 'started'; position: number; kind: string; description: string }
-  | { type: 'recorded'; position: number; kind: string; description: string; summary: string; durationMs: number; result: unknown; resolution?: string }
-  | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered' };
-
-export interface OpenJournalOptions {
-  // A directory inside the repository the agent works in.
-  dir: string;
-  // The run's id (letters, digits, `.`, `_`, `-`).
-  run: string;
-  // Recorded in run.json when the run is created.
-  task?: string;
-  model?: string;
-  lineage?: RunRecord['lineage'];
-  // Called for every step as it replays, starts and finishes.
-  onEvent?: (event: StepEvent) => void;
-  // Rewrites every entry just before it is written (secret redaction). The valve then returns the
-  // recorded (redacted) result, live or replayed, so both see exactly the same values.
-  redact?: <V>(value: V) => V;
-  // The user's HEAD commit when the run is created, recorded in run.json as its base (a fresh clone
-  // of it is restored from the checkpoint automatically). Default: HEAD of the repository at `dir`.
-  baseCommit?: string;
-  // The working tree when the run is created, recorded in run.json (drift is measured from it
-  // until the first step makes a checkpoint of its own). A function is called only for a new run.
-  startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
-  store?: StoreOptions;
-}
+export type { Checkpoint, InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
 // Opens (or prepares to create) a run and takes its lock.
 export async function openJournal(options: OpenJournalOptions): Promise<RunJournal> {
@@ -92,12 +26,18 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
   const store = await JournalStore.open(options.dir, options.store);
   const lock = acquireRunLock(store.repo.commonDir, options.run);
   try {
+    // A command a dead attempt started may still run (its own process group): stop it first.
+    for (const orphan of await stopOrphanedCommands(store.repo.commonDir, options.run)) {
+      options.onEvent?.({ type: 'orphan', position: orphan.step, description: orphan.description, pgid: orphan.pgid, startedAt: orphan.startedAt, outcome: orphan.outcome });
+    }
     await store.refresh();
     const record = await readRunRecord(store, options.run);
     const entries = await readRunEntries(store, options.run);
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }
+    // Committed only with the first step, after the first model call: kept from a gc until then.
+    if (typeof options.startCheckpoint === 'string' && !record) await holdPendingTree(store.repo.commonDir, options.run, options.startCheckpoint);
     return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase)));
   } catch (error) {
     lock.release();
@@ -150,7 +90,8 @@ export class RunJournal {
       // No result was recorded (the function or the journal write threw): give the position back,
       // unless a later step already claimed one, so the next step (a retry) takes it. Otherwise the
       // journal keeps a hole there, and the run can never be opened again ("step n is missing").
-      if (this.position === call.position) this.position--;
+      // A push hook failing after the entry landed is not that: the step is recorded, and keeps it.
+      if (this.position === call.position && !appendedCommitOf(error)) this.position--;
       throw error;
     }
   }
@@ -175,7 +116,9 @@ export class RunJournal {
 
   private async resolveInFlight<T>(call: StepCall, input: unknown, intent: JournalEntry, options: StepOptions<T>): Promise<InFlightAnswer<T>> {
     const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt };
-    const answer = options.onInFlight ? await options.onInFlight(step) : ({ rerun: true } as const);
+    // A one-shot step is never repeated on nobody's say-so (the mail must not go out twice).
+    if (!options.onInFlight) throw new InFlightError(this.run, call.position, call.description, true);
+    const answer = await options.onInFlight(step);
     this.emit({ type: 'in-flight', ...callInfo(call), decision: 'result' in answer ? 'answered' : 'rerun' });
     return answer;
   }
@@ -224,6 +167,7 @@ export class RunJournal {
   // Appends one entry as one commit; the first entry of this process also records its attempt.
   // Returns the entry as written (redacted).
   private async write(entry: JournalEntry, subject: string): Promise<JournalEntry> {
+    this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
     let record: RunRecord | undefined;
@@ -237,16 +181,22 @@ export class RunJournal {
     const worktree = safe.checkpoint ?? (record && !this.record ? record.startCheckpoint : undefined);
     if (worktree) files.push({ path: `runs/${this.run}/worktree`, tree: worktree });
     const message = this.options.redact ? this.options.redact(subject) : subject;
+    let pushError: unknown;
     try {
       await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message)}`);
     } catch (error) {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
-      if (record) this.attempt = undefined;
-      throw error;
+      if (!appendedCommitOf(error)) {
+        if (record) this.attempt = undefined;
+        throw error;
+      }
+      pushError = error; // written, then the push failed: recorded like any entry, then thrown
     }
     if (record) this.record = record;
     this.history.add(safe);
+    if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
+    if (pushError !== undefined) throw pushError;
     return safe;
   }
 
@@ -257,7 +207,7 @@ export class RunJournal {
       id: this.run,
       task: this.options.task ?? '',
       model: this.options.model,
-      baseCommit: 'baseCommit' in this.options ? this.options.baseCommit : readHeadCommit(this.store.repo),
+      baseCommit: 'baseCommit' in this.options ? this.options.baseCommit : readHeadCommit(this.store.repo.gitdir, this.store.repo.commonDir), // a fresh clone restores from it
       createdAt: now,
       updatedAt: now,
       status: 'running',
@@ -280,8 +230,34 @@ export class RunJournal {
     const record = this.nextRecord({ status, ...details });
     const safe = this.options.redact ? this.options.redact(record) : record;
     const what = status === 'finished' ? `finished: ${shortText(details.final ?? '', 60)}` : `failed: ${shortText(details.error ?? '', 60)}`;
-    await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what)}`);
+    this.lock.check();
+    try {
+      await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what)}`);
+    } catch (error) {
+      if (appendedCommitOf(error)) this.record = safe; // recorded; only the push failed
+      throw error;
+    }
     this.record = safe;
+    await releasePendingTree(this.store.repo.commonDir, this.run); // nothing more will reuse it
+  }
+
+  /** Records, on this machine only, a process group the current step started (see live-commands.ts). */
+  trackCommand(pgid: number, description: string): void {
+    recordLiveCommand(this.store.repo.commonDir, this.run, pgid, this.position, description);
+  }
+
+  /** Forgets a process group of `trackCommand` once it has ended. */
+  untrackCommand(pgid: number): void {
+    clearLiveCommand(this.store.repo.commonDir, this.run, pgid);
+  }
+
+  /**
+   * Keeps `tree`, a working-tree snapshot written but not recorded (the one a resume measures drift
+   * with), safe from `git gc --prune=now` until the next step's checkpoint lands: later checkpoints
+   * reuse its objects.
+   */
+  async keepReachable(tree: string): Promise<void> {
+    await holdPendingTree(this.store.repo.commonDir, this.run, tree);
   }
 
   // The run's metadata as last read or written (undefined for a run not yet written).

@@ -40,9 +40,27 @@ export class RunLockedError extends SavepointError<{ run: string; owner: RunLock
     super(
       'ERUNLOCKED',
       `Run ${run} is already running (pid ${owner.pid} on ${owner.host}, since ${owner.since}). ` +
-        `One process at a time may drive a run: wait for it to finish or stop it. If that process ` +
-        `is gone and its machine cannot be reached, delete ${lockPath}.`,
+        `One process at a time may drive a run: wait for it to finish or stop it. A lock held from ` +
+        `another container or machine is taken over once its holder has stopped renewing it for its ` +
+        `lease (30 s by default); a holder that is gone for good can also be cleared by deleting ${lockPath}.`,
       { run, owner, lockPath },
+    );
+  }
+}
+
+/**
+ * This process held the run's lock, but stopped renewing it for longer than its lease (its event
+ * loop was blocked, or it was suspended), and another process took the run over. Nothing more is
+ * appended by this one.
+ */
+export class RunLockLostError extends SavepointError<{ run: string; lockPath: string; owner?: RunLockOwner }> {
+  constructor(run: string, lockPath: string, owner?: RunLockOwner) {
+    super(
+      'ERUNLOCKLOST',
+      `This process lost the lock of run ${run} (${lockPath}): it did not renew its lease in time, and ` +
+        `${owner ? `pid ${owner.pid} on ${owner.host} (since ${owner.since})` : 'another process'} took the run over. ` +
+        `It stops here without writing, so two processes never drive one run; every step it recorded is kept.`,
+      { run, lockPath, ...(owner ? { owner: { pid: owner.pid, host: owner.host, since: owner.since } } : {}) },
     );
   }
 }
@@ -56,6 +74,27 @@ export class JournalBusyError extends SavepointError<{ lockPath: string; waitedM
         `Another git command may be updating it; try again, or delete the lock file if no git or ` +
         `savepoint process is running.`,
       { lockPath, waitedMs },
+    );
+  }
+}
+
+/**
+ * The journal branch was moved under a live run to a commit that does not contain what this process
+ * last read or wrote (reset onto other history, or deleted after its commits were pruned), so
+ * appending would leave a run with holes. Nothing was appended.
+ */
+export class JournalMovedError extends SavepointError<{ ref: string; expected: string; found: string | undefined; missing: boolean }> {
+  constructor(ref: string, expected: string, found: string | undefined, missing = false) {
+    const branch = ref.replace(/^refs\/heads\//, '');
+    super(
+      'EJOURNALMOVED',
+      `The ${branch} branch was ${found ? `moved to ${found.slice(0, 12)}` : 'deleted'} while this run was live, and ` +
+        (missing
+          ? `the journal this process had (${expected.slice(0, 12)}) is no longer in the repository (a gc pruned it). `
+          : `${found ? 'that commit does not contain' : 'cannot be put back from'} the journal this process last read or wrote (${expected.slice(0, 12)}). `) +
+        `Nothing was appended, so no run was left with a hole. "git reflog ${branch}" lists where the branch has been; ` +
+        `to go on from this process's journal, run "git update-ref ${ref} ${expected}" and then the same command again.`,
+      { ref, expected, found, missing },
     );
   }
 }

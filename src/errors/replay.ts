@@ -23,15 +23,24 @@ export class DivergenceError extends SavepointError<{ run: string; position: num
   }
 }
 
-/** A step that was started before a crash and never recorded a result, with the policy set to fail. */
-export class InFlightError extends SavepointError<{ run: string; position: number; description: string }> {
-  constructor(run: string, position: number, description: string) {
+/**
+ * A step that was started before a crash and never recorded a result, and nothing said to run it
+ * again: the CLI's policy was `fail`, or a library caller gave the step no `onInFlight` answer
+ * (`library`). A step recorded with `intent` is never silently repeated.
+ */
+export class InFlightError extends SavepointError<{ run: string; position: number; description: string; library: boolean }> {
+  constructor(run: string, position: number, description: string, library = false) {
     super(
       'EINFLIGHT',
       `Step ${position} of run ${run} (${description}) was started before a crash and its outcome ` +
-        `is unknown. It was not re-run. Use "--in-flight rerun" to run it again, or the default ` +
-        `"--in-flight report" to tell the model it may or may not have happened.`,
-      { run, position, description },
+        `is unknown. It was not re-run. ` +
+        (library
+          ? `A step recorded with intent (not safe to repeat) is never run twice silently: give step() an ` +
+            `onInFlight option that returns { rerun: true } to run it again, or { result, resolution } to ` +
+            `record what happened instead.`
+          : `Use "--in-flight rerun" to run it again, or the default "--in-flight report" to tell the ` +
+            `model it may or may not have happened.`),
+      { run, position, description, library },
     );
   }
 }

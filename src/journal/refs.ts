@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalBusyError } from '../errors/index.js';
 import { unlinkQuietly, writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
+import { appendReflog } from './reflog.js';
 
 const OID = /^[0-9a-f]{40}$/;
 
@@ -24,6 +25,18 @@ export function readRef(gitdir: string, ref: string): string | undefined {
     throw new Error(`${ref} holds "${loose.slice(0, 60)}", not a commit id`);
   }
   return readPackedRefs(gitdir).get(ref);
+}
+
+/** The commit HEAD of the worktree at `gitdir` points at (detached or through a branch), if any. */
+export function readHeadCommit(gitdir: string, commonDir: string): string | undefined {
+  try {
+    const head = readFileSync(join(gitdir, 'HEAD'), 'utf8').trim();
+    if (OID.test(head)) return head;
+    const ref = /^ref: (.+)$/.exec(head)?.[1];
+    return ref ? readRef(commonDir, ref) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // Every ref in packed-refs (written by `git pack-refs` and `git gc`).
@@ -53,6 +66,8 @@ export interface SwapOptions {
   isAncestor?: (oid: string, tip: string) => Promise<boolean>;
   // The lock's content, already written by prepareRefUpdate (so its fsync could overlap others).
   prepared?: string;
+  // The reflog message for this move (git's `logs/<ref>`, see reflog.ts); none when undefined.
+  reflog?: string;
 }
 
 // Writes, fsynced, the content a lock moving `ref` to `next` will have, under a name git ignores,
@@ -112,6 +127,7 @@ export async function compareAndSwapRef(
     if (current !== expected) return false;
     faultPoint('before-rename');
     if (inodeOf(lockPath) !== ourInode) return false; // our lock was broken: someone else owns it now
+    if (options.reflog !== undefined) appendReflog(gitdir, ref, current, next, options.reflog);
     try {
       renameSync(lockPath, refPath);
     } catch (error) {

@@ -1,32 +1,60 @@
-// One process at a time drives a run. The lock is a file in the common git dir naming its owner
-// (pid, host, process start time); a lock whose owner is dead, or whose pid now belongs to another
-// process, is taken over. Locks live outside the branch: they are local to this machine.
+// One process at a time drives a run. The lock is a file in the common git dir naming its owner,
+// taken by exclusive create; locks live outside the branch (they are local to this .git).
+//
+// Whether the owner is still alive is decided without trusting pids or host names alone: a pid
+// means something only in its own pid namespace of its own boot, and two containers (or a host and
+// its devcontainer) can share a host name and a .git while their pids mean different processes.
+//   - The owner renews a lease: it touches the lock file's mtime every LEASE/6 (5 s by default).
+//   - Same boot id and same pid namespace as the owner (/proc/sys/kernel/random/boot_id,
+//     /proc/self/ns/pid): its pid and start time are checked, so a crashed owner's lock is taken
+//     over at once, and a live one is never taken whatever its lease says (a stopped process).
+//   - Anywhere else (another container, another machine over a shared file system, no /proc), only
+//     the lease counts: a lock not renewed for LEASE (30 s by default, SAVEPOINT_RUN_LOCK_LEASE_MS)
+//     is stale and taken over. The lease assumes the clocks agree to well within LEASE.
+// The owner checks the lock is still its own before every append (`check`), so a holder whose lease
+// lapsed (its event loop blocked for LEASE) stops with RunLockLostError instead of writing beside a
+// new owner.
 import { hostname } from 'node:os';
-import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunLockedError, type RunLockOwner } from '../errors/index.js';
+import { RunLockedError, RunLockLostError, type RunLockOwner } from '../errors/index.js';
 import { unlinkQuietly, writeFileDurably } from './durable-file.js';
+import { bootId, pidNamespace, procStat } from './proc.js';
+
+/** How long a lock whose owner cannot be checked by pid stays valid without renewal, by default. */
+export const DEFAULT_RUN_LOCK_LEASE_MS = 30_000;
 
 interface LockContent extends RunLockOwner {
   // Start time of the owning process (Linux), so a reused pid is not mistaken for the owner.
   startTime?: string;
+  // Where the pid means something: this boot of this kernel, and this pid namespace.
+  bootId?: string;
+  pidNamespace?: string;
+  // The lease the owner renews (ms): its lock is stale once its mtime is older than this.
+  leaseMs?: number;
   token: string;
 }
 
-// A held run lock; `release` is idempotent and also runs if the process exits normally.
+/** A held run lock; `release` is idempotent and also runs if the process exits normally. */
 export interface RunLock {
   path: string;
   release(): void;
+  /** Throws RunLockLostError when the lock is no longer this process's (taken over as stale). */
+  check(): void;
 }
 
-// Takes the lock of `run`, or throws RunLockedError naming the live process that holds it.
+/** Takes the lock of `run`, or throws RunLockedError naming the live process that holds it. */
 export function acquireRunLock(commonDir: string, run: string): RunLock {
-  const path = join(commonDir, 'savepoint', 'locks', `${run}.lock`);
+  const path = lockPathOf(commonDir, run);
+  const leaseMs = leaseFromEnv();
   const mine: LockContent = {
     pid: process.pid,
     host: hostname(),
     since: new Date().toISOString(),
     startTime: processStartTime(process.pid),
+    bootId: bootId(),
+    pidNamespace: pidNamespace(),
+    leaseMs,
     token: `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
   };
   const text = `${JSON.stringify(mine)}\n`;
@@ -36,15 +64,15 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         linkSync(temp, path); // exclusive create with the content already in place
-        return holdLock(path, text);
+        return holdLock(run, path, text, leaseMs);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const found = readQuietly(path);
       if (found === undefined) continue; // released in between
       const owner = parseOwner(found);
-      if (owner && isAlive(owner)) throw new RunLockedError(run, owner, path);
-      takeOver(path, found);
+      if (owner && isAlive(owner, path)) throw new RunLockedError(run, owner, path);
+      takeOver(path, found, owner);
     }
     const owner = parseOwner(readQuietly(path) ?? '');
     throw new RunLockedError(run, owner ?? { pid: 0, host: 'unknown', since: 'unknown' }, path);
@@ -53,28 +81,48 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
   }
 }
 
-function holdLock(path: string, text: string): RunLock {
+function holdLock(run: string, path: string, text: string, leaseMs: number): RunLock {
   let held = true;
+  const renew = () => {
+    if (readQuietly(path) !== text) return; // moved aside for a moment, or taken: `check` decides
+    const now = new Date();
+    try {
+      utimesSync(path, now, now);
+    } catch {
+      // gone in between; the next round or `check` sees it
+    }
+  };
+  const timer = setInterval(renew, Math.max(10, Math.floor(leaseMs / 6)));
+  timer.unref();
   const release = () => {
     if (!held) return;
     held = false;
+    clearInterval(timer);
     process.off('exit', release);
     if (readQuietly(path) === text) unlinkSync(path);
   };
+  const check = () => {
+    if (!held || readQuietly(path) === text) return;
+    // A taker that found it stale moves it aside and puts it back if it was renewed meanwhile:
+    // give that instant a moment before concluding.
+    const until = Date.now() + 50;
+    while (Date.now() < until) if (readQuietly(path) === text) return;
+    throw new RunLockLostError(run, path, parseOwner(readQuietly(path) ?? ''));
+  };
   process.on('exit', release);
-  return { path, release };
+  return { path, release, check };
 }
 
 // Moves a dead owner's lock aside. If, in the instant between reading and moving, a live process
-// had already replaced it, the live lock is put back.
-function takeOver(path: string, deadContent: string): void {
+// had already replaced it, or the owner renewed its lease, the lock is put back.
+function takeOver(path: string, deadContent: string, owner: LockContent | undefined): void {
   const aside = `${path}.dead-${process.pid}-${Date.now()}`;
   try {
     renameSync(path, aside);
   } catch {
     return;
   }
-  if (readQuietly(aside) !== deadContent) {
+  if (readQuietly(aside) !== deadContent || (owner && isAlive(owner, aside))) {
     try {
       linkSync(aside, path);
     } catch {
@@ -93,8 +141,21 @@ function parseOwner(text: string): LockContent | undefined {
   }
 }
 
-function isAlive(owner: LockContent): boolean {
-  if (owner.host !== hostname()) return true; // cannot check another machine's processes
+// The pid is checked only where it means the owner's process: same boot, same pid namespace.
+// Elsewhere the lease decides. A lock file that is gone has no live owner.
+function isAlive(owner: LockContent, path: string): boolean {
+  const here = owner.bootId !== undefined && owner.bootId === bootId() && owner.pidNamespace !== undefined && owner.pidNamespace === pidNamespace();
+  if (here) return pidIsOwner(owner);
+  let mtime: number;
+  try {
+    mtime = statSync(path).mtimeMs;
+  } catch {
+    return false;
+  }
+  return Date.now() - mtime < (owner.leaseMs ?? DEFAULT_RUN_LOCK_LEASE_MS);
+}
+
+function pidIsOwner(owner: LockContent): boolean {
   try {
     process.kill(owner.pid, 0);
   } catch (error) {
@@ -106,19 +167,13 @@ function isAlive(owner: LockContent): boolean {
   return owner.startTime === undefined || start === undefined || start === owner.startTime;
 }
 
-// The fields of /proc/<pid>/stat after the command name (Linux only): [0] is the state, [19] the
-// start time in clock ticks since boot.
-function procStat(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
 function processStartTime(pid: number): string | undefined {
   return procStat(pid)?.[19];
+}
+
+function leaseFromEnv(): number {
+  const value = Number(process.env.SAVEPOINT_RUN_LOCK_LEASE_MS);
+  return Number.isFinite(value) && value >= 60 ? value : DEFAULT_RUN_LOCK_LEASE_MS;
 }
 
 function readQuietly(path: string): string | undefined {
@@ -129,10 +184,17 @@ function readQuietly(path: string): string | undefined {
   }
 }
 
-// The live process that holds the lock of `run` (read only, for `savepoint runs`), or undefined
-// when the run is not locked or its lock was left by a dead process.
+function lockPathOf(commonDir: string, run: string): string {
+  return join(commonDir, 'savepoint', 'locks', `${run}.lock`);
+}
+
+/**
+ * The live process that holds the lock of `run` (read only, for `savepoint runs`), or undefined
+ * when the run is not locked or its lock was left by a dead process (or its lease ran out).
+ */
 export function runLockHolder(commonDir: string, run: string): RunLockOwner | undefined {
-  const found = readQuietly(join(commonDir, 'savepoint', 'locks', `${run}.lock`));
+  const path = lockPathOf(commonDir, run);
+  const found = readQuietly(path);
   const owner = found === undefined ? undefined : parseOwner(found);
-  return owner && isAlive(owner) ? { pid: owner.pid, host: owner.host, since: owner.since } : undefined;
+  return owner && isAlive(owner, path) ? { pid: owner.pid, host: owner.host, since: owner.since } : undefined;
 }

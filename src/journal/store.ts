@@ -3,6 +3,7 @@
 // then moves the branch by compare-and-swap under git's own ref lock; the loser of a race rebuilds
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
+import { JournalMovedError } from '../errors/index.js';
 import { unlinkQuietly } from './durable-file.js';
 import { findRepository, type Repository } from './repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
@@ -23,11 +24,23 @@ export interface StoreOptions {
   // Read another journal ref instead (e.g. `refs/remotes/origin/agent-journal`).
   ref?: string;
   // Runs after every append has moved the branch (`--push`); a throw stops the caller, but what
-  // was appended stays appended.
+  // was appended stays appended (the error is marked: appendedCommitOf).
   afterAppend?: (commit: string) => Promise<void>;
+  // Told when an append found the branch deleted or moved back under it and put it back (store.ts).
+  onRestored?: (event: { restored: string; found: string | undefined }) => void;
 }
 
 type DirChanges = PathDir<TreeEntry>;
+
+const APPENDED = Symbol('savepoint.appendedCommit');
+
+/**
+ * The commit an append had already put on the branch when `error` was thrown by its afterAppend
+ * hook (a failed push), or undefined when the append itself failed and nothing was written.
+ */
+export function appendedCommitOf(error: unknown): string | undefined {
+  return error !== null && typeof error === 'object' ? ((error as Record<symbol, unknown>)[APPENDED] as string | undefined) : undefined;
+}
 
 // The `agent-journal` branch of one repository.
 export class JournalStore {
@@ -122,22 +135,84 @@ export class JournalStore {
         faultPoint: fault,
         staleMs: this.options.staleLockMs,
         isAncestor: (oid, tip) => this.isAncestor(oid, tip),
+        reflog: `savepoint: ${message.split('\n')[0]}`,
       });
       if (moved) {
         this.tipCommit = commit.oid;
         this.rootTree = root;
-        await this.options.afterAppend?.(commit.oid);
+        await this.afterAppend(commit.oid);
         return commit.oid;
       }
-      await this.refresh(); // another process appended first: rebuild on its tip
+      await this.followTip(parent); // another process appended first: rebuild on its tip
+    }
+  }
+
+  // The branch is no longer at `known`, the tip this process last read or wrote. Another append on
+  // top of it is the everyday case: build on the new tip. But a tip that does not contain `known`
+  // means the branch was deleted or reset under a live run (`git branch -D`, `git reset`), and
+  // building on it would leave this run with holes ("step n is missing"). Deleted, or moved back to
+  // an ancestor of `known`: the branch is put back at `known` (logged in the reflog; the appends it
+  // had lost are then on it again). Moved onto other history: stop, appending nothing.
+  private async followTip(known: string | undefined): Promise<void> {
+    const found = readRef(this.repo.commonDir, this.ref);
+    if (known === undefined || found === known || (found !== undefined && (await this.contains(found, known)))) {
+      await this.refresh();
+      return;
+    }
+    if (found !== undefined && !(await this.contains(known, found))) throw new JournalMovedError(this.ref, known, found);
+    if (!(await this.hasCommit(known))) throw new JournalMovedError(this.ref, known, found, true);
+    await compareAndSwapRef(this.repo.commonDir, this.ref, found, known, {
+      staleMs: this.options.staleLockMs,
+      reflog: `savepoint: put back at the journal of a live run (the branch was ${found ? 'moved back' : 'deleted'} under it)`,
+    });
+    this.options.onRestored?.({ restored: known, found });
+    await this.refresh(); // whether our swap or someone else's won, the next round checks again
+  }
+
+  // Whether commit `oid` is `tip` or any ancestor of it (all parents: merges of fetched journals).
+  private async contains(tip: string, oid: string, limit = 100_000): Promise<boolean> {
+    const queue = [tip];
+    const seen = new Set<string>();
+    while (queue.length && seen.size < limit) {
+      const current = queue.pop()!;
+      if (current === oid) return true;
+      if (seen.has(current)) continue;
+      seen.add(current);
+      try {
+        queue.push(...(await this.objects.readCommit(current)).parents);
+      } catch {
+        // a commit this clone lacks (shallow, pruned): that line of history ends here
+      }
+    }
+    return false;
+  }
+
+  private async hasCommit(oid: string): Promise<boolean> {
+    try {
+      await this.objects.readCommit(oid);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  // The push hook, run once the branch has moved: what it throws is marked as thrown after the
+  // append landed (appendedCommitOf), so a caller does not take the entries for unwritten.
+  private async afterAppend(commit: string): Promise<void> {
+    try {
+      await this.options.afterAppend?.(commit);
+    } catch (error) {
+      if (error !== null && typeof error === 'object') Object.defineProperty(error, APPENDED, { value: commit, enumerable: false });
+      throw error;
     }
   }
 
   // Moves the branch from the tip this store last saw to `next`, a commit already in the object
   // store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
-  async moveTip(next: string): Promise<boolean> {
+  async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal'): Promise<boolean> {
     const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, this.tipCommit, next, {
       staleMs: this.options.staleLockMs,
+      reflog,
       isAncestor: (oid, tip) => this.isAncestor(oid, tip),
     });
     await this.refresh();

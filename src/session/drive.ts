@@ -56,7 +56,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, ...(givenAt ? { followUpGivenAt: givenAt } : {}) });
-    if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, options, emit });
+    if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
 
     const outcome = await runAgent({
       journal,

@@ -17,6 +17,8 @@ export interface WorktreeContext {
   record: RunRecord;
   history: History;
   snapshotter: WorktreeSnapshotter;
+  /** Keeps a tree this process wrote reachable until a commit references it (a concurrent gc must not prune it). */
+  keepReachable: (tree: string) => Promise<void>;
   options: Pick<SessionOptions, 'worktree' | 'onDrift'>;
   emit: (event: SessionEvent) => void;
 }
@@ -28,6 +30,7 @@ export async function settleWorktree(context: WorktreeContext): Promise<void> {
   if (!last) return;
   const drift = await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit);
   if (!drift) return;
+  await context.keepReachable(drift.current.tree); // its objects are reused, it is never committed
   const { worktree, onDrift } = context.options;
   if (worktree === 'restore') return restore(context, drift, 'flag');
   if (drift.cleanBase) return restore(context, drift, 'clean-base');

@@ -22,6 +22,8 @@ export interface ToolResult {
 export interface ToolContext {
   // Aborts a running call (Ctrl-C): run_bash kills its whole process group.
   signal?: AbortSignal;
+  /** Told the pid of each process group a call starts (run_bash), once it runs; the group is gone when execute returns. */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface Tool<Input = Record<string, unknown>> {

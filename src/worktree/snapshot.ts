@@ -51,8 +51,6 @@ export class WorktreeSnapshotter {
   // path -> the stat signature it had when hashed, and the resulting entry.
   private readonly statCache = new Map<string, { signature: string; entry: FileEntry | SkippedFile; hashedAt: number }>();
   private index: { signature: string; entries: Map<string, FileEntry> } | undefined;
-  // Objects known to be in the object store already (written or checked by us).
-  private readonly stored = new Set<string>();
   // The trees of the last snapshot by directory, the index they were built on, and where that
   // snapshot differed from the index.
   private trees: { indexSignature: string; changes: Map<string, FileEntry | undefined>; dirs: Map<string, DirTree> } | undefined;
@@ -120,7 +118,9 @@ export class WorktreeSnapshotter {
       const updated = updateTrees(last.dirs, { get: (path) => entryOf(changes, path) }, touched, toWrite);
       tree = updated.root;
       dirs = last.dirs;
-      this.objects.write(toWrite.filter((object) => !this.stored.has(object.oid)));
+      // No in-process "already stored" list: an object written before a model call may have been
+      // pruned by a gc since (it was not yet referenced), so the store checks the disk each time.
+      this.objects.write(toWrite);
       // Only once the objects are stored: a cached tree is one that is on disk.
       for (const [dir, entry] of updated.dirs) {
         if (entry) dirs.set(dir, entry);
@@ -130,9 +130,8 @@ export class WorktreeSnapshotter {
       const built = buildTrees(allFiles(), toWrite);
       tree = built.root;
       dirs = built.dirs;
-      this.objects.write(toWrite.filter((object) => !this.stored.has(object.oid)));
+      this.objects.write(toWrite);
     }
-    for (const object of toWrite) this.stored.add(object.oid);
     this.trees = { indexSignature: index.signature, changes, dirs };
     return {
       tree,

@@ -1,7 +1,7 @@
 // Several processes on one journal: appends of different runs at once lose nothing; one run is
 // driven by one process at a time, and the lock of a process killed with -9 is taken over.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -90,8 +90,10 @@ describe('one process at a time per run', () => {
     const repo = await newRepo();
     const locks = join(repo.root, '.git/savepoint/locks');
     mkdirSync(locks, { recursive: true });
-    // Our own live pid, but a different process start time: the process that wrote it is gone.
-    const stale = { pid: process.pid, host: hostname(), since: '2020-01-01T00:00:00.000Z', startTime: '1', token: 'old' };
+    // Our own live pid, but a different process start time: the process that wrote it is gone. The
+    // same boot and pid namespace as ours, so the pid is what is checked (a fresh lease or not).
+    const here = { bootId: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pidNamespace: readlinkSync('/proc/self/ns/pid') };
+    const stale = { pid: process.pid, host: hostname(), since: '2020-01-01T00:00:00.000Z', startTime: '1', ...here, token: 'old' };
     writeFileSync(join(locks, 'reused.lock'), `${JSON.stringify(stale)}\n`);
     const journal = await openJournal({ dir: repo.root, run: 'reused' });
     assert.equal(await journal.step('work', {}, () => 'ok'), 'ok');

@@ -7,13 +7,14 @@ import { before, describe, it } from 'node:test';
 import {
   CorruptEntryError,
   DivergenceError,
+  InFlightError,
   JournalStore,
   openJournal,
   readRunEntries,
   type InFlightStep,
   type StepEvent,
 } from '../../src/index.js';
-import { assertFsckClean, journalFile, rewriteJournalFiles } from '../helpers/git.js';
+import { assertFsckClean, gitOut, journalFile, rewriteJournalFiles } from '../helpers/git.js';
 import { startAppender } from '../helpers/journal-child.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
@@ -97,11 +98,17 @@ describe('a step killed mid-way (intent recorded, no result)', () => {
     return { events, calls, values };
   }
 
-  it('by default the step is run again', async () => {
+  it('without an onInFlight answer the step is not run again: step() throws EINFLIGHT and writes nothing', async () => {
     const dir = copyOfKilledRepo();
-    const { events, calls } = await resume(dir);
-    assert.deepEqual(calls, [3, 4]);
-    assert.ok(events.some((e) => e.type === 'in-flight' && e.position === 3 && e.decision === 'rerun'));
+    const before = await gitOut(dir, ['rev-parse', 'agent-journal']);
+    await assert.rejects(resume(dir), (error: unknown) => {
+      assert.ok(error instanceof InFlightError);
+      assert.equal(error.code, 'EINFLIGHT');
+      assert.deepEqual({ run: error.data.run, position: error.data.position, library: error.data.library }, { run: 'crashed', position: 3, library: true });
+      assert.match(error.message, /onInFlight/);
+      return true;
+    });
+    assert.equal(await gitOut(dir, ['rev-parse', 'agent-journal']), before, 'nothing was appended');
     await assertFsckClean(dir);
   });
 

@@ -1,0 +1,90 @@
+// Commands orphaned by a crash: run_bash puts each command in a process group of its own, so a
+// kill -9 of savepoint leaves it running. The next process to open the run reports it and stops it
+// before anything goes live: it never finishes behind the resumed run's back, and
+// `--in-flight rerun` does not start a second copy beside it.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ScriptTurn } from '../../src/model/script-file.js';
+import { assertFsckClean, fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';
+import { useScratch } from '../helpers/scratch.js';
+
+const scratch = useScratch();
+
+// The commands savepoint recorded as running for the one run in `root` (none: no file).
+function recorded(root: string): Array<{ pgid: number; step: number; description: string }> {
+  const dir = join(root, '.git/savepoint/commands');
+  const files = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+  return files.length ? JSON.parse(readFileSync(join(dir, files[0]!), 'utf8')) : [];
+}
+
+// Whether any process of group `pgid` still runs (zombies waiting for init to reap them run nothing).
+function groupAlive(pgid: number): boolean {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[2] === String(pgid) && fields[0] !== 'Z') return true;
+    } catch {
+      // exited while we looked
+    }
+  }
+  return false;
+}
+
+describe('a command left running by a kill -9', { concurrency: true }, () => {
+  test('is reported and stopped when the run is opened again; its marker never appears', async () => {
+    const marker = join(scratch.dir('savepoint-orphan-'), 'marker');
+    const turns: ScriptTurn[] = [
+      { tools: [{ name: 'run_bash', input: { command: `sleep 30; touch ${marker}` } }] },
+      { text: 'Done.' },
+    ];
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo();
+    const args = ['run', '--yes', 'sleep then touch'];
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => recorded(repo.root).length === 1, 'the command to be recorded as running', { child: first });
+    const [command] = recorded(repo.root);
+    assert.equal(command!.step, 2);
+    assert.match(command!.description, /^run_bash "sleep 30/);
+    first.kill();
+    await first.result;
+    await sleep(100);
+    assert.ok(groupAlive(command!.pgid), 'the command outlived savepoint (its own process group)');
+
+    const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`#2 run_bash "sleep 30.*was still running \\(process group ${command!.pgid}\\): stopped it`));
+    // Reported before any step: before the replay and the live steps.
+    assert.ok(again.stdout.indexOf('was still running') < again.stdout.indexOf('#1 '), again.stdout);
+    assert.equal(groupAlive(command!.pgid), false, 'the orphaned group is gone');
+    assert.equal(recorded(repo.root).length, 0, 'the record is cleared');
+    await sleep(300);
+    assert.equal(existsSync(marker), false, 'the orphan never touched its marker');
+    await assertFsckClean(repo.root);
+  });
+
+  test('--in-flight rerun runs the command once more only after the orphan is gone: one copy, not two', async () => {
+    const dir = scratch.dir('savepoint-orphan-');
+    const log = join(dir, 'log');
+    const command = `echo start >> ${log}; sleep 6; echo end >> ${log}`;
+    const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command } }] }, { text: 'Done.' }];
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo();
+    const args = ['run', '--yes', 'log twice?'];
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    // Killed once the command runs and its group is on record (the window between the spawn and
+    // that record is the one a kill -9 can still orphan a command unseen in).
+    await waitUntil(() => existsSync(log) && recorded(repo.root).length === 1, 'the command to start and be recorded', { child: first });
+    first.kill();
+    await first.result;
+    const again = await runCli([...args, '--in-flight', 'rerun'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /was still running .*stopped it/);
+    await sleep(6500); // the orphan, had it lived, would have written "end" by now
+    assert.deepEqual(readFileSync(log, 'utf8').split('\n').filter(Boolean), ['start', 'start', 'end'], 'the orphan was stopped; only the rerun finished');
+  });
+});

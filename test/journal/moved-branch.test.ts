@@ -1,0 +1,133 @@
+// The journal branch moved under a live run: deleted by an everyday cleanup, reset one commit back,
+// or reset onto other history. An append never builds on a tip that lacks what the process last read
+// or wrote: it puts the branch back (deleted, or moved back to an ancestor), or stops with
+// EJOURNALMOVED, appending nothing. Every move is in git's reflog, so `git reflog` can undo one.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { JournalMovedError, JournalStore, openJournal, readRunEntries } from '../../src/index.js';
+import { assertFsckClean, gitOut, journalSubjects } from '../helpers/git.js';
+import { assertStepModes, fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';
+import { useScratch } from '../helpers/scratch.js';
+
+const scratch = useScratch();
+
+async function storeWithThree(): Promise<{ root: string; store: JournalStore }> {
+  const repo = await scratch.repo();
+  const store = await JournalStore.open(repo.root);
+  for (const n of [1, 2, 3]) await store.append([{ path: `runs/r/${n}`, content: `${n}\n` }], `r #${n}`);
+  return { root: repo.root, store };
+}
+
+describe('an append after the branch moved under it', { concurrency: true }, () => {
+  it('puts back a deleted branch (git branch -D), then appends: nothing lost, logged in the reflog', async () => {
+    const { root, store } = await storeWithThree();
+    const restored: unknown[] = [];
+    const watched = await JournalStore.open(root, { onRestored: (event) => restored.push(event) });
+    const known = store.tip!;
+    await gitOut(root, ['branch', '-D', 'agent-journal']);
+    await watched.append([{ path: 'runs/r/4', content: '4\n' }], 'r #4');
+    assert.deepEqual(await journalSubjects(root), ['r #4', 'r #3', 'r #2', 'r #1']);
+    assert.deepEqual(restored, [{ restored: known, found: undefined }]);
+    const reflog = (await gitOut(root, ['reflog', 'show', '--format=%H %gs', 'agent-journal'])).split('\n');
+    assert.equal(reflog.length, 2, `git branch -D dropped the old log; ours starts again:\n${reflog.join('\n')}`);
+    assert.match(reflog[1]!, new RegExp(`^${known} savepoint: put back at the journal of a live run \\(the branch was deleted under it\\)$`));
+    assert.match(reflog[0]!, /^[0-9a-f]{40} savepoint: r #4$/);
+    await assertFsckClean(root);
+  });
+
+  it('puts back a branch reset one commit back, then appends on the commit it had', async () => {
+    const { root, store } = await storeWithThree();
+    await gitOut(root, ['update-ref', '-m', 'user reset', 'refs/heads/agent-journal', 'agent-journal~1']);
+    await store.append([{ path: 'runs/r/4', content: '4\n' }], 'r #4');
+    assert.deepEqual(await journalSubjects(root), ['r #4', 'r #3', 'r #2', 'r #1']);
+    await assertFsckClean(root);
+  });
+
+  it('stops with EJOURNALMOVED when the branch was reset onto other history, and appends nothing', async () => {
+    const { root, store } = await storeWithThree();
+    const tree = await gitOut(root, ['mktree'], { input: '' });
+    const other = await gitOut(root, ['commit-tree', tree, '-m', 'other history']);
+    await gitOut(root, ['update-ref', 'refs/heads/agent-journal', other]);
+    await assert.rejects(store.append([{ path: 'runs/r/4', content: '4\n' }], 'r #4'), (error: unknown) => {
+      assert.ok(error instanceof JournalMovedError);
+      assert.equal(error.code, 'EJOURNALMOVED');
+      assert.equal(error.data.found, other);
+      assert.match(error.message, /git reflog agent-journal/);
+      return true;
+    });
+    assert.equal(await gitOut(root, ['rev-parse', 'agent-journal']), other, 'the branch is left where the user put it');
+  });
+
+  it('writes a reflog entry per move in git\'s format, with the user\'s identity, that git reads back', async () => {
+    const { root } = await storeWithThree();
+    const entries = (await gitOut(root, ['reflog', 'show', '--format=%gn <%ge>|%gs|%gd', 'agent-journal'])).split('\n');
+    assert.deepEqual(
+      entries.map((e) => e.split('|').slice(0, 2).join('|')),
+      ['Savepoint Test <test@savepoint.invalid>|savepoint: r #3', 'Savepoint Test <test@savepoint.invalid>|savepoint: r #2', 'Savepoint Test <test@savepoint.invalid>|savepoint: r #1'],
+    );
+    // The first entry is the branch's creation (old id all zeros), as git writes it.
+    const log = await gitOut(root, ['rev-parse', '--git-path', 'logs/refs/heads/agent-journal']);
+    const first = readFileSync(`${root}/${log}`, 'utf8').split('\n')[0]!;
+    assert.match(first, /^0{40} [0-9a-f]{40} Savepoint Test <test@savepoint\.invalid> \d{10} [+-]\d{4}\tsavepoint: r #1$/);
+    // And it does what it is for: the branch comes back from the reflog after a mistaken reset.
+    const tip = await gitOut(root, ['rev-parse', 'agent-journal']);
+    await gitOut(root, ['update-ref', 'refs/heads/agent-journal', 'agent-journal~2']);
+    await gitOut(root, ['update-ref', 'refs/heads/agent-journal', 'agent-journal@{1}']);
+    assert.equal(await gitOut(root, ['rev-parse', 'agent-journal']), tip);
+    await assertFsckClean(root);
+  });
+
+  it('a library run whose branch was deleted mid-run opens again whole', async () => {
+    const repo = await scratch.repo();
+    const journal = await openJournal({ dir: repo.root, run: 'lib', task: 't' });
+    await journal.step('work', { n: 1 }, () => 1);
+    await journal.step('work', { n: 2 }, async () => {
+      await gitOut(repo.root, ['branch', '-D', 'agent-journal']);
+      return 2;
+    });
+    await journal.step('work', { n: 3 }, () => 3);
+    journal.close();
+    const again = await openJournal({ dir: repo.root, run: 'lib' });
+    assert.deepEqual((await readRunEntries(again.store, 'lib')).map((e) => e.step), [1, 2, 3]);
+    again.close();
+  });
+});
+
+describe('the real CLI, when the branch moves during the run', { concurrency: true }, () => {
+  it("survives the agent's own `git branch | grep -v main | xargs git branch -D`, and the identical command replays it all", async () => {
+    const fake = await scratch.fake([
+      { tools: [{ name: 'run_bash', input: { command: 'git branch | grep -v main | xargs git branch -D' } }] },
+      { tools: [{ name: 'write_file', input: { path: 'a.txt', content: 'a\n' } }] },
+      { text: 'Cleaned up.' },
+    ]);
+    const repo = await scratch.repo();
+    const first = await runCli(['run', '--yes', 'clean up branches'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /Deleted branch agent-journal/);
+    const again = await runCli(['run', '--yes', 'clean up branches'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    assertStepModes(again.stdout, 5);
+    assert.equal(fake.requests.length, 3, 'the replay asked the model nothing');
+    await assertFsckClean(repo.root);
+  });
+
+  it('survives the user resetting agent-journal one commit back during a model call', async () => {
+    const fake = await scratch.fake([
+      { tools: [{ name: 'write_file', input: { path: 'a.txt', content: 'a\n' } }] },
+      { tools: [{ name: 'write_file', input: { path: 'b.txt', content: 'b\n' } }], delayMs: 1500 },
+      { text: 'Done.' },
+    ]);
+    const repo = await scratch.repo();
+    const cli = startCli(['run', '--yes', 'two files'], { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => fake.requests.length >= 2, 'the second model call', { child: cli });
+    await gitOut(repo.root, ['update-ref', 'refs/heads/agent-journal', 'agent-journal~1']);
+    const first = await cli.result;
+    assert.equal(first.code, 0, first.stderr);
+    const again = await runCli(['run', '--yes', 'two files'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    assertStepModes(again.stdout, 5);
+    assert.equal(fake.requests.length, 3);
+    await assertFsckClean(repo.root);
+  });
+});
