@@ -8,7 +8,7 @@ import { runAgent } from '../agent/loop.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
 import type { History } from '../durable/history.js';
 import { openJournal, type RunJournal } from '../durable/run-journal.js';
-import { MissingCredentialsError } from '../errors/index.js';
+import { MissingCredentialsError, RestoreConflictError, UnsafeCheckpointError } from '../errors/index.js';
 import { ObjectStore } from '../journal/objects.js';
 import { createJournalPusher } from '../journal/push.js';
 import { findRepository } from '../journal/repository.js';
@@ -119,8 +119,10 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     }
     // A drift refusal is not a failure of the run: nothing ran, and the journal must stay exactly
     // as it was (the run is still unfinished, waiting for --restore or --keep-worktree), so
-    // `savepoint runs` does not report it failed and no commit lands for a question.
-    if (!(error instanceof DriftError)) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
+    // `savepoint runs` does not report it failed and no commit lands for a question. The same for
+    // a checkpoint refused as unsafe or blocked by a file: nothing ran.
+    const untouched = error instanceof DriftError || error instanceof UnsafeCheckpointError || error instanceof RestoreConflictError;
+    if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
   } finally {
     process.off('SIGINT', stop);

@@ -2,6 +2,7 @@
 import { SavepointError } from './savepoint-error.js';
 
 export { SavepointError, isSavepointError } from './savepoint-error.js';
+export * from './worktree-errors.js';
 
 // The directory is not inside a git repository.
 export class NotARepositoryError extends SavepointError<{ dir: string }> {
