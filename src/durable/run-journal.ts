@@ -9,6 +9,7 @@ import { UsageError } from '../errors/index.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
+import { assertJournalWritable } from '../journal/repository.js';
 import { readRef } from '../journal/refs.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { JournalStore, type JournalFile, type StoreOptions } from '../journal/store.js';
@@ -87,6 +88,7 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     throw new UsageError(`"${options.run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
   }
   const store = await JournalStore.open(options.dir, options.store);
+  assertJournalWritable(store.repo);
   const lock = acquireRunLock(store.repo.commonDir, options.run);
   try {
     await store.refresh();

@@ -47,16 +47,30 @@ export class WorktreeBusyError extends SavepointError<{ run: string; holder: str
   }
 }
 
-/** GIT_DIR (or GIT_WORK_TREE) names a repository other than the one the working tree belongs to. */
-export class GitDirMismatchError extends SavepointError<{ gitDir: string; workTree: string; own: string }> {
-  constructor(gitDir: string, workTree: string, own: string) {
+/** GIT_DIR or GIT_WORK_TREE name a repository or working tree other than the ones git finds without them. */
+export class GitDirMismatchError extends SavepointError<{ gitDir: string; workTree: string; ownGitDir: string; ownWorkTree: string }> {
+  constructor(gitDir: string, workTree: string, ownGitDir: string, ownWorkTree: string) {
     super(
       'EGITDIRMISMATCH',
-      `GIT_DIR points at the repository ${gitDir}, but the working tree ${workTree} belongs to the ` +
-        `repository ${own}. Checkpoints of these files would land in a repository that does not hold ` +
-        `their history, so savepoint refuses to guess. Unset GIT_DIR and GIT_WORK_TREE, or set both to ` +
-        `the same repository and its working tree.`,
-      { gitDir, workTree, own },
+      `GIT_DIR/GIT_WORK_TREE make git use the repository ${gitDir} with the working tree ${workTree}, ` +
+        `but those files belong to the repository ${ownGitDir} (working tree ${ownWorkTree}). ` +
+        `Checkpoints of these files would land in a repository that does not hold their history, so ` +
+        `savepoint refuses to guess. Unset GIT_DIR and GIT_WORK_TREE, or point both at the same ` +
+        `repository and its own working tree.`,
+      { gitDir, workTree, ownGitDir, ownWorkTree },
+    );
+  }
+}
+
+/** git itself could not open the repository (and said why). */
+export class GitDiscoveryError extends SavepointError<{ dir: string; reason: string }> {
+  constructor(dir: string, reason: string) {
+    super(
+      'EGITDISCOVERY',
+      `git could not open the repository at ${dir}: ${reason}. savepoint finds the repository by asking ` +
+        `git ("git rev-parse"), so it sees what git sees; fix what git reports (run "git status" there ` +
+        `to see it), then run again.`,
+      { dir, reason },
     );
   }
 }
@@ -66,9 +80,9 @@ export class NoWorkTreeError extends SavepointError<{ gitDir: string }> {
   constructor(gitDir: string) {
     super(
       'ENOWORKTREE',
-      `The repository ${gitDir} has no working tree (it is bare, or GIT_DIR is set without ` +
-        `GIT_WORK_TREE), and a savepoint run works on files. Run savepoint in a clone or a worktree ` +
-        `of it ("git worktree add <dir>"), or set GIT_WORK_TREE.`,
+      `The repository ${gitDir} has no working tree (it is a bare repository, or this is inside its ` +
+        `git directory), and a savepoint run works on files. Run savepoint in a clone or a worktree ` +
+        `of it ("git worktree add <dir>"), or point GIT_WORK_TREE at its files.`,
       { gitDir },
     );
   }
