@@ -19,6 +19,7 @@ import { createTools } from '../tools/index.js';
 import { describeChanges, DriftError, findDrift, type Drift } from '../worktree/drift.js';
 import { restoreWorktree } from '../worktree/restore.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
+import { holdWorktree } from '../worktree/worktree-lock.js';
 import { createApprover } from './approval.js';
 import { StepPrinter } from './step-printer.js';
 import { styleFor, type Style } from './style.js';
@@ -62,6 +63,14 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     startCheckpoint: () => snapshotter.snapshot().tree,
     store: options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, options.run) } : undefined,
   });
+  // One live run per working tree (README: "Two runs, one working tree"); a finished run only replays.
+  let worktreeLock: { release(): void } | undefined;
+  try {
+    if (journal.runRecord?.status !== 'finished') worktreeLock = holdWorktree(repo, options.run);
+  } catch (error) {
+    journal.close();
+    throw error;
+  }
   const controller = new AbortController();
   const stop = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -127,6 +136,7 @@ export async function driveRun(options: DriveOptions): Promise<number> {
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    worktreeLock?.release();
     journal.close();
   }
 }
