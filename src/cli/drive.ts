@@ -8,7 +8,7 @@ import { runAgent } from '../agent/loop.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
 import type { History } from '../durable/history.js';
 import { openJournal, type RunJournal } from '../durable/run-journal.js';
-import { MissingCredentialsError, RestoreConflictError, UnsafeCheckpointError } from '../errors/index.js';
+import { MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError } from '../errors/index.js';
 import { ObjectStore } from '../journal/objects.js';
 import { createJournalPusher } from '../journal/push.js';
 import { findRepository } from '../journal/repository.js';
@@ -17,6 +17,7 @@ import type { ModelProvider } from '../model/types.js';
 import { createRedactor } from '../redact/redactor.js';
 import { createTools } from '../tools/index.js';
 import { describeChanges, DriftError, findDrift, type Drift } from '../worktree/drift.js';
+import { refuseUndoingFinishedRuns, type PlannedChange } from '../worktree/finished-edits.js';
 import { restoreWorktree } from '../worktree/restore.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
@@ -91,7 +92,10 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     if (record && record.status !== 'finished') {
       const last = lastCheckpoint(journal.history) ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
       const drift = last && (await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit));
-      if (drift) await resolveDrift(drift, { ...options, interactive, out, style, snapshotter, inFlight: lastIsInFlight(journal.history) });
+      // A restore never undoes edits of a run that finished after this run's checkpoint was recorded.
+      const since = journal.history.entries().findLast((e) => e.checkpoint)?.finishedAt ?? record.createdAt;
+      const guard = drift && ((changes: ReadonlyMap<string, PlannedChange>) => refuseUndoingFinishedRuns(journal.store, options.run, drift.checkpoint, since, changes));
+      if (drift) await resolveDrift(drift, { ...options, interactive, out, style, snapshotter, inFlight: lastIsInFlight(journal.history), guard });
     }
 
     let provider: Promise<ModelProvider> | undefined;
@@ -130,7 +134,7 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     // as it was (the run is still unfinished, waiting for --restore or --keep-worktree), so
     // `savepoint runs` does not report it failed and no commit lands for a question. The same for
     // a checkpoint refused as unsafe or blocked by a file: nothing ran.
-    const untouched = error instanceof DriftError || error instanceof UnsafeCheckpointError || error instanceof RestoreConflictError;
+    const untouched = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError].some((type) => error instanceof type);
     if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
   } finally {
@@ -167,6 +171,8 @@ interface DriftContext {
   out: Writable;
   style: Style;
   snapshotter: WorktreeSnapshotter;
+  // Refuses a restore that would undo a finished run's edits.
+  guard?: (changes: ReadonlyMap<string, PlannedChange>) => Promise<void>;
 }
 
 // Restores, keeps, asks or stops, as SPEC's drift rules say.
@@ -174,7 +180,7 @@ async function resolveDrift(drift: Drift, context: DriftContext): Promise<void> 
   const { out, style } = context;
   const where = drift.step ? `after step ${drift.step}` : 'when the run started';
   const restore = async (why: string) => {
-    const result = await restoreWorktree(context.root, context.snapshotter.objects, drift.checkpoint, drift.current, context.snapshotter.trackedPaths());
+    const result = await restoreWorktree(context.root, context.snapshotter.objects, drift.checkpoint, drift.current, context.snapshotter.trackedPaths(), context.guard);
     out.write(style.dim(`  ${why}: restored the working tree as the journal recorded it ${where} (${result.written.length} written, ${result.deleted.length} deleted).\n`));
     if (result.kept.length) out.write(style.dim(`  Kept ${result.kept.length} untracked file(s) the run never recorded: ${result.kept.slice(0, 5).join(', ')}${result.kept.length > 5 ? ', ...' : ''}\n`));
   };

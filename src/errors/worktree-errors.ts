@@ -116,3 +116,18 @@ export class JournalCheckedOutError extends SavepointError<{ ref: string; worktr
     );
   }
 }
+
+/** A restore would put back files that another run changed and finished after this run's last checkpoint. */
+export class RestoreWouldUndoError extends SavepointError<{ run: string; other: string; checkpoint: string; paths: string[] }> {
+  constructor(run: string, other: string, checkpoint: string, paths: string[]) {
+    const listed = paths.slice(0, 8).join(', ') + (paths.length > 8 ? `, and ${paths.length - 8} more` : '');
+    super(
+      'EUNDOFINISHED',
+      `Restoring run ${run}'s checkpoint would undo edits run ${other} finished after it (${listed}): ` +
+        `a restore puts back this run's whole recorded tree, and those files are now as ${other} left ` +
+        `them. Nothing was written. Go on with the files as they are with --keep-worktree, or take this ` +
+        `run's version of a file on purpose ("git restore --source=${checkpoint} -- <file>") and run again.`,
+      { run, other, checkpoint, paths },
+    );
+  }
+}

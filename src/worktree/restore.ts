@@ -12,6 +12,7 @@ import { RestoreConflictError } from '../errors/index.js';
 import type { ObjectStore } from '../journal/objects.js';
 import { GITLINK_MODE, LINK_MODE } from '../journal/path-rules.js';
 import { readCheckpoint, readCheckpointBlob } from './checkpoint-tree.js';
+import type { PlannedChange } from './finished-edits.js';
 import type { FileEntry, Snapshot } from './snapshot.js';
 
 /** What a restore did. */
@@ -31,9 +32,17 @@ interface Write {
 /**
  * Makes the working tree at `root` match the checkpoint tree `target`, given its current snapshot
  * and the set of paths git tracks. Throws UnsafeCheckpointError (a tree git would refuse) or
- * RestoreConflictError (an untracked file in the way) before writing anything.
+ * RestoreConflictError (an untracked file in the way) before writing anything, and whatever `guard`
+ * throws when it is shown the files the restore would change.
  */
-export async function restoreWorktree(root: string, objects: ObjectStore, target: string, current: Snapshot, tracked: ReadonlySet<string>): Promise<RestoreResult> {
+export async function restoreWorktree(
+  root: string,
+  objects: ObjectStore,
+  target: string,
+  current: Snapshot,
+  tracked: ReadonlySet<string>,
+  guard?: (changes: ReadonlyMap<string, PlannedChange>) => Promise<void>,
+): Promise<RestoreResult> {
   const wanted = await readCheckpoint(objects, target);
   const writes: Write[] = [];
   for (const [path, entry] of wanted) {
@@ -46,6 +55,12 @@ export async function restoreWorktree(root: string, objects: ObjectStore, target
   for (const path of current.files.keys()) {
     if (wanted.has(path)) continue;
     (tracked.has(path) ? result.deleted : result.kept).push(path);
+  }
+  if (guard) {
+    const changes = new Map<string, PlannedChange>();
+    for (const { path, entry } of writes) changes.set(path, { now: current.files.get(path), target: entry });
+    for (const path of result.deleted) changes.set(path, { now: current.files.get(path) });
+    await guard(changes);
   }
   const deletable = new Set(result.deleted);
   for (const write of writes) checkWay(root, write.path, deletable);

@@ -2,7 +2,8 @@
 // waits for a file the test makes), run B may not go live in the same working tree — not even to
 // --restore its own checkpoint, which would undo the edit A had finished and recorded. B is told
 // which run holds the tree and to use `git worktree add`; in a linked worktree B runs at once, beside
-// A. Once A ends (or is killed), the working tree is free again.
+// A. Once A ends (or is killed), the working tree is free again, but B's --restore still may not
+// undo the edit A finished.
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,7 +79,14 @@ describe('two runs, one working tree', { concurrency: true }, () => {
     const doneA = await a.result;
     assert.equal(doneA.code, 0, doneA.stderr);
 
-    // A has ended: B may resume now (it keeps A's edit: B never recorded a.txt as anything but the original).
+    // A has finished: B's --restore would still put back B's a.txt over the edit A finished, so it
+    // is refused, naming the file; nothing is written and B stays unfinished.
+    const undo = await runCli(['resume', runB, '--yes', '--restore'], { cwd: repo.root });
+    assert.equal(undo.code, 1, `${undo.stdout}\n${undo.stderr}`);
+    assert.match(assertOneParagraph(undo.stderr), new RegExp(`Restoring run ${runB}'s checkpoint would undo edits run ${runA} finished after it \\(a\\.txt\\)`));
+    assert.equal(repo.read('a.txt'), 'edited by A\n');
+
+    // With --keep-worktree B goes on (B never recorded a.txt as anything but the original).
     const resumed = await runCli(['resume', runB, '--yes', '--keep-worktree'], { cwd: repo.root });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(repo.read('a.txt'), 'edited by A\n');
@@ -100,5 +108,24 @@ describe('two runs, one working tree', { concurrency: true }, () => {
     await a.result;
     const after = await quickRun(repo.root, 'task after the kill');
     assert.equal(after.code, 0, after.stderr);
+  });
+
+  test('a run that finished before this one recorded its checkpoint does not block its --restore', async () => {
+    const repo = await scratch.repo({ 'a.txt': 'original\n' });
+    const go = join(scratch.dir('savepoint-go-'), 'go');
+    writeFileSync(go, '');
+    const a = await startA(repo.root, go).result;
+    assert.equal(a.code, 0, a.stderr);
+    const scriptB = scriptFile([{ tools: [{ name: 'write_file', input: { path: 'b.txt', content: 'by B\n' } }] }, { text: 'slow', delayMs: 60_000 }]);
+    const b = startCli(['run', '--yes', '--model', `script:${scriptB}`, 'task B'], { cwd: repo.root });
+    await waitUntil(() => /#2 .*write_file b\.txt/.test(b.stdout), "B's write_file", { child: b });
+    b.kill();
+    await b.result;
+    writeFileSync(scriptB, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'b.txt', content: 'by B\n' } }] }, { text: 'B is done.' }] }));
+    repo.write('b.txt', 'a hand edit\n');
+    const resumed = await runCli(['resume', runIdOf(b.stdout), '--yes', '--restore'], { cwd: repo.root });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(repo.read('b.txt'), 'by B\n', "B's file is restored");
+    assert.equal(repo.read('a.txt'), 'edited by A\n', "A's edit, in B's checkpoint too, stays");
   });
 });
