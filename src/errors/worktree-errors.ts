@@ -2,12 +2,15 @@
 // runs, and finding (and writing) the repository the way git does.
 import { SavepointError } from './savepoint-error.js';
 
+// A path from an untrusted tree, shown with control characters escaped so the message stays one line.
+const shown = (path: string) => path.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
 /** A checkpoint to restore breaks git's path rules (a `.git` or `..` name, a path beneath a symbolic link, a bad mode): nothing was written. */
 export class UnsafeCheckpointError extends SavepointError<{ checkpoint: string; path: string; rule: string; reason: string }> {
   constructor(checkpoint: string, path: string, rule: string, reason: string) {
     super(
       'EUNSAFETREE',
-      `The checkpoint ${checkpoint} that savepoint was asked to restore holds "${path}", which ${reason} ` +
+      `The checkpoint ${checkpoint} that savepoint was asked to restore holds "${shown(path)}", which ${reason} ` +
         `(git's path rule "${rule}"), so the whole checkpoint was refused and nothing was written. git ` +
         `itself would never check out such a tree; it can only come from a journal written by hand, ` +
         `for example one fetched from a remote someone rewrote. Inspect it with "git ls-tree -r ${checkpoint}"; ` +

@@ -44,6 +44,7 @@ describe('restoring a checkpoint git would refuse', { concurrency: true }, () =>
       [[{ mode: '100644', name: '.g\u200cit', oid: blob }], /rule "dotgit"/],
       [[{ mode: '040000', name: 'deep', oid: await mktree(repo.root, [{ mode: '040000', name: '.Git', oid: sub }]) }], /holds "deep\/\.Git"/],
       [[{ mode: '040000', name: '..', oid: sub }], /holds "\.\.", which has a "\.\." component.*rule "dot"/],
+      [[{ mode: '040000', name: 'new\nline', oid: await mktree(repo.root, [{ mode: '040000', name: '.git', oid: sub }]) }], /holds "new\\x0aline\/\.git"/],
       [[{ mode: '040000', name: '.', oid: sub }], /rule "dot"/],
       [[{ mode: '100644', name: '..\\x', oid: blob }], /rule "backslash"/],
       [[{ mode: '120000', name: '.gitmodules', oid: blob }], /rule "gitmodules-link"/],
