@@ -92,8 +92,10 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     if (record && record.status !== 'finished') {
       const last = lastCheckpoint(journal.history) ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
       const drift = last && (await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit));
-      // A restore never undoes edits of a run that finished after this run's checkpoint was recorded.
-      const since = journal.history.entries().findLast((e) => e.checkpoint)?.finishedAt ?? record.createdAt;
+      // A restore never undoes edits of a run that finished after this run's checkpoint was recorded
+      // (or adopted: a fork takes its parent's checkpoint when it is created).
+      const checkpointAt = journal.history.entries().findLast((e) => e.checkpoint)?.finishedAt ?? record.createdAt;
+      const since = checkpointAt > record.createdAt ? checkpointAt : record.createdAt;
       const guard = drift && ((changes: ReadonlyMap<string, PlannedChange>) => refuseUndoingFinishedRuns(journal.store, options.run, drift.checkpoint, since, changes));
       if (drift) await resolveDrift(drift, { ...options, interactive, out, style, snapshotter, inFlight: lastIsInFlight(journal.history), guard });
     }

@@ -64,10 +64,8 @@ export async function restoreWorktree(
   }
   const deletable = new Set(result.deleted);
   for (const write of writes) checkWay(root, write.path, deletable);
-  for (const path of result.deleted) {
-    assertNoLinkOnTheWay(root, path);
-    rmSync(join(root, path), { force: true });
-  }
+  for (const path of result.deleted) assertNoLinkOnTheWay(root, path);
+  for (const path of result.deleted) rmSync(join(root, path), { force: true });
   for (const write of writes) {
     writeEntry(root, write);
     result.written.push(write.path);
