@@ -10,6 +10,7 @@ import { readRunEntries, readRunRecord } from '../journal/reader.js';
 import { clearLiveCommand, recordLiveCommand, stopOrphanedCommands } from '../journal/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
 import { readHeadCommit } from '../journal/refs.js';
+import { assertJournalWritable } from '../journal/repository.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { appendedCommitOf, JournalStore, type JournalFile } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
@@ -24,6 +25,7 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     throw new UsageError(`"${options.run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
   }
   const store = await JournalStore.open(options.dir, options.store);
+  assertJournalWritable(store.repo);
   const lock = acquireRunLock(store.repo.commonDir, options.run);
   try {
     // A command a dead attempt started may still run (its own process group): stop it first.

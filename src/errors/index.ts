@@ -8,3 +8,4 @@ export * from './replay.js';
 export * from './run.js';
 export * from './tools.js';
 export * from './model.js';
+export * from './worktree.js';

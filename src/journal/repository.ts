@@ -1,55 +1,145 @@
-// Finds the git repository around a directory, the way git does, and refuses the ones the journal
-// cannot write safely. isomorphic-git ignores `commondir`, so the journal is always handed the
-// common git dir: in a linked worktree that is the main repository's .git, where branches live.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { NotARepositoryError, UnsupportedRepositoryError } from '../errors/index.js';
+// Finds the git repository around a directory by asking git (`git rev-parse`), so GIT_DIR,
+// GIT_WORK_TREE, core.worktree, linked worktrees and submodules mean what they mean to git, and
+// refuses the ones the journal cannot write safely. isomorphic-git ignores `commondir`, so the
+// journal is always handed the common git dir: in a linked worktree that is the main repository's
+// .git, where branches live. Spawning git costs about 2 ms, once per command.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  GitDirMismatchError,
+  GitDiscoveryError,
+  JournalCheckedOutError,
+  NoWorkTreeError,
+  NotARepositoryError,
+  RepositoryNotWritableError,
+  UnsupportedRepositoryError,
+} from '../errors/index.js';
 
-// Where a repository's parts are: its working tree, this worktree's git dir, the shared git dir.
+/** Where a repository's parts are: its working tree, this worktree's git dir, the shared git dir. */
 export interface Repository {
-  // Top of the working tree the agent works in (the directory holding `.git`).
+  /** Top of the working tree the agent works in. */
   root: string;
-  // This worktree's own git dir (HEAD, index); differs from commonDir in a linked worktree.
+  /** This worktree's own git dir (HEAD, index); differs from commonDir in a linked worktree. */
   gitdir: string;
-  // The git dir that holds objects and refs: where `agent-journal` lives.
+  /** The git dir that holds objects and refs: where `agent-journal` lives. */
   commonDir: string;
 }
 
-// Finds the repository that contains `dir`, walking up like git does.
-export function findRepository(dir: string): Repository {
+// The variables that make git look somewhere other than around the current directory.
+const LOCATION_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR'];
+
+/**
+ * Finds the repository that contains `dir` as git does (honouring GIT_DIR and GIT_WORK_TREE in
+ * `env`); throws NotARepositoryError, NoWorkTreeError, GitDirMismatchError (GIT_DIR naming another
+ * repository than the files' own) or UnsupportedRepositoryError.
+ */
+export function findRepository(dir: string, env: NodeJS.ProcessEnv = process.env): Repository {
   const start = resolve(dir);
-  for (let current = start; ; current = dirname(current)) {
-    const dotGit = join(current, '.git');
-    const gitdir = gitdirAt(dotGit);
-    if (gitdir) {
-      const commonDir = commonDirOf(gitdir);
-      assertSupported(commonDir);
-      return { root: current, gitdir, commonDir };
+  const found = askGit(start, env);
+  if (LOCATION_VARIABLES.some((name) => env[name] !== undefined)) {
+    const plain = Object.fromEntries(Object.entries(env).filter(([name]) => !LOCATION_VARIABLES.includes(name)));
+    let own: Repository | undefined;
+    try {
+      own = askGit(found.root, plain);
+    } catch {
+      own = undefined; // the files are no repository's own: GIT_DIR is how git finds theirs
     }
-    if (dirname(current) === current) throw new NotARepositoryError(start);
+    if (own && (own.gitdir !== found.gitdir || own.root !== found.root)) throw new GitDirMismatchError(found.gitdir, found.root, own.gitdir, own.root);
+  }
+  assertSupported(found.commonDir);
+  return found;
+}
+
+function askGit(cwd: string, env: NodeJS.ProcessEnv): Repository {
+  if (!existsSync(cwd)) throw new NotARepositoryError(cwd);
+  const result = spawnSync('git', ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--show-toplevel'], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (result.error) throw new GitDiscoveryError(cwd, `git could not be run (${(result.error as NodeJS.ErrnoException).code ?? result.error.message}); is git installed and on PATH?`);
+  const [gitdir, commonDir, root] = result.stdout.split('\n');
+  if (result.status === 0 && gitdir && commonDir && root) return { root, gitdir, commonDir };
+  const said = result.stderr.replace(/^(fatal|error): /gm, '').trim();
+  if (/not a git repository/i.test(said)) throw new NotARepositoryError(cwd);
+  if (/must be run in a work tree/i.test(said)) throw new NoWorkTreeError(gitdir || cwd);
+  const extension = /unknown repository extensions? found:\s*([\s\S]+)/i.exec(said);
+  if (extension) throw new UnsupportedRepositoryError(cwd, `the repository extension ${extension[1]!.trim().split(/\s+/).join(', ')}, which this git cannot read`);
+  throw new GitDiscoveryError(cwd, said.split('\n').join(' ') || `git rev-parse exited with ${result.status}`);
+}
+
+/**
+ * Throws RepositoryNotWritableError unless savepoint can write the journal of `repo`: its lock
+ * directory (created here), objects and branch refs. Commands that only read never call this.
+ */
+export function assertJournalWritable(repo: Repository): void {
+  const locks = join(repo.commonDir, 'savepoint', 'locks');
+  const reasonOf = (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return 'the file system is mounted read-only';
+    if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+    if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file is in the way where a directory must be';
+    return code ?? String(error);
+  };
+  // One level at a time: a recursive mkdir reports ENOENT for a read-only parent.
+  for (const path of [join(repo.commonDir, 'savepoint'), locks]) {
+    try {
+      mkdirSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && statSync(path).isDirectory()) continue;
+      throw new RepositoryNotWritableError(path, reasonOf(error), { cause: error });
+    }
+  }
+  for (const path of [locks, join(repo.commonDir, 'objects'), join(repo.commonDir, 'refs', 'heads')]) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // made when first needed
+      throw new RepositoryNotWritableError(path, reasonOf(error), { cause: error });
+    }
   }
 }
 
-// `.git` is a directory, or (worktrees, submodules) a file saying `gitdir: <path>`.
-function gitdirAt(dotGit: string): string | undefined {
-  let stat;
+/**
+ * Throws JournalCheckedOutError when `ref` is the checked-out branch (HEAD) of the main worktree
+ * or of a linked one: moving it would leave that worktree's index and files behind its HEAD.
+ */
+export function assertNotCheckedOut(repo: Repository, ref: string): void {
+  const heads: Array<{ head: string; worktree: () => string }> = [{ head: join(repo.commonDir, 'HEAD'), worktree: () => resolve(repo.commonDir, '..') }];
+  let names: string[] = [];
   try {
-    stat = statSync(dotGit);
+    names = readdirSync(join(repo.commonDir, 'worktrees'));
   } catch {
-    return undefined;
+    // no linked worktrees
   }
-  if (stat.isDirectory()) return existsSync(join(dotGit, 'HEAD')) ? dotGit : undefined;
-  const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
-  if (!match) return undefined;
-  const target = match[1]!;
-  return isAbsolute(target) ? target : resolve(dirname(dotGit), target);
+  for (const name of names) {
+    const dir = join(repo.commonDir, 'worktrees', name);
+    heads.push({ head: join(dir, 'HEAD'), worktree: () => readFileSync(join(dir, 'gitdir'), 'utf8').trim().replace(/\/\.git$/, '') });
+  }
+  for (const { head, worktree } of heads) {
+    let text: string;
+    try {
+      text = readFileSync(head, 'utf8');
+    } catch {
+      continue;
+    }
+    if (text.trim() !== `ref: ${ref}`) continue;
+    if (head === join(repo.commonDir, 'HEAD') && isBare(repo.commonDir)) continue;
+    let where: string;
+    try {
+      where = worktree();
+    } catch {
+      where = head;
+    }
+    throw new JournalCheckedOutError(ref, where);
+  }
 }
 
-function commonDirOf(gitdir: string): string {
-  const file = join(gitdir, 'commondir');
-  if (!existsSync(file)) return gitdir;
-  const target = readFileSync(file, 'utf8').trim();
-  return isAbsolute(target) ? target : resolve(gitdir, target);
+// The main HEAD of a bare repository checks nothing out.
+function isBare(commonDir: string): boolean {
+  return readGitConfig(commonDir).get('core.bare')?.toLowerCase() === 'true';
 }
 
 // SHA-256 object stores and reftable ref stores would be silently corrupted by isomorphic-git and
@@ -69,7 +159,7 @@ function assertSupported(commonDir: string): void {
   }
 }
 
-// A small reader for the keys we need (`section.key`, lower-cased); subsections are ignored.
+/** A small reader for the keys we need (`section.key`, lower-cased); subsections are ignored. */
 export function readGitConfig(gitdir: string): Map<string, string> {
   const values = new Map<string, string>();
   let text: string;

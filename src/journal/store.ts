@@ -5,7 +5,7 @@
 // each other's entries. Never touches HEAD, the index or the working tree.
 import { JournalMovedError } from '../errors/index.js';
 import { unlinkQuietly } from './durable-file.js';
-import { findRepository, type Repository } from './repository.js';
+import { assertNotCheckedOut, findRepository, type Repository } from './repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
 import { ObjectStore } from './object-store.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from './refs.js';
@@ -112,6 +112,7 @@ export class JournalStore {
   // Adds `files` to the branch in one commit with `message`; returns the new commit id.
   async append(files: JournalFile[], message: string): Promise<string> {
     const fault = this.options.faultPoint ?? (() => {});
+    assertNotCheckedOut(this.repo, this.ref); // as git refuses to move a branch checked out elsewhere
     for (;;) {
       const parent = this.tipCommit;
       const objects: GitObject[] = [];
@@ -210,6 +211,7 @@ export class JournalStore {
   // Moves the branch from the tip this store last saw to `next`, a commit already in the object
   // store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
   async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal'): Promise<boolean> {
+    assertNotCheckedOut(this.repo, this.ref);
     const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, this.tipCommit, next, {
       staleMs: this.options.staleLockMs,
       reflog,

@@ -4,7 +4,7 @@
 // The CLI and the library both come through here; the named entry points are in start.ts.
 import { runAgent, USER_STEP_KIND, type FollowUp } from '../agent/loop.js';
 import { openJournal, type RunJournal } from '../durable/run-journal.js';
-import { DriftError, MissingCredentialsError } from '../errors/index.js';
+import { DriftError, MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError } from '../errors/index.js';
 import { ObjectStore } from '../journal/object-store.js';
 import { createJournalPusher } from '../journal/push.js';
 import { findRepository } from '../journal/repository.js';
@@ -13,6 +13,7 @@ import type { ModelProvider } from '../model/types.js';
 import { createRedactor } from '../redact/redactor.js';
 import { createTools } from '../tools/index.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
+import { holdWorktree } from '../worktree/worktree-lock.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { settleWorktree } from './worktree.js';
 
@@ -44,6 +45,14 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     startCheckpoint: () => snapshotter.snapshot().tree,
     store: options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, target.run) } : undefined,
   });
+  // One live run per working tree (README: "Two runs, one working tree"); a finished run only replays.
+  let worktreeLock: { release(): void } | undefined;
+  try {
+    if (journal.runRecord?.status !== 'finished' || target.followUp !== undefined) worktreeLock = holdWorktree(repo, target.run);
+  } catch (error) {
+    journal.close();
+    throw error;
+  }
   try {
     const record = journal.runRecord;
     const followUps = recordedFollowUps(journal);
@@ -56,7 +65,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, ...(givenAt ? { followUpGivenAt: givenAt } : {}) });
-    if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
+    if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, store: journal.store, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
 
     const outcome = await runAgent({
       journal,
@@ -83,10 +92,13 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     if (options.signal?.aborted) return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
     // A drift refusal is not a failure of the run: nothing ran, and the journal must stay exactly
     // as it was (the run is still unfinished, waiting for --restore or --keep-worktree), so
-    // `savepoint runs` does not report it failed and no commit lands for a question.
-    if (!(error instanceof DriftError)) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
+    // `savepoint runs` does not report it failed and no commit lands for a question. The same for
+    // a checkpoint refused as unsafe or blocked by a file: nothing ran.
+    const untouched = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError].some((type) => error instanceof type);
+    if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
   } finally {
+    worktreeLock?.release();
     journal.close();
   }
 }

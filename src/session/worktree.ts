@@ -4,8 +4,10 @@
 // otherwise the caller's flag or callback chooses restore, keep or stop. No terminal here.
 import type { History } from '../durable/history.js';
 import type { RunRecord } from '../journal/entry.js';
+import type { JournalStore } from '../journal/store.js';
 import { DriftError } from '../errors/index.js';
 import { findDrift, type Drift } from '../worktree/drift.js';
+import { refuseUndoingFinishedRuns } from '../worktree/finished-edits.js';
 import { restoreWorktree } from '../worktree/restore.js';
 import type { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import type { SessionEvent, SessionOptions } from './types.js';
@@ -17,6 +19,8 @@ export interface WorktreeContext {
   record: RunRecord;
   history: History;
   snapshotter: WorktreeSnapshotter;
+  /** The journal store, to find runs that finished since this run's checkpoint. */
+  store: JournalStore;
   /** Keeps a tree this process wrote reachable until a commit references it (a concurrent gc must not prune it). */
   keepReachable: (tree: string) => Promise<void>;
   options: Pick<SessionOptions, 'worktree' | 'onDrift'>;
@@ -44,8 +48,13 @@ export async function settleWorktree(context: WorktreeContext): Promise<void> {
 }
 
 async function restore(context: WorktreeContext, drift: Drift, reason: 'flag' | 'clean-base' | 'chosen'): Promise<void> {
-  const { snapshotter } = context;
-  const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedPaths());
+  const { snapshotter, record } = context;
+  // A restore never undoes edits of a run that finished after this run's checkpoint was recorded
+  // (or adopted: a fork takes its parent's checkpoint when it is created).
+  const checkpointAt = context.history.entries().findLast((e) => e.checkpoint)?.finishedAt ?? record.createdAt;
+  const since = checkpointAt > record.createdAt ? checkpointAt : record.createdAt;
+  const guard = (changes: Parameters<typeof refuseUndoingFinishedRuns>[4]) => refuseUndoingFinishedRuns(context.store, context.run, drift.checkpoint, since, changes);
+  const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedPaths(), guard);
   context.emit({ type: 'worktree-restored', reason, step: drift.step, ...result });
 }
 

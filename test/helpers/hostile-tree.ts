@@ -1,0 +1,78 @@
+// Forging journals the way someone with push access could: trees git's own plumbing accepts
+// (`git mktree` takes `.git`, `..`, duplicate names and odd modes; `git hash-object --literally`
+// takes anything) and a commit on agent-journal that makes such a tree the last checkpoint of a run.
+//
+//   const tree = await mktree(root, [{ mode: '040000', name: '..', oid: await mktree(root, [...]) }]);
+//   await forgeLastCheckpoint(root, run, tree);
+import { gitOut } from './git.js';
+
+/** One entry for mktree: type is worked out from the mode. */
+export interface ForgedEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+/** Stores `content` as a blob in the repository at `cwd`. */
+export function hashBlob(cwd: string, content: string): Promise<string> {
+  return gitOut(cwd, ['hash-object', '-w', '--stdin'], { input: content });
+}
+
+const typeOf = (mode: string) => (mode === '040000' || mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
+
+/** Builds a tree with `git mktree` (which does not apply git's path rules). */
+export function mktree(cwd: string, entries: ForgedEntry[]): Promise<string> {
+  const input = entries.map((e) => `${e.mode} ${typeOf(e.mode)} ${e.oid}\t${e.name}\0`).join('');
+  return gitOut(cwd, ['mktree', '-z', '--missing'], { input });
+}
+
+/** Builds a tree object byte by byte (any name, even one with a slash), with `hash-object --literally`. */
+export async function literalTree(cwd: string, entries: ForgedEntry[]): Promise<string> {
+  const body = Buffer.concat(entries.map((e) => Buffer.concat([Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex')])));
+  const { execFileSync } = await import('node:child_process');
+  return execFileSync('git', ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], { cwd, input: body, encoding: 'utf8' }).trim();
+}
+
+async function lsTree(cwd: string, tree: string): Promise<ForgedEntry[]> {
+  const out = await gitOut(cwd, ['ls-tree', '-z', tree]);
+  return out
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => {
+      const [meta, name] = [line.slice(0, line.indexOf('\t')), line.slice(line.indexOf('\t') + 1)];
+      const [mode, , oid] = meta.split(' ');
+      return { mode: mode!, name, oid: oid! };
+    });
+}
+
+// `tree` with the entry at `path` (slash-separated) replaced by `entry`.
+async function setPath(cwd: string, tree: string, path: string[], entry: Omit<ForgedEntry, 'name'>): Promise<string> {
+  const [name, ...rest] = path;
+  const entries = (await lsTree(cwd, tree)).filter((e) => e.name !== name);
+  const old = (await lsTree(cwd, tree)).find((e) => e.name === name);
+  const replaced = rest.length ? { mode: '040000', oid: await setPath(cwd, old!.oid, rest, entry) } : entry;
+  return mktree(cwd, [...entries, { ...replaced, name: name! }]);
+}
+
+/**
+ * Commits onto agent-journal (in the repository at `cwd`) a rewrite of run `run`'s last step that
+ * has a checkpoint, pointing that checkpoint at `checkpoint` (also placed at runs/<run>/worktree),
+ * as a collaborator with push access could. Returns the step rewritten.
+ */
+export async function forgeLastCheckpoint(cwd: string, run: string, checkpoint: string): Promise<number> {
+  const tip = await gitOut(cwd, ['rev-parse', 'agent-journal']);
+  const files = (await gitOut(cwd, ['ls-tree', '-r', '--name-only', tip, `runs/${run}/steps/`])).split('\n').sort();
+  for (const file of files.reverse()) {
+    const entry = JSON.parse(await gitOut(cwd, ['show', `${tip}:${file}`])) as { checkpoint?: string; step: number };
+    if (!entry.checkpoint) continue;
+    entry.checkpoint = checkpoint;
+    const blob = await hashBlob(cwd, `${JSON.stringify(entry, null, 2)}\n`);
+    let tree = await gitOut(cwd, ['rev-parse', `${tip}^{tree}`]);
+    tree = await setPath(cwd, tree, file.split('/'), { mode: '100644', oid: blob });
+    tree = await setPath(cwd, tree, ['runs', run, 'worktree'], { mode: '040000', oid: checkpoint });
+    const commit = await gitOut(cwd, ['commit-tree', tree, '-p', tip, '-m', `${run} #${entry.step} (rewritten)`]);
+    await gitOut(cwd, ['update-ref', 'refs/heads/agent-journal', commit, tip]);
+    return entry.step;
+  }
+  throw new Error(`run ${run} has no step with a checkpoint`);
+}
