@@ -3,6 +3,7 @@
 // loop does not know (or care) whether a step ran live or was handed back from the journal: it
 // rebuilds each request from the results `step` returns, so replay reproduces it exactly.
 import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
+import { ellipsize } from '../format/text.js';
 import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock } from '../model/types.js';
 import { truncateForModel } from '../tools/truncate.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
@@ -119,6 +120,5 @@ function textOf(content: AssistantBlock[]): string {
 export function summarizeResponse(response: ModelResponse): string {
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.name);
   if (calls.length) return `calls ${calls.join(', ')}`;
-  const text = textOf(response.content).replace(/\s+/g, ' ');
-  return `answers "${text.length > 50 ? `${text.slice(0, 49)}…` : text}"`;
+  return `answers "${ellipsize(textOf(response.content).replace(/\s+/g, ' '), 50)}"`;
 }

@@ -1,5 +1,6 @@
-// Small pieces of terminal text shared by `runs`, `log` and `show`: status words in colour, short
-// token counts, dollar estimates and where a run lives.
+// Small pieces of terminal text shared by `runs`, `log` and `show`: status words in colour, where a
+// run lives, and padding of coloured text (numbers and cuts are in src/format/).
+import { charLength } from '../format/text.js';
 import type { RunStatus, RunSummary } from '../report/summarize.js';
 import type { Style } from './style.js';
 
@@ -17,20 +18,6 @@ export function paintStatus(status: RunStatus | 'corrupt', style: Style): string
   }
 }
 
-// `812`, `9.3k`, `1.2M`
-export function compactCount(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
-
-// `~$0.03`, `~$1.20`, `<$0.01`
-export function formatUsd(usd: number): string {
-  if (usd === 0) return '$0';
-  if (usd < 0.01) return '<$0.01';
-  return `~$${usd.toFixed(2)}`;
-}
-
 // A note on lineage and on which journals hold the run, or '' when there is nothing to say.
 export function whereNote(run: RunSummary): string {
   const notes: string[] = [];
@@ -44,7 +31,7 @@ export function whereNote(run: RunSummary): string {
 
 // Visible width of text that may hold colour codes.
 export function visibleLength(text: string): number {
-  return text.replace(/\x1b\[[0-9;]*m/g, '').length;
+  return charLength(text.replace(/\x1b\[[0-9;]*m/g, ''));
 }
 
 // Pads coloured text to `width` visible characters.

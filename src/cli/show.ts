@@ -4,13 +4,14 @@
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { SavepointError, UsageError } from '../errors/index.js';
+import { formatCount, formatDuration, formatUsd } from '../format/numbers.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { loadRun, openJournals } from '../report/journal-runs.js';
 import { formatInput, formatResult } from '../report/step-detail.js';
 import type { StepView, Timeline } from '../report/summarize.js';
-import { formatUsd, whereNote } from './run-format.js';
+import { whereNote } from './run-format.js';
 import { stepDiff, type StepDiff } from './step-diff.js';
-import { formatCount, formatDuration, styleFor, type Style } from './style.js';
+import { styleFor, type Style } from './style.js';
 import { estimateCost, priceFor } from '../report/pricing.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };

@@ -3,7 +3,9 @@
 // replay saved. Live model text streams in above its step line, so a call is never a silent pause.
 import type { Writable } from 'node:stream';
 import type { StepEvent } from '../durable/run-journal.js';
-import { fit, formatCount, formatDuration, type Style } from './style.js';
+import { formatCount, formatDuration } from '../format/numbers.js';
+import { oneLine } from '../format/text.js';
+import type { Style } from './style.js';
 
 export const REPLAYED_LABEL = 'REPLAYED (from journal)';
 export const LIVE_LABEL = 'LIVE (running now)';
@@ -87,8 +89,8 @@ export class StepPrinter {
     const labelWidth = REPLAYED_LABEL.length;
     const room = Math.max(30, this.style.width - (4 + 2 + labelWidth + 2) - 25 - 3); // time column: up to ~22 characters
     const whatWidth = Math.min(34, Math.max(16, Math.floor(room * 0.5)));
-    const what = fit(description, whatWidth).padEnd(whatWidth);
-    const result = fit(summary, room - whatWidth);
+    const what = oneLine(description, whatWidth).padEnd(whatWidth);
+    const result = oneLine(summary, room - whatWidth);
     const paddedLabel = label + ' '.repeat(Math.max(0, labelWidth - plain(label).length));
     this.out.write(`${`#${position}`.padStart(4)}  ${paddedLabel}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
   }

@@ -27,22 +27,3 @@ export function styleFor(stream: Writable & { isTTY?: boolean; columns?: number 
     bold: paint('1', '22'),
   };
 }
-
-// Cuts `text` to `max` characters on one line, with an ellipsis.
-export function fit(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  if (max <= 1) return '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-// `12 ms`, `1.4 s`, `2 min 5 s`
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-// `12,345`
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}

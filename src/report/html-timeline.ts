@@ -5,6 +5,8 @@
 // live, so a resume's green stretch is exactly the work it did not redo. Below, every step opens
 // to its input, output and diff. Pure: the CLI hands in the timeline, the entries and the diffs.
 // Everything from the journal is HTML-escaped.
+import { formatCount, formatDuration, formatUsd, plural } from '../format/numbers.js';
+import { relativeTime, shortTime } from '../format/time.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { formatInput, formatResult } from './step-detail.js';
 import type { AttemptView, StepView, Timeline } from './summarize.js';
@@ -51,7 +53,7 @@ function header(t: Timeline, generatedAt: Date): string {
     `<span class="badge status-${esc(r.status)}">${esc(r.status)}</span>`,
     r.model ? `model <b>${esc(r.model)}</b>` : '',
     r.createdAt ? `started ${esc(shortTime(r.createdAt))} UTC` : '',
-    r.lastActivity ? `last activity ${esc(ago(r.lastActivity, generatedAt.getTime()))}` : '',
+    r.lastActivity ? `last activity ${esc(relativeTime(r.lastActivity, generatedAt.getTime()))}` : '',
     r.resumes ? `resumed ${r.resumes}×` : 'never resumed',
   ].filter(Boolean);
   const notes: string[] = [];
@@ -78,12 +80,12 @@ function cards(t: Timeline): string {
   const card = (label: string, value: string, detail: string, cls = '') =>
     `<div class="card ${cls}"><div class="label">${esc(label)}</div><div class="value">${esc(value)}</div><div class="detail">${esc(detail)}</div></div>`;
   return `<section class="cards">
-${card('Steps', String(tot.steps), `${count(tot.modelCalls, 'model call')} · ${count(tot.commands, 'command')}`)}
-${card('Tokens', `${num(tot.tokens.input)} in · ${num(tot.tokens.output)} out`, `${usd(tot.estimatedCostUsd)} estimated${tot.tokens.cacheRead ? ` · ${num(tot.tokens.cacheRead)} cache reads` : ''}`)}
-${card('Time', duration(tot.workMs), `of step time · ${duration(tot.wallMs)} first to last`)}
+${card('Steps', String(tot.steps), `${plural(tot.modelCalls, 'model call')} · ${plural(tot.commands, 'command')}`)}
+${card('Tokens', `${formatCount(tot.tokens.input)} in · ${formatCount(tot.tokens.output)} out`, `${formatUsd(tot.estimatedCostUsd)} estimated${tot.tokens.cacheRead ? ` · ${formatCount(tot.tokens.cacheRead)} cache reads` : ''}`)}
+${card('Time', formatDuration(tot.workMs), `of step time · ${formatDuration(tot.wallMs)} first to last`)}
 ${
   s.replayedSteps
-    ? card('Resuming saved', duration(s.originalMs), `${count(s.modelCalls, 'model call')} · ${num(s.tokens.input + s.tokens.output)} tokens · ${usd(s.estimatedCostUsd)} · ${count(s.commands, 'command')}`, 'saved')
+    ? card('Resuming saved', formatDuration(s.originalMs), `${plural(s.modelCalls, 'model call')} · ${formatCount(s.tokens.input + s.tokens.output)} tokens · ${formatUsd(s.estimatedCostUsd)} · ${plural(s.commands, 'command')}`, 'saved')
     : card('Resuming saved', '—', 'the run was never resumed', 'saved none')
 }
 </section>`;
@@ -106,7 +108,7 @@ function lanes(t: Timeline): string {
       .map((s, i) => {
         const role = laneRole(s, a, next);
         if (!role) return '';
-        const tip = `#${s.step} ${s.description} → ${role === 'inflight' ? 'in flight, never recorded' : (s.summary ?? '')} (${s.durationMs === null ? '?' : duration(s.durationMs)}, ${ROLE_WORD[role]})`;
+        const tip = `#${s.step} ${s.description} → ${role === 'inflight' ? 'in flight, never recorded' : (s.summary ?? '')} (${s.durationMs === null ? '?' : formatDuration(s.durationMs)}, ${ROLE_WORD[role]})`;
         return `<a class="seg ${role}${s.isError ? ' err' : ''}" href="#step-${s.step}" data-step="${s.step}" style="left:${pct(offsets[i]!)};width:${pct(widths[i]!)}" title="${esc(tip)}">${widths[i]! / scale >= 0.022 ? `<span>${s.step}</span>` : ''}</a>`;
       })
       .join('');
@@ -120,7 +122,7 @@ function lanes(t: Timeline): string {
     const stopMark = next && lastIndex >= 0 ? `<i class="stopmark" style="left:${pct(offsets[lastIndex]! + widths[lastIndex]!)}" title="attempt ${a.number} stopped here"></i>` : '';
     return `<div class="lane"><div class="lane-label"><b>Attempt ${a.number}</b><small>${esc(what)}</small><small>${a.startedAt ? `${esc(shortTime(a.startedAt).slice(11))} UTC · ` : ''}${esc(who)}</small>${stopped}</div><div class="track">${segments}${stopMark}</div></div>`;
   });
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => `<span style="left:${(f * 100).toFixed(1)}%">${esc(duration(f * total))}</span>`).join('');
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => `<span style="left:${(f * 100).toFixed(1)}%">${esc(formatDuration(f * total))}</span>`).join('');
   return `<section class="timeline">
 <h2>Timeline</h2>
 <div class="legend"><span><i class="sw live"></i>ran live</span><span><i class="sw replayed"></i>replayed from the journal (drawn at its original duration: time the resume did not spend)</span><span><i class="sw inflight"></i>in flight at a stop</span><span><i class="sw err"></i>tool error</span></div>
@@ -174,10 +176,10 @@ function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: num
     ['attempt', `${s.attempt}${s.startedInAttempt !== null ? ` (started in attempt ${s.startedInAttempt})` : ''}`],
     ['started', s.startedAt],
     ['finished', s.finishedAt ?? '—'],
-    ['took', s.durationMs === null ? 'never finished' : duration(s.durationMs)],
+    ['took', s.durationMs === null ? 'never finished' : formatDuration(s.durationMs)],
   ];
   if (s.model) facts.push(['model', s.model]);
-  if (s.usage) facts.push(['tokens', `${num(s.usage.input)} in · ${num(s.usage.output)} out${s.usage.cacheRead ? ` · ${num(s.usage.cacheRead)} cache reads` : ''}`]);
+  if (s.usage) facts.push(['tokens', `${formatCount(s.usage.input)} in · ${formatCount(s.usage.output)} out${s.usage.cacheRead ? ` · ${formatCount(s.usage.cacheRead)} cache reads` : ''}`]);
   if (s.resolution) facts.push(['resolution', s.resolution]);
   if (s.replayedBy.length) facts.push(['replayed by', `attempt ${s.replayedBy.join(', ')}`]);
   const diff = input.diffs.get(s.step);
@@ -189,7 +191,7 @@ function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: num
   const resultText = result ? formatResult(result) : 'No result was recorded: the step was in flight when its process stopped.';
   const bar = s.durationMs ? Math.max(2, (s.durationMs / maxMs) * 100) : 0;
   return `<details class="${classes.join(' ')}" id="step-${s.step}">
-<summary><span class="num">#${s.step}</span><span class="kind k-${esc(kindClass(s.kind))}">${esc(s.kind)}</span><span class="desc">${esc(s.description)}</span><span class="res">${esc(s.state === 'in-flight' ? 'in flight: started, never recorded' : (s.summary ?? ''))}</span><span class="dur"><span class="bar"><i style="width:${bar.toFixed(1)}%"></i></span>${esc(s.durationMs === null ? '—' : duration(s.durationMs))}</span><span class="tags">${tags.map(([cls, text]) => `<em class="t-${cls}">${esc(text)}</em>`).join('')}</span></summary>
+<summary><span class="num">#${s.step}</span><span class="kind k-${esc(kindClass(s.kind))}">${esc(s.kind)}</span><span class="desc">${esc(s.description)}</span><span class="res">${esc(s.state === 'in-flight' ? 'in flight: started, never recorded' : (s.summary ?? ''))}</span><span class="dur"><span class="bar"><i style="width:${bar.toFixed(1)}%"></i></span>${esc(s.durationMs === null ? '—' : formatDuration(s.durationMs))}</span><span class="tags">${tags.map(([cls, text]) => `<em class="t-${cls}">${esc(text)}</em>`).join('')}</span></summary>
 <div class="body">
 <dl>${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 <h3>Input</h3><pre>${esc(formatInput((result ?? intent)?.input))}</pre>
@@ -231,37 +233,6 @@ function kindClass(kind: string): string {
 // Escapes text for HTML element content and (double- or single-quoted) attribute values.
 export function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-function num(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-function count(n: number, word: string): string {
-  return `${num(n)} ${word}${n === 1 ? '' : 's'}`;
-}
-
-function usd(v: number): string {
-  return v === 0 ? '$0' : v < 0.01 ? '<$0.01' : `~$${v.toFixed(2)}`;
-}
-
-function duration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-function shortTime(iso: string): string {
-  return iso.replace('T', ' ').slice(0, 19);
-}
-
-function ago(iso: string, now: number): string {
-  const s = Math.round((now - Date.parse(iso)) / 1000);
-  if (Number.isNaN(s)) return '—';
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
-  return `${Math.floor(s / 86_400)} days ago`;
 }
 
 const CSS = `

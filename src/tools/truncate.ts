@@ -1,7 +1,7 @@
 // Trims a long tool output to what a model should see: its head and its tail, with one line in the
 // middle that says what was cut. The agent applies it when it builds a tool_result; tools return the
 // whole output, which the journal keeps, so the trimming is the same on every replay.
-import { formatBytes, plural } from './format.js';
+import { formatBytes, plural } from '../format/numbers.js';
 
 // The limits a trimmed output stays within, note line included.
 export interface TruncateOptions {
