@@ -4,7 +4,7 @@ import { charLength } from '../format/text.js';
 import type { RunStatus, RunSummary } from '../report/summarize.js';
 import type { Style } from './style.js';
 
-// The status word, coloured by what it asks of the user.
+/** The status word, coloured by what it asks of the user. */
 export function paintStatus(status: RunStatus | 'corrupt', style: Style): string {
   switch (status) {
     case 'finished':
@@ -18,7 +18,7 @@ export function paintStatus(status: RunStatus | 'corrupt', style: Style): string
   }
 }
 
-// A note on lineage and on which journals hold the run, or '' when there is nothing to say.
+/** A note on lineage and on which journals hold the run, or '' when there is nothing to say. */
 export function whereNote(run: RunSummary): string {
   const notes: string[] = [];
   if (run.lineage) notes.push(`forked from ${run.lineage.forkedFrom} at #${run.lineage.atStep}`);
@@ -29,12 +29,12 @@ export function whereNote(run: RunSummary): string {
   return notes.join(' · ');
 }
 
-// Visible width of text that may hold colour codes.
+/** Visible width of text that may hold colour codes. */
 export function visibleLength(text: string): number {
   return charLength(text.replace(/\x1b\[[0-9;]*m/g, ''));
 }
 
-// Pads coloured text to `width` visible characters.
+/** Pads coloured text to `width` visible characters. */
 export function padVisible(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   const pad = ' '.repeat(Math.max(0, width - visibleLength(text)));
   return align === 'left' ? text + pad : pad + text;

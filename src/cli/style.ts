@@ -1,6 +1,7 @@
 // Terminal conventions: colour only on a TTY and never with NO_COLOR; widths that fit the screen.
 import type { Writable } from 'node:stream';
 
+/** How text is painted for one stream, and how wide its lines may be. */
 export interface Style {
   color: boolean;
   width: number;
@@ -12,7 +13,7 @@ export interface Style {
   cyan(text: string): string;
 }
 
-// The style for a stream: colours when it is a terminal and NO_COLOR is unset (or FORCE_COLOR set).
+/** The style for a stream: colours when it is a terminal and NO_COLOR is unset (or FORCE_COLOR set). */
 export function styleFor(stream: Writable & { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv = process.env): Style {
   const color = env.FORCE_COLOR ? env.FORCE_COLOR !== '0' : Boolean(stream.isTTY) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
   const paint = (code: string, reset: string) => (text: string) => (color ? `\x1b[${code}m${text}\x1b[${reset}m` : text);
