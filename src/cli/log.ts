@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { SavepointError } from '../errors/index.js';
 import { compactCount, formatCount, formatDuration, formatUsd, plural } from '../format/numbers.js';
-import { charLength, oneLine } from '../format/text.js';
+import { charLength, oneLine, wrapWords } from '../format/text.js';
 import { relativeTime } from '../format/time.js';
 import { renderHtmlTimeline } from '../report/html-timeline.js';
 import { loadRun, openJournals } from '../report/journal-runs.js';
@@ -90,7 +90,7 @@ export function printTimeline(t: Timeline, out: Out, style: Style, now: number, 
   const tot = t.totals;
   // A labelled paragraph, wrapped to the terminal under a 14-column label.
   const para = (label: string, text: string, paint: (line: string) => string = (l) => l) => {
-    const lines = wrap(text, style.width - 14);
+    const lines = wrapWords(text, style.width - 14);
     out.write(lines.map((line, i) => `${i === 0 ? style.bold(label.padEnd(14)) : ' '.repeat(14)}${paint(line)}`).join('\n') + '\n');
   };
   para(
@@ -167,23 +167,6 @@ function attemptMark(a: AttemptView): string {
 function rule(text: string, style: Style): string {
   const head = `── ${oneLine(text, style.width - 8)} `;
   return `${style.cyan(head + '─'.repeat(Math.max(2, style.width - charLength(head))))}\n`;
-}
-
-// Word-wraps `text` to lines of at most `width` characters (keeping its own line breaks).
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (const word of paragraph.split(/ +/)) {
-      if (line && charLength(line) + 1 + charLength(word) > width) {
-        lines.push(line);
-        line = '';
-      }
-      line = line ? `${line} ${word}` : charLength(word) > width ? oneLine(word, width) : word;
-    }
-    lines.push(line);
-  }
-  return lines;
 }
 
 function cacheNote(tokens: Timeline['totals']['tokens']): string {

@@ -1,16 +1,27 @@
 // The product's signature on screen: one line per step as it happens, REPLAYED (from journal) or
 // LIVE (running now), what it did, a short result and how long it took, and at the end what the
 // replay saved. Live model text streams in above its step line, so a call is never a silent pause.
+// Every line fits the style's width: below WIDE_COLUMNS the labels lose their parenthesis and a
+// replayed step shows only its original time; descriptions and results are cut by characters.
 import type { Writable } from 'node:stream';
 import type { StepEvent } from '../durable/run-journal.js';
 import { formatCount, formatDuration } from '../format/numbers.js';
-import { oneLine } from '../format/text.js';
+import { charLength, ellipsize, oneLine, takeChars, wrapWords } from '../format/text.js';
+import { padVisible, visibleLength } from './run-format.js';
 import type { Style } from './style.js';
 
+/** The label of a step handed back from the journal. */
 export const REPLAYED_LABEL = 'REPLAYED (from journal)';
+/** The label of a step that ran now. */
 export const LIVE_LABEL = 'LIVE (running now)';
+/** The labels on a terminal narrower than WIDE_COLUMNS. */
+export const SHORT_LABELS = { replayed: 'REPLAYED', live: 'LIVE' } as const;
+/** The narrowest width that shows the full labels. */
+export const WIDE_COLUMNS = 100;
+// Model text streams in under the steps, indented this much.
+const TEXT_INDENT = '      ';
 
-// What the replayed part of a run would have cost to do again.
+/** What the replayed part of a run would have cost to do again. */
 export interface Savings {
   replayedSteps: number;
   modelCalls: number;
@@ -21,10 +32,16 @@ export interface Savings {
   liveSteps: number;
 }
 
+/** Prints a run's steps, its streamed model text and what replay saved, to fit `style.width`. */
 export class StepPrinter {
   private readonly out: Writable;
   private readonly style: Style;
   private streaming = false;
+  // The visible column of streamed text, the word it has not printed yet, and whether a space
+  // goes before that word (dropped when the word starts a new line).
+  private column = 0;
+  private word = '';
+  private space = false;
   private replayStarted: number | undefined;
   private replayEnded: number | undefined;
   readonly savings: Savings = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
@@ -34,39 +51,88 @@ export class StepPrinter {
     this.style = style;
   }
 
-  // The journal's event hook.
+  /** The journal's event hook. */
   readonly onEvent = (event: StepEvent): void => {
     if (event.type === 'replayed') {
       this.replayStarted ??= performance.now();
       this.replayEnded = performance.now();
       this.tally(event.kind, event.result, event.originalDurationMs);
-      const took = `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`;
-      this.line(event.position, this.style.green(REPLAYED_LABEL), event.description, event.summary, took);
+      const took = this.wide
+        ? `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`
+        : this.style.dim(`took ${formatDuration(event.originalDurationMs)}`);
+      this.line(event.position, this.style.green(this.wide ? REPLAYED_LABEL : SHORT_LABELS.replayed), event.description, event.summary, took);
     } else if (event.type === 'recorded') {
       this.endText();
       this.savings.liveSteps++;
-      const note = event.resolution === 'in-flight-reported' ? this.style.red(' (was in flight at the crash)') : '';
-      this.line(event.position, this.style.yellow(LIVE_LABEL), event.description, event.summary + note, formatDuration(event.durationMs));
+      const note = event.resolution === 'in-flight-reported' ? ' (was in flight at the crash)' : '';
+      this.line(event.position, this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live), event.description, event.summary, formatDuration(event.durationMs), note);
     } else if (event.type === 'in-flight') {
-      this.out.write(
-        this.style.red(`  #${event.position} ${event.description} was started before a crash and never recorded: `) +
-          (event.decision === 'rerun' ? 'running it again\n' : 'telling the model its outcome is unknown\n'),
-      );
+      this.endText();
+      const what = `#${event.position} ${event.description} was started before a crash and never recorded: `;
+      const then = event.decision === 'rerun' ? 'running it again' : 'telling the model its outcome is unknown';
+      if (charLength(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
+      else this.out.write(`${wrapWords(what + then, this.style.width - 2).map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);
     }
   };
 
-  // Live model text, streamed as it arrives, indented under the steps.
+  /** Live model text, streamed as it arrives, indented under the steps and word-wrapped to the width. */
   readonly onText = (text: string): void => {
     if (!text) return;
     if (!this.streaming) {
-      this.out.write('      ');
+      this.out.write(TEXT_INDENT);
+      this.column = TEXT_INDENT.length;
       this.streaming = true;
     }
-    this.out.write(this.style.dim(text.replace(/\n/g, '\n      ')));
+    let shown = '';
+    for (const piece of text.split(/(\s)/)) {
+      if (piece === '\n') {
+        shown += `${this.takeWord()}\n${TEXT_INDENT}`;
+        this.column = TEXT_INDENT.length;
+        this.space = false;
+      } else if (/^\s$/.test(piece)) {
+        shown += this.takeWord();
+        this.space = true;
+      } else {
+        this.word += piece;
+        // A word longer than a whole line is broken where the line ends.
+        while (TEXT_INDENT.length + charLength(this.word) > this.style.width) shown += this.breakWord();
+      }
+    }
+    if (shown) this.out.write(this.style.dim(shown));
   };
 
+  private get wide(): boolean {
+    return this.style.width >= WIDE_COLUMNS;
+  }
+
+  // The pending word (after its space), on a new line first when it does not fit on this one.
+  private takeWord(): string {
+    if (!this.word) return '';
+    const gap = this.space && this.column > TEXT_INDENT.length ? ' ' : '';
+    const length = charLength(this.word);
+    const wrap = this.column > TEXT_INDENT.length && this.column + gap.length + length > this.style.width;
+    const text = wrap ? `\n${TEXT_INDENT}${this.word}` : `${gap}${this.word}`;
+    this.column = (wrap ? TEXT_INDENT.length : this.column + gap.length) + length;
+    this.word = '';
+    this.space = false;
+    return text;
+  }
+
+  // The first line's worth of an over-long pending word, on a line of its own.
+  private breakWord(): string {
+    const head = takeChars(this.word, this.style.width - TEXT_INDENT.length);
+    this.word = this.word.slice(head.length);
+    const text = `${this.column > TEXT_INDENT.length ? `\n${TEXT_INDENT}` : ''}${head}\n${TEXT_INDENT}`;
+    this.column = TEXT_INDENT.length;
+    this.space = false;
+    return text;
+  }
+
   private endText(): void {
-    if (this.streaming) this.out.write('\n');
+    if (this.streaming) {
+      const rest = this.takeWord();
+      this.out.write(`${rest ? this.style.dim(rest) : ''}\n`);
+    }
     this.streaming = false;
   }
 
@@ -84,27 +150,32 @@ export class StepPrinter {
     }
   }
 
-  private line(position: number, label: string, description: string, summary: string, time: string): void {
-    const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
-    const labelWidth = REPLAYED_LABEL.length;
-    const room = Math.max(30, this.style.width - (4 + 2 + labelWidth + 2) - 25 - 3); // time column: up to ~22 characters
-    const whatWidth = Math.min(34, Math.max(16, Math.floor(room * 0.5)));
-    const what = oneLine(description, whatWidth).padEnd(whatWidth);
-    const result = oneLine(summary, room - whatWidth);
-    const paddedLabel = label + ' '.repeat(Math.max(0, labelWidth - plain(label).length));
-    this.out.write(`${`#${position}`.padStart(4)}  ${paddedLabel}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
+  // `#4  REPLAYED  read_file a.txt → 12 lines  · took 3 ms`, cut to the width. `note` follows the
+  // result in red, and gets what room the result leaves (at least half).
+  private line(position: number, label: string, description: string, summary: string, time: string, note = ''): void {
+    const labelWidth = this.wide ? REPLAYED_LABEL.length : SHORT_LABELS.replayed.length;
+    const number = `#${position}`.padStart(4);
+    const fixed = charLength(number) + 2 + labelWidth + 2 + 3 + 4 + visibleLength(time); // `  `, ` → `, `  · `
+    const room = Math.max(8, this.style.width - fixed);
+    const whatWidth = Math.min(34, Math.max(Math.min(16, room - 6), Math.floor(room * 0.5)));
+    const what = padVisible(oneLine(description, whatWidth), whatWidth);
+    const resultRoom = room - whatWidth;
+    const summaryText = oneLine(summary, note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - charLength(note)) : resultRoom);
+    const noteText = ellipsize(note, resultRoom - charLength(summaryText));
+    const result = summaryText + (noteText ? this.style.red(noteText) : '');
+    this.out.write(`${number}  ${padVisible(label, labelWidth)}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
   }
 
-  // One paragraph on what replay saved, or nothing when nothing replayed.
+  /** One paragraph on what replay saved (wrapped to the width), or nothing when nothing replayed. */
   summary(): string {
     const s = this.savings;
     if (s.replayedSteps === 0) return '';
     const parts = [`${s.modelCalls} model call${s.modelCalls === 1 ? '' : 's'}`];
     if (s.tokens) parts.push(`${formatCount(s.tokens)} tokens`);
     parts.push(`${s.commands} command${s.commands === 1 ? '' : 's'}`);
-    return (
+    const text =
       `Replayed ${s.replayedSteps} step${s.replayedSteps === 1 ? '' : 's'} from the journal in ${formatDuration(s.replayMs)} ` +
-      `instead of ${formatDuration(s.originalMs)}: ${parts.join(', ')} not re-run; ${s.liveSteps} step${s.liveSteps === 1 ? '' : 's'} ran live.`
-    );
+      `instead of ${formatDuration(s.originalMs)}: ${parts.join(', ')} not re-run; ${s.liveSteps} step${s.liveSteps === 1 ? '' : 's'} ran live.`;
+    return wrapWords(text, this.style.width).join('\n');
   }
 }

@@ -63,6 +63,26 @@ export function shortValue(value: unknown, max = 60): string {
   return oneLine(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)), max);
 }
 
+/**
+ * `text` word-wrapped to lines of at most `width` characters, keeping its own line breaks; a word
+ * longer than a whole line is cut with `…`.
+ */
+export function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/ +/)) {
+      if (line && charLength(line) + 1 + charLength(word) > width) {
+        lines.push(line);
+        line = '';
+      }
+      line = line ? `${line} ${word}` : ellipsize(word, width);
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
 function isAscii(text: string): boolean {
   return !/[^\x00-\x7f]/.test(text);
 }
