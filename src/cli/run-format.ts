@@ -1,6 +1,6 @@
 // Small pieces of terminal text shared by `runs`, `log` and `show`: status words in colour, where a
 // run lives, and padding of coloured text (numbers and cuts are in src/format/).
-import { charLength } from '../format/text.js';
+import { displayWidth } from '../format/text.js';
 import type { RunStatus, RunSummary } from '../report/summarize.js';
 import type { Style } from './style.js';
 
@@ -29,12 +29,12 @@ export function whereNote(run: RunSummary): string {
   return notes.join(' · ');
 }
 
-/** Visible width of text that may hold colour codes. */
+/** Visible width (terminal columns) of text that may hold colour codes. */
 export function visibleLength(text: string): number {
-  return charLength(text.replace(/\x1b\[[0-9;]*m/g, ''));
+  return displayWidth(text.replace(/\x1b\[[0-9;]*m/g, ''));
 }
 
-/** Pads coloured text to `width` visible characters. */
+/** Pads coloured text to `width` visible columns. */
 export function padVisible(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   const pad = ' '.repeat(Math.max(0, width - visibleLength(text)));
   return align === 'left' ? text + pad : pad + text;

@@ -6,7 +6,7 @@
 import type { Writable } from 'node:stream';
 import type { StepEvent } from '../durable/run-journal.js';
 import { formatCount, formatDuration } from '../format/numbers.js';
-import { charLength, ellipsize, oneLine, takeChars, wrapWords } from '../format/text.js';
+import { displayWidth, ellipsize, fitColumns, takeChars, wrapWords } from '../format/text.js';
 import { padVisible, visibleLength } from './run-format.js';
 import type { Style } from './style.js';
 
@@ -18,6 +18,8 @@ export const LIVE_LABEL = 'LIVE (running now)';
 export const SHORT_LABELS = { replayed: 'REPLAYED', live: 'LIVE' } as const;
 /** The narrowest width that shows the full labels. */
 export const WIDE_COLUMNS = 100;
+// The room the time column is sized for: `0 ms (took 1.4 s)` on a wide screen, `took 120 ms` else.
+const TIME_ROOM = { wide: 22, narrow: 11 };
 // Model text streams in under the steps, indented this much.
 const TEXT_INDENT = '      ';
 
@@ -70,8 +72,8 @@ export class StepPrinter {
       this.endText();
       const what = `#${event.position} ${event.description} was started before a crash and never recorded: `;
       const then = event.decision === 'rerun' ? 'running it again' : 'telling the model its outcome is unknown';
-      if (charLength(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
-      else this.out.write(`${wrapWords(what + then, this.style.width - 2).map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);
+      if (displayWidth(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
+      else this.out.write(`${wrapWords(what + then, this.style.width - 2, 'columns').map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);
     }
   };
 
@@ -95,7 +97,7 @@ export class StepPrinter {
       } else {
         this.word += piece;
         // A word longer than a whole line is broken where the line ends.
-        while (TEXT_INDENT.length + charLength(this.word) > this.style.width) shown += this.breakWord();
+        while (TEXT_INDENT.length + displayWidth(this.word) > this.style.width) shown += this.breakWord();
       }
     }
     if (shown) this.out.write(this.style.dim(shown));
@@ -109,7 +111,7 @@ export class StepPrinter {
   private takeWord(): string {
     if (!this.word) return '';
     const gap = this.space && this.column > TEXT_INDENT.length ? ' ' : '';
-    const length = charLength(this.word);
+    const length = displayWidth(this.word);
     const wrap = this.column > TEXT_INDENT.length && this.column + gap.length + length > this.style.width;
     const text = wrap ? `\n${TEXT_INDENT}${this.word}` : `${gap}${this.word}`;
     this.column = (wrap ? TEXT_INDENT.length : this.column + gap.length) + length;
@@ -120,7 +122,7 @@ export class StepPrinter {
 
   // The first line's worth of an over-long pending word, on a line of its own.
   private breakWord(): string {
-    const head = takeChars(this.word, this.style.width - TEXT_INDENT.length);
+    const head = takeChars(this.word, this.style.width - TEXT_INDENT.length, 'columns');
     this.word = this.word.slice(head.length);
     const text = `${this.column > TEXT_INDENT.length ? `\n${TEXT_INDENT}` : ''}${head}\n${TEXT_INDENT}`;
     this.column = TEXT_INDENT.length;
@@ -150,18 +152,18 @@ export class StepPrinter {
     }
   }
 
-  // `#4  REPLAYED  read_file a.txt → 12 lines  · took 3 ms`, cut to the width. `note` follows the
-  // result in red, and gets what room the result leaves (at least half).
+  // `#4  REPLAYED  read_file a.txt → 12 lines  · took 3 ms`, cut to the width. The description
+  // column is as wide on every line (sized for a typical time), and a longer time takes its room
+  // from the result. `note` follows the result in red, with what room the result leaves.
   private line(position: number, label: string, description: string, summary: string, time: string, note = ''): void {
     const labelWidth = this.wide ? REPLAYED_LABEL.length : SHORT_LABELS.replayed.length;
     const number = `#${position}`.padStart(4);
-    const fixed = charLength(number) + 2 + labelWidth + 2 + 3 + 4 + visibleLength(time); // `  `, ` → `, `  · `
-    const room = Math.max(8, this.style.width - fixed);
-    const whatWidth = Math.min(34, Math.max(Math.min(16, room - 6), Math.floor(room * 0.5)));
-    const what = padVisible(oneLine(description, whatWidth), whatWidth);
-    const resultRoom = room - whatWidth;
-    const summaryText = oneLine(summary, note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - charLength(note)) : resultRoom);
-    const noteText = ellipsize(note, resultRoom - charLength(summaryText));
+    const fixed = displayWidth(number) + 2 + labelWidth + 2 + 3 + 4; // `  `, `  `, ` → `, `  · `
+    const whatWidth = Math.min(34, Math.floor(Math.max(8, this.style.width - fixed - (this.wide ? TIME_ROOM.wide : TIME_ROOM.narrow)) / 2));
+    const what = padVisible(fitColumns(description, whatWidth), whatWidth);
+    const resultRoom = Math.max(1, this.style.width - fixed - whatWidth - visibleLength(time));
+    const summaryText = fitColumns(summary, note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - displayWidth(note)) : resultRoom);
+    const noteText = ellipsize(note, resultRoom - displayWidth(summaryText), 'columns');
     const result = summaryText + (noteText ? this.style.red(noteText) : '');
     this.out.write(`${number}  ${padVisible(label, labelWidth)}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
   }
@@ -176,6 +178,6 @@ export class StepPrinter {
     const text =
       `Replayed ${s.replayedSteps} step${s.replayedSteps === 1 ? '' : 's'} from the journal in ${formatDuration(s.replayMs)} ` +
       `instead of ${formatDuration(s.originalMs)}: ${parts.join(', ')} not re-run; ${s.liveSteps} step${s.liveSteps === 1 ? '' : 's'} ran live.`;
-    return wrapWords(text, this.style.width).join('\n');
+    return wrapWords(text, this.style.width, 'columns').join('\n');
   }
 }

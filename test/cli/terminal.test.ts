@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { execFile } from 'node:child_process';
-import { charLength } from '../../src/format/text.js';
+import { displayWidth } from '../../src/format/text.js';
 import { assertNoStack, assertOneParagraph, BIN, baseEnv, runCli, startCli, type CliProcess } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
@@ -82,7 +82,7 @@ describe('step lines and COLUMNS', { concurrency: true }, () => {
   ];
 
   for (const columns of [60, 200]) {
-    test(`at COLUMNS=${columns} every step line, streamed text line and summary line fits, live and replayed`, async () => {
+    test(`at COLUMNS=${columns} every step line, streamed text line and summary line fits (emoji take two columns), live and replayed`, async () => {
       const repo = await scratch.repo({ 'README.md': '# columns\n' });
       const model = writeScript(scratch.dir('savepoint-columns-'), 'turns.json', turns);
       const env = { COLUMNS: String(columns) };
@@ -100,7 +100,7 @@ describe('step lines and COLUMNS', { concurrency: true }, () => {
         const text = lines.filter((line) => line.startsWith('      '));
         if (what === 'live') assert.ok(text.length >= (wide ? 1 : 2), `the model's text was streamed${wide ? '' : ' and wrapped'}:\n${result.stdout}`);
         else assert.ok(summary.length >= 1, `a savings summary:\n${result.stdout}`);
-        for (const line of [...steps, ...text, ...summary]) assert.ok(charLength(line) <= columns, `${charLength(line)} > ${columns}: ${line}`);
+        for (const line of [...steps, ...text, ...summary]) assert.ok(displayWidth(line) <= columns, `${displayWidth(line)} columns > ${columns}: ${line}`);
       }
       if (columns === 60) assert.ok(live.stdout.includes('👩‍💻') || live.stdout.includes('…'), 'the emoji survives or the line is cut before it');
       assert.doesNotMatch(live.stdout + again.stdout, /[\ud800-\udbff](?![\udc00-\udfff])/, 'no half emoji');

@@ -2,7 +2,7 @@
 // ellipsis), and never half an emoji, a flag or a skin-toned hand.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { charLength, characters, cutAfter, ellipsize, oneLine, shortValue, takeChars } from '../../src/format/text.js';
+import { charLength, characters, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, takeChars, wrapWords } from '../../src/format/text.js';
 
 /** True when `text` holds a lone UTF-16 surrogate, i.e. half an emoji. */
 const hasLoneSurrogate = (text: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
@@ -75,5 +75,33 @@ describe('character helpers', () => {
     assert.equal(shortValue('line one\nline two'), 'line one line two');
     assert.equal(shortValue(undefined), 'undefined');
     assert.equal(shortValue('x'.repeat(100), 10), `${'x'.repeat(9)}…`);
+  });
+});
+
+describe('terminal columns', () => {
+  it('counts emoji, flags and CJK as two columns and the rest as one', () => {
+    assert.equal(displayWidth('abc'), 3);
+    assert.equal(displayWidth('a😀b'), 4);
+    assert.equal(displayWidth('👩‍💻'), 2);
+    assert.equal(displayWidth('🇫🇷'), 2);
+    assert.equal(displayWidth('日本'), 4);
+    assert.equal(displayWidth('é→·✕'), 4);
+  });
+
+  it('fitColumns cuts to the columns, never half an emoji, and is oneLine on ASCII', () => {
+    assert.equal(fitColumns('ab😀cd', 4), 'ab…');
+    assert.equal(fitColumns('ab😀cd', 5), 'ab😀…');
+    assert.equal(fitColumns('ab😀', 4), 'ab😀');
+    assert.equal(fitColumns('日本語のテキスト', 7), '日本語…');
+    for (let max = 0; max <= 12; max++) assert.ok(displayWidth(fitColumns('x👍🏽y🇫🇷z日本w', max)) <= max, `at ${max}`);
+    assert.equal(fitColumns(' read  the\nfile ', 60), oneLine(' read  the\nfile ', 60));
+    assert.equal(takeChars('ab😀cd', 3, 'columns'), 'ab');
+  });
+
+  it('wrapWords keeps lines within the width, by characters or by columns', () => {
+    assert.deepEqual(wrapWords('one two three four', 9), ['one two', 'three', 'four']);
+    assert.deepEqual(wrapWords('😀😀 😀😀 😀😀', 9, 'columns'), ['😀😀 😀😀', '😀😀']);
+    assert.deepEqual(wrapWords('para one\npara two', 40), ['para one', 'para two']);
+    assert.deepEqual(wrapWords('x'.repeat(12), 5), ['xxxx…']);
   });
 });
