@@ -100,6 +100,9 @@ export class StepPrinter {
         while (TEXT_INDENT.length + displayWidth(this.word) > this.style.width) shown += this.breakWord();
       }
     }
+    // Shown now if it fits where it is (the model may pause mid-sentence); the rest of the word, if
+    // more comes, follows it or wraps.
+    if (this.word && this.column + (this.space ? 1 : 0) + displayWidth(this.word) <= this.style.width) shown += this.takeWord();
     if (shown) this.out.write(this.style.dim(shown));
   };
 

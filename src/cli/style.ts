@@ -19,7 +19,8 @@ export function styleFor(stream: Writable & { isTTY?: boolean; columns?: number 
   const paint = (code: string, reset: string) => (text: string) => (color ? `\x1b[${code}m${text}\x1b[${reset}m` : text);
   return {
     color,
-    width: Math.max(60, Math.min(stream.columns ?? (Number(env.COLUMNS) || 120), 200)),
+    // A pseudo-terminal with no size (`script` without a terminal) reports 0 columns: unknown.
+    width: Math.max(60, Math.min(stream.columns || Number(env.COLUMNS) || 120, 200)),
     green: paint('32', '39'),
     yellow: paint('33', '39'),
     red: paint('31', '39'),
