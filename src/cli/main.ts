@@ -31,8 +31,9 @@ Exit codes: 0 done, 1 a failure (one paragraph on stderr), 2 bad usage, 130 stop
 141 the reader of a reading command's output closed the pipe (\`savepoint log | head\`), as git exits.
 Each command's --help has its own examples and exit codes.`;
 
-// The commands whose work is a run: a closed stdout must not stop it (the rest exit at once).
-const DRIVING = new Set(['run', 'resume', 'continue']);
+// The commands whose work is a run: a closed stdout must not stop it (the rest exit at once). The
+// demo too, so that its runs end and it removes its temporary repository.
+const DRIVING = new Set(['run', 'resume', 'continue', 'demo']);
 
 function version(): string {
   try {
