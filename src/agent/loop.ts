@@ -8,7 +8,7 @@ import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
 import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
 import { truncateForModel } from '../tools/truncate.js';
 import type { AnyTool } from '../tools/types.js';
-import { shortText } from '../durable/key.js';
+import { ellipsize, shortValue } from '../format/text.js';
 import type { InFlightPolicy } from './in-flight.js';
 import { ConversationDigest } from './request.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
@@ -114,7 +114,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   async function takeFollowUp(): Promise<void> {
     const next = followUps.shift()!;
     const recorded = await journal.step(USER_STEP_KIND, { message: next.message }, () => ({ message: next.message }), {
-      describe: `user "${shortText(next.message, 40)}"`,
+      describe: `user "${shortValue(next.message, 40)}"`,
       summarize: () => 'follow-up instruction',
     });
     steps++;
@@ -135,6 +135,5 @@ function textOf(content: AssistantBlock[]): string {
 export function summarizeResponse(response: ModelResponse): string {
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.name);
   if (calls.length) return `calls ${calls.join(', ')}`;
-  const text = textOf(response.content).replace(/\s+/g, ' ');
-  return `answers "${text.length > 50 ? `${text.slice(0, 49)}…` : text}"`;
+  return `answers "${ellipsize(textOf(response.content).replace(/\s+/g, ' '), 50)}"`;
 }

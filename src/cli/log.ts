@@ -6,12 +6,15 @@ import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { ReportWriteError } from '../errors/index.js';
+import { compactCount, formatCount, formatDuration, formatUsd, plural } from '../format/numbers.js';
+import { displayWidth, fitColumns, wrapWords } from '../format/text.js';
+import { relativeTime } from '../format/time.js';
 import { renderHtmlTimeline } from '../report/html-timeline.js';
 import { loadRun, openJournals } from '../report/journal-runs.js';
-import { relativeTime, type AttemptView, type StepView, type Timeline } from '../report/summarize.js';
-import { compactCount, formatUsd, paintStatus, padVisible, whereNote } from './run-format.js';
+import type { AttemptView, StepView, Timeline } from '../report/summarize.js';
+import { paintStatus, padVisible, whereNote } from './run-format.js';
 import { allStepDiffs } from './step-diff.js';
-import { fit, formatCount, formatDuration, styleFor, type Style } from './style.js';
+import { styleFor, type Style } from './style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
 
@@ -52,11 +55,13 @@ export function printTimeline(t: Timeline, out: Out, style: Style, now: number, 
   const status = problem ? 'corrupt' : r.status;
   const activity = `last activity ${relativeTime(r.lastActivity, now)}`;
   const modelRoom = style.width - (4 + r.id.length + 2 + status.length + 5 + 5 + activity.length);
-  const model = modelRoom >= 8 ? `  ${style.dim('·')}  ${fit(r.model ?? 'model unknown', modelRoom)}` : '';
-  out.write(`${style.bold('run')} ${style.cyan(r.id)}  ${paintStatus(status, style)}${model}  ${style.dim('·')}  ${activity}\n`);
-  out.write(`${style.dim('task')} ${fit(r.task, style.width - 5)}\n`);
+  const model = modelRoom >= 8 ? `  ${style.dim('·')}  ${fitColumns(r.model ?? 'model unknown', modelRoom)}` : '';
+  // On a narrow screen the last activity gets a line of its own.
+  const fits = 4 + displayWidth(r.id) + 2 + status.length + 5 + activity.length <= style.width;
+  out.write(`${style.bold('run')} ${style.cyan(r.id)}  ${paintStatus(status, style)}${model}${fits ? `  ${style.dim('·')}  ${activity}` : `\n${style.dim(fitColumns(activity, style.width))}`}\n`);
+  out.write(`${style.dim('task')} ${fitColumns(r.task, style.width - 5)}\n`);
   const where = whereNote(r);
-  if (where) out.write(`${style.dim(`↳ ${fit(where, style.width - 2)}`)}\n`);
+  if (where) out.write(`${style.dim(`↳ ${fitColumns(where, style.width - 2)}`)}\n`);
   if (problem) out.write(`${style.red(problem)}\n`);
   out.write('\n');
   if (t.steps.length === 0) out.write(style.dim('  No steps recorded yet.\n'));
@@ -80,7 +85,7 @@ export function printTimeline(t: Timeline, out: Out, style: Style, now: number, 
   const tot = t.totals;
   // A labelled paragraph, wrapped to the terminal under a 14-column label.
   const para = (label: string, text: string, paint: (line: string) => string = (l) => l) => {
-    const lines = wrap(text, style.width - 14);
+    const lines = wrapWords(text, style.width - 14, 'columns');
     out.write(lines.map((line, i) => `${i === 0 ? style.bold(label.padEnd(14)) : ' '.repeat(14)}${paint(line)}`).join('\n') + '\n');
   };
   para(
@@ -105,7 +110,7 @@ export function printTimeline(t: Timeline, out: Out, style: Style, now: number, 
   }
   if (t.final) para('Final answer', t.final.trim());
   if (t.error) para('Error', t.error, style.red);
-  out.write(style.dim(`\n"savepoint show ${r.id} <step>" shows a step in full, with its diff.\n`));
+  out.write(style.dim(`\n${wrapWords(`"savepoint show ${r.id} <step>" shows a step in full, with its diff.`, style.width, 'columns').join('\n')}\n`));
 }
 
 interface Layout {
@@ -131,13 +136,13 @@ function stepLine(s: StepView, l: Layout, maxMs: number, style: Style): string {
   let result = inFlight ? 'in flight: started, never recorded' : (s.summary ?? '');
   if (s.resolution === 'in-flight-reported' && !/crash/.test(result)) result += ' (was in flight at a crash)';
   else if (s.resolution && s.resolution !== 'in-flight-reported') result += ` (${s.resolution})`;
-  const resultText = fit(result, l.result);
+  const resultText = fitColumns(result, l.result);
   const painted = inFlight || s.isError || s.resolution === 'in-flight-reported' ? style.red(resultText) : resultText;
   const duration = s.durationMs === null ? '–' : formatDuration(s.durationMs);
   const barWidth = s.durationMs ? Math.max(1, Math.round((s.durationMs / maxMs) * l.bar)) : 0;
   const bar = l.bar ? `  ${style.dim('▇'.repeat(barWidth).padEnd(l.bar))}` : '';
   return (
-    `  ${`#${s.step}`.padStart(l.num)}  ${style.dim(fit(s.kind, l.kind).padEnd(l.kind))}  ${style.bold(fit(s.description, l.what).padEnd(l.what))}  ` +
+    `  ${`#${s.step}`.padStart(l.num)}  ${style.dim(padVisible(fitColumns(s.kind, l.kind), l.kind))}  ${style.bold(padVisible(fitColumns(s.description, l.what), l.what))}  ` +
     `${style.dim('→')} ${padVisible(painted, l.result)}  ${duration.padStart(9)}${bar}`.trimEnd() +
     '\n'
   );
@@ -155,29 +160,8 @@ function attemptMark(a: AttemptView): string {
 }
 
 function rule(text: string, style: Style): string {
-  const head = `── ${fit(text, style.width - 8)} `;
-  return `${style.cyan(head + '─'.repeat(Math.max(2, style.width - head.length)))}\n`;
-}
-
-// Word-wraps `text` to lines of at most `width` characters (keeping its own line breaks).
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (const word of paragraph.split(/ +/)) {
-      if (line && line.length + 1 + word.length > width) {
-        lines.push(line);
-        line = '';
-      }
-      line = line ? `${line} ${word}` : word.length > width ? fit(word, width) : word;
-    }
-    lines.push(line);
-  }
-  return lines;
-}
-
-function plural(n: number, word: string): string {
-  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
+  const head = `── ${fitColumns(text, style.width - 8)} `;
+  return `${style.cyan(head + '─'.repeat(Math.max(2, style.width - displayWidth(head))))}\n`;
 }
 
 function cacheNote(tokens: Timeline['totals']['tokens']): string {

@@ -1,5 +1,6 @@
 // The command-line entry point: registers one command per file and turns errors into one clear
-// paragraph with exit code 1 (2 for bad usage). A stack trace only with SAVEPOINT_DEBUG=1.
+// paragraph with exit code 1 (2 for bad usage, commander's parse errors included). A stack trace
+// only with SAVEPOINT_DEBUG=1. A closed stdout (`| head`) is never an error: see output.ts.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
@@ -7,10 +8,13 @@ import { continueCommand } from './continue.js';
 import { demoCommand } from './demo.js';
 import { logCommand } from './log.js';
 import { forkCommand } from './fork.js';
+import { addCommandHelp } from './help.js';
+import { guardOutput, onClosedPipe } from './output.js';
 import { resumeCommand } from './resume.js';
 import { runCommand } from './run.js';
 import { runsCommand } from './runs.js';
 import { showCommand } from './show.js';
+import { useSavepointUsageErrors } from './usage.js';
 
 const EXAMPLES = `
 Examples:
@@ -23,7 +27,15 @@ Examples:
 
 Kill it anywhere (Ctrl-C, kill -9, a reboot) and run the same command again: finished steps are
 handed back from the journal, nothing is redone, and the run goes live at the first unfinished step.
-Model access: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL for compatible servers.`;
+Model access: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL for compatible servers.
+
+Exit codes: 0 done, 1 a failure (one paragraph on stderr), 2 bad usage, 130 stopped by Ctrl-C,
+141 the reader of a reading command's output closed the pipe (\`savepoint log | head\`), as git exits.
+Each command's --help has its own examples and exit codes.`;
+
+// The commands whose work is a run: a closed stdout must not stop it (the rest exit at once). The
+// demo too, so that its runs end and it removes its temporary repository.
+const DRIVING = new Set(['run', 'resume', 'continue', 'demo']);
 
 function version(): string {
   try {
@@ -33,19 +45,22 @@ function version(): string {
   }
 }
 
+/** The `savepoint` program with every command registered. */
 export function createProgram(): Command {
   const program = new Command('savepoint')
     .description('A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.')
     .version(version(), '-v, --version')
-    .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', EXAMPLES);
+    .addHelpText('after', EXAMPLES)
+    .hook('preAction', (_program, action) => onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit'));
   for (const command of [runCommand(), resumeCommand(), continueCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
-  for (const command of [program, ...program.commands]) command.exitOverride();
+  for (const command of program.commands) addCommandHelp(command); // examples and exit codes: help.ts
+  for (const command of [program, ...program.commands]) useSavepointUsageErrors(command);
   return program;
 }
 
-// Runs the CLI with `argv` and sets the process exit code.
+/** Runs the CLI with `argv` and sets the process exit code. */
 export async function main(argv: string[]): Promise<void> {
+  guardOutput();
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {

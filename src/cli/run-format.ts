@@ -1,9 +1,10 @@
-// Small pieces of terminal text shared by `runs`, `log` and `show`: status words in colour, short
-// token counts, dollar estimates and where a run lives.
+// Small pieces of terminal text shared by `runs`, `log` and `show`: status words in colour, where a
+// run lives, and padding of coloured text (numbers and cuts are in src/format/).
+import { displayWidth } from '../format/text.js';
 import type { RunStatus, RunSummary } from '../report/summarize.js';
 import type { Style } from './style.js';
 
-// The status word, coloured by what it asks of the user.
+/** The status word, coloured by what it asks of the user. */
 export function paintStatus(status: RunStatus | 'corrupt', style: Style): string {
   switch (status) {
     case 'finished':
@@ -17,21 +18,7 @@ export function paintStatus(status: RunStatus | 'corrupt', style: Style): string
   }
 }
 
-// `812`, `9.3k`, `1.2M`
-export function compactCount(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
-
-// `~$0.03`, `~$1.20`, `<$0.01`
-export function formatUsd(usd: number): string {
-  if (usd === 0) return '$0';
-  if (usd < 0.01) return '<$0.01';
-  return `~$${usd.toFixed(2)}`;
-}
-
-// A note on lineage and on which journals hold the run, or '' when there is nothing to say.
+/** A note on lineage and on which journals hold the run, or '' when there is nothing to say. */
 export function whereNote(run: RunSummary): string {
   const notes: string[] = [];
   if (run.lineage) notes.push(`forked from ${run.lineage.forkedFrom} at #${run.lineage.atStep}`);
@@ -42,12 +29,12 @@ export function whereNote(run: RunSummary): string {
   return notes.join(' · ');
 }
 
-// Visible width of text that may hold colour codes.
+/** Visible width (terminal columns) of text that may hold colour codes. */
 export function visibleLength(text: string): number {
-  return text.replace(/\x1b\[[0-9;]*m/g, '').length;
+  return displayWidth(text.replace(/\x1b\[[0-9;]*m/g, ''));
 }
 
-// Pads coloured text to `width` visible characters.
+/** Pads coloured text to `width` visible columns. */
 export function padVisible(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   const pad = ' '.repeat(Math.max(0, width - visibleLength(text)));
   return align === 'left' ? text + pad : pad + text;

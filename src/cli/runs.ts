@@ -2,10 +2,13 @@
 // active first: id, status, steps, model calls, tokens, resumes, last activity and task.
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
+import { compactCount } from '../format/numbers.js';
+import { fitColumns } from '../format/text.js';
+import { relativeTime } from '../format/time.js';
 import { loadAllRuns, openJournals, type LoadedRun } from '../report/journal-runs.js';
-import { relativeTime, type RunSummary } from '../report/summarize.js';
-import { compactCount, paintStatus, padVisible, whereNote } from './run-format.js';
-import { fit, styleFor, type Style } from './style.js';
+import type { RunSummary } from '../report/summarize.js';
+import { paintStatus, padVisible, whereNote } from './run-format.js';
+import { styleFor, type Style } from './style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
 
@@ -67,7 +70,7 @@ export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number
   for (let level = 1; level <= 5 && tableWidth() > style.width; level++) shown = shown.filter((c) => c.drop === 0 || c.drop > level);
   const taskWidth = style.width - tableWidth() - 2;
   const line = (cells: Record<string, string>, task: string, paint: (key: string, text: string) => string) =>
-    [...shown.map((c) => paint(c.key, c.align === 'left' ? padVisible(cells[c.key]!, widthOf(c)) : padVisible(cells[c.key]!, widthOf(c), 'right'))), taskWidth >= 12 ? fit(task, taskWidth) : '']
+    [...shown.map((c) => paint(c.key, c.align === 'left' ? padVisible(cells[c.key]!, widthOf(c)) : padVisible(cells[c.key]!, widthOf(c), 'right'))), taskWidth >= 12 ? fitColumns(task, taskWidth) : '']
       .join('  ')
       .trimEnd();
   const heads = Object.fromEntries(columns.map((c) => [c.key, c.head]));
@@ -75,10 +78,10 @@ export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number
   for (const r of rows) {
     const paint = (key: string, text: string) => (key === 'id' ? style.bold(text) : key === 'status' ? text.replace(r.status, paintStatus(r.status as RunSummary['status'] | 'corrupt', style)) : text);
     out.write(`${line(r, r.task, paint)}\n`);
-    if (taskWidth < 12 && r.task) out.write(`  ${style.dim(fit(r.task, style.width - 2))}\n`);
-    if (r.note) out.write(`  ${style.dim(`↳ ${fit(r.note, style.width - 4)}`)}\n`);
+    if (taskWidth < 12 && r.task) out.write(`  ${style.dim(fitColumns(r.task, style.width - 2))}\n`);
+    if (r.note) out.write(`  ${style.dim(`↳ ${fitColumns(r.note, style.width - 4)}`)}\n`);
   }
   const remote = runs.filter((r) => r.timeline.run.shownFrom !== 'local').length;
   const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} only in a remote-tracking journal)` : ''}.`;
-  out.write(style.dim(`\n${fit(count, style.width)}\n${fit('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
+  out.write(style.dim(`\n${fitColumns(count, style.width)}\n${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
 }

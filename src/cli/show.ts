@@ -1,19 +1,21 @@
 // `savepoint show <run> <step>`: one step in full: what it was asked, its whole result, its
 // timings and token usage, how its result came about, and the code diff it made (its working-tree
 // checkpoint against the one before it), coloured on a terminal.
-import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { NoSuchStepError, UsageError } from '../errors/index.js';
+import { formatCount, formatDuration, formatUsd } from '../format/numbers.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { loadRun, openJournals } from '../report/journal-runs.js';
 import { formatInput, formatResult } from '../report/step-detail.js';
 import type { StepView, Timeline } from '../report/summarize.js';
-import { formatUsd, whereNote } from './run-format.js';
+import { whereNote } from './run-format.js';
+import { writePaged } from './pager.js';
 import { stepDiff, type StepDiff } from './step-diff.js';
-import { formatCount, formatDuration, styleFor, type Style } from './style.js';
+import { styleFor, type Style } from './style.js';
 import { estimateCost, priceFor } from '../report/pricing.js';
 
-type Out = Writable & { isTTY?: boolean; columns?: number };
+// Where a step is printed: the terminal's text, collected for the pager.
+type Out = { write(text: string): unknown };
 
 // What `show --json` prints.
 export interface ShownStep {
@@ -46,7 +48,9 @@ export function showCommand(): Command {
         const shown: ShownStep = { run: run.id, step: view, intent, result, diff: diff ?? null };
         process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
       } else {
-        printStep(run.timeline, view, intent, result, diff, process.stdout, style);
+        const text: string[] = [];
+        printStep(run.timeline, view, intent, result, diff, { write: (chunk: string) => text.push(chunk) }, style);
+        await writePaged(text.join(''));
       }
     });
 }

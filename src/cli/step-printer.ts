@@ -1,12 +1,27 @@
 // The product's signature on screen: one line per step as it happens, REPLAYED (from journal) or
 // LIVE (running now), what it did, a short result and how long it took, and at the end what the
 // replay saved. Live model text streams in above its step line, so a call is never a silent pause.
+// Every line fits the style's width: below WIDE_COLUMNS the labels lose their parenthesis and a
+// replayed step shows only its original time; descriptions and results are cut by characters.
 import type { Writable } from 'node:stream';
 import type { StepEvent } from '../durable/run-journal.js';
-import { fit, formatCount, formatDuration, type Style } from './style.js';
+import { formatCount, formatDuration } from '../format/numbers.js';
+import { displayWidth, ellipsize, fitColumns, takeChars, wrapWords } from '../format/text.js';
+import { padVisible, visibleLength } from './run-format.js';
+import type { Style } from './style.js';
 
+/** The label of a step handed back from the journal. */
 export const REPLAYED_LABEL = 'REPLAYED (from journal)';
+/** The label of a step that ran now. */
 export const LIVE_LABEL = 'LIVE (running now)';
+/** The labels on a terminal narrower than WIDE_COLUMNS. */
+export const SHORT_LABELS = { replayed: 'REPLAYED', live: 'LIVE' } as const;
+/** The narrowest width that shows the full labels. */
+export const WIDE_COLUMNS = 100;
+// The room the time column is sized for: `0 ms (took 1.4 s)` on a wide screen, `took 120 ms` else.
+const TIME_ROOM = { wide: 22, narrow: 11 };
+// Model text streams in under the steps, indented this much.
+const TEXT_INDENT = '      ';
 
 /** What this process replayed so far, counted from the step events as they come (report/summarize.ts's Savings is the same idea computed from a stored run). */
 export interface ReplayTally {
@@ -19,10 +34,16 @@ export interface ReplayTally {
   liveSteps: number;
 }
 
+/** Prints a run's steps, its streamed model text and what replay saved, to fit `style.width`. */
 export class StepPrinter {
   private readonly out: Writable;
   private readonly style: Style;
   private streaming = false;
+  // The visible column of streamed text, the word it has not printed yet, and whether a space
+  // goes before that word (dropped when the word starts a new line).
+  private column = 0;
+  private word = '';
+  private space = false;
   private replayStarted: number | undefined;
   private replayEnded: number | undefined;
   readonly replayed: ReplayTally = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
@@ -32,44 +53,96 @@ export class StepPrinter {
     this.style = style;
   }
 
-  // The journal's event hook.
+  /** The journal's event hook. */
   readonly onEvent = (event: StepEvent): void => {
     if (event.type === 'replayed') {
       this.replayStarted ??= performance.now();
       this.replayEnded = performance.now();
       this.tally(event.kind, event.result, event.originalDurationMs);
-      const took = `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`;
-      this.line(event.position, this.style.green(REPLAYED_LABEL), event.description, event.summary, took);
+      const took = this.wide
+        ? `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`
+        : this.style.dim(`took ${formatDuration(event.originalDurationMs)}`);
+      this.line(event.position, this.style.green(this.wide ? REPLAYED_LABEL : SHORT_LABELS.replayed), event.description, event.summary, took);
     } else if (event.type === 'recorded') {
       this.endText();
       this.replayed.liveSteps++;
-      const note = event.resolution === 'in-flight-reported' ? this.style.red(' (was in flight at the crash)') : '';
-      this.line(event.position, this.style.yellow(LIVE_LABEL), event.description, event.summary + note, formatDuration(event.durationMs));
+      const note = event.resolution === 'in-flight-reported' ? ' (was in flight at the crash)' : '';
+      this.line(event.position, this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live), event.description, event.summary, formatDuration(event.durationMs), note);
     } else if (event.type === 'in-flight') {
-      this.out.write(
-        this.style.red(`  #${event.position} ${event.description} was started before a crash and never recorded: `) +
-          (event.decision === 'rerun' ? 'running it again\n' : 'telling the model its outcome is unknown\n'),
-      );
+      this.endText();
+      const what = `#${event.position} ${event.description} was started before a crash and never recorded: `;
+      const then = event.decision === 'rerun' ? 'running it again' : 'telling the model its outcome is unknown';
+      if (displayWidth(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
+      else this.out.write(`${wrapWords(what + then, this.style.width - 2, 'columns').map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);
     } else if (event.type === 'orphan') {
-      const what = { stopped: 'stopped it (SIGTERM)', killed: 'killed it (SIGKILL)', unreachable: 'it was started on another machine or in another container, so it could not be stopped from here' }[event.outcome];
-      this.out.write(
-        this.style.red(`  #${event.position} ${event.description}, started by the crashed attempt at ${event.startedAt}, was still running (process group ${event.pgid}): `) + `${what}\n`,
-      );
+      this.endText();
+      const how = { stopped: 'stopped it (SIGTERM)', killed: 'killed it (SIGKILL)', unreachable: 'it was started on another machine or in another container, so it could not be stopped from here' }[event.outcome];
+      const what = `#${event.position} ${event.description}, started by the crashed attempt at ${event.startedAt}, was still running (process group ${event.pgid}): `;
+      this.out.write(`${this.style.red(`  ${what}`)}${how}\n`);
     }
   };
 
-  // Live model text, streamed as it arrives, indented under the steps.
+  /** Live model text, streamed as it arrives, indented under the steps and word-wrapped to the width. */
   readonly onText = (text: string): void => {
     if (!text) return;
     if (!this.streaming) {
-      this.out.write('      ');
+      this.out.write(TEXT_INDENT);
+      this.column = TEXT_INDENT.length;
       this.streaming = true;
     }
-    this.out.write(this.style.dim(text.replace(/\n/g, '\n      ')));
+    let shown = '';
+    for (const piece of text.split(/(\s)/)) {
+      if (piece === '\n') {
+        shown += `${this.takeWord()}\n${TEXT_INDENT}`;
+        this.column = TEXT_INDENT.length;
+        this.space = false;
+      } else if (/^\s$/.test(piece)) {
+        shown += this.takeWord();
+        this.space = true;
+      } else {
+        this.word += piece;
+        // A word longer than a whole line is broken where the line ends.
+        while (TEXT_INDENT.length + displayWidth(this.word) > this.style.width) shown += this.breakWord();
+      }
+    }
+    // Shown now if it fits where it is (the model may pause mid-sentence); the rest of the word, if
+    // more comes, follows it or wraps.
+    if (this.word && this.column + (this.space ? 1 : 0) + displayWidth(this.word) <= this.style.width) shown += this.takeWord();
+    if (shown) this.out.write(this.style.dim(shown));
   };
 
+  private get wide(): boolean {
+    return this.style.width >= WIDE_COLUMNS;
+  }
+
+  // The pending word (after its space), on a new line first when it does not fit on this one.
+  private takeWord(): string {
+    if (!this.word) return '';
+    const gap = this.space && this.column > TEXT_INDENT.length ? ' ' : '';
+    const length = displayWidth(this.word);
+    const wrap = this.column > TEXT_INDENT.length && this.column + gap.length + length > this.style.width;
+    const text = wrap ? `\n${TEXT_INDENT}${this.word}` : `${gap}${this.word}`;
+    this.column = (wrap ? TEXT_INDENT.length : this.column + gap.length) + length;
+    this.word = '';
+    this.space = false;
+    return text;
+  }
+
+  // The first line's worth of an over-long pending word, on a line of its own.
+  private breakWord(): string {
+    const head = takeChars(this.word, this.style.width - TEXT_INDENT.length, 'columns');
+    this.word = this.word.slice(head.length);
+    const text = `${this.column > TEXT_INDENT.length ? `\n${TEXT_INDENT}` : ''}${head}\n${TEXT_INDENT}`;
+    this.column = TEXT_INDENT.length;
+    this.space = false;
+    return text;
+  }
+
   private endText(): void {
-    if (this.streaming) this.out.write('\n');
+    if (this.streaming) {
+      const rest = this.takeWord();
+      this.out.write(`${rest ? this.style.dim(rest) : ''}\n`);
+    }
     this.streaming = false;
   }
 
@@ -87,27 +160,32 @@ export class StepPrinter {
     }
   }
 
-  private line(position: number, label: string, description: string, summary: string, time: string): void {
-    const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
-    const labelWidth = REPLAYED_LABEL.length;
-    const room = Math.max(30, this.style.width - (4 + 2 + labelWidth + 2) - 25 - 3); // time column: up to ~22 characters
-    const whatWidth = Math.min(34, Math.max(16, Math.floor(room * 0.5)));
-    const what = fit(description, whatWidth).padEnd(whatWidth);
-    const result = fit(summary, room - whatWidth);
-    const paddedLabel = label + ' '.repeat(Math.max(0, labelWidth - plain(label).length));
-    this.out.write(`${`#${position}`.padStart(4)}  ${paddedLabel}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
+  // `#4  REPLAYED  read_file a.txt → 12 lines  · took 3 ms`, cut to the width. The description
+  // column is as wide on every line (sized for a typical time), and a longer time takes its room
+  // from the result. `note` follows the result in red, with what room the result leaves.
+  private line(position: number, label: string, description: string, summary: string, time: string, note = ''): void {
+    const labelWidth = this.wide ? REPLAYED_LABEL.length : SHORT_LABELS.replayed.length;
+    const number = `#${position}`.padStart(4);
+    const fixed = displayWidth(number) + 2 + labelWidth + 2 + 3 + 4; // `  `, `  `, ` → `, `  · `
+    const whatWidth = Math.min(34, Math.floor(Math.max(8, this.style.width - fixed - (this.wide ? TIME_ROOM.wide : TIME_ROOM.narrow)) / 2));
+    const what = padVisible(fitColumns(description, whatWidth), whatWidth);
+    const resultRoom = Math.max(1, this.style.width - fixed - whatWidth - visibleLength(time));
+    const summaryText = fitColumns(summary, note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - displayWidth(note)) : resultRoom);
+    const noteText = ellipsize(note, resultRoom - displayWidth(summaryText), 'columns');
+    const result = summaryText + (noteText ? this.style.red(noteText) : '');
+    this.out.write(`${number}  ${padVisible(label, labelWidth)}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
   }
 
-  // One paragraph on what replay saved, or nothing when nothing replayed.
+  /** One paragraph on what replay saved (wrapped to the width), or nothing when nothing replayed. */
   summary(): string {
     const s = this.replayed;
     if (s.replayedSteps === 0) return '';
     const parts = [`${s.modelCalls} model call${s.modelCalls === 1 ? '' : 's'}`];
     if (s.tokens) parts.push(`${formatCount(s.tokens)} tokens`);
     parts.push(`${s.commands} command${s.commands === 1 ? '' : 's'}`);
-    return (
+    const text =
       `Replayed ${s.replayedSteps} step${s.replayedSteps === 1 ? '' : 's'} from the journal in ${formatDuration(s.replayMs)} ` +
-      `instead of ${formatDuration(s.originalMs)}: ${parts.join(', ')} not re-run; ${s.liveSteps} step${s.liveSteps === 1 ? '' : 's'} ran live.`
-    );
+      `instead of ${formatDuration(s.originalMs)}: ${parts.join(', ')} not re-run; ${s.liveSteps} step${s.liveSteps === 1 ? '' : 's'} ran live.`;
+    return wrapWords(text, this.style.width, 'columns').join('\n');
   }
 }

@@ -22,9 +22,3 @@ function sortKeys(value: unknown): unknown {
 export function stepKey(kind: string, input: unknown): string {
   return `${kind}:${createHash('sha256').update(canonicalJson(input)).digest('hex').slice(0, 16)}`;
 }
-
-// A short one-line rendering of any value, for default step descriptions and summaries.
-export function shortText(value: unknown, max = 60): string {
-  const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))).replace(/\s+/g, ' ').trim();
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

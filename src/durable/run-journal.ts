@@ -4,6 +4,7 @@
 // exact. Open one with `openJournal`; one process at a time may hold a run open.
 import { hostname } from 'node:os';
 import { InFlightError, UsageError } from '../errors/index.js';
+import { oneLine, shortValue } from '../format/text.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
@@ -14,7 +15,7 @@ import { assertJournalWritable } from '../journal/repository.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { appendedCommitOf, JournalStore, type JournalFile } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
-import { shortText, stepKey } from './key.js';
+import { stepKey } from './key.js';
 import type { InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
 export type { Checkpoint, InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
@@ -101,7 +102,7 @@ export class RunJournal {
 
   private identify(kind: string, input: unknown, describe: string | undefined): StepCall {
     if (!isValidKind(kind)) throw new UsageError(`"${kind}" is not a valid step kind: use letters, digits, "_" or "-".`);
-    return { position: ++this.position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortText(input, 50)}` };
+    return { position: ++this.position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortValue(input, 50)}` };
   }
 
   private replay<T>(call: StepCall, entry: JournalEntry): T {
@@ -127,7 +128,7 @@ export class RunJournal {
 
   private async recordResult<T>(call: StepCall, input: unknown, result: T, started: number, options: StepOptions<T>, answer?: { summary?: string; resolution: string }): Promise<T> {
     const durationMs = Date.now() - started;
-    const summary = answer?.summary ?? (options.summarize ? options.summarize(result) : shortText(result, 60));
+    const summary = answer?.summary ?? (options.summarize ? options.summarize(result) : shortValue(result, 60));
     const entry: JournalEntry = {
       ...this.entry(call, input, 'result', new Date(started)),
       result,
@@ -185,7 +186,7 @@ export class RunJournal {
     const message = this.options.redact ? this.options.redact(subject) : subject;
     let pushError: unknown;
     try {
-      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message)}`);
+      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`);
     } catch (error) {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
@@ -231,10 +232,10 @@ export class RunJournal {
     if (!this.record && this.attempt === undefined && this.history.lastPosition === 0 && status === 'failed') return;
     const record = this.nextRecord({ status, ...details });
     const safe = this.options.redact ? this.options.redact(record) : record;
-    const what = status === 'finished' ? `finished: ${shortText(details.final ?? '', 60)}` : `failed: ${shortText(details.error ?? '', 60)}`;
+    const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
     this.lock.check();
     try {
-      await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what)}`);
+      await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what, 200)}`);
     } catch (error) {
       if (appendedCommitOf(error)) this.record = safe; // recorded; only the push failed
       throw error;
@@ -286,7 +287,3 @@ function callInfo(call: StepCall) {
   return { position: call.position, kind: call.kind, description: call.description };
 }
 
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}

@@ -326,16 +326,3 @@ function latest(times: Array<string | undefined>): string | undefined {
 function stringOr(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
-
-// `just now`, `42 s ago`, `3 min ago`, `5 h ago`, `2 days ago` (for people; JSON keeps ISO times).
-export function relativeTime(iso: string | null | undefined, now: number): string {
-  if (!iso) return '—';
-  const seconds = Math.round((now - Date.parse(iso)) / 1000);
-  if (Number.isNaN(seconds)) return '—';
-  if (seconds < 5) return 'just now';
-  if (seconds < 60) return `${seconds} s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
-  const days = Math.floor(seconds / 86_400);
-  return days < 60 ? `${days} day${days === 1 ? '' : 's'} ago` : iso.slice(0, 10);
-}

@@ -2,7 +2,7 @@
 // against the schema before anything runs, and a failure comes back as an `isError` result, never as
 // a thrown error, so one bad call cannot crash a run.
 import { isSavepointError } from '../errors/index.js';
-import { shorten } from './format.js';
+import { oneLine } from '../format/text.js';
 import type { Tool, ToolContext, ToolInputSchema, ToolResult } from './types.js';
 import { validateInput } from './validate-input.js';
 
@@ -65,7 +65,7 @@ export function toolOk(output: string, summary: string): ToolResult {
 }
 
 // A failed result; the summary defaults to the message's first words.
-export function toolError(message: string, summary = `error: ${shorten(message, 53)}`): ToolResult {
+export function toolError(message: string, summary = `error: ${oneLine(message, 53)}`): ToolResult {
   return { output: message, isError: true, summary };
 }
 

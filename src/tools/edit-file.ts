@@ -2,8 +2,9 @@
 // model (and the journal) sees precisely what changed.
 import { readFile, writeFile } from 'node:fs/promises';
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
+import { plural } from '../format/numbers.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
-import { asText, plural } from './format.js';
+import { asText } from './format.js';
 import { resolveInRepo, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
 

@@ -21,7 +21,7 @@ export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from
 export { resolveInRepo, toRepoRelative } from './path-utils.js';
 export { truncateForModel, type TruncateOptions } from './truncate.js';
 export { validateInput } from './validate-input.js';
-export { asText, formatBytes, lastLine, plural, shorten } from './format.js';
+export { asText, lastLine } from './format.js';
 
 // Every tool, in the order the model is shown them, working on the repository at `root`.
 export function createTools(root: string): AnyTool[] {

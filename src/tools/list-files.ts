@@ -1,7 +1,8 @@
 // list_files: the files under a path that git would consider part of the project (tracked, or
 // untracked and not ignored), so build output and node_modules stay out of the model's way.
+import { plural } from '../format/numbers.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
-import { asText, plural } from './format.js';
+import { asText } from './format.js';
 import { pathspecFor, runGit } from './git-files.js';
 import type { Tool } from './types.js';
 

@@ -1,7 +1,8 @@
 // read_file: a file's text with line numbers, as `cat -n` prints it, so the model can point at lines.
 import { readFile } from 'node:fs/promises';
+import { plural } from '../format/numbers.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
-import { asText, plural } from './format.js';
+import { asText } from './format.js';
 import { resolveInRepo, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
 

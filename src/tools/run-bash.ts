@@ -1,7 +1,8 @@
 // run_bash: a shell command in the repository root. The command runs in a process group of its own,
 // so a timeout, an abort, or the command's end takes down everything it started, not just bash.
+import { oneLine } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
-import { asText, lastLine, shorten } from './format.js';
+import { asText, lastLine } from './format.js';
 import type { Tool, ToolResult } from './types.js';
 
 // How long a command may run when the model does not say.
@@ -34,7 +35,7 @@ export function createRunBashTool(root: string): Tool<RunBashInput> {
       required: ['command'],
       additionalProperties: false,
     },
-    describe: (input) => `run_bash "${shorten(asText(input.command), 50)}"`,
+    describe: (input) => `run_bash "${oneLine(asText(input.command), 50)}"`,
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
@@ -100,11 +101,11 @@ async function runBash(root: string, command: string, timeoutMs: number, signal?
   }
   if (result.exitCode === undefined) {
     // bash never started, or a signal from outside ended it.
-    const why = result.signal ? `killed by ${result.signal}` : shorten(result.shortMessage ?? 'failed to start', 200);
-    return toolError(`${why}\n${shownOutput}`, shorten(why, 60));
+    const why = result.signal ? `killed by ${result.signal}` : oneLine(result.shortMessage ?? 'failed to start', 200);
+    return toolError(`${why}\n${shownOutput}`, oneLine(why, 60));
   }
   const tail = lastLine(output);
-  const summary = tail ? `exit ${result.exitCode}: ${shorten(tail, 60)}` : `exit ${result.exitCode}`;
+  const summary = tail ? `exit ${result.exitCode}: ${oneLine(tail, 60)}` : `exit ${result.exitCode}`;
   return toolOk(`exit ${result.exitCode}\n${shownOutput}`, summary);
 }
 

@@ -1,7 +1,9 @@
 // search: lines matching a regular expression across the project's files, via git grep, which
 // searches the same set list_files shows (tracked plus untracked-not-ignored) and skips binaries.
+import { plural } from '../format/numbers.js';
+import { cutAfter } from '../format/text.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
-import { asText, plural } from './format.js';
+import { asText } from './format.js';
 import { pathspecFor, runGit } from './git-files.js';
 import type { Tool } from './types.js';
 
@@ -68,7 +70,7 @@ function formatMatches(stdout: string, shown: string): [string, string] {
     .map((record) => {
       const [file = '', line = '0', ...rest] = record.split('\0');
       const text = rest.join('\0');
-      return { file, line: Number(line), text: text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text };
+      return { file, line: Number(line), text: cutAfter(text, MAX_LINE_CHARS) };
     })
     .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   if (!matches.length) return [`no matches${shown === '.' ? '' : ` in ${shown}`}`, 'no matches'];

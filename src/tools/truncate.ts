@@ -1,9 +1,10 @@
 // Trims a long tool output to what a model should see: its head and its tail, with one line in the
-// middle that says what was cut. The agent applies it when it builds a tool_result; tools return the
-// whole output, which the journal keeps, so the trimming is the same on every replay.
-import { formatBytes, plural } from './format.js';
+// middle that says what was cut and how the model can see it (a narrower command or a line range:
+// the model cannot read the journal). The agent applies it when it builds a tool_result; tools return
+// the whole output, which the journal keeps for people, so the trimming is the same on every replay.
+import { formatBytes, plural } from '../format/numbers.js';
 
-// The limits a trimmed output stays within, note line included.
+/** The limits a trimmed output stays within, note line included. */
 export interface TruncateOptions {
   maxBytes?: number;
   maxLines?: number;
@@ -12,7 +13,7 @@ export interface TruncateOptions {
 // Room kept for the note line itself.
 const NOTE_RESERVE_BYTES = 200;
 
-// The text itself when it is within the limits, otherwise head + `[... N lines (X MB) cut ...]` + tail.
+/** The text itself when it is within the limits, otherwise head + `[... N lines (X MB) cut from the middle; ...]` + tail. */
 export function truncateForModel(text: string, { maxBytes = 50 * 1024, maxLines = 2000 }: TruncateOptions = {}): string {
   const totalBytes = Buffer.byteLength(text);
   const lines = text.split('\n');
@@ -29,7 +30,7 @@ export function truncateForModel(text: string, { maxBytes = 50 * 1024, maxLines 
   const shownLines = head.lines.length + tail.lines.length;
   const cutLines = lines.length - shownLines + (head.clipped ? 1 : 0) + (tail.clipped ? 1 : 0);
   const cutBytes = totalBytes - head.bytes - tail.bytes;
-  const note = `[... ${plural(cutLines, 'line')} (${formatBytes(cutBytes)}) cut; the full output is in the journal ...]`;
+  const note = `[... ${plural(cutLines, 'line')} (${formatBytes(cutBytes)}) cut from the middle; to see them, narrow the command (grep, head, tail) or read a range (offset, limit) ...]`;
   return [...head.lines, note, ...tail.lines].join('\n');
 }
 

@@ -1,5 +1,6 @@
 // Checks a tool call's input against the tool's own JSON Schema (the one the model was shown), by
 // hand: only the few keywords the tools use (type, required, minimum, additionalProperties).
+import { cutAfter } from '../format/text.js';
 import type { ToolInputSchema } from './types.js';
 
 interface PropertySchema {
@@ -54,6 +55,6 @@ function checkValue(property: PropertySchema, value: unknown): string | undefine
 function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(cutAfter(value, 40))}`;
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }

@@ -125,7 +125,7 @@ describe('hostile tool calls through the agent', () => {
     assert.notEqual(flood!.is_error, true);
     assert.ok(shown.startsWith('exit 0\n1\n2\n3\n'), shown.slice(0, 40));
     assert.ok(shown.endsWith('\n99999\n100000'), shown.slice(-40));
-    assert.match(shown, /\[\.\.\. [\d,]+ lines \(.+\) cut; the full output is in the journal \.\.\.\]/);
+    assert.match(shown, /\[\.\.\. [\d,]+ lines \(.+\) cut from the middle; to see them, narrow the command \(grep, head, tail\) or read a range \(offset, limit\) \.\.\.\]/);
     assert.ok(!shown.includes('\n50000\n'), 'the middle was cut');
     assert.ok(shown.split('\n').length <= 2000, `at most 2,000 lines reach the model, not ${shown.split('\n').length}`);
     assert.ok(Buffer.byteLength(shown) <= 50 * 1024, 'at most 50 KB reach the model');

@@ -138,7 +138,7 @@ export async function waitUntil(condition: () => boolean, what: string, options:
   }
 }
 
-// The step lines of a CLI output: `#4  REPLAYED (from journal)  read_file a.txt → ...`.
+// The step lines of a CLI output: `#4  REPLAYED (from journal)  read_file a.txt → ...` (or `#4  REPLAYED  ...`).
 export interface StepLine {
   position: number;
   mode: 'replayed' | 'live';
@@ -148,8 +148,9 @@ export interface StepLine {
 export function stepLines(stdout: string): StepLine[] {
   const lines: StepLine[] = [];
   for (const line of stdout.split('\n')) {
-    const match = /^\s*#(\d+)\s+(REPLAYED \(from journal\)|LIVE \(running now\))\s+(.*)$/.exec(line);
-    if (match) lines.push({ position: Number(match[1]), mode: match[2] === REPLAYED ? 'replayed' : 'live', text: match[3]! });
+    // Full labels, or the short ones of a terminal narrower than 100 columns.
+    const match = /^\s*#(\d+)\s+(REPLAYED(?: \(from journal\))?|LIVE(?: \(running now\))?)\s+(.*)$/.exec(line);
+    if (match) lines.push({ position: Number(match[1]), mode: match[2]!.startsWith('REPLAYED') ? 'replayed' : 'live', text: match[3]! });
   }
   return lines;
 }

@@ -87,7 +87,7 @@ describe('run_bash', () => {
     assert.ok(forModel.length <= 2000);
     assert.equal(forModel[0], 'exit 0');
     assert.equal(forModel.at(-1), '100000');
-    assert.ok(forModel.some((line) => /^\[\.\.\. [\d,]+ lines \(.+\) cut; the full output is in the journal \.\.\.\]$/.test(line)));
+    assert.ok(forModel.some((line) => /^\[\.\.\. [\d,]+ lines \(.+\) cut from the middle; to see them, narrow the command \(grep, head, tail\) or read a range \(offset, limit\) \.\.\.\]$/.test(line)));
   });
 
   it('on timeout kills the whole process group, grandchildren included', async () => {

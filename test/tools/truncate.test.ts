@@ -19,7 +19,7 @@ describe('truncateForModel', () => {
     assert.equal(shown.at(-1), 'line 100000 of the output');
     const note = shown.find((line) => line.startsWith('[...'));
     assert.ok(note);
-    assert.match(note, /^\[\.\.\. [\d,]+ lines \([\d.]+ (MB|KB)\) cut; the full output is in the journal \.\.\.\]$/);
+    assert.match(note, /^\[\.\.\. [\d,]+ lines \([\d.]+ (MB|KB)\) cut from the middle; to see them, narrow the command \(grep, head, tail\) or read a range \(offset, limit\) \.\.\.\]$/);
     // Everything is accounted for: shown lines plus the cut count give the whole.
     const cut = Number(/([\d,]+) lines/.exec(note)![1]!.replace(/,/g, ''));
     assert.equal(shown.length - 1 + cut, 100_000);
@@ -52,6 +52,6 @@ describe('truncateForModel', () => {
   it('honours custom limits', () => {
     const text = Array.from({ length: 50 }, (_, i) => String(i)).join('\n');
     const result = truncateForModel(text, { maxLines: 11 });
-    assert.deepEqual(result.split('\n'), ['0', '1', '2', '3', '4', '[... 40 lines (114 bytes) cut; the full output is in the journal ...]', '45', '46', '47', '48', '49']);
+    assert.deepEqual(result.split('\n'), ['0', '1', '2', '3', '4', '[... 40 lines (114 bytes) cut from the middle; to see them, narrow the command (grep, head, tail) or read a range (offset, limit) ...]', '45', '46', '47', '48', '49']);
   });
 });

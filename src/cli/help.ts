@@ -1,0 +1,90 @@
+// The end of each command's --help: examples, then its exit codes. Kept in one place (and added
+// by main.ts) so the commands' own files stay about parsing options and calling the library.
+import type { Command } from 'commander';
+
+const RUNS = 'Exit codes: 0 finished, 1 a failure (one paragraph on stderr: a model or API error, --max-steps\n' +
+  'reached, files that differ from the journal, another process on the run), 2 bad usage, 130 stopped\n' +
+  'by Ctrl-C (the step in progress is left unrecorded; the same command continues). When stdout is a\n' +
+  'closed pipe (`| head`), the run goes on and stops writing to it.';
+
+const READS = 'Exit codes: 0 shown, 1 a failure (not in a git repository, no such run or step, an unreadable\n' +
+  'journal), 2 bad usage, 141 the reader closed the pipe early (`| head`), as git exits.';
+
+// Examples and exit codes of each command, by name.
+const HELP: Record<string, { examples: Array<[command: string, what: string]>; note?: string; exitCodes: string }> = {
+  run: {
+    examples: [
+      ['savepoint run "make the failing test pass"', 'start the run for this task, or continue it'],
+      ['savepoint run --yes "add a --verbose flag"', 'approve every command and edit without asking'],
+      ['savepoint run --fresh "make the failing test pass"', 'a new run for the same task'],
+      ['savepoint run --model script:turns.json "demo"', 'a scripted model, no API key'],
+      ['savepoint run --max-steps 20 --push origin "fix it"', 'stop after 20 steps; push the journal'],
+    ],
+    exitCodes: RUNS,
+  },
+  resume: {
+    examples: [
+      ['savepoint resume', 'the most recent unfinished run'],
+      ['savepoint resume fix-login-3a4b5c', 'that run: its steps replay, then it goes live'],
+      ['savepoint resume fix-login-3a4b5c --restore', 'first put the files back as the journal has them'],
+    ],
+    exitCodes: RUNS,
+  },
+  continue: {
+    examples: [
+      ['savepoint continue "now add a test for it"', 'a follow-up to the most recent run'],
+      ['savepoint continue --run fix-login-3a4b5c "also update the docs"', 'a follow-up to that run'],
+    ],
+    note: 'The identical command after a crash resumes the same follow-up; it is never added twice.',
+    exitCodes: RUNS,
+  },
+  fork: {
+    examples: [
+      ['savepoint fork fix-login-3a4b5c --at 7', 'keep steps 1-6, do step 7 anew'],
+      ['savepoint fork fix-login-3a4b5c --at 7 --run try-b', '...as the run try-b'],
+      ['savepoint resume fix-login-3a4b5c-fork-7 --restore', 'then continue the fork'],
+    ],
+    exitCodes: 'Exit codes: 0 forked, 1 a failure (no such run or step, the new id is taken), 2 bad usage.',
+  },
+  runs: {
+    examples: [['savepoint runs', 'every run, most recently active first'], ['savepoint runs --json | jq .', 'the same for scripts']],
+    exitCodes: READS,
+  },
+  log: {
+    examples: [
+      ['savepoint log', 'the most recently active run'],
+      ['savepoint log fix-login-3a4b5c', 'that run, one line per step'],
+      ['savepoint log fix-login-3a4b5c --html t.html', 'a page to open in a browser'],
+      ['savepoint log fix-login-3a4b5c --json', 'the timeline for scripts'],
+    ],
+    exitCodes: READS,
+  },
+  show: {
+    examples: [
+      ['savepoint show fix-login-3a4b5c 4', 'step 4 in full, with its diff (paged on a terminal)'],
+      ['savepoint show fix-login-3a4b5c 4 --json', 'the same as JSON'],
+      ['SAVEPOINT_PAGER=cat savepoint show fix-login-3a4b5c 4', 'without a pager'],
+    ],
+    note: 'On a terminal, a step longer than the screen goes through $SAVEPOINT_PAGER, else $PAGER, else\n"less" (with LESS=FRX unless set, as git does); "cat" or an empty value turns paging off.',
+    exitCodes: READS,
+  },
+  demo: {
+    examples: [['savepoint demo', 'watch a run killed at lap 4 and resumed'], ['savepoint demo --keep', 'keep the temporary repository to look at']],
+    exitCodes: 'Exit codes: 0 the demo ran, 1 it could not (git missing, a step went wrong).',
+  },
+};
+
+/** The help epilogue of the command `name` (its examples, then its exit codes), or '' if it has none. */
+export function helpEpilogue(name: string): string {
+  const help = HELP[name];
+  if (!help) return '';
+  const width = Math.max(...help.examples.map(([command]) => command.length));
+  const examples = help.examples.map(([command, what]) => `  ${command.padEnd(width)}   ${what}`);
+  return `\nExamples:\n${examples.join('\n')}\n\n${help.note ? `${help.note}\n\n` : ''}${help.exitCodes}\n`;
+}
+
+/** Adds `helpEpilogue` to the end of `command`'s --help. */
+export function addCommandHelp(command: Command): Command {
+  const text = helpEpilogue(command.name());
+  return text ? command.addHelpText('after', text) : command;
+}

@@ -1,0 +1,116 @@
+// Text for people: one-line renderings cut to a length. Lengths count characters as people see
+// them (grapheme clusters: an emoji with its skin tone or a flag is one), never UTF-16 units, so
+// a cut never splits an emoji or leaves half a surrogate pair. For a terminal, the same cuts can
+// count columns instead: an emoji or a CJK character takes two. Pure: no I/O, no imports from src/.
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** What a length counts: characters (grapheme clusters), or terminal columns. */
+export type TextUnit = 'chars' | 'columns';
+
+// Characters a terminal draws two columns wide: emoji shown as emoji, regional-indicator flags,
+// and the East Asian wide and fullwidth blocks.
+const WIDE =
+  /^(?:\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F|\p{Regional_Indicator}|[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{20000}-\u{3FFFD}])/u;
+
+/** How many terminal columns one character (grapheme cluster) takes: 2 for wide ones, else 1. */
+export function charWidth(char: string): number {
+  return WIDE.test(char) ? 2 : 1;
+}
+
+/** How many terminal columns `text` takes on one line. */
+export function displayWidth(text: string): number {
+  if (isAscii(text)) return text.length;
+  let n = 0;
+  for (const { segment } of segmenter.segment(text)) n += charWidth(segment);
+  return n;
+}
+
+/** The characters of `text` as people see them (grapheme clusters). */
+export function characters(text: string): string[] {
+  return Array.from(segmenter.segment(text), (s) => s.segment);
+}
+
+/** How many characters (grapheme clusters) `text` has. */
+export function charLength(text: string): number {
+  if (isAscii(text)) return text.length;
+  let n = 0;
+  for (const _ of segmenter.segment(text)) n++;
+  return n;
+}
+
+/** The first `max` characters (or columns) of `text`, all of it when it is shorter, never splitting one. */
+export function takeChars(text: string, max: number, unit: TextUnit = 'chars'): string {
+  if (max <= 0) return '';
+  if (isAscii(text)) return text.slice(0, max);
+  if (unit === 'chars' && text.length <= max) return text; // at most max UTF-16 units: at most max characters
+  let used = 0;
+  for (const { segment, index } of segmenter.segment(text)) {
+    used += unit === 'chars' ? 1 : charWidth(segment);
+    if (used > max) return text.slice(0, index);
+  }
+  return text;
+}
+
+/**
+ * `text` cut to at most `max` characters (or columns), the last of which is `…` when anything was
+ * cut. With no room for a character and the ellipsis (`max` of 1 or less), a cut text becomes ''.
+ */
+export function ellipsize(text: string, max: number, unit: TextUnit = 'chars'): string {
+  if (isAscii(text)) return text.length <= max ? text : max <= 1 ? '' : `${text.slice(0, max - 1)}…`;
+  if (unit === 'chars' && text.length <= max) return text; // at most max UTF-16 units: at most max characters
+  let used = 0;
+  let keep = 0; // where the cut goes: the longest start that leaves room for the ellipsis
+  for (const { segment, index } of segmenter.segment(text)) {
+    used += unit === 'chars' ? 1 : charWidth(segment);
+    if (used > max) return max <= 1 ? '' : `${text.slice(0, keep)}…`;
+    if (used <= max - 1) keep = index + segment.length;
+  }
+  return text;
+}
+
+/** The first `max` characters of `text`, then `…` when there was more (at most `max` + 1 in all). */
+export function cutAfter(text: string, max: number): string {
+  const kept = takeChars(text, max);
+  return kept.length < text.length ? `${kept}…` : text;
+}
+
+/** `text` on one line (whitespace runs become one space, ends trimmed), cut to `max` characters with `…`. */
+export function oneLine(text: string, max: number, unit: TextUnit = 'chars'): string {
+  return ellipsize(text.replace(/\s+/g, ' ').trim(), max, unit);
+}
+
+/** `text` on one line cut to fit `columns` terminal columns with `…`: `oneLine` by columns. */
+export function fitColumns(text: string, columns: number): string {
+  return oneLine(text, columns, 'columns');
+}
+
+/** Any value as one short line: a string as it is, anything else as JSON; see `oneLine`. */
+export function shortValue(value: unknown, max = 60): string {
+  return oneLine(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)), max);
+}
+
+/**
+ * `text` word-wrapped to lines of at most `width` characters (or columns), keeping its own line
+ * breaks; a word longer than a whole line is cut with `…`.
+ */
+export function wrapWords(text: string, width: number, unit: TextUnit = 'chars'): string[] {
+  const size = unit === 'chars' ? charLength : displayWidth;
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/ +/)) {
+      if (line && size(line) + 1 + size(word) > width) {
+        lines.push(line);
+        line = '';
+      }
+      line = line ? `${line} ${word}` : ellipsize(word, width, unit);
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+function isAscii(text: string): boolean {
+  return !/[^\x00-\x7f]/.test(text);
+}

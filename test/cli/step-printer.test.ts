@@ -1,0 +1,47 @@
+// The step printer on its own, fed events and streamed text the way a run feeds them: every line
+// fits the width in columns, wrapped text keeps every word, and narrow screens get short labels.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Writable } from 'node:stream';
+import { StepPrinter } from '../../src/cli/step-printer.js';
+import { styleFor } from '../../src/cli/style.js';
+import { displayWidth } from '../../src/format/text.js';
+
+function printer(columns: number) {
+  let text = '';
+  const out = new Writable({ write: (chunk, _encoding, done) => ((text += String(chunk)), done()) });
+  const style = styleFor(Object.assign(out, { isTTY: false }), { COLUMNS: String(columns), NO_COLOR: '1' });
+  return { printer: new StepPrinter(out, style), output: () => text };
+}
+
+const recorded = (position: number, description: string, summary: string, resolution?: string) =>
+  ({ type: 'recorded', position, kind: 'run_bash', description, summary, durationMs: 1234, result: null, ...(resolution ? { resolution } : {}) }) as const;
+
+describe('StepPrinter', () => {
+  const TEXT = 'Streaming text arrives in pieces 👩‍💻 that split words and emoji anywhere, and a URL https://example.com/' + 'a'.repeat(90) + ' too.';
+
+  for (const columns of [60, 200]) {
+    it(`wraps streamed text and cuts step lines to ${columns} columns`, () => {
+      const { printer: p, output } = printer(columns);
+      // Pieces of 7 UTF-16 units: they cut words, and the emoji's surrogate pairs, anywhere.
+      for (let i = 0; i < TEXT.length; i += 7) p.onText(TEXT.slice(i, i + 7));
+      p.onEvent(recorded(12, `run_bash "echo ${'é'.repeat(60)}"`, `exit 0: ${'日本'.repeat(40)}`, 'in-flight-reported'));
+      const lines = output().trimEnd().split('\n');
+      for (const line of lines) assert.ok(displayWidth(line) <= columns, `${displayWidth(line)} > ${columns}: ${line}`);
+      const streamed = lines.filter((line) => line.startsWith('      ')).map((line) => line.trim());
+      assert.equal(streamed.join(' ').replace(/ /g, ''), TEXT.replace(/ /g, ''), 'every character of the text is shown once');
+      const step = lines.at(-1)!;
+      assert.match(step, columns >= 100 ? /^ #12 {2}LIVE \(running now\) +run_bash/ : /^ #12 {2}LIVE {6}run_bash/);
+      assert.match(step, /· 1\.2 s$/);
+      if (columns >= 100) assert.match(step, /\(was in flight at the crash\)/);
+    });
+  }
+
+  it('word-wraps the savings summary to the width', () => {
+    const { printer: p } = printer(60);
+    for (let i = 1; i <= 3; i++) p.onEvent({ type: 'replayed', position: i, kind: 'model', description: `model turn ${i}`, summary: 'calls read_file', originalDurationMs: 2000, result: { usage: { inputTokens: 1000, outputTokens: 50 } } });
+    const summary = p.summary();
+    assert.match(summary.replace(/\n/g, ' '), /^Replayed 3 steps from the journal in \d+ ms instead of 6\.0 s: 3 model calls, 3,150 tokens, 0 commands not re-run; 0 steps ran live\.$/);
+    for (const line of summary.split('\n')) assert.ok(displayWidth(line) <= 60, line);
+  });
+});

@@ -1,0 +1,107 @@
+// Cutting text to a length by characters as people see them: ASCII exactly as before (slice and an
+// ellipsis), and never half an emoji, a flag or a skin-toned hand.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { charLength, characters, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, takeChars, wrapWords } from '../../src/format/text.js';
+
+/** True when `text` holds a lone UTF-16 surrogate, i.e. half an emoji. */
+const hasLoneSurrogate = (text: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+
+describe('ellipsize and oneLine', () => {
+  it('leave a text that fits alone and cut an ASCII text to max - 1 characters and an ellipsis', () => {
+    assert.equal(ellipsize('hello', 5), 'hello');
+    assert.equal(ellipsize('hello world', 5), 'hell…');
+    assert.equal(oneLine('  read   the\n\tfile  ', 60), 'read the file');
+    assert.equal(oneLine('a'.repeat(61), 60), `${'a'.repeat(59)}…`);
+    assert.equal(oneLine('a'.repeat(60), 60), 'a'.repeat(60));
+    assert.equal(oneLine('hello world', 1), '');
+    assert.equal(oneLine('hello world', 0), '');
+    assert.equal(oneLine('', 0), '');
+  });
+
+  it('match the old UTF-16 slicing byte for byte on ASCII input', () => {
+    const old = (text: string, max: number) => {
+      const line = text.replace(/\s+/g, ' ').trim();
+      return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+    };
+    const samples = ['', 'x', 'run_bash "npm test -- --grep login"', ' two\n\nlines ', 'a b '.repeat(40), JSON.stringify({ path: 'src/a.ts', n: 3 })];
+    for (const text of samples) for (const max of [2, 5, 20, 50, 60, 200]) assert.equal(oneLine(text, max), old(text, max), `${JSON.stringify(text)} at ${max}`);
+  });
+
+  it('never split an emoji at the cut point', () => {
+    // 9 letters, then emoji: the cut at 10 keeps the letters and one ellipsis, not half an emoji.
+    for (const emoji of ['😀', '👍🏽', '🇫🇷', '👩‍💻']) {
+      const text = `abcdefghi${emoji}${emoji}tail`;
+      const cut = ellipsize(text, 11);
+      assert.equal(cut, `abcdefghi${emoji}…`, emoji);
+      assert.equal(charLength(cut), 11);
+      assert.ok(!hasLoneSurrogate(cut));
+      for (let max = 1; max <= 16; max++) {
+        const each = oneLine(text, max);
+        assert.ok(!hasLoneSurrogate(each), `${emoji} at ${max}`);
+        assert.ok(charLength(each) <= max, `${emoji} at ${max}: ${each}`);
+        assert.ok(text.startsWith(each.replace(/…$/, '')), `${emoji} at ${max}: a prefix`);
+      }
+    }
+  });
+
+  it('count characters, not UTF-16 units, when deciding whether a text fits', () => {
+    const text = '😀'.repeat(5); // 10 UTF-16 units, 5 characters
+    assert.equal(text.length, 10);
+    assert.equal(ellipsize(text, 5), text);
+    assert.equal(ellipsize(text, 4), '😀😀😀…');
+    assert.equal(oneLine('naïve café ünïcödé', 10), 'naïve caf…');
+  });
+});
+
+describe('character helpers', () => {
+  it('count and take grapheme clusters', () => {
+    assert.equal(charLength('abc'), 3);
+    assert.equal(charLength('a👩‍💻b'), 3);
+    assert.deepEqual(characters('a🇫🇷b'), ['a', '🇫🇷', 'b']);
+    assert.equal(takeChars('a👍🏽b', 2), 'a👍🏽');
+    assert.equal(takeChars('abc', 0), '');
+    assert.equal(takeChars('abc', 10), 'abc');
+  });
+
+  it('cutAfter keeps max characters and then marks the cut', () => {
+    assert.equal(cutAfter('abcdef', 3), 'abc…');
+    assert.equal(cutAfter('abc', 3), 'abc');
+    assert.equal(cutAfter('ab😀😀', 3), 'ab😀…');
+  });
+
+  it('shortValue renders any value as one short line', () => {
+    assert.equal(shortValue({ b: 1, a: 'x' }), '{"b":1,"a":"x"}');
+    assert.equal(shortValue('line one\nline two'), 'line one line two');
+    assert.equal(shortValue(undefined), 'undefined');
+    assert.equal(shortValue('x'.repeat(100), 10), `${'x'.repeat(9)}…`);
+  });
+});
+
+describe('terminal columns', () => {
+  it('counts emoji, flags and CJK as two columns and the rest as one', () => {
+    assert.equal(displayWidth('abc'), 3);
+    assert.equal(displayWidth('a😀b'), 4);
+    assert.equal(displayWidth('👩‍💻'), 2);
+    assert.equal(displayWidth('🇫🇷'), 2);
+    assert.equal(displayWidth('日本'), 4);
+    assert.equal(displayWidth('é→·✕'), 4);
+  });
+
+  it('fitColumns cuts to the columns, never half an emoji, and is oneLine on ASCII', () => {
+    assert.equal(fitColumns('ab😀cd', 4), 'ab…');
+    assert.equal(fitColumns('ab😀cd', 5), 'ab😀…');
+    assert.equal(fitColumns('ab😀', 4), 'ab😀');
+    assert.equal(fitColumns('日本語のテキスト', 7), '日本語…');
+    for (let max = 0; max <= 12; max++) assert.ok(displayWidth(fitColumns('x👍🏽y🇫🇷z日本w', max)) <= max, `at ${max}`);
+    assert.equal(fitColumns(' read  the\nfile ', 60), oneLine(' read  the\nfile ', 60));
+    assert.equal(takeChars('ab😀cd', 3, 'columns'), 'ab');
+  });
+
+  it('wrapWords keeps lines within the width, by characters or by columns', () => {
+    assert.deepEqual(wrapWords('one two three four', 9), ['one two', 'three', 'four']);
+    assert.deepEqual(wrapWords('😀😀 😀😀 😀😀', 9, 'columns'), ['😀😀 😀😀', '😀😀']);
+    assert.deepEqual(wrapWords('para one\npara two', 40), ['para one', 'para two']);
+    assert.deepEqual(wrapWords('x'.repeat(12), 5), ['xxxx…']);
+  });
+});
