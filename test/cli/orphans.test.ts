@@ -76,7 +76,9 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
     const repo = await scratch.repo();
     const args = ['run', '--yes', 'log twice?'];
     const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
-    await waitUntil(() => existsSync(log), 'the command to start', { child: first });
+    // Started and recorded (the record is written just after the spawn: a kill in between that
+    // instant is the one case this cannot see).
+    await waitUntil(() => existsSync(log) && recorded(repo.root).length === 1, 'the command to start and be recorded', { child: first });
     first.kill();
     await first.result;
     const again = await runCli([...args, '--in-flight', 'rerun'], { cwd: repo.root, env: fakeEnv(fake) });
