@@ -60,7 +60,10 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     onEvent: printer.onEvent,
     redact: redactor.value,
     startCheckpoint: () => snapshotter.snapshot().tree,
-    store: options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, options.run) } : undefined,
+    store: {
+      ...(options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, options.run) } : {}),
+      onRestored: ({ restored, found }) => out.write(style.yellow(`  agent-journal was ${found ? 'moved back' : 'deleted'} during the run: put it back at ${restored.slice(0, 12)} (see git reflog agent-journal).\n`)),
+    },
   });
   const controller = new AbortController();
   const stop = () => {
