@@ -74,6 +74,9 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     }
     case 'text':
       return printer.onText(event.text);
+    case 'journal-restored':
+      out.write(style.yellow(`  agent-journal was ${event.found ? 'moved back' : 'deleted'} during the run: put it back at ${event.restored.slice(0, 12)} (see git reflog agent-journal).\n`));
+      return;
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       out.write(style.dim(`  ${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).\n`));

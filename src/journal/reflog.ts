@@ -3,8 +3,8 @@
 // `git reflog agent-journal` lists every append and can bring the branch back after a mistaken
 // reset. Like git: only for branches (refs/heads/*), only when core.logAllRefUpdates allows it (on
 // by default in a repository with a working tree), and always when the log already exists.
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readGitConfig } from './repository.js';
 
@@ -46,14 +46,19 @@ function reflogsEnabled(gitdir: string): boolean {
   return enabled;
 }
 
-// "Name <email>" as git would write it: the user's committer identity (environment or config, as
-// `git var` resolves it), else a fallback. Asked once per process.
+// "Name <email>" as git would write it: the user's committer identity from the environment, the
+// repository's config, then the global ones (~/.gitconfig, $XDG_CONFIG_HOME/git/config), else a
+// fallback. Read once per repository and process, without starting git (the first append of a run
+// is on the critical path). Config includes are not followed.
 function reflogIdentity(gitdir: string): string {
   let identity = identities.get(gitdir);
   if (identity === undefined) {
-    const result = spawnSync('git', [`--git-dir=${gitdir}`, 'var', 'GIT_COMMITTER_IDENT'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const match = result.status === 0 ? /^(.*<[^<>\n]*>)/.exec(result.stdout.trim()) : null;
-    identity = match ? match[1]!.trim() : FALLBACK_IDENTITY;
+    const home = homedir();
+    const configs = [readGitConfig(gitdir), readGitConfig(home, '.gitconfig'), readGitConfig(join(process.env.XDG_CONFIG_HOME || join(home, '.config'), 'git'))];
+    const pick = (env: string | undefined, key: string) => env || configs.map((c) => c.get(key)).find((v) => v);
+    const name = pick(process.env.GIT_COMMITTER_NAME, 'user.name');
+    const email = pick(process.env.GIT_COMMITTER_EMAIL, 'user.email') || process.env.EMAIL; // git's order
+    identity = name && email ? `${clean(name)} <${clean(email)}>` : FALLBACK_IDENTITY;
     identities.set(gitdir, identity);
   }
   return identity;
@@ -64,6 +69,11 @@ function timezone(when: Date): string {
   const offset = -when.getTimezoneOffset();
   const abs = Math.abs(offset);
   return `${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+}
+
+// A config value as written (quotes around it dropped), with nothing that would break the line.
+function clean(value: string): string {
+  return value.replace(/^"(.*)"$/, '$1').replace(/[<>\n]/g, '').trim();
 }
 
 function oneLine(text: string): string {

@@ -159,12 +159,15 @@ function assertSupported(commonDir: string): void {
   }
 }
 
-/** A small reader for the keys we need (`section.key`, lower-cased); subsections are ignored. */
-export function readGitConfig(gitdir: string): Map<string, string> {
+/**
+ * A small reader for the keys we need (`section.key`, lower-cased); subsections are ignored.
+ * `file` names another config file in `gitdir` (`.gitconfig` in a home directory).
+ */
+export function readGitConfig(gitdir: string, file = 'config'): Map<string, string> {
   const values = new Map<string, string>();
   let text: string;
   try {
-    text = readFileSync(join(gitdir, 'config'), 'utf8');
+    text = readFileSync(join(gitdir, file), 'utf8');
   } catch {
     return values;
   }

@@ -43,7 +43,11 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     onEvent: emit,
     redact: redactor.value,
     startCheckpoint: () => snapshotter.snapshot().tree,
-    store: options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, target.run) } : undefined,
+    store: {
+      ...(options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, target.run) } : {}),
+      // The branch was deleted or moved back under the run, and put back where this process left it.
+      onRestored: ({ restored, found }) => emit({ type: 'journal-restored', restored, ...(found ? { found } : {}) }),
+    },
   });
   // One live run per working tree (README: "Two runs, one working tree"); a finished run only replays.
   let worktreeLock: { release(): void } | undefined;

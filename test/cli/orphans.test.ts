@@ -70,21 +70,21 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
   test('--in-flight rerun runs the command once more only after the orphan is gone: one copy, not two', async () => {
     const dir = scratch.dir('savepoint-orphan-');
     const log = join(dir, 'log');
-    const command = `echo start >> ${log}; sleep 6; echo end >> ${log}`;
+    const command = `echo start >> ${log}; sleep 2; echo end >> ${log}`;
     const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command } }] }, { text: 'Done.' }];
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
     const args = ['run', '--yes', 'log twice?'];
     const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
-    // Killed once the command runs and its group is on record (the window between the spawn and
-    // that record is the one a kill -9 can still orphan a command unseen in).
+    // Started and recorded (the record is written just after the spawn: a kill in between that
+    // instant is the one case this cannot see).
     await waitUntil(() => existsSync(log) && recorded(repo.root).length === 1, 'the command to start and be recorded', { child: first });
     first.kill();
     await first.result;
     const again = await runCli([...args, '--in-flight', 'rerun'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /was still running .*stopped it/);
-    await sleep(6500); // the orphan, had it lived, would have written "end" by now
+    await sleep(2500); // the orphan, had it lived, would have written "end" by now
     assert.deepEqual(readFileSync(log, 'utf8').split('\n').filter(Boolean), ['start', 'start', 'end'], 'the orphan was stopped; only the rerun finished');
   });
 });

@@ -105,6 +105,7 @@ describe('the real CLI, when the branch moves during the run', { concurrency: tr
     const first = await runCli(['run', '--yes', 'clean up branches'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /Deleted branch agent-journal/);
+    assert.match(first.stdout, /agent-journal was deleted during the run: put it back at [0-9a-f]{12}/);
     const again = await runCli(['run', '--yes', 'clean up branches'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(again.code, 0, again.stderr);
     assertStepModes(again.stdout, 5);
@@ -124,6 +125,7 @@ describe('the real CLI, when the branch moves during the run', { concurrency: tr
     await gitOut(repo.root, ['update-ref', 'refs/heads/agent-journal', 'agent-journal~1']);
     const first = await cli.result;
     assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /agent-journal was moved back during the run: put it back/);
     const again = await runCli(['run', '--yes', 'two files'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(again.code, 0, again.stderr);
     assertStepModes(again.stdout, 5);

@@ -14,7 +14,8 @@ import { ROOT } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
-const LEASE_MS = 800;
+// Long enough that a live holder's heartbeat (every LEASE/6) never misses it on a loaded machine.
+const LEASE_MS = 2000;
 const FIXTURE = join(ROOT, 'test/journal/fixtures/lock-holder.mjs');
 
 // Namespaces need root (CI runs as root) and util-linux's unshare.
@@ -30,14 +31,14 @@ interface Holder {
 }
 
 // The fixture, in a new pid namespace (`own`) or in this one.
-function startHolder(dir: string, own: boolean): Holder {
+function startHolder(dir: string, own: boolean, wait = false): Holder {
   const node = [process.execPath, '--import', 'tsx', FIXTURE];
   const [command, ...args] = own ? ['unshare', '--pid', '--fork', '--mount-proc', ...node] : node;
   const child = spawn(command!, args, {
     cwd: ROOT,
     detached: true, // a process group of its own, so kill reaches the namespace's init too
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: '', SAVEPOINT_ENTRY: join(ROOT, 'src/index.ts'), HOLDER_DIR: dir, HOLDER_RUN: 'shared', SAVEPOINT_RUN_LOCK_LEASE_MS: String(LEASE_MS) },
+    env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: '', SAVEPOINT_ENTRY: join(ROOT, 'src/index.ts'), HOLDER_DIR: dir, HOLDER_RUN: 'shared', SAVEPOINT_RUN_LOCK_LEASE_MS: String(LEASE_MS), HOLDER_WAIT: wait ? '1' : '' },
   });
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];
@@ -62,7 +63,14 @@ function startHolder(dir: string, own: boolean): Holder {
   });
   return {
     child,
-    next: () => (lines.length ? Promise.resolve(lines.shift()!) : new Promise((resolve) => waiting.push(resolve))),
+    // Fails (never hangs the suite) when the holder says nothing for 30 s.
+    next: () =>
+      lines.length
+        ? Promise.resolve(lines.shift()!)
+        : new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error('the lock holder said nothing for 30 s')), 30_000);
+            waiting.push((line) => (clearTimeout(timer), resolve(line)));
+          }),
     send: (line) => child.stdin!.write(`${line}\n`),
     kill: () => process.kill(-child.pid!, 'SIGKILL'),
     exited,
@@ -96,14 +104,17 @@ describe('the run lock across pid namespaces', { concurrency: true, skip }, () =
     const repo = await scratch.repo();
     const first = startHolder(repo.root, true);
     assert.match(await first.next(), /^held /);
+    // The probe is started (slow under load) before the kill, and told to try only after it.
+    const early = startHolder(repo.root, false, true);
+    assert.equal(await early.next(), 'ready');
     first.kill();
     await first.exited;
-    const early = startHolder(repo.root, false);
     const killedAt = Date.now();
+    early.send('go');
     const answer = await early.next();
-    // The lease is short: a slow start may already see it expired, which is fine too.
-    if (Date.now() - killedAt < LEASE_MS / 2) assert.equal(answer, 'locked ERUNLOCKED', 'the lease has not run out yet');
+    if (answer.startsWith('held')) early.send('exit'); // only possible if the machine stalled for a whole lease
     await early.exited;
+    if (Date.now() - killedAt < LEASE_MS / 2) assert.equal(answer, 'locked ERUNLOCKED', 'the lease has not run out yet');
     await sleep(LEASE_MS + 200);
     const taker = startHolder(repo.root, false);
     assert.match(await taker.next(), /^held /, 'taken over once the lease expired');
