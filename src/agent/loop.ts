@@ -27,6 +27,9 @@ export interface AgentOptions {
   signal?: AbortSignal;
   // Called after each step that may have changed files: the working-tree checkpoint to record.
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
+  // The input a live tool call runs with, from the one the model wrote (recorded, redacted): turns
+  // placeholders back into secret values. Pure to the loop; it may throw to stop before anything runs.
+  revealSecrets?: <V>(input: V) => V;
 }
 
 export interface AgentOutcome {
@@ -84,11 +87,13 @@ async function callTool(tool: AnyTool | undefined, call: ToolUseBlock, options: 
     return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${call.name.slice(0, 40)}"`, summarize: (r) => r.summary });
   }
   const input = call.input ?? {};
+  // The step's identity and record keep what the model wrote; only the effect sees the secrets.
+  let liveInput = input;
   return journal.step<ToolResult>(
     tool.name,
     input,
     async () => {
-      const result = await tool.execute(input, { signal });
+      const result = await tool.execute(liveInput, { signal });
       // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
       signal?.throwIfAborted();
       return result;
@@ -99,6 +104,8 @@ async function callTool(tool: AnyTool | undefined, call: ToolUseBlock, options: 
       summarize: (r) => r.summary,
       onInFlight: (step) => inFlightAnswer(inFlight, step),
       gate: async () => {
+        // Only a live step gets here, before its intent is recorded: an unknown secret stops it with nothing written.
+        if (options.revealSecrets) liveInput = options.revealSecrets(input);
         if (!options.approve || !tool.needsApproval(input) || (await options.approve(tool, input))) return undefined;
         return { result: { isError: true, output: 'The user declined this tool call. Ask or try another way.', summary: 'declined by the user' } };
       },

@@ -11,15 +11,17 @@ import { openJournal, type RunJournal } from '../durable/run-journal.js';
 import { MissingCredentialsError } from '../errors/index.js';
 import { ObjectStore } from '../journal/objects.js';
 import { createJournalPusher } from '../journal/push.js';
+import type { RunSandbox } from '../journal/entry.js';
 import { findRepository } from '../journal/repository.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelProvider } from '../model/types.js';
-import { createRedactor } from '../redact/redactor.js';
+import { openRunSecrets } from '../redact/run-secrets.js';
 import { createTools } from '../tools/index.js';
 import { describeChanges, DriftError, findDrift, type Drift } from '../worktree/drift.js';
-import { restoreWorktree } from '../worktree/restore.js';
+import { restoreWorktree, type RevealText } from '../worktree/restore.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { createApprover } from './approval.js';
+import { chooseSandbox, type SandboxFlags } from './sandbox-choice.js';
 import { StepPrinter } from './step-printer.js';
 import { styleFor, type Style } from './style.js';
 
@@ -40,6 +42,8 @@ export interface DriveOptions {
   out?: Writable & { isTTY?: boolean; columns?: number };
   interactive?: boolean;
   env?: NodeJS.ProcessEnv;
+  // How run_bash runs commands (default: in bubblewrap, nothing more allowed).
+  sandbox?: SandboxFlags;
 }
 
 // Runs (or resumes, or replays) one run to its end; returns the process exit code.
@@ -49,8 +53,9 @@ export async function driveRun(options: DriveOptions): Promise<number> {
   const interactive = options.interactive ?? Boolean(process.stdin.isTTY);
   const style = styleFor(out, env);
   const printer = new StepPrinter(out, style);
-  const redactor = createRedactor(env);
   const repo = findRepository(options.root);
+  const { redactor, revealer } = openRunSecrets(repo.commonDir, env);
+  let sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen below, before anything runs live
   const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });
   const journal: RunJournal = await openJournal({
     dir: options.root,
@@ -59,6 +64,7 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     model: options.model,
     onEvent: printer.onEvent,
     redact: redactor.value,
+    sandbox: () => sandbox,
     startCheckpoint: () => snapshotter.snapshot().tree,
     store: options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, options.run) } : undefined,
   });
@@ -82,8 +88,9 @@ export async function driveRun(options: DriveOptions): Promise<number> {
     if (record && record.status !== 'finished') {
       const last = lastCheckpoint(journal.history) ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
       const drift = last && (await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit));
-      if (drift) await resolveDrift(drift, { ...options, interactive, out, style, snapshotter, inFlight: lastIsInFlight(journal.history) });
+      if (drift) await resolveDrift(drift, { ...options, interactive, out, style, snapshotter, reveal: revealer.partial, inFlight: lastIsInFlight(journal.history) });
     }
+    if (record?.status !== 'finished') sandbox = await chooseSandbox(options.root, options.sandbox ?? { use: true, network: false, gitWrites: false }, { interactive, out, style });
 
     let provider: Promise<ModelProvider> | undefined;
     const outcome = await runAgent({
@@ -91,7 +98,8 @@ export async function driveRun(options: DriveOptions): Promise<number> {
       task: options.task,
       model: options.model,
       provider: () => (provider ??= createProvider(options.model)),
-      tools: createTools(options.root),
+      tools: createTools(options.root, { sandbox }),
+      revealSecrets: revealer.value,
       maxSteps: options.maxSteps,
       inFlight: options.inFlight,
       approve: createApprover({ yes: options.yes, interactive }),
@@ -155,6 +163,7 @@ interface DriftContext {
   out: Writable;
   style: Style;
   snapshotter: WorktreeSnapshotter;
+  reveal: RevealText;
 }
 
 // Restores, keeps, asks or stops, as SPEC's drift rules say.
@@ -162,8 +171,9 @@ async function resolveDrift(drift: Drift, context: DriftContext): Promise<void> 
   const { out, style } = context;
   const where = drift.step ? `after step ${drift.step}` : 'when the run started';
   const restore = async (why: string) => {
-    const result = await restoreWorktree(context.root, context.snapshotter.objects, drift.checkpoint, drift.current, context.snapshotter.trackedPaths());
+    const result = await restoreWorktree(context.root, context.snapshotter.objects, drift.checkpoint, drift.current, context.snapshotter.trackedPaths(), context.reveal);
     out.write(style.dim(`  ${why}: restored the working tree as the journal recorded it ${where} (${result.written.length} written, ${result.deleted.length} deleted).\n`));
+    if (result.unrevealed.length) out.write(style.yellow(`  ${result.unrevealed.length} restored file(s) keep secret placeholders this machine has no value for: ${result.unrevealed.slice(0, 5).join(', ')}\n`));
     if (result.kept.length) out.write(style.dim(`  Kept ${result.kept.length} untracked file(s) the run never recorded: ${result.kept.slice(0, 5).join(', ')}${result.kept.length > 5 ? ', ...' : ''}\n`));
   };
   if (context.restore) return restore('--restore');

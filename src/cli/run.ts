@@ -1,7 +1,7 @@
 // `savepoint run <task...>`: start or continue the run for this task.
 import { Command } from 'commander';
 import { UsageError } from '../errors/index.js';
-import { createRedactor } from '../redact/redactor.js';
+import { openRunSecrets } from '../redact/run-secrets.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
 import { DEFAULT_MODEL } from '../model/index.js';
@@ -30,9 +30,9 @@ export function runCommand(): Command {
   addDriveOptions(command);
   return command.action(async (words: string[], flags: RunFlags) => {
     // A secret typed into the task must not reach the run id, run.json or commit subjects.
-    const task = createRedactor().text(words.join(' ').trim());
-    if (!task) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
+    if (!words.join(' ').trim()) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
     const store = await JournalStore.open(process.cwd());
+    const task = openRunSecrets(store.repo.commonDir).redactor.text(words.join(' ').trim());
     const synced = await syncJournals(store);
     const ids = await listRunIds(store);
     let run = flags.run;

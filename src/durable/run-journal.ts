@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors/index.js';
-import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
+import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord, type RunSandbox } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
 import { readRef } from '../journal/refs.js';
@@ -78,6 +78,8 @@ export interface OpenJournalOptions {
   // The working tree when the run is created, recorded in run.json (drift is measured from it
   // until the first step makes a checkpoint of its own). A function is called only for a new run.
   startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
+  // How this process runs commands, recorded in run.json with its attempt (asked at its first write).
+  sandbox?: () => RunSandbox | undefined;
   store?: StoreOptions;
 }
 
@@ -261,11 +263,12 @@ export class RunJournal {
       ...(typeof this.options.startCheckpoint === 'string' ? { startCheckpoint: this.options.startCheckpoint } : {}),
       attempts: [],
     };
+    const sandbox = firstLiveStep === undefined ? undefined : this.options.sandbox?.();
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
-        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep }];
-    return { ...base, ...change, attempts, updatedAt: now };
+        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep, ...(sandbox ? { sandbox } : {}) }];
+    return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now };
   }
 
   // Marks the run finished (with its final answer) or failed. Writes nothing when the journal

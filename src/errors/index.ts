@@ -151,3 +151,4 @@ export class UnknownRunError extends SavepointError<{ run: string; journals: str
     );
   }
 }
+export { SandboxUnavailableError, UnknownSecretError } from './secrets.js';

@@ -13,19 +13,29 @@ export interface RestoreResult {
   deleted: string[];
   // Untracked files that are not in the checkpoint, left as they are.
   kept: string[];
+  // Written files that still hold a secret's placeholder, because this machine does not know its value.
+  unrevealed: string[];
 }
 
+/** Puts secrets back into a checkpoint's (redacted) text: the text, and the placeholders it could not fill. */
+export type RevealText = (text: string) => { text: string; unknown: string[] };
+
 // Makes the working tree at `root` match the checkpoint tree `target`, given its current snapshot
-// and the set of paths git tracks.
-export async function restoreWorktree(root: string, objects: ObjectStore, target: string, current: Snapshot, tracked: ReadonlySet<string>): Promise<RestoreResult> {
+// and the set of paths git tracks. Text files get their secrets back where `reveal` knows them.
+export async function restoreWorktree(root: string, objects: ObjectStore, target: string, current: Snapshot, tracked: ReadonlySet<string>, reveal?: RevealText): Promise<RestoreResult> {
   const wanted = await flattenTree(objects, target);
-  const result: RestoreResult = { written: [], deleted: [], kept: [] };
+  const result: RestoreResult = { written: [], deleted: [], kept: [], unrevealed: [] };
   for (const [path, entry] of wanted) {
     const have = current.files.get(path);
     if (have && have.oid === entry.oid && have.mode === entry.mode) continue;
     if (entry.mode === '160000') continue; // a submodule: its own repository
     const full = join(root, path);
-    const content = await objects.read(entry.oid, 'blob');
+    let content = await objects.read(entry.oid, 'blob');
+    if (reveal && entry.mode !== '120000' && !content.subarray(0, 8000).includes(0) && content.includes('[REDACTED:')) {
+      const revealed = reveal(content.toString('utf8'));
+      content = Buffer.from(revealed.text);
+      if (revealed.unknown.length) result.unrevealed.push(path);
+    }
     mkdirSync(dirname(full), { recursive: true });
     rmSync(full, { force: true, recursive: false });
     if (entry.mode === '120000') symlinkSync(content.toString('utf8'), full);
