@@ -5,7 +5,7 @@
 // worktree's real git directories are read-only too; and where bubblewrap is missing a
 // non-interactive run stops, saying how to install it. Skipped where bubblewrap cannot start.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
@@ -14,7 +14,7 @@ import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { gitOut, runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
-import { assertOneParagraph, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { assertOneParagraph, baseEnv, BIN, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
 import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
 
 const scratch = useScratch();
@@ -129,19 +129,41 @@ describe('run_bash in the sandbox', { skip }, () => {
   });
 });
 
+// A directory holding git, bash and sh but no bwrap, for PATH.
+function pathWithoutBwrap(): string {
+  const bin = join(scratch.dir('savepoint-nobwrap-'), 'bin');
+  mkdirSync(bin);
+  for (const tool of ['git', 'bash', 'sh']) {
+    const where = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+    symlinkSync(where, join(bin, tool));
+  }
+  return bin;
+}
+
+// Runs the CLI on a terminal (util-linux `script` gives it a pseudo-terminal), typing `answer`.
+// Asynchronous: the fake Anthropic server answering it lives in this process.
+function runOnTerminal(args: string[], cwd: string, env: Record<string, string | undefined>, answer: string): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, BIN, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
+  const merged: Record<string, string> = { ...baseEnv(), SHELL: '/bin/sh' };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
+  else merged[name] = value;
+  const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { cwd, env: merged, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stdin.end(answer);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, output }))));
+}
+const noScript = existsSync('/usr/bin/script') ? undefined : 'util-linux script(1) is not installed, so there is no terminal to answer on';
+
 describe('without bubblewrap', () => {
   test('a non-interactive run stops before anything runs, saying how to install it; --no-sandbox runs', async () => {
-    // A PATH with git and bash but no bwrap.
-    const bin = scratch.dir('savepoint-nobwrap-');
-    mkdirSync(join(bin, 'bin'));
-    for (const tool of ['git', 'bash', 'sh']) {
-      const where = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
-      symlinkSync(where, join(bin, 'bin', tool));
-    }
+    const bin = pathWithoutBwrap();
     const repo = await scratch.repo({ 'README.md': '# app\n' });
     const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command: 'echo ran > ran.txt' } }] }, { text: 'Done.' }];
     const fake = await scratch.fake(turns);
-    const env = fakeEnv(fake, { PATH: join(bin, 'bin') });
+    const env = fakeEnv(fake, { PATH: bin });
     const refused = await runCli(['run', '--yes', 'try it'], { cwd: repo.root, env });
     assert.equal(refused.code, 1);
     assert.match(assertOneParagraph(refused.stderr), /bubblewrap \(bwrap\) is not installed.*apt-get install bubblewrap.*--no-sandbox/);
@@ -150,5 +172,22 @@ describe('without bubblewrap', () => {
     const allowed = await runCli(['run', '--yes', '--no-sandbox', 'try it'], { cwd: repo.root, env });
     assert.equal(allowed.code, 0, allowed.stderr);
     assert.equal(repo.read('ran.txt'), 'ran\n');
+  });
+
+  test('on a terminal it says so once and asks: a yes runs commands unconfined (recorded), a no stops', { skip: noScript }, async () => {
+    const env = (fake: FakeAnthropic) => fakeEnv(fake, { PATH: pathWithoutBwrap() });
+    const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command: 'echo ran > ran.txt' } }] }, { text: 'Done.' }];
+    const declined = await scratch.repo({ 'README.md': '# app\n' });
+    const no = await runOnTerminal(['run', '--yes', 'try it'], declined.root, env(await scratch.fake(turns)), 'n\n');
+    assert.equal(no.code, 1, no.output);
+    assert.equal((no.output.match(/apt-get install bubblewrap/g) ?? []).length, 2, `the prompt and the stop each say how to install it:\n${no.output}`);
+    assert.ok(!existsSync(join(declined.root, 'ran.txt')));
+    const accepted = await scratch.repo({ 'README.md': '# app\n' });
+    const yes = await runOnTerminal(['run', '--yes', 'try it'], accepted.root, env(await scratch.fake(turns)), 'y\n');
+    assert.equal(yes.code, 0, yes.output);
+    assert.match(yes.output, /Commands cannot run in a sandbox here: bubblewrap \(bwrap\) is not installed/);
+    assert.match(yes.output, /Run commands unconfined, with your whole environment and file system\? \[y\/N\]/);
+    assert.equal(accepted.read('ran.txt'), 'ran\n');
+    assert.deepEqual((await runRecord(accepted.root)).sandbox, { kind: 'none', network: true, gitWrites: true });
   });
 });
