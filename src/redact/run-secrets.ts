@@ -25,7 +25,7 @@ export function openRunSecrets(commonDir: string, env: NodeJS.ProcessEnv = proce
     for (const { name, reason } of redactor.ignored) {
       if (said.has(name)) continue;
       said.add(name);
-      log(`savepoint: ${name} is not treated as a secret: ${reason}.`);
+      log(`savepoint debug: ${name} is not treated as a secret: ${reason}.`);
     }
   }
   return { redactor, revealer: createRevealer(env, book, isFile) };

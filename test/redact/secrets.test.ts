@@ -54,7 +54,7 @@ describe('which secret-named variables are secrets', () => {
     assert.equal(lines.length, 0);
     openRunSecrets(git, { SECRET_KEY_BASE: 'development', SAVEPOINT_DEBUG: '1' }, (line) => lines.push(line));
     openRunSecrets(git, { SECRET_KEY_BASE: 'development', SAVEPOINT_DEBUG: '1' }, (line) => lines.push(line));
-    assert.deepEqual(lines, ['savepoint: SECRET_KEY_BASE is not treated as a secret: its value is an ordinary word.']);
+    assert.deepEqual(lines, ['savepoint debug: SECRET_KEY_BASE is not treated as a secret: its value is an ordinary word.']);
   });
 });
 
