@@ -28,6 +28,8 @@ const outcome = await startRun({
   provider: process.env.MODEL ? undefined : scripted,
   // Every tool call is approved here; the CLI asks a person instead (or takes --yes).
   approve: async () => true,
+  // Commands run in bubblewrap by default; the scripted model runs none, so it needs no sandbox.
+  sandbox: { use: Boolean(process.env.MODEL) },
   onEvent: (event) => {
     if (event.type === 'replayed') console.log(`#${event.position} REPLAYED (from journal) ${event.description} -> ${event.summary}`);
     if (event.type === 'recorded') console.log(`#${event.position} LIVE (running now)      ${event.description} -> ${event.summary} (${event.durationMs} ms)`);

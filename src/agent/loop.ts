@@ -42,6 +42,11 @@ export interface AgentOptions {
   signal?: AbortSignal;
   /** Called after each step that may have changed files: the working-tree checkpoint to record. */
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
+  /**
+   * The input a live tool call runs with, from the one the model wrote (recorded, redacted): turns
+   * placeholders back into secret values. Pure to the loop; it may throw to stop before anything runs.
+   */
+  revealSecrets?: <V>(input: V) => V;
 }
 
 /** How the loop ended: 'done' when the model answered without tools, 'max-steps' at the step limit. */
@@ -59,7 +64,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { journal, maxSteps = 200, maxTokens = 8192, inFlight = 'report', system = SYSTEM_PROMPT } = options;
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const toolSpecs = options.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
-  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, checkpoint: options.checkpoint };
+  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
   const followUps = [...(options.followUps ?? [])];
   const messages: Message[] = [];
   const digest = new ConversationDigest({ model: options.model, system, tools: toolSpecs, maxTokens });

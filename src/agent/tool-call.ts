@@ -17,6 +17,8 @@ export interface ToolCallContext {
   approve?: Approver;
   signal?: AbortSignal;
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
+  /** Turns secret placeholders in a live call's input back into their values (see AgentOptions). */
+  revealSecrets?: <V>(input: V) => V;
 }
 
 /** The model's answer to a declined call, recorded in place of running it. */
@@ -32,6 +34,8 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
     return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${call.name.slice(0, 40)}"`, summarize: (r) => r.summary });
   }
   const input = call.input ?? {};
+  // The step's identity and record keep what the model wrote; only the effect sees the secrets.
+  let liveInput = input;
   return journal.step<ToolResult>(
     tool.name,
     input,
@@ -41,7 +45,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       const groups: number[] = [];
       const onSpawn = (pid: number) => (groups.push(pid), journal.trackCommand(pid, tool.describe(input)));
       try {
-        const result = await tool.execute(input, { signal, onSpawn });
+        const result = await tool.execute(liveInput, { signal, onSpawn });
         // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
         signal?.throwIfAborted();
         return result;
@@ -56,6 +60,8 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       summarize: (r) => r.summary,
       onInFlight: (step) => inFlightAnswer(context.inFlight, step),
       decline: async () => {
+        // Only a live step gets here, before its intent is recorded: an unknown secret stops it with nothing written.
+        if (context.revealSecrets) liveInput = context.revealSecrets(input);
         if (!context.approve || !tool.needsApproval(input) || (await context.approve(tool, input))) return undefined;
         return { result: DECLINED_RESULT };
       },

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { DEMO_FILES, DEMO_SCRIPT, DEMO_TASK, STEPS_BEFORE_LAP_4 } from './demo/project.js';
+import { probeSandbox } from '../tools/sandbox.js';
 import { styleFor, type Style } from './style.js';
 
 const BIN = fileURLToPath(new URL('../../bin/savepoint.js', import.meta.url));
@@ -35,8 +36,10 @@ export async function runDemo(options: { keep: boolean; out?: NodeJS.WriteStream
   try {
     createRepository(repo);
     writeFileSync(script, JSON.stringify(DEMO_SCRIPT, null, 2));
-    const args = ['run', '--yes', '--model', `script:${script}`, DEMO_TASK];
-    const shown = `savepoint run --yes --model script:demo-model.json "${DEMO_TASK}"`;
+    // The demo's own scripted commands run unconfined where bubblewrap cannot start, rather than not at all.
+    const unconfined = probeSandbox(repo).ok ? [] : ['--no-sandbox'];
+    const args = ['run', '--yes', ...unconfined, '--model', `script:${script}`, DEMO_TASK];
+    const shown = `savepoint run --yes ${unconfined.map((flag) => `${flag} `).join('')}--model script:demo-model.json "${DEMO_TASK}"`;
     out.write(`${style.bold('savepoint demo')}: a coding agent killed at lap 4, then resumed from its journal.\n\n`);
     out.write(`  A small repository with a failing test: ${repo}\n  A scripted model (no API key) fixes it in 6 laps. Watch the step lines.\n\n`);
 

@@ -12,6 +12,10 @@ export interface DriveFlags {
   restore?: boolean;
   keepWorktree?: boolean;
   push?: string;
+  // Commander's --no-sandbox: false when given.
+  sandbox?: boolean;
+  allowNetwork?: boolean;
+  allowGitWrites?: boolean;
 }
 
 /** Adds the options of a command that drives a run (`run`, `resume`, `continue`). */
@@ -27,7 +31,10 @@ export function addDriveOptions(command: Command): Command {
     )
     .option('--restore', 'if the files differ from the journal\'s last checkpoint, put them back as recorded')
     .option('--keep-worktree', 'if the files differ from the journal\'s last checkpoint, go on with them as they are')
-    .option('--push <remote>', 'push the agent-journal branch to this remote after every step (stops if another machine moved the run on)');
+    .option('--push <remote>', 'push the agent-journal branch to this remote after every step (stops if another machine moved the run on)')
+    .option('--no-sandbox', 'run commands unconfined, with your whole environment and file system (default: in bubblewrap where the machine has it)')
+    .option('--allow-network', 'let commands in the sandbox reach the network')
+    .option('--allow-git-writes', 'let commands in the sandbox write .git (commit, branch, tag); the journal branch is then unprotected');
 }
 
 function parsePositiveInt(value: string): number {

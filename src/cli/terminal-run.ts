@@ -35,6 +35,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
+      sandbox: { use: flags.sandbox !== false, network: Boolean(flags.allowNetwork), gitWrites: Boolean(flags.allowGitWrites) },
+      onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, out, style) : undefined,
       env,
       signal: controller.signal,
       approve: createApprover({ yes: Boolean(flags.yes), interactive }),
@@ -80,6 +82,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       out.write(style.dim(`  ${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).\n`));
+      if (event.unrevealed.length) out.write(style.yellow(`  ${event.unrevealed.length} restored file(s) keep secret placeholders this machine has no value for: ${event.unrevealed.slice(0, 5).join(', ')}\n`));
       if (event.kept.length) out.write(style.dim(`  Kept ${event.kept.length} untracked file(s) the run never recorded: ${event.kept.slice(0, 5).join(', ')}${event.kept.length > 5 ? ', ...' : ''}\n`));
       return;
     }
@@ -106,6 +109,18 @@ async function askAboutDrift(question: { step: number; changes: Parameters<typeo
     const answer = (await rl.question('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ')).trim().toLowerCase();
     if (answer.startsWith('y') || answer.startsWith('r')) return 'restore';
     return answer.startsWith('k') ? 'keep' : 'stop';
+  } finally {
+    rl.close();
+  }
+}
+
+// No sandbox here: say so once, with how to get one, and ask before running commands unconfined.
+async function askToRunUnconfined(reason: string, out: Out, style: Style): Promise<boolean> {
+  out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. Install it with "apt-get install bubblewrap" (Debian, Ubuntu) or "dnf install bubblewrap" (Fedora).\n`));
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = (await rl.question('  Run commands unconfined, with your whole environment and file system? [y/N]: ')).trim().toLowerCase();
+    return answer === 'y' || answer === 'yes';
   } finally {
     rl.close();
   }

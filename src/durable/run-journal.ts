@@ -218,11 +218,12 @@ export class RunJournal {
       ...(typeof this.options.startCheckpoint === 'string' ? { startCheckpoint: this.options.startCheckpoint } : {}),
       attempts: [],
     };
+    const sandbox = firstLiveStep === undefined ? undefined : this.options.sandbox?.();
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
-        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep }];
-    return { ...base, ...change, attempts, updatedAt: now };
+        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep, ...(sandbox ? { sandbox } : {}) }];
+    return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now };
   }
 
   // Marks the run finished (with its final answer) or failed. Writes nothing when the journal

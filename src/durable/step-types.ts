@@ -1,6 +1,6 @@
 // What a caller of the valve says about its steps, and what the valve tells it back: the options of
 // `openJournal` and `step`, the in-flight question and answer, and the events a front end prints.
-import type { EntryUsage, RunRecord } from '../journal/entry.js';
+import type { EntryUsage, RunRecord, RunSandbox } from '../journal/entry.js';
 import type { OrphanReport } from '../journal/live-commands.js';
 import type { StoreOptions } from '../journal/store.js';
 
@@ -67,6 +67,8 @@ export interface OpenJournalOptions {
   // Rewrites every entry just before it is written (secret redaction). The valve then returns the
   // recorded (redacted) result, live or replayed, so both see exactly the same values.
   redact?: <V>(value: V) => V;
+  // How this process runs commands, recorded in run.json with its attempt (asked at its first write).
+  sandbox?: () => RunSandbox | undefined;
   // The user's HEAD commit when the run is created, recorded in run.json as its base (a fresh clone
   // of it is restored from the checkpoint automatically). Default: HEAD of the repository at `dir`.
   baseCommit?: string;

@@ -9,3 +9,4 @@ export * from './run.js';
 export * from './tools.js';
 export * from './model.js';
 export * from './worktree.js';
+export * from './secrets.js';

@@ -57,10 +57,19 @@ export interface RunRecord {
   lineage?: { forkedFrom: string; atStep: number } | null;
   // The working tree when the run was created, as a git tree id.
   startCheckpoint?: string;
-  // One per process that went live on this run.
-  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number }>;
+  // One per process that went live on this run, with how that process ran commands.
+  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox }>;
+  // How run_bash ran commands in the latest attempt.
+  sandbox?: RunSandbox;
   final?: string;
   error?: string;
+}
+
+/** How run_bash ran commands: in bubblewrap (with what it allowed), or unconfined. */
+export interface RunSandbox {
+  kind: 'bwrap' | 'none';
+  network: boolean;
+  gitWrites: boolean;
 }
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;

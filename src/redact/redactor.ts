@@ -1,13 +1,19 @@
 // Keeping secrets out of the journal. Everything written to the branch (entries, commit messages,
-// text files in checkpoints) passes through a redactor first: values of environment variables named
-// like secrets, and well-known key shapes, become `[REDACTED:NAME]`. Pure code: the environment is
-// handed in. Because the valve returns what it recorded, a live run sees the same redacted text
-// that a replay will: the model never sees the secret, and replay stays exact.
+// text files in checkpoints) passes through a redactor first. Pure code: the environment and the
+// secret book (the local map from placeholders to values) are handed in.
+//
+// Placeholders, one per value:
+//   [REDACTED:DEPLOY_TOKEN]               the value of the environment variable DEPLOY_TOKEN
+//   [REDACTED:DEPLOY_TOKEN:base64+1]      one of its base64 forms (see secret-values.ts)
+//   [REDACTED:AWS_ACCESS_KEY:3f9a2c1b]    a value found by its shape; the tag is drawn at random the
+//                                         first time this machine sees the value, and the book keeps it
+// The valve returns what it recorded, so the model sees placeholders live and on replay alike;
+// reveal.ts turns them back into values just before an effect runs.
+import { encodedForms, secretVariables, type IgnoredVariable } from './secret-values.js';
 
-// A secret-looking environment variable name.
-export const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+export { MIN_SECRET_LENGTH, SECRET_NAME } from './secret-values.js';
 
-// Well-known key shapes, found even when they are not in the environment.
+/** Well-known key shapes, found even when they are not in the environment. */
 export const KEY_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp }> = [
   { name: 'PRIVATE_KEY', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/g },
   { name: 'ANTHROPIC_KEY', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
@@ -17,43 +23,61 @@ export const KEY_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp }> = [
   { name: 'SLACK_TOKEN', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
 ];
 
-// Values shorter than this are not redacted by value: "1" or "true" would match everywhere.
-const MIN_SECRET_LENGTH = 8;
-
-export interface Redactor {
-  // Redacts one string.
-  text(value: string): string;
-  // Redacts every string inside a JSON-like value (object keys included), returning a copy.
-  value<V>(value: V): V;
-  // The number of secret values it looks for by name (for messages and tests).
-  readonly secretCount: number;
+/** The local map from placeholders to the values found by shape (see secret-book.ts). */
+export interface SecretBook {
+  /** The placeholder for a value of this kind: the one it had before, else a new one, remembered. */
+  placeholderFor(kind: string, value: string): string;
+  /** The value behind a placeholder this book gave out, if it did. */
+  valueOf(placeholder: string): string | undefined;
 }
 
-// A redactor for the secrets in `env`.
-export function createRedactor(env: NodeJS.ProcessEnv = process.env): Redactor {
-  const secrets = Object.entries(env)
-    .filter((entry): entry is [string, string] => SECRET_NAME.test(entry[0]) && typeof entry[1] === 'string' && entry[1].trim().length >= MIN_SECRET_LENGTH)
-    .map(([name, value]) => ({ name, value }))
-    // Longest first, so a secret that contains another is replaced whole.
-    .sort((a, b) => b.value.length - a.value.length);
+/** Replaces secrets in text and in JSON-like values. */
+export interface Redactor {
+  /** Redacts one string. */
+  text(value: string): string;
+  /** Redacts every string inside a JSON-like value (object keys included), returning a copy. */
+  value<V>(value: V): V;
+  /** The number of secret values it looks for by name (for messages and tests). */
+  readonly secretCount: number;
+  /** Secret-named variables it leaves alone, and why. */
+  readonly ignored: readonly IgnoredVariable[];
+}
+
+/** What a redactor needs besides the environment. */
+export interface RedactorOptions {
+  /** Gives shape-found values distinct, revealable placeholders; without one they become `[REDACTED:KIND]`. */
+  book?: SecretBook;
+  /** True when a value is the path of an existing file (such a value is not a secret). */
+  isFile?: (value: string) => boolean;
+}
+
+/** A redactor for the secrets in `env` and the well-known key shapes. */
+export function createRedactor(env: NodeJS.ProcessEnv = process.env, options: RedactorOptions = {}): Redactor {
+  const { secrets, ignored } = secretVariables(env, options.isFile);
+  const replacements: Array<{ find: string; placeholder: string }> = secrets.map(({ name, value }) => ({ find: value, placeholder: `[REDACTED:${name}]` }));
+  // Encoded forms after every plain value: a plain value never hides inside an encoded one's placeholder.
+  const encoded = secrets.flatMap(({ name, value }) => encodedForms(value).map((form) => ({ find: form.text, placeholder: `[REDACTED:${name}:${form.encoding}]` })));
+  replacements.push(...encoded.sort((a, b) => b.find.length - a.find.length));
+  const book = options.book;
 
   const text = (input: string): string => {
     let out = input;
-    for (const { name, value } of secrets) if (out.includes(value)) out = out.split(value).join(`[REDACTED:${name}]`);
-    for (const { name, pattern } of KEY_PATTERNS) out = out.replace(pattern, `[REDACTED:${name}]`);
+    for (const { find, placeholder } of replacements) if (out.includes(find)) out = out.split(find).join(placeholder);
+    for (const { name, pattern } of KEY_PATTERNS) out = out.replace(pattern, (match) => (book ? book.placeholderFor(name, match) : `[REDACTED:${name}]`));
     return out;
   };
 
-  const value = <V>(input: V): V => {
-    if (typeof input === 'string') return text(input) as V;
-    if (Array.isArray(input)) return input.map((item) => value(item)) as V;
-    if (input !== null && typeof input === 'object' && !Buffer.isBuffer(input)) {
-      const out: Record<string, unknown> = {};
-      for (const [key, member] of Object.entries(input)) out[text(key)] = value(member);
-      return out as V;
-    }
-    return input;
-  };
+  return { text, value: (input) => mapStrings(input, text), secretCount: secrets.length, ignored };
+}
 
-  return { text, value, secretCount: secrets.length };
+/** Applies `fn` to every string inside a JSON-like value (object keys included), returning a copy. */
+export function mapStrings<V>(input: V, fn: (text: string) => string): V {
+  if (typeof input === 'string') return fn(input) as V;
+  if (Array.isArray(input)) return input.map((item) => mapStrings(item, fn)) as V;
+  if (input !== null && typeof input === 'object' && !Buffer.isBuffer(input)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(input)) out[fn(key)] = mapStrings(member, fn);
+    return out as V;
+  }
+  return input;
 }

@@ -10,11 +10,13 @@ import { createJournalPusher } from '../journal/push.js';
 import { findRepository } from '../journal/repository.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelProvider } from '../model/types.js';
-import { createRedactor } from '../redact/redactor.js';
+import { openRunSecrets } from '../redact/run-secrets.js';
+import type { RunSandbox } from '../journal/entry.js';
 import { createTools } from '../tools/index.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
+import { chooseSandbox } from './sandbox.js';
 import { settleWorktree } from './worktree.js';
 
 /** The run a session drives, once the entry point has found or named it. */
@@ -32,8 +34,9 @@ export interface RunTarget {
 export async function driveSession(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
   const env = options.env ?? process.env;
   const emit = (event: SessionEvent) => options.onEvent?.(event);
-  const redactor = createRedactor(env);
   const repo = findRepository(target.root);
+  const { redactor, revealer } = openRunSecrets(repo.commonDir, env);
+  let sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen below, before anything runs live
   const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });
   const journal: RunJournal = await openJournal({
     dir: target.root,
@@ -42,6 +45,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     model: target.model,
     onEvent: emit,
     redact: redactor.value,
+    sandbox: () => sandbox,
     startCheckpoint: () => snapshotter.snapshot().tree,
     store: {
       ...(options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, target.run) } : {}),
@@ -69,14 +73,16 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, ...(givenAt ? { followUpGivenAt: givenAt } : {}) });
-    if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, store: journal.store, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
+    if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, reveal: revealer.partial, store: journal.store, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
+    if (!replayOnly) sandbox = await chooseSandbox(target.root, options.sandbox, options.onSandboxUnavailable);
 
     const outcome = await runAgent({
       journal,
       task: target.task,
       model: target.model,
       provider: providerFor(target.model, options.provider),
-      tools: typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root)),
+      tools: typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root, { sandbox })),
+      revealSecrets: revealer.value,
       followUps,
       maxSteps: options.maxSteps,
       inFlight: options.inFlight,

@@ -9,7 +9,7 @@ import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
 import { assertNoConflict, syncJournals } from '../journal/sync.js';
 import { DEFAULT_MODEL } from '../model/index.js';
-import { createRedactor } from '../redact/redactor.js';
+import { openRunSecrets } from '../redact/run-secrets.js';
 import { driveSession } from './drive.js';
 import { runIdForTask, runsForTask } from './run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
@@ -30,10 +30,10 @@ export interface StartOptions extends SessionOptions {
  * finished run replays to its final answer with no model call.
  */
 export async function startRun(options: StartOptions): Promise<RunOutcome> {
-  // A secret typed into the task must not reach the run id, run.json or commit subjects.
-  const task = createRedactor(options.env).text(options.task.trim());
-  if (!task) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
+  if (!options.task.trim()) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
   const { store, synced } = await openSynced(options.dir);
+  // A secret typed into the task must not reach the run id, run.json or commit subjects.
+  const task = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.task.trim());
   const ids = await listRunIds(store);
   let run = options.run;
   if (run === undefined) {
@@ -79,10 +79,10 @@ export interface ContinueOptions extends SessionOptions {
  * follow-up; it is never added twice. Works on finished runs and on runs stopped at a limit.
  */
 export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
-  // Redacted before it is a step's key, as the task is: the journal never holds the secret.
-  const message = createRedactor(options.env).text(options.message.trim());
-  if (!message) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
+  if (!options.message.trim()) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
   const { store, synced } = await openSynced(options.dir);
+  // Redacted before it is a step's key, as the task is: the journal never holds the secret.
+  const message = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.message.trim());
   const record = options.run ? await readRunRecord(store, options.run) : await latestRun(store, () => true);
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
   assertNoConflict(synced, record.id);

@@ -5,6 +5,7 @@ import type { Approver } from '../agent/tool-call.js';
 import type { StepEvent } from '../durable/run-journal.js';
 import type { ModelProvider } from '../model/types.js';
 import type { AnyTool } from '../tools/types.js';
+import type { SandboxRequest } from './sandbox.js';
 import type { FileChange } from '../errors/index.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
@@ -27,6 +28,10 @@ export interface SessionOptions {
   worktree?: 'restore' | 'keep';
   /** Asked when the working tree differs and neither `worktree` nor a clean checkout decides. Without it, a DriftError stops the run. */
   onDrift?: (drift: DriftQuestion) => Promise<'restore' | 'keep' | 'stop'>;
+  /** How run_bash runs commands: in bubblewrap by default, where the machine has it. */
+  sandbox?: SandboxRequest;
+  /** Asked when bubblewrap is missing or cannot start: true runs commands unconfined. Without it, SandboxUnavailableError stops the run. */
+  onSandboxUnavailable?: (reason: string) => Promise<boolean>;
   /** Push the agent-journal branch to this remote after every step. */
   push?: string;
   /** The environment secrets are read from (for redaction) and credentials checked in. Default: process.env. */
@@ -54,7 +59,7 @@ export type SessionEvent =
   | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; followUpGivenAt?: number }
   | { type: 'text'; text: string }
   | { type: 'journal-restored'; restored: string; found?: string }
-  | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[] }
+  | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
 
 /** How a session's run ended. An error (divergence, drift refused, a failed model call) is thrown instead. */

@@ -8,7 +8,7 @@ import type { JournalStore } from '../journal/store.js';
 import { DriftError } from '../errors/index.js';
 import { findDrift, type Drift } from '../worktree/drift.js';
 import { refuseUndoingFinishedRuns } from '../worktree/finished-edits.js';
-import { restoreWorktree } from '../worktree/restore.js';
+import { restoreWorktree, type RevealText } from '../worktree/restore.js';
 import type { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import type { SessionEvent, SessionOptions } from './types.js';
 
@@ -19,6 +19,8 @@ export interface WorktreeContext {
   record: RunRecord;
   history: History;
   snapshotter: WorktreeSnapshotter;
+  /** Puts this machine's secret values back into restored text files. */
+  reveal?: RevealText;
   /** The journal store, to find runs that finished since this run's checkpoint. */
   store: JournalStore;
   /** Keeps a tree this process wrote reachable until a commit references it (a concurrent gc must not prune it). */
@@ -54,7 +56,7 @@ async function restore(context: WorktreeContext, drift: Drift, reason: 'flag' | 
   const checkpointAt = context.history.entries().findLast((e) => e.checkpoint)?.finishedAt ?? record.createdAt;
   const since = checkpointAt > record.createdAt ? checkpointAt : record.createdAt;
   const guard = (changes: Parameters<typeof refuseUndoingFinishedRuns>[4]) => refuseUndoingFinishedRuns(context.store, context.run, drift.checkpoint, since, changes);
-  const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedPaths(), guard);
+  const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedPaths(), guard, context.reveal);
   context.emit({ type: 'worktree-restored', reason, step: drift.step, ...result });
 }
 

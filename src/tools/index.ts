@@ -7,6 +7,7 @@ import { createListFilesTool } from './list-files.js';
 import { createReadFileTool } from './read-file.js';
 import { createRunBashTool } from './run-bash.js';
 import { createSearchTool } from './search.js';
+import type { SandboxConfig } from './sandbox.js';
 import type { AnyTool } from './types.js';
 import { createWriteFileTool } from './write-file.js';
 
@@ -15,6 +16,7 @@ export { createEditFileTool, type EditFileInput } from './edit-file.js';
 export { createListFilesTool, type ListFilesInput } from './list-files.js';
 export { createReadFileTool, DEFAULT_READ_LIMIT, type ReadFileInput } from './read-file.js';
 export { createRunBashTool, DEFAULT_BASH_TIMEOUT_MS, type RunBashInput } from './run-bash.js';
+export { probeSandbox, sandboxedCommand, sandboxEnv, type SandboxConfig, type SandboxedCommand } from './sandbox.js';
 export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';
 export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from './define-tool.js';
@@ -23,13 +25,13 @@ export { truncateForModel, type TruncateOptions } from './truncate.js';
 export { validateInput } from './validate-input.js';
 export { asText, lastLine } from './format.js';
 
-// Every tool, in the order the model is shown them, working on the repository at `root`.
-export function createTools(root: string): AnyTool[] {
+/** Every tool, in the order the model is shown them, working on the repository at `root`; run_bash confined by `sandbox`. */
+export function createTools(root: string, options: { sandbox?: SandboxConfig } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),
     createEditFileTool(root),
-    createRunBashTool(root),
+    createRunBashTool(root, options.sandbox),
     createListFilesTool(root),
     createSearchTool(root),
   ];

@@ -3,6 +3,7 @@
 import { oneLine } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './format.js';
+import { sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import type { Tool, ToolResult } from './types.js';
 
 // How long a command may run when the model does not say.
@@ -15,14 +16,15 @@ export interface RunBashInput {
 }
 
 const description = `Runs a command with bash in the repository root and returns its exit code and its output (stdout and stderr together, in the order they were written).
-- Runs with the user's environment; stdin is empty, so a command that waits for input gets end-of-file instead of hanging. Each call starts a fresh shell: cd and variables do not carry over.
+- May run in a sandbox (the user decides): then only the working tree and a private /tmp are writable, .git is read-only, there may be no network, and variables named like secrets are unset. When a command fails for one of these reasons, say so instead of working around it.
+- Stdin is empty, so a command that waits for input gets end-of-file instead of hanging. Each call starts a fresh shell: cd and variables do not carry over.
 - Times out after ${DEFAULT_BASH_TIMEOUT_MS / 1000} s by default (set timeout_ms for longer builds or test runs). On timeout the command and every process it started are killed.
 - Background processes (\`cmd &\`) are killed when the command ends, so do not start servers that must keep running.
 - Prefer read_file, list_files, search, edit_file and write_file over cat, find, grep, sed and echo > file: they are checked and shown more clearly.
 - Quote paths that contain spaces. Keep output small where you can (for example, \`| tail -50\`).`;
 
-// The run_bash tool, running commands in `root`.
-export function createRunBashTool(root: string): Tool<RunBashInput> {
+/** The run_bash tool, running commands in `root`, unconfined unless `sandbox` says otherwise. */
+export function createRunBashTool(root: string, sandbox: SandboxConfig = { kind: 'none' }): Tool<RunBashInput> {
   return defineTool<RunBashInput>({
     name: 'run_bash',
     description,
@@ -39,22 +41,26 @@ export function createRunBashTool(root: string): Tool<RunBashInput> {
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
-    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn }) => runBash(root, command, timeoutMs, signal, onSpawn),
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn }) => runBash(root, sandbox, command, timeoutMs, signal, onSpawn),
   });
 }
 
-async function runBash(root: string, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void): Promise<ToolResult> {
+async function runBash(root: string, sandbox: SandboxConfig, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
   // Two pipes merged by `all` would lose the order between stdout and stderr, so bash points its
   // stderr at stdout first; on the same line, so bash's error messages keep the user's line numbers.
   const { execa } = await import('execa'); // loaded on first use: a replay never spawns anything
-  const subprocess = execa('bash', ['-c', `exec 2>&1; ${command}`], {
+  const run = sandboxedCommand(root, `exec 2>&1; ${command}`, sandbox);
+  const subprocess = execa(run.file, run.args, {
     cwd: root,
+    env: run.env,
+    extendEnv: false,
     stdin: 'ignore',
     all: true,
     reject: false,
-    // A process group of its own (setsid), so that kill(-pid) reaches every descendant.
+    // A process group of its own (setsid), so that kill(-pid) reaches every descendant (inside
+    // bubblewrap too: its pid namespace dies with it).
     detached: true,
     stripFinalNewline: false,
     maxBuffer: 256 * 1024 * 1024,

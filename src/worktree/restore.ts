@@ -21,7 +21,12 @@ export interface RestoreResult {
   deleted: string[];
   /** Untracked files that are not in the checkpoint, left as they are. */
   kept: string[];
+  /** Written files that still hold a secret's placeholder, because this machine does not know its value. */
+  unrevealed: string[];
 }
+
+/** Puts secrets back into a checkpoint's (redacted) text: the text, and the placeholders it could not fill. */
+export type RevealText = (text: string) => { text: string; unknown: string[] };
 
 interface Write {
   path: string;
@@ -42,6 +47,7 @@ export async function restoreWorktree(
   current: Snapshot,
   tracked: ReadonlySet<string>,
   guard?: (changes: ReadonlyMap<string, PlannedChange>) => Promise<void>,
+  reveal?: RevealText,
 ): Promise<RestoreResult> {
   const wanted = await readCheckpoint(objects, target);
   const writes: Write[] = [];
@@ -51,7 +57,15 @@ export async function restoreWorktree(
     if (have && have.oid === entry.oid && have.mode === entry.mode) continue;
     writes.push({ path, entry, content: await readCheckpointBlob(objects, target, path, entry) });
   }
-  const result: RestoreResult = { written: [], deleted: [], kept: [] };
+  const result: RestoreResult = { written: [], deleted: [], kept: [], unrevealed: [] };
+  // Text files get their secrets back where this machine knows them (checkpoints hold placeholders).
+  for (const write of reveal ? writes : []) {
+    const { content } = write;
+    if (write.entry.mode === '120000' || content.subarray(0, 8000).includes(0) || !content.includes('[REDACTED:')) continue;
+    const revealed = reveal!(content.toString('utf8'));
+    write.content = Buffer.from(revealed.text);
+    if (revealed.unknown.length) result.unrevealed.push(write.path);
+  }
   for (const path of current.files.keys()) {
     if (wanted.has(path)) continue;
     (tracked.has(path) ? result.deleted : result.kept).push(path);

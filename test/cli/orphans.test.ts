@@ -44,7 +44,9 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
     ];
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
-    const args = ['run', '--yes', 'sleep then touch'];
+    // Unconfined: in the bubblewrap sandbox a command dies with savepoint (--die-with-parent), so
+    // only a command run with --no-sandbox can be orphaned by a kill -9.
+    const args = ['run', '--yes', '--no-sandbox', 'sleep then touch'];
     const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
     await waitUntil(() => recorded(repo.root).length === 1, 'the command to be recorded as running', { child: first });
     const [command] = recorded(repo.root);
@@ -74,7 +76,7 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
     const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command } }] }, { text: 'Done.' }];
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
-    const args = ['run', '--yes', 'log twice?'];
+    const args = ['run', '--yes', '--no-sandbox', 'log twice?'];
     const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
     // Started and recorded (the record is written just after the spawn: a kill in between that
     // instant is the one case this cannot see).

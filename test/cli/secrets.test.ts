@@ -3,6 +3,7 @@
 // answer, and an AWS-shaped key from an innocently named variable is written to a file; none of it may appear anywhere in `git log -p
 // agent-journal` (entries, commit messages, checkpoints) nor in any object the branch reaches. The
 // model's later requests hold the redacted text, so a replay sends exactly what the live run sent.
+// These commands read the environment and run git add, so they run unconfined (--no-sandbox).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
@@ -36,7 +37,7 @@ describe('secrets never reach the journal', () => {
     // DEPLOY_ACCOUNT is not named like a secret: only its AWS shape gives it away.
     const env = fakeEnv(fake, { DEPLOY_TOKEN: SECRET, DEPLOY_ACCOUNT: AWS_KEY });
 
-    const result = await runCli(['run', '--yes', 'write the deploy config'], { cwd: repo.root, env });
+    const result = await runCli(['run', '--yes', '--no-sandbox', 'write the deploy config'], { cwd: repo.root, env });
     assert.equal(result.code, 0, result.stderr);
     // The agent's work on disk is the real thing: the command wrote the real secret.
     assert.equal(repo.read('deploy.env'), `DEPLOY_TOKEN=${SECRET}\n`);
@@ -47,11 +48,11 @@ describe('secrets never reach the journal', () => {
     assert.ok(!log.includes(SECRET), 'the environment secret appears nowhere in git log -p agent-journal');
     assert.ok(!log.includes(AWS_KEY), 'the AWS key appears nowhere in git log -p agent-journal');
     assert.match(log, /\[REDACTED:DEPLOY_TOKEN\]/);
-    assert.match(log, /\[REDACTED:AWS_ACCESS_KEY\]/);
+    assert.match(log, /\[REDACTED:AWS_ACCESS_KEY:[0-9a-f]{8}\]/);
     // In the checkpoints: the files are there, with the secret replaced.
     const run = (await gitOut(repo.root, ['ls-tree', '--name-only', 'agent-journal:runs'])).split('\n')[0]!;
     assert.equal(await gitOut(repo.root, ['show', `agent-journal:runs/${run}/worktree/deploy.env`]), 'DEPLOY_TOKEN=[REDACTED:DEPLOY_TOKEN]');
-    assert.equal(await gitOut(repo.root, ['show', `agent-journal:runs/${run}/worktree/aws.txt`]), 'aws_key=[REDACTED:AWS_ACCESS_KEY]');
+    assert.match(await gitOut(repo.root, ['show', `agent-journal:runs/${run}/worktree/aws.txt`]), /^aws_key=\[REDACTED:AWS_ACCESS_KEY:[0-9a-f]{8}\]$/);
 
     // Every object the branch reaches, whatever git log shows or not.
     const objects = spawnSync('sh', ['-c', 'git rev-list --objects agent-journal | cut -d" " -f1 | git cat-file --batch'], { cwd: repo.root, maxBuffer: 256 * 1024 * 1024 });
@@ -70,9 +71,9 @@ describe('secrets never reach the journal', () => {
       assert.ok(!text.includes(SECRET), `request ${i + 1} holds no secret`);
       assert.ok(!text.includes(AWS_KEY), `request ${i + 1} holds no AWS key`);
     }
-    // The model's own quote of the secret was recorded redacted, so the file it asked to write got
-    // the redacted text, and the answer on screen is redacted too.
-    assert.equal(repo.read('config/settings.txt'), 'token: [REDACTED:DEPLOY_TOKEN]\nregion: eu\n');
+    // The model's own quote of the secret was recorded redacted, yet the file it asked to write got
+    // the real value (the effect runs with what the model wrote); the answer on screen is redacted.
+    assert.equal(repo.read('config/settings.txt'), `token: ${SECRET}\nregion: eu\n`);
     // (The text a live model streams is shown as it arrives, before anything is recorded; the final
     // answer printed at the end is the recorded one.)
     const final = result.stdout.slice(result.stdout.lastIndexOf('Final answer'));
@@ -81,7 +82,7 @@ describe('secrets never reach the journal', () => {
 
     // Replay: the same command replays everything, no model call, same answer.
     const calls = fake.requests.length;
-    const replay = await runCli(['run', '--yes', 'write the deploy config'], { cwd: repo.root, env });
+    const replay = await runCli(['run', '--yes', '--no-sandbox', 'write the deploy config'], { cwd: repo.root, env });
     assert.equal(replay.code, 0, replay.stderr);
     assert.equal(fake.requests.length, calls);
     assertStepModes(replay.stdout, 9, 'the replay');

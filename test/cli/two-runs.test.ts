@@ -27,7 +27,8 @@ function startA(root: string, go: string): CliProcess {
     { tools: [{ name: 'run_bash', input: { command: `while [ ! -e '${go}' ]; do sleep 0.05; done; echo released` } }] },
     { text: 'A is done.' },
   ]);
-  return startCli(['run', '--yes', '--model', `script:${script}`, 'task A'], { cwd: root });
+  // Unconfined: `go` lies outside the working tree, where the sandbox's private /tmp cannot see it.
+  return startCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, 'task A'], { cwd: root });
 }
 
 const runIdOf = (stdout: string) => /run (\S+)/.exec(stdout)![1]!;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -149,5 +150,58 @@ describe('run_bash', () => {
       const result = await tool.execute(input as never);
       assert.equal(result.isError, true, JSON.stringify(input));
     }
+  });
+});
+
+// Processes on this machine whose command line is exactly `args` (inside a pid namespace too).
+function processesRunning(args: string): number {
+  const out = spawnSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' }).stdout;
+  return out.split('\n').filter((line) => {
+    const match = /^\s*(\S+)\s+(.*)$/.exec(line);
+    return match !== null && !match[1]!.startsWith('Z') && match[2] === args;
+  }).length;
+}
+
+const bwrapMissing = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', 'true']).status === 0 ? undefined : 'bubblewrap cannot start here (apt-get install bubblewrap)';
+
+describe('run_bash in bubblewrap', { skip: bwrapMissing }, () => {
+  const scratch = useScratch();
+  let repo: TempRepo;
+  let tool: ReturnType<typeof createRunBashTool>;
+  before(async () => {
+    repo = await scratch.repo({ 'a.txt': 'a\n' });
+    tool = createRunBashTool(repo.root, { kind: 'bwrap' });
+  });
+
+  it('on timeout kills everything the command started inside the sandbox', async () => {
+    const marker = `sleep 3171.${process.pid}`;
+    const result = await tool.execute({ command: `(${marker} &) ; ${marker}`, timeout_ms: 700 });
+    assert.equal(result.isError, true);
+    assert.match(result.output, /^timed out after 0\.7 s/);
+    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
+    assert.equal(processesRunning(marker), 0, 'no sleep survives, the double-forked one included');
+  });
+
+  it('on abort kills everything the command started inside the sandbox', async () => {
+    const marker = `sleep 3172.${process.pid}`;
+    const controller = new AbortController();
+    const running = tool.execute({ command: `${marker} & ${marker}` }, { signal: controller.signal });
+    for (let i = 0; i < 100 && processesRunning(marker) < 2; i++) await sleep(20);
+    assert.equal(processesRunning(marker), 2);
+    controller.abort();
+    const result = await running;
+    assert.match(result.output, /^aborted/);
+    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
+    assert.equal(processesRunning(marker), 0);
+  });
+
+  it('ends background processes when the command ends', async () => {
+    const marker = `sleep 3173.${process.pid}`;
+    const started = Date.now();
+    const result = await tool.execute({ command: `${marker} & echo started` });
+    assert.equal(result.output, 'exit 0\nstarted');
+    assert.ok(Date.now() - started < 5000);
+    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
+    assert.equal(processesRunning(marker), 0);
   });
 });

@@ -1,0 +1,25 @@
+// How run_bash runs commands in this process: in bubblewrap when the machine has it, unconfined only
+// when the caller waived the sandbox (--no-sandbox) or said yes when asked. A decision, never terminal
+// I/O: the CLI asks the person in the `onSandboxUnavailable` callback.
+import { SandboxUnavailableError } from '../errors/index.js';
+import type { RunSandbox } from '../journal/entry.js';
+import { probeSandbox } from '../tools/sandbox.js';
+
+/** What the caller asks for: a sandbox or not, and what it allows. */
+export interface SandboxRequest {
+  /** Run commands in bubblewrap (default true). */
+  use?: boolean;
+  /** Let commands in the sandbox reach the network. */
+  network?: boolean;
+  /** Let commands in the sandbox write the repository's git directories. */
+  gitWrites?: boolean;
+}
+
+/** The sandbox for this process's commands; throws SandboxUnavailableError when none is possible and none was waived. */
+export async function chooseSandbox(root: string, request: SandboxRequest = {}, onUnavailable?: (reason: string) => Promise<boolean>): Promise<RunSandbox> {
+  if (request.use === false) return { kind: 'none', network: true, gitWrites: true };
+  const probe = probeSandbox(root);
+  if (probe.ok) return { kind: 'bwrap', network: Boolean(request.network), gitWrites: Boolean(request.gitWrites) };
+  if (onUnavailable && (await onUnavailable(probe.reason))) return { kind: 'none', network: true, gitWrites: true };
+  throw new SandboxUnavailableError(probe.reason);
+}

@@ -1,0 +1,85 @@
+// The sandbox run_bash runs its commands in: bubblewrap (`bwrap`), where the machine has it. Inside,
+// the whole file system is read-only except the working tree and a private /tmp; the repository's
+// git directories (its .git, and the real ones a linked worktree's .git file points to) are
+// read-only unless git writes are allowed; there is no network unless it is allowed; and no
+// variable named like a secret is in the environment. So every effect of a command lies inside the
+// working tree the journal checkpoints.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { findRepository } from '../journal/repository.js';
+import { SECRET_NAME } from '../redact/secret-values.js';
+
+/** How run_bash runs commands: in bubblewrap, or unconfined. */
+export interface SandboxConfig {
+  kind: 'bwrap' | 'none';
+  /** The sandbox keeps the network (`--allow-network`). */
+  network?: boolean;
+  /** The sandbox lets commands write the repository's git directories (`--allow-git-writes`). */
+  gitWrites?: boolean;
+}
+
+/** What runs a command: the program, its arguments, and its whole environment. */
+export interface SandboxedCommand {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** The program and arguments that run `script` with bash in `root`, inside the sandbox when there is one. */
+export function sandboxedCommand(root: string, script: string, config: SandboxConfig, env: NodeJS.ProcessEnv = process.env): SandboxedCommand {
+  const bash = ['bash', '-c', script];
+  if (config.kind === 'none') return { file: bash[0]!, args: bash.slice(1), env };
+  return { file: 'bwrap', args: [...bwrapArgs(root, config), '--', ...bash], env: sandboxEnv(env) };
+}
+
+/** The environment inside the sandbox: no secret-named variables, and /tmp as the temporary directory. */
+export function sandboxEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (!SECRET_NAME.test(name) && value !== undefined) out[name] = value;
+  out.TMPDIR = '/tmp';
+  return out;
+}
+
+function bwrapArgs(root: string, config: SandboxConfig): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', root, root];
+  // After the working tree's bind, so they land on top of it (and of the private /tmp).
+  for (const dir of gitPaths(root)) args.push(config.gitWrites ? '--bind' : '--ro-bind', dir, dir);
+  // Every namespace (pid: a command's leftovers die with it), the network only when allowed.
+  args.push('--unshare-all', ...(config.network ? ['--share-net'] : []));
+  // SIGKILL to savepoint reaches the command too. No --new-session: the command must stay in the
+  // process group run_bash kills on timeout; it has no terminal to abuse (run_bash starts it in a
+  // session of its own).
+  args.push('--die-with-parent', '--chdir', root);
+  return args;
+}
+
+// The repository's .git (a directory, or the file a linked worktree or submodule has) and the git
+// directories it leads to.
+function gitPaths(root: string): string[] {
+  const paths = new Set<string>();
+  const dotGit = join(root, '.git');
+  if (existsSync(dotGit)) paths.add(dotGit);
+  try {
+    const repo = findRepository(root);
+    paths.add(repo.gitdir);
+    paths.add(repo.commonDir);
+  } catch {
+    // not a repository: nothing more to protect
+  }
+  // Outer directories first, so a nested one's mount is not hidden by its parent's.
+  return [...paths].sort((a, b) => a.length - b.length);
+}
+
+let probed: { ok: true } | { ok: false; reason: string } | undefined;
+
+/** Whether bubblewrap is installed and can start a sandbox here (checked once per process). */
+export function probeSandbox(root: string): { ok: true } | { ok: false; reason: string } {
+  if (probed) return probed;
+  const run = spawnSync('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
+  const error = run.error as NodeJS.ErrnoException | undefined;
+  if (error?.code === 'ENOENT') probed = { ok: false, reason: 'bubblewrap (bwrap) is not installed' };
+  else if (error || run.status !== 0) probed = { ok: false, reason: `bubblewrap cannot start a sandbox (${(run.stderr || error?.message || `exit ${run.status}`).trim().split('\n')[0]})` };
+  else probed = { ok: true };
+  return probed;
+}
