@@ -14,10 +14,11 @@ import { ConversationDigest } from './request.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
 import { callTool, type Approver } from './tool-call.js';
 
-/** A follow-up instruction: recorded ones carry the step they were recorded at; a new one has none. */
+/** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
   message: string;
-  // The step that recorded it: the loop takes it exactly there on replay.
+  // The step that recorded it (the loop takes it exactly there on replay), or for a new one the
+  // earliest step it may take: taken at the first model call at or after it, or after a final answer.
   step?: number;
 }
 
@@ -75,8 +76,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   let pending: UserBlock[] | undefined;
 
   for (let turn = 1; ; turn++) {
-    // A follow-up recorded at this very step (it was given when the run had stopped here).
-    if (followUps[0]?.step === steps + 1) await takeFollowUp();
+    // A follow-up recorded at this very step (it was given when the run had stopped here), or a new
+    // one given to a run that stopped before its final answer: taken before the next model call.
+    if (followUps[0]?.step !== undefined && followUps[0].step <= steps + 1) await takeFollowUp();
     if (pending) add({ role: 'user', content: pending });
     pending = undefined;
     if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };

@@ -72,6 +72,8 @@ export function printTimeline(t: Timeline, out: Out, style: Style, now: number, 
   for (const s of t.steps) {
     for (const a of marks.get(s.step) ?? []) out.write(rule(attemptMark(a), style));
     out.write(stepLine(s, layout, maxMs, style));
+    // A user turn: the follow-up instruction in full, under its step.
+    if (s.message !== null) for (const line of wrap(s.message, style.width - 10)) out.write(`${' '.repeat(layout.num + 4)}${style.cyan('▌')} ${line}\n`);
   }
   const tail = t.attempts.filter((a) => !t.steps.some((s) => s.step >= a.firstLiveStep));
   for (const a of tail) out.write(rule(attemptMark(a), style));

@@ -31,6 +31,12 @@ export function runJson(run: LoadedRun): RunSummary & { problem: string | null }
   return { ...run.timeline.run, problem: run.problem };
 }
 
+// `2 follow-ups, latest "now add a test"`, or '' for a run with none.
+function followUpNote(followUps: string[]): string {
+  if (followUps.length === 0) return '';
+  return `${followUps.length} follow-up${followUps.length === 1 ? '' : 's'}, latest "${fit(followUps.at(-1)!, 60)}"`;
+}
+
 // The human table.
 export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number): void {
   if (runs.length === 0) {
@@ -48,7 +54,7 @@ export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number
       resumed: s.resumes ? `${s.resumes}×` : '–',
       last: relativeTime(s.lastActivity, now),
       task: s.task,
-      note: run.problem ? `cannot be read whole: ${run.problem}` : whereNote(s),
+      note: run.problem ? `cannot be read whole: ${run.problem}` : [followUpNote(s.followUps), whereNote(s)].filter(Boolean).join(' · '),
     };
   });
   // Columns in the order shown; on a narrow terminal the least needed go first (never id or status).

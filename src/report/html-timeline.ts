@@ -152,6 +152,8 @@ function stepList(t: Timeline, input: HtmlTimelineInput): string {
       const replayed = a.firstLiveStep > 1 ? `replayed #1–#${a.firstLiveStep - 1} from the journal, then ` : '';
       items.push(`<div class="mark"><b>Attempt ${a.number}</b> ${esc(`${replayed}went live at #${a.firstLiveStep}`)}<small>${esc(shortTime(a.startedAt))} UTC · ${esc(a.host)} · pid ${a.pid}</small></div>`);
     }
+    // A user turn (savepoint continue): the instruction itself, where the conversation took it.
+    if (s.message !== null) items.push(`<div class="turn" id="turn-${s.step}"><div class="label">Follow-up instruction · #${s.step}</div><div>${esc(s.message)}</div></div>`);
     items.push(stepItem(s, t, input, maxMs));
   }
   return `<section class="steps">
@@ -321,6 +323,7 @@ button{font:inherit;font-size:12.5px;border:1px solid var(--line);background:var
 button:hover{border-color:var(--accent)}
 .mark{margin:16px 0 6px;padding:6px 12px;border-radius:8px;background:color-mix(in srgb,var(--accent) 8%,var(--panel));border:1px solid color-mix(in srgb,var(--accent) 25%,var(--line))}
 .mark small{color:var(--muted);margin-left:10px}
+.turn{margin:14px 0 6px;padding:8px 12px;border-left:4px solid var(--accent);border-radius:6px;background:var(--code);white-space:pre-wrap}.turn .label{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.06em}
 details.step{border-bottom:1px solid var(--line)}
 details.step>summary{list-style:none;display:grid;grid-template-columns:44px 92px minmax(0,1.15fr) minmax(0,1fr) 132px;gap:2px 10px;align-items:center;padding:6px 6px 6px 10px;cursor:pointer;border-left:3px solid var(--live);border-radius:4px}
 details.step.inflight>summary{border-left-color:var(--inflight);background:color-mix(in srgb,var(--inflight) 6%,transparent)}

@@ -38,6 +38,8 @@ export interface RunSummary {
   // Where the run was read from (`local`, or a remote's name) and every journal that holds it.
   shownFrom: string;
   sources: string[];
+  // The follow-up instructions given with `savepoint continue`, in order (each a user step).
+  followUps: string[];
 }
 
 // One step of the timeline.
@@ -63,6 +65,8 @@ export interface StepView {
   checkpoint: string | null;
   // Attempts that handed this step back from the journal instead of running it again.
   replayedBy: number[];
+  // A user step's follow-up instruction, in full (null for every other kind).
+  message: string | null;
 }
 
 // One process that went live on the run, and where it did.
@@ -212,6 +216,7 @@ function stepView(step: number, p: Position, attempts: RunRecord['attempts'], re
     resolution: p.result?.resolution ?? null,
     checkpoint: p.result?.checkpoint ?? null,
     replayedBy: p.result ? attempts.filter((a) => a.firstLiveStep > step).map((a) => a.number) : [],
+    message: entry.kind === 'user' ? String((entry.input as { message?: unknown } | undefined)?.message ?? '') : null,
   };
 }
 
@@ -250,6 +255,7 @@ function summaryOf(id: string, record: RunRecord | undefined, steps: StepView[],
     lastActivity: lastActivity ?? null,
     shownFrom: context.shownFrom ?? 'local',
     sources: context.sources ?? [context.shownFrom ?? 'local'],
+    followUps: steps.filter((s) => s.message !== null).map((s) => s.message!),
   };
 }
 

@@ -48,7 +48,9 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const record = journal.runRecord;
     const followUps = recordedFollowUps(journal);
     const newFollowUp = target.followUp !== undefined && followUps.at(-1)?.message !== target.followUp;
-    if (newFollowUp) followUps.push({ message: target.followUp! });
+    // Its step is the one after the journal's last: a run stopped short of its answer (a limit, a
+    // crash) hears it before its next model call; a finished one right after its final answer.
+    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 });
     // A finished run replays with no key; anything else needs one before anything happens.
     const replayOnly = record?.status === 'finished' && !newFollowUp;
     if (!replayOnly && !options.provider && !target.model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(target.model);

@@ -93,7 +93,7 @@ interface RunRow {
   problem: string | null;
 }
 
-const RUN_KEYS = ['id', 'task', 'status', 'recordedStatus', 'model', 'steps', 'modelCalls', 'tokens', 'resumes', 'lineage', 'createdAt', 'lastActivity', 'shownFrom', 'sources', 'problem'];
+const RUN_KEYS = ['id', 'task', 'status', 'recordedStatus', 'model', 'steps', 'modelCalls', 'tokens', 'resumes', 'lineage', 'createdAt', 'lastActivity', 'shownFrom', 'sources', 'followUps', 'problem'];
 
 const TASK_HTML = 'write a <b>note</b> & "quote"';
 
