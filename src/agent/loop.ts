@@ -40,6 +40,8 @@ export interface AgentOptions {
   approve?: Approver;
   /** Live model text as it streams. */
   onText?: (text: string) => void;
+  /** A live tool's output as it comes (run_bash). */
+  onOutput?: (chunk: string) => void;
   signal?: AbortSignal;
   /** Called after each step that may have changed files: the working-tree checkpoint to record. */
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
@@ -60,7 +62,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { journal, maxSteps = 200, maxTokens = 8192, inFlight = 'report', system = SYSTEM_PROMPT } = options;
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const toolSpecs = options.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
-  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, checkpoint: options.checkpoint };
+  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint };
   const followUps = [...(options.followUps ?? [])];
   const messages: Message[] = [];
   const digest = new ConversationDigest({ model: options.model, system, tools: toolSpecs, maxTokens });

@@ -6,8 +6,8 @@ import type { ToolUseBlock } from '../model/types.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
 import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
 
-/** Asked before a live tool call that needs approval: true runs it, false records that it was declined. */
-export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean>;
+/** Asked before a live tool call that needs approval: true runs it; false, or a reason, records that it was declined. */
+export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean | { reason: string }>;
 
 /** What one tool call needs from the loop around it. */
 export interface ToolCallContext {
@@ -16,11 +16,20 @@ export interface ToolCallContext {
   inFlight: InFlightPolicy;
   approve?: Approver;
   signal?: AbortSignal;
+  /** A live tool's output as it comes (run_bash), for a live view. */
+  onOutput?: (chunk: string) => void;
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
 }
 
 /** The model's answer to a declined call, recorded in place of running it. */
 export const DECLINED_RESULT: ToolResult = { isError: true, output: 'The user declined this tool call. Ask or try another way.', summary: 'declined by the user' };
+
+/** The declined result, with the user's reason for the model when they gave one. */
+export function declinedResult(reason = ''): ToolResult {
+  const why = reason.trim();
+  if (!why) return DECLINED_RESULT;
+  return { isError: true, output: `The user declined this tool call, saying: ${why}\nTake that into account: ask, or try another way.`, summary: `declined: ${why.length > 50 ? `${why.slice(0, 49)}…` : why}` };
+}
 
 /** Runs (or replays) one tool call through the journal and returns its whole result. */
 export async function callTool(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResult> {
@@ -36,7 +45,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
     tool.name,
     input,
     async () => {
-      const result = await tool.execute(input, { signal });
+      const result = await tool.execute(input, { signal, onOutput: context.onOutput });
       // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
       signal?.throwIfAborted();
       return result;
@@ -48,8 +57,10 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       summarize: (r) => r.summary,
       onInFlight: (step) => inFlightAnswer(context.inFlight, step),
       decline: async () => {
-        if (!context.approve || !tool.needsApproval(input) || (await context.approve(tool, input))) return undefined;
-        return { result: DECLINED_RESULT };
+        if (!context.approve || !tool.needsApproval(input)) return undefined;
+        const answer = await context.approve(tool, input);
+        if (answer === true) return undefined;
+        return { result: declinedResult(typeof answer === 'object' ? answer.reason : '') };
       },
       checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!() : undefined,
     },

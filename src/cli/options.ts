@@ -12,6 +12,7 @@ export interface DriveFlags {
   restore?: boolean;
   keepWorktree?: boolean;
   push?: string;
+  json?: boolean;
 }
 
 /** Adds the options of a command that drives a run (`run`, `resume`, `continue`). */
@@ -27,6 +28,7 @@ export function addDriveOptions(command: Command): Command {
     )
     .option('--restore', 'if the files differ from the journal\'s last checkpoint, put them back as recorded')
     .option('--keep-worktree', 'if the files differ from the journal\'s last checkpoint, go on with them as they are')
+    .option('--json', 'print JSON Lines on stdout, one object per event (see README, "--json events"); messages for people go to stderr')
     .option('--push <remote>', 'push the agent-journal branch to this remote after every step (stops if another machine moved the run on)');
 }
 

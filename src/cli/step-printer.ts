@@ -7,6 +7,9 @@ import { fit, formatCount, formatDuration, type Style } from './style.js';
 
 export const REPLAYED_LABEL = 'REPLAYED (from journal)';
 export const LIVE_LABEL = 'LIVE (running now)';
+// Steps recorded without running: not LIVE, since nothing ran.
+export const NOT_RUN_LABEL = 'NOT RUN (was in flight)';
+export const DECLINED_LABEL = 'DECLINED (not run)';
 
 // What the replayed part of a run would have cost to do again.
 export interface Savings {
@@ -43,11 +46,11 @@ export class StepPrinter {
     } else if (event.type === 'recorded') {
       this.endText();
       this.savings.liveSteps++;
-      const note = event.resolution === 'in-flight-reported' ? this.style.red(' (was in flight at the crash)') : '';
-      this.line(event.position, this.style.yellow(LIVE_LABEL), event.description, event.summary + note, formatDuration(event.durationMs));
+      const label = event.resolution === 'in-flight-reported' ? this.style.red(NOT_RUN_LABEL) : event.resolution === 'declined' ? this.style.red(DECLINED_LABEL) : this.style.yellow(LIVE_LABEL);
+      this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs));
     } else if (event.type === 'in-flight') {
       this.out.write(
-        this.style.red(`  #${event.position} ${event.description} was started before a crash and never recorded: `) +
+        this.style.red(`  #${event.position} ${event.description} was ${event.interrupted ? 'interrupted (Ctrl-C) before its result was recorded' : 'started before a crash and never recorded'}: `) +
           (event.decision === 'rerun' ? 'running it again\n' : 'telling the model its outcome is unknown\n'),
       );
     }

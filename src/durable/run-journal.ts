@@ -49,6 +49,8 @@ export interface InFlightStep {
   description: string;
   input: unknown;
   startedAt: string;
+  // The attempt that started it was stopped by Ctrl-C (it said so in run.json), not by a crash.
+  interrupted: boolean;
 }
 
 // Run the step again, or record this result for it instead (without running anything).
@@ -59,7 +61,7 @@ export type StepEvent =
   | { type: 'replayed'; position: number; kind: string; description: string; summary: string; originalDurationMs: number; result: unknown }
   | { type: 'started'; position: number; kind: string; description: string }
   | { type: 'recorded'; position: number; kind: string; description: string; summary: string; durationMs: number; result: unknown; resolution?: string }
-  | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered' };
+  | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered'; interrupted: boolean };
 
 export interface OpenJournalOptions {
   // A directory inside the repository the agent works in.
@@ -174,9 +176,10 @@ export class RunJournal {
   }
 
   private async resolveInFlight<T>(call: StepCall, input: unknown, intent: JournalEntry, options: StepOptions<T>): Promise<InFlightAnswer<T>> {
-    const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt };
+    const interrupted = this.record?.attempts.some((a) => a.number === intent.attempt && a.interruptedAt) ?? false;
+    const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt, interrupted };
     const answer = options.onInFlight ? await options.onInFlight(step) : ({ rerun: true } as const);
-    this.emit({ type: 'in-flight', ...callInfo(call), decision: 'result' in answer ? 'answered' : 'rerun' });
+    this.emit({ type: 'in-flight', ...callInfo(call), decision: 'result' in answer ? 'answered' : 'rerun', interrupted });
     return answer;
   }
 
@@ -282,6 +285,17 @@ export class RunJournal {
     const what = status === 'finished' ? `finished: ${shortText(details.final ?? '', 60)}` : `failed: ${shortText(details.error ?? '', 60)}`;
     await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what)}`);
     this.record = safe;
+  }
+
+  // Notes in run.json that this process's attempt was stopped by Ctrl-C, so the next one says the
+  // run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
+  async markInterrupted(): Promise<void> {
+    if (this.attempt === undefined || !this.record) return;
+    const now = new Date().toISOString();
+    const attempts = this.record.attempts.map((a) => (a.number === this.attempt ? { ...a, interruptedAt: now } : a));
+    const record: RunRecord = { ...this.record, attempts, updatedAt: now };
+    await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} interrupted (Ctrl-C) in attempt ${this.attempt}`);
+    this.record = record;
   }
 
   // The run's metadata as last read or written (undefined for a run not yet written).

@@ -117,3 +117,10 @@ export class DriftError extends SavepointError<{ run: string; step: number; chan
     );
   }
 }
+
+/** Ctrl-C at a question (an approval or drift prompt): the run stops as Ctrl-C stops it anywhere (exit 130). */
+export class InterruptedError extends SavepointError<{ question: string }> {
+  constructor(question: string) {
+    super('EINTERRUPTED', `Stopped at the question (${question}): nothing was run for it, and every finished step is kept. Run the same command again to continue.`, { question });
+  }
+}

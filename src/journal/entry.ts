@@ -58,7 +58,8 @@ export interface RunRecord {
   // The working tree when the run was created, as a git tree id.
   startCheckpoint?: string;
   // One per process that went live on this run.
-  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number }>;
+  // interruptedAt: when the attempt was stopped by Ctrl-C (a signal it handled), not by a crash.
+  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; interruptedAt?: string }>;
   final?: string;
   error?: string;
 }

@@ -56,7 +56,8 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     if (!replayOnly && !options.provider && !target.model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(target.model);
     const recordedSteps = journal.history.finishedCount;
     const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
-    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps });
+    const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
+    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted });
     if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, options, emit });
 
     const outcome = await runAgent({
@@ -70,6 +71,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       inFlight: options.inFlight,
       approve: options.approve,
       onText: (text) => emit({ type: 'text', text }),
+      onOutput: (chunk) => emit({ type: 'output', chunk }),
       signal: options.signal,
       checkpoint: () => {
         const snapshot = snapshotter.snapshot();
@@ -81,7 +83,10 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     await journal.finish('finished', { final: outcome.final });
     return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts };
   } catch (error) {
-    if (options.signal?.aborted) return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
+    if (options.signal?.aborted) {
+      await journal.markInterrupted().catch(() => {});
+      return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
+    }
     // A drift refusal is not a failure of the run: nothing ran, and the journal must stay exactly
     // as it was (the run is still unfinished, waiting for --restore or --keep-worktree), so
     // `savepoint runs` does not report it failed and no commit lands for a question.

@@ -51,8 +51,11 @@ export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 /** What a session reports besides the valve's own step events. */
 export type SessionEvent =
   | StepEvent
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number }
+  /** interrupted: the last attempt was stopped by Ctrl-C (not a crash). */
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean }
   | { type: 'text'; text: string }
+  /** A live command's output as it comes (run_bash); the step's result holds all of it. */
+  | { type: 'output'; chunk: string }
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
 

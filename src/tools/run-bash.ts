@@ -38,11 +38,11 @@ export function createRunBashTool(root: string): Tool<RunBashInput> {
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
-    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal }) => runBash(root, command, timeoutMs, signal),
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onOutput }) => runBash(root, command, timeoutMs, signal, onOutput),
   });
 }
 
-async function runBash(root: string, command: string, timeoutMs: number, signal?: AbortSignal): Promise<ToolResult> {
+async function runBash(root: string, command: string, timeoutMs: number, signal?: AbortSignal, onOutput?: (chunk: string) => void): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
   // Two pipes merged by `all` would lose the order between stdout and stderr, so bash points its
@@ -58,6 +58,7 @@ async function runBash(root: string, command: string, timeoutMs: number, signal?
     stripFinalNewline: false,
     maxBuffer: 256 * 1024 * 1024,
   });
+  if (onOutput) subprocess.all?.on('data', (chunk: Buffer | string) => onOutput(chunk.toString()));
   let stoppedBy: 'timeout' | 'abort' | undefined;
   const killGroup = () => {
     try {

@@ -22,6 +22,9 @@ export interface ToolResult {
 export interface ToolContext {
   // Aborts a running call (Ctrl-C): run_bash kills its whole process group.
   signal?: AbortSignal;
+  // Output as it comes (run_bash: stdout and stderr together), for a live view; the result still
+  // holds all of it. Never called on replay.
+  onOutput?: (chunk: string) => void;
 }
 
 export interface Tool<Input = Record<string, unknown>> {
