@@ -22,7 +22,7 @@ export function forkCommand(): Command {
       const fork = await forkRun({ from: run, at, run: flags.run });
       const style = styleFor(process.stdout);
       process.stdout.write(
-        `Forked ${run} at step ${at} as ${style.cyan(fork.id)}: ${fork.steps} finished step(s) kept` +
+        `Forked ${fork.from} at step ${at} as ${style.cyan(fork.id)}: ${fork.steps} finished step(s) kept` +
           `${fork.checkpoint ? ', with the working tree as it was there' : ''}.\n` +
           `Continue it with: savepoint resume ${fork.id}${fork.checkpoint ? ' --restore' : ''}\n`,
       );

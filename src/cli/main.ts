@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
 import { continueCommand } from './continue.js';
 import { demoCommand } from './demo.js';
+import { diffCommand } from './diff.js';
 import { logCommand } from './log.js';
 import { forkCommand } from './fork.js';
 import { resumeCommand } from './resume.js';
@@ -39,7 +40,7 @@ export function createProgram(): Command {
     .version(version(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXAMPLES);
-  for (const command of [runCommand(), resumeCommand(), continueCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
+  for (const command of [runCommand(), resumeCommand(), continueCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), diffCommand(), demoCommand()]) program.addCommand(command);
   for (const command of [program, ...program.commands]) command.exitOverride();
   return program;
 }

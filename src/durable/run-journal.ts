@@ -7,7 +7,7 @@ import { UsageError } from '../errors/index.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
-import { readHeadCommit } from '../journal/head.js';
+import { readHeadBranch, readHeadCommit } from '../journal/head.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { JournalStore, type JournalFile, type StoreOptions } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
@@ -261,6 +261,8 @@ export class RunJournal {
       task: this.options.task ?? '',
       model: this.options.model,
       baseCommit: 'baseCommit' in this.options ? this.options.baseCommit : readHeadCommit(this.store.repo),
+      worktree: this.store.repo.root,
+      branch: readHeadBranch(this.store.repo),
       createdAt: now,
       updatedAt: now,
       status: 'running',
@@ -271,7 +273,7 @@ export class RunJournal {
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
-        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep }];
+        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep, worktree: this.store.repo.root }];
     return { ...base, ...change, attempts, updatedAt: now };
   }
 

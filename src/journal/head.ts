@@ -17,3 +17,13 @@ export function readHeadCommit(repo: Pick<Repository, 'gitdir' | 'commonDir'>): 
     return undefined;
   }
 }
+
+/** The branch HEAD is on (`main`), or null when HEAD is detached or unreadable. */
+export function readHeadBranch(repo: Pick<Repository, 'gitdir'>): string | null {
+  try {
+    const head = readFileSync(join(repo.gitdir, 'HEAD'), 'utf8').trim();
+    return /^ref: refs\/heads\/(.+)$/.exec(head)?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}

@@ -40,6 +40,9 @@ export interface RunSummary {
   sources: string[];
   // The follow-up instructions given with `savepoint continue`, in order (each a user step).
   followUps: string[];
+  // The working tree (its root path) and branch the run was created in; null when not recorded.
+  worktree: string | null;
+  branch: string | null;
 }
 
 // One step of the timeline.
@@ -256,6 +259,8 @@ function summaryOf(id: string, record: RunRecord | undefined, steps: StepView[],
     shownFrom: context.shownFrom ?? 'local',
     sources: context.sources ?? [context.shownFrom ?? 'local'],
     followUps: steps.filter((s) => s.message !== null).map((s) => s.message!),
+    worktree: record?.worktree ?? null,
+    branch: record?.branch ?? null,
   };
 }
 
