@@ -108,6 +108,20 @@ describe('savepoint continue', { concurrency: true }, () => {
     assertToolPairing(fake.requests);
   });
 
+  test('fork --message: the new run goes on at once, the message its user turn at --at', async () => {
+    const repo = await scratch.repo({ 'README.md': '# continue\n' });
+    const fake = await scratch.fake(TURNS);
+    assert.equal((await runCli(['run', '--yes', '--run', 'base', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+    const fork = await runCli(['fork', 'base', '--at', '3', '--message', 'say it in French', '--yes'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(fork.code, 0, fork.stderr);
+    assert.match(fork.stdout, /Forked base at step 3 as base-fork-3/);
+    const lines = assertStepModes(fork.stdout, 2);
+    assert.match(lines[2]!.text, /^user "say it in French"/);
+    assert.equal(fake.requests.length, 3, 'one model call, for the fork');
+    assert.equal(lastUserText(fake.requests[2]!), 'say it in French');
+    assertToolPairing(fake.requests);
+  });
+
   test('runs, log and the HTML page show each user turn', async (t) => {
     const repo = await scratch.repo({ 'README.md': '# continue\n' });
     const fake = await scratch.fake([...TURNS, { text: 'And a second one.' }]);
