@@ -94,7 +94,7 @@ export const EDGE: Chapter = {
   },
   killAfterSteps: 1,
   killDelayMs: 1500,
-  killedDuring: 'the process died in the middle of the publish command (its intent is in the journal, its result never will be).',
+  killedDuring: 'the process and its publish command died in the middle of it, as in a power cut (the intent is in the journal, the result never will be).',
   beforeResume: ({ repo, say, shell, style, run }) => {
     shell('git log --oneline agent-journal');
     say(gitLog(repo));

@@ -1,7 +1,7 @@
 // The pieces every demo chapter shares: a temporary repository made from files and committed, and
 // the CLI run as a child whose output is shown as it comes (and killed with SIGKILL on cue).
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Style } from '../style.js';
@@ -36,11 +36,31 @@ export function runChild(args: string[], cwd: string, out: NodeJS.WritableStream
       steps += lines.filter((line) => /^\s*#\d+\s/.test(line.replace(/\x1b\[[0-9;]*m/g, ''))).length;
       if (killAfterSteps !== undefined && steps >= killAfterSteps) {
         killAfterSteps = undefined;
-        setTimeout(() => child.kill('SIGKILL'), killDelayMs);
+        setTimeout(() => killWithCommands(child.pid), killDelayMs);
       }
     });
     child.stderr.on('data', (chunk: Buffer) => out.write(chunk));
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, pid: child.pid ?? 0 }));
   });
+}
+
+// SIGKILL to the CLI and to the command it is running, as a power cut would take both: a command
+// runs in a process group of its own, so killing the CLI alone would leave it to finish by itself.
+// The CLI's children are read from /proc (Linux); elsewhere only the CLI is killed.
+function killWithCommands(pid: number | undefined): void {
+  if (!pid) return;
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // not Linux, or the process is gone
+  }
+  for (const target of [pid, ...children.map((child) => -child)]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 }
