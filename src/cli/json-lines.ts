@@ -64,7 +64,7 @@ export class JsonLines {
           summary: event.summary,
           durationMs: event.durationMs,
           resolution: event.resolution ?? null,
-          isError: event.kind === 'model' ? null : Boolean((event.result as { isError?: unknown } | undefined)?.isError),
+          isError: isErrorOf(event.result),
           ...usageOf(event.kind, event.result),
         });
       case 'in-flight': {
@@ -90,6 +90,12 @@ export class JsonLines {
     const code = isSavepointError(error) ? error.code : 'EUNEXPECTED';
     this.write('error', { code, message: error instanceof Error ? error.message : String(error) });
   }
+}
+
+// Whether a tool step's result is an error (null for steps that are not tool calls: model, user).
+function isErrorOf(result: unknown): boolean | null {
+  const value = (result as { isError?: unknown } | undefined)?.isError;
+  return typeof value === 'boolean' ? value : null;
 }
 
 // A model step's tokens, as `usage` (null for every other kind).

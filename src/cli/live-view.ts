@@ -110,7 +110,8 @@ export class LiveView {
     this.erase();
     const block = this.block;
     if (!block || this.paused || !this.atLineStart) return;
-    const width = this.style.width;
+    // The real width, even below the style's floor: a wrapped line would break the redraw.
+    const width = Math.min(this.style.width, this.real.columns || this.style.width);
     const shown = [...block.tail, ...(block.partial ? [block.partial] : [])].slice(-OUTPUT_LINES);
     const lines = shown.map((line) => this.style.dim(`      │ ${fit(line, width - 10)}`));
     this.frame = (this.frame + 1) % FRAMES.length;

@@ -152,6 +152,7 @@ function attemptMark(a: AttemptView): string {
   const what = a.firstLiveStep > 1 ? `replayed #1–#${a.firstLiveStep - 1}, live from #${a.firstLiveStep}` : `live from #${a.firstLiveStep}`;
   const parts = [`attempt ${a.number}`, what];
   if (a.leftInFlight !== null) parts.push(`stopped with #${a.leftInFlight} in flight`);
+  if (a.interruptedAt) parts.push('interrupted (Ctrl-C)');
   parts.push(`${when} on ${a.host} (pid ${a.pid})`);
   return parts.join(' · ');
 }

@@ -84,6 +84,8 @@ export interface AttemptView {
   liveSteps: number;
   // A step this attempt started and did not record (it stopped mid-step), if any.
   leftInFlight: number | null;
+  // When it was stopped by Ctrl-C (run.json says so), else null (it finished, or crashed).
+  interruptedAt: string | null;
 }
 
 // What replaying steps instead of running them again saved.
@@ -237,6 +239,7 @@ function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positi
     replayedSteps: steps.filter((s) => s.state === 'finished' && s.step < a.firstLiveStep).length,
     liveSteps: steps.filter((s) => s.state === 'finished' && s.attempt === a.number).length,
     leftInFlight,
+    interruptedAt: a.interruptedAt ?? null,
   };
 }
 

@@ -55,6 +55,7 @@ describe('on a terminal', { concurrency: true, skip: SKIP }, () => {
     assert.match(tty.out, /\x1b\[2m {6}│ line 3\x1b\[22m/, 'output lines are shown dimmed under the step');
     assert.match(plain(tty.out), /run_bash "for i in .*· running · \d+(\.\d)? (ms|s)/, 'the step shows it is running, with its elapsed time');
     assert.match(tty.out, /\r(\x1b\[\d+A)?\x1b\[J/, 'the block is redrawn in place');
+    assert.match(plain(tty.out), /model turn 1 · waiting for the model · \d+ ms/, 'a model call shows it is working too');
     assert.match(plain(tty.out), /#2 {2}LIVE \(running now\) +run_bash/);
     assert.match(plain(tty.out), /Tokens [\d,]+ in, [\d,]+ out \(.* estimated\) · 2 model calls · 3 steps \(0 replayed, 3 live\)/);
 
@@ -98,5 +99,6 @@ describe('on a terminal', { concurrency: true, skip: SKIP }, () => {
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /The previous attempt was interrupted \(Ctrl-C\), not crashed/);
     assert.doesNotMatch(again.stdout, /crash(ed)? and|before a crash/);
+    assert.match((await runCli(['log'], { cwd: repo.root })).stdout, /attempt 1 · live from #1 · interrupted \(Ctrl-C\)/);
   });
 });
