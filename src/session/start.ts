@@ -88,7 +88,7 @@ export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome
 export interface ContinueOptions extends SessionOptions {
   /** The follow-up instruction, recorded as a journaled user step. */
   message: string;
-  /** The run to continue. Default: the most recent run. */
+  /** The run to continue. Default: the most recent run of this working tree. */
   run?: string;
 }
 
@@ -102,7 +102,9 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   const message = createRedactor(options.env).text(options.message.trim());
   if (!message) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
   const { store, synced } = await openSynced(options.dir);
-  const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, () => true);
+  // The most recent run of this working tree: created here, gone live here, or too old to say.
+  const here = (r: RunRecord) => r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
+  const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, here);
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
   assertNoConflict(synced, record.id);
   return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL, followUp: message }, options);
