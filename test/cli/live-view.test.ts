@@ -7,10 +7,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
-import { BIN, assertNoStack, baseEnv, journalJson, journalPaths, runCli } from '../helpers/cli.js';
+import { BIN, assertNoStack, baseEnv, gitOut, journalJson, journalPaths, runCli } from '../helpers/cli.js';
 
 const scratch = useScratch();
 const HAVE_SCRIPT = spawnSync('script', ['--version']).status === 0;
@@ -101,4 +101,19 @@ describe('on a terminal', { concurrency: true, skip: SKIP }, () => {
     assert.doesNotMatch(again.stdout, /crash(ed)? and|before a crash/);
     assert.match((await runCli(['log'], { cwd: repo.root })).stdout, /attempt 1 · live from #1 · interrupted \(Ctrl-C\)/);
   });
+
+  test('Ctrl-C at the drift question stops like Ctrl-C anywhere: exit 130, nothing changed', async () => {
+    const repo = await scratch.repo({ 'README.md': '# live\n' });
+    const model = script(scratch.dir(), [{ tools: [{ name: 'write_file', input: { path: 'a.txt', content: 'a\n' } }] }, { text: 'Wrote it.' }]);
+    assert.equal((await runCli(['run', '--yes', '--max-steps', '2', '--model', model, 'write a'], { cwd: repo.root })).code, 1);
+    writeFileSync(join(repo.root, 'a.txt'), 'changed by hand\n');
+    const tip = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
+    const asked = await onPty(['run', '--yes', '--model', model, 'write a'], repo.root, [{ after: /Restore the files as the run recorded them\?/, send: '\x03' }]);
+    assert.equal(asked.code, 130, plain(asked.out));
+    assert.doesNotMatch(plain(asked.out), /unexpected error|please report/);
+    assertNoStack(plain(asked.out));
+    assert.equal(readFileSync(join(repo.root, 'a.txt'), 'utf8'), 'changed by hand\n');
+    assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), tip, 'nothing was written');
+  });
 });
+
