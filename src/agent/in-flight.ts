@@ -12,15 +12,17 @@ export const IN_FLIGHT_POLICIES: readonly InFlightPolicy[] = ['report', 'rerun',
 export function inFlightAnswer(policy: InFlightPolicy, step: InFlightStep): InFlightAnswer<ToolResult> {
   if (policy === 'rerun') return { rerun: true };
   if (policy === 'fail') throw new InFlightError(step.run, step.position, step.description);
+  const summary = step.interrupted ? 'outcome unknown: interrupted (Ctrl-C), not re-run' : 'outcome unknown: started before a crash, not re-run';
+  const how = step.interrupted ? 'the user interrupted the run (Ctrl-C)' : 'the process running it was stopped';
   return {
     resolution: 'in-flight-reported',
-    summary: 'outcome unknown: started before a crash, not re-run',
+    summary,
     result: {
       isError: true,
-      summary: 'outcome unknown: started before a crash, not re-run',
+      summary,
       output:
-        `This step (${step.description}) was started at ${step.startedAt}, and the process running it was ` +
-        `stopped before its result was recorded. Its outcome is unknown: it may have finished, partly ` +
+        `This step (${step.description}) was started at ${step.startedAt}, and ${how} ` +
+        `before its result was recorded. Its outcome is unknown: it may have finished, partly ` +
         `run, or not run at all. It was not run again. Check the files or run it again yourself if you need its result.`,
     },
   };

@@ -14,10 +14,11 @@ import { ConversationDigest } from './request.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
 import { callTool, type Approver } from './tool-call.js';
 
-/** A follow-up instruction: recorded ones carry the step they were recorded at; a new one has none. */
+/** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
   message: string;
-  // The step that recorded it: the loop takes it exactly there on replay.
+  // The step that recorded it (the loop takes it exactly there on replay), or for a new one the
+  // earliest step it may take: taken at the first model call at or after it, or after a final answer.
   step?: number;
 }
 
@@ -39,6 +40,8 @@ export interface AgentOptions {
   approve?: Approver;
   /** Live model text as it streams. */
   onText?: (text: string) => void;
+  /** A live tool's output as it comes (run_bash). */
+  onOutput?: (chunk: string) => void;
   signal?: AbortSignal;
   /** Called after each step that may have changed files: the working-tree checkpoint to record. */
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
@@ -64,7 +67,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { journal, maxSteps = 200, maxTokens = 8192, inFlight = 'report', system = SYSTEM_PROMPT } = options;
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const toolSpecs = options.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
-  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
+  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
   const followUps = [...(options.followUps ?? [])];
   const messages: Message[] = [];
   const digest = new ConversationDigest({ model: options.model, system, tools: toolSpecs, maxTokens });
@@ -80,8 +83,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   let pending: UserBlock[] | undefined;
 
   for (let turn = 1; ; turn++) {
-    // A follow-up recorded at this very step (it was given when the run had stopped here).
-    if (followUps[0]?.step === steps + 1) await takeFollowUp();
+    // A follow-up recorded at this very step (it was given when the run had stopped here), or a new
+    // one given to a run that stopped before its final answer: taken before the next model call.
+    if (followUps[0]?.step !== undefined && followUps[0].step <= steps + 1) await takeFollowUp();
     if (pending) add({ role: 'user', content: pending });
     pending = undefined;
     if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };

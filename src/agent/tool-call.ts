@@ -6,8 +6,8 @@ import type { ToolUseBlock } from '../model/types.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
 import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
 
-/** Asked before a live tool call that needs approval: true runs it, false records that it was declined. */
-export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean>;
+/** Asked before a live tool call that needs approval: true runs it; false, or a reason, records that it was declined. */
+export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean | { reason: string }>;
 
 /** What one tool call needs from the loop around it. */
 export interface ToolCallContext {
@@ -16,6 +16,8 @@ export interface ToolCallContext {
   inFlight: InFlightPolicy;
   approve?: Approver;
   signal?: AbortSignal;
+  /** A live tool's output as it comes (run_bash), for a live view. */
+  onOutput?: (chunk: string) => void;
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
   /** Turns secret placeholders in a live call's input back into their values (see AgentOptions). */
   revealSecrets?: <V>(input: V) => V;
@@ -23,6 +25,13 @@ export interface ToolCallContext {
 
 /** The model's answer to a declined call, recorded in place of running it. */
 export const DECLINED_RESULT: ToolResult = { isError: true, output: 'The user declined this tool call. Ask or try another way.', summary: 'declined by the user' };
+
+/** The declined result, with the user's reason for the model when they gave one. */
+export function declinedResult(reason = ''): ToolResult {
+  const why = reason.trim();
+  if (!why) return DECLINED_RESULT;
+  return { isError: true, output: `The user declined this tool call, saying: ${why}\nTake that into account: ask, or try another way.`, summary: `declined: ${why.length > 50 ? `${why.slice(0, 49)}…` : why}` };
+}
 
 /** Runs (or replays) one tool call through the journal and returns its whole result. */
 export async function callTool(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResult> {
@@ -45,7 +54,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       const groups: number[] = [];
       const onSpawn = (pid: number) => (groups.push(pid), journal.trackCommand(pid, tool.describe(input)));
       try {
-        const result = await tool.execute(liveInput, { signal, onSpawn });
+        const result = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput });
         // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
         signal?.throwIfAborted();
         return result;
@@ -62,8 +71,10 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       decline: async () => {
         // Only a live step gets here, before its intent is recorded: an unknown secret stops it with nothing written.
         if (context.revealSecrets) liveInput = context.revealSecrets(input);
-        if (!context.approve || !tool.needsApproval(input) || (await context.approve(tool, input))) return undefined;
-        return { result: DECLINED_RESULT };
+        if (!context.approve || !tool.needsApproval(input)) return undefined;
+        const answer = await context.approve(tool, input);
+        if (answer === true) return undefined;
+        return { result: declinedResult(typeof answer === 'object' ? answer.reason : '') };
       },
       checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!() : undefined,
     },

@@ -1,18 +1,18 @@
 // `savepoint demo`: the seed chapter's lecture demo, with no API key. A temporary repository with a
 // real bug, a scripted model fixing it in six laps, a real SIGKILL at lap 4, the identical command
 // run again: laps 1–3 flash by as REPLAYED, lap 4 goes LIVE. Then the journal, as plain git.
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { runChapter, CHAPTERS, type ChapterName } from './demo/chapters.js';
+import { createRepository, runChild } from './demo/child.js';
 import { DEMO_FILES, DEMO_SCRIPT, DEMO_TASK, STEPS_BEFORE_LAP_4 } from './demo/project.js';
 import { probeSandbox } from '../tools/sandbox.js';
-import { styleFor, type Style } from './style.js';
+import { styleFor } from './style.js';
 
-const BIN = fileURLToPath(new URL('../../bin/savepoint.js', import.meta.url));
-
+/** The `demo` command: the crash-at-lap-4 demo, or a chapter of the rest of the lecture (--chapter). */
 export function demoCommand(): Command {
   return new Command('demo')
     .summary('watch a run crash at lap 4 and resume from the journal (no API key)')
@@ -22,11 +22,13 @@ export function demoCommand(): Command {
         'replay from the journal in milliseconds while lap 4 goes live.',
     )
     .option('--keep', 'keep the temporary repository and print where it is')
-    .action(async (flags: { keep?: boolean }) => {
-      process.exitCode = await runDemo({ keep: Boolean(flags.keep) });
+    .addOption(new Option('--chapter <name>', 'the rest of the lecture: "past" (the past is read-only) or "edge" (the honest edge: killed mid-command)').choices(Object.keys(CHAPTERS)))
+    .action(async (flags: { keep?: boolean; chapter?: ChapterName }) => {
+      process.exitCode = flags.chapter ? await runChapter(flags.chapter, { keep: Boolean(flags.keep) }) : await runDemo({ keep: Boolean(flags.keep) });
     });
 }
 
+/** Plays the crash-at-lap-4 demo on `out`; returns the exit code. */
 export async function runDemo(options: { keep: boolean; out?: NodeJS.WriteStream }): Promise<number> {
   const out = options.out ?? process.stdout;
   const style = styleFor(out);
@@ -34,7 +36,7 @@ export async function runDemo(options: { keep: boolean; out?: NodeJS.WriteStream
   const repo = join(base, 'shop');
   const script = join(base, 'demo-model.json');
   try {
-    createRepository(repo);
+    createRepository(repo, DEMO_FILES);
     writeFileSync(script, JSON.stringify(DEMO_SCRIPT, null, 2));
     // The demo's own scripted commands run unconfined where bubblewrap cannot start, rather than not at all.
     const unconfined = probeSandbox(repo).ok ? [] : ['--no-sandbox'];
@@ -64,41 +66,4 @@ export async function runDemo(options: { keep: boolean; out?: NodeJS.WriteStream
   } finally {
     if (!options.keep) rmSync(base, { recursive: true, force: true });
   }
-}
-
-function createRepository(repo: string): void {
-  mkdirSync(repo, { recursive: true });
-  for (const [name, text] of Object.entries(DEMO_FILES)) {
-    mkdirSync(dirname(join(repo, name)), { recursive: true });
-    writeFileSync(join(repo, name), text);
-  }
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('-c', 'user.name=savepoint demo', '-c', 'user.email=demo@savepoint.invalid', 'commit', '-q', '-m', 'A shop with a failing test');
-}
-
-// Runs the CLI, showing its output; with `killAfterSteps`, kills it (SIGKILL) once that many step
-// lines have printed and the next lap's live model call is under way.
-function runChild(args: string[], cwd: string, out: NodeJS.WritableStream, style: Style, killAfterSteps?: number): Promise<{ code: number | null; pid: number }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, ...(style.color ? { FORCE_COLOR: '1' } : {}), COLUMNS: String(style.width) };
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let steps = 0;
-    let pending = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out.write(chunk);
-      pending += chunk.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      steps += lines.filter((line) => /^\s*#\d+\s/.test(line.replace(/\x1b\[[0-9;]*m/g, ''))).length;
-      if (killAfterSteps !== undefined && steps >= killAfterSteps) {
-        killAfterSteps = undefined;
-        setTimeout(() => child.kill('SIGKILL'), 500);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => out.write(chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, pid: child.pid ?? 0 }));
-  });
 }

@@ -77,6 +77,8 @@ export function printTimeline(t: Timeline, out: Out, style: Style, now: number, 
   for (const s of t.steps) {
     for (const a of marks.get(s.step) ?? []) out.write(rule(attemptMark(a), style));
     out.write(stepLine(s, layout, maxMs, style));
+    // A user turn: the follow-up instruction in full, under its step.
+    if (s.message !== null) for (const line of wrapWords(s.message, style.width - 10, 'columns')) out.write(`${' '.repeat(layout.num + 4)}${style.cyan('▌')} ${line}\n`);
   }
   const tail = t.attempts.filter((a) => !t.steps.some((s) => s.step >= a.firstLiveStep));
   for (const a of tail) out.write(rule(attemptMark(a), style));
@@ -155,6 +157,7 @@ function attemptMark(a: AttemptView): string {
   const what = a.firstLiveStep > 1 ? `replayed #1–#${a.firstLiveStep - 1}, live from #${a.firstLiveStep}` : `live from #${a.firstLiveStep}`;
   const parts = [`attempt ${a.number}`, what];
   if (a.leftInFlight !== null) parts.push(`stopped with #${a.leftInFlight} in flight`);
+  if (a.interruptedAt) parts.push('interrupted (Ctrl-C)');
   parts.push(`${when} on ${a.host} (pid ${a.pid})`);
   return parts.join(' · ');
 }

@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
 import { continueCommand } from './continue.js';
 import { demoCommand } from './demo.js';
+import { diffCommand } from './diff.js';
 import { logCommand } from './log.js';
 import { forkCommand } from './fork.js';
 import { addCommandHelp } from './help.js';
@@ -52,7 +53,7 @@ export function createProgram(): Command {
     .version(version(), '-v, --version')
     .addHelpText('after', EXAMPLES)
     .hook('preAction', (_program, action) => onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit'));
-  for (const command of [runCommand(), resumeCommand(), continueCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
+  for (const command of [runCommand(), resumeCommand(), continueCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), diffCommand(), demoCommand()]) program.addCommand(command);
   for (const command of program.commands) addCommandHelp(command); // examples and exit codes: help.ts
   for (const command of [program, ...program.commands]) useSavepointUsageErrors(command);
   return program;

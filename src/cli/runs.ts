@@ -21,12 +21,21 @@ export function runsCommand(): Command {
         '(refs/remotes/*/agent-journal, after "git fetch"): id, status, steps, model calls, tokens, ' +
         'how often it was resumed, last activity and task. A run in both is shown once, from the local journal.',
     )
+    .option('--all', "list every worktree's runs and those only in fetched remote journals (default: this worktree's)")
     .option('--json', 'print the runs as JSON (see README, "Reading runs")')
-    .action(async (flags: { json?: boolean }) => {
-      const runs = await loadAllRuns(await openJournals(process.cwd()));
+    .action(async (flags: { json?: boolean; all?: boolean }) => {
+      const journals = await openJournals(process.cwd());
+      const all = await loadAllRuns(journals);
+      const runs = flags.all ? all : all.filter((run) => isHere(run, journals.repo.root));
       if (flags.json) process.stdout.write(`${JSON.stringify({ runs: runs.map(runJson) }, null, 2)}\n`);
-      else printRuns(runs, process.stdout, styleFor(process.stdout), Date.now());
+      else printRuns(runs, process.stdout, styleFor(process.stdout), Date.now(), all.length - runs.length);
     });
+}
+
+// A run of this worktree: in the local journal, and created here (or too old to say where).
+function isHere(run: LoadedRun, root: string): boolean {
+  const s = run.timeline.run;
+  return s.shownFrom === 'local' && (s.worktree === null || s.worktree === root);
 }
 
 // The JSON row of one run: its summary and, for a run that could not be read whole, why.
@@ -34,10 +43,17 @@ export function runJson(run: LoadedRun): RunSummary & { problem: string | null }
   return { ...run.timeline.run, problem: run.problem };
 }
 
+// `2 follow-ups, latest "now add a test"`, or '' for a run with none.
+function followUpNote(followUps: string[]): string {
+  if (followUps.length === 0) return '';
+  return `${followUps.length} follow-up${followUps.length === 1 ? '' : 's'}, latest "${fitColumns(followUps.at(-1)!, 60)}"`;
+}
+
 // The human table.
-export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number): void {
+export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number, hidden = 0): void {
+  const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them.` : '';
   if (runs.length === 0) {
-    out.write('No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');
+    out.write(hidden ? `No runs in this worktree yet. ${elsewhere}\n` : 'No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');
     return;
   }
   const rows = runs.map((run) => {
@@ -50,8 +66,8 @@ export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number
       tokens: `${compactCount(s.tokens.input)} / ${compactCount(s.tokens.output)}`,
       resumed: s.resumes ? `${s.resumes}×` : '–',
       last: relativeTime(s.lastActivity, now),
-      task: s.task,
-      note: run.problem ? `cannot be read whole: ${run.problem}` : whereNote(s),
+      task: s.task || (s.steps === 0 ? '(live at its first step)' : ''),
+      note: run.problem ? `cannot be read whole: ${run.problem}` : [followUpNote(s.followUps), whereNote(s)].filter(Boolean).join(' · '),
     };
   });
   // Columns in the order shown; on a narrow terminal the least needed go first (never id or status).
@@ -83,5 +99,5 @@ export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number
   }
   const remote = runs.filter((r) => r.timeline.run.shownFrom !== 'local').length;
   const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} only in a remote-tracking journal)` : ''}.`;
-  out.write(style.dim(`\n${fitColumns(count, style.width)}\n${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
+  out.write(style.dim(`\n${fitColumns(count, style.width)}\n${elsewhere ? `${fitColumns(elsewhere, style.width)}\n` : ''}${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
 }

@@ -15,13 +15,16 @@ export const REPLAYED_LABEL = 'REPLAYED (from journal)';
 /** The label of a step that ran now. */
 export const LIVE_LABEL = 'LIVE (running now)';
 /** The labels on a terminal narrower than WIDE_COLUMNS. */
-export const SHORT_LABELS = { replayed: 'REPLAYED', live: 'LIVE' } as const;
+export const SHORT_LABELS = { replayed: 'REPLAYED', live: 'LIVE', notRun: 'NOT RUN', declined: 'DECLINED' } as const;
 /** The narrowest width that shows the full labels. */
 export const WIDE_COLUMNS = 100;
 // The room the time column is sized for: `0 ms (took 1.4 s)` on a wide screen, `took 120 ms` else.
 const TIME_ROOM = { wide: 22, narrow: 11 };
 // Model text streams in under the steps, indented this much.
 const TEXT_INDENT = '      ';
+// Steps recorded without running: not LIVE, since nothing ran.
+export const NOT_RUN_LABEL = 'NOT RUN (was in flight)';
+export const DECLINED_LABEL = 'DECLINED (not run)';
 
 /** What this process replayed so far, counted from the step events as they come (report/summarize.ts's Savings is the same idea computed from a stored run). */
 export interface ReplayTally {
@@ -66,11 +69,16 @@ export class StepPrinter {
     } else if (event.type === 'recorded') {
       this.endText();
       this.replayed.liveSteps++;
-      const note = event.resolution === 'in-flight-reported' ? ' (was in flight at the crash)' : '';
-      this.line(event.position, this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live), event.description, event.summary, formatDuration(event.durationMs), note);
+      const label =
+        event.resolution === 'in-flight-reported'
+          ? this.style.red(this.wide ? NOT_RUN_LABEL : SHORT_LABELS.notRun)
+          : event.resolution === 'declined'
+            ? this.style.red(this.wide ? DECLINED_LABEL : SHORT_LABELS.declined)
+            : this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live);
+      this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs));
     } else if (event.type === 'in-flight') {
       this.endText();
-      const what = `#${event.position} ${event.description} was started before a crash and never recorded: `;
+      const what = `#${event.position} ${event.description} was ${event.interrupted ? 'interrupted (Ctrl-C) before its result was recorded' : 'started before a crash and never recorded'}: `;
       const then = event.decision === 'rerun' ? 'running it again' : 'telling the model its outcome is unknown';
       if (displayWidth(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
       else this.out.write(`${wrapWords(what + then, this.style.width - 2, 'columns').map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);

@@ -2,11 +2,13 @@
 // file turns its events into lines (the header, REPLAYED / LIVE step lines, streamed text, what
 // happened to the working tree), asks the questions a person answers (approval, drift), turns
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
-import { createInterface } from 'node:readline/promises';
 import type { Writable } from 'node:stream';
 import { describeChanges, UsageError } from '../errors/index.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../session/index.js';
-import { createApprover } from './approval.js';
+import { ask, createApprover } from './approval.js';
+import { JsonLines } from './json-lines.js';
+import { LiveView } from './live-view.js';
+import { RunTally } from './run-tally.js';
 import type { DriveFlags } from './options.js';
 import { StepPrinter } from './step-printer.js';
 import { styleFor, type Style } from './style.js';
@@ -18,16 +20,23 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
   const env = process.env;
   const interactive = Boolean(process.stdin.isTTY);
-  const style = styleFor(out, env);
-  const printer = new StepPrinter(out, style);
+  const json = flags.json ? new JsonLines(out) : undefined;
+  // With --json, stdout is the event stream: everything for people goes to stderr.
+  const screen: Out = json ? process.stderr : out;
+  const style = styleFor(screen, env);
+  const live = new LiveView(screen, style, Boolean(screen.isTTY) && !json);
+  const printer = new StepPrinter(live.out, style);
+  const tally = new RunTally();
   const controller = new AbortController();
   const stop = () => {
     if (controller.signal.aborted) process.exit(130);
-    out.write(style.red('\n  Stopping: the step in progress is left unrecorded; every finished step is kept.\n'));
+    live.end();
+    live.out.write(style.red('\n  Stopping: the step in progress is left unrecorded; every finished step is kept.\n'));
     controller.abort();
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  const asking = (on: boolean) => (on ? live.pause() : live.resume());
   try {
     const outcome = await drive({
       model: flags.model,
@@ -36,26 +45,44 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
       sandbox: { use: flags.sandbox !== false, network: Boolean(flags.allowNetwork), gitWrites: Boolean(flags.allowGitWrites) },
-      onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, out, style) : undefined,
+      onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), interactive }),
-      onDrift: interactive ? (question) => askAboutDrift(question, out, style) : undefined,
-      onEvent: (event) => printEvent(event, printer, out, style),
+      approve: createApprover({ yes: Boolean(flags.yes), interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
+      onEvent: (event) => {
+        tally.add(event);
+        if (json) return json.event(event);
+        if (event.type === 'started') live.begin(event.description, event.kind);
+        else if (event.type === 'output') return live.output(event.chunk);
+        else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
+        printEvent(event, printer, live.out, style);
+      },
     });
+    live.close();
+    if (json) json.end(outcome, tally);
+    const o = live.out;
     const saved = printer.summary();
+    const totals = style.dim(tally.line());
     if (outcome.status === 'interrupted') {
-      out.write('Stopped. Run the same command again to continue: finished steps replay, and the interrupted one is handled as in flight.\n');
+      o.write('Stopped. Run the same command again to continue: finished steps replay, and the interrupted one is handled as in flight.\n');
+      o.write(`${totals}\n`);
       return 130;
     }
     if (outcome.status === 'max-steps') {
-      out.write(`\n${style.yellow(`Stopped after ${outcome.steps} steps (--max-steps).`)} Run again with a higher --max-steps to continue.\n`);
-      if (saved) out.write(`${saved}\n`);
+      o.write(`\n${style.yellow(`Stopped after ${outcome.steps} steps (--max-steps).`)} Run again with a higher --max-steps to continue.\n`);
+      if (saved) o.write(`${saved}\n`);
+      o.write(`${totals}\n`);
       return 1;
     }
-    out.write(`\n${style.bold('Final answer')}\n${outcome.final || '(the model gave no text)'}\n`);
-    if (saved) out.write(`\n${style.green(saved)}\n`);
+    if (!json) o.write(`\n${style.bold('Final answer')}\n${outcome.final || '(the model gave no text)'}\n`);
+    if (saved) o.write(`\n${style.green(saved)}\n`);
+    o.write(`${saved ? '' : '\n'}${totals}\n`);
     return 0;
+  } catch (error) {
+    live.close();
+    json?.error(error);
+    throw error;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
@@ -68,6 +95,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'opened': {
       const n = event.recordedSteps;
       out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}  ${style.dim('·')}  model ${event.model}\n`);
+      if (event.interrupted && event.openedAs !== 'finished') out.write(style.yellow('  The previous attempt was interrupted (Ctrl-C), not crashed: its step in progress, if any, is handled as in flight.\n'));
       if (event.openedAs === 'finished') out.write(style.dim(`  This run finished before: replaying its ${n} steps from the journal.\n`));
       else if (event.openedAs === 'continuing') out.write(style.dim(`  Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.\n`));
       else if (n > 0) out.write(style.dim(`  Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.\n`));
@@ -89,11 +117,14 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'worktree-kept': {
       const listed = describeChanges(event.changes);
       if (event.reason === 'flag') out.write(style.yellow(`  --keep-worktree: going on with files that differ from the journal (${listed}).\n`));
-      else if (event.reason === 'in-flight') out.write(style.yellow(`  The step in flight at the crash may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).\n`));
+      else if (event.reason === 'in-flight') out.write(style.yellow(`  The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).\n`));
       return;
     }
+    case 'output':
+      return; // the live view shows it; the step's result holds all of it
     default:
-      return printer.onEvent(event);
+      // A session event this printer does not know yet (compaction) prints nothing.
+      if (['replayed', 'started', 'recorded', 'in-flight', 'orphan'].includes(event.type)) return printer.onEvent(event as Parameters<StepPrinter['onEvent']>[0]);
   }
 }
 
@@ -101,27 +132,22 @@ function where(step: number): string {
   return step ? `after step ${step}` : 'when the run started';
 }
 
-// The drift question on a terminal: restore, keep, or quit.
-async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, out: Out, style: Style): Promise<'restore' | 'keep' | 'stop'> {
-  out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${describeChanges(question.changes)}.\n`));
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+// The drift question on a terminal: restore, keep, or quit. Ctrl-C stops like Ctrl-C anywhere.
+async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void): Promise<'restore' | 'keep' | 'stop'> {
+  live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${describeChanges(question.changes)}.\n`));
+  live.pause();
   try {
-    const answer = (await rl.question('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ')).trim().toLowerCase();
+    const answer = (await ask('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ', { onInterrupt: stop })).trim().toLowerCase();
     if (answer.startsWith('y') || answer.startsWith('r')) return 'restore';
     return answer.startsWith('k') ? 'keep' : 'stop';
   } finally {
-    rl.close();
+    live.resume();
   }
 }
 
 // No sandbox here: say so once, with how to get one, and ask before running commands unconfined.
-async function askToRunUnconfined(reason: string, out: Out, style: Style): Promise<boolean> {
+async function askToRunUnconfined(reason: string, out: Writable, style: Style, onInterrupt: () => void): Promise<boolean> {
   out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. Install it with "apt-get install bubblewrap" (Debian, Ubuntu) or "dnf install bubblewrap" (Fedora).\n`));
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = (await rl.question('  Run commands unconfined, with your whole environment and file system? [y/N]: ')).trim().toLowerCase();
-    return answer === 'y' || answer === 'yes';
-  } finally {
-    rl.close();
-  }
+  const answer = (await ask('  Run commands unconfined, with your whole environment and file system? [y/N]: ', { onInterrupt })).trim().toLowerCase();
+  return answer === 'y' || answer === 'yes';
 }

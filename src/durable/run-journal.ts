@@ -12,6 +12,7 @@ import { clearLiveCommand, recordLiveCommand, stopOrphanedCommands } from '../jo
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
 import { readHeadCommit } from '../journal/refs.js';
 import { assertJournalWritable } from '../journal/repository.js';
+import { readHeadBranch } from '../journal/head.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { appendedCommitOf, JournalStore, type JournalFile } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
@@ -118,11 +119,12 @@ export class RunJournal {
   }
 
   private async resolveInFlight<T>(call: StepCall, input: unknown, intent: JournalEntry, options: StepOptions<T>): Promise<InFlightAnswer<T>> {
-    const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt };
+    const interrupted = this.record?.attempts.some((a) => a.number === intent.attempt && a.interruptedAt) ?? false;
+    const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt, interrupted };
     // A one-shot step is never repeated on nobody's say-so (the mail must not go out twice).
     if (!options.onInFlight) throw new InFlightError(this.run, call.position, call.description, true);
     const answer = await options.onInFlight(step);
-    this.emit({ type: 'in-flight', ...callInfo(call), decision: 'result' in answer ? 'answered' : 'rerun' });
+    this.emit({ type: 'in-flight', ...callInfo(call), decision: 'result' in answer ? 'answered' : 'rerun', interrupted });
     return answer;
   }
 
@@ -211,6 +213,8 @@ export class RunJournal {
       task: this.options.task ?? '',
       model: this.options.model,
       baseCommit: 'baseCommit' in this.options ? this.options.baseCommit : readHeadCommit(this.store.repo.gitdir, this.store.repo.commonDir), // a fresh clone restores from it
+      worktree: this.store.repo.root,
+      branch: readHeadBranch(this.store.repo),
       createdAt: now,
       updatedAt: now,
       status: 'running',
@@ -222,7 +226,7 @@ export class RunJournal {
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
-        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep, ...(sandbox ? { sandbox } : {}) }];
+        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep, worktree: this.store.repo.root, ...(sandbox ? { sandbox } : {}) }];
     return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now };
   }
 
@@ -262,6 +266,17 @@ export class RunJournal {
    */
   async keepReachable(tree: string): Promise<void> {
     await holdPendingTree(this.store.repo.commonDir, this.run, tree);
+  }
+
+  // Notes in run.json that this process's attempt was stopped by Ctrl-C, so the next one says the
+  // run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
+  async markInterrupted(): Promise<void> {
+    if (this.attempt === undefined || !this.record) return;
+    const now = new Date().toISOString();
+    const attempts = this.record.attempts.map((a) => (a.number === this.attempt ? { ...a, interruptedAt: now } : a));
+    const record: RunRecord = { ...this.record, attempts, updatedAt: now };
+    await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} interrupted (Ctrl-C) in attempt ${this.attempt}`);
+    this.record = record;
   }
 
   // The run's metadata as last read or written (undefined for a run not yet written).

@@ -40,6 +40,8 @@ export interface InFlightStep {
   description: string;
   input: unknown;
   startedAt: string;
+  // The attempt that started it was stopped by Ctrl-C (it said so in run.json), not by a crash.
+  interrupted: boolean;
 }
 
 // Run the step again, or record this result for it instead (without running anything).
@@ -50,7 +52,7 @@ export type StepEvent =
   | { type: 'replayed'; position: number; kind: string; description: string; summary: string; originalDurationMs: number; result: unknown }
   | { type: 'started'; position: number; kind: string; description: string }
   | { type: 'recorded'; position: number; kind: string; description: string; summary: string; durationMs: number; result: unknown; resolution?: string }
-  | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered' }
+  | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered'; interrupted: boolean }
   | { type: 'orphan'; position: number; description: string; pgid: number; startedAt: string; outcome: OrphanReport['outcome'] };
 
 export interface OpenJournalOptions {

@@ -117,3 +117,38 @@ export class DriftError extends SavepointError<{ run: string; step: number; chan
     );
   }
 }
+
+/** Ctrl-C at a question (an approval or drift prompt): the run stops as Ctrl-C stops it anywhere (exit 130). */
+export class InterruptedError extends SavepointError<{ question: string }> {
+  constructor(question: string) {
+    super('EINTERRUPTED', `Stopped at the question (${question}): nothing was run for it, and every finished step is kept. Run the same command again to continue.`, { question });
+  }
+}
+
+/** A run id prefix that more than one run starts with. */
+export class AmbiguousRunError extends SavepointError<{ prefix: string; matches: string[] }> {
+  constructor(prefix: string, matches: string[]) {
+    const shown = matches.slice(0, 5).join(', ') + (matches.length > 5 ? `, and ${matches.length - 5} more` : '');
+    super('EAMBIGUOUSRUN', `"${prefix}" is the start of ${matches.length} run ids (${shown}). Give more of the id; "savepoint runs --all" lists every run.`, { prefix, matches });
+  }
+}
+
+/** The run for this task finished in another worktree or on another branch: replaying it here would show work not done here. */
+export class FinishedElsewhereError extends SavepointError<{ run: string; worktree: string | null; branch: string | null }> {
+  constructor(run: string, worktree: string | null, branch: string | null) {
+    const where = [worktree ? `in ${worktree}` : '', branch ? `on branch ${branch}` : ''].filter(Boolean).join(' ');
+    super(
+      'EELSEWHERE',
+      `Run ${run} for this task finished ${where || 'elsewhere'}, not here: replaying it would show its final answer without doing the work in this working tree. ` +
+        `Run the same command with --fresh to start a new run here, or "savepoint resume ${run}" to replay it anyway.`,
+      { run, worktree, branch },
+    );
+  }
+}
+
+/** `savepoint diff` of a run that recorded no working tree. */
+export class NoCheckpointError extends SavepointError<{ run: string }> {
+  constructor(run: string) {
+    super('ENOCHECKPOINT', `Run ${run} recorded no working tree yet (no checkpoint and no start tree), so there is nothing to compare with its base commit.`, { run });
+  }
+}

@@ -51,6 +51,10 @@ export interface RunRecord {
   model?: string;
   // The user's HEAD when the run started.
   baseCommit?: string;
+  // Where the run was created: the working tree's root path and the branch HEAD was on (null:
+  // detached). `savepoint runs` lists this worktree's runs; a finished run is not replayed elsewhere.
+  worktree?: string;
+  branch?: string | null;
   createdAt: string;
   updatedAt: string;
   status: 'running' | 'finished' | 'failed';
@@ -58,7 +62,9 @@ export interface RunRecord {
   // The working tree when the run was created, as a git tree id.
   startCheckpoint?: string;
   // One per process that went live on this run, with how that process ran commands.
-  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox }>;
+  // interruptedAt: when the attempt was stopped by Ctrl-C (a signal it handled), not by a crash;
+  // worktree: the working tree's root it ran in.
+  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string }>;
   // How run_bash ran commands in the latest attempt.
   sandbox?: RunSandbox;
   final?: string;

@@ -105,7 +105,7 @@ function lanes(t: Timeline): string {
   const offsets: number[] = [];
   widths.reduce((at, w, i) => ((offsets[i] = at), at + w), 0);
   const pct = (v: number) => `${((v / scale) * 100).toFixed(3)}%`;
-  const attempts: AttemptView[] = t.attempts.length ? t.attempts : [{ number: 1, startedAt: '', host: '', pid: 0, firstLiveStep: 1, replayedSteps: 0, liveSteps: t.steps.length, leftInFlight: null }];
+  const attempts: AttemptView[] = t.attempts.length ? t.attempts : [{ number: 1, startedAt: '', host: '', pid: 0, firstLiveStep: 1, replayedSteps: 0, liveSteps: t.steps.length, leftInFlight: null, interruptedAt: null }];
   const rows = attempts.map((a, index) => {
     const next = attempts[index + 1];
     const segments = t.steps
@@ -158,6 +158,8 @@ function stepList(t: Timeline, input: HtmlTimelineInput): string {
       const replayed = a.firstLiveStep > 1 ? `replayed #1–#${a.firstLiveStep - 1} from the journal, then ` : '';
       items.push(`<div class="mark"><b>Attempt ${a.number}</b> ${esc(`${replayed}went live at #${a.firstLiveStep}`)}<small>${esc(shortTime(a.startedAt))} UTC · ${esc(a.host)} · pid ${a.pid}</small></div>`);
     }
+    // A user turn (savepoint continue): the instruction itself, where the conversation took it.
+    if (s.message !== null) items.push(`<div class="turn" id="turn-${s.step}"><div class="label">Follow-up instruction · #${s.step}</div><div>${esc(s.message)}</div></div>`);
     items.push(stepItem(s, t, input, maxMs));
   }
   return `<section class="steps">

@@ -1,7 +1,10 @@
 // The I/O shell behind `runs`, `log` and `show`: reads every journal the repository holds (its own
 // `agent-journal` and the remote-tracking ones), merges a run found in several into one view that
 // prefers the local copy, and hands the entries to the pure summarizer.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { CorruptEntryError, NoRunsError, UnknownRunError } from '../errors/index.js';
+import { resolveRunId } from '../session/run-id.js';
 
 export { UnknownRunError };
 import type { JournalEntry, RunRecord } from '../journal/entry.js';
@@ -38,14 +41,18 @@ export async function openJournals(dir: string): Promise<Journals> {
   return { repo, refs };
 }
 
-// Every run in every journal, most recently active first.
+// Every run in every journal, most recently active first; with a live process still at its first
+// step (nothing recorded yet, only its lock), as running with no steps.
 export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
-  const ids = new Set<string>();
-  for (const { store } of journals.refs) for (const id of await listRunIds(store)) ids.add(id);
+  const ids = await allRunIds(journals);
   const runs: LoadedRun[] = [];
   for (const id of ids) {
     const run = await loadFrom(journals, id);
     if (run) runs.push(run);
+  }
+  for (const id of startingRuns(journals.repo.commonDir, ids)) {
+    const local = journals.refs.find((r) => r.ref.local)?.ref ?? { ref: 'refs/heads/agent-journal', source: 'local', local: true, tip: '' };
+    runs.push({ id, record: undefined, entries: [], from: local, timeline: buildTimeline(id, undefined, [], { running: true }), problem: null });
   }
   return runs.sort((a, b) => (b.timeline.run.lastActivity ?? '').localeCompare(a.timeline.run.lastActivity ?? '') || a.id.localeCompare(b.id));
 }
@@ -57,9 +64,31 @@ export async function loadRun(journals: Journals, id: string | undefined): Promi
     if (!latest) throw new NoRunsError(journals.repo.root);
     return latest;
   }
-  const run = await loadFrom(journals, id);
+  const run = await loadFrom(journals, resolveRunId(id, [...(await allRunIds(journals))]) ?? id);
   if (!run) throw new UnknownRunError(id, journals.refs.map((r) => r.ref.ref.replace(/^refs\/(heads|remotes)\//, '')));
   return run;
+}
+
+// The ids of every run in every journal.
+async function allRunIds(journals: Journals): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const { store } of journals.refs) for (const id of await listRunIds(store)) ids.add(id);
+  return ids;
+}
+
+// Runs a live process holds the lock of that no journal has yet: live at their first step.
+function startingRuns(commonDir: string, known: Set<string>): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(commonDir, 'savepoint', 'locks'));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.endsWith('.lock'))
+    .map((name) => name.slice(0, -'.lock'.length))
+    // No run id starts with "_": those are savepoint's own locks (the working tree's).
+    .filter((id) => !id.startsWith('_') && !known.has(id) && runLockHolder(commonDir, id) !== undefined);
 }
 
 async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | undefined> {

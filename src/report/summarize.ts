@@ -38,6 +38,11 @@ export interface RunSummary {
   // Where the run was read from (`local`, or a remote's name) and every journal that holds it.
   shownFrom: string;
   sources: string[];
+  // The follow-up instructions given with `savepoint continue`, in order (each a user step).
+  followUps: string[];
+  // The working tree (its root path) and branch the run was created in; null when not recorded.
+  worktree: string | null;
+  branch: string | null;
 }
 
 // One step of the timeline.
@@ -63,6 +68,8 @@ export interface StepView {
   checkpoint: string | null;
   // Attempts that handed this step back from the journal instead of running it again.
   replayedBy: number[];
+  // A user step's follow-up instruction, in full (null for every other kind).
+  message: string | null;
 }
 
 // One process that went live on the run, and where it did.
@@ -77,6 +84,8 @@ export interface AttemptView {
   liveSteps: number;
   // A step this attempt started and did not record (it stopped mid-step), if any.
   leftInFlight: number | null;
+  // When it was stopped by Ctrl-C (run.json says so), else null (it finished, or crashed).
+  interruptedAt: string | null;
 }
 
 // What replaying steps instead of running them again saved.
@@ -212,6 +221,7 @@ function stepView(step: number, p: Position, attempts: RunRecord['attempts'], re
     resolution: p.result?.resolution ?? null,
     checkpoint: p.result?.checkpoint ?? null,
     replayedBy: p.result ? attempts.filter((a) => a.firstLiveStep > step).map((a) => a.number) : [],
+    message: entry.kind === 'user' ? String((entry.input as { message?: unknown } | undefined)?.message ?? '') : null,
   };
 }
 
@@ -229,6 +239,7 @@ function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positi
     replayedSteps: steps.filter((s) => s.state === 'finished' && s.step < a.firstLiveStep).length,
     liveSteps: steps.filter((s) => s.state === 'finished' && s.attempt === a.number).length,
     leftInFlight,
+    interruptedAt: a.interruptedAt ?? null,
   };
 }
 
@@ -250,6 +261,9 @@ function summaryOf(id: string, record: RunRecord | undefined, steps: StepView[],
     lastActivity: lastActivity ?? null,
     shownFrom: context.shownFrom ?? 'local',
     sources: context.sources ?? [context.shownFrom ?? 'local'],
+    followUps: steps.filter((s) => s.message !== null).map((s) => s.message!),
+    worktree: record?.worktree ?? null,
+    branch: record?.branch ?? null,
   };
 }
 

@@ -65,14 +65,17 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const record = journal.runRecord;
     const followUps = recordedFollowUps(journal);
     const newFollowUp = target.followUp !== undefined && followUps.at(-1)?.message !== target.followUp;
-    if (newFollowUp) followUps.push({ message: target.followUp! });
+    // Its step is the one after the journal's last: a run stopped short of its answer (a limit, a
+    // crash) hears it before its next model call; a finished one right after its final answer.
+    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 });
     // A finished run replays with no key; anything else needs one before anything happens.
     const replayOnly = record?.status === 'finished' && !newFollowUp;
     if (!replayOnly && !options.provider && !target.model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(target.model);
     const recordedSteps = journal.history.finishedCount;
     const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
-    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, ...(givenAt ? { followUpGivenAt: givenAt } : {}) });
+    const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
+    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}) });
     if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, reveal: revealer.partial, store: journal.store, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
     if (!replayOnly) sandbox = await chooseSandbox(target.root, options.sandbox, options.onSandboxUnavailable);
 
@@ -88,6 +91,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       inFlight: options.inFlight,
       approve: options.approve,
       onText: (text) => emit({ type: 'text', text }),
+      onOutput: (chunk) => emit({ type: 'output', chunk }),
       signal: options.signal,
       checkpoint: () => {
         const snapshot = snapshotter.snapshot();
@@ -99,7 +103,10 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     await journal.finish('finished', { final: outcome.final });
     return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts };
   } catch (error) {
-    if (options.signal?.aborted) return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
+    if (options.signal?.aborted) {
+      await journal.markInterrupted().catch(() => {});
+      return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
+    }
     // A drift refusal is not a failure of the run: nothing ran, and the journal must stay exactly
     // as it was (the run is still unfinished, waiting for --restore or --keep-worktree), so
     // `savepoint runs` does not report it failed and no commit lands for a question. The same for

@@ -1,16 +1,36 @@
-// Run ids derived from the task text, so that the identical command finds the same run again.
+// Run ids derived from the task text, so that the identical command finds the same run again. The
+// text is normalised first (case, runs of whitespace, trailing punctuation), so "Fix the tests" and
+// "fix the  tests." are one run; ids made the old way (a digest of the exact text) still match.
 import { createHash } from 'node:crypto';
+import { AmbiguousRunError } from '../errors/index.js';
 
-/** `fix-the-failing-test-3fa9c1`: a readable slug of the task and a short digest of its exact text. */
+/** The task as ids and comparisons see it: lower case, single spaces, no trailing punctuation. */
+export function normalizeTask(task: string): string {
+  return task.trim().toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!?,;:…]+$/u, '');
+}
+
+/** `fix-the-failing-test-3fa9c1`: a readable slug of the task and a short digest of its normalised text. */
 export function runIdForTask(task: string): string {
+  return `${slugOf(task)}-${digest(normalizeTask(task))}`;
+}
+
+/** The id the task had before ids were normalised (a digest of its exact trimmed text), so older runs are found. */
+export function legacyRunIdForTask(task: string): string {
+  return `${slugOf(task)}-${digest(task.trim())}`;
+}
+
+function slugOf(task: string): string {
   const slug = task
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40)
     .replace(/-+$/g, '');
-  const digest = createHash('sha256').update(task.trim()).digest('hex').slice(0, 6);
-  return `${slug || 'run'}-${digest}`;
+  return slug || 'run';
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 6);
 }
 
 /** The latest of a task's runs (`id`, `id-2`, `id-3`, ... made by --fresh), and the next free id. */
@@ -25,4 +45,12 @@ export function runsForTask(base: string, existing: Iterable<string>): { latest?
     }
   }
   return { latest, next: highest === 0 ? base : `${base}-${highest + 1}` };
+}
+
+/** The run `given` names among `ids`: itself, or the one id it is a prefix of; undefined when none. Throws AmbiguousRunError when several start with it. */
+export function resolveRunId(given: string, ids: readonly string[]): string | undefined {
+  if (ids.includes(given)) return given;
+  const matches = ids.filter((id) => id.startsWith(given));
+  if (matches.length > 1) throw new AmbiguousRunError(given, matches);
+  return matches[0];
 }

@@ -3,7 +3,8 @@
 // run in the journals (after folding in the ones fetched from other machines), checks that the
 // request makes sense, and hands it to driveSession.
 import { forkRun as forkJournalRun, type ForkResult } from '../durable/fork.js';
-import { NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
+import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
+import { readHeadBranch } from '../journal/head.js';
 import type { RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
@@ -11,7 +12,7 @@ import { assertNoConflict, syncJournals } from '../journal/sync.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import { driveSession } from './drive.js';
-import { runIdForTask, runsForTask } from './run-id.js';
+import { legacyRunIdForTask, normalizeTask, resolveRunId, runIdForTask, runsForTask } from './run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
 
 /** Options of startRun: the task, and which of its runs. */
@@ -22,6 +23,14 @@ export interface StartOptions extends SessionOptions {
   run?: string;
   /** Start a new run even if one exists for this task. */
   fresh?: boolean;
+}
+
+// The latest run of a task among `ids`, its id derived from the normalised text or (older runs) the exact text.
+function taskRuns(task: string, ids: string[]): { latest?: string; next: string } {
+  const found = runsForTask(runIdForTask(task), ids);
+  if (found.latest) return found;
+  const legacy = runsForTask(legacyRunIdForTask(task), ids);
+  return legacy.latest ? legacy : found;
 }
 
 /**
@@ -36,18 +45,28 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   const task = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.task.trim());
   const ids = await listRunIds(store);
   let run = options.run;
+  const derived = run === undefined;
   if (run === undefined) {
-    const { latest, next } = runsForTask(runIdForTask(task), ids);
+    const { latest, next } = taskRuns(task, ids);
     run = options.fresh ? next : (latest ?? next);
   } else if (options.fresh && ids.includes(run)) {
     throw new UsageError(`Run ${run} already exists, so --fresh cannot start it anew: drop --run, or give a new id.`);
   }
   assertNoConflict(synced, run);
   const record = ids.includes(run) ? await readRunRecord(store, run) : undefined;
-  if (record && record.task !== task) {
+  if (record && normalizeTask(record.task) !== normalizeTask(task)) {
     throw new UsageError(`Run ${run} is for the task "${record.task}", not "${task}". Use "savepoint resume ${run}" to continue it, or another --run id.`);
   }
-  return driveSession({ root: store.repo.root, run, task, model: options.model ?? record?.model ?? DEFAULT_MODEL }, options);
+  // The same task finished in another worktree or on another branch: its answer is not this tree's work.
+  if (derived && record?.status === 'finished' && isElsewhere(record, store.repo)) throw new FinishedElsewhereError(run, record.worktree ?? null, record.branch ?? null);
+  return driveSession({ root: store.repo.root, run, task: record?.task ?? task, model: options.model ?? record?.model ?? DEFAULT_MODEL }, options);
+}
+
+// Whether a run was created in another worktree and never went live in this one, or on another
+// branch than HEAD's (older runs say neither).
+function isElsewhere(record: RunRecord, repo: JournalStore['repo']): boolean {
+  if (record.worktree !== undefined && record.worktree !== repo.root) return !record.attempts.some((a) => a.worktree === repo.root);
+  return record.branch !== undefined && record.branch !== null && record.branch !== readHeadBranch(repo);
 }
 
 /** Options of resumeRun. */
@@ -59,7 +78,7 @@ export interface ResumeOptions extends SessionOptions {
 /** Resumes a run by id, or the most recent unfinished one, found locally or in a fetched journal. */
 export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome> {
   const { store, synced } = await openSynced(options.dir);
-  const record = options.run ? await readRunRecord(store, options.run) : await latestRun(store, (r) => r.status !== 'finished');
+  const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, (r) => r.status !== 'finished');
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNoConflict(synced, record.id);
   return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL }, options);
@@ -69,7 +88,7 @@ export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome
 export interface ContinueOptions extends SessionOptions {
   /** The follow-up instruction, recorded as a journaled user step. */
   message: string;
-  /** The run to continue. Default: the most recent run. */
+  /** The run to continue. Default: the most recent run of this working tree. */
   run?: string;
 }
 
@@ -83,7 +102,9 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   const { store, synced } = await openSynced(options.dir);
   // Redacted before it is a step's key, as the task is: the journal never holds the secret.
   const message = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.message.trim());
-  const record = options.run ? await readRunRecord(store, options.run) : await latestRun(store, () => true);
+  // The most recent run of this working tree: created here, gone live here, or too old to say.
+  const here = (r: RunRecord) => r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
+  const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, here);
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
   assertNoConflict(synced, record.id);
   return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL, followUp: message }, options);
@@ -102,13 +123,19 @@ export interface ForkOptions {
 }
 
 /** Creates a new run from the steps of another before a given step; resumeRun then goes live there. */
-export async function forkRun(options: ForkOptions): Promise<ForkResult & { id: string }> {
+export async function forkRun(options: ForkOptions): Promise<ForkResult & { id: string; from: string }> {
   if (!Number.isInteger(options.at) || options.at < 1) throw new UsageError(`--at needs a step number (1 or more), not "${options.at}".`);
   const store = await JournalStore.open(options.dir ?? process.cwd());
   const ids = new Set(await listRunIds(store));
-  let id = options.run ?? `${options.from}-fork-${options.at}`;
-  for (let n = 2; !options.run && ids.has(id); n++) id = `${options.from}-fork-${options.at}-${n}`;
-  return { ...(await forkJournalRun(store, options.from, options.at, id)), id };
+  const from = resolveRunId(options.from, [...ids]) ?? options.from;
+  let id = options.run ?? `${from}-fork-${options.at}`;
+  for (let n = 2; !options.run && ids.has(id); n++) id = `${from}-fork-${options.at}-${n}`;
+  return { ...(await forkJournalRun(store, from, options.at, id)), id, from };
+}
+
+// The run id `given` names (itself, or the one id it is a unique prefix of); unknown ids pass through.
+async function resolved(store: JournalStore, given: string): Promise<string> {
+  return resolveRunId(given, await listRunIds(store)) ?? given;
 }
 
 // The journal store, with every fetched journal folded into the local branch first.

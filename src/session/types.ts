@@ -56,8 +56,11 @@ export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 /** What a session reports besides the valve's own step events. `followUpGivenAt`: the step that already recorded this follow-up (the identical `continue` again). */
 export type SessionEvent =
   | StepEvent
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; followUpGivenAt?: number }
+  /** interrupted: the last attempt was stopped by Ctrl-C (not a crash); followUpGivenAt: the step that already recorded this follow-up. */
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; followUpGivenAt?: number }
   | { type: 'text'; text: string }
+  /** A live command's output as it comes (run_bash); the step's result holds all of it. */
+  | { type: 'output'; chunk: string }
   | { type: 'journal-restored'; restored: string; found?: string }
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };

@@ -41,11 +41,11 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig = { kind:
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
-    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn }) => runBash(root, sandbox, command, timeoutMs, signal, onSpawn),
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn, onOutput }) => runBash(root, sandbox, command, timeoutMs, signal, onSpawn, onOutput),
   });
 }
 
-async function runBash(root: string, sandbox: SandboxConfig, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void): Promise<ToolResult> {
+async function runBash(root: string, sandbox: SandboxConfig, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void, onOutput?: (chunk: string) => void): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
   // Two pipes merged by `all` would lose the order between stdout and stderr, so bash points its
@@ -66,6 +66,7 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
     maxBuffer: 256 * 1024 * 1024,
   });
   if (subprocess.pid) onSpawn?.(subprocess.pid); // its group's id: recorded, so a crash cannot orphan it unseen
+  if (onOutput) subprocess.all?.on('data', (chunk: Buffer | string) => onOutput(chunk.toString()));
   let stoppedBy: 'timeout' | 'abort' | undefined;
   const killGroup = () => {
     try {

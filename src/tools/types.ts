@@ -24,6 +24,9 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Told the pid of each process group a call starts (run_bash), once it runs; the group is gone when execute returns. */
   onSpawn?: (pid: number) => void;
+  // Output as it comes (run_bash: stdout and stderr together), for a live view; the result still
+  // holds all of it. Never called on replay.
+  onOutput?: (chunk: string) => void;
 }
 
 export interface Tool<Input = Record<string, unknown>> {

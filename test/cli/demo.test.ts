@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { assertFsckClean, assertStepModes, runCli, type CliResult } from '../helpers/cli.js';
+import { assertFsckClean, assertStepModes, gitOut, runCli, type CliResult } from '../helpers/cli.js';
 import { tmpdir } from 'node:os';
 
 // The demo's two runs, split at the second `$ savepoint run` it prints.
@@ -48,4 +48,69 @@ describe('savepoint demo', { concurrency: true }, () => {
       rmSync(dirname(repo), { recursive: true, force: true });
     }
   });
+
+  test('--chapter past: a hand edit between the crash and the resume; drift names config.py, the replayed read returns what was recorded', async () => {
+    const demo = await runCli(['demo', '--chapter', 'past', '--keep'], { cwd: tmpdir(), timeoutMs: 30_000 });
+    const repo = chapterRepository(demo);
+    try {
+      assert.equal(demo.code, 0, `${demo.stdout}\n${demo.stderr}`);
+      assert.ok(demo.ms < 15_000, `the chapter took ${demo.ms} ms`);
+      assert.match(demo.stdout, /savepoint: The working tree differs from what run \S+ recorded when it started: modified config\.py\./, 'drift names the file');
+      assert.match(demo.stdout, /#2\s+REPLAYED \(from journal\)\s+read_file config\.py/);
+      assert.match(demo.stdout, /Why this is right\./);
+      assertEndsOnGitLog(demo.stdout);
+      const log = await gitOut(repo, ['log', '--format=%s', 'agent-journal']);
+      assert.equal(log.split('\n').filter((s) => / #2 read_file config\.py/.test(s)).length, 1, 'the first read was recorded once, never re-run');
+      const read = JSON.parse(await gitOut(repo, ['show', `agent-journal:runs/${runId(demo)}/steps/000/000002-read_file.json`])) as { result: { output: string } };
+      assert.match(read.result.output, /TIMEOUT = 30/, 'the journal keeps what the model read then');
+      assert.match(readFileSync(join(repo, 'config.py'), 'utf8'), /TIMEOUT = 90/, 'the live steps saw the hand edit');
+      await assertFsckClean(repo);
+    } finally {
+      rmSync(dirname(repo), { recursive: true, force: true });
+    }
+  });
+
+  test('--chapter edge: killed mid-command; on resume the model is told the outcome is unknown and checks; the journal shows the intent with no result', async () => {
+    const demo = await runCli(['demo', '--chapter', 'edge', '--keep'], { cwd: tmpdir(), timeoutMs: 30_000 });
+    const repo = chapterRepository(demo);
+    try {
+      assert.equal(demo.code, 0, `${demo.stdout}\n${demo.stderr}`);
+      assert.ok(demo.ms < 15_000, `the chapter took ${demo.ms} ms`);
+      assert.match(demo.stdout, /#2\s+NOT RUN \(was in flight\)\s+run_bash .*outcome unknown/);
+      assert.match(demo.stdout, /#4\s+LIVE \(running now\)\s+read_file publish\.log/, 'the model checks for itself');
+      // Before the resume, the journal's last word on #2 is its intent.
+      const [beforeResume] = demo.stdout.split('Same command again');
+      assert.match(beforeResume!, /#2 run_bash .*\(started\)\n[0-9a-f]+ \S+ #1 model turn 1/);
+      assertEndsOnGitLog(demo.stdout);
+      // The kill took the command too (as a power cut would): later, nothing finishes it behind our back.
+      await new Promise((resolve) => setTimeout(resolve, 4500));
+      assert.equal(readFileSync(join(repo, 'publish.log'), 'utf8'), 'publishing v1.2\n', 'the command was not run again, nor finished after the kill');
+      const subjects = await gitOut(repo, ['log', '--format=%s', 'agent-journal']);
+      assert.match(subjects, /#2 run_bash .* -> outcome unknown: started before a crash, not re-run/);
+      await assertFsckClean(repo);
+    } finally {
+      rmSync(dirname(repo), { recursive: true, force: true });
+    }
+  });
 });
+
+function chapterRepository(result: CliResult): string {
+  const match = /Repository: (\S+)/.exec(result.stdout);
+  assert.ok(match, result.stdout);
+  return match[1]!;
+}
+
+function runId(result: CliResult): string {
+  return /savepoint {2}run (\S+)/.exec(result.stdout)![1]!;
+}
+
+// The chapter's last lines are `git log --oneline agent-journal`, down to the run's first step.
+function assertEndsOnGitLog(stdout: string): void {
+  const tail = stdout.trimEnd().split('\n');
+  const at = tail.lastIndexOf('$ git log --oneline agent-journal');
+  assert.ok(at > 0, stdout);
+  const log = tail.slice(at + 1);
+  assert.ok(log.length >= 3 && log.every((line) => /^[0-9a-f]{7,} /.test(line)), `ends on the git log:\n${log.join('\n')}`);
+  assert.match(log.at(-1)!, /#1 model turn 1/);
+}
+

@@ -37,7 +37,11 @@ test('Ctrl-C during a command stops with exit 130, and the identical command rep
   const again = await runCli(args, { cwd: repo.root });
   assert.equal(again.code, 0, again.stdout + again.stderr);
   assert.match(again.stdout, /#1\s+REPLAYED \(from journal\)/);
-  assert.match(again.stdout, /#2\s+LIVE \(running now\)\s+run_bash .*outcome unknown/);
+  // Not a crash, and not run: the step is answered, not labelled LIVE.
+  assert.match(again.stdout, /The previous attempt was interrupted \(Ctrl-C\), not crashed/);
+  assert.match(again.stdout, /#2 run_bash .* was interrupted \(Ctrl-C\) before its result was recorded/);
+  assert.match(again.stdout, /#2\s+NOT RUN \(was in flight\)\s+run_bash .*outcome unknown: interrupted \(Ctrl-C\)/);
+  assert.doesNotMatch(again.stdout, /(before|at) (a|the) crash/);
   assert.deepEqual(readFileSync(join(repo.root, 'count.txt'), 'utf8').split('\n').filter(Boolean), ['started'], 'the command was not run again');
   await assertFsckClean(repo.root);
 });

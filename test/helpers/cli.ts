@@ -147,9 +147,12 @@ export interface StepLine {
 
 export function stepLines(stdout: string): StepLine[] {
   const lines: StepLine[] = [];
-  for (const line of stdout.split('\n')) {
-    // Full labels, or the short ones of a terminal narrower than 100 columns.
-    const match = /^\s*#(\d+)\s+(REPLAYED(?: \(from journal\))?|LIVE(?: \(running now\))?)\s+(.*)$/.exec(line);
+  for (const raw of stdout.split('\n')) {
+    // On a terminal a live view is drawn and erased (\r, ESC[J) on the line a step line then takes.
+    const line = raw.replace(/\r$/, '').split(/\r|\x1b\[J/).pop()!;
+    // Full labels, or the short ones of a terminal narrower than 100 columns. NOT RUN / DECLINED:
+    // recorded by this process without running (in flight before, or declined).
+    const match = /^\s*#(\d+)\s+(REPLAYED(?: \(from journal\))?|LIVE(?: \(running now\))?|NOT RUN(?: \(was in flight\))?|DECLINED(?: \(not run\))?)\s+(.*)$/.exec(line);
     if (match) lines.push({ position: Number(match[1]), mode: match[2]!.startsWith('REPLAYED') ? 'replayed' : 'live', text: match[3]! });
   }
   return lines;

@@ -93,7 +93,7 @@ interface RunRow {
   problem: string | null;
 }
 
-const RUN_KEYS = ['id', 'task', 'status', 'recordedStatus', 'model', 'steps', 'modelCalls', 'tokens', 'resumes', 'lineage', 'createdAt', 'lastActivity', 'shownFrom', 'sources', 'problem'];
+const RUN_KEYS = ['id', 'task', 'status', 'recordedStatus', 'model', 'steps', 'modelCalls', 'tokens', 'resumes', 'lineage', 'createdAt', 'lastActivity', 'shownFrom', 'sources', 'followUps', 'worktree', 'branch', 'problem'];
 
 const TASK_HTML = 'write a <b>note</b> & "quote"';
 
@@ -194,15 +194,18 @@ describe('savepoint runs', { concurrency: true }, () => {
     assert.match(result.stdout, /also in origin\/agent-journal/);
   });
 
-  it('shows runs that exist only in a fetched remote-tracking journal, saying so', async () => {
+  it('shows runs that exist only in a fetched remote-tracking journal with --all, saying so', async () => {
     assert.equal((await gitOut(clone, ['for-each-ref', '--format=%(refname)', 'refs/heads/agent-journal'])), '');
-    const { runs } = await json<{ runs: RunRow[] }>(clone, ['runs']);
+    // By default only this worktree's runs: a clone's are all elsewhere, and it says where to look.
+    assert.deepEqual((await json<{ runs: RunRow[] }>(clone, ['runs'])).runs, []);
+    assert.match((await cli(clone, ['runs'])).stdout, /No runs in this worktree yet\. 3 more runs in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them\./);
+    const { runs } = await json<{ runs: RunRow[] }>(clone, ['runs', '--all']);
     assert.deepEqual(runs.map((r) => [r.id, r.shownFrom, r.sources]).sort(), [
       ['crash-run', 'origin', ['origin']],
       ['done-run', 'origin', ['origin']],
       ['partial-run', 'origin', ['origin']],
     ]);
-    const human = await cli(clone, ['runs']);
+    const human = await cli(clone, ['runs', '--all']);
     assert.match(human.stdout, /only in origin\/agent-journal/);
     assert.match(human.stdout, /3 runs \(3 only in a remote-tracking journal\)/);
   });
@@ -386,12 +389,12 @@ describe('a run both machines went on with', () => {
     assert.equal(here.code, 0, here.stderr);
     await repo.git('push', '-q', 'origin', 'agent-journal');
     await gitOut(clone, ['fetch', '-q', 'origin']);
-    const { runs } = await json<{ runs: RunRow[] }>(clone, ['runs']);
+    const { runs } = await json<{ runs: RunRow[] }>(clone, ['runs', '--all']);
     const partial = byId(runs, 'partial-run');
     assert.equal(partial.status, 'diverged');
     assert.deepEqual(partial.sources, ['local', 'origin']);
     assert.equal(byId(runs, 'crash-run').status, 'finished');
-    const human = await cli(clone, ['runs']);
+    const human = await cli(clone, ['runs', '--all']);
     assert.match(human.stdout, /partial-run\s+diverged/);
     assert.match(human.stdout, /this machine and a remote each recorded steps the other lacks/);
   });

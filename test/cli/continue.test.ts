@@ -1,0 +1,164 @@
+// `savepoint continue "<message>"` through the real CLI against the fake Anthropic server: on a
+// finished run the earlier steps replay with no model call and the model answers the follow-up;
+// a kill -9 during the follow-up's model call and the identical command resumes it without adding
+// it twice; a run stopped by --max-steps hears the follow-up at its next model call; and `runs`,
+// `log` and the HTML page (in headless Chromium) show each user turn.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScriptTurn } from '../../src/model/script-file.js';
+import { useScratch } from '../helpers/scratch.js';
+import {
+  assertFsckClean,
+  assertStepModes,
+  assertToolPairing,
+  fakeEnv,
+  gitOut,
+  journalPaths,
+  runCli,
+  startCli,
+  waitUntil,
+} from '../helpers/cli.js';
+
+const scratch = useScratch();
+const CHROMIUM = '/usr/bin/chromium';
+
+// A read, an answer, then the answer to a follow-up: turns by the number of assistant messages.
+const TURNS: ScriptTurn[] = [
+  { text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] },
+  { text: 'The README is one line.' },
+  { text: 'Added the test you asked for.' },
+];
+
+const userSteps = async (root: string) => (await journalPaths(root)).filter((p) => /\/steps\/.*-user\.json$/.test(p));
+const userCommits = async (root: string) => (await gitOut(root, ['log', '--format=%s', 'agent-journal'])).split('\n').filter((s) => / #\d+ user "/.test(s));
+
+// The text blocks of a request's last (user) message.
+function lastUserText(body: { messages: { role: string; content: unknown }[] }): string {
+  const content = body.messages.at(-1)!.content;
+  if (typeof content === 'string') return content;
+  return (content as Array<{ type: string; text?: string }>).filter((b) => b.type === 'text').map((b) => b.text).join('');
+}
+
+describe('savepoint continue', { concurrency: true }, () => {
+  test('on a finished run: earlier steps replay with no model call, then the model answers the follow-up', async () => {
+    const repo = await scratch.repo({ 'README.md': '# continue\n' });
+    const fake = await scratch.fake(TURNS);
+    const first = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(fake.requests.length, 2);
+
+    const next = await runCli(['continue', '--yes', 'now add a test'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(fake.requests.length, 3, 'one model call: the answer to the follow-up');
+    const lines = assertStepModes(next.stdout, 3);
+    assert.match(lines[3]!.text, /^user "now add a test"/);
+    assert.match(lines[4]!.text, /model turn 3/);
+    assert.match(next.stdout, /Final answer\nAdded the test you asked for\./);
+    assert.equal(lastUserText(fake.requests[2]!), 'now add a test');
+    assertToolPairing(fake.requests);
+
+    // The identical command once more: all five steps replay, nothing is added, nothing is asked.
+    const again = await runCli(['continue', 'now add a test'], { cwd: repo.root, env: { ANTHROPIC_BASE_URL: fake.url } });
+    assert.equal(again.code, 0, again.stderr);
+    assertStepModes(again.stdout, 5);
+    assert.equal(fake.requests.length, 3);
+    assert.equal((await userSteps(repo.root)).length, 1);
+  });
+
+  test('killed (SIGKILL) during the follow-up\'s model call, the identical command resumes it and never adds it twice', async () => {
+    const repo = await scratch.repo({ 'README.md': '# continue\n' });
+    const hold = new Set([2]);
+    const fake = await scratch.fake(TURNS, hold);
+    assert.equal((await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+
+    const live = startCli(['continue', '--yes', 'now add a test'], { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => fake.requests.length === 3, 'the follow-up\'s model call', { child: live });
+    assert.equal((await userSteps(repo.root)).length, 1, 'the follow-up is recorded before the model is asked');
+    live.kill();
+    assert.equal((await live.result).signal, 'SIGKILL');
+
+    hold.delete(2);
+    const again = await runCli(['continue', '--yes', 'now add a test'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    assertStepModes(again.stdout, 4); // the read run, its answer and the follow-up replay
+    assert.match(again.stdout, /Final answer\nAdded the test you asked for\./);
+    assert.equal(fake.requests.length, 4);
+    assert.equal(lastUserText(fake.requests[3]!), 'now add a test', 'the follow-up reaches the model once, as the last turn');
+    assert.equal(fake.requests[3]!.messages.length, 5);
+    assert.equal((await userSteps(repo.root)).length, 1);
+    assert.deepEqual((await userCommits(repo.root)).length, 1, 'git log agent-journal holds one follow-up commit');
+    await assertFsckClean(repo.root);
+  });
+
+  test('a run stopped by --max-steps hears the follow-up at its next model call, with its tool results', async () => {
+    const repo = await scratch.repo({ 'README.md': '# continue\n' });
+    const fake = await scratch.fake(TURNS);
+    const stopped = await runCli(['run', '--yes', '--max-steps', '2', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(stopped.code, 1, stopped.stderr);
+    const next = await runCli(['continue', '--yes', 'and say how long it is'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(next.code, 0, next.stderr);
+    const lines = assertStepModes(next.stdout, 2);
+    assert.match(lines[2]!.text, /^user "and say how long it is"/);
+    assert.equal(fake.requests.length, 2);
+    const last = fake.requests[1]!;
+    assert.equal(lastUserText(last), 'and say how long it is', 'the follow-up joins the tool results in one user turn');
+    assertToolPairing(fake.requests);
+  });
+
+  test('fork --message: the new run goes on at once, the message its user turn at --at', async () => {
+    const repo = await scratch.repo({ 'README.md': '# continue\n' });
+    const fake = await scratch.fake(TURNS);
+    assert.equal((await runCli(['run', '--yes', '--run', 'base', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+    const fork = await runCli(['fork', 'base', '--at', '3', '--message', 'say it in French', '--yes'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(fork.code, 0, fork.stderr);
+    assert.match(fork.stdout, /Forked base at step 3 as base-fork-3/);
+    const lines = assertStepModes(fork.stdout, 2);
+    assert.match(lines[2]!.text, /^user "say it in French"/);
+    assert.equal(fake.requests.length, 3, 'one model call, for the fork');
+    assert.equal(lastUserText(fake.requests[2]!), 'say it in French');
+    assertToolPairing(fake.requests);
+  });
+
+  test('runs, log and the HTML page show each user turn', async (t) => {
+    const repo = await scratch.repo({ 'README.md': '# continue\n' });
+    const fake = await scratch.fake([...TURNS, { text: 'And a second one.' }]);
+    assert.equal((await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+    assert.equal((await runCli(['continue', '--yes', 'now add a test'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+    assert.equal((await runCli(['continue', '--yes', 'and a <second> one'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+
+    const runs = await runCli(['runs', '--json'], { cwd: repo.root });
+    const [row] = (JSON.parse(runs.stdout) as { runs: Array<{ followUps: string[] }> }).runs;
+    assert.deepEqual(row!.followUps, ['now add a test', 'and a <second> one']);
+    assert.match((await runCli(['runs'], { cwd: repo.root })).stdout, /2 follow-ups, latest "and a <second> one"/);
+
+    const log = await runCli(['log'], { cwd: repo.root });
+    assert.match(log.stdout, /#4 {2}user .*\n\s+▌ now add a test\n/);
+    assert.match(log.stdout, /#6 {2}user .*\n\s+▌ and a <second> one\n/);
+    const json = JSON.parse((await runCli(['log', '--json'], { cwd: repo.root })).stdout) as { steps: Array<{ kind: string; message: string | null }> };
+    assert.deepEqual(json.steps.filter((s) => s.kind === 'user').map((s) => s.message), ['now add a test', 'and a <second> one']);
+
+    const page = join(scratch.dir(), 'turns.html');
+    assert.equal((await runCli(['log', '--html', page], { cwd: repo.root })).code, 0);
+    assert.match(readFileSync(page, 'utf8'), /<div class="turn" id="turn-6">.*and a &lt;second&gt; one/s);
+    if (!existsSync(CHROMIUM)) return t.skip(`${CHROMIUM} is not installed (.ci/run installs it)`);
+    const dom = await chromiumDom(`file://${page}`, scratch.dir('savepoint-chromium-'));
+    assert.equal(dom.match(/<div class="turn"/g)?.length, 2);
+    assert.match(dom, /Follow-up instruction · #4<\/div><div>now add a test<\/div>/);
+    assert.match(dom, /and a &lt;second&gt; one/);
+  });
+});
+
+// Opens `url` in headless Chromium and returns the DOM after its scripts ran.
+async function chromiumDom(url: string, profile: string): Promise<string> {
+  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, '--virtual-time-budget=2000', '--dump-dom', url];
+  const child = spawn(CHROMIUM, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let dom = '';
+  child.stdout.on('data', (chunk: Buffer) => (dom += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0, 'chromium --dump-dom failed');
+  return dom;
+}

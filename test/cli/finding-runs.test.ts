@@ -1,0 +1,125 @@
+// Finding runs through the real CLI: ids from normalised task text (and ids made the old way still
+// found), a unique id prefix accepted by log, show, resume, continue --run and fork, `runs` listing
+// this worktree's runs unless --all, a run live at its first step listed, a finished run of another
+// worktree not replayed for "the same task" here, and `savepoint diff` of a run's whole change.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { legacyRunIdForTask, runIdForTask } from '../../src/session/run-id.js';
+import { useScratch } from '../helpers/scratch.js';
+import { assertOneParagraph, assertStepModes, gitOut, runCli, runIds, startCli, waitUntil } from '../helpers/cli.js';
+
+const scratch = useScratch();
+
+function model(turns: unknown[]): string {
+  const path = join(scratch.dir(), 'model.json');
+  writeFileSync(path, JSON.stringify({ turns }));
+  return `script:${path}`;
+}
+
+const WRITE = () => model([{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'a note\n' } }] }, { text: 'Wrote the note.' }]);
+
+interface Row {
+  id: string;
+  status: string;
+  steps: number;
+  worktree: string | null;
+}
+const runsJson = async (cwd: string, all = false) => (JSON.parse((await runCli(['runs', '--json', ...(all ? ['--all'] : [])], { cwd })).stdout) as { runs: Row[] }).runs;
+
+describe('finding runs', { concurrency: true }, () => {
+  test('"Fix the tests" and "fix the  tests." are one run, and a run whose id was made the old way is still found', async () => {
+    const repo = await scratch.repo();
+    const script = WRITE();
+    assert.equal((await runCli(['run', '--yes', '--model', script, 'Fix the tests'], { cwd: repo.root })).code, 0);
+    const again = await runCli(['run', '--model', script, 'fix the  tests.'], { cwd: repo.root });
+    assert.equal(again.code, 0, again.stderr);
+    assertStepModes(again.stdout, 3);
+    assert.deepEqual(await runIds(repo.root), [runIdForTask('Fix the tests')]);
+
+    const old = legacyRunIdForTask('Write The Note');
+    assert.notEqual(old, runIdForTask('Write The Note'));
+    assert.equal((await runCli(['run', '--yes', '--model', script, '--run', old, 'Write The Note'], { cwd: repo.root })).code, 0);
+    const found = await runCli(['run', '--model', script, 'Write The Note'], { cwd: repo.root });
+    assert.equal(found.code, 0, found.stderr);
+    assert.match(found.stdout, new RegExp(`run ${old}`));
+    assertStepModes(found.stdout, 3);
+    assert.equal((await runIds(repo.root)).length, 2);
+  });
+
+  test('a unique id prefix works for log, show, resume, continue --run and fork; an ambiguous one says which runs it could be', async () => {
+    const repo = await scratch.repo();
+    const script = model([{ tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'Read.' }, { text: 'Again.' }]);
+    for (const id of ['alpha-one', 'alpha-two', 'beta-one']) assert.equal((await runCli(['run', '--yes', '--model', script, '--run', id, `read it for ${id}`], { cwd: repo.root })).code, 0);
+    assert.match((await runCli(['log', 'bet'], { cwd: repo.root })).stdout, /^run beta-one/);
+    assert.match((await runCli(['show', 'beta', '2'], { cwd: repo.root })).stdout, /read_file/);
+    const resumed = await runCli(['resume', 'beta'], { cwd: repo.root });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /run beta-one/);
+    const continued = await runCli(['continue', '--yes', '--model', script, '--run', 'alpha-t', 'once more'], { cwd: repo.root });
+    assert.equal(continued.code, 0, continued.stderr);
+    assert.match(continued.stdout, /run alpha-two/);
+    const fork = await runCli(['fork', 'beta-o', '--at', '2'], { cwd: repo.root });
+    assert.equal(fork.code, 0, fork.stderr);
+    assert.match(fork.stdout, /Forked beta-one at step 2 as beta-one-fork-2/);
+    const ambiguous = await runCli(['log', 'alpha'], { cwd: repo.root });
+    assert.equal(ambiguous.code, 1);
+    assert.match(assertOneParagraph(ambiguous.stderr), /"alpha" is the start of 2 run ids \(alpha-one, alpha-two\)/);
+  });
+
+  test('runs lists this worktree\'s runs and --all every worktree\'s; a finished run of another worktree is not replayed for the same task here', async () => {
+    const repo = await scratch.repo();
+    const other = join(scratch.dir(), 'other');
+    await gitOut(repo.root, ['worktree', 'add', '-q', '-b', 'other', other]);
+    const script = WRITE();
+    assert.equal((await runCli(['run', '--yes', '--model', script, 'write the note'], { cwd: repo.root })).code, 0);
+    assert.equal((await runCli(['run', '--yes', '--model', script, '--run', 'over-there', 'a task over there'], { cwd: other })).code, 0);
+
+    assert.deepEqual((await runsJson(repo.root)).map((r) => [r.id, r.worktree]), [[runIdForTask('write the note'), repo.root]]);
+    assert.deepEqual((await runsJson(other)).map((r) => [r.id, r.worktree]), [['over-there', other]]);
+    assert.deepEqual((await runsJson(repo.root, true)).map((r) => r.id).sort(), [runIdForTask('write the note'), 'over-there'].sort());
+    assert.match((await runCli(['runs'], { cwd: repo.root })).stdout, /1 more run in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them/);
+    // continue takes this worktree's most recent run, not the newer one of the other worktree.
+    const followUp = await runCli(['continue', '--yes', '--model', script, 'and sign it'], { cwd: repo.root });
+    assert.equal(followUp.code, 0, followUp.stderr);
+    assert.match(followUp.stdout, new RegExp(`run ${runIdForTask('write the note')}`));
+
+    const there = await runCli(['run', '--yes', '--model', script, 'write the note'], { cwd: other });
+    assert.equal(there.code, 1);
+    const message = assertOneParagraph(there.stderr);
+    assert.match(message, new RegExp(`finished in ${repo.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} on branch main, not here`));
+    assert.match(message, /--fresh/);
+    const fresh = await runCli(['run', '--yes', '--fresh', '--model', script, 'write the note'], { cwd: other });
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assertStepModes(fresh.stdout, 0);
+    assert.match(fresh.stdout, new RegExp(`run ${runIdForTask('write the note')}-2`));
+  });
+
+  test('a run live at its first step is listed as running', async () => {
+    const repo = await scratch.repo();
+    const slow = model([{ delayMs: 30_000, text: 'Thinking for a long time.' }]);
+    const live = startCli(['run', '--yes', '--model', slow, 'think slowly'], { cwd: repo.root });
+    await waitUntil(() => /savepoint {2}run/.test(live.stdout), 'the run to start', { child: live });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const rows = await runsJson(repo.root);
+    live.kill();
+    await live.result;
+    assert.deepEqual(rows.map((r) => [r.id, r.status, r.steps]), [[runIdForTask('think slowly'), 'running', 0]]);
+  });
+
+  test('savepoint diff shows what the run changed in total, from its base commit to its last checkpoint', async () => {
+    const repo = await scratch.repo({ 'README.md': '# one\n' });
+    const script = model([
+      { tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'a note\n' } }] },
+      { tools: [{ name: 'edit_file', input: { path: 'README.md', old_string: '# one', new_string: '# two' } }] },
+      { text: 'Done.' },
+    ]);
+    assert.equal((await runCli(['run', '--yes', '--model', script, 'change two files'], { cwd: repo.root })).code, 0);
+    const diff = await runCli(['diff', runIdForTask('change two files').slice(0, 10)], { cwd: repo.root });
+    assert.equal(diff.code, 0, diff.stderr);
+    assert.match(diff.stdout, /diff --git a\/README\.md b\/README\.md[\s\S]*-# one\n\+# two/);
+    assert.match(diff.stdout, /new file mode[\s\S]*\+a note/);
+    assert.match((await runCli(['diff', '--stat'], { cwd: repo.root })).stdout, /2 files changed, 2 insertions\(\+\), 1 deletion\(-\)/);
+  });
+});
