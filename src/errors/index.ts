@@ -151,3 +151,5 @@ export class UnknownRunError extends SavepointError<{ run: string; journals: str
     );
   }
 }
+
+export { DiskFullError, asDiskFull, DISK_FULL_CODES } from './disk-full.js';

@@ -3,6 +3,8 @@
 // then moves the branch by compare-and-swap under git's own ref lock; the loser of a race rebuilds
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
+import { join } from 'node:path';
+import { asDiskFull } from '../errors/index.js';
 import { unlinkQuietly } from './durable-file.js';
 import { findRepository, type Repository } from './repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
@@ -122,6 +124,8 @@ export class JournalStore {
         faultPoint: fault,
         staleMs: this.options.staleLockMs,
         isAncestor: (oid, tip) => this.isAncestor(oid, tip),
+      }).catch((error: unknown) => {
+        throw asDiskFull(error, join(this.repo.commonDir, this.ref)); // no room for the lock file
       });
       if (moved) {
         this.tipCommit = commit.oid;
