@@ -3,7 +3,7 @@
 // then moves the branch by compare-and-swap under git's own ref lock; the loser of a race rebuilds
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { asDiskFull } from '../errors/index.js';
 import { unlinkQuietly } from './durable-file.js';
 import { findRepository, type Repository } from './repository.js';
@@ -11,6 +11,7 @@ import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type
 import { ObjectStore } from './object-store.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from './refs.js';
 import { JOURNAL_REF } from './layout.js';
+import { removeStaleTemps } from './leftovers.js';
 
 // A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint).
 export type JournalFile = { path: string; content: string | Buffer } | { path: string; tree: string };
@@ -50,9 +51,11 @@ export class JournalStore {
     this.ref = options.ref ?? JOURNAL_REF;
   }
 
-  // Opens the journal of the repository around `dir` (throws NotARepositoryError and friends).
+  // Opens the journal of the repository around `dir` (throws NotARepositoryError and friends),
+  // removing the stale temp files killed writers left (leftovers.ts).
   static async open(dir: string, options: StoreOptions = {}): Promise<JournalStore> {
     const store = new JournalStore(findRepository(dir), options);
+    removeStaleTemps(store.repo.commonDir, dirname(join(store.repo.commonDir, JOURNAL_REF)));
     await store.refresh();
     return store;
   }
