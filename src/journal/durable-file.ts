@@ -18,6 +18,7 @@ const fsyncAsync = promisify(fsync);
 /** The directories that gained entries during one operation, each fsynced once at its end. */
 export class DirectorySync {
   private readonly dirs = new Set<string>();
+  private inFlight: Promise<void> = Promise.resolve();
 
   /** Notes that `dir` gained (or lost) an entry that must survive a power cut. */
   add(dir: string): void {
@@ -40,9 +41,27 @@ export class DirectorySync {
     for (const dir of this.take()) syncPath(dir);
   }
 
-  /** Fsyncs every noted directory, the fsyncs in flight together on the thread pool. */
+  /**
+   * Fsyncs every noted directory, the fsyncs in flight together on the thread pool. Flushes run one
+   * at a time: one started while another is in flight waits for it, then syncs what is left (so a
+   * directory is never taken as synced while an earlier flush is still at it), and directories a
+   * failed flush could not sync are noted again for the next one.
+   */
   async flush(): Promise<void> {
-    await Promise.all(this.take().map((dir) => syncPathAsync(dir)));
+    for (let current = this.inFlight; ; current = this.inFlight) {
+      await current;
+      if (current === this.inFlight) break;
+    }
+    const dirs = this.take();
+    const run = Promise.all(dirs.map((dir) => syncPathAsync(dir))).catch((error: unknown) => {
+      for (const dir of dirs) this.dirs.add(dir);
+      throw error;
+    });
+    this.inFlight = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    await run;
   }
 
   private take(): string[] {

@@ -18,6 +18,10 @@ let tempCounter = 0;
 const verified = new Map<string, Set<string>>();
 const VERIFIED_LIMIT = 200_000;
 
+// The directories that gained objects through write() and are not yet synced, by objects
+// directory (shared by every ObjectStore of the process: the snapshotter's and the journal's).
+const unsynced = new Map<string, DirectorySync>();
+
 // What storing a batch of objects takes: files to write, and existing files (checked good, but
 // written by someone who may not have fsynced them) to fsync.
 interface Plan {
@@ -33,6 +37,7 @@ export class ObjectStore {
   private readonly packs: PackReader;
   private readonly objectsDir: string;
   private readonly verified: Set<string>;
+  private readonly unsynced: DirectorySync;
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
@@ -41,6 +46,9 @@ export class ObjectStore {
     let known = verified.get(this.objectsDir);
     if (!known) verified.set(this.objectsDir, (known = new Set()));
     this.verified = known;
+    let dirs = unsynced.get(this.objectsDir);
+    if (!dirs) unsynced.set(this.objectsDir, (dirs = new DirectorySync()));
+    this.unsynced = dirs;
   }
 
   private pathOf(oid: string): string {
@@ -48,20 +56,21 @@ export class ObjectStore {
   }
 
   /**
-   * Stores objects durably, and returns once they, and their names, are on disk. An object whose
-   * loose file exists already is kept when its content checks out (see plan); a torn or damaged
-   * one (a crash of a writer that does not fsync) is replaced, since rename overwrites it.
+   * Stores objects: each file written whole and fsynced before this returns. An object whose loose
+   * file exists already is kept when its content checks out (see plan); a torn or damaged one (a
+   * crash of a writer that does not fsync) is replaced, since rename overwrites it. The new names
+   * are made durable (their directories fsynced) by the next writeAll or syncNames, all at once,
+   * which every ref move here comes after: the checkpoint written before an append costs no
+   * directory fsyncs of its own (one after another, they cost a disk flush each).
    */
   write(objects: Iterable<GitObject>): void {
-    const dirs = new DirectorySync();
     const { writes, existing } = this.plan(objects);
-    for (const { path, data, temp } of writes) writeFileDurably(path, data, { mode: 0o444, temp, dirs });
+    for (const { path, data, temp } of writes) writeFileDurably(path, data, { mode: 0o444, temp, dirs: this.unsynced });
     try {
       for (const { path } of existing) {
         syncPath(path);
-        dirs.add(dirname(path));
+        this.unsynced.add(dirname(path));
       }
-      dirs.flushSync();
     } catch (error) {
       throw asDiskFull(error, this.objectsDir);
     }
@@ -69,27 +78,32 @@ export class ObjectStore {
   }
 
   /**
-   * The same, with the objects' fsyncs in flight together (on the libuv thread pool) rather than
-   * one after another: the file system commits them together, which takes a third off an append
-   * on a quiet disk and more on a busy one (bench/journal.ts). Each object is still written whole
-   * (temp file, fsync, rename), then each directory that gained one is fsynced once, and all of
-   * it is on disk before this resolves, so the ref can only ever point at objects that are.
+   * Stores objects durably, with their fsyncs in flight together (on the libuv thread pool) rather
+   * than one after another: the file system commits them together, which takes a third off an
+   * append on a quiet disk and more on a busy one (bench/journal.ts). Each object is written whole
+   * (temp file, fsync, rename), then each directory that gained one (here or in an earlier write)
+   * is fsynced once, and all of it is on disk before this resolves, so the ref can only ever point
+   * at objects that are.
    */
   async writeAll(objects: Iterable<GitObject>): Promise<void> {
-    const dirs = new DirectorySync();
     const { writes, existing } = this.plan(objects);
     const results = await Promise.allSettled([
-      ...writes.map(({ path, data, temp }) => writeFileDurablyAsync(path, data, { mode: 0o444, temp, dirs })),
-      ...existing.map(({ path }) => syncPathAsync(path).then(() => dirs.add(dirname(path)))),
+      ...writes.map(({ path, data, temp }) => writeFileDurablyAsync(path, data, { mode: 0o444, temp, dirs: this.unsynced })),
+      ...existing.map(({ path }) => syncPathAsync(path).then(() => this.unsynced.add(dirname(path)))),
     ]);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw asDiskFull(failed.reason, this.objectsDir);
+    await this.syncNames();
+    this.remember(writes, existing);
+  }
+
+  /** Makes the names of every object stored so far durable: call before moving a ref to them. */
+  async syncNames(): Promise<void> {
     try {
-      await dirs.flush();
+      await this.unsynced.flush();
     } catch (error) {
       throw asDiskFull(error, this.objectsDir);
     }
-    this.remember(writes, existing);
   }
 
   // Which objects to write. One already stored as a loose file is trusted as it is when this

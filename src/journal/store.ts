@@ -143,6 +143,7 @@ export class JournalStore {
   // Moves the branch from the tip this store last saw to `next`, a commit already in the object
   // store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
   async moveTip(next: string): Promise<boolean> {
+    await this.objects.syncNames(); // a merge commit stored with write(): its names first
     const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, this.tipCommit, next, {
       staleMs: this.options.staleLockMs,
       isAncestor: (oid, tip) => this.isAncestor(oid, tip),
