@@ -14,6 +14,9 @@ import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { startAppender, type AppenderReport } from '../helpers/journal-child.js';
 import { createLoopFs, loopFsUnavailable, type LoopFs, type LoopFsType } from '../helpers/loop-fs.js';
+import { JournalStore } from '../../src/index.js';
+import { makeObject, makeTree } from '../../src/journal/git-object.js';
+import { ObjectStore } from '../../src/journal/object-store.js';
 
 const STEPS = 60;
 
@@ -96,5 +99,31 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
         }
       });
     }
+
+    // A checkpoint is stored with the synchronous write() (its directories are fsynced by the
+    // append that references it); here this process is the writer, and cuts right after the append.
+    // (ext4's and xfs's logs are ordered, so the append's own fsyncs would carry these names too:
+    // this guards the outcome, but cannot tell a missing directory fsync of them from a present one.)
+    it('a checkpoint stored just before an append survives a cut right after it', async () => {
+      const fs = createLoopFs(type);
+      try {
+        const root = makeRepo(fs);
+        for (let round = 1; round <= 3; round++) {
+          const store = await JournalStore.open(root);
+          const objects = new ObjectStore(store.repo.commonDir);
+          const files = new Map(range(1, 20).map((i) => [`f${i}.txt`, makeObject('blob', Buffer.from(`round ${round} file ${i}\n`))]));
+          const tree = makeTree(new Map([...files].map(([name, blob]) => [name, { mode: '100644', oid: blob.oid }])));
+          objects.write([...files.values(), tree]);
+          await store.append([{ path: `runs/cp/worktree/${round}`, tree: tree.oid }], `checkpoint ${round}`);
+          fs.cut();
+          fs.remount();
+          await assertFsckClean(root, `after the cut of round ${round}, ${type}`);
+          assert.equal(await gitOut(root, ['rev-parse', `agent-journal:runs/cp/worktree/${round}`]), tree.oid);
+          assert.equal(await gitOut(root, ['show', `agent-journal:runs/cp/worktree/${round}/f7.txt`]), `round ${round} file 7`);
+        }
+      } finally {
+        fs.remove();
+      }
+    });
   });
 }
