@@ -4,6 +4,7 @@
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import type { Writable } from 'node:stream';
 import { describeChanges, UsageError } from '../errors/index.js';
+import { wrapWords } from '../format/text.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../session/index.js';
 import { ask, createApprover } from './approval.js';
 import { JsonLines } from './json-lines.js';
@@ -63,7 +64,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     if (json) json.end(outcome, tally);
     const o = live.out;
     const saved = printer.summary();
-    const totals = style.dim(tally.line());
+    const totals = wrapWords(tally.line(), style.width, 'columns').map((line) => style.dim(line)).join('\n');
     if (outcome.status === 'interrupted') {
       o.write('Stopped. Run the same command again to continue: finished steps replay, and the interrupted one is handled as in flight.\n');
       o.write(`${totals}\n`);

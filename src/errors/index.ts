@@ -10,3 +10,4 @@ export * from './tools.js';
 export * from './model.js';
 export * from './worktree.js';
 export * from './secrets.js';
+export * from './disk-full.js';

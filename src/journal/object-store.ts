@@ -2,15 +2,32 @@
 // Each object is written whole (temp file, fsync, rename): isomorphic-git writes objects in place
 // without fsync and never rewrites a torn one. isomorphic-git remains the reader of last resort,
 // for anything our own readers decline.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
-import { decodeLoose, encodeLoose, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
+import { asDiskFull } from '../errors/index.js';
+import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
+import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackReader } from './pack-reader.js';
 
 let tempCounter = 0;
+
+// Objects this process wrote or checked, by objects directory: found again, they are trusted
+// without re-reading. Bounded: past the limit it starts over (costing only re-checks).
+const verified = new Map<string, Set<string>>();
+const VERIFIED_LIMIT = 200_000;
+
+// The directories that gained objects through write() and are not yet synced, by objects
+// directory (shared by every ObjectStore of the process: the snapshotter's and the journal's).
+const unsynced = new Map<string, DirectorySync>();
+
+// What storing a batch of objects takes: files to write, and existing files (checked good, but
+// written by someone who may not have fsynced them) to fsync.
+interface Plan {
+  writes: Array<{ oid: string; path: string; data: Buffer; temp: string }>;
+  existing: Array<{ oid: string; path: string }>;
+}
 
 /** The object database of one repository (its common git dir), with one read cache for the process. */
 export class ObjectStore {
@@ -18,51 +35,119 @@ export class ObjectStore {
   // isomorphic-git's cache: without it every packed read re-loads the pack index.
   private readonly cache: object = {};
   private readonly packs: PackReader;
+  private readonly objectsDir: string;
+  private readonly verified: Set<string>;
+  private readonly unsynced: DirectorySync;
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
-    this.packs = new PackReader(join(gitdir, 'objects', 'pack'));
+    this.objectsDir = join(gitdir, 'objects');
+    this.packs = new PackReader(join(this.objectsDir, 'pack'));
+    let known = verified.get(this.objectsDir);
+    if (!known) verified.set(this.objectsDir, (known = new Set()));
+    this.verified = known;
+    let dirs = unsynced.get(this.objectsDir);
+    if (!dirs) unsynced.set(this.objectsDir, (dirs = new DirectorySync()));
+    this.unsynced = dirs;
   }
 
   private pathOf(oid: string): string {
-    return join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+    return join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
   }
 
   /**
-   * Stores objects durably; ones already present as non-empty loose files are skipped. A torn
-   * (empty) file left by some other writer's crash is replaced, since rename overwrites it.
+   * Stores objects: each file written whole and fsynced before this returns. An object whose loose
+   * file exists already is kept when its content checks out (see plan); a torn or damaged one (a
+   * crash of a writer that does not fsync) is replaced, since rename overwrites it. The new names
+   * are made durable (their directories fsynced) by the next writeAll or syncNames, all at once,
+   * which every ref move here comes after: the checkpoint written before an append costs no
+   * directory fsyncs of its own (one after another, they cost a disk flush each).
    */
   write(objects: Iterable<GitObject>): void {
-    for (const { path, data, temp } of this.toStore(objects)) writeFileDurably(path, data, 0o444, temp);
+    const { writes, existing } = this.plan(objects);
+    for (const { path, data, temp } of writes) writeFileDurably(path, data, { mode: 0o444, temp, dirs: this.unsynced });
+    try {
+      for (const { path } of existing) {
+        syncPath(path);
+        this.unsynced.add(dirname(path));
+      }
+    } catch (error) {
+      throw asDiskFull(error, this.objectsDir);
+    }
+    this.remember(writes, existing);
   }
 
   /**
-   * The same, with the objects' fsyncs in flight together (on the libuv thread pool) rather than
-   * one after another: the file system commits them together, which takes a third off an append
-   * on a quiet disk and more on a busy one (bench/journal.ts). Each object is still written whole
-   * (temp file, fsync, rename), and all of them are on disk before this resolves, so the ref can
-   * only ever point at objects that are.
+   * Stores objects durably, with their fsyncs in flight together (on the libuv thread pool) rather
+   * than one after another: the file system commits them together, which takes a third off an
+   * append on a quiet disk and more on a busy one (bench/journal.ts). Each object is written whole
+   * (temp file, fsync, rename), then each directory that gained one (here or in an earlier write)
+   * is fsynced once, and all of it is on disk before this resolves, so the ref can only ever point
+   * at objects that are.
    */
   async writeAll(objects: Iterable<GitObject>): Promise<void> {
-    const results = await Promise.allSettled(this.toStore(objects).map(({ path, data, temp }) => writeFileDurablyAsync(path, data, 0o444, temp)));
+    const { writes, existing } = this.plan(objects);
+    const results = await Promise.allSettled([
+      ...writes.map(({ path, data, temp }) => writeFileDurablyAsync(path, data, { mode: 0o444, temp, dirs: this.unsynced })),
+      ...existing.map(({ path }) => syncPathAsync(path).then(() => this.unsynced.add(dirname(path)))),
+    ]);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw failed.reason;
+    if (failed) throw asDiskFull(failed.reason, this.objectsDir);
+    await this.syncNames();
+    this.remember(writes, existing);
   }
 
-  private toStore(objects: Iterable<GitObject>): Array<{ path: string; data: Buffer; temp: string }> {
-    const out: Array<{ path: string; data: Buffer; temp: string }> = [];
+  /** Makes the names of every object stored so far durable: call before moving a ref to them. */
+  async syncNames(): Promise<void> {
+    try {
+      await this.unsynced.flush();
+    } catch (error) {
+      throw asDiskFull(error, this.objectsDir);
+    }
+  }
+
+  // Which objects to write. One already stored as a loose file is trusted as it is when this
+  // process wrote or checked it before (and the file is not empty); otherwise only once its
+  // content inflates to the right header and size and hashes to its id.
+  private plan(objects: Iterable<GitObject>): Plan {
+    const plan: Plan = { writes: [], existing: [] };
     const seen = new Set<string>();
     for (const object of objects) {
-      const path = this.pathOf(object.oid);
-      if (seen.has(object.oid) || (existsSync(path) && statSync(path).size > 0)) continue;
+      if (seen.has(object.oid)) continue;
       seen.add(object.oid);
-      // The temporary file is named the way git names its own (`tmp_obj_*`): one left by a kill -9
-      // is then ignored by `git fsck` (any other name is reported as "bad sha1 file" for ever) and
-      // removed by `git gc`/`git prune` like git's own leftovers.
-      const temp = join(dirname(path), `tmp_obj_${process.pid}_${tempCounter++}`);
-      out.push({ path, data: encodeLoose(object), temp });
+      const path = this.pathOf(object.oid);
+      const found = this.checkExisting(object.oid, path);
+      if (found === 'trusted') continue;
+      if (found === 'good') {
+        plan.existing.push({ oid: object.oid, path });
+        continue;
+      }
+      // The temporary file is named the way git names its own (`tmp_obj_*`), in objects/ itself:
+      // git ignores files there (`git fsck` and `git count-objects` look only in the fan-out
+      // directories) and `git prune` removes old `tmp_*` ones, and one left by a kill -9 is found
+      // by a single readdir (see leftovers.ts).
+      const temp = join(this.objectsDir, `tmp_obj_${process.pid}_${tempCounter++}`);
+      plan.writes.push({ oid: object.oid, path, data: encodeLoose(object), temp });
     }
-    return out;
+    return plan;
+  }
+
+  private checkExisting(oid: string, path: string): 'missing' | 'trusted' | 'good' {
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      return 'missing';
+    }
+    if (size === 0) return 'missing';
+    if (this.verified.has(oid)) return 'trusted';
+    const found = this.readLoose(oid);
+    return found && hashObject(found.type, found.body) === oid ? 'good' : 'missing';
+  }
+
+  private remember(...lists: Array<Array<{ oid: string }>>): void {
+    if (this.verified.size > VERIFIED_LIMIT) this.verified.clear();
+    for (const list of lists) for (const { oid } of list) this.verified.add(oid);
   }
 
   /**

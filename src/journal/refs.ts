@@ -5,7 +5,7 @@ import { linkSync, readFileSync, renameSync, statSync, utimesSync } from 'node:f
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalBusyError } from '../errors/index.js';
-import { unlinkQuietly, writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
+import { syncPath, unlinkQuietly, writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
 import { appendReflog } from './reflog.js';
 
 const OID = /^[0-9a-f]{40}$/;
@@ -75,7 +75,8 @@ export interface SwapOptions {
 // takes one fsync off the critical path; the lock itself is still only taken after they are durable.
 export async function prepareRefUpdate(gitdir: string, ref: string, next: string): Promise<string> {
   const temp = lockContentPath(join(gitdir, ref));
-  await writeFileDurablyAsync(temp, `${next}\n`);
+  // Its content must be on disk (it becomes the ref); its own name need not (it is linked, then removed).
+  await writeFileDurablyAsync(temp, `${next}\n`, { dirs: null });
   return temp;
 }
 
@@ -112,7 +113,7 @@ export async function compareAndSwapRef(
     throw error;
   }
   const temp = options.prepared ?? lockContentPath(refPath);
-  if (!options.prepared) writeFileDurably(temp, `${next}\n`);
+  if (!options.prepared) writeFileDurably(temp, `${next}\n`, { dirs: null });
   let ourInode: number;
   try {
     ourInode = await acquire(temp, lockPath, staleMs, timeoutMs);
@@ -134,6 +135,8 @@ export async function compareAndSwapRef(
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       return false;
     }
+    // The rename is the append: make it survive a power cut before anyone is told it happened.
+    syncPath(dirname(refPath));
   } finally {
     releaseIfOurs(lockPath, ourInode); // a no-op once renamed: the lock path is gone or someone else's
   }

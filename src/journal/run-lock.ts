@@ -59,7 +59,7 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
   };
   const text = `${JSON.stringify(mine)}\n`;
   const temp = `${path}.tmp-${mine.token}`;
-  writeFileDurably(temp, text);
+  writeFileDurably(temp, text, { dirs: null }); // linked as the lock, then removed: only its content matters
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {

@@ -3,13 +3,15 @@
 // then moves the branch by compare-and-swap under git's own ref lock; the loser of a race rebuilds
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
-import { JournalMovedError } from '../errors/index.js';
+import { dirname, join } from 'node:path';
+import { asDiskFull, JournalMovedError } from '../errors/index.js';
 import { unlinkQuietly } from './durable-file.js';
 import { assertNotCheckedOut, findRepository, type Repository } from './repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
 import { ObjectStore } from './object-store.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from './refs.js';
 import { JOURNAL_REF } from './layout.js';
+import { removeStaleTemps } from './leftovers.js';
 
 // A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint).
 export type JournalFile = { path: string; content: string | Buffer } | { path: string; tree: string };
@@ -61,9 +63,11 @@ export class JournalStore {
     this.ref = options.ref ?? JOURNAL_REF;
   }
 
-  // Opens the journal of the repository around `dir` (throws NotARepositoryError and friends).
+  // Opens the journal of the repository around `dir` (throws NotARepositoryError and friends),
+  // removing the stale temp files killed writers left (leftovers.ts).
   static async open(dir: string, options: StoreOptions = {}): Promise<JournalStore> {
     const store = new JournalStore(findRepository(dir), options);
+    removeStaleTemps(store.repo.commonDir, dirname(join(store.repo.commonDir, JOURNAL_REF)));
     await store.refresh();
     return store;
   }
@@ -137,6 +141,8 @@ export class JournalStore {
         staleMs: this.options.staleLockMs,
         isAncestor: (oid, tip) => this.isAncestor(oid, tip),
         reflog: `savepoint: ${message.split('\n')[0]}`,
+      }).catch((error: unknown) => {
+        throw asDiskFull(error, join(this.repo.commonDir, this.ref)); // no room for the lock file
       });
       if (moved) {
         this.tipCommit = commit.oid;
@@ -212,6 +218,7 @@ export class JournalStore {
   // store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
   async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal'): Promise<boolean> {
     assertNotCheckedOut(this.repo, this.ref);
+    await this.objects.syncNames(); // a merge commit stored with write(): its names first
     const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, this.tipCommit, next, {
       staleMs: this.options.staleLockMs,
       reflog,

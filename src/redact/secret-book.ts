@@ -79,7 +79,7 @@ export class FileSecretBook implements SecretBook {
       const [kind, value] = [key.slice(0, key.indexOf('\0')), key.slice(key.indexOf('\0') + 1)];
       secrets[placeholder] = { kind, value };
     }
-    writeFileDurably(this.path, `${JSON.stringify({ format: FORMAT, secrets }, null, 2)}\n`, 0o600);
+    writeFileDurably(this.path, `${JSON.stringify({ format: FORMAT, secrets }, null, 2)}\n`, { mode: 0o600 });
     chmodSync(this.path, 0o600);
     // The rename itself must outlive a power cut, as the journal commit naming the value will.
     const fd = openSync(dir, 'r');

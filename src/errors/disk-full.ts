@@ -1,0 +1,31 @@
+// The disk (or the user's quota) ran out while savepoint was writing to the journal.
+import { SavepointError } from './savepoint-error.js';
+
+/** The errno codes that mean "no room left": the disk is full, or the user's quota is used up. */
+export const DISK_FULL_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * A write to the journal failed for lack of space (ENOSPC) or quota (EDQUOT). Every step recorded
+ * before it is intact: files are written whole or not at all, and the branch only ever points at
+ * what is fully on disk. The step being recorded was not, so the same command resumes there.
+ */
+export class DiskFullError extends SavepointError<{ path: string; errno: string }> {
+  constructor(path: string, errno: string, cause?: unknown) {
+    const what = errno === 'EDQUOT' ? 'your disk quota is used up' : 'the disk is full';
+    super(
+      'EDISKFULL',
+      `savepoint could not write ${path}: ${what} (${errno}). Nothing that was finished is lost: ` +
+        `every step recorded before this one is whole on the agent-journal branch, and the step ` +
+        `being recorded was not half-written. Free some space on that disk, then run the same ` +
+        `command again; it picks up where it stopped.`,
+      { path, errno },
+      { cause },
+    );
+  }
+}
+
+/** `error` as a DiskFullError when its errno says the disk or quota is full (about `path`), else unchanged. */
+export function asDiskFull(error: unknown, path: string): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code && DISK_FULL_CODES.has(code) ? new DiskFullError(path, code, error) : error;
+}
