@@ -9,6 +9,7 @@ import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelRespons
 import { truncateForModel } from '../tools/truncate.js';
 import type { AnyTool } from '../tools/types.js';
 import { shortText } from '../durable/key.js';
+import { Budget, type LimitReached, type Limits } from './budget.js';
 import type { InFlightPolicy } from './in-flight.js';
 import { ConversationDigest } from './request.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
@@ -31,7 +32,8 @@ export interface AgentOptions {
   tools: AnyTool[];
   /** Follow-up instructions in order: each is taken after a final answer (or at the first model call at or after its step). */
   followUps?: readonly FollowUp[];
-  maxSteps?: number;
+  /** The user's limits (none by default): the loop stops cleanly before the step that would pass one. */
+  limits?: Limits;
   maxTokens?: number;
   system?: string;
   inFlight?: InFlightPolicy;
@@ -44,19 +46,22 @@ export interface AgentOptions {
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
 }
 
-/** How the loop ended: 'done' when the model answered without tools, 'max-steps' at the step limit. */
+/** How the loop ended: 'done' when the model answered without tools, 'limit' when one of the user's limits stopped it. */
 export interface AgentOutcome {
-  status: 'done' | 'max-steps';
+  status: 'done' | 'limit';
   final: string;
   steps: number;
+  /** Which limit, when the status is 'limit'. */
+  limit?: LimitReached;
 }
 
 /** The step kind of a follow-up instruction. */
 export const USER_STEP_KIND = 'user';
 
-/** Runs the task to its end (or the step limit), through the journal. */
+/** Runs the task to its end (or to one of the user's limits), through the journal. */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
-  const { journal, maxSteps = 200, maxTokens = 8192, inFlight = 'report', system = SYSTEM_PROMPT } = options;
+  const { journal, maxTokens = 8192, inFlight = 'report', system = SYSTEM_PROMPT } = options;
+  const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const toolSpecs = options.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
   const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, checkpoint: options.checkpoint };
@@ -68,18 +73,19 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     digest.push(message);
   };
   add({ role: 'user', content: options.task });
-  let steps = 0;
   let final = '';
+  const stopped = (limit: LimitReached): AgentOutcome => ({ status: 'limit', final: '', steps: budget.steps, limit });
   // The last tool results, added to the conversation just before the next model call, so that a
   // follow-up given while the run was stopped there can join them in the same user turn.
   let pending: UserBlock[] | undefined;
 
   for (let turn = 1; ; turn++) {
     // A follow-up recorded at this very step (it was given when the run had stopped here).
-    if (followUps[0]?.step === steps + 1) await takeFollowUp();
+    if (followUps[0]?.step === budget.steps + 1) await takeFollowUp();
     if (pending) add({ role: 'user', content: pending });
     pending = undefined;
-    if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };
+    const limit = budget.exceeded(true);
+    if (limit) return stopped(limit);
     const request: ModelRequest = { model: options.model, system, messages: [...messages], tools: toolSpecs, maxTokens };
     const response = await journal.step<ModelResponse>(
       'model',
@@ -87,21 +93,24 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       async () => (await options.provider()).complete(request, { onText: options.onText, signal: options.signal }),
       { describe: `model turn ${turn}`, summarize: summarizeResponse, usage: (r) => r.usage },
     );
-    steps++;
+    budget.count({ name: response.model || options.model, usage: response.usage });
     add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (calls.length === 0) {
       final = textOf(response.content);
-      if (followUps.length === 0 || steps >= maxSteps) return { status: 'done', final, steps };
+      if (followUps.length === 0) return { status: 'done', final, steps: budget.steps };
+      const limit = budget.exceeded(false);
+      if (limit) return stopped(limit);
       await takeFollowUp();
       continue;
     }
 
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
-      if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };
+      const limit = budget.exceeded(false);
+      if (limit) return stopped(limit);
       const result = await callTool(call, context);
-      steps++;
+      budget.count();
       results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output), ...(result.isError ? { is_error: true } : {}) });
     }
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
@@ -117,7 +126,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       describe: `user "${shortText(next.message, 40)}"`,
       summarize: () => 'follow-up instruction',
     });
-    steps++;
+    budget.count();
     if (pending) pending = [...pending, { type: 'text', text: recorded.message }];
     else add({ role: 'user', content: recorded.message });
   }

@@ -8,6 +8,8 @@ export interface DriveFlags {
   model?: string;
   yes?: boolean;
   maxSteps?: number;
+  maxTurns?: number;
+  maxCost?: number;
   inFlight: InFlightPolicy;
   restore?: boolean;
   keepWorktree?: boolean;
@@ -19,7 +21,9 @@ export function addDriveOptions(command: Command): Command {
   return command
     .option('--model <name>', 'an Anthropic model id, or script:<file> for a scripted model (default: the run\'s model, else claude-sonnet-5-5)')
     .option('-y, --yes', 'approve every tool call without asking')
-    .option('--max-steps <n>', 'stop after this many steps (model calls and tool calls); run again with a higher limit to go on', parsePositiveInt)
+    .option('--max-steps <n>', 'stop before the run passes n steps (model calls, tool calls, ...); no limit by default', positiveInt('--max-steps'))
+    .option('--max-turns <n>', 'stop before the run passes n model calls; no limit by default', positiveInt('--max-turns'))
+    .option('--max-cost <usd>', 'stop before a model call once the run\'s estimated cost reaches this many US dollars; no limit by default', positiveNumber('--max-cost'))
     .addOption(
       new Option('--in-flight <policy>', 'a command started before a crash and never recorded: report it to the model as unknown, rerun it, or fail')
         .choices(IN_FLIGHT_POLICIES as string[])
@@ -30,8 +34,21 @@ export function addDriveOptions(command: Command): Command {
     .option('--push <remote>', 'push the agent-journal branch to this remote after every step (stops if another machine moved the run on)');
 }
 
-function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--max-steps needs a whole number above 0, not "${value}".`);
-  return n;
+/** The exit code of a run stopped at one of the user's limits (--max-steps, --max-turns, --max-cost). */
+export const LIMIT_EXIT_CODE = 3;
+
+function positiveInt(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a whole number above 0, not "${value}".`);
+    return n;
+  };
+}
+
+function positiveNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!value.trim() || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} needs a number above 0, not "${value}".`);
+    return n;
+  };
 }

@@ -7,7 +7,8 @@ import type { Writable } from 'node:stream';
 import { describeChanges, UsageError } from '../errors/index.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../session/index.js';
 import { createApprover } from './approval.js';
-import type { DriveFlags } from './options.js';
+import { LIMIT_EXIT_CODE, type DriveFlags } from './options.js';
+import type { LimitReached } from '../agent/budget.js';
 import { StepPrinter } from './step-printer.js';
 import { styleFor, type Style } from './style.js';
 
@@ -32,6 +33,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     const outcome = await drive({
       model: flags.model,
       maxSteps: flags.maxSteps,
+      maxTurns: flags.maxTurns,
+      maxCost: flags.maxCost,
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
@@ -46,10 +49,10 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       out.write('Stopped. Run the same command again to continue: finished steps replay, and the interrupted one is handled as in flight.\n');
       return 130;
     }
-    if (outcome.status === 'max-steps') {
-      out.write(`\n${style.yellow(`Stopped after ${outcome.steps} steps (--max-steps).`)} Run again with a higher --max-steps to continue.\n`);
+    if (outcome.limit) {
+      out.write(`\n${style.yellow(limitMessage(outcome.limit))}\n`);
       if (saved) out.write(`${saved}\n`);
-      return 1;
+      return LIMIT_EXIT_CODE;
     }
     out.write(`\n${style.bold('Final answer')}\n${outcome.final || '(the model gave no text)'}\n`);
     if (saved) out.write(`\n${style.green(saved)}\n`);
@@ -88,6 +91,14 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     default:
       return printer.onEvent(event);
   }
+}
+
+// What stopped the run, and how to go on.
+function limitMessage({ limit, value, reached }: LimitReached): string {
+  const how = `Every finished step is kept: run the same command with a higher --${limit} (or without it) to go on from here.`;
+  if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
+  const what = limit === 'max-steps' ? 'steps' : 'model calls';
+  return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
 }
 
 function where(step: number): string {

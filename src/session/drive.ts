@@ -64,7 +64,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       provider: providerFor(target.model, options.provider),
       tools: typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root)),
       followUps,
-      maxSteps: options.maxSteps,
+      limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
       approve: options.approve,
       onText: (text) => emit({ type: 'text', text }),
@@ -75,7 +75,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       },
     });
     const counts = journal.stats;
-    if (outcome.status === 'max-steps') return { run: target.run, status: 'max-steps', final: '', steps: outcome.steps, ...counts };
+    if (outcome.limit) return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...counts };
     await journal.finish('finished', { final: outcome.final });
     return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts };
   } catch (error) {

@@ -1,5 +1,6 @@
 // What a caller gives a session and what it hears back. A session never writes to a terminal: the
 // CLI (or a library user) turns these events into lines, and answers its questions in callbacks.
+import type { LimitReached } from '../agent/budget.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
 import type { Approver } from '../agent/tool-call.js';
 import type { StepEvent } from '../durable/run-journal.js';
@@ -19,8 +20,12 @@ export interface SessionOptions {
   tools?: AnyTool[] | ((root: string) => AnyTool[]);
   /** Asked before each live tool call that needs approval. Default: every call is approved. */
   approve?: Approver;
-  /** Stop after this many steps (model calls and tool calls). */
+  /** Stop before the step that would pass this many steps of the run (any kind). No limit by default. */
   maxSteps?: number;
+  /** Stop before the model call that would pass this many model calls of the run (compactions included). */
+  maxTurns?: number;
+  /** Stop before a model call once the run's estimated cost (US dollars, from recorded usage) reaches this. */
+  maxCost?: number;
   /** A tool call found started-but-unrecorded after a crash: report it to the model (default), rerun it, or fail. */
   inFlight?: InFlightPolicy;
   /** When the working tree differs from the last checkpoint: put it back, or go on with it as it is. */
@@ -59,8 +64,10 @@ export type SessionEvent =
 /** How a session's run ended. An error (divergence, drift refused, a failed model call) is thrown instead. */
 export interface RunOutcome {
   run: string;
-  /** finished: the model gave its final answer; max-steps: stopped at the step limit; interrupted: the signal aborted it. */
-  status: 'finished' | 'max-steps' | 'interrupted';
+  /** finished: the model gave its final answer; max-steps, max-turns, max-cost: stopped at that limit; interrupted: the signal aborted it. */
+  status: 'finished' | LimitReached['limit'] | 'interrupted';
+  /** The limit that stopped it (its value, and where the run stood), when the status names one. */
+  limit?: LimitReached;
   /** The final answer ('' unless finished). */
   final: string;
   /** Steps the loop took in all, replayed and live. */

@@ -131,7 +131,7 @@ before(async () => {
     cli(repo.root, ['run', '--yes', '--model', partial, '--run', 'partial-run', '--max-steps', '1', 'list the files']),
   ]);
   assert.equal(first.code, 0, first.stderr);
-  assert.equal(stopped.code, 1, stopped.stderr);
+  assert.equal(stopped.code, 3, stopped.stderr);
 
   // Killed while `sleep 8` (step 4) runs: its intent is recorded, its result never is.
   const args = ['run', '--yes', '--model', crash, '--run', 'crash-run', 'make a be 2'];
