@@ -5,14 +5,14 @@
 // the results `step` returns, so replay reproduces it exactly. No I/O of its own: the journal, the
 // provider, the tools and the checkpoint come in from the session.
 import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
-import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
+import type { RunConfig } from '../journal/entry.js';
+import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolSpec, ToolUseBlock, UserBlock } from '../model/types.js';
 import { truncateForModel } from '../tools/truncate.js';
 import type { AnyTool } from '../tools/types.js';
 import { shortText } from '../durable/key.js';
 import { Budget, type LimitReached, type Limits } from './budget.js';
 import type { InFlightPolicy } from './in-flight.js';
 import { ConversationDigest } from './request.js';
-import { SYSTEM_PROMPT } from './system-prompt.js';
 import { callTool, type Approver } from './tool-call.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one has none. */
@@ -26,16 +26,16 @@ export interface FollowUp {
 export interface AgentOptions {
   journal: RunJournal;
   task: string;
-  model: string;
+  /** What shapes every request: the run's pinned model, system prompt, tool definitions, max tokens, compaction and thinking. */
+  config: RunConfig;
   /** Made on first use, so a run that only replays needs no credentials. */
   provider: () => ModelProvider | Promise<ModelProvider>;
+  /** The tools that run the model's calls (the model is shown the config's definitions). */
   tools: AnyTool[];
   /** Follow-up instructions in order: each is taken after a final answer (or at the first model call at or after its step). */
   followUps?: readonly FollowUp[];
   /** The user's limits (none by default): the loop stops cleanly before the step that would pass one. */
   limits?: Limits;
-  maxTokens?: number;
-  system?: string;
   inFlight?: InFlightPolicy;
   /** Asked before a live tool call that needs approval; false records that the user declined it. */
   approve?: Approver;
@@ -60,14 +60,15 @@ export const USER_STEP_KIND = 'user';
 
 /** Runs the task to its end (or to one of the user's limits), through the journal. */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
-  const { journal, maxTokens = 8192, inFlight = 'report', system = SYSTEM_PROMPT } = options;
+  const { journal, config, inFlight = 'report' } = options;
+  const { model, system, maxTokens } = config;
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const toolSpecs = options.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
+  const toolSpecs: ToolSpec[] = config.tools;
   const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, checkpoint: options.checkpoint };
   const followUps = [...(options.followUps ?? [])];
   const messages: Message[] = [];
-  const digest = new ConversationDigest({ model: options.model, system, tools: toolSpecs, maxTokens });
+  const digest = new ConversationDigest({ model, system, tools: toolSpecs, maxTokens });
   const add = (message: Message) => {
     messages.push(message);
     digest.push(message);
@@ -86,14 +87,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     pending = undefined;
     const limit = budget.exceeded(true);
     if (limit) return stopped(limit);
-    const request: ModelRequest = { model: options.model, system, messages: [...messages], tools: toolSpecs, maxTokens };
+    const request: ModelRequest = { model, system, messages: [...messages], tools: toolSpecs, maxTokens };
     const response = await journal.step<ModelResponse>(
       'model',
-      digest.stepInput(options.model, turn),
+      digest.stepInput(model, turn),
       async () => (await options.provider()).complete(request, { onText: options.onText, signal: options.signal }),
       { describe: `model turn ${turn}`, summarize: summarizeResponse, usage: (r) => r.usage },
     );
-    budget.count({ name: response.model || options.model, usage: response.usage });
+    budget.count({ name: response.model || model, usage: response.usage });
     add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (calls.length === 0) {

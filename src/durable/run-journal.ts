@@ -4,7 +4,7 @@
 // exact. Open one with `openJournal`; one process at a time may hold a run open.
 import { hostname } from 'node:os';
 import { UsageError } from '../errors/index.js';
-import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
+import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type EntryUsage, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
 import { readHeadCommit } from '../journal/head.js';
@@ -70,6 +70,10 @@ export interface OpenJournalOptions {
   task?: string;
   model?: string;
   lineage?: RunRecord['lineage'];
+  // The run's pinned configuration: recorded in run.json when the run is created (and added to the
+  // run.json of an older run without one at its next write). A function is given the run's record
+  // (undefined for a new run), so an existing run's own configuration can win.
+  config?: RunConfig | ((record: RunRecord | undefined) => RunConfig);
   // Called for every step as it replays, starts and finishes.
   onEvent?: (event: StepEvent) => void;
   // Rewrites every entry just before it is written (secret redaction). The valve then returns the
@@ -95,6 +99,7 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     await store.refresh();
     const record = await readRunRecord(store, options.run);
     const entries = await readRunEntries(store, options.run);
+    if (typeof options.config === 'function') options = { ...options, config: options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }
@@ -158,7 +163,7 @@ export class RunJournal {
 
   private identify(kind: string, input: unknown, describe: string | undefined): StepCall {
     if (!isValidKind(kind)) throw new UsageError(`"${kind}" is not a valid step kind: use letters, digits, "_" or "-".`);
-    return { position: ++this.position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortText(input, 50)}` };
+    return { position: ++this.position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortText(input, 50)}`, input };
   }
 
   private replay<T>(call: StepCall, entry: JournalEntry): T {
@@ -265,11 +270,12 @@ export class RunJournal {
       ...(typeof this.options.startCheckpoint === 'string' ? { startCheckpoint: this.options.startCheckpoint } : {}),
       attempts: [],
     };
+    const config = base.config ?? (this.options.config as RunConfig | undefined);
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
         : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep }];
-    return { ...base, ...change, attempts, updatedAt: now };
+    return { ...base, ...change, attempts, updatedAt: now, ...(config ? { config } : {}) };
   }
 
   // Marks the run finished (with its final answer) or failed. Writes nothing when the journal
@@ -287,6 +293,11 @@ export class RunJournal {
   // The run's metadata as last read or written (undefined for a run not yet written).
   get runRecord(): RunRecord | undefined {
     return this.record;
+  }
+
+  // The configuration the run uses: the one run.json recorded, else the one it will record.
+  get config(): RunConfig | undefined {
+    return this.record?.config ?? (this.options.config as RunConfig | undefined);
   }
 
   // How many steps this process replayed and ran live so far.

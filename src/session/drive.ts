@@ -14,6 +14,8 @@ import { createRedactor } from '../redact/redactor.js';
 import { createTools } from '../tools/index.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
+import { runConfig } from './config.js';
+import { readInstructions } from './instructions.js';
 import { settleWorktree } from './worktree.js';
 
 /** The run a session drives, once the entry point has found or named it. */
@@ -34,11 +36,15 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
   const redactor = createRedactor(env);
   const repo = findRepository(target.root);
   const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });
+  const tools = typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root));
   const journal: RunJournal = await openJournal({
     dir: target.root,
     run: target.run,
     task: target.task,
     model: target.model,
+    // A new run pins the build's prompt (with the project's instructions), tools and settings; an
+    // existing one keeps what it recorded.
+    config: (existing) => runConfig(existing, { ...options, model: target.model }, tools, existing ? undefined : readInstructions(target.root, redactor.text)),
     onEvent: emit,
     redact: redactor.value,
     startCheckpoint: () => snapshotter.snapshot().tree,
@@ -60,9 +66,9 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const outcome = await runAgent({
       journal,
       task: target.task,
-      model: target.model,
+      config: journal.config!,
       provider: providerFor(target.model, options.provider),
-      tools: typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root)),
+      tools,
       followUps,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,

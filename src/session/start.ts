@@ -10,6 +10,7 @@ import { JournalStore } from '../journal/store.js';
 import { assertNoConflict, syncJournals } from '../journal/sync.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import { createRedactor } from '../redact/redactor.js';
+import { assertPinned } from './config.js';
 import { driveSession } from './drive.js';
 import { runIdForTask, runsForTask } from './run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
@@ -47,7 +48,8 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   if (record && record.task !== task) {
     throw new UsageError(`Run ${run} is for the task "${record.task}", not "${task}". Use "savepoint resume ${run}" to continue it, or another --run id.`);
   }
-  return driveSession({ root: store.repo.root, run, task, model: options.model ?? record?.model ?? DEFAULT_MODEL }, options);
+  assertPinned(record, options);
+  return driveSession({ root: store.repo.root, run, task, model: modelOf(record, options) }, options);
 }
 
 /** Options of resumeRun. */
@@ -62,7 +64,8 @@ export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome
   const record = options.run ? await readRunRecord(store, options.run) : await latestRun(store, (r) => r.status !== 'finished');
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNoConflict(synced, record.id);
-  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL }, options);
+  assertPinned(record, options);
+  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: modelOf(record, options) }, options);
 }
 
 /** Options of continueRun: the follow-up, and which run it is for. */
@@ -86,7 +89,8 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   const record = options.run ? await readRunRecord(store, options.run) : await latestRun(store, () => true);
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
   assertNoConflict(synced, record.id);
-  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL, followUp: message }, options);
+  assertPinned(record, options);
+  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: modelOf(record, options), followUp: message }, options);
 }
 
 /** Options of forkRun. */
@@ -109,6 +113,11 @@ export async function forkRun(options: ForkOptions): Promise<ForkResult & { id: 
   let id = options.run ?? `${options.from}-fork-${options.at}`;
   for (let n = 2; !options.run && ids.has(id); n++) id = `${options.from}-fork-${options.at}-${n}`;
   return { ...(await forkJournalRun(store, options.from, options.at, id)), id };
+}
+
+// The model a run uses: the one it recorded, else the one asked for, else the default.
+function modelOf(record: RunRecord | undefined, options: SessionOptions): string {
+  return record?.config?.model ?? record?.model ?? options.model ?? DEFAULT_MODEL;
 }
 
 // The journal store, with every fetched journal folded into the local branch first.

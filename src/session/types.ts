@@ -26,6 +26,16 @@ export interface SessionOptions {
   maxTurns?: number;
   /** Stop before a model call once the run's estimated cost (US dollars, from recorded usage) reaches this. */
   maxCost?: number;
+  /** The longest answer the model may give, in tokens (pinned). Default 8192 (plus the thinking budget). */
+  maxTokens?: number;
+  /** false: never compact the conversation (pinned). Default: compact when it nears the context window. */
+  compact?: boolean;
+  /** The fraction of the context window at which to compact (pinned). Default 0.8. */
+  compactAt?: number;
+  /** The model's context window in tokens (pinned). Default: the model's known window, else 200,000. */
+  contextWindow?: number;
+  /** Extended thinking's token budget (pinned). Default: no thinking. */
+  thinking?: number;
   /** A tool call found started-but-unrecorded after a crash: report it to the model (default), rerun it, or fail. */
   inFlight?: InFlightPolicy;
   /** When the working tree differs from the last checkpoint: put it back, or go on with it as it is. */
