@@ -69,6 +69,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'opened': {
       const n = event.recordedSteps;
       out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}  ${style.dim('·')}  model ${event.model}\n`);
+      if (event.instructions) out.write(style.dim(`  Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).\n`));
       if (event.openedAs === 'finished') out.write(style.dim(`  This run finished before: replaying its ${n} steps from the journal.\n`));
       else if (event.openedAs === 'continuing') out.write(style.dim(`  Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.\n`));
       else if (n > 0) out.write(style.dim(`  Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.\n`));

@@ -60,7 +60,8 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     if (!replayOnly && !options.provider && !target.model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(target.model);
     const recordedSteps = journal.history.finishedCount;
     const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
-    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps });
+    const told = journal.config?.instructions;
+    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, options, emit });
 
     const outcome = await runAgent({
