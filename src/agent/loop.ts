@@ -6,13 +6,15 @@
 // provider, the tools and the checkpoint come in from the session.
 import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
 import type { RunConfig } from '../journal/entry.js';
-import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolSpec, ToolUseBlock, UserBlock } from '../model/types.js';
+import type { AssistantBlock, ModelProvider, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
 import { truncateForModel } from '../tools/truncate.js';
 import type { AnyTool } from '../tools/types.js';
 import { shortText } from '../durable/key.js';
 import { Budget, type LimitReached, type Limits } from './budget.js';
 import type { InFlightPolicy } from './in-flight.js';
-import { ConversationDigest } from './request.js';
+import { ContextWindowError } from '../errors/index.js';
+import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason } from './compaction.js';
+import { Conversation } from './conversation.js';
 import { callTool, type Approver } from './tool-call.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one has none. */
@@ -55,25 +57,21 @@ export interface AgentOutcome {
   limit?: LimitReached;
 }
 
+/** The stop reason savepoint records for a request the API refused as longer than the context window. */
+export const PROMPT_TOO_LONG = 'prompt_too_long';
+
 /** The step kind of a follow-up instruction. */
 export const USER_STEP_KIND = 'user';
 
 /** Runs the task to its end (or to one of the user's limits), through the journal. */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { journal, config, inFlight = 'report' } = options;
-  const { model, system, maxTokens } = config;
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const toolSpecs: ToolSpec[] = config.tools;
   const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, checkpoint: options.checkpoint };
   const followUps = [...(options.followUps ?? [])];
-  const messages: Message[] = [];
-  const digest = new ConversationDigest({ model, system, tools: toolSpecs, maxTokens });
-  const add = (message: Message) => {
-    messages.push(message);
-    digest.push(message);
-  };
-  add({ role: 'user', content: options.task });
+  const conversation = new Conversation(config);
+  conversation.add({ role: 'user', content: options.task });
   let final = '';
   const stopped = (limit: LimitReached): AgentOutcome => ({ status: 'limit', final: '', steps: budget.steps, limit });
   // The last tool results, added to the conversation just before the next model call, so that a
@@ -83,39 +81,76 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   for (let turn = 1; ; turn++) {
     // A follow-up recorded at this very step (it was given when the run had stopped here).
     if (followUps[0]?.step === budget.steps + 1) await takeFollowUp();
-    if (pending) add({ role: 'user', content: pending });
+    if (pending) conversation.add({ role: 'user', content: pending });
     pending = undefined;
-    const limit = budget.exceeded(true);
+    let limit = budget.exceeded(true);
     if (limit) return stopped(limit);
-    const request: ModelRequest = { model, system, messages: [...messages], tools: toolSpecs, maxTokens };
-    const response = await journal.step<ModelResponse>(
-      'model',
-      digest.stepInput(model, turn),
-      async () => (await options.provider()).complete(request, { onText: options.onText, signal: options.signal }),
-      { describe: `model turn ${turn}`, summarize: summarizeResponse, usage: (r) => r.usage },
-    );
-    budget.count({ name: response.model || model, usage: response.usage });
-    add({ role: 'assistant', content: response.content });
+    if (conversation.nearsWindow) {
+      await compactNow('threshold', conversation.tokens);
+      if ((limit = budget.exceeded(true))) return stopped(limit);
+    }
+    const response = await modelStep(turn);
+    budget.count({ name: response.model || config.model, usage: response.usage });
+    if (response.stopReason === PROMPT_TOO_LONG) {
+      // Recorded as the step's result, so replay compacts here too, without asking again.
+      await compactNow('prompt-too-long', refusedTokens(response.refused, config.compaction.contextWindow));
+      continue;
+    }
+    conversation.observe(response.usage);
+    conversation.add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (calls.length === 0) {
       final = textOf(response.content);
       if (followUps.length === 0) return { status: 'done', final, steps: budget.steps };
-      const limit = budget.exceeded(false);
-      if (limit) return stopped(limit);
+      if ((limit = budget.exceeded(false))) return stopped(limit);
       await takeFollowUp();
       continue;
     }
 
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
-      const limit = budget.exceeded(false);
-      if (limit) return stopped(limit);
+      if ((limit = budget.exceeded(false))) return stopped(limit);
       const result = await callTool(call, context);
       budget.count();
       results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output), ...(result.isError ? { is_error: true } : {}) });
     }
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
     pending = results;
+  }
+
+  // One model call as a step. With compaction on, the API's "prompt is too long" is recorded as
+  // the step's result (no content) instead of failing the run: the loop compacts and asks again.
+  async function modelStep(turn: number): Promise<ModelResponse> {
+    const request = conversation.request();
+    return journal.step<ModelResponse>(
+      'model',
+      conversation.stepInput(turn),
+      async () => {
+        try {
+          return await (await options.provider()).complete(request, { onText: options.onText, signal: options.signal });
+        } catch (error) {
+          if (!config.compaction.enabled || !isPromptTooLong(error)) throw error;
+          const usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+          return { model: config.model, content: [], stopReason: PROMPT_TOO_LONG, usage, refused: error.data.apiMessage ?? 'prompt is too long' };
+        }
+      },
+      { describe: `model turn ${turn}`, summarize: summarizeResponse, usage: (r) => r.usage },
+    );
+  }
+
+  // Summarizes the conversation before its last turns (fewer of them each time the API still
+  // refuses), as a compact step; stops the run when nothing is left to summarize and it must.
+  async function compactNow(reason: CompactReason, tokensBefore: number): Promise<void> {
+    const keepTurns = Math.max(1, KEEP_TURNS - conversation.compactionsInARow);
+    const stuck = () => new ContextWindowError(journal.run, config.compaction.contextWindow, `${tokensBefore} tokens`);
+    if (conversation.compactionsInARow >= 3) throw stuck();
+    const done = await compact({ journal, config, task: options.task, provider: options.provider, signal: options.signal }, conversation.messages, { reason, tokensBefore, keepTurns });
+    if (!done) {
+      if (reason === 'prompt-too-long') throw stuck();
+      return conversation.hold();
+    }
+    budget.count({ name: done.result.model || config.model, usage: done.result.usage });
+    conversation.replace(done.messages, done.result.tokensAfter);
   }
 
   // Records the next follow-up as a step of its own and adds it to the conversation: after a final
@@ -129,7 +164,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     });
     budget.count();
     if (pending) pending = [...pending, { type: 'text', text: recorded.message }];
-    else add({ role: 'user', content: recorded.message });
+    else conversation.add({ role: 'user', content: recorded.message });
   }
 }
 
@@ -143,6 +178,7 @@ function textOf(content: AssistantBlock[]): string {
 
 /** `calls read_file, run_bash` or `answers "All tests pass now."`, for the step line and commit subject. */
 export function summarizeResponse(response: ModelResponse): string {
+  if (response.stopReason === PROMPT_TOO_LONG) return `refused: ${response.refused ?? 'prompt is too long'}`;
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.name);
   if (calls.length) return `calls ${calls.join(', ')}`;
   const text = textOf(response.content).replace(/\s+/g, ' ');

@@ -10,6 +10,11 @@ export interface DriveFlags {
   maxSteps?: number;
   maxTurns?: number;
   maxCost?: number;
+  maxTokens?: number;
+  compact?: boolean;
+  compactAt?: number;
+  contextWindow?: number;
+  thinking?: number;
   inFlight: InFlightPolicy;
   restore?: boolean;
   keepWorktree?: boolean;
@@ -24,6 +29,10 @@ export function addDriveOptions(command: Command): Command {
     .option('--max-steps <n>', 'stop before the run passes n steps (model calls, tool calls, ...); no limit by default', positiveInt('--max-steps'))
     .option('--max-turns <n>', 'stop before the run passes n model calls; no limit by default', positiveInt('--max-turns'))
     .option('--max-cost <usd>', 'stop before a model call once the run\'s estimated cost reaches this many US dollars; no limit by default', positiveNumber('--max-cost'))
+    .option('--max-tokens <n>', 'the longest answer the model may give, in tokens (pinned with a new run; default 8192)', positiveInt('--max-tokens'))
+    .option('--context-window <tokens>', "the model's context window (pinned with a new run; default: the model's known window, else 200,000)", positiveInt('--context-window'))
+    .option('--compact-at <fraction>', 'compact the conversation when it reaches this fraction of the context window (pinned; default 0.8)', fraction('--compact-at'))
+    .option('--no-compact', 'never compact the conversation (pinned with a new run): a conversation that outgrows the window then fails')
     .addOption(
       new Option('--in-flight <policy>', 'a command started before a crash and never recorded: report it to the model as unknown, rerun it, or fail')
         .choices(IN_FLIGHT_POLICIES as string[])
@@ -41,6 +50,14 @@ function positiveInt(flag: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a whole number above 0, not "${value}".`);
+    return n;
+  };
+}
+
+function fraction(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!value.trim() || !Number.isFinite(n) || n <= 0 || n >= 1) throw new UsageError(`${flag} needs a fraction between 0 and 1 (such as 0.8), not "${value}".`);
     return n;
   };
 }

@@ -35,6 +35,12 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       maxSteps: flags.maxSteps,
       maxTurns: flags.maxTurns,
       maxCost: flags.maxCost,
+      maxTokens: flags.maxTokens,
+      // commander's --no-compact leaves `compact` true when it is not given: only false is a choice.
+      ...(flags.compact === false ? { compact: false } : {}),
+      compactAt: flags.compactAt,
+      contextWindow: flags.contextWindow,
+      thinking: flags.thinking,
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,

@@ -28,11 +28,14 @@ export interface Script {
   model?: string;
   description?: string;
   turns: ScriptTurn[];
+  // The answer to every compaction request (a request that ends with the summarization
+  // instruction); default a summary that names the turns it stands for. It uses no turn.
+  summary?: string;
   // Where it was loaded from, for messages.
   file?: string;
 }
 
-const SCRIPT_KEYS = ['model', 'description', 'turns'];
+const SCRIPT_KEYS = ['model', 'description', 'turns', 'summary'];
 const TURN_KEYS = ['text', 'tools', 'delayMs', 'usage', 'stopReason'];
 const TOOL_KEYS = ['name', 'input'];
 const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheCreationInputTokens', 'cacheReadInputTokens'];
@@ -67,12 +70,14 @@ export function validateScript(value: unknown, source: string): Script {
   checkKeys(value, SCRIPT_KEYS, 'the script', fail);
   if (value.model !== undefined && (typeof value.model !== 'string' || !value.model)) fail('has a "model" that is not a non-empty string');
   if (value.description !== undefined && typeof value.description !== 'string') fail('has a "description" that is not a string');
+  if (value.summary !== undefined && (typeof value.summary !== 'string' || !value.summary)) fail('has a "summary" that is not a non-empty string');
   if (!Array.isArray(value.turns)) return fail('has no "turns" array');
   if (value.turns.length === 0) fail('has an empty "turns" array: give the model at least one answer');
   const turns = value.turns.map((turn, index) => checkTurn(turn, `turns[${index}]`, fail));
   return {
     ...(value.model !== undefined ? { model: value.model as string } : {}),
     ...(value.description !== undefined ? { description: value.description as string } : {}),
+    ...(value.summary !== undefined ? { summary: value.summary as string } : {}),
     turns,
   };
 }

@@ -3,11 +3,18 @@
 // fake Anthropic server in the tests, so both answer a script the same way.
 import type { AssistantBlock, ModelResponse } from './types.js';
 import type { ScriptTurn } from './script-file.js';
+import { summarizedTurns } from './compaction.js';
 
-// Which turn a request asks for: one per assistant message already in the conversation, so a
-// process that resumes a run at turn k is answered with turn k, with no state kept anywhere.
-export function turnIndex(messages: readonly { role: string }[]): number {
-  return messages.filter((message) => message.role === 'assistant').length;
+// Which turn a request asks for: one per assistant message already in the conversation (plus the
+// turns a compaction summarized), so a process that resumes a run at turn k is answered with turn
+// k, with no state kept anywhere.
+export function turnIndex(messages: readonly { role: string; content?: unknown }[]): number {
+  return summarizedTurns(messages as { role: string; content: unknown }[]) + messages.filter((message) => message.role === 'assistant').length;
+}
+
+// The answer to a compaction request: the script's `summary`, else one that says what it stands for.
+export function summaryTurn(summary: string | undefined, messages: readonly { role: string; content?: unknown }[]): ScriptTurn {
+  return { text: summary ?? `Summary of turns 1 to ${turnIndex(messages)}: the scripted model worked through its script up to here.` };
 }
 
 // The answer given once a script has no turn left: a plain final answer, so the run ends cleanly.

@@ -37,6 +37,8 @@ export interface ModelRequest {
   messages: Message[];
   tools: ToolSpec[];
   maxTokens: number;
+  // Extended thinking, when it is on: the tokens the model may think for before it answers.
+  thinking?: { budgetTokens: number };
 }
 
 export interface Usage {
@@ -53,6 +55,10 @@ export interface ModelResponse {
   // 'end_turn', 'tool_use', 'max_tokens', 'stop_sequence', ...
   stopReason: string;
   usage: Usage;
+  // The API's words when it refused the request as too long for the context window: savepoint
+  // records that refusal as the step's result (stopReason 'prompt_too_long', no content), so
+  // that replay compacts at the same place without asking again.
+  refused?: string;
 }
 
 export interface CompleteOptions {

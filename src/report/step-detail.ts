@@ -14,6 +14,7 @@ export function formatResult(entry: JournalEntry): string {
   const result = entry.result as Record<string, unknown> | undefined;
   if (result && typeof result === 'object' && typeof result.output === 'string') return result.output;
   if (entry.kind === 'model' && result && Array.isArray(result.content)) return formatModelAnswer(result);
+  if (entry.kind === 'compact' && result && typeof result.summary === 'string') return formatCompaction(result);
   return formatFields(entry.result);
 }
 
@@ -32,6 +33,15 @@ function formatModelAnswer(result: Record<string, unknown>): string {
   }
   if (typeof result.stopReason === 'string') parts.push(`stop reason: ${result.stopReason}`);
   return parts.join('\n\n');
+}
+
+// A compaction: the conversation's size before and after, and the summary it continued from.
+function formatCompaction(result: Record<string, unknown>): string {
+  const count = (n: unknown) => (typeof n === 'number' ? n.toLocaleString('en-US') : '?');
+  return (
+    `tokens before: ${count(result.tokensBefore)}\ntokens after: ${count(result.tokensAfter)} (estimated)\n` +
+    `${count(result.summarizedMessages)} messages summarized, ${count(result.keptMessages)} kept whole (the journal keeps every original result)\n\nsummary:\n${indent(String(result.summary))}`
+  );
 }
 
 function formatFields(value: unknown): string {

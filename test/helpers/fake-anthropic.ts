@@ -14,7 +14,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { validateScript, type ScriptTurn } from '../../src/model/script-file.js';
-import { ranOutTurn, textChunks, turnIndex, turnResponse } from '../../src/model/script-turn.js';
+import { isCompactionRequest } from '../../src/model/compaction.js';
+import { ranOutTurn, summaryTurn, textChunks, turnIndex, turnResponse } from '../../src/model/script-turn.js';
 import type { ModelResponse } from '../../src/model/types.js';
 
 // The parts of a Messages API request body the fake looks at; the rest is recorded as sent.
@@ -37,6 +38,13 @@ export interface FakeAnthropicOptions {
   model?: string;
   // When set, requests must carry this key (x-api-key, or a bearer token) or get a 401.
   apiKey?: string;
+  // The model's context window in tokens (a request's tokens are estimated as its JSON length / 4,
+  // as its reported usage is): a request above it is answered 400 "prompt is too long: N tokens >
+  // M maximum", as the real API answers. Default: no limit.
+  contextWindow?: number;
+  // The answer to a compaction request (one that ends with savepoint's summarization instruction);
+  // default a summary naming the turns it stands for. Compaction requests use no turn.
+  summary?: string;
   // Sent as `retry-after-ms` with every injected error so the SDK retries at once instead of after
   // its 0.5-8 s backoff. The SDK ignores 0 (it then uses its backoff), hence 1. `null` sends none.
   retryAfterMs?: number | null;
@@ -130,8 +138,16 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return sendError(res, failure.status, type, failure.options.message ?? ERROR_MESSAGES[type] ?? `Error ${failure.status}`, retryAfterMs);
     }
 
+    const tokens = Math.max(1, Math.ceil(JSON.stringify(body).length / 4));
+    if (options.contextWindow !== undefined && tokens > options.contextWindow) {
+      return sendError(res, 400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${options.contextWindow} maximum`);
+    }
     const index = turnIndex(body.messages);
-    const turn = Array.isArray(turns) ? (turns[index] ?? ranOutTurn('given to startFakeAnthropic', turns.length)) : turns(body);
+    const turn = isCompactionRequest(body.messages)
+      ? summaryTurn(options.summary, body.messages)
+      : Array.isArray(turns)
+        ? (turns[index] ?? ranOutTurn('given to startFakeAnthropic', turns.length))
+        : turns(body);
     const response = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
     const cache = { creation: turn.usage?.cacheCreationInputTokens !== undefined, read: turn.usage?.cacheReadInputTokens !== undefined };
     const message = toApiMessage(response, `msg_fake_${id}`, cache);
