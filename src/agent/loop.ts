@@ -15,6 +15,7 @@ import type { InFlightPolicy } from './in-flight.js';
 import { ContextWindowError } from '../errors/index.js';
 import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason } from './compaction.js';
 import { Conversation } from './conversation.js';
+import { continueText, cutOffResults, MAX_CONTINUATIONS, MAX_TOKENS } from './stop-reasons.js';
 import { callTool, type Approver } from './tool-call.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one has none. */
@@ -73,6 +74,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const conversation = new Conversation(config);
   conversation.add({ role: 'user', content: options.task });
   let final = '';
+  // A text answer cut off at max_tokens, waiting for its continuation, and how many in a row.
+  let partial = '';
+  let continuations = 0;
   const stopped = (limit: LimitReached): AgentOutcome => ({ status: 'limit', final: '', steps: budget.steps, limit });
   // The last tool results, added to the conversation just before the next model call, so that a
   // follow-up given while the run was stopped there can join them in the same user turn.
@@ -97,10 +101,25 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       continue;
     }
     conversation.observe(response.usage);
-    conversation.add({ role: 'assistant', content: response.content });
+    if (response.content.length) conversation.add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    const cutOff = response.stopReason === MAX_TOKENS;
+    if (cutOff && calls.length) {
+      // Never run a call from a cut-off answer: tell the model, deterministically from the record.
+      pending = cutOffResults(calls, config.maxTokens);
+      continue;
+    }
     if (calls.length === 0) {
-      final = textOf(response.content);
+      const whole = partial + rawText(response.content);
+      final = whole.trim();
+      if (cutOff && continuations < MAX_CONTINUATIONS && response.content.length) {
+        partial = whole;
+        continuations++;
+        conversation.add({ role: 'user', content: continueText(config.maxTokens) });
+        continue;
+      }
+      partial = '';
+      continuations = 0;
       if (followUps.length === 0) return { status: 'done', final, steps: budget.steps };
       if ((limit = budget.exceeded(false))) return stopped(limit);
       await takeFollowUp();
@@ -168,19 +187,25 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   }
 }
 
-function textOf(content: AssistantBlock[]): string {
+// The answer's text as it came (a cut-off answer's continuation goes on from its last character).
+function rawText(content: AssistantBlock[]): string {
   return content
     .filter((block) => block.type === 'text')
     .map((block) => (block as { text: string }).text)
-    .join('\n')
-    .trim();
+    .join('\n');
+}
+
+function textOf(content: AssistantBlock[]): string {
+  return rawText(content).trim();
 }
 
 /** `calls read_file, run_bash` or `answers "All tests pass now."`, for the step line and commit subject. */
 export function summarizeResponse(response: ModelResponse): string {
   if (response.stopReason === PROMPT_TOO_LONG) return `refused: ${response.refused ?? 'prompt is too long'}`;
+  const cut = response.stopReason === MAX_TOKENS ? ' (cut off at max_tokens)' : '';
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.name);
-  if (calls.length) return `calls ${calls.join(', ')}`;
+  if (calls.length) return `calls ${calls.join(', ')}${cut}`;
   const text = textOf(response.content).replace(/\s+/g, ' ');
-  return `answers "${text.length > 50 ? `${text.slice(0, 49)}…` : text}"`;
+  const room = cut ? 24 : 50;
+  return `answers "${text.length > room ? `${text.slice(0, room - 1)}…` : text}"${cut}`;
 }

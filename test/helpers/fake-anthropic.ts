@@ -13,6 +13,7 @@
 //   await fake.close();
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/parser';
 import { validateScript, type ScriptTurn } from '../../src/model/script-file.js';
 import { isCompactionRequest } from '../../src/model/compaction.js';
 import { ranOutTurn, summaryTurn, textChunks, turnIndex, turnResponse } from '../../src/model/script-turn.js';
@@ -148,7 +149,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       : Array.isArray(turns)
         ? (turns[index] ?? ranOutTurn('given to startFakeAnthropic', turns.length))
         : turns(body);
-    const response = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
+    const full = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
+    // As a real model does: an answer longer than max_tokens stops there (about 4 characters a token).
+    const { response, partialInputs } = turn.stopReason ? { response: full, partialInputs: new Map<number, string>() } : cutAtMaxTokens(full, body.max_tokens);
     const cache = { creation: turn.usage?.cacheCreationInputTokens !== undefined, read: turn.usage?.cacheReadInputTokens !== undefined };
     const message = toApiMessage(response, `msg_fake_${id}`, cache);
     if (!body.stream) {
@@ -158,7 +161,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       res.end(JSON.stringify(message));
       return;
     }
-    await streamMessage(res, message, turn, failure?.options);
+    await streamMessage(res, message, turn, failure?.options, partialInputs);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -211,7 +214,34 @@ function toApiMessage(response: ModelResponse, id: string, cache: { creation: bo
   };
 }
 
-async function streamMessage(res: ServerResponse, message: ApiMessage, turn: ScriptTurn, failure: FailOptions | undefined): Promise<void> {
+// The answer as a model that stops at `maxTokens` gives it: its blocks up to the limit (about four
+// characters a token: text, then each tool call's input JSON), the block at the limit cut short,
+// stop_reason "max_tokens" and output_tokens at the limit. A cut tool call keeps the JSON sent so
+// far (its partial input, which the SDK parses as it streams: `"timeout_ms": 60000` cut after the
+// 6 arrives as 6); the JSON answer carries that partial JSON parsed the same way.
+function cutAtMaxTokens(response: ModelResponse, maxTokens: number): { response: ModelResponse; partialInputs: Map<number, string> } {
+  const partialInputs = new Map<number, string>();
+  let room = maxTokens * 4;
+  const content: ModelResponse['content'] = [];
+  for (const block of response.content) {
+    const text = block.type === 'text' ? block.text : block.type === 'tool_use' ? JSON.stringify(block.input) : '';
+    if (text.length <= room) {
+      content.push(block);
+      room -= text.length;
+      continue;
+    }
+    if (room > 0 && block.type === 'text') content.push({ ...block, text: block.text.slice(0, room) });
+    if (room > 0 && block.type === 'tool_use') {
+      const partial = text.slice(0, room);
+      partialInputs.set(content.length, partial);
+      content.push({ ...block, input: (partialParse(partial) ?? {}) as Record<string, unknown> });
+    }
+    return { response: { ...response, content, stopReason: 'max_tokens', usage: { ...response.usage, outputTokens: maxTokens } }, partialInputs };
+  }
+  return { response, partialInputs };
+}
+
+async function streamMessage(res: ServerResponse, message: ApiMessage, turn: ScriptTurn, failure: FailOptions | undefined, partialInputs = new Map<number, string>()): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (event: string, data: object) => {
     if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -237,7 +267,7 @@ async function streamMessage(res: ServerResponse, message: ApiMessage, turn: Scr
     } else {
       send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
       // The input arrives as partial JSON in pieces that are not valid JSON on their own.
-      const json = JSON.stringify(block.input);
+      const json = partialInputs.get(index) ?? JSON.stringify(block.input);
       const half = Math.ceil(json.length / 2);
       for (const partial_json of [json.slice(0, half), json.slice(half)].filter(Boolean)) {
         send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
