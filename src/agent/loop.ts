@@ -44,6 +44,8 @@ export interface AgentOptions {
   approve?: Approver;
   /** Live model text as it streams. */
   onText?: (text: string) => void;
+  /** Live extended thinking as it streams. */
+  onThinking?: (text: string) => void;
   signal?: AbortSignal;
   /** Called after each step that may have changed files: the working-tree checkpoint to record. */
   checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
@@ -146,7 +148,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       conversation.stepInput(turn),
       async () => {
         try {
-          return await (await options.provider()).complete(request, { onText: options.onText, signal: options.signal });
+          return await (await options.provider()).complete(request, { onText: options.onText, onThinking: options.onThinking, signal: options.signal });
         } catch (error) {
           if (!config.compaction.enabled || !isPromptTooLong(error)) throw error;
           const usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };

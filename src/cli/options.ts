@@ -32,6 +32,7 @@ export function addDriveOptions(command: Command): Command {
     .option('--max-tokens <n>', 'the longest answer the model may give, in tokens (pinned with a new run; default 8192)', positiveInt('--max-tokens'))
     .option('--context-window <tokens>', "the model's context window (pinned with a new run; default: the model's known window, else 200,000)", positiveInt('--context-window'))
     .option('--compact-at <fraction>', 'compact the conversation when it reaches this fraction of the context window (pinned; default 0.8)', fraction('--compact-at'))
+    .option('--thinking <budget>', 'extended thinking with this many tokens of budget, at least 1024 (pinned with a new run; default off)', thinkingBudget)
     .option('--no-compact', 'never compact the conversation (pinned with a new run): a conversation that outgrows the window then fails')
     .addOption(
       new Option('--in-flight <policy>', 'a command started before a crash and never recorded: report it to the model as unknown, rerun it, or fail')
@@ -52,6 +53,12 @@ function positiveInt(flag: string): (value: string) => number {
     if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a whole number above 0, not "${value}".`);
     return n;
   };
+}
+
+function thinkingBudget(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1024) throw new UsageError(`--thinking needs a token budget of at least 1024 (the API's minimum), not "${value}".`);
+  return n;
 }
 
 function fraction(flag: string): (value: string) => number {

@@ -23,6 +23,7 @@ export class StepPrinter {
   private readonly out: Writable;
   private readonly style: Style;
   private streaming = false;
+  private thinking = false;
   private replayStarted: number | undefined;
   private replayEnded: number | undefined;
   readonly savings: Savings = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
@@ -53,9 +54,22 @@ export class StepPrinter {
     }
   };
 
+  // Live extended thinking: dimmed, after a "thinking:" mark, apart from the answer's text.
+  readonly onThinking = (text: string): void => {
+    if (!text) return;
+    if (!this.thinking) {
+      this.endText();
+      this.out.write(`      ${this.style.dim('thinking: ')}`);
+      this.streaming = true;
+      this.thinking = true;
+    }
+    this.out.write(this.style.dim(text.replace(/\n/g, '\n      ')));
+  };
+
   // Live model text, streamed as it arrives, indented under the steps.
   readonly onText = (text: string): void => {
     if (!text) return;
+    if (this.thinking) this.endText();
     if (!this.streaming) {
       this.out.write('      ');
       this.streaming = true;
@@ -66,6 +80,7 @@ export class StepPrinter {
   private endText(): void {
     if (this.streaming) this.out.write('\n');
     this.streaming = false;
+    this.thinking = false;
   }
 
   private tally(kind: string, result: unknown, originalMs: number): void {

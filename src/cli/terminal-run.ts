@@ -83,6 +83,8 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     }
     case 'text':
       return printer.onText(event.text);
+    case 'thinking':
+      return printer.onThinking(event.text);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       out.write(style.dim(`  ${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).\n`));

@@ -22,6 +22,8 @@
 //     Missing ones are estimated: input = request JSON length / 4, output = answer length / 4,
 //     cache = 0.
 //   - `stopReason` (default "tool_use" when there are tools, else "end_turn").
+//   - `thinking`, `redactedThinking`: extended thinking blocks before the answer (a thinking block
+//     signed with a digest of its text; a redacted_thinking block with this data).
 // - Unknown keys are errors, so a typo cannot silently change a demo.
 //
 // - `summary` (optional): the answer to a compaction request (one whose last user block is the
@@ -60,7 +62,7 @@ export function createScriptedProvider(script: Script, options: ScriptedProvider
 }
 
 async function answer(script: Script, name: string, model: string, request: ModelRequest, options: CompleteOptions = {}): Promise<ModelResponse> {
-  const { onText, signal } = options;
+  const { onText, onThinking, signal } = options;
   if (signal?.aborted) throw abortReason(signal);
   const index = turnIndex(request.messages);
   const compacting = isCompactionRequest(request.messages);
@@ -70,6 +72,7 @@ async function answer(script: Script, name: string, model: string, request: Mode
   // Like a live model: the text arrives in pieces spread over the turn's delay, never all at the end.
   const chunks = textChunks(turn.text ?? '');
   const delay = turn.delayMs ?? 0;
+  if (turn.thinking) onThinking?.(turn.thinking);
   if (chunks.length === 0) await sleep(delay, signal);
   for (const chunk of chunks) {
     await sleep(delay / chunks.length, signal);

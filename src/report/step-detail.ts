@@ -28,6 +28,8 @@ function formatModelAnswer(result: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const block of result.content as Array<Record<string, unknown>>) {
     if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    else if (block.type === 'thinking' && typeof block.thinking === 'string') parts.push(`(thinking)\n${indent(block.thinking)}`);
+    else if (block.type === 'redacted_thinking') parts.push('(redacted thinking: encrypted by the API, sent back as it came)');
     else if (block.type === 'tool_use') parts.push(`→ calls ${String(block.name)} (${String(block.id)})\n${indent(formatFields(block.input))}`);
     else parts.push(JSON.stringify(block, null, 2));
   }

@@ -75,6 +75,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       inFlight: options.inFlight,
       approve: options.approve,
       onText: (text) => emit({ type: 'text', text }),
+      onThinking: (text) => emit({ type: 'thinking', text }),
       signal: options.signal,
       checkpoint: () => {
         const snapshot = snapshotter.snapshot();

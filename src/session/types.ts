@@ -68,6 +68,7 @@ export type SessionEvent =
   | StepEvent
   | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; instructions?: string }
   | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
 

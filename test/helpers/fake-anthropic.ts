@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/parser';
 import { validateScript, type ScriptTurn } from '../../src/model/script-file.js';
 import { isCompactionRequest } from '../../src/model/compaction.js';
-import { ranOutTurn, summaryTurn, textChunks, turnIndex, turnResponse } from '../../src/model/script-turn.js';
+import { ranOutTurn, summaryTurn, textChunks, thinkingSignature, turnIndex, turnResponse } from '../../src/model/script-turn.js';
 import type { ModelResponse } from '../../src/model/types.js';
 
 // The parts of a Messages API request body the fake looks at; the rest is recorded as sent.
@@ -143,12 +143,19 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     if (options.contextWindow !== undefined && tokens > options.contextWindow) {
       return sendError(res, 400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${options.contextWindow} maximum`);
     }
+    const thinkingProblem = checkThinking(body);
+    if (thinkingProblem) return sendError(res, 400, 'invalid_request_error', thinkingProblem);
     const index = turnIndex(body.messages);
-    const turn = isCompactionRequest(body.messages)
+    const scripted = isCompactionRequest(body.messages)
       ? summaryTurn(options.summary, body.messages)
       : Array.isArray(turns)
         ? (turns[index] ?? ranOutTurn('given to startFakeAnthropic', turns.length))
         : turns(body);
+    // With thinking on, every answer starts with a signed thinking block (the turn's, or a default);
+    // with it off, none does.
+    const thinking = (body.thinking as { type?: string } | undefined)?.type === 'enabled';
+    const { thinking: thought, redactedThinking, ...plain } = scripted;
+    const turn: ScriptTurn = thinking ? { ...plain, thinking: thought ?? `Thinking about turn ${index}.`, ...(redactedThinking !== undefined ? { redactedThinking } : {}) } : plain;
     const full = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
     // As a real model does: an answer longer than max_tokens stops there (about 4 characters a token).
     const { response, partialInputs } = turn.stopReason ? { response: full, partialInputs: new Map<number, string>() } : cutAtMaxTokens(full, body.max_tokens);
@@ -180,7 +187,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   };
 }
 
-type ApiBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type ApiBlock = ModelResponse['content'][number];
 
 interface ApiMessage {
   id: string;
@@ -258,7 +265,13 @@ async function streamMessage(res: ServerResponse, message: ApiMessage, turn: Scr
   const textPieces = message.content.reduce((n, block) => n + (block.type === 'text' ? textChunks(block.text).length : 0), 0);
   const pause = (turn.delayMs ?? 0) / Math.max(1, textPieces);
   for (const [index, block] of message.content.entries()) {
-    if (block.type === 'text') {
+    if (block.type === 'thinking') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      for (const thinking of textChunks(block.thinking)) send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } });
+      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else if (block.type === 'redacted_thinking') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: block });
+    } else if (block.type === 'text') {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const text of textChunks(block.text)) {
         await wait(pause, res);
@@ -295,6 +308,28 @@ function invalidBody(body: MessagesBody): string | undefined {
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return 'max_tokens: Field required';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   if (body.messages[0]?.role !== 'user') return 'messages: first message must use the "user" role';
+  return undefined;
+}
+
+// What the real API refuses when thinking is on: a budget not below max_tokens, a thinking block
+// sent back changed (its signature no longer matches), or a final assistant turn with a tool call
+// that does not start with its thinking block.
+function checkThinking(body: MessagesBody): string | undefined {
+  const thinking = body.thinking as { type?: string; budget_tokens?: number } | undefined;
+  if (thinking?.type !== 'enabled') return undefined;
+  if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens! < 1024) return 'thinking.budget_tokens: Input should be greater than or equal to 1024';
+  if (thinking.budget_tokens! >= body.max_tokens) return '`max_tokens` must be greater than `thinking.budget_tokens`';
+  for (const [i, message] of body.messages.entries()) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const [j, block] of (message.content as Array<{ type: string; thinking?: string; signature?: string }>).entries()) {
+      if (block.type === 'thinking' && block.signature !== thinkingSignature(block.thinking ?? '')) return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+    }
+  }
+  const last = body.messages.findLast((m) => m.role === 'assistant');
+  const blocks = Array.isArray(last?.content) ? (last.content as Array<{ type: string }>) : [];
+  if (blocks.some((b) => b.type === 'tool_use') && !['thinking', 'redacted_thinking'].includes(blocks[0]?.type ?? '')) {
+    return `messages: Expected \`thinking\` or \`redacted_thinking\`, but found \`${blocks[0]?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
+  }
   return undefined;
 }
 
