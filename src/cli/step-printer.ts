@@ -88,7 +88,7 @@ export class StepPrinter {
     s.replayedSteps++;
     s.originalMs += originalMs;
     s.replayMs = (this.replayEnded ?? 0) - (this.replayStarted ?? 0);
-    if (kind === 'model') {
+    if (kind === 'model' || kind === 'compact') {
       s.modelCalls++;
       const usage = (result as { usage?: { inputTokens?: number; outputTokens?: number } } | undefined)?.usage;
       s.tokens += (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);

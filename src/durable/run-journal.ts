@@ -251,7 +251,9 @@ export class RunJournal {
       throw error;
     }
     if (record) this.record = record;
-    this.history.add(safe);
+    // A result this process wrote is never looked up again (positions only move on), so the history
+    // keeps its identity and not its input and result: a long run's memory stays flat.
+    this.history.add(safe.phase === 'result' ? { ...safe, input: null, result: null } : safe);
     return safe;
   }
 

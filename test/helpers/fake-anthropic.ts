@@ -4,7 +4,10 @@
 // the real server-sent event sequence: message_start, content_block_start / content_block_delta
 // (text_delta, input_json_delta) / content_block_stop for each block, message_delta with the stop
 // reason and usage, message_stop. It records every request body, and fails on demand with the API's
-// error bodies.
+// error bodies. Like a real model it stops an answer at max_tokens (stop_reason "max_tokens", a tool
+// call's input cut mid-JSON), refuses a request above its context window with 400 "prompt is too
+// long: N tokens > M maximum", answers savepoint's compaction requests with a summary, and, with
+// thinking on, sends signed thinking (and redacted_thinking) blocks and refuses them sent back changed.
 //
 //   const fake = await startFakeAnthropic({ turns: [{ text: 'Hello there.' }] });
 //   const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
