@@ -13,7 +13,7 @@ export function turnIndex(messages: readonly { role: string; content?: unknown }
   return summarizedTurns(messages as { role: string; content: unknown }[]) + messages.filter((message) => message.role === 'assistant').length;
 }
 
-// The answer to a compaction request: the script's `summary`, else one that says what it stands for.
+/** The answer to a compaction request: the script's `summary`, else one that says what it stands for. */
 export function summaryTurn(summary: string | undefined, messages: readonly { role: string; content?: unknown }[]): ScriptTurn {
   return { text: summary ?? `Summary of turns 1 to ${turnIndex(messages)}: the scripted model worked through its script up to here.` };
 }
@@ -50,8 +50,10 @@ export function turnResponse(turn: ScriptTurn, index: number, model: string, inp
   };
 }
 
-// The signature a scripted thinking block carries: a digest of its text, so a block sent back
-// changed (or without its signature) is caught, as the API catches it.
+/**
+ * The signature a scripted thinking block carries: a digest of its text, so a block sent back
+ * changed (or without its signature) is caught, as the API catches it.
+ */
 export function thinkingSignature(thinking: string): string {
   return `sig_${createHash('sha256').update(thinking).digest('base64url').slice(0, 32)}`;
 }

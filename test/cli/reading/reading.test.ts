@@ -224,7 +224,7 @@ interface TimelineJson {
 describe('savepoint log', { concurrency: true }, () => {
   it('gives the timeline with each attempt\'s replay and live marks and what resuming saved (--json)', async () => {
     const t = await json<TimelineJson>(repo.root, ['log', 'crash-run']);
-    assert.deepEqual(Object.keys(t), ['run', 'final', 'error', 'baseCommit', 'startCheckpoint', 'attempts', 'steps', 'totals', 'saved']);
+    assert.deepEqual(Object.keys(t), ['run', 'final', 'error', 'baseCommit', 'startCheckpoint', 'attempts', 'steps', 'totals', 'saved', 'config']);
     assert.deepEqual(t.attempts.map((a) => [a.number, a.firstLiveStep, a.replayedSteps, a.liveSteps, a.leftInFlight]), [[1, 1, 0, 3, 4], [2, 4, 3, 4, null]]);
     assert.deepEqual(t.steps.map((s) => s.kind), ['model', 'write_file', 'model', 'run_bash', 'model', 'edit_file', 'model']);
     const inFlight = t.steps[3]!;
