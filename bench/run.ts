@@ -9,8 +9,9 @@ import { collectGarbage, createBenchRoot, formatTable, type BenchContext, type B
 import { journalGroup } from './journal.js';
 import { agentGroup } from './agent.js';
 import { checkpointGroup } from './checkpoint.js';
+import { longRunGroup } from './long-run.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, longRunGroup];
 
 function usage(): string {
   return [

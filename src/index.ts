@@ -53,7 +53,7 @@ export type { JournalFile, FaultPoint, StoreOptions } from './journal/store.js';
 export { readRunEntries, readRunRecord, listRunIds } from './journal/reader.js';
 export { findRepository } from './journal/repository.js';
 export type { Repository } from './journal/repository.js';
-export type { JournalEntry, RunRecord, EntryUsage } from './journal/entry.js';
+export type { JournalEntry, RunRecord, RunConfig, EntryUsage } from './journal/entry.js';
 export { JOURNAL_REF, stepFilePath, runRecordPath } from './journal/layout.js';
 
 // Every error savepoint raises on purpose, each with a stable code.

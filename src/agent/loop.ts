@@ -5,13 +5,17 @@
 // the results `step` returns, so replay reproduces it exactly. No I/O of its own: the journal, the
 // provider, the tools and the checkpoint come in from the session.
 import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
-import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
+import type { RunConfig } from '../journal/entry.js';
+import type { AssistantBlock, ModelProvider, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
 import { truncateForModel } from '../tools/truncate.js';
 import type { AnyTool } from '../tools/types.js';
 import { ellipsize, shortValue } from '../format/text.js';
+import { Budget, type LimitReached, type Limits } from './budget.js';
 import type { InFlightPolicy } from './in-flight.js';
-import { ConversationDigest } from './request.js';
-import { SYSTEM_PROMPT } from './system-prompt.js';
+import { ContextWindowError } from '../errors/index.js';
+import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason } from './compaction.js';
+import { Conversation } from './conversation.js';
+import { continueText, cutOffResults, MAX_CONTINUATIONS, MAX_TOKENS } from './stop-reasons.js';
 import { callTool, type Approver } from './tool-call.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
@@ -26,20 +30,23 @@ export interface FollowUp {
 export interface AgentOptions {
   journal: RunJournal;
   task: string;
-  model: string;
+  /** What shapes every request: the run's pinned model, system prompt, tool definitions, max tokens, compaction and thinking. */
+  config: RunConfig;
   /** Made on first use, so a run that only replays needs no credentials. */
   provider: () => ModelProvider | Promise<ModelProvider>;
+  /** The tools that run the model's calls (the model is shown the config's definitions). */
   tools: AnyTool[];
   /** Follow-up instructions in order: each is taken after a final answer (or at the first model call at or after its step). */
   followUps?: readonly FollowUp[];
-  maxSteps?: number;
-  maxTokens?: number;
-  system?: string;
+  /** The user's limits (none by default): the loop stops cleanly before the step that would pass one. */
+  limits?: Limits;
   inFlight?: InFlightPolicy;
   /** Asked before a live tool call that needs approval; false records that the user declined it. */
   approve?: Approver;
   /** Live model text as it streams. */
   onText?: (text: string) => void;
+  /** Live extended thinking as it streams. */
+  onThinking?: (text: string) => void;
   /** A live tool's output as it comes (run_bash). */
   onOutput?: (chunk: string) => void;
   signal?: AbortSignal;
@@ -52,32 +59,35 @@ export interface AgentOptions {
   revealSecrets?: <V>(input: V) => V;
 }
 
-/** How the loop ended: 'done' when the model answered without tools, 'max-steps' at the step limit. */
+/** How the loop ended: 'done' when the model answered without tools, 'limit' when one of the user's limits stopped it. */
 export interface AgentOutcome {
-  status: 'done' | 'max-steps';
+  status: 'done' | 'limit';
   final: string;
   steps: number;
+  /** Which limit, when the status is 'limit'. */
+  limit?: LimitReached;
 }
+
+/** The stop reason savepoint records for a request the API refused as longer than the context window. */
+export const PROMPT_TOO_LONG = 'prompt_too_long';
 
 /** The step kind of a follow-up instruction. */
 export const USER_STEP_KIND = 'user';
 
-/** Runs the task to its end (or the step limit), through the journal. */
+/** Runs the task to its end (or to one of the user's limits), through the journal. */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
-  const { journal, maxSteps = 200, maxTokens = 8192, inFlight = 'report', system = SYSTEM_PROMPT } = options;
+  const { journal, config, inFlight = 'report' } = options;
+  const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const toolSpecs = options.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } }));
   const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
   const followUps = [...(options.followUps ?? [])];
-  const messages: Message[] = [];
-  const digest = new ConversationDigest({ model: options.model, system, tools: toolSpecs, maxTokens });
-  const add = (message: Message) => {
-    messages.push(message);
-    digest.push(message);
-  };
-  add({ role: 'user', content: options.task });
-  let steps = 0;
+  const conversation = new Conversation(config);
+  conversation.add({ role: 'user', content: options.task });
   let final = '';
+  // A text answer cut off at max_tokens, waiting for its continuation, and how many in a row.
+  let partial = '';
+  let continuations = 0;
+  const stopped = (limit: LimitReached): AgentOutcome => ({ status: 'limit', final: '', steps: budget.steps, limit });
   // The last tool results, added to the conversation just before the next model call, so that a
   // follow-up given while the run was stopped there can join them in the same user turn.
   let pending: UserBlock[] | undefined;
@@ -85,36 +95,92 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   for (let turn = 1; ; turn++) {
     // A follow-up recorded at this very step (it was given when the run had stopped here), or a new
     // one given to a run that stopped before its final answer: taken before the next model call.
-    if (followUps[0]?.step !== undefined && followUps[0].step <= steps + 1) await takeFollowUp();
-    if (pending) add({ role: 'user', content: pending });
+    if (followUps[0]?.step !== undefined && followUps[0].step <= budget.steps + 1) await takeFollowUp();
+    if (pending) conversation.add({ role: 'user', content: pending });
     pending = undefined;
-    if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };
-    const request: ModelRequest = { model: options.model, system, messages: [...messages], tools: toolSpecs, maxTokens };
-    const response = await journal.step<ModelResponse>(
-      'model',
-      digest.stepInput(options.model, turn),
-      async () => (await options.provider()).complete(request, { onText: options.onText, signal: options.signal }),
-      { describe: `model turn ${turn}`, summarize: summarizeResponse, usage: (r) => r.usage },
-    );
-    steps++;
-    add({ role: 'assistant', content: response.content });
+    let limit = budget.exceeded(true);
+    if (limit) return stopped(limit);
+    if (conversation.nearsWindow) {
+      await compactNow('threshold', conversation.tokens);
+      if ((limit = budget.exceeded(true))) return stopped(limit);
+    }
+    const response = await modelStep(turn);
+    budget.count({ name: response.model || config.model, usage: response.usage });
+    if (response.stopReason === PROMPT_TOO_LONG) {
+      // Recorded as the step's result, so replay compacts here too, without asking again.
+      await compactNow('prompt-too-long', refusedTokens(response.refused, config.compaction.contextWindow));
+      continue;
+    }
+    conversation.observe(response.usage);
+    if (response.content.length) conversation.add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    const cutOff = response.stopReason === MAX_TOKENS;
+    if (cutOff && calls.length) {
+      // Never run a call from a cut-off answer: tell the model, deterministically from the record.
+      pending = cutOffResults(calls, config.maxTokens);
+      continue;
+    }
     if (calls.length === 0) {
-      final = textOf(response.content);
-      if (followUps.length === 0 || steps >= maxSteps) return { status: 'done', final, steps };
+      const whole = partial + rawText(response.content);
+      final = whole.trim();
+      if (cutOff && continuations < MAX_CONTINUATIONS && response.content.length) {
+        partial = whole;
+        continuations++;
+        conversation.add({ role: 'user', content: continueText(config.maxTokens) });
+        continue;
+      }
+      partial = '';
+      continuations = 0;
+      if (followUps.length === 0) return { status: 'done', final, steps: budget.steps };
+      if ((limit = budget.exceeded(false))) return stopped(limit);
       await takeFollowUp();
       continue;
     }
 
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
-      if (steps >= maxSteps) return { status: 'max-steps', final: '', steps };
+      if ((limit = budget.exceeded(false))) return stopped(limit);
       const result = await callTool(call, context);
-      steps++;
-      results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output), ...(result.isError ? { is_error: true } : {}) });
+      budget.count();
+      results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) });
     }
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
     pending = results;
+  }
+
+  // One model call as a step. With compaction on, the API's "prompt is too long" is recorded as
+  // the step's result (no content) instead of failing the run: the loop compacts and asks again.
+  async function modelStep(turn: number): Promise<ModelResponse> {
+    const request = conversation.request();
+    return journal.step<ModelResponse>(
+      'model',
+      conversation.stepInput(turn),
+      async () => {
+        try {
+          return await (await options.provider()).complete(request, { onText: options.onText, onThinking: options.onThinking, signal: options.signal });
+        } catch (error) {
+          if (!config.compaction.enabled || !isPromptTooLong(error)) throw error;
+          const usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+          return { model: config.model, content: [], stopReason: PROMPT_TOO_LONG, usage, refused: error.data.apiMessage ?? 'prompt is too long' };
+        }
+      },
+      { describe: `model turn ${turn}`, summarize: summarizeResponse, usage: (r) => r.usage },
+    );
+  }
+
+  // Summarizes the conversation before its last turns (fewer of them each time the API still
+  // refuses), as a compact step; stops the run when nothing is left to summarize and it must.
+  async function compactNow(reason: CompactReason, tokensBefore: number): Promise<void> {
+    const keepTurns = Math.max(1, KEEP_TURNS - conversation.compactionsInARow);
+    const stuck = () => new ContextWindowError(journal.run, config.compaction.contextWindow, `${tokensBefore} tokens`);
+    if (conversation.compactionsInARow >= 3) throw stuck();
+    const done = await compact({ journal, config, task: options.task, provider: options.provider, signal: options.signal }, conversation.messages, { reason, tokensBefore, keepTurns });
+    if (!done) {
+      if (reason === 'prompt-too-long') throw stuck();
+      return conversation.hold();
+    }
+    budget.count({ name: done.result.model || config.model, usage: done.result.usage });
+    conversation.replace(done.messages, done.result.tokensAfter);
   }
 
   // Records the next follow-up as a step of its own and adds it to the conversation: after a final
@@ -126,23 +192,29 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       describe: `user "${shortValue(next.message, 40)}"`,
       summarize: () => 'follow-up instruction',
     });
-    steps++;
+    budget.count();
     if (pending) pending = [...pending, { type: 'text', text: recorded.message }];
-    else add({ role: 'user', content: recorded.message });
+    else conversation.add({ role: 'user', content: recorded.message });
   }
 }
 
-function textOf(content: AssistantBlock[]): string {
+// The answer's text as it came (a cut-off answer's continuation goes on from its last character).
+function rawText(content: AssistantBlock[]): string {
   return content
     .filter((block) => block.type === 'text')
     .map((block) => (block as { text: string }).text)
-    .join('\n')
-    .trim();
+    .join('\n');
+}
+
+function textOf(content: AssistantBlock[]): string {
+  return rawText(content).trim();
 }
 
 /** `calls read_file, run_bash` or `answers "All tests pass now."`, for the step line and commit subject. */
 export function summarizeResponse(response: ModelResponse): string {
+  if (response.stopReason === PROMPT_TOO_LONG) return `refused: ${response.refused ?? 'prompt is too long'}`;
+  const cut = response.stopReason === MAX_TOKENS ? ' (cut off at max_tokens)' : '';
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.name);
-  if (calls.length) return `calls ${calls.join(', ')}`;
-  return `answers "${ellipsize(textOf(response.content).replace(/\s+/g, ' '), 50)}"`;
+  if (calls.length) return `calls ${calls.join(', ')}${cut}`;
+  return `answers "${ellipsize(textOf(response.content).replace(/\s+/g, ' '), cut ? 24 : 50)}"${cut}`;
 }

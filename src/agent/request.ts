@@ -20,7 +20,7 @@ export function modelStepInput(request: ModelRequest, turn: number): ModelStepIn
 
 // The same digest, kept up to date as the conversation grows, so that each turn hashes only its new
 // messages rather than the whole conversation again (replay of a long run stays flat per step).
-// It relies on the canonical key order: maxTokens, messages, model, system, tools.
+// It relies on the canonical key order: maxTokens, messages, model, system, thinking, tools.
 export class ConversationDigest {
   private readonly hash: Hash;
   private readonly suffix: string;
@@ -28,7 +28,8 @@ export class ConversationDigest {
 
   constructor(fixed: Omit<ModelRequest, 'messages'>) {
     this.hash = createHash('sha256').update(`{"maxTokens":${canonicalJson(fixed.maxTokens)},"messages":[`);
-    this.suffix = `],"model":${canonicalJson(fixed.model)},"system":${canonicalJson(fixed.system)},"tools":${canonicalJson(fixed.tools)}}`;
+    const thinking = fixed.thinking ? `,"thinking":${canonicalJson(fixed.thinking)}` : '';
+    this.suffix = `],"model":${canonicalJson(fixed.model)},"system":${canonicalJson(fixed.system)}${thinking},"tools":${canonicalJson(fixed.tools)}}`;
   }
 
   push(message: Message): void {

@@ -2,9 +2,10 @@
 // by main.ts) so the commands' own files stay about parsing options and calling the library.
 import type { Command } from 'commander';
 
-const RUNS = 'Exit codes: 0 finished, 1 a failure (one paragraph on stderr: a model or API error, --max-steps\n' +
-  'reached, files that differ from the journal, another process on the run), 2 bad usage, 130 stopped\n' +
-  'by Ctrl-C (the step in progress is left unrecorded; the same command continues). When stdout is a\n' +
+const RUNS = 'Exit codes: 0 finished, 1 a failure (one paragraph on stderr: a model or API error, files that\n' +
+  'differ from the journal, another process on the run), 2 bad usage, 3 stopped at a limit you set\n' +
+  '(--max-steps, --max-turns, --max-cost; the same command with a higher limit goes on), 130 stopped by\n' +
+  'Ctrl-C (the step in progress is left unrecorded; the same command continues). When stdout is a\n' +
   'closed pipe (`| head`), the run goes on and stops writing to it.';
 
 const READS = 'Exit codes: 0 shown, 1 a failure (not in a git repository, no such run or step, an unreadable\n' +

@@ -44,7 +44,8 @@ export function logCommand(): Command {
         if (!flags.json) process.stdout.write(`Wrote the timeline of ${run.id} to ${path} (open it in a browser).\n`);
         if (!flags.json) return;
       }
-      if (flags.json) process.stdout.write(`${JSON.stringify(run.timeline, null, 2)}\n`);
+      // `config`: what the run was told and given (its pinned system prompt, tools, settings), or null for an older run.
+      if (flags.json) process.stdout.write(`${JSON.stringify({ ...run.timeline, config: run.record?.config ?? null }, null, 2)}\n`);
       else printTimeline(run.timeline, process.stdout, styleFor(process.stdout), Date.now(), run.problem);
     });
 }

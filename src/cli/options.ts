@@ -8,6 +8,13 @@ export interface DriveFlags {
   model?: string;
   yes?: boolean;
   maxSteps?: number;
+  maxTurns?: number;
+  maxCost?: number;
+  maxTokens?: number;
+  compact?: boolean;
+  compactAt?: number;
+  contextWindow?: number;
+  thinking?: number;
   inFlight: InFlightPolicy;
   restore?: boolean;
   keepWorktree?: boolean;
@@ -24,7 +31,14 @@ export function addDriveOptions(command: Command): Command {
   return command
     .option('--model <name>', 'an Anthropic model id, or script:<file> for a scripted model (default: the run\'s model, else claude-sonnet-5-5)')
     .option('-y, --yes', 'approve every tool call without asking')
-    .option('--max-steps <n>', 'stop after this many steps (model calls and tool calls); run again with a higher limit to go on', parsePositiveInt)
+    .option('--max-steps <n>', 'stop before the run passes n steps (model calls, tool calls, ...); no limit by default', positiveInt('--max-steps'))
+    .option('--max-turns <n>', 'stop before the run passes n model calls; no limit by default', positiveInt('--max-turns'))
+    .option('--max-cost <usd>', 'stop before a model call once the run\'s estimated cost reaches this many US dollars; no limit by default', positiveNumber('--max-cost'))
+    .option('--max-tokens <n>', 'the longest answer the model may give, in tokens (pinned with a new run; default 8192)', positiveInt('--max-tokens'))
+    .option('--context-window <tokens>', "the model's context window (pinned with a new run; default: the model's known window, else 200,000)", positiveInt('--context-window'))
+    .option('--compact-at <fraction>', 'compact the conversation when it reaches this fraction of the context window (pinned; default 0.8)', fraction('--compact-at'))
+    .option('--thinking <budget>', 'extended thinking with this many tokens of budget, at least 1024 (pinned with a new run; default off)', thinkingBudget)
+    .option('--no-compact', 'never compact the conversation (pinned with a new run): a conversation that outgrows the window then fails')
     .addOption(
       new Option('--in-flight <policy>', 'a command started before a crash and never recorded: report it to the model as unknown, rerun it, or fail')
         .choices(IN_FLIGHT_POLICIES as string[])
@@ -39,8 +53,35 @@ export function addDriveOptions(command: Command): Command {
     .option('--allow-git-writes', 'let commands in the sandbox write .git (commit, branch, tag); the journal branch is then unprotected');
 }
 
-function parsePositiveInt(value: string): number {
+/** The exit code of a run stopped at one of the user's limits (--max-steps, --max-turns, --max-cost). */
+export const LIMIT_EXIT_CODE = 3;
+
+function positiveInt(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a whole number above 0, not "${value}".`);
+    return n;
+  };
+}
+
+function thinkingBudget(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--max-steps needs a whole number above 0, not "${value}".`);
+  if (!Number.isInteger(n) || n < 1024) throw new UsageError(`--thinking needs a token budget of at least 1024 (the API's minimum), not "${value}".`);
   return n;
+}
+
+function fraction(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!value.trim() || !Number.isFinite(n) || n <= 0 || n >= 1) throw new UsageError(`${flag} needs a fraction between 0 and 1 (such as 0.8), not "${value}".`);
+    return n;
+  };
+}
+
+function positiveNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!value.trim() || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} needs a number above 0, not "${value}".`);
+    return n;
+  };
 }

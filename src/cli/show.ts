@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { NoSuchStepError, UsageError } from '../errors/index.js';
 import { formatCount, formatDuration, formatUsd } from '../format/numbers.js';
-import type { JournalEntry } from '../journal/entry.js';
+import type { JournalEntry, RunConfig } from '../journal/entry.js';
 import { loadRun, openJournals } from '../report/journal-runs.js';
 import { formatInput, formatResult } from '../report/step-detail.js';
 import type { StepView, Timeline } from '../report/summarize.js';
@@ -32,12 +32,18 @@ export function showCommand(): Command {
     .summary('one step in full, with the code diff it made')
     .description("Show one step of a run in full: its input, its whole result, timings, token usage, how its result came about, and the diff of the files it changed.")
     .argument('<run>', 'the run id (see "savepoint runs")')
-    .argument('<step>', 'the step number (see "savepoint log <run>")')
+    .argument('<step>', 'the step number (see "savepoint log <run>"), or "config" for what the run was told: its pinned system prompt, tools and settings')
     .option('--json', 'print the step as JSON (see README, "Reading runs")')
     .action(async (id: string, stepText: string, flags: { json?: boolean }) => {
-      const step = parseStep(stepText);
+      const step = stepText === 'config' ? 0 : parseStep(stepText);
       const journals = await openJournals(process.cwd());
       const run = await loadRun(journals, id);
+      if (step === 0) {
+        const config = run.record?.config ?? null;
+        if (flags.json) process.stdout.write(`${JSON.stringify({ run: run.id, config }, null, 2)}\n`);
+        else printConfig(run.id, config, process.stdout, styleFor(process.stdout));
+        return;
+      }
       const view = run.timeline.steps.find((s) => s.step === step);
       if (!view) throw new NoSuchStepError(run.id, step, run.timeline.steps.at(-1)?.step ?? 0);
       const style = styleFor(process.stdout);
@@ -108,6 +114,24 @@ export function printStep(t: Timeline, s: StepView, intent: JournalEntry | null,
   out.write(`${filesSection(t, diff, style)}\n`);
   const skipped = result?.checkpointSkipped ?? [];
   if (skipped.length) out.write(`  ${style.yellow(`Left out of the checkpoint: ${skipped.map((f) => `${f.path} (${f.reason})`).join(', ')}`)}\n`);
+}
+
+// What a run was told and given: its pinned configuration (run.json's `config`).
+function printConfig(id: string, config: RunConfig | null, out: Out, style: Style): void {
+  if (!config) {
+    out.write(`Run ${id} was recorded before run.json pinned its configuration: it uses this build's system prompt, tools and settings.\n`);
+    return;
+  }
+  const field = (name: string, value: string) => out.write(`  ${style.dim(name.padEnd(14))} ${value}\n`);
+  out.write(`${style.bold(`Run ${id}: its pinned configuration`)} ${style.dim('(run.json, recorded when the run was created)')}\n\n`);
+  field('model', config.model);
+  field('max tokens', formatCount(config.maxTokens));
+  const c = config.compaction;
+  field('compaction', c.enabled ? `at ${Math.round(c.at * 100)}% of a ${formatCount(c.contextWindow)}-token context window` : 'off');
+  field('thinking', config.thinking ? `${formatCount(config.thinking.budgetTokens)} tokens` : 'off');
+  field('instructions', config.instructions ? `${config.instructions.file} (${formatCount(config.instructions.chars)} characters), in the system prompt` : 'none (no AGENTS.md or CLAUDE.md when the run was created)');
+  field('tools', config.tools.map((t) => t.name).join(', '));
+  out.write(`\n${style.bold(style.cyan('System prompt'))}\n${indent(config.system)}\n`);
 }
 
 // The step's diff, or why there is none.

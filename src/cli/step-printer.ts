@@ -47,6 +47,7 @@ export class StepPrinter {
   private column = 0;
   private word = '';
   private space = false;
+  private thinking = false;
   private replayStarted: number | undefined;
   private replayEnded: number | undefined;
   readonly replayed: ReplayTally = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
@@ -90,9 +91,22 @@ export class StepPrinter {
     }
   };
 
+  // Live extended thinking: dimmed, after a "thinking:" mark, apart from the answer's text.
+  readonly onThinking = (text: string): void => {
+    if (!text) return;
+    if (!this.thinking) {
+      this.endText();
+      this.out.write(`      ${this.style.dim('thinking: ')}`);
+      this.streaming = true;
+      this.thinking = true;
+    }
+    this.out.write(this.style.dim(text.replace(/\n/g, '\n      ')));
+  };
+
   /** Live model text, streamed as it arrives, indented under the steps and word-wrapped to the width. */
   readonly onText = (text: string): void => {
     if (!text) return;
+    if (this.thinking) this.endText();
     if (!this.streaming) {
       this.out.write(TEXT_INDENT);
       this.column = TEXT_INDENT.length;
@@ -152,6 +166,7 @@ export class StepPrinter {
       this.out.write(`${rest ? this.style.dim(rest) : ''}\n`);
     }
     this.streaming = false;
+    this.thinking = false;
   }
 
   private tally(kind: string, result: unknown, originalMs: number): void {
@@ -159,7 +174,7 @@ export class StepPrinter {
     s.replayedSteps++;
     s.originalMs += originalMs;
     s.replayMs = (this.replayEnded ?? 0) - (this.replayStarted ?? 0);
-    if (kind === 'model') {
+    if (kind === 'model' || kind === 'compact') {
       s.modelCalls++;
       const usage = (result as { usage?: { inputTokens?: number; outputTokens?: number } } | undefined)?.usage;
       s.tokens += (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);

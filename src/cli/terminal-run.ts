@@ -11,6 +11,8 @@ import { JsonLines } from './json-lines.js';
 import { LiveView } from './live-view.js';
 import { RunTally } from './run-tally.js';
 import type { DriveFlags } from './options.js';
+import { LIMIT_EXIT_CODE } from './options.js';
+import type { LimitReached } from '../agent/budget.js';
 import { StepPrinter } from './step-printer.js';
 import { styleFor, type Style } from './style.js';
 
@@ -42,6 +44,14 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     const outcome = await drive({
       model: flags.model,
       maxSteps: flags.maxSteps,
+      maxTurns: flags.maxTurns,
+      maxCost: flags.maxCost,
+      maxTokens: flags.maxTokens,
+      // commander's --no-compact leaves `compact` true when it is not given: only false is a choice.
+      ...(flags.compact === false ? { compact: false } : {}),
+      compactAt: flags.compactAt,
+      contextWindow: flags.contextWindow,
+      thinking: flags.thinking,
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
@@ -70,11 +80,11 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${totals}\n`);
       return 130;
     }
-    if (outcome.status === 'max-steps') {
-      o.write(`\n${style.yellow(`Stopped after ${outcome.steps} steps (--max-steps).`)} Run again with a higher --max-steps to continue.\n`);
+    if (outcome.limit) {
+      o.write(`\n${style.yellow(limitMessage(outcome.limit))}\n`);
       if (saved) o.write(`${saved}\n`);
       o.write(`${totals}\n`);
-      return 1;
+      return LIMIT_EXIT_CODE;
     }
     if (!json) o.write(`\n${style.bold('Final answer')}\n${outcome.final || '(the model gave no text)'}\n`);
     if (saved) o.write(`\n${style.green(saved)}\n`);
@@ -97,6 +107,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       const n = event.recordedSteps;
       out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}  ${style.dim('·')}  model ${event.model}\n`);
       if (event.interrupted && event.openedAs !== 'finished') out.write(style.yellow('  The previous attempt was interrupted (Ctrl-C), not crashed: its step in progress, if any, is handled as in flight.\n'));
+      if (event.instructions) out.write(style.dim(`  Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).\n`));
       if (event.openedAs === 'finished') out.write(style.dim(`  This run finished before: replaying its ${n} steps from the journal.\n`));
       else if (event.openedAs === 'continuing') out.write(style.dim(`  Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.\n`));
       else if (n > 0) out.write(style.dim(`  Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.\n`));
@@ -108,6 +119,8 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'journal-restored':
       out.write(style.yellow(`  agent-journal was ${event.found ? 'moved back' : 'deleted'} during the run: put it back at ${event.restored.slice(0, 12)} (see git reflog agent-journal).\n`));
       return;
+    case 'thinking':
+      return printer.onThinking(event.text);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       out.write(style.dim(`  ${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).\n`));
@@ -127,6 +140,14 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       // A session event this printer does not know yet (compaction) prints nothing.
       if (['replayed', 'started', 'recorded', 'in-flight', 'orphan'].includes(event.type)) return printer.onEvent(event as Parameters<StepPrinter['onEvent']>[0]);
   }
+}
+
+// What stopped the run, and how to go on.
+function limitMessage({ limit, value, reached }: LimitReached): string {
+  const how = `Every finished step is kept: run the same command with a higher --${limit} (or without it) to go on from here.`;
+  if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
+  const what = limit === 'max-steps' ? 'steps' : 'model calls';
+  return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
 }
 
 function where(step: number): string {

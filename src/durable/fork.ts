@@ -42,6 +42,8 @@ export async function forkRun(store: JournalStore, from: string, atStep: number,
     lineage: { forkedFrom: from, atStep },
     ...(checkpoint ? { startCheckpoint: checkpoint } : {}),
     attempts: [],
+    // The fork sends what its parent sent: same prompt, tools, limits and model.
+    ...(source.config ? { config: source.config } : {}),
   };
   const files: JournalFile[] = [{ path: runRecordPath(newId), content: serializeEntry(record) }];
   // Copied entries keep everything but their run; attempt 0 marks them as inherited from the parent.

@@ -2,6 +2,8 @@
 // code (STYLE: Temporal keeps replay free of I/O); the journal store feeds it entries.
 import { CorruptEntryError, DivergenceError, type StepIdentity } from '../errors/index.js';
 import type { JournalEntry } from '../journal/entry.js';
+import { shortValue } from '../format/text.js';
+import { canonicalJson } from './key.js';
 
 // The records at one position: the intent (if the step needed one) and the result (if it finished).
 export interface RecordedStep {
@@ -12,6 +14,8 @@ export interface RecordedStep {
 /** A step the loop asks for: its identity, at a position of the run. */
 export interface StepCall extends StepIdentity {
   position: number;
+  /** The step's input, to say which part differs from the recorded one on a divergence. */
+  input?: unknown;
 }
 
 export class History {
@@ -71,14 +75,49 @@ export class History {
         call.position,
         { kind: recorded.kind, key: recorded.key, description: recorded.description },
         { kind: call.kind, key: call.key, description: call.description },
+        differences(recorded, call),
       );
     }
     return step;
   }
 
+  /** Records an entry this process wrote. */
   add(entry: JournalEntry): void {
     const step = this.steps.get(entry.step) ?? {};
     step[entry.phase] = entry;
     this.steps.set(entry.step, step);
   }
+}
+
+// Which part of the call differs from the recorded one, one phrase each: the kind, or each input
+// field that differs (a model step's `request` is a digest of the whole request, so it is named
+// as such, with what feeds it).
+function differences(recorded: JournalEntry, call: StepCall): string[] {
+  if (recorded.kind !== call.kind) return [`the journal holds a ${recorded.kind} step there, and the agent asked for a ${call.kind} step`];
+  const before = asRecord(recorded.input);
+  const now = asRecord(call.input);
+  if (!before || !now) return [`its input is ${brief(call.input)}, not the recorded ${brief(recorded.input)}`];
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(now)])].sort();
+  const found: string[] = [];
+  for (const field of fields) {
+    if (canonicalJson(before[field]) === canonicalJson(now[field])) continue;
+    if (field === 'request' && recorded.kind === 'model') {
+      found.push(
+        `the request digest is ${brief(now[field])}, not the recorded ${brief(before[field])} (the system prompt, tool definitions, max tokens, thinking or the conversation so far differ)`,
+      );
+    } else if (field === 'model') {
+      found.push(`the model is ${brief(now[field])}, not the recorded ${brief(before[field])}`);
+    } else {
+      found.push(`its input field "${field}" is ${brief(now[field])}, not the recorded ${brief(before[field])}`);
+    }
+  }
+  return found;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function brief(value: unknown): string {
+  return value === undefined ? '(absent)' : shortValue(JSON.stringify(value), 50);
 }

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { InFlightError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
-import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type JournalEntry, type RunRecord } from '../journal/entry.js';
+import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
 import { clearLiveCommand, recordLiveCommand, stopOrphanedCommands } from '../journal/live-commands.js';
@@ -37,6 +37,7 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     await store.refresh();
     const record = await readRunRecord(store, options.run);
     const entries = await readRunEntries(store, options.run);
+    if (typeof options.config === 'function') options = { ...options, config: options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }
@@ -103,7 +104,7 @@ export class RunJournal {
 
   private identify(kind: string, input: unknown, describe: string | undefined): StepCall {
     if (!isValidKind(kind)) throw new UsageError(`"${kind}" is not a valid step kind: use letters, digits, "_" or "-".`);
-    return { position: ++this.position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortValue(input, 50)}` };
+    return { position: ++this.position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortValue(input, 50)}`, input };
   }
 
   private replay<T>(call: StepCall, entry: JournalEntry): T {
@@ -199,7 +200,9 @@ export class RunJournal {
       pushError = error; // written, then the push failed: recorded like any entry, then thrown
     }
     if (record) this.record = record;
-    this.history.add(safe);
+    // A result this process wrote is never looked up again (positions only move on), so the history
+    // keeps its identity and not its input and result: a long run's memory stays flat.
+    this.history.add(safe.phase === 'result' ? { ...safe, input: null, result: null } : safe);
     if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
     if (pushError !== undefined) throw pushError;
     return safe;
@@ -223,11 +226,12 @@ export class RunJournal {
       attempts: [],
     };
     const sandbox = firstLiveStep === undefined ? undefined : this.options.sandbox?.();
+    const config = base.config ?? (this.options.config as RunConfig | undefined);
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
         : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep, worktree: this.store.repo.root, ...(sandbox ? { sandbox } : {}) }];
-    return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now };
+    return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(config ? { config } : {}) };
   }
 
   // Marks the run finished (with its final answer) or failed. Writes nothing when the journal
@@ -282,6 +286,11 @@ export class RunJournal {
   // The run's metadata as last read or written (undefined for a run not yet written).
   get runRecord(): RunRecord | undefined {
     return this.record;
+  }
+
+  // The configuration the run uses: the one run.json recorded, else the one it will record.
+  get config(): RunConfig | undefined {
+    return this.record?.config ?? (this.options.config as RunConfig | undefined);
   }
 
   // How many steps this process replayed and ran live so far.

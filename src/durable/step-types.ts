@@ -1,6 +1,6 @@
 // What a caller of the valve says about its steps, and what the valve tells it back: the options of
 // `openJournal` and `step`, the in-flight question and answer, and the events a front end prints.
-import type { EntryUsage, RunRecord, RunSandbox } from '../journal/entry.js';
+import type { EntryUsage, RunConfig, RunRecord, RunSandbox } from '../journal/entry.js';
 import type { OrphanReport } from '../journal/live-commands.js';
 import type { StoreOptions } from '../journal/store.js';
 
@@ -64,6 +64,10 @@ export interface OpenJournalOptions {
   task?: string;
   model?: string;
   lineage?: RunRecord['lineage'];
+  // The run's pinned configuration: recorded in run.json when the run is created (and added to the
+  // run.json of an older run without one at its next write). A function is given the run's record
+  // (undefined for a new run), so an existing run's own configuration can win.
+  config?: RunConfig | ((record: RunRecord | undefined) => RunConfig);
   // Called for every step as it replays, starts and finishes.
   onEvent?: (event: StepEvent) => void;
   // Rewrites every entry just before it is written (secret redaction). The valve then returns the

@@ -43,6 +43,20 @@ export class ScriptError extends SavepointError<{ file: string; reason: string }
   }
 }
 
+/** The conversation does not fit the model's context window even after compacting it. */
+export class ContextWindowError extends SavepointError<{ run: string; contextWindow: number; apiMessage: string }> {
+  constructor(run: string, contextWindow: number, apiMessage: string) {
+    super(
+      'ECONTEXT',
+      `Run ${run} no longer fits the model's context window (${contextWindow.toLocaleString('en-US')} tokens) even after ` +
+        `compacting its conversation${apiMessage ? `: the API said "${apiMessage}"` : ''}. The last turns kept whole are ` +
+        `too large on their own (a huge tool result?). Every finished step is kept: fork the run before the step that ` +
+        `made them ("savepoint fork ${run} --at <step>") and go on from there, or use a model with a larger window.`,
+      { run, contextWindow, apiMessage },
+    );
+  }
+}
+
 const RESUME_HINT = 'run the same command again later: the steps already finished are replayed from the journal, not redone';
 
 function describeModelFailure(data: ModelErrorData): string {

@@ -9,16 +9,22 @@ export interface StepIdentity {
   description: string;
 }
 
-/** On replay, the loop asked for a different step than the one recorded at that position. */
-export class DivergenceError extends SavepointError<{ run: string; position: number; recorded: StepIdentity; requested: StepIdentity }> {
-  constructor(run: string, position: number, recorded: StepIdentity, requested: StepIdentity) {
+/**
+ * On replay, the loop asked for a different step than the one recorded at that position.
+ * `differences` says which part of the call differs (the kind, the model, an input field, the
+ * request digest), one phrase each, as history.ts found them.
+ */
+export class DivergenceError extends SavepointError<{ run: string; position: number; recorded: StepIdentity; requested: StepIdentity; differences: string[] }> {
+  constructor(run: string, position: number, recorded: StepIdentity, requested: StepIdentity, differences: string[] = []) {
+    const asked = requested.description === recorded.description ? 'asked for it again' : `asked for ${requested.description}`;
+    const what = differences.length ? `, but ${differences.join('; and ')}` : '';
     super(
       'EDIVERGED',
       `Run ${run} diverged from its journal at step ${position}: the journal recorded ` +
-        `${recorded.description}, but this time the agent asked for ${requested.description}. ` +
+        `${recorded.description}, and this time the agent ${asked}${what}. ` +
         `Replay must repeat the recorded history exactly (the task, model or code changed?). To keep ` +
         `the steps before it and go on live from there, run "savepoint fork ${run} --at ${position}".`,
-      { run, position, recorded, requested },
+      { run, position, recorded, requested, differences },
     );
   }
 }

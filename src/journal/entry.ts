@@ -43,6 +43,30 @@ export interface JournalEntry {
   attempt: number;
 }
 
+/**
+ * What shapes a model request and is not in the entries, pinned in run.json when a run is created,
+ * so that a resumed or forked run (on a newer build, on another machine) sends exactly what it sent
+ * before. Runs recorded before pinning have none: they use the build's values (and get them pinned
+ * at their next write).
+ */
+export interface RunConfig {
+  /** The model id (or `script:<file>`). */
+  model: string;
+  /** The whole system prompt, project instructions included. */
+  system: string;
+  /** The tool definitions the model is given, as sent. */
+  tools: Array<{ name: string; description: string; input_schema: Record<string, unknown> }>;
+  maxTokens: number;
+  /** When the conversation is compacted: at `at` (a fraction) of `contextWindow` tokens, unless off. */
+  compaction: { enabled: boolean; at: number; contextWindow: number };
+  /** Extended thinking's token budget, when it is on. */
+  thinking?: { budgetTokens: number };
+  /** Where the project instructions in the system prompt came from (AGENTS.md, CLAUDE.md), if any. */
+  instructions?: { file: string; chars: number };
+  /** 'journal': the note in a cut output reads as savepoint 0.1.0 wrote it (runs recorded before pinning). */
+  outputNote?: 'journal';
+}
+
 // A run's metadata, `runs/<id>/run.json`.
 export interface RunRecord {
   format: typeof RUN_FORMAT;
@@ -69,6 +93,8 @@ export interface RunRecord {
   sandbox?: RunSandbox;
   final?: string;
   error?: string;
+  // What shapes its model requests (see RunConfig); absent in runs recorded before it was pinned.
+  config?: RunConfig;
 }
 
 /** How run_bash ran commands: in bubblewrap (with what it allowed), or unconfined. */
@@ -140,5 +166,11 @@ export function parseRunRecord(text: string, path: string): RunRecord {
   if (typeof value.id !== 'string' || typeof value.task !== 'string') fail('its id or task is missing');
   if (!['running', 'finished', 'failed'].includes(value.status as string)) fail(`its status ${JSON.stringify(value.status)} is unknown`);
   if (!Array.isArray(value.attempts)) fail('its attempts list is missing');
+  if (value.config !== undefined) {
+    const c = value.config as Record<string, unknown> | null;
+    if (typeof c !== 'object' || c === null) fail('its config is not an object');
+    if (typeof c!.model !== 'string' || typeof c!.system !== 'string' || !Array.isArray(c!.tools) || typeof c!.maxTokens !== 'number') fail('its config lacks the model, system prompt, tools or max tokens');
+    if (typeof c!.compaction !== 'object' || c!.compaction === null) fail('its config lacks the compaction settings');
+  }
   return value as unknown as RunRecord;
 }

@@ -47,24 +47,24 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
 }
 
 async function streamMessage(client: Anthropic, defaultModel: string, maxRetries: number, request: ModelRequest, options: CompleteOptions = {}): Promise<ModelResponse> {
-  const { onText, signal } = options;
+  const { onText, onThinking, signal } = options;
   if (signal?.aborted) throw abortReason(signal);
   const model = request.model || defaultModel;
   // An error thrown by onText (the terminal) is savepoint's own, not the model's: kept and rethrown as is.
   let textError: { error: unknown } | undefined;
   try {
     const stream = client.messages.stream(toParams(request, model), signal ? { signal } : {});
-    if (onText) {
-      stream.on('text', (delta) => {
-        if (textError) return;
-        try {
-          onText(delta);
-        } catch (error) {
-          textError = { error };
-          stream.abort();
-        }
-      });
-    }
+    const relay = (to: (text: string) => void) => (delta: string) => {
+      if (textError) return;
+      try {
+        to(delta);
+      } catch (error) {
+        textError = { error };
+        stream.abort();
+      }
+    };
+    if (onText) stream.on('text', relay(onText));
+    if (onThinking) stream.on('thinking', relay(onThinking));
     return toResponse(await stream.finalMessage());
   } catch (error) {
     if (textError) throw textError.error;
@@ -81,6 +81,7 @@ function toParams(request: ModelRequest, model: string): Anthropic.MessageCreate
     ...(request.system ? { system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] } : {}),
     // savepoint's tool schemas are plain JSON Schema objects; the SDK types them more narrowly.
     ...(request.tools.length ? { tools: request.tools as Anthropic.Tool[] } : {}),
+    ...(request.thinking ? { thinking: { type: 'enabled', budget_tokens: request.thinking.budgetTokens } } : {}),
   };
 }
 
@@ -99,10 +100,13 @@ function withCacheBreakpoint(messages: ModelRequest['messages']): Anthropic.Mess
   return [...params.slice(0, -1), { ...last, content: blocks } as Anthropic.MessageParam];
 }
 
-// Only the block kinds savepoint uses: text and tool_use (thinking and server tools are dropped).
+// The block kinds savepoint uses: text, tool_use, and thinking and redacted_thinking with their
+// signatures, kept exactly so they can be sent back (server tools are dropped).
 function toResponse(message: Anthropic.Message): ModelResponse {
   const content: AssistantBlock[] = [];
   for (const block of message.content) {
+    if (block.type === 'thinking') content.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+    if (block.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: block.data });
     if (block.type === 'text') content.push({ type: 'text', text: block.text });
     if (block.type === 'tool_use') {
       const input = typeof block.input === 'object' && block.input !== null ? (block.input as Record<string, unknown>) : {};

@@ -21,6 +21,10 @@ export interface ScriptTurn {
   usage?: Partial<Usage>;
   // Defaults to 'tool_use' when the turn has tools, else 'end_turn'.
   stopReason?: string;
+  // Extended thinking before the answer: a thinking block (signed `sig_<digest>`), and a
+  // redacted_thinking block carrying this data.
+  thinking?: string;
+  redactedThinking?: string;
 }
 
 // A whole script: the model id it reports and its answers, in order.
@@ -28,12 +32,15 @@ export interface Script {
   model?: string;
   description?: string;
   turns: ScriptTurn[];
+  // The answer to every compaction request (a request that ends with the summarization
+  // instruction); default a summary that names the turns it stands for. It uses no turn.
+  summary?: string;
   // Where it was loaded from, for messages.
   file?: string;
 }
 
-const SCRIPT_KEYS = ['model', 'description', 'turns'];
-const TURN_KEYS = ['text', 'tools', 'delayMs', 'usage', 'stopReason'];
+const SCRIPT_KEYS = ['model', 'description', 'turns', 'summary'];
+const TURN_KEYS = ['text', 'tools', 'delayMs', 'usage', 'stopReason', 'thinking', 'redactedThinking'];
 const TOOL_KEYS = ['name', 'input'];
 const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheCreationInputTokens', 'cacheReadInputTokens'];
 // The Messages API's rule for tool names.
@@ -67,12 +74,14 @@ export function validateScript(value: unknown, source: string): Script {
   checkKeys(value, SCRIPT_KEYS, 'the script', fail);
   if (value.model !== undefined && (typeof value.model !== 'string' || !value.model)) fail('has a "model" that is not a non-empty string');
   if (value.description !== undefined && typeof value.description !== 'string') fail('has a "description" that is not a string');
+  if (value.summary !== undefined && (typeof value.summary !== 'string' || !value.summary)) fail('has a "summary" that is not a non-empty string');
   if (!Array.isArray(value.turns)) return fail('has no "turns" array');
   if (value.turns.length === 0) fail('has an empty "turns" array: give the model at least one answer');
   const turns = value.turns.map((turn, index) => checkTurn(turn, `turns[${index}]`, fail));
   return {
     ...(value.model !== undefined ? { model: value.model as string } : {}),
     ...(value.description !== undefined ? { description: value.description as string } : {}),
+    ...(value.summary !== undefined ? { summary: value.summary as string } : {}),
     turns,
   };
 }
@@ -80,7 +89,9 @@ export function validateScript(value: unknown, source: string): Script {
 function checkTurn(turn: unknown, where: string, fail: (reason: string) => never): ScriptTurn {
   if (!isPlainObject(turn)) return fail(`has ${where} that is not an object`);
   checkKeys(turn, TURN_KEYS, where, fail);
-  const { text, tools, delayMs, usage, stopReason } = turn;
+  const { text, tools, delayMs, usage, stopReason, thinking, redactedThinking } = turn;
+  if (thinking !== undefined && typeof thinking !== 'string') fail(`has ${where}.thinking that is not a string`);
+  if (redactedThinking !== undefined && typeof redactedThinking !== 'string') fail(`has ${where}.redactedThinking that is not a string`);
   if (text !== undefined && typeof text !== 'string') fail(`has ${where}.text that is not a string`);
   if (tools !== undefined && !Array.isArray(tools)) fail(`has ${where}.tools that is not an array`);
   const checkedTools = ((tools as unknown[] | undefined) ?? []).map((tool, i) => checkTool(tool, `${where}.tools[${i}]`, fail));
@@ -102,6 +113,8 @@ function checkTurn(turn: unknown, where: string, fail: (reason: string) => never
     ...(delayMs !== undefined ? { delayMs: delayMs as number } : {}),
     ...(usage !== undefined ? { usage: usage as Partial<Usage> } : {}),
     ...(stopReason !== undefined ? { stopReason: stopReason as string } : {}),
+    ...(thinking !== undefined ? { thinking: thinking as string } : {}),
+    ...(redactedThinking !== undefined ? { redactedThinking: redactedThinking as string } : {}),
   };
 }
 

@@ -1,13 +1,21 @@
 // Turning one scripted turn into a model response, deterministically: the same turn, position and
 // request size always give the same answer, ids and usage. Shared by the scripted provider and the
 // fake Anthropic server in the tests, so both answer a script the same way.
+import { createHash } from 'node:crypto';
 import type { AssistantBlock, ModelResponse } from './types.js';
 import type { ScriptTurn } from './script-file.js';
+import { summarizedTurns } from './compaction.js';
 
-// Which turn a request asks for: one per assistant message already in the conversation, so a
-// process that resumes a run at turn k is answered with turn k, with no state kept anywhere.
-export function turnIndex(messages: readonly { role: string }[]): number {
-  return messages.filter((message) => message.role === 'assistant').length;
+// Which turn a request asks for: one per assistant message already in the conversation (plus the
+// turns a compaction summarized), so a process that resumes a run at turn k is answered with turn
+// k, with no state kept anywhere.
+export function turnIndex(messages: readonly { role: string; content?: unknown }[]): number {
+  return summarizedTurns(messages as { role: string; content: unknown }[]) + messages.filter((message) => message.role === 'assistant').length;
+}
+
+/** The answer to a compaction request: the script's `summary`, else one that says what it stands for. */
+export function summaryTurn(summary: string | undefined, messages: readonly { role: string; content?: unknown }[]): ScriptTurn {
+  return { text: summary ?? `Summary of turns 1 to ${turnIndex(messages)}: the scripted model worked through its script up to here.` };
 }
 
 // The answer given once a script has no turn left: a plain final answer, so the run ends cleanly.
@@ -21,12 +29,14 @@ export function ranOutTurn(source: string, turnCount: number): ScriptTurn {
 // which sizes the estimated input usage (about four characters a token).
 export function turnResponse(turn: ScriptTurn, index: number, model: string, inputChars: number): ModelResponse {
   const content: AssistantBlock[] = [];
+  if (turn.thinking !== undefined) content.push({ type: 'thinking', thinking: turn.thinking, signature: thinkingSignature(turn.thinking) });
+  if (turn.redactedThinking !== undefined) content.push({ type: 'redacted_thinking', data: turn.redactedThinking });
   if (turn.text) content.push({ type: 'text', text: turn.text });
   (turn.tools ?? []).forEach((tool, i) => {
     // A copy, so a caller that changes the input cannot change the script.
     content.push({ type: 'tool_use', id: `toolu_s${index}_${i}`, name: tool.name, input: structuredClone(tool.input ?? {}) });
   });
-  const outputChars = (turn.text ?? '').length + (turn.tools?.length ? JSON.stringify(turn.tools).length : 0);
+  const outputChars = (turn.text ?? '').length + (turn.thinking ?? '').length + (turn.tools?.length ? JSON.stringify(turn.tools).length : 0);
   return {
     model,
     content,
@@ -38,6 +48,14 @@ export function turnResponse(turn: ScriptTurn, index: number, model: string, inp
       cacheReadInputTokens: turn.usage?.cacheReadInputTokens ?? 0,
     },
   };
+}
+
+/**
+ * The signature a scripted thinking block carries: a digest of its text, so a block sent back
+ * changed (or without its signature) is caught, as the API catches it.
+ */
+export function thinkingSignature(thinking: string): string {
+  return `sig_${createHash('sha256').update(thinking).digest('base64url').slice(0, 32)}`;
 }
 
 // `text` cut into at most `count` pieces at spaces, for streaming it the way a live model does.

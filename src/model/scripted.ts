@@ -22,14 +22,21 @@
 //     Missing ones are estimated: input = request JSON length / 4, output = answer length / 4,
 //     cache = 0.
 //   - `stopReason` (default "tool_use" when there are tools, else "end_turn").
+//   - `thinking`, `redactedThinking`: extended thinking blocks before the answer (a thinking block
+//     signed with a digest of its text; a redacted_thinking block with this data).
 // - Unknown keys are errors, so a typo cannot silently change a demo.
 //
-// Which turn answers: the number of assistant messages already in the request. The provider keeps
+// - `summary` (optional): the answer to a compaction request (one whose last user block is the
+//   summarization instruction); it uses no turn. Default: a summary naming the turns it stands for.
+//
+// Which turn answers: the number of assistant messages already in the request, plus the turns a
+// compaction summarized (its summary's header says how many). The provider keeps
 // no state, so a run resumed by a new process at turn k gets turn k, exactly like a replay expects.
 // Asked past the last turn, it answers with an end_turn text saying the script ran out.
 import { sleep, abortReason } from './abort.js';
 import { validateScript, type Script } from './script-file.js';
-import { ranOutTurn, textChunks, turnIndex, turnResponse } from './script-turn.js';
+import { ranOutTurn, summaryTurn, textChunks, turnIndex, turnResponse } from './script-turn.js';
+import { isCompactionRequest } from './compaction.js';
 import type { CompleteOptions, ModelProvider, ModelRequest, ModelResponse } from './types.js';
 
 // Loading and checking scripts lives in script-file.ts; re-exported so one import is enough.
@@ -55,15 +62,17 @@ export function createScriptedProvider(script: Script, options: ScriptedProvider
 }
 
 async function answer(script: Script, name: string, model: string, request: ModelRequest, options: CompleteOptions = {}): Promise<ModelResponse> {
-  const { onText, signal } = options;
+  const { onText, onThinking, signal } = options;
   if (signal?.aborted) throw abortReason(signal);
   const index = turnIndex(request.messages);
-  const turn = script.turns[index] ?? ranOutTurn(name, script.turns.length);
+  const compacting = isCompactionRequest(request.messages);
+  const turn = compacting ? summaryTurn(script.summary, request.messages) : (script.turns[index] ?? ranOutTurn(name, script.turns.length));
   const inputChars = JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }).length;
   const response = turnResponse(turn, index, model, inputChars);
   // Like a live model: the text arrives in pieces spread over the turn's delay, never all at the end.
   const chunks = textChunks(turn.text ?? '');
   const delay = turn.delayMs ?? 0;
+  if (turn.thinking) onThinking?.(turn.thinking);
   if (chunks.length === 0) await sleep(delay, signal);
   for (const chunk of chunks) {
     await sleep(delay / chunks.length, signal);

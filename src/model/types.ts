@@ -20,7 +20,21 @@ export interface ToolResultBlock {
   is_error?: boolean;
 }
 
-export type AssistantBlock = TextBlock | ToolUseBlock;
+// Extended thinking: the model's reasoning before it answers, with the signature the API checks
+// when the block is sent back. Journaled and sent back exactly, never edited.
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+// Thinking the API encrypted (flagged by its safety systems): sent back as it came.
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export type AssistantBlock = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock;
 export type UserBlock = TextBlock | ToolResultBlock;
 
 export type Message = { role: 'user'; content: string | UserBlock[] } | { role: 'assistant'; content: AssistantBlock[] };
@@ -37,6 +51,8 @@ export interface ModelRequest {
   messages: Message[];
   tools: ToolSpec[];
   maxTokens: number;
+  // Extended thinking, when it is on: the tokens the model may think for before it answers.
+  thinking?: { budgetTokens: number };
 }
 
 export interface Usage {
@@ -53,11 +69,17 @@ export interface ModelResponse {
   // 'end_turn', 'tool_use', 'max_tokens', 'stop_sequence', ...
   stopReason: string;
   usage: Usage;
+  // The API's words when it refused the request as too long for the context window: savepoint
+  // records that refusal as the step's result (stopReason 'prompt_too_long', no content), so
+  // that replay compacts at the same place without asking again.
+  refused?: string;
 }
 
 export interface CompleteOptions {
   // Called with each piece of text as it streams in, so a live call is never a silent pause.
   onText?: (text: string) => void;
+  // Called with each piece of extended thinking as it streams in.
+  onThinking?: (text: string) => void;
   signal?: AbortSignal;
 }
 

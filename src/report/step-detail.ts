@@ -14,6 +14,7 @@ export function formatResult(entry: JournalEntry): string {
   const result = entry.result as Record<string, unknown> | undefined;
   if (result && typeof result === 'object' && typeof result.output === 'string') return result.output;
   if (entry.kind === 'model' && result && Array.isArray(result.content)) return formatModelAnswer(result);
+  if (entry.kind === 'compact' && result && typeof result.summary === 'string') return formatCompaction(result);
   return formatFields(entry.result);
 }
 
@@ -27,11 +28,22 @@ function formatModelAnswer(result: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const block of result.content as Array<Record<string, unknown>>) {
     if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    else if (block.type === 'thinking' && typeof block.thinking === 'string') parts.push(`(thinking)\n${indent(block.thinking)}`);
+    else if (block.type === 'redacted_thinking') parts.push('(redacted thinking: encrypted by the API, sent back as it came)');
     else if (block.type === 'tool_use') parts.push(`→ calls ${String(block.name)} (${String(block.id)})\n${indent(formatFields(block.input))}`);
     else parts.push(JSON.stringify(block, null, 2));
   }
   if (typeof result.stopReason === 'string') parts.push(`stop reason: ${result.stopReason}`);
   return parts.join('\n\n');
+}
+
+// A compaction: the conversation's size before and after, and the summary it continued from.
+function formatCompaction(result: Record<string, unknown>): string {
+  const count = (n: unknown) => (typeof n === 'number' ? n.toLocaleString('en-US') : '?');
+  return (
+    `tokens before: ${count(result.tokensBefore)}\ntokens after: ${count(result.tokensAfter)} (estimated)\n` +
+    `${count(result.summarizedMessages)} messages summarized, ${count(result.keptMessages)} kept whole (the journal keeps every original result)\n\nsummary:\n${indent(String(result.summary))}`
+  );
 }
 
 function formatFields(value: unknown): string {

@@ -201,7 +201,7 @@ function stepView(step: number, p: Position, attempts: RunRecord['attempts'], re
   const entry = (p.result ?? p.intent)!;
   const result = p.result?.result as { model?: unknown; isError?: unknown } | undefined;
   const input = entry.input as { model?: unknown } | undefined;
-  const isModel = entry.kind === 'model';
+  const isModel = entry.kind === 'model' || entry.kind === 'compact';
   const model = isModel ? stringOr(result?.model) ?? stringOr(input?.model) ?? record?.model ?? null : null;
   const startedInAttempt = p.intent && p.result && p.intent.attempt !== p.result.attempt ? p.intent.attempt : null;
   return {
@@ -284,7 +284,7 @@ function savingsOf(steps: StepView[]): Savings {
   }
   return {
     replayedSteps: steps.length,
-    modelCalls: steps.filter((s) => s.kind === 'model').length,
+    modelCalls: steps.filter((s) => s.kind === 'model' || s.kind === 'compact').length,
     commands: steps.filter((s) => s.kind === 'run_bash').length,
     tokens,
     estimatedCostUsd: roundCost(cost),

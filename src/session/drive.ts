@@ -17,6 +17,8 @@ import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { chooseSandbox } from './sandbox.js';
+import { runConfig } from './config.js';
+import { readInstructions } from './instructions.js';
 import { settleWorktree } from './worktree.js';
 
 /** The run a session drives, once the entry point has found or named it. */
@@ -38,11 +40,16 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
   const { redactor, revealer } = openRunSecrets(repo.commonDir, env);
   let sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen below, before anything runs live
   const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });
+  // run_bash asks for the sandbox at each call: it is chosen below, before anything runs live.
+  const tools = typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root, { sandbox: () => sandbox }));
   const journal: RunJournal = await openJournal({
     dir: target.root,
     run: target.run,
     task: target.task,
     model: target.model,
+    // A new run pins the build's prompt (with the project's instructions), tools and settings; an
+    // existing one keeps what it recorded.
+    config: (existing) => runConfig(existing, { ...options, model: target.model }, tools, existing ? undefined : readInstructions(target.root, redactor.text)),
     onEvent: emit,
     redact: redactor.value,
     sandbox: () => sandbox,
@@ -75,23 +82,25 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
-    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}) });
+    const told = journal.config?.instructions;
+    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, reveal: revealer.partial, store: journal.store, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
     if (!replayOnly) sandbox = await chooseSandbox(target.root, options.sandbox, options.onSandboxUnavailable);
 
     const outcome = await runAgent({
       journal,
       task: target.task,
-      model: target.model,
+      config: journal.config!,
       provider: providerFor(target.model, options.provider),
-      tools: typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root, { sandbox })),
+      tools,
       revealSecrets: revealer.value,
       followUps,
-      maxSteps: options.maxSteps,
+      limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
       approve: options.approve,
       onText: (text) => emit({ type: 'text', text }),
       onOutput: (chunk) => emit({ type: 'output', chunk }),
+      onThinking: (text) => emit({ type: 'thinking', text }),
       signal: options.signal,
       checkpoint: () => {
         const snapshot = snapshotter.snapshot();
@@ -99,7 +108,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       },
     });
     const counts = journal.stats;
-    if (outcome.status === 'max-steps') return { run: target.run, status: 'max-steps', final: '', steps: outcome.steps, ...counts };
+    if (outcome.limit) return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...counts };
     await journal.finish('finished', { final: outcome.final });
     return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts };
   } catch (error) {

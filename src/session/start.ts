@@ -11,6 +11,7 @@ import { JournalStore } from '../journal/store.js';
 import { assertNoConflict, syncJournals } from '../journal/sync.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
+import { assertPinned } from './config.js';
 import { driveSession } from './drive.js';
 import { legacyRunIdForTask, normalizeTask, resolveRunId, runIdForTask, runsForTask } from './run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
@@ -59,7 +60,8 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   }
   // The same task finished in another worktree or on another branch: its answer is not this tree's work.
   if (derived && record?.status === 'finished' && isElsewhere(record, store.repo)) throw new FinishedElsewhereError(run, record.worktree ?? null, record.branch ?? null);
-  return driveSession({ root: store.repo.root, run, task: record?.task ?? task, model: options.model ?? record?.model ?? DEFAULT_MODEL }, options);
+  assertPinned(record, options);
+  return driveSession({ root: store.repo.root, run, task: record?.task ?? task, model: modelOf(record, options) }, options);
 }
 
 // Whether a run was created in another worktree and never went live in this one, or on another
@@ -81,7 +83,8 @@ export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome
   const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, (r) => r.status !== 'finished');
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNoConflict(synced, record.id);
-  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL }, options);
+  assertPinned(record, options);
+  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: modelOf(record, options) }, options);
 }
 
 /** Options of continueRun: the follow-up, and which run it is for. */
@@ -107,7 +110,8 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, here);
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
   assertNoConflict(synced, record.id);
-  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: options.model ?? record.model ?? DEFAULT_MODEL, followUp: message }, options);
+  assertPinned(record, options);
+  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: modelOf(record, options), followUp: message }, options);
 }
 
 /** Options of forkRun. */
@@ -136,6 +140,11 @@ export async function forkRun(options: ForkOptions): Promise<ForkResult & { id: 
 // The run id `given` names (itself, or the one id it is a unique prefix of); unknown ids pass through.
 async function resolved(store: JournalStore, given: string): Promise<string> {
   return resolveRunId(given, await listRunIds(store)) ?? given;
+}
+
+// The model a run uses: the one it recorded, else the one asked for, else the default.
+function modelOf(record: RunRecord | undefined, options: SessionOptions): string {
+  return record?.config?.model ?? record?.model ?? options.model ?? DEFAULT_MODEL;
 }
 
 // The journal store, with every fetched journal folded into the local branch first.

@@ -1,5 +1,6 @@
 // What a caller gives a session and what it hears back. A session never writes to a terminal: the
 // CLI (or a library user) turns these events into lines, and answers its questions in callbacks.
+import type { LimitReached } from '../agent/budget.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
 import type { Approver } from '../agent/tool-call.js';
 import type { StepEvent } from '../durable/run-journal.js';
@@ -20,8 +21,22 @@ export interface SessionOptions {
   tools?: AnyTool[] | ((root: string) => AnyTool[]);
   /** Asked before each live tool call that needs approval. Default: every call is approved. */
   approve?: Approver;
-  /** Stop after this many steps (model calls and tool calls). */
+  /** Stop before the step that would pass this many steps of the run (any kind). No limit by default. */
   maxSteps?: number;
+  /** Stop before the model call that would pass this many model calls of the run (compactions included). */
+  maxTurns?: number;
+  /** Stop before a model call once the run's estimated cost (US dollars, from recorded usage) reaches this. */
+  maxCost?: number;
+  /** The longest answer the model may give, in tokens (pinned). Default 8192 (plus the thinking budget). */
+  maxTokens?: number;
+  /** false: never compact the conversation (pinned). Default: compact when it nears the context window. */
+  compact?: boolean;
+  /** The fraction of the context window at which to compact (pinned). Default 0.8. */
+  compactAt?: number;
+  /** The model's context window in tokens (pinned). Default: the model's known window, else 200,000. */
+  contextWindow?: number;
+  /** Extended thinking's token budget (pinned). Default: no thinking. */
+  thinking?: number;
   /** A tool call found started-but-unrecorded after a crash: report it to the model (default), rerun it, or fail. */
   inFlight?: InFlightPolicy;
   /** When the working tree differs from the last checkpoint: put it back, or go on with it as it is. */
@@ -56,9 +71,10 @@ export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 /** What a session reports besides the valve's own step events. `followUpGivenAt`: the step that already recorded this follow-up (the identical `continue` again). */
 export type SessionEvent =
   | StepEvent
-  /** interrupted: the last attempt was stopped by Ctrl-C (not a crash); followUpGivenAt: the step that already recorded this follow-up. */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; followUpGivenAt?: number }
+  /** interrupted: the last attempt was stopped by Ctrl-C (not a crash); followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run. */
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; followUpGivenAt?: number; instructions?: string }
   | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
   /** A live command's output as it comes (run_bash); the step's result holds all of it. */
   | { type: 'output'; chunk: string }
   | { type: 'journal-restored'; restored: string; found?: string }
@@ -68,8 +84,10 @@ export type SessionEvent =
 /** How a session's run ended. An error (divergence, drift refused, a failed model call) is thrown instead. */
 export interface RunOutcome {
   run: string;
-  /** finished: the model gave its final answer; max-steps: stopped at the step limit; interrupted: the signal aborted it. */
-  status: 'finished' | 'max-steps' | 'interrupted';
+  /** finished: the model gave its final answer; max-steps, max-turns, max-cost: stopped at that limit; interrupted: the signal aborted it. */
+  status: 'finished' | LimitReached['limit'] | 'interrupted';
+  /** The limit that stopped it (its value, and where the run stood), when the status names one. */
+  limit?: LimitReached;
   /** The final answer ('' unless finished). */
   final: string;
   /** Steps the loop took in all, replayed and live. */

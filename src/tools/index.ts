@@ -26,7 +26,7 @@ export { validateInput } from './validate-input.js';
 export { asText, lastLine } from './format.js';
 
 /** Every tool, in the order the model is shown them, working on the repository at `root`; run_bash confined by `sandbox`. */
-export function createTools(root: string, options: { sandbox?: SandboxConfig } = {}): AnyTool[] {
+export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig) } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),

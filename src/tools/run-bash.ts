@@ -23,8 +23,11 @@ const description = `Runs a command with bash in the repository root and returns
 - Prefer read_file, list_files, search, edit_file and write_file over cat, find, grep, sed and echo > file: they are checked and shown more clearly.
 - Quote paths that contain spaces. Keep output small where you can (for example, \`| tail -50\`).`;
 
-/** The run_bash tool, running commands in `root`, unconfined unless `sandbox` says otherwise. */
-export function createRunBashTool(root: string, sandbox: SandboxConfig = { kind: 'none' }): Tool<RunBashInput> {
+/**
+ * The run_bash tool, running commands in `root`, unconfined unless `sandbox` says otherwise. A
+ * function is asked at each call, so the tool can be made before the run has chosen its sandbox.
+ */
+export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' }): Tool<RunBashInput> {
   return defineTool<RunBashInput>({
     name: 'run_bash',
     description,
@@ -41,7 +44,7 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig = { kind:
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
-    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn, onOutput }) => runBash(root, sandbox, command, timeoutMs, signal, onSpawn, onOutput),
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn, onOutput }) => runBash(root, typeof sandbox === 'function' ? sandbox() : sandbox, command, timeoutMs, signal, onSpawn, onOutput),
   });
 }
 

@@ -8,13 +8,15 @@ import { formatBytes, plural } from '../format/numbers.js';
 export interface TruncateOptions {
   maxBytes?: number;
   maxLines?: number;
+  /** 'journal': the note as savepoint 0.1.0 wrote it, for runs it recorded (their replay must send the same words). */
+  noteStyle?: 'journal';
 }
 
 // Room kept for the note line itself.
 const NOTE_RESERVE_BYTES = 200;
 
 /** The text itself when it is within the limits, otherwise head + `[... N lines (X MB) cut from the middle; ...]` + tail. */
-export function truncateForModel(text: string, { maxBytes = 50 * 1024, maxLines = 2000 }: TruncateOptions = {}): string {
+export function truncateForModel(text: string, { maxBytes = 50 * 1024, maxLines = 2000, noteStyle }: TruncateOptions = {}): string {
   const totalBytes = Buffer.byteLength(text);
   const lines = text.split('\n');
   if (lines.length <= maxLines && totalBytes <= maxBytes) return text;
@@ -30,7 +32,10 @@ export function truncateForModel(text: string, { maxBytes = 50 * 1024, maxLines 
   const shownLines = head.lines.length + tail.lines.length;
   const cutLines = lines.length - shownLines + (head.clipped ? 1 : 0) + (tail.clipped ? 1 : 0);
   const cutBytes = totalBytes - head.bytes - tail.bytes;
-  const note = `[... ${plural(cutLines, 'line')} (${formatBytes(cutBytes)}) cut from the middle; to see them, narrow the command (grep, head, tail) or read a range (offset, limit) ...]`;
+  const note =
+    noteStyle === 'journal'
+      ? `[... ${plural(cutLines, 'line')} (${formatBytes(cutBytes)}) cut; the full output is in the journal ...]`
+      : `[... ${plural(cutLines, 'line')} (${formatBytes(cutBytes)}) cut from the middle; to see them, narrow the command (grep, head, tail) or read a range (offset, limit) ...]`;
   return [...head.lines, note, ...tail.lines].join('\n');
 }
 

@@ -97,7 +97,7 @@ describe('savepoint continue', { concurrency: true }, () => {
     const repo = await scratch.repo({ 'README.md': '# continue\n' });
     const fake = await scratch.fake(TURNS);
     const stopped = await runCli(['run', '--yes', '--max-steps', '2', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(stopped.code, 1, stopped.stderr);
+    assert.equal(stopped.code, 3, stopped.stderr); // 3: stopped at a limit the user set
     const next = await runCli(['continue', '--yes', 'and say how long it is'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(next.code, 0, next.stderr);
     const lines = assertStepModes(next.stdout, 2);

@@ -105,7 +105,7 @@ describe('on a terminal', { concurrency: true, skip: SKIP }, () => {
   test('Ctrl-C at the drift question stops like Ctrl-C anywhere: exit 130, nothing changed', async () => {
     const repo = await scratch.repo({ 'README.md': '# live\n' });
     const model = script(scratch.dir(), [{ tools: [{ name: 'write_file', input: { path: 'a.txt', content: 'a\n' } }] }, { text: 'Wrote it.' }]);
-    assert.equal((await runCli(['run', '--yes', '--max-steps', '2', '--model', model, 'write a'], { cwd: repo.root })).code, 1);
+    assert.equal((await runCli(['run', '--yes', '--max-steps', '2', '--model', model, 'write a'], { cwd: repo.root })).code, 3); // 3: stopped at --max-steps
     writeFileSync(join(repo.root, 'a.txt'), 'changed by hand\n');
     const tip = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
     const asked = await onPty(['run', '--yes', '--model', model, 'write a'], repo.root, [{ after: /Restore the files as the run recorded them\?/, send: '\x03' }]);

@@ -125,18 +125,18 @@ describe('savepoint run and resume', { concurrency: true }, () => {
     assert.equal(fake.requests.length, 6);
   });
 
-  test('--max-steps stops the run with exit 1 and a later run with a higher limit continues by replay', async () => {
+  test('--max-steps stops the run with exit 3 and a later run with a higher limit continues by replay', async () => {
     const { repo, fake } = await setup(SEVEN_STEPS);
     const task = 'touch three files';
     const three = await runCli(['run', '--yes', '--max-steps', '3', task], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(three.code, 1, three.stderr);
+    assert.equal(three.code, 3, three.stderr);
     assertStepModes(three.stdout, 0);
     assert.equal(assertStepModes(three.stdout, 0).length, 3, 'three steps, not more');
     assert.match(three.stdout, /--max-steps/);
     assert.equal(existsSync(join(repo.root, 'b.txt')), false, 'step 4 (the command) did not run');
 
     const five = await runCli(['run', '--yes', '--max-steps', '5', task], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(five.code, 1, five.stderr);
+    assert.equal(five.code, 3, five.stderr);
     assert.equal(assertStepModes(five.stdout, 3).length, 5);
 
     const all = await runCli(['run', '--yes', task], { cwd: repo.root, env: fakeEnv(fake) });
@@ -152,9 +152,9 @@ describe('savepoint run and resume', { concurrency: true }, () => {
     // Read-only steps: two runs changing the same files would (rightly) trip the drift check.
     const { repo, fake } = await setup(READING);
     const older = await runCli(['run', '--yes', '--max-steps', '1', 'the older task'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(older.code, 1, older.stderr);
+    assert.equal(older.code, 3, older.stderr);
     const newer = await runCli(['run', '--yes', '--max-steps', '1', 'the newer task'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(newer.code, 1, newer.stderr);
+    assert.equal(newer.code, 3, newer.stderr);
     const [olderId, newerId] = [/run (\S+)/.exec(older.stdout)![1], /run (\S+)/.exec(newer.stdout)![1]];
 
     const first = await runCli(['resume', '--yes'], { cwd: repo.root, env: fakeEnv(fake) });

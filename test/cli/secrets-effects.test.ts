@@ -118,7 +118,7 @@ describe('effects are exact, the journal stays clean', () => {
 
     // Stop after the model answered the read: it has seen the placeholders, and nothing was written yet.
     const first = await runCli([...args, '--max-steps', '3'], { cwd: repo.root, env });
-    assert.equal(first.code, 1, first.stderr);
+    assert.equal(first.code, 3, first.stderr); // 3: stopped at --max-steps
     const shown = resultText(lastToolResults(fake.requests[1]!)[0]!);
     assert.match(shown, /ANTHROPIC_API_KEY=\[REDACTED:ANTHROPIC_KEY:[0-9a-f]{8}\]/);
     assert.match(shown, /DEPLOY_TOKEN=\[REDACTED:DEPLOY_TOKEN\]/);

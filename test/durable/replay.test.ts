@@ -47,6 +47,7 @@ describe('divergence', () => {
         assert.match(error.message, /at step 2/);
         assert.match(error.message, /recorded run_bash "npm test"/);
         assert.match(error.message, /asked for run_bash "npm run lint"/);
+        assert.match(error.message, /its input field "command" is "npm run lint", not the recorded "npm test"/);
         assert.match(error.message, /savepoint fork r --at 2/);
         return true;
       },

@@ -14,6 +14,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import type { ScriptTurn } from '../../src/model/script-file.js';
+import { turnIndex } from '../../src/model/script-turn.js';
 import type { MessagesBody } from './fake-anthropic.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -267,7 +268,7 @@ export function assertNoStack(text: string, context = ''): void {
 // of. Deleting an index from `hold` makes later calls of that turn answer at once.
 export function heldTurns(turns: ScriptTurn[], hold: Set<number>, holdMs = 30_000): (body: MessagesBody) => ScriptTurn {
   return (body) => {
-    const index = assistantMessages(body);
+    const index = turnIndex(body.messages);
     const turn = turns[index] ?? { text: `(no turn ${index} in the test script)` };
     return hold.has(index) ? { ...turn, delayMs: holdMs } : turn;
   };

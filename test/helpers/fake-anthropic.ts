@@ -4,7 +4,10 @@
 // the real server-sent event sequence: message_start, content_block_start / content_block_delta
 // (text_delta, input_json_delta) / content_block_stop for each block, message_delta with the stop
 // reason and usage, message_stop. It records every request body, and fails on demand with the API's
-// error bodies.
+// error bodies. Like a real model it stops an answer at max_tokens (stop_reason "max_tokens", a tool
+// call's input cut mid-JSON), refuses a request above its context window with 400 "prompt is too
+// long: N tokens > M maximum", answers savepoint's compaction requests with a summary, and, with
+// thinking on, sends signed thinking (and redacted_thinking) blocks and refuses them sent back changed.
 //
 //   const fake = await startFakeAnthropic({ turns: [{ text: 'Hello there.' }] });
 //   const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
@@ -13,8 +16,10 @@
 //   await fake.close();
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/parser';
 import { validateScript, type ScriptTurn } from '../../src/model/script-file.js';
-import { ranOutTurn, textChunks, turnIndex, turnResponse } from '../../src/model/script-turn.js';
+import { isCompactionRequest } from '../../src/model/compaction.js';
+import { ranOutTurn, summaryTurn, textChunks, thinkingSignature, turnIndex, turnResponse } from '../../src/model/script-turn.js';
 import type { ModelResponse } from '../../src/model/types.js';
 
 // The parts of a Messages API request body the fake looks at; the rest is recorded as sent.
@@ -37,6 +42,13 @@ export interface FakeAnthropicOptions {
   model?: string;
   // When set, requests must carry this key (x-api-key, or a bearer token) or get a 401.
   apiKey?: string;
+  // The model's context window in tokens (a request's tokens are estimated as its JSON length / 4,
+  // as its reported usage is): a request above it is answered 400 "prompt is too long: N tokens >
+  // M maximum", as the real API answers. Default: no limit.
+  contextWindow?: number;
+  // The answer to a compaction request (one that ends with savepoint's summarization instruction);
+  // default a summary naming the turns it stands for. Compaction requests use no turn.
+  summary?: string;
   // Sent as `retry-after-ms` with every injected error so the SDK retries at once instead of after
   // its 0.5-8 s backoff. The SDK ignores 0 (it then uses its backoff), hence 1. `null` sends none.
   retryAfterMs?: number | null;
@@ -130,9 +142,26 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return sendError(res, failure.status, type, failure.options.message ?? ERROR_MESSAGES[type] ?? `Error ${failure.status}`, retryAfterMs);
     }
 
+    const tokens = Math.max(1, Math.ceil(JSON.stringify(body).length / 4));
+    if (options.contextWindow !== undefined && tokens > options.contextWindow) {
+      return sendError(res, 400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${options.contextWindow} maximum`);
+    }
+    const thinkingProblem = checkThinking(body);
+    if (thinkingProblem) return sendError(res, 400, 'invalid_request_error', thinkingProblem);
     const index = turnIndex(body.messages);
-    const turn = Array.isArray(turns) ? (turns[index] ?? ranOutTurn('given to startFakeAnthropic', turns.length)) : turns(body);
-    const response = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
+    const scripted = isCompactionRequest(body.messages)
+      ? summaryTurn(options.summary, body.messages)
+      : Array.isArray(turns)
+        ? (turns[index] ?? ranOutTurn('given to startFakeAnthropic', turns.length))
+        : turns(body);
+    // With thinking on, every answer starts with a signed thinking block (the turn's, or a default);
+    // with it off, none does.
+    const thinking = (body.thinking as { type?: string } | undefined)?.type === 'enabled';
+    const { thinking: thought, redactedThinking, ...plain } = scripted;
+    const turn: ScriptTurn = thinking ? { ...plain, thinking: thought ?? `Thinking about turn ${index}.`, ...(redactedThinking !== undefined ? { redactedThinking } : {}) } : plain;
+    const full = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
+    // As a real model does: an answer longer than max_tokens stops there (about 4 characters a token).
+    const { response, partialInputs } = turn.stopReason ? { response: full, partialInputs: new Map<number, string>() } : cutAtMaxTokens(full, body.max_tokens);
     const cache = { creation: turn.usage?.cacheCreationInputTokens !== undefined, read: turn.usage?.cacheReadInputTokens !== undefined };
     const message = toApiMessage(response, `msg_fake_${id}`, cache);
     if (!body.stream) {
@@ -142,7 +171,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       res.end(JSON.stringify(message));
       return;
     }
-    await streamMessage(res, message, turn, failure?.options);
+    await streamMessage(res, message, turn, failure?.options, partialInputs);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -161,7 +190,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   };
 }
 
-type ApiBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type ApiBlock = ModelResponse['content'][number];
 
 interface ApiMessage {
   id: string;
@@ -195,7 +224,34 @@ function toApiMessage(response: ModelResponse, id: string, cache: { creation: bo
   };
 }
 
-async function streamMessage(res: ServerResponse, message: ApiMessage, turn: ScriptTurn, failure: FailOptions | undefined): Promise<void> {
+// The answer as a model that stops at `maxTokens` gives it: its blocks up to the limit (about four
+// characters a token: text, then each tool call's input JSON), the block at the limit cut short,
+// stop_reason "max_tokens" and output_tokens at the limit. A cut tool call keeps the JSON sent so
+// far (its partial input, which the SDK parses as it streams: `"timeout_ms": 60000` cut after the
+// 6 arrives as 6); the JSON answer carries that partial JSON parsed the same way.
+function cutAtMaxTokens(response: ModelResponse, maxTokens: number): { response: ModelResponse; partialInputs: Map<number, string> } {
+  const partialInputs = new Map<number, string>();
+  let room = maxTokens * 4;
+  const content: ModelResponse['content'] = [];
+  for (const block of response.content) {
+    const text = block.type === 'text' ? block.text : block.type === 'tool_use' ? JSON.stringify(block.input) : '';
+    if (text.length <= room) {
+      content.push(block);
+      room -= text.length;
+      continue;
+    }
+    if (room > 0 && block.type === 'text') content.push({ ...block, text: block.text.slice(0, room) });
+    if (room > 0 && block.type === 'tool_use') {
+      const partial = text.slice(0, room);
+      partialInputs.set(content.length, partial);
+      content.push({ ...block, input: (partialParse(partial) ?? {}) as Record<string, unknown> });
+    }
+    return { response: { ...response, content, stopReason: 'max_tokens', usage: { ...response.usage, outputTokens: maxTokens } }, partialInputs };
+  }
+  return { response, partialInputs };
+}
+
+async function streamMessage(res: ServerResponse, message: ApiMessage, turn: ScriptTurn, failure: FailOptions | undefined, partialInputs = new Map<number, string>()): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (event: string, data: object) => {
     if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -212,7 +268,13 @@ async function streamMessage(res: ServerResponse, message: ApiMessage, turn: Scr
   const textPieces = message.content.reduce((n, block) => n + (block.type === 'text' ? textChunks(block.text).length : 0), 0);
   const pause = (turn.delayMs ?? 0) / Math.max(1, textPieces);
   for (const [index, block] of message.content.entries()) {
-    if (block.type === 'text') {
+    if (block.type === 'thinking') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      for (const thinking of textChunks(block.thinking)) send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } });
+      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else if (block.type === 'redacted_thinking') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: block });
+    } else if (block.type === 'text') {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const text of textChunks(block.text)) {
         await wait(pause, res);
@@ -221,7 +283,7 @@ async function streamMessage(res: ServerResponse, message: ApiMessage, turn: Scr
     } else {
       send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
       // The input arrives as partial JSON in pieces that are not valid JSON on their own.
-      const json = JSON.stringify(block.input);
+      const json = partialInputs.get(index) ?? JSON.stringify(block.input);
       const half = Math.ceil(json.length / 2);
       for (const partial_json of [json.slice(0, half), json.slice(half)].filter(Boolean)) {
         send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
@@ -249,6 +311,28 @@ function invalidBody(body: MessagesBody): string | undefined {
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return 'max_tokens: Field required';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   if (body.messages[0]?.role !== 'user') return 'messages: first message must use the "user" role';
+  return undefined;
+}
+
+// What the real API refuses when thinking is on: a budget not below max_tokens, a thinking block
+// sent back changed (its signature no longer matches), or a final assistant turn with a tool call
+// that does not start with its thinking block.
+function checkThinking(body: MessagesBody): string | undefined {
+  const thinking = body.thinking as { type?: string; budget_tokens?: number } | undefined;
+  if (thinking?.type !== 'enabled') return undefined;
+  if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens! < 1024) return 'thinking.budget_tokens: Input should be greater than or equal to 1024';
+  if (thinking.budget_tokens! >= body.max_tokens) return '`max_tokens` must be greater than `thinking.budget_tokens`';
+  for (const [i, message] of body.messages.entries()) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const [j, block] of (message.content as Array<{ type: string; thinking?: string; signature?: string }>).entries()) {
+      if (block.type === 'thinking' && block.signature !== thinkingSignature(block.thinking ?? '')) return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+    }
+  }
+  const last = body.messages.findLast((m) => m.role === 'assistant');
+  const blocks = Array.isArray(last?.content) ? (last.content as Array<{ type: string }>) : [];
+  if (blocks.some((b) => b.type === 'tool_use') && !['thinking', 'redacted_thinking'].includes(blocks[0]?.type ?? '')) {
+    return `messages: Expected \`thinking\` or \`redacted_thinking\`, but found \`${blocks[0]?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
+  }
   return undefined;
 }
 

@@ -22,7 +22,7 @@ export interface Scratch {
   repo(files?: Record<string, string>, options?: { commit?: boolean }): Promise<TempRepo>;
   // A fake Anthropic server answering `turns`; with `hold`, the turn indexes in it are held back
   // (see heldTurns) until the test clears them, so a test can kill the CLI mid-call.
-  fake(turns: NonNullable<FakeAnthropicOptions['turns']>, hold?: Set<number>): Promise<FakeAnthropic>;
+  fake(turns: NonNullable<FakeAnthropicOptions['turns']>, hold?: Set<number>, options?: Omit<FakeAnthropicOptions, 'turns'>): Promise<FakeAnthropic>;
   // An empty directory outside every repository (realpath, so it compares equal to what tools report).
   dir(prefix?: string): string;
 }
@@ -41,9 +41,9 @@ export function useScratch(): Scratch {
       defer(() => repo.remove());
       return repo;
     },
-    async fake(turns, hold) {
+    async fake(turns, hold, options = {}) {
       if (hold && !Array.isArray(turns)) throw new Error('scratch.fake: hold needs a list of turns');
-      const fake = await startFakeAnthropic({ turns: hold ? heldTurns(turns as ScriptTurn[], hold) : turns });
+      const fake = await startFakeAnthropic({ ...options, turns: hold ? heldTurns(turns as ScriptTurn[], hold) : turns });
       defer(() => fake.close());
       return fake;
     },

@@ -42,3 +42,35 @@ test('requests the real API would refuse get a 400 invalid_request_error', async
     await fake.close();
   }
 });
+
+test('like a real model, it stops at max_tokens with partial tool input, refuses a prompt above its window, and sends signed thinking', async () => {
+  const fake = await startFakeAnthropic({ turns: [{ text: 'abcd', tools: [{ name: 'run_bash', input: { command: 'echo hi', timeout_ms: 60000 } }] }], contextWindow: 200 });
+  try {
+    const client = new Anthropic({ baseURL: fake.url, apiKey: 'k', maxRetries: 0 });
+    const cut = await client.messages.create({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(cut.stop_reason, 'max_tokens');
+    assert.equal(cut.usage.output_tokens, 10);
+    assert.deepEqual(cut.content.at(-1), { type: 'tool_use', id: 'toolu_s0_0', name: 'run_bash', input: { command: 'echo hi' } });
+
+    await assert.rejects(client.messages.create({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'x'.repeat(1000) }] }), (error: { status?: number; error?: { error?: { message?: string } } }) => {
+      assert.equal(error.status, 400);
+      assert.match(error.error?.error?.message ?? '', /^prompt is too long: \d+ tokens > 200 maximum$/);
+      return true;
+    });
+
+    const thinking = { type: 'enabled' as const, budget_tokens: 1024 };
+    for (const streamed of [false, true]) {
+      const params = { model: 'claude-x', max_tokens: 2000, thinking, messages: [{ role: 'user' as const, content: 'hi' }] };
+      const message = streamed ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
+      assert.equal(message.content[0]!.type, 'thinking');
+      const block = message.content[0] as { thinking: string; signature: string };
+      assert.equal(block.thinking, 'Thinking about turn 0.');
+      assert.match(block.signature, /^sig_/);
+      // Sent back changed, it is refused as the API refuses it.
+      const changed = [{ role: 'user' as const, content: 'hi' }, { role: 'assistant' as const, content: [{ ...block, type: 'thinking' as const, thinking: 'edited' }, ...message.content.slice(1)] }, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_s0_0', content: 'ok' }] }];
+      await assert.rejects(client.messages.create({ ...params, messages: changed }), { status: 400 });
+    }
+  } finally {
+    await fake.close();
+  }
+});

@@ -130,7 +130,7 @@ before(async () => {
   const first = await cli(repo.root, ['run', '--yes', '--model', done, '--run', 'done-run', TASK_HTML]);
   const stopped = await cli(repo.root, ['run', '--yes', '--model', partial, '--run', 'partial-run', '--max-steps', '1', 'list the files']);
   assert.equal(first.code, 0, first.stderr);
-  assert.equal(stopped.code, 1, stopped.stderr);
+  assert.equal(stopped.code, 3, stopped.stderr);
 
   // Killed while `sleep 8` (step 4) runs: its intent is recorded, its result never is.
   const args = ['run', '--yes', '--model', crash, '--run', 'crash-run', 'make a be 2'];
@@ -226,7 +226,7 @@ interface TimelineJson {
 describe('savepoint log', { concurrency: true }, () => {
   it('gives the timeline with each attempt\'s replay and live marks and what resuming saved (--json)', async () => {
     const t = await json<TimelineJson>(repo.root, ['log', 'crash-run']);
-    assert.deepEqual(Object.keys(t), ['run', 'final', 'error', 'baseCommit', 'startCheckpoint', 'attempts', 'steps', 'totals', 'saved']);
+    assert.deepEqual(Object.keys(t), ['run', 'final', 'error', 'baseCommit', 'startCheckpoint', 'attempts', 'steps', 'totals', 'saved', 'config']);
     assert.deepEqual(t.attempts.map((a) => [a.number, a.firstLiveStep, a.replayedSteps, a.liveSteps, a.leftInFlight]), [[1, 1, 0, 3, 4], [2, 4, 3, 4, null]]);
     assert.deepEqual(t.steps.map((s) => s.kind), ['model', 'write_file', 'model', 'run_bash', 'model', 'edit_file', 'model']);
     const inFlight = t.steps[3]!;

@@ -1,0 +1,14 @@
+// How many tokens a model's context window holds, for deciding when a conversation nears it.
+// Every current Claude model takes 200,000 tokens by default (larger windows are opt-in betas);
+// a model savepoint does not know (a local server, a script) is assumed to take as many, and
+// `--context-window <tokens>` says otherwise.
+
+/** The context window assumed when the model is not known. */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+const WINDOWS: Array<{ match: RegExp; tokens: number }> = [{ match: /^claude-/, tokens: 200_000 }];
+
+/** The context window of `model`, in tokens. */
+export function contextWindowFor(model: string): number {
+  return WINDOWS.find((row) => row.match.test(model))?.tokens ?? DEFAULT_CONTEXT_WINDOW;
+}
