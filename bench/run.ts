@@ -7,10 +7,11 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { collectGarbage, createBenchRoot, formatTable, type BenchContext, type BenchGroup, type Row } from './lib.js';
 import { journalGroup } from './journal.js';
+import { peersGroup } from './peers.js';
 import { agentGroup } from './agent.js';
 import { checkpointGroup } from './checkpoint.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, peersGroup];
 
 function usage(): string {
   return [
