@@ -3,14 +3,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
-import { continueCommand } from './continue.js';
-import { demoCommand } from './demo.js';
-import { logCommand } from './log.js';
-import { forkCommand } from './fork.js';
-import { resumeCommand } from './resume.js';
-import { runCommand } from './run.js';
-import { runsCommand } from './runs.js';
-import { showCommand } from './show.js';
 
 const EXAMPLES = `
 Examples:
@@ -33,13 +25,29 @@ function version(): string {
   }
 }
 
-export function createProgram(): Command {
+// Every command, in help order, each loaded only when needed: `savepoint run` then starts without
+// the modules of show, log, runs and demo (reports, diffs, HTML), which are most of the CLI.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./run.js')).runCommand(),
+  resume: async () => (await import('./resume.js')).resumeCommand(),
+  continue: async () => (await import('./continue.js')).continueCommand(),
+  fork: async () => (await import('./fork.js')).forkCommand(),
+  runs: async () => (await import('./runs.js')).runsCommand(),
+  log: async () => (await import('./log.js')).logCommand(),
+  show: async () => (await import('./show.js')).showCommand(),
+  demo: async () => (await import('./demo.js')).demoCommand(),
+};
+
+/** The program with the commands `argv` needs: the one it names, or all of them (help, a typo). */
+export async function createProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('savepoint')
     .description('A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.')
     .version(version(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXAMPLES);
-  for (const command of [runCommand(), resumeCommand(), continueCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), demoCommand()]) program.addCommand(command);
+  const named = argv[2];
+  const wanted = named !== undefined && Object.hasOwn(COMMANDS, named) && !argv.includes('--help') && !argv.includes('-h') ? [named] : Object.keys(COMMANDS);
+  for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(command);
   for (const command of [program, ...program.commands]) command.exitOverride();
   return program;
 }
@@ -47,7 +55,7 @@ export function createProgram(): Command {
 // Runs the CLI with `argv` and sets the process exit code.
 export async function main(argv: string[]): Promise<void> {
   try {
-    await createProgram().parseAsync(argv);
+    await (await createProgram(argv)).parseAsync(argv);
   } catch (error) {
     process.exitCode = reportError(error);
   }

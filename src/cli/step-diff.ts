@@ -1,6 +1,5 @@
 // The code diff a step made: its working-tree checkpoint (a git tree id) against the checkpoint
 // before it, or against the run's base commit for the first one, as `git diff` prints it.
-import { execa } from 'execa';
 import type { Timeline } from '../report/summarize.js';
 
 // git's empty tree: the base of a run that started in a repository with no commit.
@@ -33,6 +32,7 @@ export async function stepDiff(root: string, timeline: Timeline, step: number, o
   if (!to) return undefined;
   const { from, fromLabel } = diffBase(timeline, step);
   const args = ['diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), from, to];
+  const { execa } = await import('execa'); // loaded on use: every other command starts without it
   const result = await execa('git', args, { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, env: { GIT_PAGER: 'cat' } });
   if (result.exitCode !== 0) {
     const why = String(result.stderr).trim().split('\n')[0] || `git diff exited with ${result.exitCode}`;
