@@ -35,8 +35,10 @@ export async function restoreWorktree(root: string, objects: ObjectStore, target
     }
     result.written.push(path);
   }
+  // A checkpoint from before submodules were recorded as trees has their gitlinks: their files stay.
+  const gitlinks = [...wanted].filter(([, entry]) => entry.mode === '160000').map(([path]) => `${path}/`);
   for (const path of current.files.keys()) {
-    if (wanted.has(path)) continue;
+    if (wanted.has(path) || gitlinks.some((prefix) => path.startsWith(prefix))) continue;
     if (tracked.has(path)) {
       unlinkSync(join(root, path));
       result.deleted.push(path);
