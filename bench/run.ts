@@ -8,10 +8,11 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { collectGarbage, createBenchRoot, formatTable, type BenchContext, type BenchGroup, type Row } from './lib.js';
 import { journalGroup } from './journal.js';
 import { peersGroup } from './peers.js';
+import { runsGroup } from './runs.js';
 import { agentGroup } from './agent.js';
 import { checkpointGroup } from './checkpoint.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, peersGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, peersGroup, runsGroup];
 
 function usage(): string {
   return [

@@ -2,7 +2,7 @@
 // active first: id, status, steps, model calls, tokens, resumes, last activity and task.
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
-import { loadAllRuns, openJournals, type LoadedRun } from '../report/journal-runs.js';
+import { listRunSummaries, openJournals, type RunRow } from '../report/journal-runs.js';
 import { relativeTime, type RunSummary } from '../report/summarize.js';
 import { compactCount, paintStatus, padVisible, whereNote } from './run-format.js';
 import { fit, styleFor, type Style } from './style.js';
@@ -20,25 +20,25 @@ export function runsCommand(): Command {
     )
     .option('--json', 'print the runs as JSON (see README, "Reading runs")')
     .action(async (flags: { json?: boolean }) => {
-      const runs = await loadAllRuns(await openJournals(process.cwd()));
+      const runs = await listRunSummaries(await openJournals(process.cwd()));
       if (flags.json) process.stdout.write(`${JSON.stringify({ runs: runs.map(runJson) }, null, 2)}\n`);
       else printRuns(runs, process.stdout, styleFor(process.stdout), Date.now());
     });
 }
 
 // The JSON row of one run: its summary and, for a run that could not be read whole, why.
-export function runJson(run: LoadedRun): RunSummary & { problem: string | null } {
-  return { ...run.timeline.run, problem: run.problem };
+export function runJson(run: RunRow): RunSummary & { problem: string | null } {
+  return { ...run.summary, problem: run.problem };
 }
 
 // The human table.
-export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number): void {
+export function printRuns(runs: RunRow[], out: Out, style: Style, now: number): void {
   if (runs.length === 0) {
     out.write('No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');
     return;
   }
   const rows = runs.map((run) => {
-    const s = run.timeline.run;
+    const s = run.summary;
     return {
       id: s.id,
       status: run.problem ? 'corrupt' : s.status,
@@ -78,7 +78,7 @@ export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number
     if (taskWidth < 12 && r.task) out.write(`  ${style.dim(fit(r.task, style.width - 2))}\n`);
     if (r.note) out.write(`  ${style.dim(`↳ ${fit(r.note, style.width - 4)}`)}\n`);
   }
-  const remote = runs.filter((r) => r.timeline.run.shownFrom !== 'local').length;
+  const remote = runs.filter((r) => r.summary.shownFrom !== 'local').length;
   const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} only in a remote-tracking journal)` : ''}.`;
   out.write(style.dim(`\n${fit(count, style.width)}\n${fit('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
 }

@@ -11,6 +11,7 @@ import { readHeadCommit } from '../journal/head.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { JournalStore, type JournalFile, type StoreOptions } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
+import { countTotals } from './run-totals.js';
 import { shortText, stepKey } from './key.js';
 
 // What a caller may say about one step.
@@ -229,7 +230,7 @@ export class RunJournal {
     let record: RunRecord | undefined;
     if (this.attempt === undefined) {
       this.attempt = this.currentAttempt();
-      record = this.nextRecord({ status: 'running' }, entry.step);
+      record = this.nextRecord({ status: 'running', totals: countTotals([...this.history.entries(), safe]) }, entry.step);
       // run.json holds the task, which may quote a secret: it is redacted like every entry.
       record = this.options.redact ? this.options.redact(record) : record;
       files.push({ path: runRecordPath(this.run), content: serializeEntry(record) });
@@ -277,7 +278,7 @@ export class RunJournal {
   async finish(status: 'finished' | 'failed', details: { final?: string; error?: string } = {}): Promise<void> {
     if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && this.history.lastPosition === 0 && status === 'failed') return;
-    const record = this.nextRecord({ status, ...details });
+    const record = this.nextRecord({ status, ...details, totals: countTotals(this.history.entries()) });
     const safe = this.options.redact ? this.options.redact(record) : record;
     const what = status === 'finished' ? `finished: ${shortText(details.final ?? '', 60)}` : `failed: ${shortText(details.error ?? '', 60)}`;
     await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what)}`);

@@ -61,6 +61,23 @@ export interface RunRecord {
   attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number }>;
   final?: string;
   error?: string;
+  // What the run's entries add up to, counted when this run.json was written, so that listing runs
+  // need not read every entry. Trusted only while the run still has exactly `files` entry files.
+  totals?: RunTotals;
+}
+
+/** A run's entries added up (see RunRecord.totals). */
+export interface RunTotals {
+  /** Entry files (intents and results) counted, and the run's last step then. */
+  files: number;
+  lastStep: number;
+  /** Finished model calls, and their token usage. */
+  modelCalls: number;
+  tokens: { input: number; output: number; cacheCreation: number; cacheRead: number };
+  /** The latest start or finish time of any entry (ISO 8601). */
+  lastActivity: string | null;
+  /** The last step has an intent and no result. */
+  inFlight: boolean;
 }
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;

@@ -10,7 +10,8 @@ import { listRunIds, readRunEntries, readRunRecord } from '../journal/reader.js'
 import { findRepository, type Repository } from '../journal/repository.js';
 import { runLockHolder } from '../journal/run-lock.js';
 import { JournalStore } from '../journal/store.js';
-import { buildTimeline, compareEntries, type Timeline } from './summarize.js';
+import { summaryFromTotals } from './run-totals.js';
+import { buildTimeline, compareEntries, type RunSummary, type Timeline } from './summarize.js';
 
 // One run as read from the journals: its record and entries from the preferred copy, and its view.
 export interface LoadedRun {
@@ -38,13 +39,52 @@ export async function openJournals(dir: string): Promise<Journals> {
   return { repo, refs };
 }
 
+/** One line of `savepoint runs`: a run's summary, and why it could not be read whole (or null). */
+export interface RunRow {
+  id: string;
+  summary: RunSummary;
+  problem: string | null;
+}
+
+// The run ids of each journal, in the order of `journals.refs`.
+async function runIdsByRef(journals: Journals): Promise<Array<Set<string>>> {
+  return Promise.all(journals.refs.map(async ({ store }) => new Set(await listRunIds(store))));
+}
+
+/**
+ * Every run's summary, most recently active first: from the totals in run.json where they still
+ * hold (see run-totals.ts), else from the run's entries.
+ */
+export async function listRunSummaries(journals: Journals): Promise<RunRow[]> {
+  const idsByRef = await runIdsByRef(journals);
+  const rows: RunRow[] = [];
+  for (const id of new Set(idsByRef.flatMap((ids) => [...ids]))) {
+    const holders = journals.refs.filter((_, i) => idsByRef[i]!.has(id));
+    if (holders.length === 1) {
+      const { ref, store } = holders[0]!;
+      try {
+        const running = runLockHolder(journals.repo.commonDir, id) !== undefined;
+        const summary = await summaryFromTotals(store, id, await readRunRecord(store, id), { running, shownFrom: ref.source, sources: [ref.source] });
+        if (summary) {
+          rows.push({ id, summary, problem: null });
+          continue;
+        }
+      } catch (error) {
+        if (!(error instanceof CorruptEntryError)) throw error; // a damaged run.json: read it the long way, which says so
+      }
+    }
+    const run = await loadFrom(journals, id, idsByRef);
+    if (run) rows.push({ id, summary: run.timeline.run, problem: run.problem });
+  }
+  return rows.sort((a, b) => (b.summary.lastActivity ?? '').localeCompare(a.summary.lastActivity ?? '') || a.id.localeCompare(b.id));
+}
+
 // Every run in every journal, most recently active first.
 export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
-  const ids = new Set<string>();
-  for (const { store } of journals.refs) for (const id of await listRunIds(store)) ids.add(id);
+  const idsByRef = await runIdsByRef(journals);
   const runs: LoadedRun[] = [];
-  for (const id of ids) {
-    const run = await loadFrom(journals, id);
+  for (const id of new Set(idsByRef.flatMap((ids) => [...ids]))) {
+    const run = await loadFrom(journals, id, idsByRef);
     if (run) runs.push(run);
   }
   return runs.sort((a, b) => (b.timeline.run.lastActivity ?? '').localeCompare(a.timeline.run.lastActivity ?? '') || a.id.localeCompare(b.id));
@@ -53,19 +93,19 @@ export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
 // The run `id`, or (no id) the most recently active run; throws UnknownRunError / NoRunsError.
 export async function loadRun(journals: Journals, id: string | undefined): Promise<LoadedRun> {
   if (id === undefined) {
-    const [latest] = await loadAllRuns(journals);
+    const [latest] = await listRunSummaries(journals);
     if (!latest) throw new NoRunsError(journals.repo.root);
-    return latest;
+    return (await loadFrom(journals, latest.id))!;
   }
   const run = await loadFrom(journals, id);
   if (!run) throw new UnknownRunError(id, journals.refs.map((r) => r.ref.ref.replace(/^refs\/(heads|remotes)\//, '')));
   return run;
 }
 
-async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | undefined> {
+async function loadFrom(journals: Journals, id: string, idsByRef?: Array<Set<string>>): Promise<LoadedRun | undefined> {
   const copies: Array<{ ref: JournalRef; record: RunRecord | undefined; entries: JournalEntry[]; problem: string | null }> = [];
-  for (const { ref, store } of journals.refs) {
-    if (!(await listRunIds(store)).includes(id)) continue;
+  for (const [i, { ref, store }] of journals.refs.entries()) {
+    if (!(idsByRef ? idsByRef[i]!.has(id) : (await listRunIds(store)).includes(id))) continue;
     const copy = { ref, record: undefined as RunRecord | undefined, entries: [] as JournalEntry[], problem: null as string | null };
     try {
       copy.record = await readRunRecord(store, id);
