@@ -24,11 +24,16 @@ export function parseIndexListing(out: string): { entries: Map<string, FileEntry
   return { entries, gitlinks };
 }
 
-/** Paths whose working-tree file differs from the index, unmerged ones, and untracked ones. */
-export function parseStatus(out: string): PathChange[] {
+/**
+ * Paths whose working-tree file differs from the index, unmerged ones, and untracked ones; and the
+ * ignored paths (with `--ignored=matching`: an ignored directory as `dir/`).
+ */
+export function parseStatus(out: string): { changes: PathChange[]; ignored: Set<string> } {
   const changes: PathChange[] = [];
+  const ignored = new Set<string>();
   for (const record of out.split('\0')) {
-    if (record.startsWith('? ')) changes.push({ path: record.slice(2), state: 'changed' });
+    if (record.startsWith('! ')) ignored.add(record.slice(2));
+    else if (record.startsWith('? ')) changes.push({ path: record.slice(2), state: 'changed' });
     else if (record.startsWith('1 ')) {
       const fields = record.split(' ');
       const [staged, worktree] = [fields[1]![0], fields[1]![1]];
@@ -42,5 +47,5 @@ export function parseStatus(out: string): PathChange[] {
       changes.push({ path: record.split(' ').slice(10).join(' '), state: 'changed' });
     }
   }
-  return changes;
+  return { changes, ignored };
 }

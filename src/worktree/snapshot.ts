@@ -17,8 +17,9 @@ import { findRepository, type Repository } from '../journal/repository.js';
 import { ObjectBatch } from './pack-writer.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, type PathChange } from './git-listing.js';
 import { buildTrees, updateTrees, type DirTree } from './tree-build.js';
+import { UnchangedWitness, WITNESS_LIMIT } from './unchanged.js';
 
-// A file left out of a checkpoint, and why (never silently).
+/** A file left out of a checkpoint, and why (never silently). */
 export interface SkippedFile {
   path: string;
   size: number;
@@ -51,7 +52,6 @@ export interface SnapshotOptions {
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-
 // Reading git's index and status must not write the index: no optional locks, no refresh.
 const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
 
@@ -79,6 +79,8 @@ export class WorktreeSnapshotter {
   private readonly hashEveryFile: boolean;
   // Checked-out submodules by path, each with its own snapshotter.
   private readonly submodules = new Map<string, WorktreeSnapshotter>();
+  // The last snapshot, and (small working trees) the stats that prove it still holds (unchanged.ts).
+  private last: { snapshot: Snapshot; witness: UnchangedWitness | undefined } | undefined;
 
   constructor(repo: Repository, objects: ObjectStore, options: SnapshotOptions = {}) {
     this.repo = repo;
@@ -90,13 +92,16 @@ export class WorktreeSnapshotter {
 
   // Records the working tree as it is now; writes only objects that are new.
   snapshot(): Snapshot {
+    if (this.last?.witness?.holds()) return this.last.snapshot;
     const index = this.readIndex();
     const skipped: SkippedFile[] = [];
     const batch = new ObjectBatch(this.objects, this.stored);
+    const statusStartedAt = Date.now();
+    const status = this.changedPaths(index);
     // Where the working tree differs from the index (the status changes): path -> its entry, or
     // undefined when the checkpoint has no such file. Every other file is as the index has it.
     const changes = new Map<string, FileEntry | undefined>();
-    for (const { path, state } of this.changedPaths(index.entries)) {
+    for (const { path, state } of status.changes) {
       if (state === 'deleted') {
         changes.set(path, undefined);
         continue;
@@ -112,8 +117,7 @@ export class WorktreeSnapshotter {
         skipped.push(tracked ? { ...hashed, reason: `${hashed.reason}: the checkpoint keeps the version in git's index, not this one` } : hashed);
       } else changes.set(path, hashed);
     }
-    // Submodules: their working trees, as subtrees.
-    const nested = new Map<string, Snapshot>();
+    const nested = new Map<string, Snapshot>(); // submodules: their working trees, as subtrees
     for (const path of index.gitlinks) {
       const snapshotter = this.submodule(path);
       if (!snapshotter) continue;
@@ -167,16 +171,20 @@ export class WorktreeSnapshotter {
       batch.flush();
     }
     this.trees = { indexSignature: index.signature, changes, dirs };
-    return {
+    const snapshot: Snapshot = {
       tree,
       skipped,
       get files() {
         return allFiles();
       },
     };
+    const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path)]);
+    const witness = status.ignored && UnchangedWitness.record({ root: this.repo.root, gitdir: this.repo.gitdir, files: seen(), ignored: status.ignored, statusStartedAt });
+    this.last = { snapshot, witness: witness || undefined };
+    return snapshot;
   }
 
-  // The paths git tracks (the index, and the submodules' indexes), for restore: only those may be deleted.
+  // The paths git tracks (the index, and the submodules' indexes), for restore: only those may go.
   trackedPaths(): Set<string> {
     const index = this.readIndex();
     const paths = new Set(index.entries.keys());
@@ -228,14 +236,16 @@ export class WorktreeSnapshotter {
   }
 
   // Paths whose working-tree file differs from the index, unmerged ones, and untracked ones (with
-  // hashEveryFile, every file of the index too).
-  private changedPaths(index: Map<string, FileEntry>): PathChange[] {
-    const changes = parseStatus(this.git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']));
+  // hashEveryFile, every file of the index too); for a small tree, also the ignored ones (a witness).
+  private changedPaths({ entries: index, gitlinks }: { entries: Map<string, FileEntry>; gitlinks: string[] }): { changes: PathChange[]; ignored?: Set<string> } {
+    const witnessed = index.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
+    const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', ...(witnessed ? ['--ignored=matching'] : [])];
+    const { changes, ignored } = parseStatus(this.git(args));
     if (this.hashEveryFile) {
       const listed = new Set(changes.map((change) => change.path));
       for (const [path, entry] of index) if (!listed.has(path) && entry.mode !== GITLINK_MODE) changes.push({ path, state: 'changed' });
     }
-    return changes;
+    return { changes, ...(witnessed ? { ignored } : {}) };
   }
 
   private hashFile(path: string, out: ObjectBatch): FileEntry | SkippedFile | undefined {
