@@ -57,7 +57,7 @@ async function run(context: BenchContext): Promise<Row[]> {
       const out = timeCli(repo.root, ['runs', '--json']);
       json.push(out.ms);
       const runs = (JSON.parse(out.stdout) as { runs: Array<{ steps: number; modelCalls: number; tokens: { input: number } }> }).runs;
-      if (runs.length !== count || runs.some((r) => r.steps !== 4 || r.modelCalls !== 2)) throw new Error(`runs --json listed ${runs.length} runs, or wrong totals`);
+      if (runs.length !== count || runs.some((r) => r.steps !== 3 || r.modelCalls !== 2)) throw new Error(`runs --json listed ${runs.length} runs, or wrong totals`);
     }
     const checked = !context.quick;
     const target = (samples: number[]) => (checked ? { target: `p50 ≤ ${TARGET_MS / 1000} s`, ok: percentile(samples, 50) <= TARGET_MS } : {});

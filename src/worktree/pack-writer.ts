@@ -8,7 +8,7 @@
 // nothing. Few objects still go loose (ObjectStore.write): a pack per small checkpoint would pile
 // up packs instead.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import type { GitObject, ObjectStore } from '../journal/objects.js';
@@ -86,7 +86,10 @@ export class PackBuilder {
     if (this.seen.has(object.oid)) return;
     this.seen.add(object.oid);
     const header = entryHeader(TYPE_CODES[object.type], object.body.length);
-    const deflated = zlib.deflateSync(object.body, { level: zlib.constants.Z_BEST_SPEED });
+    // An output chunk about the size of the object: the default (16 KB for every object, however
+    // small) is garbage that makes the process's memory balloon before a collection.
+    const chunkSize = Math.max(64, Math.min(16 * 1024, object.body.length + 64));
+    const deflated = zlib.deflateSync(object.body, { level: zlib.constants.Z_BEST_SPEED, chunkSize });
     const length = header.length + deflated.length;
     if (this.offset + length > this.data.length) {
       const grown = Buffer.alloc(Math.max(this.data.length * 2, this.offset + length));
@@ -192,6 +195,7 @@ function fsyncDirectory(dir: string): void {
 export class ObjectPresence {
   private readonly objectsDir: string;
   private readonly indexes: Buffer[] = [];
+  private readonly loose = new Map<string, Set<string>>();
 
   constructor(objectsDir: string) {
     this.objectsDir = objectsDir;
@@ -213,10 +217,27 @@ export class ObjectPresence {
   }
 
   has(oid: string): boolean {
-    const path = join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
-    if (existsSync(path) && statSync(path).size > 0) return true;
+    if (this.looseNames(oid.slice(0, 2)).has(oid.slice(2))) {
+      // A torn (empty) loose file left by a crash does not count: the object is written again.
+      const stat = statSync(join(this.objectsDir, oid.slice(0, 2), oid.slice(2)), { throwIfNoEntry: false });
+      if (stat && stat.size > 0) return true;
+    }
     const want = Buffer.from(oid, 'hex');
     return this.indexes.some((idx) => inIndex(idx, want));
+  }
+
+  // The loose objects of one fan-out directory, listed once (one readdir, not a stat per object).
+  private looseNames(prefix: string): Set<string> {
+    let names = this.loose.get(prefix);
+    if (!names) {
+      try {
+        names = new Set(readdirSync(join(this.objectsDir, prefix)));
+      } catch {
+        names = new Set();
+      }
+      this.loose.set(prefix, names);
+    }
+    return names;
   }
 }
 
