@@ -20,7 +20,9 @@
 // say why they are skipped. pi ignores ANTHROPIC_BASE_URL: it reads the server's address from the
 // models.json of its config folder (PI_CODING_AGENT_DIR). Registered in bench/run.ts as the group
 // `peers`; alone: `npm run build && node --import tsx bench/peers.ts [--quick] [--keep]`. With
-// BENCH_PEERS_PROFILE=<dir>, savepoint's CLI runs under `node --cpu-prof` into <dir>.
+// BENCH_PEERS_PROFILE=<dir>, savepoint's CLI runs under `node --cpu-prof` into <dir>. With
+// BENCH_PEERS_BASELINE=<another savepoint checkout, built>, that build runs too, as a third harness
+// in the same alternation (`baseline`): before/after numbers measured under the same load.
 import { spawn, spawnSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -44,7 +46,8 @@ const TARGET_STARTUP_MS = 200;
 const TASK = 'benchmark: call the tool once per turn, many times';
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 
-type Harness = 'savepoint' | 'pi';
+type Harness = 'savepoint' | 'baseline' | 'pi';
+const BASELINE = process.env.BENCH_PEERS_BASELINE ? resolve(process.env.BENCH_PEERS_BASELINE) : undefined;
 type Kind = 'bash' | 'read';
 
 // ── pi, installed on demand ─────────────────────────────────────────────────────────────────────
@@ -134,9 +137,10 @@ async function runOnce(harness: Harness, kind: Kind, turns: number, context: Ben
     delete env.ANTHROPIC_AUTH_TOKEN;
     delete env.SAVEPOINT_DEBUG;
     let args: string[];
-    if (harness === 'savepoint') {
+    if (harness !== 'pi') {
       env.ANTHROPIC_BASE_URL = fake.url;
-      args = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), BIN, 'run', '--yes', '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
+      const bin = harness === 'baseline' ? join(BASELINE!, 'bin/savepoint.js') : BIN;
+      args = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), bin, 'run', '--yes', '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
     } else {
       writeFileSync(join(agentDir.dir, 'models.json'), JSON.stringify({ providers: { anthropic: { baseUrl: fake.url } } }));
       env.PI_CODING_AGENT_DIR = agentDir.dir;
@@ -159,7 +163,7 @@ async function runOnce(harness: Harness, kind: Kind, turns: number, context: Ben
       throw new Error(`peers benchmark: ${harness} ${kind} run: exit ${code}, ${requests.length} requests (expected ${turns + 1})\n--- stdout (tail):\n${stdout.slice(-1500)}\n--- stderr:\n${stderr.slice(-1500)}`);
     }
     const gaps = requests.slice(1).map((request, i) => request.start - requests[i]!.end);
-    const diskBytes = harness === 'savepoint' ? duBytes(join(repo.root, '.git')) - gitBefore : duBytes(join(agentDir.dir, 'sessions'));
+    const diskBytes = harness !== 'pi' ? duBytes(join(repo.root, '.git')) - gitBefore : duBytes(join(agentDir.dir, 'sessions'));
     return { gaps, startupMs: requests[0]!.start - started, wallMs, diskBytes };
   } finally {
     await fake.close();
@@ -188,7 +192,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   const rounds = context.quick ? 1 : ROUNDS;
   const checked = !context.quick;
   const profileDir = process.env.BENCH_PEERS_PROFILE ? resolve(process.env.BENCH_PEERS_PROFILE) : undefined;
-  const harnesses: Harness[] = piCli ? ['savepoint', 'pi'] : ['savepoint'];
+  const harnesses: Harness[] = [...(BASELINE ? (['baseline'] as const) : []), 'savepoint', ...(piCli ? (['pi'] as const) : [])];
 
   // Warm the page cache (node, both harnesses' modules) with a short run of each.
   for (const harness of harnesses) await runOnce(harness, 'read', 2, context, piCli);
@@ -214,6 +218,10 @@ async function run(context: BenchContext): Promise<Row[]> {
   for (const kind of ['bash', 'read'] as const) {
     const label = kind === 'bash' ? 'bash turn (one `true`)' : 'read turn (a two-line file)';
     const ours = gapsOf(`savepoint ${kind}`);
+    if (BASELINE) {
+      const before = gapsOf(`baseline ${kind}`);
+      rows.push(latencyRow(`baseline (${BASELINE}): ${label}`, before.length, before));
+    }
     rows.push(latencyRow(`savepoint: ${label}, response end → next request`, ours.length, ours));
     if (!piCli) continue;
     const theirs = gapsOf(`pi ${kind}`);
