@@ -242,7 +242,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   }
   for (const harness of harnesses) {
     const disk = all(`${harness} bash`).map((r) => r.diskBytes);
-    const where = harness === 'savepoint' ? '.git growth' : 'session folder';
+    const where = harness === 'pi' ? 'session folder' : '.git growth';
     rows.push({ what: `${harness}: on disk after ${turns} bash turns (${where})`, n: disk.length, value: `${(mean(disk) / 1024).toFixed(0)} KB` });
   }
   return rows;
