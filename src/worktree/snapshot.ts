@@ -55,10 +55,9 @@ export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 // Reading git's index and status must not write the index: no optional locks, no refresh.
 const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
 
-// How long after its last change a file's stat is trusted to reveal the next change: a change in
-// the same timestamp tick keeps the stat. Sub-second timestamps (ext4, xfs, btrfs, apfs, ntfs) tick
-// at the kernel's clock, every few milliseconds; whole-second ones (FAT: 2 s; HFS+, ext3: 1 s) are
-// given 2 s.
+// How long after its last change a file's stat is trusted to reveal the next change (a change in
+// the same timestamp tick keeps the stat): sub-second timestamps (ext4, xfs, btrfs, apfs, ntfs) tick
+// every few milliseconds; whole-second ones (FAT: 2 s; HFS+, ext3: 1 s) are given 2 s.
 const FINE_TICK_MARGIN_MS = 100;
 const COARSE_TICK_MARGIN_MS = 2000;
 
@@ -147,13 +146,14 @@ export class WorktreeSnapshotter {
     let tree: string;
     let dirs: Map<string, DirTree>;
     if (last) {
-      // Of those, only the ones whose entry really changed (a file edited long ago and untouched
-      // since stays in every status, but its directory need not be rebuilt each time).
+      // Of those, only the ones whose entry really changed (a file edited long ago stays in every status).
       const touched = new Set<string>();
-      for (const path of [...last.changes.keys(), ...changes.keys()]) {
-        const now = entryOf(changes, path);
-        const then = entryOf(last.changes, path);
-        if (now?.oid !== then?.oid || now?.mode !== then?.mode) touched.add(path);
+      for (const overlay of [last.changes, changes]) {
+        for (const path of overlay.keys()) {
+          const now = entryOf(changes, path);
+          const then = entryOf(last.changes, path);
+          if (now !== then && (now?.oid !== then?.oid || now?.mode !== then?.mode)) touched.add(path);
+        }
       }
       const updated = updateTrees(last.dirs, { get: (path) => entryOf(changes, path) }, touched, batch);
       tree = updated.root;
@@ -249,7 +249,7 @@ export class WorktreeSnapshotter {
   }
 
   private hashFile(path: string, out: ObjectBatch): FileEntry | SkippedFile | undefined {
-    const full = join(this.repo.root, path);
+    const full = `${this.repo.root}/${path}`; // git's paths are normalised: no join() needed
     let stat: Stats;
     try {
       stat = lstatSync(full);
