@@ -179,7 +179,7 @@ export class WorktreeSnapshotter {
       },
     };
     const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path)]);
-    const witness = status.ignored && UnchangedWitness.record({ root: this.repo.root, gitdir: this.repo.gitdir, files: seen(), ignored: status.ignored, statusStartedAt });
+    const witness = status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
     this.last = { snapshot, witness: witness || undefined };
     return snapshot;
   }

@@ -25,7 +25,9 @@ const COARSE_TICK_MS = 2000;
 /** What a full checkpoint saw: the files, and the ignored paths `git status --ignored=matching` named. */
 export interface WitnessInput {
   root: string;
+  // This worktree's git dir (index, HEAD) and the shared one (config, info/exclude).
   gitdir: string;
+  commonDir: string;
   files: Iterable<string>;
   ignored: ReadonlySet<string>;
   // Date.now() just before `git status` was started.
@@ -68,7 +70,8 @@ export class UnchangedWitness {
     }
     const paths = [...files, ...dirs].map((path) => join(input.root, path));
     const config = process.env.XDG_CONFIG_HOME ? join(process.env.XDG_CONFIG_HOME, 'git') : join(homedir(), '.config', 'git');
-    paths.push(...['index', 'HEAD', 'config', 'info/exclude', 'packed-refs'].map((name) => join(input.gitdir, name)), join(homedir(), '.gitconfig'), join(config, 'ignore'), join(config, 'config'));
+    paths.push(join(input.gitdir, 'index'), join(input.gitdir, 'HEAD'), join(input.gitdir, 'config.worktree'));
+    paths.push(...['config', 'info/exclude', 'packed-refs'].map((name) => join(input.commonDir, name)), join(homedir(), '.gitconfig'), join(config, 'ignore'), join(config, 'config'));
     const signatures: Array<[string, string]> = [];
     for (const path of paths) {
       const stat = lstatSync(path, { throwIfNoEntry: false });

@@ -50,6 +50,10 @@ describe('big working trees', () => {
     assert.equal(await gitOut(repo.root, ['cat-file', 'blob', `${first.tree}:node_modules/pkg7/f777.js`]), 'module.exports = 777;');
     await gitOut(repo.root, ['update-ref', 'refs/test/checkpoint', await gitOut(repo.root, ['commit-tree', first.tree, '-m', 'checkpoint'])]);
     await assertFsckClean(repo.root, 'after a packed checkpoint');
+    // git's own check of the pack and its index (checksums, every CRC, every object's id).
+    const [pack] = packs(repo.root);
+    const verified = await gitOut(repo.root, ['verify-pack', '-v', join(repo.root, '.git/objects/pack', pack!.replace(/\.pack$/, '.idx'))]);
+    assert.match(verified, /: ok$/m);
 
     // A new snapshotter (a later run's process) finds everything already stored.
     const again = snapshotterFor(repo.root).snapshot();
