@@ -16,7 +16,7 @@ import { makeObject, ObjectStore, TREE_MODE } from '../journal/objects.js';
 import { findRepository, type Repository } from '../journal/repository.js';
 import { ObjectBatch } from './pack-writer.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, type PathChange } from './git-listing.js';
-import { buildTrees, updateTrees, type DirTree } from './tree-build.js';
+import { buildTrees, treeFiles, updateTrees, type DirTree } from './tree-build.js';
 import { UnchangedWitness, WITNESS_LIMIT } from './unchanged.js';
 
 /** A file left out of a checkpoint, and why (never silently). */
@@ -67,8 +67,8 @@ export class WorktreeSnapshotter {
   readonly objects: ObjectStore;
   private readonly maxFileBytes: number;
   private readonly redactText: (text: string) => string;
-  // path -> the stat signature it had when hashed, and the resulting entry.
-  private readonly statCache = new Map<string, { signature: string; entry: FileEntry | SkippedFile; hashedAt: number }>();
+  // path -> the stat it had when hashed (compared as numbers: no string per file), and the entry.
+  private readonly statCache = new Map<string, { stat: StatKey; entry: FileEntry | SkippedFile; hashedAt: number }>();
   private index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } | undefined;
   // Objects known to be in the object store already (written or checked by us).
   private readonly stored = new Set<string>();
@@ -80,6 +80,7 @@ export class WorktreeSnapshotter {
   private readonly submodules = new Map<string, WorktreeSnapshotter>();
   // The last snapshot, and (small working trees) the stats that prove it still holds (unchanged.ts).
   private last: { snapshot: Snapshot; witness: UnchangedWitness | undefined } | undefined;
+  private small = true;
 
   constructor(repo: Repository, objects: ObjectStore, options: SnapshotOptions = {}) {
     this.repo = repo;
@@ -178,8 +179,10 @@ export class WorktreeSnapshotter {
         return allFiles();
       },
     };
+    // A witness only for a small tree (the last pass's size decides whether the next asks for ignored paths).
+    this.small = index.entries.size + status.changes.length <= WITNESS_LIMIT;
     const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path)]);
-    const witness = status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
+    const witness = this.small && status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
     this.last = { snapshot, witness: witness || undefined };
     return snapshot;
   }
@@ -238,7 +241,7 @@ export class WorktreeSnapshotter {
   // Paths whose working-tree file differs from the index, unmerged ones, and untracked ones (with
   // hashEveryFile, every file of the index too); for a small tree, also the ignored ones (a witness).
   private changedPaths({ entries: index, gitlinks }: { entries: Map<string, FileEntry>; gitlinks: string[] }): { changes: PathChange[]; ignored?: Set<string> } {
-    const witnessed = index.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
+    const witnessed = this.small && index.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
     const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', ...(witnessed ? ['--ignored=matching'] : [])];
     const { changes, ignored } = parseStatus(this.git(args));
     if (this.hashEveryFile) {
@@ -257,14 +260,14 @@ export class WorktreeSnapshotter {
       return undefined; // gone between status and now
     }
     if (stat.isDirectory()) return undefined; // a nested repository or submodule: not ours to record
-    const signature = `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}:${stat.mode}`;
+    const key: StatKey = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, mode: stat.mode };
     const cached = this.statCache.get(path);
     // A file changed again within the same timestamp tick as its last change keeps its stat, so a
     // cached hash is trusted only if the file was already older than a tick of its file system's
     // timestamps when it was read. (Measuring that from now instead, as before, trusted a hash
     // taken in the racy window once the window had passed.)
     const margin = stat.mtimeMs % 1000 === 0 ? COARSE_TICK_MARGIN_MS : FINE_TICK_MARGIN_MS;
-    if (cached?.signature === signature && cached.hashedAt - stat.mtimeMs > margin) return cached.entry;
+    if (cached && sameStat(cached.stat, key) && cached.hashedAt - stat.mtimeMs > margin) return cached.entry;
     const hashedAt = Date.now();
     let entry: FileEntry | SkippedFile;
     if (stat.isSymbolicLink()) {
@@ -280,7 +283,7 @@ export class WorktreeSnapshotter {
       out.push(blob);
       entry = { mode: stat.mode & 0o111 ? '100755' : '100644', oid: blob.oid };
     }
-    this.statCache.set(path, { signature, entry, hashedAt });
+    this.statCache.set(path, { stat: key, entry, hashedAt });
     return entry;
   }
 
@@ -289,12 +292,8 @@ export class WorktreeSnapshotter {
   }
 }
 
-// The files of a first checkpoint: the index, with the working tree's changes laid over it.
-function treeFiles(index: Map<string, FileEntry>, changes: Map<string, FileEntry | undefined>): Map<string, FileEntry> {
-  const files = new Map(index);
-  for (const [path, entry] of changes) {
-    if (entry) files.set(path, entry);
-    else files.delete(path);
-  }
-  return files;
+type StatKey = Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'size' | 'ino' | 'mode'>;
+
+function sameStat(a: StatKey, b: StatKey): boolean {
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;
 }
