@@ -72,15 +72,14 @@ export class WorktreeSnapshotter {
   private index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } | undefined;
   // Objects known to be in the object store already (written or checked by us).
   private readonly stored = new Set<string>();
-  // The trees of the last snapshot by directory, the index they were built on, and where that
-  // snapshot differed from the index.
+  // The last snapshot's trees by directory, the index they were built on, and its status changes.
   private trees: { indexSignature: string; changes: Map<string, FileEntry | undefined>; dirs: Map<string, DirTree> } | undefined;
   private readonly hashEveryFile: boolean;
   // Checked-out submodules by path, each with its own snapshotter.
   private readonly submodules = new Map<string, WorktreeSnapshotter>();
   // The last snapshot, and (small working trees) the stats that prove it still holds (unchanged.ts).
   private last: { snapshot: Snapshot; witness: UnchangedWitness | undefined } | undefined;
-  private small = true;
+  private small = true; // the last pass saw few files: the next asks for ignored paths, for a witness
 
   constructor(repo: Repository, objects: ObjectStore, options: SnapshotOptions = {}) {
     this.repo = repo;
@@ -179,7 +178,6 @@ export class WorktreeSnapshotter {
         return allFiles();
       },
     };
-    // A witness only for a small tree (the last pass's size decides whether the next asks for ignored paths).
     this.small = index.entries.size + status.changes.length <= WITNESS_LIMIT;
     const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path)]);
     const witness = this.small && status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
@@ -278,7 +276,10 @@ export class WorktreeSnapshotter {
       entry = { path, size: stat.size, reason: `larger than ${Math.round(this.maxFileBytes / 1024 / 1024)} MB` };
     } else {
       let content = readFileSync(full);
-      if (!content.subarray(0, 8000).includes(0)) content = Buffer.from(this.redactText(content.toString('utf8')));
+      // The bytes as they are unless redaction changed the text (no copy; non-UTF-8 text kept as is).
+      const text = content.subarray(0, 8000).includes(0) ? undefined : content.toString('utf8');
+      const redacted = text === undefined ? undefined : this.redactText(text);
+      if (redacted !== text) content = Buffer.from(redacted!);
       const blob = makeObject('blob', content);
       out.push(blob);
       entry = { mode: stat.mode & 0o111 ? '100755' : '100644', oid: blob.oid };

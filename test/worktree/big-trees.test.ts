@@ -68,6 +68,15 @@ describe('big working trees', () => {
   });
 });
 
+describe('file bytes', () => {
+  test('a text file that is not UTF-8 is recorded byte for byte', async () => {
+    const repo = await scratch.repo({ 'README.md': '# r\n' });
+    writeFileSync(join(repo.root, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])); // "café" in Latin-1
+    const snapshot = snapshotterFor(repo.root).snapshot();
+    assert.equal(snapshot.tree, await gitWorktreeTree(repo.root));
+  });
+});
+
 describe('submodules', () => {
   test("an edit inside a submodule's working tree is recorded, shown by savepoint show, and restored", async () => {
     const lib = await scratch.repo({ 'lib.js': 'export const v = 1;\n', 'docs/a.md': 'a\n' });
