@@ -79,7 +79,7 @@ export async function listRunSummaries(journals: Journals): Promise<RunRow[]> {
   return rows.sort((a, b) => (b.summary.lastActivity ?? '').localeCompare(a.summary.lastActivity ?? '') || a.id.localeCompare(b.id));
 }
 
-// Every run in every journal, most recently active first.
+/** Every run in every journal, read whole (entries and timeline), most recently active first. */
 export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
   const idsByRef = await runIdsByRef(journals);
   const runs: LoadedRun[] = [];
@@ -90,7 +90,7 @@ export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
   return runs.sort((a, b) => (b.timeline.run.lastActivity ?? '').localeCompare(a.timeline.run.lastActivity ?? '') || a.id.localeCompare(b.id));
 }
 
-// The run `id`, or (no id) the most recently active run; throws UnknownRunError / NoRunsError.
+/** The run `id`, or (no id) the most recently active run; throws UnknownRunError / NoRunsError. */
 export async function loadRun(journals: Journals, id: string | undefined): Promise<LoadedRun> {
   if (id === undefined) {
     const [latest] = await listRunSummaries(journals);

@@ -40,7 +40,7 @@ export interface FileEntry {
   mode: string;
   oid: string;
 }
-
+/** How a snapshotter treats big files, secrets and (submodules) the index's blobs. */
 export interface SnapshotOptions {
   // Files larger than this are left out, with a note (default 10 MB).
   maxFileBytes?: number;
@@ -50,7 +50,7 @@ export interface SnapshotOptions {
   // every file is hashed from the working tree (once; then the stat cache answers).
   hashEveryFile?: boolean;
 }
-
+/** Files larger than this are left out of a checkpoint, with a note. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 // Reading git's index and status must not write the index: no optional locks, no refresh.
 const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
@@ -61,7 +61,7 @@ const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
 const FINE_TICK_MARGIN_MS = 100;
 const COARSE_TICK_MARGIN_MS = 2000;
 
-// Takes checkpoints of one working tree, keeping caches between them.
+/** Takes checkpoints of one working tree, keeping caches between them. */
 export class WorktreeSnapshotter {
   private readonly repo: Repository;
   readonly objects: ObjectStore;
