@@ -13,11 +13,13 @@
 //   packed    the same after `git gc` (the trees are in a pack, so the first checkpoint writes them)
 //   racy      files written in the same second as the index (a fresh clone): git re-reads them
 //   untracked 10,000 files never added to git: the first checkpoint hashes and stores every one
+//   untracked at 20,000 (a node_modules someone forgot to ignore): first checkpoint ≤ 2 s and
+//             ≤ 150 MB peak RSS, growing at most linearly from 10,000; after an edit ≤ 50 ms
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { collectGarbage, createBenchRepo, formatTable, latencyRow, now, percentile, runStageInChild, type BenchContext, type BenchGroup, type Row } from './lib.js';
+import { collectGarbage, createBenchRepo, formatTable, latencyRow, megabytes, MemorySampler, now, percentile, runStageInChild, type BenchContext, type BenchGroup, type Row } from './lib.js';
 
 type SnapshotModule = typeof import('../src/worktree/snapshot.js');
 type ObjectsModule = typeof import('../src/journal/object-store.js');
@@ -27,6 +29,10 @@ const TARGET_FIRST_MS = 1000;
 const TARGET_EDIT_P50_MS = 30;
 const FILES = 10_000;
 const EDITS = 20;
+const BIG_FILES = 20_000;
+const TARGET_BIG_FIRST_MS = 2000;
+const TARGET_BIG_RSS_MB = 150;
+const TARGET_BIG_EDIT_P50_MS = 50;
 
 interface Library {
   WorktreeSnapshotter: SnapshotModule['WorktreeSnapshotter'];
@@ -64,6 +70,9 @@ interface StageResult {
   statusMs: number[];
   // Files in the first checkpoint, and objects written by it.
   fileCount: number;
+  // The process's peak RSS from just before the first checkpoint to just after it, and before it.
+  firstPeakRssMb: number;
+  rssBeforeMb: number;
 }
 
 // ── The repository ──────────────────────────────────────────────────────────────────────────────
@@ -114,10 +123,14 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
       const found = lib.findRepository(repo.root);
       return new lib.WorktreeSnapshotter(found, new lib.ObjectStore(found.commonDir));
     };
+    collectGarbage();
+    const rssBeforeMb = megabytes(process.memoryUsage().rss);
+    const memory = new MemorySampler(2);
     let t0 = now();
     const snapshotter = snapshotterFor();
     const first = snapshotter.snapshot();
     const firstMs = now() - t0;
+    const firstPeakRssMb = megabytes(memory.stop().peakRss);
     if (first.files.size < spec.files) throw new Error(`the first checkpoint holds ${first.files.size} files, expected ${spec.files}+`);
 
     t0 = now();
@@ -157,7 +170,7 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
     }
     // The last checkpoint must be what git itself makes of the working tree.
     verifyAgainstGit(repo, previous);
-    return { firstMs, secondFirstMs, unchangedMs, editMs, statusMs, fileCount: first.files.size };
+    return { firstMs, secondFirstMs, unchangedMs, editMs, statusMs, fileCount: first.files.size, firstPeakRssMb, rssBeforeMb };
   } finally {
     repo.remove();
   }
@@ -190,15 +203,17 @@ async function run(context: BenchContext): Promise<Row[]> {
   const size = files.toLocaleString('en-US');
   const checked = files === FILES;
   const rows: Row[] = [];
-  const scenarios: Array<{ scenario: Scenario; label: string; targets: boolean }> = [
-    { scenario: 'settled', label: `${size} committed files`, targets: true },
-    { scenario: 'packed', label: `${size} committed files, after git gc`, targets: true },
-    { scenario: 'racy', label: `${size} files committed in the same second (fresh clone)`, targets: false },
-    { scenario: 'untracked', label: `${size} untracked files`, targets: false },
+  const scenarios: Array<{ scenario: Scenario; label: string; targets: boolean; files: number }> = [
+    { scenario: 'settled', label: `${size} committed files`, targets: true, files },
+    { scenario: 'packed', label: `${size} committed files, after git gc`, targets: true, files },
+    { scenario: 'racy', label: `${size} files committed in the same second (fresh clone)`, targets: false, files },
+    { scenario: 'untracked', label: `${size} untracked files`, targets: false, files },
+    { scenario: 'untracked', label: `${(2 * files).toLocaleString('en-US')} untracked files`, targets: false, files: 2 * files },
   ];
-  for (const { scenario, label, targets } of scenarios) {
-    context.log(`stage: ${scenario}, ${size} files, ${EDITS} one-file edits`);
-    const result = await stageInChild({ scenario, files, edits: EDITS, keep: context.keep });
+  const untracked: StageResult[] = [];
+  for (const { scenario, label, targets, files: count } of scenarios) {
+    context.log(`stage: ${scenario}, ${count.toLocaleString('en-US')} files, ${EDITS} one-file edits`);
+    const result = await stageInChild({ scenario, files: count, edits: EDITS, keep: context.keep });
     const target = (ok: boolean, text: string) => (checked && targets ? { target: text, ok } : {});
     rows.push({ what: `${label}: first checkpoint (cold process)`, n: result.fileCount, total: result.firstMs, ...target(result.firstMs <= TARGET_FIRST_MS, `≤ ${TARGET_FIRST_MS / 1000} s`) });
     rows.push({ what: `${label}: first checkpoint, second snapshotter`, n: result.fileCount, total: result.secondFirstMs });
@@ -207,7 +222,22 @@ async function run(context: BenchContext): Promise<Row[]> {
     rows.push(latencyRow(`${label}: checkpoint after a one-file edit`, result.editMs.length, result.editMs, target(p50 <= TARGET_EDIT_P50_MS, `p50 ≤ ${TARGET_EDIT_P50_MS} ms`)));
     rows.push(latencyRow(`${label}: git status alone (the floor of a checkpoint)`, result.statusMs.length, result.statusMs));
     rows.push({ what: `${label}: p50 of an edit's checkpoint above git status's`, value: `${(p50 - percentile(result.statusMs, 50)).toFixed(1)} ms` });
+    rows.push({ what: `${label}: peak RSS of the first checkpoint (process before it)`, value: `${result.firstPeakRssMb.toFixed(0)} MB (${result.rssBeforeMb.toFixed(0)} MB)` });
+    if (scenario === 'untracked') untracked.push(result);
   }
+  // The big untracked case (20,000 files: an unignored node_modules) has targets of its own.
+  const [small, big] = untracked as [StageResult, StageResult];
+  const bigChecked = checked && big.fileCount >= BIG_FILES;
+  const bigTarget = (ok: boolean, text: string) => (bigChecked ? { target: text, ok } : {});
+  const bigP50 = percentile(big.editMs, 50);
+  const timeGrowth = big.firstMs / small.firstMs;
+  const rssGrowth = (big.firstPeakRssMb - big.rssBeforeMb) / Math.max(1, small.firstPeakRssMb - small.rssBeforeMb);
+  rows.push(
+    { what: `${(2 * files).toLocaleString('en-US')} untracked: first checkpoint`, n: big.fileCount, total: big.firstMs, ...bigTarget(big.firstMs <= TARGET_BIG_FIRST_MS, `≤ ${TARGET_BIG_FIRST_MS / 1000} s`) },
+    { what: `${(2 * files).toLocaleString('en-US')} untracked: peak RSS`, value: `${big.firstPeakRssMb.toFixed(0)} MB`, ...bigTarget(big.firstPeakRssMb <= TARGET_BIG_RSS_MB, `≤ ${TARGET_BIG_RSS_MB} MB`) },
+    { what: `${(2 * files).toLocaleString('en-US')} untracked: checkpoint after an edit, p50`, value: `${bigP50.toFixed(1)} ms`, ...bigTarget(bigP50 <= TARGET_BIG_EDIT_P50_MS, `≤ ${TARGET_BIG_EDIT_P50_MS} ms`) },
+    { what: `untracked ×2 files: first checkpoint's time ×${timeGrowth.toFixed(2)}, RSS above start ×${rssGrowth.toFixed(2)}`, value: `${Math.max(timeGrowth, rssGrowth).toFixed(2)}x`, ...bigTarget(timeGrowth <= 2.2 && rssGrowth <= 2.2, '≤ 2.2x (linear)') },
+  );
   return rows;
 }
 

@@ -7,11 +7,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { collectGarbage, createBenchRoot, formatTable, type BenchContext, type BenchGroup, type Row } from './lib.js';
 import { journalGroup } from './journal.js';
+import { peersGroup } from './peers.js';
+import { runsGroup } from './runs.js';
 import { agentGroup } from './agent.js';
 import { checkpointGroup } from './checkpoint.js';
 import { longRunGroup } from './long-run.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, longRunGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, longRunGroup, peersGroup, runsGroup];
 
 function usage(): string {
   return [

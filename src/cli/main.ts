@@ -4,17 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
-import { continueCommand } from './continue.js';
-import { demoCommand } from './demo.js';
-import { diffCommand } from './diff.js';
-import { logCommand } from './log.js';
-import { forkCommand } from './fork.js';
 import { addCommandHelp } from './help.js';
 import { guardOutput, onClosedPipe } from './output.js';
-import { resumeCommand } from './resume.js';
-import { runCommand } from './run.js';
-import { runsCommand } from './runs.js';
-import { showCommand } from './show.js';
 import { useSavepointUsageErrors } from './usage.js';
 
 const EXAMPLES = `
@@ -46,14 +37,30 @@ function version(): string {
   }
 }
 
-/** The `savepoint` program with every command registered. */
-export function createProgram(): Command {
+// Every command, in help order, each loaded only when needed: `savepoint run` then starts without
+// the modules of show, log, runs, diff and demo (reports, diffs, HTML), which are most of the CLI.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./run.js')).runCommand(),
+  resume: async () => (await import('./resume.js')).resumeCommand(),
+  continue: async () => (await import('./continue.js')).continueCommand(),
+  fork: async () => (await import('./fork.js')).forkCommand(),
+  runs: async () => (await import('./runs.js')).runsCommand(),
+  log: async () => (await import('./log.js')).logCommand(),
+  show: async () => (await import('./show.js')).showCommand(),
+  diff: async () => (await import('./diff.js')).diffCommand(),
+  demo: async () => (await import('./demo.js')).demoCommand(),
+};
+
+/** The program with the commands `argv` needs: the one it names, or all of them (help, a typo). */
+export async function createProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('savepoint')
     .description('A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.')
     .version(version(), '-v, --version')
     .addHelpText('after', EXAMPLES)
     .hook('preAction', (_program, action) => onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit'));
-  for (const command of [runCommand(), resumeCommand(), continueCommand(), forkCommand(), runsCommand(), logCommand(), showCommand(), diffCommand(), demoCommand()]) program.addCommand(command);
+  const named = argv[2];
+  const wanted = named !== undefined && Object.hasOwn(COMMANDS, named) && !argv.includes('--help') && !argv.includes('-h') ? [named] : Object.keys(COMMANDS);
+  for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(command);
   for (const command of program.commands) addCommandHelp(command); // examples and exit codes: help.ts
   for (const command of [program, ...program.commands]) useSavepointUsageErrors(command);
   return program;
@@ -63,7 +70,7 @@ export function createProgram(): Command {
 export async function main(argv: string[]): Promise<void> {
   guardOutput();
   try {
-    await createProgram().parseAsync(argv);
+    await (await createProgram(argv)).parseAsync(argv);
   } catch (error) {
     process.exitCode = reportError(error);
   }

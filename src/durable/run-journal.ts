@@ -18,6 +18,7 @@ import { appendedCommitOf, JournalStore, type JournalFile } from '../journal/sto
 import { History, type StepCall } from './history.js';
 import { stepKey } from './key.js';
 import type { InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
+import { countTotals } from './run-totals.js';
 
 export type { Checkpoint, InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
@@ -179,7 +180,7 @@ export class RunJournal {
     let record: RunRecord | undefined;
     if (this.attempt === undefined) {
       this.attempt = this.currentAttempt();
-      record = this.nextRecord({ status: 'running' }, entry.step);
+      record = this.nextRecord({ status: 'running', totals: countTotals([...this.history.entries(), safe]) }, entry.step);
       // run.json holds the task, which may quote a secret: it is redacted like every entry.
       record = this.options.redact ? this.options.redact(record) : record;
       files.push({ path: runRecordPath(this.run), content: serializeEntry(record) });
@@ -239,7 +240,7 @@ export class RunJournal {
   async finish(status: 'finished' | 'failed', details: { final?: string; error?: string } = {}): Promise<void> {
     if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && this.history.lastPosition === 0 && status === 'failed') return;
-    const record = this.nextRecord({ status, ...details });
+    const record = this.nextRecord({ status, ...details, totals: countTotals(this.history.entries()) });
     const safe = this.options.redact ? this.options.redact(record) : record;
     const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
     this.lock.check();

@@ -95,6 +95,23 @@ export interface RunRecord {
   error?: string;
   // What shapes its model requests (see RunConfig); absent in runs recorded before it was pinned.
   config?: RunConfig;
+  // What the run's entries add up to, counted when this run.json was written, so that listing runs
+  // need not read every entry. Trusted only while the run still has exactly `files` entry files.
+  totals?: RunTotals;
+}
+
+/** A run's entries added up (see RunRecord.totals). */
+export interface RunTotals {
+  /** Entry files (intents and results) counted, and the run's last step then. */
+  files: number;
+  lastStep: number;
+  /** Finished model calls, and their token usage. */
+  modelCalls: number;
+  tokens: { input: number; output: number; cacheCreation: number; cacheRead: number };
+  /** The latest start or finish time of any entry (ISO 8601). */
+  lastActivity: string | null;
+  /** The last step has an intent and no result. */
+  inFlight: boolean;
 }
 
 /** How run_bash ran commands: in bubblewrap (with what it allowed), or unconfined. */

@@ -1,7 +1,6 @@
 // edit_file: replaces an exact piece of text in a file and answers with the unified diff, so the
 // model (and the journal) sees precisely what changed.
 import { readFile, writeFile } from 'node:fs/promises';
-import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
 import { plural } from '../format/numbers.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
 import { asText } from './format.js';
@@ -74,13 +73,15 @@ export function createEditFileTool(root: string): Tool<EditFileInput> {
       } catch (error) {
         return toolError(errorMessage(error, shown));
       }
-      return toolOk(...diffOf(shown, before, after, matches));
+      return toolOk(...(await diffOf(shown, before, after, matches)));
     },
   });
 }
 
 // The unified diff (git-style a/ and b/ names) and a summary such as `2 replacements, +3 -1 lines`.
-function diffOf(shown: string, before: string, after: string, replacements: number): [string, string] {
+// `diff` is loaded on first use: a run that never edits (and every replay) starts without it.
+async function diffOf(shown: string, before: string, after: string, replacements: number): Promise<[string, string]> {
+  const { FILE_HEADERS_ONLY, formatPatch, structuredPatch } = await import('diff');
   const patch = structuredPatch(`a/${shown}`, `b/${shown}`, before, after, undefined, undefined, { context: 3 });
   let added = 0;
   let removed = 0;

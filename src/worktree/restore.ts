@@ -66,8 +66,10 @@ export async function restoreWorktree(
     write.content = Buffer.from(revealed.text);
     if (revealed.unknown.length) result.unrevealed.push(write.path);
   }
+  // A checkpoint from before submodules were recorded as trees has their gitlinks: their files stay.
+  const gitlinks = [...wanted].filter(([, entry]) => entry.mode === '160000').map(([path]) => `${path}/`);
   for (const path of current.files.keys()) {
-    if (wanted.has(path)) continue;
+    if (wanted.has(path) || gitlinks.some((prefix) => path.startsWith(prefix))) continue;
     (tracked.has(path) ? result.deleted : result.kept).push(path);
   }
   if (guard) {

@@ -2,89 +2,129 @@
 // recorded as a git tree, so a run carries its code as well as its steps. The cost follows what
 // changed, not the size of the repository: git's own index (read, never written) gives the blob of
 // every file that matches it, `git status` names the few that differ, and a stat cache spares
-// re-reading files that were hashed before and have not changed since.
+// re-reading files that were hashed before and have not changed since. Thousands of new objects
+// at once (a first checkpoint over an unignored node_modules) go into one pack (pack-writer.ts).
+//
+// A checked-out submodule is recorded as its working tree: a subtree at its path (not the gitlink
+// git's index has), built the same way from the submodule's own index and status, its blobs stored
+// in this repository, so an edit inside it is a change of the step like any other, `show` diffs it
+// and a restore puts it back. A submodule that is not checked out keeps its gitlink.
 import { execFileSync } from 'node:child_process';
-import { lstatSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { makeObject, makeTree, nestPaths, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../journal/git-object.js';
-import type { ObjectStore } from '../journal/object-store.js';
-import type { Repository } from '../journal/repository.js';
+import { makeObject, TREE_MODE } from '../journal/git-object.js';
+import { ObjectStore } from '../journal/object-store.js';
+import { findRepository, type Repository } from '../journal/repository.js';
+import { ObjectBatch } from './pack-writer.js';
+import { GITLINK_MODE, parseIndexListing, parseStatus, type PathChange } from './git-listing.js';
+import { buildTrees, treeFiles, updateTrees, type DirTree } from './tree-build.js';
+import { UnchangedWitness, WITNESS_LIMIT } from './unchanged.js';
 
-// A file left out of a checkpoint, and why (never silently).
+/** A file left out of a checkpoint, and why (never silently). */
 export interface SkippedFile {
   path: string;
   size: number;
   reason: string;
 }
 
+/** One checkpoint of a working tree. */
 export interface Snapshot {
-  // The git tree of the working tree.
+  /** The git tree of the working tree. */
   tree: string;
-  // Every file in it: path -> mode and blob id (built on first use).
+  /** Every file in it, submodules' files included: path -> mode and blob id (built on first use). */
   readonly files: Map<string, FileEntry>;
   skipped: SkippedFile[];
 }
 
+/** A file of a checkpoint: git's mode (100644, 100755, 120000; 40000 for a submodule's tree) and id. */
 export interface FileEntry {
   mode: string;
   oid: string;
 }
-
+/** How a snapshotter treats big files, secrets and (submodules) the index's blobs. */
 export interface SnapshotOptions {
   // Files larger than this are left out, with a note (default 10 MB).
   maxFileBytes?: number;
   // Rewrites the text of files before they are stored (secret redaction).
   redactText?: (text: string) => string;
+  // The index's blobs are not in `objects` (a submodule's: they are in its own repository), so
+  // every file is hashed from the working tree (once; then the stat cache answers).
+  hashEveryFile?: boolean;
 }
-
+/** Files larger than this are left out of a checkpoint, with a note. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-
 // Reading git's index and status must not write the index: no optional locks, no refresh.
 const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
 
-// Takes checkpoints of one working tree, keeping caches between them.
+// How long after its last change a file's stat is trusted to reveal the next change (a change in
+// the same timestamp tick keeps the stat): sub-second timestamps (ext4, xfs, btrfs, apfs, ntfs) tick
+// every few milliseconds; whole-second ones (FAT: 2 s; HFS+, ext3: 1 s) are given 2 s.
+const FINE_TICK_MARGIN_MS = 100;
+const COARSE_TICK_MARGIN_MS = 2000;
+
+/** Takes checkpoints of one working tree, keeping caches between them. */
 export class WorktreeSnapshotter {
   private readonly repo: Repository;
   readonly objects: ObjectStore;
   private readonly maxFileBytes: number;
   private readonly redactText: (text: string) => string;
-  // path -> the stat signature it had when hashed, and the resulting entry.
-  private readonly statCache = new Map<string, { signature: string; entry: FileEntry | SkippedFile; hashedAt: number }>();
-  private index: { signature: string; entries: Map<string, FileEntry> } | undefined;
-  // The trees of the last snapshot by directory, the index they were built on, and where that
-  // snapshot differed from the index.
+  // path -> the stat it had when hashed (compared as numbers: no string per file), and the entry.
+  private readonly statCache = new Map<string, { stat: StatKey; entry: FileEntry | SkippedFile; hashedAt: number }>();
+  private index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } | undefined;
+  // The last snapshot's trees by directory, the index they were built on, and its status changes.
   private trees: { indexSignature: string; changes: Map<string, FileEntry | undefined>; dirs: Map<string, DirTree> } | undefined;
+  private readonly hashEveryFile: boolean;
+  // Checked-out submodules by path, each with its own snapshotter.
+  private readonly submodules = new Map<string, WorktreeSnapshotter>();
+  // The last snapshot, and (small working trees) the stats that prove it still holds (unchanged.ts).
+  private last: { snapshot: Snapshot; witness: UnchangedWitness | undefined } | undefined;
+  private small = true; // the last pass saw few files: the next asks for ignored paths, for a witness
 
   constructor(repo: Repository, objects: ObjectStore, options: SnapshotOptions = {}) {
     this.repo = repo;
     this.objects = objects;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.redactText = options.redactText ?? ((text) => text);
+    this.hashEveryFile = options.hashEveryFile ?? false;
   }
 
   // Records the working tree as it is now; writes only objects that are new.
   snapshot(): Snapshot {
+    if (this.last?.witness?.holds()) return this.last.snapshot;
     const index = this.readIndex();
     const skipped: SkippedFile[] = [];
-    const toWrite: GitObject[] = [];
+    // No "already stored" list kept across snapshots: an object written before a model call may
+    // have been pruned by a gc since (it was not yet referenced), so each snapshot asks the disk.
+    const batch = new ObjectBatch(this.objects, new Set());
+    const statusStartedAt = Date.now();
+    const status = this.changedPaths(index);
     // Where the working tree differs from the index (the status changes): path -> its entry, or
     // undefined when the checkpoint has no such file. Every other file is as the index has it.
     const changes = new Map<string, FileEntry | undefined>();
-    for (const { path, state } of this.changedPaths()) {
+    for (const { path, state } of status.changes) {
       if (state === 'deleted') {
         changes.set(path, undefined);
         continue;
       }
-      const hashed = this.hashFile(path, toWrite);
+      const hashed = this.hashFile(path, batch);
       if (hashed === undefined) changes.set(path, undefined);
       else if ('reason' in hashed) {
         // A tracked file keeps the version git's index has (the checkpoint must not lack it: a
         // restore deletes tracked files the checkpoint lacks, and a clean clone would lose it);
         // an untracked one is left out. Either way the entry names it.
-        const tracked = index.entries.get(path);
+        const tracked = this.hashEveryFile ? undefined : index.entries.get(path);
         changes.set(path, tracked);
         skipped.push(tracked ? { ...hashed, reason: `${hashed.reason}: the checkpoint keeps the version in git's index, not this one` } : hashed);
       } else changes.set(path, hashed);
+    }
+    const nested = new Map<string, Snapshot>(); // submodules: their working trees, as subtrees
+    for (const path of index.gitlinks) {
+      const snapshotter = this.submodule(path);
+      if (!snapshotter) continue;
+      const inner = snapshotter.snapshot();
+      nested.set(path, inner);
+      changes.set(path, { mode: TREE_MODE, oid: inner.tree });
+      for (const file of inner.skipped) skipped.push({ ...file, path: `${path}/${file.path}` });
     }
     const entryOf = (overlay: Map<string, FileEntry | undefined>, path: string) => (overlay.has(path) ? overlay.get(path) : index.entries.get(path));
     // The full file list is built only when someone asks (restore does; a checkpoint does not):
@@ -92,10 +132,10 @@ export class WorktreeSnapshotter {
     let files: Map<string, FileEntry> | undefined;
     const allFiles = () => {
       if (!files) {
-        files = new Map(index.entries);
-        for (const [path, entry] of changes) {
-          if (entry) files.set(path, entry);
-          else files.delete(path);
+        files = treeFiles(index.entries, changes);
+        for (const [path, inner] of nested) {
+          files.delete(path);
+          for (const [file, entry] of inner.files) files.set(`${path}/${file}`, entry);
         }
       }
       return files;
@@ -107,48 +147,82 @@ export class WorktreeSnapshotter {
     let tree: string;
     let dirs: Map<string, DirTree>;
     if (last) {
-      // Of those, only the ones whose entry really changed (a file edited long ago and untouched
-      // since stays in every status, but its directory need not be rebuilt each time).
+      // Of those, only the ones whose entry really changed (a file edited long ago stays in every status).
       const touched = new Set<string>();
-      for (const path of [...last.changes.keys(), ...changes.keys()]) {
-        const now = entryOf(changes, path);
-        const then = entryOf(last.changes, path);
-        if (now?.oid !== then?.oid || now?.mode !== then?.mode) touched.add(path);
+      for (const overlay of [last.changes, changes]) {
+        for (const path of overlay.keys()) {
+          const now = entryOf(changes, path);
+          const then = entryOf(last.changes, path);
+          if (now !== then && (now?.oid !== then?.oid || now?.mode !== then?.mode)) touched.add(path);
+        }
       }
-      const updated = updateTrees(last.dirs, { get: (path) => entryOf(changes, path) }, touched, toWrite);
+      const updated = updateTrees(last.dirs, { get: (path) => entryOf(changes, path) }, touched, batch);
       tree = updated.root;
       dirs = last.dirs;
-      // No in-process "already stored" list: an object written before a model call may have been
-      // pruned by a gc since (it was not yet referenced), so the store checks the disk each time.
-      this.objects.write(toWrite);
+      batch.flush();
       // Only once the objects are stored: a cached tree is one that is on disk.
       for (const [dir, entry] of updated.dirs) {
         if (entry) dirs.set(dir, entry);
         else dirs.delete(dir);
       }
     } else {
-      const built = buildTrees(allFiles(), toWrite);
+      const built = buildTrees(treeFiles(index.entries, changes), batch);
       tree = built.root;
       dirs = built.dirs;
-      this.objects.write(toWrite);
+      batch.flush();
     }
     this.trees = { indexSignature: index.signature, changes, dirs };
-    return {
+    const snapshot: Snapshot = {
       tree,
       skipped,
       get files() {
         return allFiles();
       },
     };
+    this.small = index.entries.size + status.changes.length <= WITNESS_LIMIT;
+    const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path)]);
+    const witness = this.small && status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
+    this.last = { snapshot, witness: witness || undefined };
+    return snapshot;
   }
 
-  // The paths git tracks (the index), for restore: only those may be deleted.
+  // The paths git tracks (the index, and the submodules' indexes), for restore: only those may go.
   trackedPaths(): Set<string> {
-    return new Set(this.readIndex().entries.keys());
+    const index = this.readIndex();
+    const paths = new Set(index.entries.keys());
+    for (const path of index.gitlinks) {
+      const inner = this.submodule(path);
+      if (!inner) continue;
+      paths.delete(path);
+      for (const file of inner.trackedPaths()) paths.add(`${path}/${file}`);
+    }
+    return paths;
+  }
+
+  // The snapshotter of the submodule checked out at `path`, or undefined when it is not.
+  private submodule(path: string): WorktreeSnapshotter | undefined {
+    const known = this.submodules.get(path);
+    if (known) return known;
+    const root = join(this.repo.root, path);
+    if (!existsSync(join(root, '.git'))) return undefined;
+    let repo: Repository;
+    try {
+      repo = findRepository(root);
+    } catch {
+      return undefined; // not a repository we can read: its gitlink stays
+    }
+    if (repo.root !== root) return undefined;
+    const snapshotter = new WorktreeSnapshotter(repo, this.objects, {
+      maxFileBytes: this.maxFileBytes,
+      redactText: this.redactText,
+      hashEveryFile: true,
+    });
+    this.submodules.set(path, snapshotter);
+    return snapshotter;
   }
 
   // Index entries at stage 0 (path -> mode, blob), re-read only when the index file changed.
-  private readIndex(): { signature: string; entries: Map<string, FileEntry> } {
+  private readIndex(): { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } {
     const indexPath = join(this.repo.gitdir, 'index');
     let signature = 'none';
     try {
@@ -158,41 +232,26 @@ export class WorktreeSnapshotter {
       // a repository with no index yet: nothing tracked
     }
     if (this.index?.signature === signature) return this.index;
-    const entries = new Map<string, FileEntry>();
-    if (signature !== 'none') {
-      for (const record of this.git(['ls-files', '--stage', '-z']).split('\0')) {
-        const match = /^(\d{6}) ([0-9a-f]{40}) (\d)\t(.+)$/s.exec(record);
-        if (match && match[3] === '0') entries.set(match[4]!, { mode: match[1]!, oid: match[2]! });
-      }
-    }
-    this.index = { signature, entries };
+    const { entries, gitlinks } = signature === 'none' ? { entries: new Map<string, FileEntry>(), gitlinks: [] } : parseIndexListing(this.git(['ls-files', '--stage', '-z']));
+    this.index = { signature, entries, gitlinks };
     return this.index;
   }
 
-  // Paths whose working-tree file differs from the index, unmerged ones, and untracked ones.
-  private changedPaths(): Array<{ path: string; state: 'changed' | 'deleted' }> {
-    const out = this.git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']);
-    const changes: Array<{ path: string; state: 'changed' | 'deleted' }> = [];
-    for (const record of out.split('\0')) {
-      if (record.startsWith('? ')) changes.push({ path: record.slice(2), state: 'changed' });
-      else if (record.startsWith('1 ')) {
-        const fields = record.split(' ');
-        const [staged, worktree] = [fields[1]![0], fields[1]![1]];
-        const path = fields.slice(8).join(' ');
-        if (worktree === 'D') changes.push({ path, state: 'deleted' });
-        // A staged file (`git add` after the last commit, by the agent too) is hashed from the
-        // working tree like a modified one: its index blob was never redacted, and taking it as
-        // is would put a secret written and staged by a command into the journal.
-        else if (worktree !== '.' || staged !== '.') changes.push({ path, state: 'changed' });
-      } else if (record.startsWith('u ')) {
-        changes.push({ path: record.split(' ').slice(10).join(' '), state: 'changed' });
-      }
+  // Paths whose working-tree file differs from the index, unmerged ones, and untracked ones (with
+  // hashEveryFile, every file of the index too); for a small tree, also the ignored ones (a witness).
+  private changedPaths({ entries: index, gitlinks }: { entries: Map<string, FileEntry>; gitlinks: string[] }): { changes: PathChange[]; ignored?: Set<string> } {
+    const witnessed = this.small && index.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
+    const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', ...(witnessed ? ['--ignored=matching'] : [])];
+    const { changes, ignored } = parseStatus(this.git(args));
+    if (this.hashEveryFile) {
+      const listed = new Set(changes.map((change) => change.path));
+      for (const [path, entry] of index) if (!listed.has(path) && entry.mode !== GITLINK_MODE) changes.push({ path, state: 'changed' });
     }
-    return changes;
+    return { changes, ...(witnessed ? { ignored } : {}) };
   }
 
-  private hashFile(path: string, out: GitObject[]): FileEntry | SkippedFile | undefined {
-    const full = join(this.repo.root, path);
+  private hashFile(path: string, out: ObjectBatch): FileEntry | SkippedFile | undefined {
+    const full = `${this.repo.root}/${path}`; // git's paths are normalised: no join() needed
     let stat: Stats;
     try {
       stat = lstatSync(full);
@@ -200,13 +259,14 @@ export class WorktreeSnapshotter {
       return undefined; // gone between status and now
     }
     if (stat.isDirectory()) return undefined; // a nested repository or submodule: not ours to record
-    const signature = `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}:${stat.mode}`;
+    const key: StatKey = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, mode: stat.mode };
     const cached = this.statCache.get(path);
     // A file changed again within the same timestamp tick as its last change keeps its stat, so a
-    // cached hash is trusted only if the file was already older than any timestamp granularity
-    // (2 s: FAT; 1 s: HFS+, ext3) when it was read. (Measuring that from now instead, as before,
-    // trusted a hash taken in the racy window once the window had passed.)
-    if (cached?.signature === signature && cached.hashedAt - stat.mtimeMs > 2000) return cached.entry;
+    // cached hash is trusted only if the file was already older than a tick of its file system's
+    // timestamps when it was read. (Measuring that from now instead, as before, trusted a hash
+    // taken in the racy window once the window had passed.)
+    const margin = stat.mtimeMs % 1000 === 0 ? COARSE_TICK_MARGIN_MS : FINE_TICK_MARGIN_MS;
+    if (cached && sameStat(cached.stat, key) && cached.hashedAt - stat.mtimeMs > margin) return cached.entry;
     const hashedAt = Date.now();
     let entry: FileEntry | SkippedFile;
     if (stat.isSymbolicLink()) {
@@ -217,12 +277,15 @@ export class WorktreeSnapshotter {
       entry = { path, size: stat.size, reason: `larger than ${Math.round(this.maxFileBytes / 1024 / 1024)} MB` };
     } else {
       let content = readFileSync(full);
-      if (!content.subarray(0, 8000).includes(0)) content = Buffer.from(this.redactText(content.toString('utf8')));
+      // The bytes as they are unless redaction changed the text (no copy; non-UTF-8 text kept as is).
+      const text = content.subarray(0, 8000).includes(0) ? undefined : content.toString('utf8');
+      const redacted = text === undefined ? undefined : this.redactText(text);
+      if (redacted !== text) content = Buffer.from(redacted!);
       const blob = makeObject('blob', content);
       out.push(blob);
       entry = { mode: stat.mode & 0o111 ? '100755' : '100644', oid: blob.oid };
     }
-    this.statCache.set(path, { signature, entry, hashedAt });
+    this.statCache.set(path, { stat: key, entry, hashedAt });
     return entry;
   }
 
@@ -231,83 +294,8 @@ export class WorktreeSnapshotter {
   }
 }
 
-// One directory's tree: its entries (files, and subdirectories as trees) and its id.
-export interface DirTree {
-  entries: Tree;
-  oid: string;
-}
+type StatKey = Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'size' | 'ino' | 'mode'>;
 
-// Builds the nested trees for a flat map of files, appending every tree object to `out`; gives the
-// root tree and every directory's tree by path ('' is the root).
-export function buildTrees(files: Map<string, FileEntry>, out: GitObject[]): { root: string; dirs: Map<string, DirTree> } {
-  const root = nestPaths<TreeEntry>(files);
-  const dirs = new Map<string, DirTree>();
-  const write = (dir: PathDir<TreeEntry>, path: string): string => {
-    for (const [name, sub] of dir.dirs) dir.files.set(name, { mode: TREE_MODE, oid: write(sub, path ? `${path}/${name}` : name) });
-    const tree = makeTree(dir.files);
-    out.push(tree);
-    dirs.set(path, { entries: dir.files, oid: tree.oid });
-    return tree.oid;
-  };
-  return { root: write(root, ''), dirs };
-}
-
-// Rebuilds only the directories on the paths of `touched` (and their parents up to the root), from
-// the trees of the last snapshot (`base`, left unchanged). Returns the new root and, per rebuilt
-// directory, its new tree (null: the directory is now empty, and gone).
-export function updateTrees(
-  base: ReadonlyMap<string, DirTree>,
-  files: { get(path: string): FileEntry | undefined },
-  touched: Iterable<string>,
-  out: GitObject[],
-): { root: string; dirs: Map<string, DirTree | null> } {
-  const parentOf = (path: string) => {
-    const slash = path.lastIndexOf('/');
-    return slash < 0 ? '' : path.slice(0, slash);
-  };
-  const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
-  // Touched file names by directory, and the dirty subdirectories of each dirty directory.
-  const names = new Map<string, string[]>();
-  const children = new Map<string, string[]>();
-  const dirty = new Set<string>(['']);
-  for (const path of touched) {
-    const dir = parentOf(path);
-    const list = names.get(dir);
-    if (list) list.push(nameOf(path));
-    else names.set(dir, [nameOf(path)]);
-    for (let d = dir; d !== '' && !dirty.has(d); d = parentOf(d)) {
-      dirty.add(d);
-      const parent = parentOf(d);
-      const siblings = children.get(parent);
-      if (siblings) siblings.push(d);
-      else children.set(parent, [d]);
-    }
-  }
-  const depth = (path: string) => (path === '' ? 0 : path.split('/').length);
-  const updates = new Map<string, DirTree | null>();
-  let root = '';
-  // Deepest first, so each directory sees its subdirectories' new ids.
-  for (const dir of [...dirty].sort((a, b) => depth(b) - depth(a))) {
-    const entries: Tree = new Map(base.get(dir)?.entries);
-    for (const name of names.get(dir) ?? []) {
-      const entry = files.get(dir ? `${dir}/${name}` : name);
-      if (entry) entries.set(name, entry);
-      else if (entries.get(name)?.mode !== TREE_MODE) entries.delete(name);
-    }
-    for (const child of children.get(dir) ?? []) {
-      const name = nameOf(child);
-      const update = updates.get(child);
-      if (update) entries.set(name, { mode: TREE_MODE, oid: update.oid });
-      else if (entries.get(name)?.mode === TREE_MODE) entries.delete(name);
-    }
-    if (entries.size === 0 && dir !== '') {
-      updates.set(dir, null);
-      continue;
-    }
-    const tree = makeTree(entries);
-    out.push(tree);
-    updates.set(dir, { entries, oid: tree.oid });
-    if (dir === '') root = tree.oid;
-  }
-  return { root, dirs: updates };
+function sameStat(a: StatKey, b: StatKey): boolean {
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;
 }

@@ -1,0 +1,263 @@
+// The peers benchmark: savepoint beside pi (@mariozechner/pi-coding-agent, a popular harness that
+// appends its session to a JSONL file and never fsyncs), both driven against the same local fake
+// Anthropic server (test/helpers/fake-anthropic.ts), in one bench run, alternating.
+//
+// Each run is a fresh repository and a task answered by N turns of one tool call each (bash turns:
+// `true`; read turns: a two-line file), then a final answer. savepoint's script calls its own tool
+// names (run_bash, read_file), pi's calls pi's (bash, read). What is compared is the harness's own
+// time per turn, measured in the server:
+//
+//   gap = arrival of request i+1 − end of response i
+//
+// which holds everything a harness does between two model calls: parse the stream, record the
+// answer (savepoint: a durable journal commit; pi: a JSONL append), run the tool (and, for
+// savepoint's bash, record the intent before, the result and a working-tree checkpoint after), and
+// build the next request. Also: spawn to the first request (start-up), and what each run leaves on
+// disk (savepoint's .git growth, pi's session folder).
+//
+// pi is installed on demand, pinned, into a cache folder (SAVEPOINT_BENCH_CACHE, default
+// ~/.cache/savepoint-bench), never as a dependency of this project; without a network the rows
+// say why they are skipped. pi ignores ANTHROPIC_BASE_URL: it reads the server's address from the
+// models.json of its config folder (PI_CODING_AGENT_DIR). Registered in bench/run.ts as the group
+// `peers`; alone: `npm run build && node --import tsx bench/peers.ts [--quick] [--keep]`. With
+// BENCH_PEERS_PROFILE=<dir>, savepoint's CLI runs under `node --cpu-prof` into <dir>. With
+// BENCH_PEERS_BASELINE=<another savepoint checkout, built>, that build runs too, as a third harness
+// in the same alternation (`baseline`): before/after numbers measured under the same load.
+import { spawn, spawnSync } from 'node:child_process';
+import { subscribe } from 'node:diagnostics_channel';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
+import type { ScriptTurn } from '../src/model/script-file.js';
+import { createBenchRepo, createTempDir, formatTable, latencyRow, now, percentile, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row } from './lib.js';
+
+/** The pi release compared against (pinned: a newer one may behave differently). */
+export const PI_VERSION = '0.73.1';
+const PI_PACKAGE = '@mariozechner/pi-coding-agent';
+const MODEL = 'claude-sonnet-4-5';
+const TURNS = 100;
+const QUICK_TURNS = 20;
+const ROUNDS = 2;
+const TARGET_RATIO = 1.0;
+const TARGET_STARTUP_MS = 200;
+const TASK = 'benchmark: call the tool once per turn, many times';
+const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
+
+type Harness = 'savepoint' | 'baseline' | 'pi';
+const BASELINE = process.env.BENCH_PEERS_BASELINE ? resolve(process.env.BENCH_PEERS_BASELINE) : undefined;
+type Kind = 'bash' | 'read';
+
+// ── pi, installed on demand ─────────────────────────────────────────────────────────────────────
+
+/** Where pi's CLI is (installing it first if needed), or why it cannot be had. */
+export function ensurePi(log: (message: string) => void): { cli: string } | { skipped: string } {
+  const cache = process.env.SAVEPOINT_BENCH_CACHE ?? join(homedir(), '.cache', 'savepoint-bench');
+  const prefix = join(cache, `pi-${PI_VERSION}`);
+  const cli = join(prefix, 'node_modules', ...PI_PACKAGE.split('/'), 'dist', 'cli.js');
+  if (existsSync(cli)) return { cli };
+  log(`installing ${PI_PACKAGE}@${PI_VERSION} into ${prefix} (once; not a dependency of savepoint)`);
+  mkdirSync(prefix, { recursive: true });
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${PI_PACKAGE}@${PI_VERSION}`], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (result.status === 0 && existsSync(cli)) return { cli };
+  const why = (result.error?.message ?? result.stderr ?? '').trim().split('\n').filter(Boolean).slice(-1)[0] ?? `exit ${result.status}`;
+  return { skipped: `pi ${PI_VERSION} could not be installed (npm install failed: ${why}); no network?` };
+}
+
+// ── The server's clock ──────────────────────────────────────────────────────────────────────────
+
+// Every /v1/messages request served in this process, by the server's port: when it arrived and
+// when its response ended.
+class ServerClock {
+  private readonly byPort = new Map<number, Array<{ start: number; end: number }>>();
+  private readonly open = new WeakMap<ServerResponse, { start: number; end: number }>();
+
+  constructor() {
+    subscribe('http.server.request.start', (message) => {
+      const { request, response } = message as { request: IncomingMessage; response: ServerResponse };
+      if (!request.url?.startsWith('/v1/messages')) return;
+      const port = request.socket.localPort ?? 0;
+      const timing = { start: now(), end: Number.NaN };
+      this.open.set(response, timing);
+      const list = this.byPort.get(port) ?? [];
+      list.push(timing);
+      this.byPort.set(port, list);
+    });
+    subscribe('http.server.response.finish', (message) => {
+      const timing = this.open.get((message as { response: ServerResponse }).response);
+      if (timing) timing.end = now();
+    });
+  }
+
+  requests(url: string): Array<{ start: number; end: number }> {
+    return this.byPort.get(Number(new URL(url).port)) ?? [];
+  }
+}
+
+let clock: ServerClock | undefined;
+
+// ── One run ─────────────────────────────────────────────────────────────────────────────────────
+
+function turnsFor(harness: Harness, kind: Kind, turns: number): ScriptTurn[] {
+  const tool =
+    kind === 'bash'
+      ? { name: harness === 'pi' ? 'bash' : 'run_bash', input: { command: 'true' } }
+      : { name: harness === 'pi' ? 'read' : 'read_file', input: { path: 'notes.txt' } };
+  return [...Array.from({ length: turns }, () => ({ tools: [tool] })), { text: `Done: ${turns} tool calls.` }];
+}
+
+interface RunResult {
+  // Server-side gaps between a response's end and the next request, one per tool turn.
+  gaps: number[];
+  // Spawn to the first request's arrival.
+  startupMs: number;
+  wallMs: number;
+  // Bytes the run left on disk: savepoint's .git growth, pi's session folder.
+  diskBytes: number;
+}
+
+function duBytes(path: string): number {
+  const result = spawnSync('du', ['-sb', path], { encoding: 'utf8' });
+  return Number(result.stdout.split('\t')[0]) || 0;
+}
+
+async function runOnce(harness: Harness, kind: Kind, turns: number, context: BenchContext, piCli: string | undefined, profileDir?: string): Promise<RunResult> {
+  const repo = setUp(context, `peers-${harness}-${kind}`);
+  const agentDir = createTempDir(context, `peers-${harness}-config`);
+  const fake = await startFakeAnthropic({ turns: turnsFor(harness, kind, turns) });
+  try {
+    const gitBefore = duBytes(join(repo.root, '.git'));
+    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' };
+    delete env.ANTHROPIC_AUTH_TOKEN;
+    delete env.SAVEPOINT_DEBUG;
+    let args: string[];
+    if (harness !== 'pi') {
+      env.ANTHROPIC_BASE_URL = fake.url;
+      const bin = harness === 'baseline' ? join(BASELINE!, 'bin/savepoint.js') : BIN;
+      args = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), bin, 'run', '--yes', '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
+    } else {
+      writeFileSync(join(agentDir.dir, 'models.json'), JSON.stringify({ providers: { anthropic: { baseUrl: fake.url } } }));
+      env.PI_CODING_AGENT_DIR = agentDir.dir;
+      env.PI_OFFLINE = '1';
+      args = [piCli!, '-p', '--provider', 'anthropic', '--model', MODEL, TASK];
+    }
+    const started = now();
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
+      const child = spawn(process.execPath, args, { cwd: repo.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+      child.on('error', fail);
+      child.on('close', (exit) => done({ code: exit, stdout: out, stderr: err }));
+    });
+    const wallMs = now() - started;
+    const requests = clock!.requests(fake.url);
+    if (code !== 0 || requests.length !== turns + 1 || !stdout.includes(`Done: ${turns} tool calls.`)) {
+      throw new Error(`peers benchmark: ${harness} ${kind} run: exit ${code}, ${requests.length} requests (expected ${turns + 1})\n--- stdout (tail):\n${stdout.slice(-1500)}\n--- stderr:\n${stderr.slice(-1500)}`);
+    }
+    const gaps = requests.slice(1).map((request, i) => request.start - requests[i]!.end);
+    const diskBytes = harness !== 'pi' ? duBytes(join(repo.root, '.git')) - gitBefore : duBytes(join(agentDir.dir, 'sessions'));
+    return { gaps, startupMs: requests[0]!.start - started, wallMs, diskBytes };
+  } finally {
+    await fake.close();
+    repo.remove();
+    agentDir.remove();
+  }
+}
+
+function setUp(context: BenchContext, label: string): BenchRepo {
+  const repo = createBenchRepo(context, label, { fanout: true });
+  writeFileSync(join(repo.root, 'notes.txt'), 'The notes: one line to read.\nAnd a second one.\n');
+  repo.git('add', '-A');
+  repo.git('commit', '-q', '-m', 'notes');
+  return repo;
+}
+
+// ── The group ───────────────────────────────────────────────────────────────────────────────────
+
+const mean = (samples: readonly number[]) => sum(samples) / samples.length;
+
+async function run(context: BenchContext): Promise<Row[]> {
+  clock ??= new ServerClock();
+  const pi = ensurePi(context.log);
+  const piCli = 'cli' in pi ? pi.cli : undefined;
+  const turns = context.quick ? QUICK_TURNS : TURNS;
+  const rounds = context.quick ? 1 : ROUNDS;
+  const checked = !context.quick;
+  const profileDir = process.env.BENCH_PEERS_PROFILE ? resolve(process.env.BENCH_PEERS_PROFILE) : undefined;
+  const harnesses: Harness[] = [...(BASELINE ? (['baseline'] as const) : []), 'savepoint', ...(piCli ? (['pi'] as const) : [])];
+
+  // Warm the page cache (node, both harnesses' modules) with a short run of each.
+  for (const harness of harnesses) await runOnce(harness, 'read', 2, context, piCli);
+
+  const results = new Map<string, RunResult[]>();
+  const add = (key: string, result: RunResult) => results.set(key, [...(results.get(key) ?? []), result]);
+  for (let round = 0; round < rounds; round++) {
+    // Alternating, and in the opposite order every other round, so drift in the machine's load
+    // falls on both.
+    const order = round % 2 === 0 ? harnesses : [...harnesses].reverse();
+    for (const kind of ['bash', 'read'] as const) {
+      for (const harness of order) {
+        context.log(`round ${round + 1}/${rounds}: ${harness}, ${turns} ${kind} turns`);
+        add(`${harness} ${kind}`, await runOnce(harness, kind, turns, context, piCli, harness === 'savepoint' ? profileDir : undefined));
+      }
+    }
+  }
+
+  const rows: Row[] = [];
+  const all = (key: string) => results.get(key) ?? [];
+  const gapsOf = (key: string) => all(key).flatMap((r) => r.gaps);
+  rows.push({ what: 'pi', value: piCli ? `${PI_VERSION} (${PI_PACKAGE})` : `skipped: ${(pi as { skipped: string }).skipped}` });
+  for (const kind of ['bash', 'read'] as const) {
+    const label = kind === 'bash' ? 'bash turn (one `true`)' : 'read turn (a two-line file)';
+    const ours = gapsOf(`savepoint ${kind}`);
+    if (BASELINE) {
+      const before = gapsOf(`baseline ${kind}`);
+      rows.push(latencyRow(`baseline (${BASELINE}): ${label}`, before.length, before));
+    }
+    rows.push(latencyRow(`savepoint: ${label}, response end → next request`, ours.length, ours));
+    if (!piCli) continue;
+    const theirs = gapsOf(`pi ${kind}`);
+    rows.push(latencyRow(`pi: ${label}, response end → next request`, theirs.length, theirs));
+    const ratio = mean(ours) / mean(theirs);
+    const ratioP50 = percentile(ours, 50) / percentile(theirs, 50);
+    rows.push({
+      what: `${kind} turns: savepoint / pi, mean gap (p50s: ${ratioP50.toFixed(2)}x)`,
+      n: ours.length,
+      value: `${ratio.toFixed(2)}x`,
+      ...(checked ? { target: `≤ ${TARGET_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_RATIO } : {}),
+    });
+  }
+  for (const harness of harnesses) {
+    const startups = [...all(`${harness} bash`), ...all(`${harness} read`)].map((r) => r.startupMs);
+    const target = harness === 'savepoint' && checked ? { target: `p50 ≤ ${TARGET_STARTUP_MS} ms`, ok: percentile(startups, 50) <= TARGET_STARTUP_MS } : {};
+    rows.push(latencyRow(`${harness}: start-up, spawn to first model request`, startups.length, startups, { total: undefined, ...target }));
+  }
+  for (const harness of harnesses) {
+    const disk = all(`${harness} bash`).map((r) => r.diskBytes);
+    const where = harness === 'pi' ? 'session folder' : '.git growth';
+    rows.push({ what: `${harness}: on disk after ${turns} bash turns (${where})`, n: disk.length, value: `${(mean(disk) / 1024).toFixed(0)} KB` });
+  }
+  return rows;
+}
+
+export const peersGroup: BenchGroup = {
+  name: 'peers',
+  description: `savepoint beside pi ${PI_VERSION} on one fake server: per-turn gap for bash and read turns, start-up`,
+  run,
+};
+
+// Run alone: `node --import tsx bench/peers.ts [--quick] [--keep]`.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const flags = process.argv.slice(2);
+  const rows = await run({ quick: flags.includes('--quick'), keep: flags.includes('--keep'), log: (m) => console.error(m) });
+  console.log(formatTable(rows));
+  process.exitCode = rows.some((r) => r.ok === false) ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+// Reading what git prints about a working tree: the index (`git ls-files --stage -z`) and where the
+// working tree differs from it (`git status --porcelain=v2 -z`).
+import type { FileEntry } from './snapshot.js';
+
+/** The mode of a submodule's entry in git's index (a gitlink: the commit it is checked out at). */
+export const GITLINK_MODE = '160000';
+
+/** A path `git status` names: its file is to be hashed again, or is gone. */
+export interface PathChange {
+  path: string;
+  state: 'changed' | 'deleted';
+}
+
+/** The stage-0 entries of `git ls-files --stage -z` (path -> mode, blob), and the submodules' paths. */
+export function parseIndexListing(out: string): { entries: Map<string, FileEntry>; gitlinks: string[] } {
+  const entries = new Map<string, FileEntry>();
+  const gitlinks: string[] = [];
+  for (const record of out.split('\0')) {
+    const match = /^(\d{6}) ([0-9a-f]{40}) (\d)\t(.+)$/s.exec(record);
+    if (!match || match[3] !== '0') continue;
+    entries.set(match[4]!, { mode: match[1]!, oid: match[2]! });
+    if (match[1] === GITLINK_MODE) gitlinks.push(match[4]!);
+  }
+  return { entries, gitlinks };
+}
+
+/**
+ * Paths whose working-tree file differs from the index, unmerged ones, and untracked ones; and the
+ * ignored paths (with `--ignored=matching`: an ignored directory as `dir/`).
+ */
+export function parseStatus(out: string): { changes: PathChange[]; ignored: Set<string> } {
+  const changes: PathChange[] = [];
+  const ignored = new Set<string>();
+  for (const record of out.split('\0')) {
+    if (record.startsWith('! ')) ignored.add(record.slice(2));
+    else if (record.startsWith('? ')) changes.push({ path: record.slice(2), state: 'changed' });
+    else if (record.startsWith('1 ')) {
+      const fields = record.split(' ');
+      const [staged, worktree] = [fields[1]![0], fields[1]![1]];
+      const path = fields.slice(8).join(' ');
+      if (worktree === 'D') changes.push({ path, state: 'deleted' });
+      // A staged file (`git add` after the last commit, by the agent too) is hashed from the
+      // working tree like a modified one: its index blob was never redacted, and taking it as
+      // is would put a secret written and staged by a command into the journal.
+      else if (worktree !== '.' || staged !== '.') changes.push({ path, state: 'changed' });
+    } else if (record.startsWith('u ')) {
+      changes.push({ path: record.split(' ').slice(10).join(' '), state: 'changed' });
+    }
+  }
+  return { changes, ignored };
+}

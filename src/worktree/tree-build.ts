@@ -1,0 +1,100 @@
+// The trees of a checkpoint: built whole for the first one, then only the directories on the paths
+// that changed, from the trees of the last one.
+import { makeTree, nestPaths, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../journal/git-object.js';
+import type { FileEntry } from './snapshot.js';
+
+/** One directory's tree: its entries (files, and subdirectories as trees) and its id. */
+export interface DirTree {
+  entries: Tree;
+  oid: string;
+}
+
+/**
+ * Builds the nested trees for a flat map of files, handing every tree object to `out`; gives the
+ * root tree and every directory's tree by path ('' is the root).
+ */
+export function buildTrees(files: Map<string, FileEntry>, out: { push(object: GitObject): void }): { root: string; dirs: Map<string, DirTree> } {
+  const root = nestPaths<TreeEntry>(files);
+  const dirs = new Map<string, DirTree>();
+  const write = (dir: PathDir<TreeEntry>, path: string): string => {
+    for (const [name, sub] of dir.dirs) dir.files.set(name, { mode: TREE_MODE, oid: write(sub, path ? `${path}/${name}` : name) });
+    const tree = makeTree(dir.files);
+    out.push(tree);
+    dirs.set(path, { entries: dir.files, oid: tree.oid });
+    return tree.oid;
+  };
+  return { root: write(root, ''), dirs };
+}
+
+/**
+ * Rebuilds only the directories on the paths of `touched` (and their parents up to the root), from
+ * the trees of the last snapshot (`base`, left unchanged). Returns the new root and, per rebuilt
+ * directory, its new tree (null: the directory is now empty, and gone). An entry may itself be a
+ * tree (a submodule's working tree): it is replaced or removed like a file.
+ */
+export function updateTrees(
+  base: ReadonlyMap<string, DirTree>,
+  files: { get(path: string): FileEntry | undefined },
+  touched: Iterable<string>,
+  out: { push(object: GitObject): void },
+): { root: string; dirs: Map<string, DirTree | null> } {
+  const parentOf = (path: string) => {
+    const slash = path.lastIndexOf('/');
+    return slash < 0 ? '' : path.slice(0, slash);
+  };
+  const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+  // Touched file names by directory, and the dirty subdirectories of each dirty directory.
+  const names = new Map<string, string[]>();
+  const children = new Map<string, string[]>();
+  const dirty = new Set<string>(['']);
+  for (const path of touched) {
+    const dir = parentOf(path);
+    const list = names.get(dir);
+    if (list) list.push(nameOf(path));
+    else names.set(dir, [nameOf(path)]);
+    for (let d = dir; d !== '' && !dirty.has(d); d = parentOf(d)) {
+      dirty.add(d);
+      const parent = parentOf(d);
+      const siblings = children.get(parent);
+      if (siblings) siblings.push(d);
+      else children.set(parent, [d]);
+    }
+  }
+  const depth = (path: string) => (path === '' ? 0 : path.split('/').length);
+  const updates = new Map<string, DirTree | null>();
+  let root = '';
+  // Deepest first, so each directory sees its subdirectories' new ids.
+  for (const dir of [...dirty].sort((a, b) => depth(b) - depth(a))) {
+    const entries: Tree = new Map(base.get(dir)?.entries);
+    for (const name of names.get(dir) ?? []) {
+      const entry = files.get(dir ? `${dir}/${name}` : name);
+      if (entry) entries.set(name, entry);
+      else if (entries.get(name)?.mode !== TREE_MODE || !dirty.has(dir ? `${dir}/${name}` : name)) entries.delete(name);
+    }
+    for (const child of children.get(dir) ?? []) {
+      const name = nameOf(child);
+      const update = updates.get(child);
+      if (update) entries.set(name, { mode: TREE_MODE, oid: update.oid });
+      else if (entries.get(name)?.mode === TREE_MODE) entries.delete(name);
+    }
+    if (entries.size === 0 && dir !== '') {
+      updates.set(dir, null);
+      continue;
+    }
+    const tree = makeTree(entries);
+    out.push(tree);
+    updates.set(dir, { entries, oid: tree.oid });
+    if (dir === '') root = tree.oid;
+  }
+  return { root, dirs: updates };
+}
+
+/** The files of a checkpoint: the index, with the working tree's changes laid over it. */
+export function treeFiles(index: Map<string, FileEntry>, changes: Map<string, FileEntry | undefined>): Map<string, FileEntry> {
+  const files = new Map(index);
+  for (const [path, entry] of changes) {
+    if (entry) files.set(path, entry);
+    else files.delete(path);
+  }
+  return files;
+}
