@@ -21,33 +21,33 @@
  *
  * @packageDocumentation
  */
-// The session: the whole agent run, as the CLI drives it.
+/** The session: the whole agent run, as the CLI drives it. */
 export { startRun, resumeRun, continueRun, forkRun, driveSession, runIdForTask } from './session/index.js';
 export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, RunTarget } from './session/index.js';
 export type { ForkResult } from './durable/fork.js';
 
-// The agent loop and its parts, for a loop of one's own around the same valve.
+/** The agent loop and its parts, for a loop of one's own around the same valve. */
 export { runAgent, summarizeResponse, USER_STEP_KIND } from './agent/loop.js';
 export type { AgentOptions, AgentOutcome, FollowUp } from './agent/loop.js';
 export { callTool, DECLINED_RESULT, type Approver, type ToolCallContext } from './agent/tool-call.js';
 export { IN_FLIGHT_POLICIES, inFlightAnswer, type InFlightPolicy } from './agent/in-flight.js';
 export { SYSTEM_PROMPT } from './agent/system-prompt.js';
 
-// Models: the Anthropic API or a script.
+/** Models: the Anthropic API or a script. */
 export { createProvider, createScriptedProvider, loadScript, validateScript, DEFAULT_MODEL, SCRIPT_PREFIX, hasAnthropicCredentials } from './model/index.js';
 export type { ModelProvider, ModelRequest, ModelResponse, Message, AssistantBlock, UserBlock, TextBlock, ToolUseBlock, ToolResultBlock, ToolSpec, Usage, CompleteOptions, CreateProviderOptions, Script, ScriptTurn, ScriptTool, ScriptedProviderOptions } from './model/index.js';
 
-// Tools: the six the model gets, and how to define another.
+/** Tools: the six the model gets, and how to define another. */
 export { createTools, createReadFileTool, createWriteFileTool, createEditFileTool, createRunBashTool, createListFilesTool, createSearchTool, defineTool, truncateForModel } from './tools/index.js';
 export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolDefinition } from './tools/index.js';
 
-// The valve.
+/** The valve. */
 export { openJournal, RunJournal } from './durable/run-journal.js';
 export type { OpenJournalOptions, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint } from './durable/run-journal.js';
 export { History, type RecordedStep, type StepCall } from './durable/history.js';
 export { canonicalJson, stepKey } from './durable/key.js';
 
-// The journal on disk, readable with plain git too.
+/** The journal on disk, readable with plain git too. */
 export { JournalStore } from './journal/store.js';
 export type { JournalFile, FaultPoint, StoreOptions } from './journal/store.js';
 export { readRunEntries, readRunRecord, listRunIds } from './journal/reader.js';
@@ -56,5 +56,5 @@ export type { Repository } from './journal/repository.js';
 export type { JournalEntry, RunRecord, RunConfig, EntryUsage } from './journal/entry.js';
 export { JOURNAL_REF, stepFilePath, runRecordPath } from './journal/layout.js';
 
-// Every error savepoint raises on purpose, each with a stable code.
+/** Every error savepoint raises on purpose, each with a stable code. */
 export * from './errors/index.js';

@@ -4,11 +4,13 @@ import { InFlightError } from '../errors/index.js';
 import type { InFlightAnswer, InFlightStep } from '../durable/run-journal.js';
 import type { ToolResult } from '../tools/types.js';
 
-// report: tell the model the truth (default); rerun: run it again; fail: stop the run.
+/** report: tell the model the truth (default); rerun: run it again; fail: stop the run. */
 export type InFlightPolicy = 'report' | 'rerun' | 'fail';
 
+/** Every in-flight policy, for the --in-flight flag. */
 export const IN_FLIGHT_POLICIES: readonly InFlightPolicy[] = ['report', 'rerun', 'fail'];
 
+/** The answer the valve records for a tool call found in flight, under `policy`. */
 export function inFlightAnswer(policy: InFlightPolicy, step: InFlightStep): InFlightAnswer<ToolResult> {
   if (policy === 'rerun') return { rerun: true };
   if (policy === 'fail') throw new InFlightError(step.run, step.position, step.description);

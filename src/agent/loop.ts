@@ -21,8 +21,10 @@ import { callTool, type Approver } from './tool-call.js';
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
   message: string;
-  // The step that recorded it (the loop takes it exactly there on replay), or for a new one the
-  // earliest step it may take: taken at the first model call at or after it, or after a final answer.
+  /**
+   * The step that recorded it (the loop takes it exactly there on replay), or for a new one the
+   * earliest step it may take: taken at the first model call at or after it, or after a final answer.
+   */
   step?: number;
 }
 

@@ -5,6 +5,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { canonicalJson } from '../durable/key.js';
 import type { Message, ModelRequest } from '../model/types.js';
 
+/** A model step's input in the journal: the model, the turn, how many messages, and the request's digest. */
 export interface ModelStepInput {
   model: string;
   turn: number;
@@ -12,15 +13,17 @@ export interface ModelStepInput {
   request: string;
 }
 
-// The step input for one request: sha-256 of its canonical JSON (first 24 hex digits).
+/** The step input for one request: sha-256 of its canonical JSON (first 24 hex digits). */
 export function modelStepInput(request: ModelRequest, turn: number): ModelStepInput {
   const digest = createHash('sha256').update(canonicalJson(request)).digest('hex').slice(0, 24);
   return { model: request.model, turn, messages: request.messages.length, request: digest };
 }
 
-// The same digest, kept up to date as the conversation grows, so that each turn hashes only its new
-// messages rather than the whole conversation again (replay of a long run stays flat per step).
-// It relies on the canonical key order: maxTokens, messages, model, system, thinking, tools.
+/**
+ * The same digest, kept up to date as the conversation grows, so that each turn hashes only its new
+ * messages rather than the whole conversation again (replay of a long run stays flat per step).
+ * It relies on the canonical key order: maxTokens, messages, model, system, thinking, tools.
+ */
 export class ConversationDigest {
   private readonly hash: Hash;
   private readonly suffix: string;
@@ -36,7 +39,7 @@ export class ConversationDigest {
     this.hash.update(`${this.count++ === 0 ? '' : ','}${canonicalJson(message)}`);
   }
 
-  // Equal to modelStepInput({ ...fixed, messages: every message pushed so far }, turn).
+  /** Equal to modelStepInput({ ...fixed, messages: every message pushed so far }, turn). */
   stepInput(model: string, turn: number): ModelStepInput {
     const digest = this.hash.copy().update(this.suffix).digest('hex').slice(0, 24);
     return { model, turn, messages: this.count, request: digest };

@@ -18,7 +18,7 @@ import { styleFor, type Style } from './style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
 
-// The `log` command.
+/** The `log` command. */
 export function logCommand(): Command {
   return new Command('log')
     .summary("a run's steps as a timeline (default: the most recent run)")
@@ -50,7 +50,7 @@ export function logCommand(): Command {
     });
 }
 
-// The human timeline.
+/** The human timeline. */
 export function printTimeline(t: Timeline, out: Out, style: Style, now: number, problem: string | null = null): void {
   const r = t.run;
   const status = problem ? 'corrupt' : r.status;

@@ -19,7 +19,7 @@ export interface DriveFlags {
   restore?: boolean;
   keepWorktree?: boolean;
   push?: string;
-  // Commander's --no-sandbox: false when given.
+  /** Commander's --no-sandbox: false when given. */
   sandbox?: boolean;
   allowNetwork?: boolean;
   allowGitWrites?: boolean;

@@ -12,7 +12,7 @@ import { styleFor, type Style } from './style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
 
-// The `runs` command.
+/** The `runs` command. */
 export function runsCommand(): Command {
   return new Command('runs')
     .summary('list every run, here and in fetched remote journals')
@@ -38,7 +38,7 @@ function isHere(run: LoadedRun, root: string): boolean {
   return s.shownFrom === 'local' && (s.worktree === null || s.worktree === root);
 }
 
-// The JSON row of one run: its summary and, for a run that could not be read whole, why.
+/** The JSON row of one run: its summary and, for a run that could not be read whole, why. */
 export function runJson(run: LoadedRun): RunSummary & { problem: string | null } {
   return { ...run.timeline.run, problem: run.problem };
 }
@@ -49,7 +49,7 @@ function followUpNote(followUps: string[]): string {
   return `${followUps.length} follow-up${followUps.length === 1 ? '' : 's'}, latest "${fitColumns(followUps.at(-1)!, 60)}"`;
 }
 
-// The human table.
+/** The human table. */
 export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number, hidden = 0): void {
   const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them.` : '';
   if (runs.length === 0) {

@@ -17,7 +17,7 @@ import { estimateCost, priceFor } from '../report/pricing.js';
 // Where a step is printed: the terminal's text, collected for the pager.
 type Out = { write(text: string): unknown };
 
-// What `show --json` prints.
+/** What `show --json` prints. */
 export interface ShownStep {
   run: string;
   step: StepView;
@@ -26,7 +26,7 @@ export interface ShownStep {
   diff: { from: string; fromLabel: string; to: string; text: string; error: string | null } | null;
 }
 
-// The `show` command.
+/** The `show` command. */
 export function showCommand(): Command {
   return new Command('show')
     .summary('one step in full, with the code diff it made')
@@ -76,7 +76,7 @@ const RESOLUTIONS: Record<string, string> = {
   gated: 'the step did not run: approval declined it (or it was answered without running), and that answer was recorded',
 };
 
-// The human view of one step.
+/** The human view of one step. */
 export function printStep(t: Timeline, s: StepView, intent: JournalEntry | null, result: JournalEntry | null, diff: StepDiff | undefined, out: Out, style: Style): void {
   const heading = (text: string) => out.write(`\n${style.bold(style.cyan(text))}\n`);
   const field = (name: string, value: string) => out.write(`  ${style.dim(name.padEnd(11))} ${value}\n`);

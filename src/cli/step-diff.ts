@@ -7,11 +7,11 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 /** What a step's diff is taken against, and its text. */
 export interface StepDiff {
-  // The tree-ish diffed from, and a label for people (`checkpoint of #4`, `base commit 1a2b3c4`).
+  /** The tree-ish diffed from, and a label for people (`checkpoint of #4`, `base commit 1a2b3c4`). */
   from: string;
   fromLabel: string;
   to: string;
-  // The unified diff (empty when the step left the files as they were), or why it could not be made.
+  /** The unified diff (empty when the step left the files as they were), or why it could not be made. */
   text: string;
   error: string | null;
 }

@@ -22,8 +22,9 @@ export const WIDE_COLUMNS = 100;
 const TIME_ROOM = { wide: 22, narrow: 11 };
 // Model text streams in under the steps, indented this much.
 const TEXT_INDENT = '      ';
-// Steps recorded without running: not LIVE, since nothing ran.
+/** Steps recorded without running: not LIVE, since nothing ran. */
 export const NOT_RUN_LABEL = 'NOT RUN (was in flight)';
+/** The label of a step the user declined: recorded, not run. */
 export const DECLINED_LABEL = 'DECLINED (not run)';
 
 /** What this process replayed so far, counted from the step events as they come (report/summarize.ts's Savings is the same idea computed from a stored run). */

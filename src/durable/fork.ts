@@ -7,14 +7,15 @@ import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { listRunIds, readRunEntries, readRunRecord } from '../journal/reader.js';
 import type { JournalFile, JournalStore } from '../journal/store.js';
 
+/** What forking a run made: the new run.json, the steps it starts with, and its checkpoint. */
 export interface ForkResult {
   record: RunRecord;
-  // How many finished steps the fork starts with.
+  /** How many finished steps the fork starts with. */
   steps: number;
   checkpoint?: string;
 }
 
-// Creates run `newId` from the steps of `from` before step `atStep`, in one commit.
+/** Creates run `newId` from the steps of `from` before step `atStep`, in one commit. */
 export async function forkRun(store: JournalStore, from: string, atStep: number, newId: string): Promise<ForkResult> {
   const source = await readRunRecord(store, from);
   if (!source) throw new UnknownRunError(from);

@@ -5,7 +5,7 @@ import type { JournalEntry } from '../journal/entry.js';
 import { shortValue } from '../format/text.js';
 import { canonicalJson } from './key.js';
 
-// The records at one position: the intent (if the step needed one) and the result (if it finished).
+/** The records at one position: the intent (if the step needed one) and the result (if it finished). */
 export interface RecordedStep {
   intent?: JournalEntry;
   result?: JournalEntry;
@@ -18,12 +18,15 @@ export interface StepCall extends StepIdentity {
   input?: unknown;
 }
 
+/** A run's recorded steps by position, checked whole; `lookup` says whether a step has a recorded result (or throws on a divergence). */
 export class History {
   private readonly steps = new Map<number, RecordedStep>();
   private readonly run: string;
 
-  // Builds a run's history from its entries in journal order, checking that it is whole: positions
-  // 1..n with no gap, and an unfinished intent only at the very end (where a crash leaves it).
+  /**
+   * Builds a run's history from its entries in journal order, checking that it is whole: positions
+   * 1..n with no gap, and an unfinished intent only at the very end (where a crash leaves it).
+   */
   constructor(run: string, entries: readonly JournalEntry[], pathOf: (entry: JournalEntry) => string = () => `runs/${run}`) {
     this.run = run;
     for (const entry of entries) {
@@ -49,7 +52,7 @@ export class History {
     return this.steps.size === 0 ? 0 : Math.max(...this.steps.keys());
   }
 
-  // How many positions hold a finished result.
+  /** How many positions hold a finished result. */
   get finishedCount(): number {
     let count = 0;
     for (const step of this.steps.values()) if (step.result) count++;
@@ -63,8 +66,10 @@ export class History {
     });
   }
 
-  // The record at the call's position, after checking it is the same step; a different kind or
-  // key means the loop no longer asks what it asked before: a divergence, never a silent replay.
+  /**
+   * The record at the call's position, after checking it is the same step; a different kind or
+   * key means the loop no longer asks what it asked before: a divergence, never a silent replay.
+   */
   lookup(call: StepCall): RecordedStep | undefined {
     const step = this.steps.get(call.position);
     const recorded = step?.result ?? step?.intent;

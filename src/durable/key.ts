@@ -2,7 +2,7 @@
 // always gets the same key, so a replay can match "this exact step" to "its exact recorded result".
 import { createHash } from 'node:crypto';
 
-// JSON with object keys sorted at every level and undefined members dropped.
+/** JSON with object keys sorted at every level and undefined members dropped. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
@@ -18,7 +18,7 @@ function sortKeys(value: unknown): unknown {
   return sorted;
 }
 
-// `run_bash:5d41402abc4b2a76`: the kind, then a digest of the canonical input.
+/** `run_bash:5d41402abc4b2a76`: the kind, then a digest of the canonical input. */
 export function stepKey(kind: string, input: unknown): string {
   return `${kind}:${createHash('sha256').update(canonicalJson(input)).digest('hex').slice(0, 16)}`;
 }

@@ -22,7 +22,7 @@ import { countTotals } from './run-totals.js';
 
 export type { Checkpoint, InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
-// Opens (or prepares to create) a run and takes its lock.
+/** Opens (or prepares to create) a run and takes its lock. */
 export async function openJournal(options: OpenJournalOptions): Promise<RunJournal> {
   if (!isValidRunId(options.run)) {
     throw new UsageError(`"${options.run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
@@ -51,6 +51,7 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
   }
 }
 
+/** One run's journal, held open by this process: `step` is the valve. */
 export class RunJournal {
   readonly run: string;
   readonly store: JournalStore;
@@ -72,9 +73,11 @@ export class RunJournal {
     this.history = history;
   }
 
-  // ── The heart ────────────────────────────────────────────────────────────────────────────────
-  // Is there a recorded result for this step? Hand it back. Otherwise record the intent (for steps
-  // not safe to repeat), run it, record the result, and only then return it.
+  /**
+   * ── The heart ────────────────────────────────────────────────────────────────────────────────
+   * Is there a recorded result for this step? Hand it back. Otherwise record the intent (for steps
+   * not safe to repeat), run it, record the result, and only then return it.
+   */
   async step<T>(kind: string, input: unknown, run: () => T | Promise<T>, options: StepOptions<T> = {}): Promise<T> {
     const call = this.identify(kind, input, options.describe);
     try {
@@ -235,8 +238,10 @@ export class RunJournal {
     return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(config ? { config } : {}) };
   }
 
-  // Marks the run finished (with its final answer) or failed. Writes nothing when the journal
-  // already says so (replaying a finished run leaves the branch untouched).
+  /**
+   * Marks the run finished (with its final answer) or failed. Writes nothing when the journal
+   * already says so (replaying a finished run leaves the branch untouched).
+   */
   async finish(status: 'finished' | 'failed', details: { final?: string; error?: string } = {}): Promise<void> {
     if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && this.history.lastPosition === 0 && status === 'failed') return;
@@ -273,8 +278,10 @@ export class RunJournal {
     await holdPendingTree(this.store.repo.commonDir, this.run, tree);
   }
 
-  // Notes in run.json that this process's attempt was stopped by Ctrl-C, so the next one says the
-  // run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
+  /**
+   * Notes in run.json that this process's attempt was stopped by Ctrl-C, so the next one says the
+   * run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
+   */
   async markInterrupted(): Promise<void> {
     if (this.attempt === undefined || !this.record) return;
     const now = new Date().toISOString();
@@ -284,22 +291,22 @@ export class RunJournal {
     this.record = record;
   }
 
-  // The run's metadata as last read or written (undefined for a run not yet written).
+  /** The run's metadata as last read or written (undefined for a run not yet written). */
   get runRecord(): RunRecord | undefined {
     return this.record;
   }
 
-  // The configuration the run uses: the one run.json recorded, else the one it will record.
+  /** The configuration the run uses: the one run.json recorded, else the one it will record. */
   get config(): RunConfig | undefined {
     return this.record?.config ?? (this.options.config as RunConfig | undefined);
   }
 
-  // How many steps this process replayed and ran live so far.
+  /** How many steps this process replayed and ran live so far. */
   get stats(): { replayed: number; live: number } {
     return { ...this.counts };
   }
 
-  // Releases the run lock. The journal needs no other closing: every step is already on disk.
+  /** Releases the run lock. The journal needs no other closing: every step is already on disk. */
   close(): void {
     this.lock.release();
   }

@@ -28,6 +28,7 @@ export class UnsupportedRepositoryError extends SavepointError<{ gitdir: string;
   }
 }
 
+/** Who holds a run lock: its process, host and since when. */
 export interface RunLockOwner {
   pid: number;
   host: string;

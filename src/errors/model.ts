@@ -3,33 +3,37 @@
 // paragraph for a person, built from `data`; the SDK's error stays reachable as `cause`.
 import { SavepointError } from './savepoint-error.js';
 
-// The facts of a failed model call, kept on ModelError.data for tests and --json output.
+/** The facts of a failed model call, kept on ModelError.data for tests and --json output. */
 export interface ModelErrorData {
   model: string;
   baseURL: string;
-  // What went wrong: an HTTP status, no connection, no answer in time, an error event in the middle
-  // of a streamed answer, no credentials at all, or something else the SDK reported.
+  /**
+   * What went wrong: an HTTP status, no connection, no answer in time, an error event in the middle
+   * of a streamed answer, no credentials at all, or something else the SDK reported.
+   */
   kind: 'status' | 'connection' | 'timeout' | 'stream' | 'credentials' | 'other';
   status?: number;
-  // The API's error type (`overloaded_error`, `authentication_error`, ...) and its own words.
+  /** The API's error type (`overloaded_error`, `authentication_error`, ...) and its own words. */
   type?: string;
   apiMessage?: string;
   requestId?: string;
-  // How many times the SDK retried before giving up (0 when the failure is not retryable).
+  /** How many times the SDK retried before giving up (0 when the failure is not retryable). */
   retries: number;
-  // For connections: the system's code (`ECONNREFUSED`, `ENOTFOUND`, ...), or the network layer's
-  // own words when it gave no code.
+  /**
+   * For connections: the system's code (`ECONNREFUSED`, `ENOTFOUND`, ...), or the network layer's
+   * own words when it gave no code.
+   */
   code?: string;
 }
 
-// A model call that failed for good: the SDK already retried what was worth retrying.
+/** A model call that failed for good: the SDK already retried what was worth retrying. */
 export class ModelError extends SavepointError<ModelErrorData> {
   constructor(data: ModelErrorData, options?: { cause?: unknown }) {
     super('EMODEL', describeModelFailure(data), data, options);
   }
 }
 
-// A script for the `script:<file>` model that cannot be used: missing, not JSON, or not a script.
+/** A script for the `script:<file>` model that cannot be used: missing, not JSON, or not a script. */
 export class ScriptError extends SavepointError<{ file: string; reason: string }> {
   constructor(file: string, reason: string, options?: { cause?: unknown }) {
     super(

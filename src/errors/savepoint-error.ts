@@ -1,6 +1,8 @@
-// The one base class for every error savepoint raises on purpose. Each subclass has a stable `code`
-// that tests and scripts match on, and a `data` payload with the facts the message was built from.
-// The CLI prints `message` as one paragraph and exits 1; a stack trace only with SAVEPOINT_DEBUG=1.
+/**
+ * The one base class for every error savepoint raises on purpose. Each subclass has a stable `code`
+ * that tests and scripts match on, and a `data` payload with the facts the message was built from.
+ * The CLI prints `message` as one paragraph and exits 1; a stack trace only with SAVEPOINT_DEBUG=1.
+ */
 export class SavepointError<Data extends object = Record<string, unknown>> extends Error {
   readonly code: string;
   readonly data: Data;
@@ -13,7 +15,7 @@ export class SavepointError<Data extends object = Record<string, unknown>> exten
   }
 }
 
-// True for errors raised on purpose (a clear message for a person), false for bugs.
+/** True for errors raised on purpose (a clear message for a person), false for bugs. */
 export function isSavepointError(error: unknown): error is SavepointError {
   return error instanceof SavepointError;
 }

@@ -2,10 +2,12 @@
 // back is validated here, so a damaged or hand-edited file is reported, never half-replayed.
 import { CorruptEntryError } from '../errors/index.js';
 
+/** The format tag of every journal entry file. */
 export const ENTRY_FORMAT = 'savepoint/entry@1';
+/** The format tag of every run.json. */
 export const RUN_FORMAT = 'savepoint/run@1';
 
-// Token usage of a model call, as the provider reported it.
+/** Token usage of a model call, as the provider reported it. */
 export interface EntryUsage {
   inputTokens: number;
   outputTokens: number;
@@ -13,33 +15,35 @@ export interface EntryUsage {
   cacheReadInputTokens?: number;
 }
 
-// One step's record. An `intent` entry is written before a step that is not safe to repeat; the
-// `result` entry after it finished. A step with an intent and no result was in flight at a crash.
+/**
+ * One step's record. An `intent` entry is written before a step that is not safe to repeat; the
+ * `result` entry after it finished. A step with an intent and no result was in flight at a crash.
+ */
 export interface JournalEntry {
   format: typeof ENTRY_FORMAT;
   run: string;
   step: number;
   kind: string;
   phase: 'intent' | 'result';
-  // Deterministic identity of the call: kind + digest of its canonical input.
+  /** Deterministic identity of the call: kind + digest of its canonical input. */
   key: string;
-  // What the step does, for people: `run_bash "npm test"`.
+  /** What the step does, for people: `run_bash "npm test"`. */
   description: string;
   input: unknown;
   result?: unknown;
-  // A one-line result for people: `exit 1: 1 failed, 4 passed`.
+  /** A one-line result for people: `exit 1: 1 failed, 4 passed`. */
   summary?: string;
-  // How the result came about when it is not a plain live run: e.g. `in-flight-reported`.
+  /** How the result came about when it is not a plain live run: e.g. `in-flight-reported`. */
   resolution?: string;
   startedAt: string;
   finishedAt?: string;
   durationMs?: number;
   usage?: EntryUsage;
-  // The working tree after this step, as a git tree id (steps that may change files).
+  /** The working tree after this step, as a git tree id (steps that may change files). */
   checkpoint?: string;
-  // Files left out of that checkpoint (too large), so nothing is dropped silently.
+  /** Files left out of that checkpoint (too large), so nothing is dropped silently. */
   checkpointSkipped?: Array<{ path: string; size: number; reason: string }>;
-  // Which attempt (1 = first process, 2 = first resume, ...) wrote this entry.
+  /** Which attempt (1 = first process, 2 = first resume, ...) wrote this entry. */
   attempt: number;
 }
 
@@ -67,36 +71,42 @@ export interface RunConfig {
   outputNote?: 'journal';
 }
 
-// A run's metadata, `runs/<id>/run.json`.
+/** A run's metadata, `runs/<id>/run.json`. */
 export interface RunRecord {
   format: typeof RUN_FORMAT;
   id: string;
   task: string;
   model?: string;
-  // The user's HEAD when the run started.
+  /** The user's HEAD when the run started. */
   baseCommit?: string;
-  // Where the run was created: the working tree's root path and the branch HEAD was on (null:
-  // detached). `savepoint runs` lists this worktree's runs; a finished run is not replayed elsewhere.
+  /**
+   * Where the run was created: the working tree's root path and the branch HEAD was on (null:
+   * detached). `savepoint runs` lists this worktree's runs; a finished run is not replayed elsewhere.
+   */
   worktree?: string;
   branch?: string | null;
   createdAt: string;
   updatedAt: string;
   status: 'running' | 'finished' | 'failed';
   lineage?: { forkedFrom: string; atStep: number } | null;
-  // The working tree when the run was created, as a git tree id.
+  /** The working tree when the run was created, as a git tree id. */
   startCheckpoint?: string;
-  // One per process that went live on this run, with how that process ran commands.
-  // interruptedAt: when the attempt was stopped by Ctrl-C (a signal it handled), not by a crash;
-  // worktree: the working tree's root it ran in.
+  /**
+   * One per process that went live on this run, with how that process ran commands.
+   * interruptedAt: when the attempt was stopped by Ctrl-C (a signal it handled), not by a crash;
+   * worktree: the working tree's root it ran in.
+   */
   attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string }>;
-  // How run_bash ran commands in the latest attempt.
+  /** How run_bash ran commands in the latest attempt. */
   sandbox?: RunSandbox;
   final?: string;
   error?: string;
-  // What shapes its model requests (see RunConfig); absent in runs recorded before it was pinned.
+  /** What shapes its model requests (see RunConfig); absent in runs recorded before it was pinned. */
   config?: RunConfig;
-  // What the run's entries add up to, counted when this run.json was written, so that listing runs
-  // need not read every entry. Trusted only while the run still has exactly `files` entry files.
+  /**
+   * What the run's entries add up to, counted when this run.json was written, so that listing runs
+   * need not read every entry. Trusted only while the run still has exactly `files` entry files.
+   */
   totals?: RunTotals;
 }
 
@@ -124,21 +134,22 @@ export interface RunSandbox {
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const KIND = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-// Run ids become directory and file names: keep them to safe characters.
+/** Run ids become directory and file names: keep them to safe characters. */
 export function isValidRunId(id: string): boolean {
   return RUN_ID.test(id) && !id.endsWith('.lock') && !id.includes('..');
 }
 
+/** Whether `kind` is a valid step kind (it becomes part of a file name). */
 export function isValidKind(kind: string): boolean {
   return KIND.test(kind);
 }
 
-// Entries are pretty-printed so that `git log -p agent-journal` reads as a diff of plain JSON.
+/** Entries are pretty-printed so that `git log -p agent-journal` reads as a diff of plain JSON. */
 export function serializeEntry(entry: JournalEntry | RunRecord): string {
   return `${JSON.stringify(entry, null, 2)}\n`;
 }
 
-// Parses and checks an entry read from `path`; throws CorruptEntryError naming the file and step.
+/** Parses and checks an entry read from `path`; throws CorruptEntryError naming the file and step. */
 export function parseEntry(text: string, path: string, expected: { run: string; step: number; kind: string; phase: string }): JournalEntry {
   let value: unknown;
   try {
@@ -167,7 +178,7 @@ export function parseEntry(text: string, path: string, expected: { run: string; 
   return entry as unknown as JournalEntry;
 }
 
-// Parses and checks a run.json.
+/** Parses and checks a run.json. */
 export function parseRunRecord(text: string, path: string): RunRecord {
   let value: Record<string, unknown>;
   try {

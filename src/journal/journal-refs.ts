@@ -9,18 +9,18 @@ import { readPackedRefs, readRef } from './refs.js';
 const BRANCH = 'agent-journal';
 const REMOTE_JOURNAL = /^refs\/remotes\/(.+)\/agent-journal$/;
 
-// One journal ref and where it comes from.
+/** One journal ref and where it comes from. */
 export interface JournalRef {
-  // The full ref name, e.g. `refs/remotes/origin/agent-journal`.
+  /** The full ref name, e.g. `refs/remotes/origin/agent-journal`. */
   ref: string;
-  // `local` for the repository's own branch, else the remote's name (`origin`).
+  /** `local` for the repository's own branch, else the remote's name (`origin`). */
   source: string;
   local: boolean;
-  // The commit the ref points at.
+  /** The commit the ref points at. */
   tip: string;
 }
 
-// The local journal first (when it exists), then each remote-tracking journal sorted by remote.
+/** The local journal first (when it exists), then each remote-tracking journal sorted by remote. */
 export function listJournalRefs(commonDir: string): JournalRef[] {
   const found: JournalRef[] = [];
   const localTip = readRef(commonDir, JOURNAL_REF);

@@ -12,8 +12,10 @@ import { bootId, pidNamespace, procStat } from './proc.js';
 /** One command started by a step: its process group, and what identifies its leader. */
 export interface LiveCommand {
   pgid: number;
-  // The leader's start time in clock ticks since boot (/proc/<pid>/stat field 22), so a reused pid
-  // is not taken for it; and where pids mean something (boot id, pid namespace).
+  /**
+   * The leader's start time in clock ticks since boot (/proc/<pid>/stat field 22), so a reused pid
+   * is not taken for it; and where pids mean something (boot id, pid namespace).
+   */
   startTime?: string;
   bootId?: string;
   pidNamespace?: string;
@@ -24,8 +26,10 @@ export interface LiveCommand {
 
 /** What became of a command found still running from a dead attempt. */
 export interface OrphanReport extends LiveCommand {
-  // stopped: ended by SIGTERM; killed: needed SIGKILL; unreachable: from another machine or pid
-  // namespace, so it cannot be checked or signalled from here.
+  /**
+   * stopped: ended by SIGTERM; killed: needed SIGKILL; unreachable: from another machine or pid
+   * namespace, so it cannot be checked or signalled from here.
+   */
   outcome: 'stopped' | 'killed' | 'unreachable';
 }
 

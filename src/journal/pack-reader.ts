@@ -13,10 +13,10 @@ import { hashObject } from './git-object.js';
 interface Pack {
   path: string;
   size: number;
-  // The .idx file: fan-out table, sorted ids, CRCs, offsets, large offsets.
+  /** The .idx file: fan-out table, sorted ids, CRCs, offsets, large offsets. */
   idx: Buffer;
   count: number;
-  // The whole .pack, for packs small enough to keep in memory; larger ones are read per object.
+  /** The whole .pack, for packs small enough to keep in memory; larger ones are read per object. */
   data?: Buffer;
 }
 

@@ -5,14 +5,14 @@ import { parseStepFileName, runRecordPath } from './layout.js';
 import { TREE_MODE } from './git-object.js';
 import type { JournalStore } from './store.js';
 
-// A run's run.json at the tip, or undefined when the run does not exist.
+/** A run's run.json at the tip, or undefined when the run does not exist. */
 export async function readRunRecord(store: JournalStore, run: string): Promise<RunRecord | undefined> {
   const path = runRecordPath(run);
   const bytes = await store.fileAt(path);
   return bytes ? parseRunRecord(bytes.toString('utf8'), path) : undefined;
 }
 
-// Every entry of a run, in step order (an intent just before its result).
+/** Every entry of a run, in step order (an intent just before its result). */
 export async function readRunEntries(store: JournalStore, run: string): Promise<JournalEntry[]> {
   const stepsPath = `runs/${run}/steps`;
   const shards = await store.treeAt(stepsPath);
@@ -35,7 +35,7 @@ export async function readRunEntries(store: JournalStore, run: string): Promise<
   return entries;
 }
 
-// The ids of every run on the branch.
+/** The ids of every run on the branch. */
 export async function listRunIds(store: JournalStore): Promise<string[]> {
   const runs = await store.treeAt('runs');
   return runs ? [...runs.keys()].filter((name) => runs.get(name)!.mode === TREE_MODE).sort() : [];

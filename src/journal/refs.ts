@@ -12,7 +12,7 @@ const OID = /^[0-9a-f]{40}$/;
 
 let tempCounter = 0;
 
-// The commit a ref points at: its loose file if present, else its line in packed-refs.
+/** The commit a ref points at: its loose file if present, else its line in packed-refs. */
 export function readRef(gitdir: string, ref: string): string | undefined {
   let loose: string | undefined;
   try {
@@ -39,7 +39,7 @@ export function readHeadCommit(gitdir: string, commonDir: string): string | unde
   }
 }
 
-// Every ref in packed-refs (written by `git pack-refs` and `git gc`).
+/** Every ref in packed-refs (written by `git pack-refs` and `git gc`). */
 export function readPackedRefs(gitdir: string): Map<string, string> {
   const refs = new Map<string, string>();
   let text: string;
@@ -55,24 +55,27 @@ export function readPackedRefs(gitdir: string): Map<string, string> {
   return refs;
 }
 
+/** How compareAndSwapRef moves a ref: a prepared lock content, a test fault point, the stale-lock age, the reflog message. */
 export interface SwapOptions {
-  // A lock older than this is taken to be left by a dead process (an append holds it ~1 ms).
+  /** A lock older than this is taken to be left by a dead process (an append holds it ~1 ms). */
   staleMs?: number;
-  // How long to wait for a live lock before giving up.
+  /** How long to wait for a live lock before giving up. */
   timeoutMs?: number;
-  // Called between the steps of the protocol; tests use it to crash or fail at each point.
+  /** Called between the steps of the protocol; tests use it to crash or fail at each point. */
   faultPoint?: (name: RefFaultPoint) => void;
-  // Whether `oid` is reachable from `tip`: decides the outcome when the ref moved under us.
+  /** Whether `oid` is reachable from `tip`: decides the outcome when the ref moved under us. */
   isAncestor?: (oid: string, tip: string) => Promise<boolean>;
-  // The lock's content, already written by prepareRefUpdate (so its fsync could overlap others).
+  /** The lock's content, already written by prepareRefUpdate (so its fsync could overlap others). */
   prepared?: string;
-  // The reflog message for this move (git's `logs/<ref>`, see reflog.ts); none when undefined.
+  /** The reflog message for this move (git's `logs/<ref>`, see reflog.ts); none when undefined. */
   reflog?: string;
 }
 
-// Writes, fsynced, the content a lock moving `ref` to `next` will have, under a name git ignores,
-// and returns its path for compareAndSwapRef's `prepared`. Doing this alongside the objects' writes
-// takes one fsync off the critical path; the lock itself is still only taken after they are durable.
+/**
+ * Writes, fsynced, the content a lock moving `ref` to `next` will have, under a name git ignores,
+ * and returns its path for compareAndSwapRef's `prepared`. Doing this alongside the objects' writes
+ * takes one fsync off the critical path; the lock itself is still only taken after they are durable.
+ */
 export async function prepareRefUpdate(gitdir: string, ref: string, next: string): Promise<string> {
   const temp = lockContentPath(join(gitdir, ref));
   // Its content must be on disk (it becomes the ref); its own name need not (it is linked, then removed).
@@ -88,14 +91,17 @@ function lockContentPath(refPath: string): string {
   return join(dirname(refPath), `.${basename(refPath)}.lock-${process.pid}-${Date.now()}-${tempCounter++}`);
 }
 
+/** Where a test may stop a ref update (the crash matrix kills the process there). */
 export type RefFaultPoint = 'before-lock' | 'locked' | 'before-rename' | 'after-rename';
 
-// Moves `ref` from `expected` (undefined: the ref does not exist yet) to `next`, using git's lock
-// protocol: the lock file `<ref>.lock` is created with its content already written and fsynced (by
-// hard-linking a temp file, so a lock never exists half-written), the tip is re-read under it, and
-// the lock is renamed over the ref. Returns false when the ref was not at `expected` (the caller
-// rebuilds on the new tip). A lock left by a killed process is broken after `staleMs`; breaking a
-// live one by mistake is safe too, because the outcome is verified by reading the ref back.
+/**
+ * Moves `ref` from `expected` (undefined: the ref does not exist yet) to `next`, using git's lock
+ * protocol: the lock file `<ref>.lock` is created with its content already written and fsynced (by
+ * hard-linking a temp file, so a lock never exists half-written), the tip is re-read under it, and
+ * the lock is renamed over the ref. Returns false when the ref was not at `expected` (the caller
+ * rebuilds on the new tip). A lock left by a killed process is broken after `staleMs`; breaking a
+ * live one by mistake is safe too, because the outcome is verified by reading the ref back.
+ */
 export async function compareAndSwapRef(
   gitdir: string,
   ref: string,

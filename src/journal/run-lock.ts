@@ -25,12 +25,12 @@ import { bootId, pidNamespace, procStat } from './proc.js';
 export const DEFAULT_RUN_LOCK_LEASE_MS = 30_000;
 
 interface LockContent extends RunLockOwner {
-  // Start time of the owning process (Linux), so a reused pid is not mistaken for the owner.
+  /** Start time of the owning process (Linux), so a reused pid is not mistaken for the owner. */
   startTime?: string;
-  // Where the pid means something: this boot of this kernel, and this pid namespace.
+  /** Where the pid means something: this boot of this kernel, and this pid namespace. */
   bootId?: string;
   pidNamespace?: string;
-  // The lease the owner renews (ms): its lock is stale once its mtime is older than this.
+  /** The lease the owner renews (ms): its lock is stale once its mtime is older than this. */
   leaseMs?: number;
   token: string;
 }

@@ -13,22 +13,26 @@ import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from
 import { JOURNAL_REF } from './layout.js';
 import { removeStaleTemps } from './leftovers.js';
 
-// A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint).
+/** A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint). */
 export type JournalFile = { path: string; content: string | Buffer } | { path: string; tree: string };
 
+/** Where a test may stop an append (the crash matrix kills the process there). */
 export type FaultPoint = 'before-objects' | 'after-objects' | RefFaultPoint;
 
+/** Options of a JournalStore: hooks after an append, the stale-lock age, test fault points. */
 export interface StoreOptions {
-  // Called at each named point of the write path; tests crash or throw there.
+  /** Called at each named point of the write path; tests crash or throw there. */
   faultPoint?: (name: FaultPoint) => void;
-  // A ref lock older than this is taken as left by a dead process.
+  /** A ref lock older than this is taken as left by a dead process. */
   staleLockMs?: number;
-  // Read another journal ref instead (e.g. `refs/remotes/origin/agent-journal`).
+  /** Read another journal ref instead (e.g. `refs/remotes/origin/agent-journal`). */
   ref?: string;
-  // Runs after every append has moved the branch (`--push`); a throw stops the caller, but what
-  // was appended stays appended (the error is marked: appendedCommitOf).
+  /**
+   * Runs after every append has moved the branch (`--push`); a throw stops the caller, but what
+   * was appended stays appended (the error is marked: appendedCommitOf).
+   */
   afterAppend?: (commit: string) => Promise<void>;
-  // Told when an append found the branch deleted or moved back under it and put it back (store.ts).
+  /** Told when an append found the branch deleted or moved back under it and put it back (store.ts). */
   onRestored?: (event: { restored: string; found: string | undefined }) => void;
 }
 
@@ -44,7 +48,7 @@ export function appendedCommitOf(error: unknown): string | undefined {
   return error !== null && typeof error === 'object' ? ((error as Record<symbol, unknown>)[APPENDED] as string | undefined) : undefined;
 }
 
-// The `agent-journal` branch of one repository.
+/** The `agent-journal` branch of one repository. */
 export class JournalStore {
   readonly repo: Repository;
   readonly objects: ObjectStore;
@@ -63,8 +67,10 @@ export class JournalStore {
     this.ref = options.ref ?? JOURNAL_REF;
   }
 
-  // Opens the journal of the repository around `dir` (throws NotARepositoryError and friends),
-  // removing the stale temp files killed writers left (leftovers.ts).
+  /**
+   * Opens the journal of the repository around `dir` (throws NotARepositoryError and friends),
+   * removing the stale temp files killed writers left (leftovers.ts).
+   */
   static async open(dir: string, options: StoreOptions = {}): Promise<JournalStore> {
     const store = new JournalStore(findRepository(dir), options);
     removeStaleTemps(store.repo.commonDir, dirname(join(store.repo.commonDir, JOURNAL_REF)));
@@ -76,7 +82,7 @@ export class JournalStore {
     return this.tipCommit;
   }
 
-  // Re-reads the branch tip; true when it moved since we last looked.
+  /** Re-reads the branch tip; true when it moved since we last looked. */
   async refresh(): Promise<boolean> {
     const tip = readRef(this.repo.commonDir, this.ref);
     if (tip === this.tipCommit) return false;
@@ -85,7 +91,7 @@ export class JournalStore {
     return true;
   }
 
-  // The tree at `path` ('' for the root) at the tip, or undefined when there is none.
+  /** The tree at `path` ('' for the root) at the tip, or undefined when there is none. */
   async treeAt(path: string): Promise<Tree | undefined> {
     let oid = this.rootTree;
     for (const name of path.split('/').filter(Boolean)) {
@@ -97,7 +103,7 @@ export class JournalStore {
     return oid ? this.tree(oid) : undefined;
   }
 
-  // The bytes of the file at `path` at the tip, or undefined.
+  /** The bytes of the file at `path` at the tip, or undefined. */
   async fileAt(path: string): Promise<Buffer | undefined> {
     const slash = path.lastIndexOf('/');
     const entry = (await this.treeAt(path.slice(0, Math.max(slash, 0))))?.get(path.slice(slash + 1));
@@ -113,7 +119,7 @@ export class JournalStore {
     return tree;
   }
 
-  // Adds `files` to the branch in one commit with `message`; returns the new commit id.
+  /** Adds `files` to the branch in one commit with `message`; returns the new commit id. */
   async append(files: JournalFile[], message: string): Promise<string> {
     const fault = this.options.faultPoint ?? (() => {});
     assertNotCheckedOut(this.repo, this.ref); // as git refuses to move a branch checked out elsewhere
@@ -214,8 +220,10 @@ export class JournalStore {
     }
   }
 
-  // Moves the branch from the tip this store last saw to `next`, a commit already in the object
-  // store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
+  /**
+   * Moves the branch from the tip this store last saw to `next`, a commit already in the object
+   * store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
+   */
   async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal'): Promise<boolean> {
     assertNotCheckedOut(this.repo, this.ref);
     await this.objects.syncNames(); // a merge commit stored with write(): its names first
@@ -228,10 +236,12 @@ export class JournalStore {
     return moved;
   }
 
-  // Whether `oid` is `tip` or one of its first-parent ancestors. Only the first parents are walked:
-  // the journal is not a straight line (sync writes merge commits, the local tip first and the
-  // fetched journal second), but a commit this machine appended stays on the first-parent chain of
-  // every later local tip, which is what compareAndSwapRef asks about.
+  /**
+   * Whether `oid` is `tip` or one of its first-parent ancestors. Only the first parents are walked:
+   * the journal is not a straight line (sync writes merge commits, the local tip first and the
+   * fetched journal second), but a commit this machine appended stays on the first-parent chain of
+   * every later local tip, which is what compareAndSwapRef asks about.
+   */
   async isAncestor(oid: string, tip: string, limit = 10_000): Promise<boolean> {
     let current: string | undefined = tip;
     for (let i = 0; current && i < limit; i++) {

@@ -9,14 +9,17 @@ import { makeCommit, makeTree, TREE_MODE, type GitObject, type Tree } from './gi
 import type { JournalStore } from './store.js';
 import { diffTrees } from './tree-diff.js';
 
+/** What folding one fetched journal into the local branch did. */
 export interface SyncReport {
   source: string;
   action: 'created' | 'fast-forward' | 'merged' | 'up-to-date' | 'conflict';
   conflicts?: Array<{ run: string; entries: string[] }>;
 }
 
-// Folds every remote-tracking journal into the local branch. A conflict on `focusRun` (the run
-// about to be driven) throws; conflicts on other runs leave that remote unmerged and are reported.
+/**
+ * Folds every remote-tracking journal into the local branch. A conflict on `focusRun` (the run
+ * about to be driven) throws; conflicts on other runs leave that remote unmerged and are reported.
+ */
 export async function syncJournals(store: JournalStore, focusRun?: string): Promise<SyncReport[]> {
   const reports: SyncReport[] = [];
   for (const ref of listJournalRefs(store.repo.commonDir)) {
@@ -25,7 +28,7 @@ export async function syncJournals(store: JournalStore, focusRun?: string): Prom
   return reports;
 }
 
-// Throws the conflict that `syncJournals` reported for `run`, if any.
+/** Throws the conflict that `syncJournals` reported for `run`, if any. */
 export function assertNoConflict(reports: SyncReport[], run: string): void {
   for (const report of reports) {
     const conflict = report.conflicts?.find((c) => c.run === run);
@@ -33,7 +36,7 @@ export function assertNoConflict(reports: SyncReport[], run: string): void {
   }
 }
 
-// Folds the journal at commit `theirs` (from `source`) into the local branch.
+/** Folds the journal at commit `theirs` (from `source`) into the local branch. */
 export async function integrate(store: JournalStore, theirs: string, source: string, focusRun?: string): Promise<SyncReport> {
   for (;;) {
     await store.refresh();

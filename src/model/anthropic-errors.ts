@@ -3,14 +3,14 @@
 import { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
 import { ModelError, type ModelErrorData } from '../errors/index.js';
 
-// The facts of the failed call that the message is built from.
+/** The facts of the failed call that the message is built from. */
 export interface CallContext {
   model: string;
   baseURL: string;
   maxRetries: number;
 }
 
-// The ModelError for an SDK error, or `error` itself when it did not come from the SDK.
+/** The ModelError for an SDK error, or `error` itself when it did not come from the SDK. */
 export function toModelError(error: unknown, { model, baseURL, maxRetries }: CallContext): unknown {
   if (!(error instanceof AnthropicError)) return error;
   const base = { model, baseURL };

@@ -13,23 +13,23 @@ import { DEFAULT_MODEL } from './defaults.js';
 
 export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
 
-// Options of createAnthropicProvider; each one left out falls back to the SDK's environment variable or default.
+/** Options of createAnthropicProvider; each one left out falls back to the SDK's environment variable or default. */
 export interface AnthropicProviderOptions {
-  // Model id; default DEFAULT_MODEL. A request's own `model` wins when it names one.
+  /** Model id; default DEFAULT_MODEL. A request's own `model` wins when it names one. */
   model?: string;
-  // Default: ANTHROPIC_API_KEY. Given both, the key is used (as the SDK does with the variables).
+  /** Default: ANTHROPIC_API_KEY. Given both, the key is used (as the SDK does with the variables). */
   apiKey?: string;
-  // Default: ANTHROPIC_AUTH_TOKEN (sent as a bearer token).
+  /** Default: ANTHROPIC_AUTH_TOKEN (sent as a bearer token). */
   authToken?: string;
-  // Default: ANTHROPIC_BASE_URL, else https://api.anthropic.com.
+  /** Default: ANTHROPIC_BASE_URL, else https://api.anthropic.com. */
   baseURL?: string;
-  // The SDK's retries for one call; default 2.
+  /** The SDK's retries for one call; default 2. */
   maxRetries?: number;
-  // Milliseconds the SDK waits for one attempt; default the SDK's (10 minutes).
+  /** Milliseconds the SDK waits for one attempt; default the SDK's (10 minutes). */
   timeout?: number;
 }
 
-// A ModelProvider that calls the Anthropic API (or a compatible server) and streams its answers.
+/** A ModelProvider that calls the Anthropic API (or a compatible server) and streams its answers. */
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): ModelProvider {
   const model = options.model ?? DEFAULT_MODEL;
   const maxRetries = options.maxRetries ?? 2;

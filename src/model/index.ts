@@ -7,24 +7,26 @@ import { ScriptError } from '../errors/index.js';
 import { createScriptedProvider, loadScript } from './scripted.js';
 import type { ModelProvider } from './types.js';
 
-// The conversation shapes (types.ts), so callers need only this module.
+/** The conversation shapes (types.ts), so callers need only this module. */
 export type * from './types.js';
 export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
 export type { AnthropicProviderOptions } from './anthropic.js';
 export { createScriptedProvider, loadScript, validateScript, type Script, type ScriptTurn, type ScriptTool, type ScriptedProviderOptions } from './scripted.js';
 export { ModelError, ScriptError, type ModelErrorData } from '../errors/index.js';
 
-// The prefix of a model name that selects a script: `script:fixtures/demo.json`.
+/** The prefix of a model name that selects a script: `script:fixtures/demo.json`. */
 export const SCRIPT_PREFIX = 'script:';
 
-// Options of createProvider: the Anthropic ones, plus where script paths start from.
+/** Options of createProvider: the Anthropic ones, plus where script paths start from. */
 export interface CreateProviderOptions extends Omit<AnthropicProviderOptions, 'model'> {
-  // Where a `script:` path is relative to; default the current directory.
+  /** Where a `script:` path is relative to; default the current directory. */
   cwd?: string;
 }
 
-// The provider for a `--model` value: `script:<file>` loads that script, anything else (or nothing,
-// meaning DEFAULT_MODEL) is an Anthropic model id.
+/**
+ * The provider for a `--model` value: `script:<file>` loads that script, anything else (or nothing,
+ * meaning DEFAULT_MODEL) is an Anthropic model id.
+ */
 export async function createProvider(modelName: string | undefined, options: CreateProviderOptions = {}): Promise<ModelProvider> {
   const { cwd, ...anthropic } = options;
   if (modelName?.startsWith(SCRIPT_PREFIX)) {

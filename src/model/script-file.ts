@@ -5,37 +5,41 @@ import { readFile } from 'node:fs/promises';
 import { ScriptError } from '../errors/index.js';
 import type { Usage } from './types.js';
 
-// One tool call in a turn. Its id is made up from the turn and position (`toolu_s<turn>_<i>`).
+/** One tool call in a turn. Its id is made up from the turn and position (`toolu_s<turn>_<i>`). */
 export interface ScriptTool {
   name: string;
   input?: Record<string, unknown>;
 }
 
-// One answer of the scripted model.
+/** One answer of the scripted model. */
 export interface ScriptTurn {
   text?: string;
   tools?: ScriptTool[];
-  // How long the answer takes; its text streams out in pieces across it.
+  /** How long the answer takes; its text streams out in pieces across it. */
   delayMs?: number;
-  // Reported usage; fields left out are estimated from the request and the answer.
+  /** Reported usage; fields left out are estimated from the request and the answer. */
   usage?: Partial<Usage>;
-  // Defaults to 'tool_use' when the turn has tools, else 'end_turn'.
+  /** Defaults to 'tool_use' when the turn has tools, else 'end_turn'. */
   stopReason?: string;
-  // Extended thinking before the answer: a thinking block (signed `sig_<digest>`), and a
-  // redacted_thinking block carrying this data.
+  /**
+   * Extended thinking before the answer: a thinking block (signed `sig_<digest>`), and a
+   * redacted_thinking block carrying this data.
+   */
   thinking?: string;
   redactedThinking?: string;
 }
 
-// A whole script: the model id it reports and its answers, in order.
+/** A whole script: the model id it reports and its answers, in order. */
 export interface Script {
   model?: string;
   description?: string;
   turns: ScriptTurn[];
-  // The answer to every compaction request (a request that ends with the summarization
-  // instruction); default a summary that names the turns it stands for. It uses no turn.
+  /**
+   * The answer to every compaction request (a request that ends with the summarization
+   * instruction); default a summary that names the turns it stands for. It uses no turn.
+   */
   summary?: string;
-  // Where it was loaded from, for messages.
+  /** Where it was loaded from, for messages. */
   file?: string;
 }
 
@@ -46,7 +50,7 @@ const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheCreationInputTokens', '
 // The Messages API's rule for tool names.
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-// Reads and checks the script at `file`; every problem is a ScriptError (code ESCRIPT) naming it.
+/** Reads and checks the script at `file`; every problem is a ScriptError (code ESCRIPT) naming it. */
 export async function loadScript(file: string): Promise<Script> {
   let text: string;
   try {
@@ -65,7 +69,7 @@ export async function loadScript(file: string): Promise<Script> {
   return { ...validateScript(value, file), file };
 }
 
-// Checks a parsed script (from a file or written in code) and returns it with defaults filled in.
+/** Checks a parsed script (from a file or written in code) and returns it with defaults filled in. */
 export function validateScript(value: unknown, source: string): Script {
   const fail = (reason: string): never => {
     throw new ScriptError(source, reason);

@@ -6,9 +6,11 @@ import type { AssistantBlock, ModelResponse } from './types.js';
 import type { ScriptTurn } from './script-file.js';
 import { summarizedTurns } from './compaction.js';
 
-// Which turn a request asks for: one per assistant message already in the conversation (plus the
-// turns a compaction summarized), so a process that resumes a run at turn k is answered with turn
-// k, with no state kept anywhere.
+/**
+ * Which turn a request asks for: one per assistant message already in the conversation (plus the
+ * turns a compaction summarized), so a process that resumes a run at turn k is answered with turn
+ * k, with no state kept anywhere.
+ */
 export function turnIndex(messages: readonly { role: string; content?: unknown }[]): number {
   return summarizedTurns(messages as { role: string; content: unknown }[]) + messages.filter((message) => message.role === 'assistant').length;
 }
@@ -18,15 +20,17 @@ export function summaryTurn(summary: string | undefined, messages: readonly { ro
   return { text: summary ?? `Summary of turns 1 to ${turnIndex(messages)}: the scripted model worked through its script up to here.` };
 }
 
-// The answer given once a script has no turn left: a plain final answer, so the run ends cleanly.
+/** The answer given once a script has no turn left: a plain final answer, so the run ends cleanly. */
 export function ranOutTurn(source: string, turnCount: number): ScriptTurn {
   return {
     text: `The script ${source} has run out: it has ${turnCount} ${turnCount === 1 ? 'turn' : 'turns'} and was asked for another, so this run stops here.`,
   };
 }
 
-// The response for `turn` at position `index`. `inputChars` is the length of the request as JSON,
-// which sizes the estimated input usage (about four characters a token).
+/**
+ * The response for `turn` at position `index`. `inputChars` is the length of the request as JSON,
+ * which sizes the estimated input usage (about four characters a token).
+ */
 export function turnResponse(turn: ScriptTurn, index: number, model: string, inputChars: number): ModelResponse {
   const content: AssistantBlock[] = [];
   if (turn.thinking !== undefined) content.push({ type: 'thinking', thinking: turn.thinking, signature: thinkingSignature(turn.thinking) });
@@ -58,7 +62,7 @@ export function thinkingSignature(thinking: string): string {
   return `sig_${createHash('sha256').update(thinking).digest('base64url').slice(0, 32)}`;
 }
 
-// `text` cut into at most `count` pieces at spaces, for streaming it the way a live model does.
+/** `text` cut into at most `count` pieces at spaces, for streaming it the way a live model does. */
 export function textChunks(text: string, count = 4): string[] {
   if (!text) return [];
   const words = text.split(/(?<= )/);

@@ -39,16 +39,16 @@ import { ranOutTurn, summaryTurn, textChunks, turnIndex, turnResponse } from './
 import { isCompactionRequest } from './compaction.js';
 import type { CompleteOptions, ModelProvider, ModelRequest, ModelResponse } from './types.js';
 
-// Loading and checking scripts lives in script-file.ts; re-exported so one import is enough.
+/** Loading and checking scripts lives in script-file.ts; re-exported so one import is enough. */
 export { loadScript, validateScript, type Script, type ScriptTurn, type ScriptTool } from './script-file.js';
 
-// Options of createScriptedProvider.
+/** Options of createScriptedProvider. */
 export interface ScriptedProviderOptions {
-  // The provider's name for step lines and run.json; default `script:<file>`.
+  /** The provider's name for step lines and run.json; default `script:<file>`. */
   name?: string;
 }
 
-// A model that answers `script` turn by turn (a script from loadScript, or one written in code).
+/** A model that answers `script` turn by turn (a script from loadScript, or one written in code). */
 export function createScriptedProvider(script: Script, options: ScriptedProviderOptions = {}): ModelProvider {
   const { file, ...content } = script;
   // Checked again even when loaded, so a script written in code gets the same clear errors.

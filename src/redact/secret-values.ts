@@ -51,7 +51,7 @@ function ordinaryValue(value: string, isFile: (value: string) => boolean): strin
 
 /** An encoded form of a secret value, as it appears inside longer encoded text. */
 export interface EncodedForm {
-  // `base64`, `base64+1`, `base64url+2`...: the encoding and the byte offset the value started at.
+  /** `base64`, `base64+1`, `base64url+2`...: the encoding and the byte offset the value started at. */
   encoding: string;
   text: string;
 }

@@ -16,7 +16,7 @@ import type { AttemptView, StepView, Timeline } from './summarize.js';
 export interface HtmlTimelineInput {
   timeline: Timeline;
   entries: readonly JournalEntry[];
-  // The diff of each checkpointed step.
+  /** The diff of each checkpointed step. */
   diffs: ReadonlyMap<number, { fromLabel: string; text: string; error: string | null }>;
   generatedAt: Date;
 }

@@ -15,25 +15,25 @@ import { runLockHolder } from '../journal/run-lock.js';
 import { JournalStore } from '../journal/store.js';
 import { buildTimeline, compareEntries, type Timeline } from './summarize.js';
 
-// One run as read from the journals: its record and entries from the preferred copy, and its view.
+/** One run as read from the journals: its record and entries from the preferred copy, and its view. */
 export interface LoadedRun {
   id: string;
   record: RunRecord | undefined;
   entries: JournalEntry[];
-  // The journal it was read from (local when the run is there).
+  /** The journal it was read from (local when the run is there). */
   from: JournalRef;
   timeline: Timeline;
-  // Set when the run's entries could not be read (a corrupt entry): the timeline is then empty.
+  /** Set when the run's entries could not be read (a corrupt entry): the timeline is then empty. */
   problem: string | null;
 }
 
-// The journals of the repository around `dir`, each opened on its own ref.
+/** The journals of the repository around `dir`, each opened on its own ref. */
 export interface Journals {
   repo: Repository;
   refs: Array<{ ref: JournalRef; store: JournalStore }>;
 }
 
-// Opens the local journal and every remote-tracking one of the repository around `dir`.
+/** Opens the local journal and every remote-tracking one of the repository around `dir`. */
 export async function openJournals(dir: string): Promise<Journals> {
   const repo = findRepository(dir);
   const refs = [];
@@ -41,8 +41,10 @@ export async function openJournals(dir: string): Promise<Journals> {
   return { repo, refs };
 }
 
-// Every run in every journal, most recently active first; with a live process still at its first
-// step (nothing recorded yet, only its lock), as running with no steps.
+/**
+ * Every run in every journal, most recently active first; with a live process still at its first
+ * step (nothing recorded yet, only its lock), as running with no steps.
+ */
 export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
   const ids = await allRunIds(journals);
   const runs: LoadedRun[] = [];
@@ -57,7 +59,7 @@ export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
   return runs.sort((a, b) => (b.timeline.run.lastActivity ?? '').localeCompare(a.timeline.run.lastActivity ?? '') || a.id.localeCompare(b.id));
 }
 
-// The run `id`, or (no id) the most recently active run; throws UnknownRunError / NoRunsError.
+/** The run `id`, or (no id) the most recently active run; throws UnknownRunError / NoRunsError. */
 export async function loadRun(journals: Journals, id: string | undefined): Promise<LoadedRun> {
   if (id === undefined) {
     const [latest] = await loadAllRuns(journals);

@@ -1,13 +1,15 @@
-// A small price table for estimating what model calls cost, in US dollars per million tokens.
-// It is an estimate: list prices as published by Anthropic when this was written, matched on the
-// model name; a model it does not know (a scripted model, a local server) is counted at Sonnet
-// rates and marked `assumed`. Cache writes cost 1.25× the input price, cache reads 0.1×.
+/**
+ * A small price table for estimating what model calls cost, in US dollars per million tokens.
+ * It is an estimate: list prices as published by Anthropic when this was written, matched on the
+ * model name; a model it does not know (a scripted model, a local server) is counted at Sonnet
+ * rates and marked `assumed`. Cache writes cost 1.25× the input price, cache reads 0.1×.
+ */
 export interface ModelPrice {
-  // The family the model was matched to, e.g. `claude-sonnet`.
+  /** The family the model was matched to, e.g. `claude-sonnet`. */
   family: string;
   inputPerMTok: number;
   outputPerMTok: number;
-  // True when the model was not recognised and the default rates were used.
+  /** True when the model was not recognised and the default rates were used. */
   assumed: boolean;
 }
 
@@ -22,7 +24,7 @@ const TABLE: Array<{ match: RegExp; family: string; input: number; output: numbe
 
 const DEFAULT = TABLE[2]!;
 
-// The price used for `model` (an Anthropic model id, or anything else).
+/** The price used for `model` (an Anthropic model id, or anything else). */
 export function priceFor(model: string | undefined): ModelPrice {
   const name = (model ?? '').toLowerCase();
   const row = TABLE.find((candidate) => candidate.match.test(name));
@@ -30,7 +32,7 @@ export function priceFor(model: string | undefined): ModelPrice {
   return { family: chosen.family, inputPerMTok: chosen.input, outputPerMTok: chosen.output, assumed: row === undefined };
 }
 
-// The estimated cost in dollars of one call's tokens at `price`.
+/** The estimated cost in dollars of one call's tokens at `price`. */
 export function estimateCost(
   price: ModelPrice,
   usage: { input: number; output: number; cacheCreation: number; cacheRead: number },

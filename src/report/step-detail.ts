@@ -4,12 +4,12 @@
 // its tool calls. Anything of another shape is pretty-printed JSON.
 import type { JournalEntry } from '../journal/entry.js';
 
-// The input of a step, for people.
+/** The input of a step, for people. */
 export function formatInput(input: unknown): string {
   return formatFields(input);
 }
 
-// The result of a finished step, for people: the whole output, nothing cut.
+/** The result of a finished step, for people: the whole output, nothing cut. */
 export function formatResult(entry: JournalEntry): string {
   const result = entry.result as Record<string, unknown> | undefined;
   if (result && typeof result === 'object' && typeof result.output === 'string') return result.output;
@@ -18,7 +18,7 @@ export function formatResult(entry: JournalEntry): string {
   return formatFields(entry.result);
 }
 
-// Whether a tool step's result is an error the model was told about (null: not a tool result).
+/** Whether a tool step's result is an error the model was told about (null: not a tool result). */
 export function resultIsError(entry: JournalEntry): boolean | null {
   const result = entry.result as { isError?: unknown } | undefined;
   return result && typeof result.isError === 'boolean' ? result.isError : null;

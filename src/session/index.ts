@@ -1,6 +1,8 @@
-// The session: one run's life in one room, between the commands and the rest. Its entry points
-// (start, resume, continue, fork) find the run; driveSession opens its journal, settles the
-// working tree, runs the agent loop through the valve and records how it ended.
+/**
+ * The session: one run's life in one room, between the commands and the rest. Its entry points
+ * (start, resume, continue, fork) find the run; driveSession opens its journal, settles the
+ * working tree, runs the agent loop through the valve and records how it ended.
+ */
 export { startRun, resumeRun, continueRun, forkRun } from './start.js';
 export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions } from './start.js';
 export { driveSession, type RunTarget } from './drive.js';

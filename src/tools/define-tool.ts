@@ -6,20 +6,20 @@ import { oneLine } from '../format/text.js';
 import type { Tool, ToolContext, ToolInputSchema, ToolResult } from './types.js';
 import { validateInput } from './validate-input.js';
 
-// What a tool file provides; `run` only ever sees input that matched the schema.
+/** What a tool file provides; `run` only ever sees input that matched the schema. */
 export interface ToolDefinition<Input> {
   name: string;
   description: string;
   inputSchema: ToolInputSchema;
   describe(input: Partial<Input>): string;
   run(input: Input, context: ToolContext): Promise<ToolResult>;
-  // Defaults: repeat-safe, no approval, no file changes (a read).
+  /** Defaults: repeat-safe, no approval, no file changes (a read). */
   isRepeatSafe?(input: Input): boolean;
   needsApproval?(input: Input): boolean;
   mayChangeFiles?(input: Input): boolean;
 }
 
-// The Tool the agent and the journal use, built from a definition.
+/** The Tool the agent and the journal use, built from a definition. */
 export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input> {
   const { name, description, inputSchema } = definition;
   const isValid = (input: unknown): input is Input => validateInput(inputSchema, input) === undefined;
@@ -59,18 +59,20 @@ export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input
   };
 }
 
-// A successful result.
+/** A successful result. */
 export function toolOk(output: string, summary: string): ToolResult {
   return { output, isError: false, summary };
 }
 
-// A failed result; the summary defaults to the message's first words.
+/** A failed result; the summary defaults to the message's first words. */
 export function toolError(message: string, summary = `error: ${oneLine(message, 53)}`): ToolResult {
   return { output: message, isError: true, summary };
 }
 
-// The message of an error raised by a tool: ours as they are, Node's file errors in plain words,
-// naming `path` (as the model wrote it) rather than the absolute path on this machine.
+/**
+ * The message of an error raised by a tool: ours as they are, Node's file errors in plain words,
+ * naming `path` (as the model wrote it) rather than the absolute path on this machine.
+ */
 export function errorMessage(error: unknown, path?: string): string {
   if (isSavepointError(error)) return error.message;
   const { code, message } = error as NodeJS.ErrnoException;

@@ -7,7 +7,7 @@ import { asText } from './format.js';
 import { resolveInRepo, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
 
-// The input of an edit_file call.
+/** The input of an edit_file call. */
 export interface EditFileInput {
   path: string;
   old_string: string;
@@ -20,7 +20,7 @@ const description = `Edits a file by replacing exact text: old_string becomes ne
 - old_string must occur exactly once, or the edit fails and says how often it occurs: include enough surrounding lines to make it unique, or set replace_all to replace every occurrence (for renaming, say).
 - To create a new file, use write_file.`;
 
-// The edit_file tool over the repository at `root`.
+/** The edit_file tool over the repository at `root`. */
 export function createEditFileTool(root: string): Tool<EditFileInput> {
   return defineTool<EditFileInput>({
     name: 'edit_file',

@@ -6,7 +6,7 @@ import { resolveInRepo, toRepoRelative } from './path-utils.js';
 // Options that make git's output the same whatever the user's config says.
 const STABLE_GIT = ['-c', 'core.quotePath=false', '--literal-pathspecs', '--no-pager'];
 
-// Runs git in `root` and returns its stdout; an exit code outside `okExitCodes` throws with git's message.
+/** Runs git in `root` and returns its stdout; an exit code outside `okExitCodes` throws with git's message. */
 export async function runGit(root: string, args: string[], okExitCodes = [0]): Promise<{ stdout: string; exitCode: number }> {
   const { execa } = await import('execa'); // loaded on first use: a replay never spawns anything
   const result = await execa('git', [...STABLE_GIT, ...args], { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, maxBuffer: 256 * 1024 * 1024 });
@@ -17,8 +17,10 @@ export async function runGit(root: string, args: string[], okExitCodes = [0]): P
   return { stdout: result.stdout, exitCode };
 }
 
-// The git pathspec for a tool's optional `path`: nothing for the whole repository, else the path
-// relative to the root. Throws for a path outside the repository or one that does not exist.
+/**
+ * The git pathspec for a tool's optional `path`: nothing for the whole repository, else the path
+ * relative to the root. Throws for a path outside the repository or one that does not exist.
+ */
 export function pathspecFor(root: string, path: string | undefined): { pathspec: string[]; shown: string } {
   if (path === undefined || path === '' || path === '.') return { pathspec: [], shown: '.' };
   const absolute = resolveInRepo(root, path);

@@ -6,7 +6,7 @@ import { asText } from './format.js';
 import { pathspecFor, runGit } from './git-files.js';
 import type { Tool } from './types.js';
 
-// The input of a list_files call.
+/** The input of a list_files call. */
 export interface ListFilesInput {
   path?: string;
 }
@@ -15,7 +15,7 @@ const description = `Lists the files in the repository under a directory (defaul
 - Lists tracked files and untracked files that are not ignored; files matched by .gitignore (build output, dependencies) are left out, and so is .git.
 - Use search to find files by their content, and read_file to read one.`;
 
-// The list_files tool over the repository at `root`.
+/** The list_files tool over the repository at `root`. */
 export function createListFilesTool(root: string): Tool<ListFilesInput> {
   return defineTool<ListFilesInput>({
     name: 'list_files',

@@ -7,9 +7,11 @@ import { PathOutsideRepositoryError } from '../errors/index.js';
 // Symbolic links followed for one path before giving up, like the kernel's own limit.
 const MAX_LINKS = 40;
 
-// The absolute, symlink-free path of `path` (relative to `root`, or absolute), checked to lie inside
-// the repository and outside .git. The file need not exist yet: its deepest existing ancestor is
-// resolved, so a new file under a symlinked directory that points out is refused as well.
+/**
+ * The absolute, symlink-free path of `path` (relative to `root`, or absolute), checked to lie inside
+ * the repository and outside .git. The file need not exist yet: its deepest existing ancestor is
+ * resolved, so a new file under a symlinked directory that points out is refused as well.
+ */
 export function resolveInRepo(root: string, path: string): string {
   if (typeof path !== 'string' || path.trim() === '') {
     throw new PathOutsideRepositoryError(String(path), root, 'is not a usable path (empty)');
@@ -29,7 +31,7 @@ export function resolveInRepo(root: string, path: string): string {
   return real;
 }
 
-// The path as the model should see it: relative to the repository root, with `/`, `.` for the root.
+/** The path as the model should see it: relative to the repository root, with `/`, `.` for the root. */
 export function toRepoRelative(root: string, absolute: string): string {
   const rel = relative(realpathSync.native(root), absolute);
   return rel === '' ? '.' : rel.split(sep).join('/');

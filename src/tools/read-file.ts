@@ -6,10 +6,10 @@ import { asText } from './format.js';
 import { resolveInRepo, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
 
-// Lines shown when the model gives no limit: whole files up to this size, a window beyond.
+/** Lines shown when the model gives no limit: whole files up to this size, a window beyond. */
 export const DEFAULT_READ_LIMIT = 2000;
 
-// The input of a read_file call.
+/** The input of a read_file call. */
 export interface ReadFileInput {
   path: string;
   offset?: number;
@@ -22,7 +22,7 @@ const description = `Reads a file from the repository and returns its text with 
 - Read a file before editing it: edit_file needs its exact text. The line-number prefix is not part of the file.
 - Use list_files to list a directory and search to find text across files.`;
 
-// The read_file tool over the repository at `root`.
+/** The read_file tool over the repository at `root`. */
 export function createReadFileTool(root: string): Tool<ReadFileInput> {
   return defineTool<ReadFileInput>({
     name: 'read_file',

@@ -6,10 +6,10 @@ import { asText, lastLine } from './format.js';
 import { sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import type { Tool, ToolResult } from './types.js';
 
-// How long a command may run when the model does not say.
+/** How long a command may run when the model does not say. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 
-// The input of a run_bash call.
+/** The input of a run_bash call. */
 export interface RunBashInput {
   command: string;
   timeout_ms?: number;

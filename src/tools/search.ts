@@ -7,12 +7,12 @@ import { asText } from './format.js';
 import { pathspecFor, runGit } from './git-files.js';
 import type { Tool } from './types.js';
 
-// Matches returned at most; the model should narrow its search beyond this.
+/** Matches returned at most; the model should narrow its search beyond this. */
 export const MAX_SEARCH_MATCHES = 500;
 // Characters kept of one matching line (a minified file is one very long line).
 const MAX_LINE_CHARS = 500;
 
-// The input of a search call.
+/** The input of a search call. */
 export interface SearchInput {
   pattern: string;
   path?: string;
@@ -23,7 +23,7 @@ const description = `Searches file contents in the repository for a regular expr
 - path limits the search to a directory or file (default: the whole repository).
 - Searches tracked files and untracked files that are not ignored; binary files are skipped. At most ${MAX_SEARCH_MATCHES} matches are shown.`;
 
-// The search tool over the repository at `root`.
+/** The search tool over the repository at `root`. */
 export function createSearchTool(root: string): Tool<SearchInput> {
   return defineTool<SearchInput>({
     name: 'search',

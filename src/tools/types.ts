@@ -1,7 +1,7 @@
 // What every tool the model can call looks like. One file per tool builds one of these through a
 // factory (`createReadFileTool(root)`), so tests can point it at any repository.
 
-// JSON Schema of a tool's input, as sent to the model in `tools[].input_schema`.
+/** JSON Schema of a tool's input, as sent to the model in `tools[].input_schema`. */
 export interface ToolInputSchema {
   type: 'object';
   properties: Record<string, unknown>;
@@ -9,40 +9,49 @@ export interface ToolInputSchema {
   additionalProperties?: boolean;
 }
 
-// What a tool call produced. `output` is the whole text (the journal keeps all of it); the agent
-// trims it to head + tail before the model sees it (see truncate.ts), so trimming stays
-// deterministic on replay. A failed call is a result with `isError`, never a thrown error.
+/**
+ * What a tool call produced. `output` is the whole text (the journal keeps all of it); the agent
+ * trims it to head + tail before the model sees it (see truncate.ts), so trimming stays
+ * deterministic on replay. A failed call is a result with `isError`, never a thrown error.
+ */
 export interface ToolResult {
   output: string;
   isError: boolean;
-  // A short one-line result for the step line and the commit subject: `exit 1: 1 failed, 4 passed`.
+  /** A short one-line result for the step line and the commit subject: `exit 1: 1 failed, 4 passed`. */
   summary: string;
 }
 
+/** What a tool call is given besides its input: an abort signal and live hooks. */
 export interface ToolContext {
-  // Aborts a running call (Ctrl-C): run_bash kills its whole process group.
+  /** Aborts a running call (Ctrl-C): run_bash kills its whole process group. */
   signal?: AbortSignal;
   /** Told the pid of each process group a call starts (run_bash), once it runs; the group is gone when execute returns. */
   onSpawn?: (pid: number) => void;
-  // Output as it comes (run_bash: stdout and stderr together), for a live view; the result still
-  // holds all of it. Never called on replay.
+  /**
+   * Output as it comes (run_bash: stdout and stderr together), for a live view; the result still
+   * holds all of it. Never called on replay.
+   */
   onOutput?: (chunk: string) => void;
 }
 
+/** A tool the model can call: its definition for the model, what it needs from the journal, and how it runs. */
 export interface Tool<Input = Record<string, unknown>> {
   name: string;
   description: string;
   inputSchema: ToolInputSchema;
-  // False when running the call twice could differ from running it once (a command, an overwrite):
-  // the journal then records the intent before the call runs, so a crash mid-call is detectable.
+  /**
+   * False when running the call twice could differ from running it once (a command, an overwrite):
+   * the journal then records the intent before the call runs, so a crash mid-call is detectable.
+   */
   isRepeatSafe(input: Input): boolean;
-  // True when the call changes the world and a person at a terminal should approve it first.
+  /** True when the call changes the world and a person at a terminal should approve it first. */
   needsApproval(input: Input): boolean;
-  // True when the call may change files in the working tree (a checkpoint follows it).
+  /** True when the call may change files in the working tree (a checkpoint follows it). */
   mayChangeFiles(input: Input): boolean;
-  // Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`.
+  /** Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`. */
   describe(input: Input): string;
   execute(input: Input, context?: ToolContext): Promise<ToolResult>;
 }
 
+/** A tool of any input type. */
 export type AnyTool = Tool<any>;

@@ -8,7 +8,7 @@ interface PropertySchema {
   minimum?: number;
 }
 
-// What is wrong with `input`, as one sentence for the model, or undefined when it is valid.
+/** What is wrong with `input`, as one sentence for the model, or undefined when it is valid. */
 export function validateInput(schema: ToolInputSchema, input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return `The input must be a JSON object, not ${describeType(input)}.`;

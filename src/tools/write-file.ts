@@ -8,7 +8,7 @@ import { asText } from './format.js';
 import { resolveInRepo, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
 
-// The input of a write_file call.
+/** The input of a write_file call. */
 export interface WriteFileInput {
   path: string;
   content: string;
@@ -19,7 +19,7 @@ const description = `Writes a file in the repository: creates it (and any missin
 - To change part of an existing file, prefer edit_file: it sends only the change and shows a diff. Read an existing file before replacing it.
 - Writes content exactly as given; end a text file with a newline.`;
 
-// The write_file tool over the repository at `root`.
+/** The write_file tool over the repository at `root`. */
 export function createWriteFileTool(root: string): Tool<WriteFileInput> {
   return defineTool<WriteFileInput>({
     name: 'write_file',

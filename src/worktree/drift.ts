@@ -5,17 +5,18 @@ import type { ObjectStore } from '../journal/object-store.js';
 import type { Snapshot, WorktreeSnapshotter } from './snapshot.js';
 import { diffTrees, type FileChange } from '../journal/tree-diff.js';
 
+/** How the working tree differs from the run's last checkpoint. */
 export interface Drift {
-  // The checkpoint the journal holds, and the step that recorded it (0: when the run started).
+  /** The checkpoint the journal holds, and the step that recorded it (0: when the run started). */
   checkpoint: string;
   step: number;
   current: Snapshot;
   changes: FileChange[];
-  // The working tree is exactly the run's base commit: a fresh clone or checkout.
+  /** The working tree is exactly the run's base commit: a fresh clone or checkout. */
   cleanBase: boolean;
 }
 
-// The difference between the working tree and `checkpoint`, or undefined when there is none.
+/** The difference between the working tree and `checkpoint`, or undefined when there is none. */
 export async function findDrift(objects: ObjectStore, snapshotter: WorktreeSnapshotter, checkpoint: string, step: number, baseCommit?: string): Promise<Drift | undefined> {
   const current = snapshotter.snapshot();
   if (current.tree === checkpoint) return undefined;

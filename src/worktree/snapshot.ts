@@ -43,12 +43,14 @@ export interface FileEntry {
 }
 /** How a snapshotter treats big files, secrets and (submodules) the index's blobs. */
 export interface SnapshotOptions {
-  // Files larger than this are left out, with a note (default 10 MB).
+  /** Files larger than this are left out, with a note (default 10 MB). */
   maxFileBytes?: number;
-  // Rewrites the text of files before they are stored (secret redaction).
+  /** Rewrites the text of files before they are stored (secret redaction). */
   redactText?: (text: string) => string;
-  // The index's blobs are not in `objects` (a submodule's: they are in its own repository), so
-  // every file is hashed from the working tree (once; then the stat cache answers).
+  /**
+   * The index's blobs are not in `objects` (a submodule's: they are in its own repository), so
+   * every file is hashed from the working tree (once; then the stat cache answers).
+   */
   hashEveryFile?: boolean;
 }
 /** Files larger than this are left out of a checkpoint, with a note. */
@@ -88,7 +90,7 @@ export class WorktreeSnapshotter {
     this.hashEveryFile = options.hashEveryFile ?? false;
   }
 
-  // Records the working tree as it is now; writes only objects that are new.
+  /** Records the working tree as it is now; writes only objects that are new. */
   snapshot(): Snapshot {
     if (this.last?.witness?.holds()) return this.last.snapshot;
     const index = this.readIndex();
@@ -186,7 +188,7 @@ export class WorktreeSnapshotter {
     return snapshot;
   }
 
-  // The paths git tracks (the index, and the submodules' indexes), for restore: only those may go.
+  /** The paths git tracks (the index, and the submodules' indexes), for restore: only those may go. */
   trackedPaths(): Set<string> {
     const index = this.readIndex();
     const paths = new Set(index.entries.keys());

@@ -25,12 +25,12 @@ const COARSE_TICK_MS = 2000;
 /** What a full checkpoint saw: the files, and the ignored paths `git status --ignored=matching` named. */
 export interface WitnessInput {
   root: string;
-  // This worktree's git dir (index, HEAD) and the shared one (config, info/exclude).
+  /** This worktree's git dir (index, HEAD) and the shared one (config, info/exclude). */
   gitdir: string;
   commonDir: string;
   files: Iterable<string>;
   ignored: ReadonlySet<string>;
-  // Date.now() just before `git status` was started.
+  /** Date.now() just before `git status` was started. */
   statusStartedAt: number;
 }
 

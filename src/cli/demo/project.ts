@@ -1,8 +1,11 @@
-// The demo's repository (a tiny shop module with an off-by-one bug and a failing test) and the
-// scripted model that fixes it in six laps. Kept in code, not in files, so the built package
-// carries it and the demo needs nothing but node and git.
+/**
+ * The demo's repository (a tiny shop module with an off-by-one bug and a failing test) and the
+ * scripted model that fixes it in six laps. Kept in code, not in files, so the built package
+ * carries it and the demo needs nothing but node and git.
+ */
 export const DEMO_TASK = 'Fix the failing test in this repository';
 
+/** The demo repository's files: a tiny shop module with an off-by-one bug and its failing test. */
 export const DEMO_FILES: Record<string, string> = {
   'package.json': `${JSON.stringify({ name: 'shop', private: true, type: 'module', scripts: { test: 'node test.js' } }, null, 2)}\n`,
   'cart.js': `// The total price of a cart: each item's price times its quantity.
@@ -32,7 +35,7 @@ process.exit(failed ? 1 : 0);
   '.gitignore': 'node_modules/\n',
 };
 
-// Six laps; lap 4 is where the demo kills the process, in the middle of its live model call.
+/** Six laps; lap 4 is where the demo kills the process, in the middle of its live model call. */
 export const DEMO_SCRIPT = {
   model: 'scripted-demo',
   turns: [
@@ -49,5 +52,5 @@ export const DEMO_SCRIPT = {
   ],
 };
 
-// How many steps laps 1-3 take: one model call and one tool call each.
+/** How many steps laps 1-3 take: one model call and one tool call each. */
 export const STEPS_BEFORE_LAP_4 = 6;
