@@ -2,21 +2,19 @@
 // when the journal has one and otherwise runs the effect live and records it before returning.
 // The caller's loop cannot tell which happened, and must not need to: that is what makes replay
 // exact. Open one with `openJournal`; one process at a time may hold a run open.
-import { hostname } from 'node:os';
 import { InFlightError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
-import { ENTRY_FORMAT, RUN_FORMAT, isValidKind, isValidRunId, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
+import { ENTRY_FORMAT, isValidKind, isValidRunId, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';
 import { clearLiveCommand, recordLiveCommand, stopOrphanedCommands } from '../journal/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
-import { readHeadCommit } from '../journal/refs.js';
 import { assertJournalWritable } from '../journal/repository.js';
-import { readHeadBranch } from '../journal/head.js';
 import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
 import { appendedCommitOf, JournalStore, type JournalFile } from '../journal/store.js';
 import { History, type StepCall } from './history.js';
 import { stepKey } from './key.js';
+import { newRunRecord, nextRunRecord } from './run-record.js';
 import type { InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 import { countTotals } from './run-totals.js';
 
@@ -214,28 +212,9 @@ export class RunJournal {
 
   private nextRecord(change: Partial<RunRecord>, firstLiveStep?: number): RunRecord {
     const now = new Date().toISOString();
-    const base: RunRecord = this.record ?? {
-      format: RUN_FORMAT,
-      id: this.run,
-      task: this.options.task ?? '',
-      model: this.options.model,
-      baseCommit: 'baseCommit' in this.options ? this.options.baseCommit : readHeadCommit(this.store.repo.gitdir, this.store.repo.commonDir), // a fresh clone restores from it
-      worktree: this.store.repo.root,
-      branch: readHeadBranch(this.store.repo),
-      createdAt: now,
-      updatedAt: now,
-      status: 'running',
-      lineage: this.options.lineage ?? null,
-      ...(typeof this.options.startCheckpoint === 'string' ? { startCheckpoint: this.options.startCheckpoint } : {}),
-      attempts: [],
-    };
-    const sandbox = firstLiveStep === undefined ? undefined : this.options.sandbox?.();
-    const config = base.config ?? (this.options.config as RunConfig | undefined);
-    const attempts =
-      firstLiveStep === undefined
-        ? base.attempts
-        : [...base.attempts, { number: this.attempt!, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep, worktree: this.store.repo.root, ...(sandbox ? { sandbox } : {}) }];
-    return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(config ? { config } : {}) };
+    const base = this.record ?? newRunRecord(this.run, this.options, this.store.repo, now);
+    const attempt = firstLiveStep === undefined ? undefined : { number: this.attempt!, firstLiveStep, worktree: this.store.repo.root };
+    return nextRunRecord(base, change, now, attempt, attempt && this.options.sandbox?.(), this.options.config as RunConfig | undefined);
   }
 
   /**
@@ -316,7 +295,5 @@ export class RunJournal {
   }
 }
 
-function callInfo(call: StepCall) {
-  return { position: call.position, kind: call.kind, description: call.description };
-}
+const callInfo = (call: StepCall) => ({ position: call.position, kind: call.kind, description: call.description });
 

@@ -4,7 +4,6 @@
 // every file that matches it, `git status` names the few that differ, and a stat cache spares
 // re-reading files that were hashed before and have not changed since. Thousands of new objects
 // at once (a first checkpoint over an unignored node_modules) go into one pack (pack-writer.ts).
-//
 // A checked-out submodule is recorded as its working tree: a subtree at its path (not the gitlink
 // git's index has), built the same way from the submodule's own index and status, its blobs stored
 // in this repository, so an edit inside it is a change of the step like any other, `show` diffs it
@@ -95,8 +94,7 @@ export class WorktreeSnapshotter {
     if (this.last?.witness?.holds()) return this.last.snapshot;
     const index = this.readIndex();
     const skipped: SkippedFile[] = [];
-    // No "already stored" list kept across snapshots: an object written before a model call may
-    // have been pruned by a gc since (it was not yet referenced), so each snapshot asks the disk.
+    // No "already stored" list across snapshots: a gc may have pruned an unreferenced one since.
     const batch = new ObjectBatch(this.objects, new Set());
     const statusStartedAt = Date.now();
     const status = this.changedPaths(index);
@@ -297,7 +295,4 @@ export class WorktreeSnapshotter {
 }
 
 type StatKey = Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'size' | 'ino' | 'mode'>;
-
-function sameStat(a: StatKey, b: StatKey): boolean {
-  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;
-}
+const sameStat = (a: StatKey, b: StatKey): boolean => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;
