@@ -1,6 +1,8 @@
 // Shared pieces of the benchmarks: what a group is, the result rows it reports, percentiles, a
 // memory sampler, throwaway git repositories and the printed table. A benchmark group is a module
 // exporting a `BenchGroup`; bench/run.ts registers it by name.
+import { resolve as resolvePath } from 'node:path';
+import { fileURLToPath as fileURLToPathOf } from 'node:url';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -207,4 +209,13 @@ export function formatTable(rows: readonly Row[]): string {
   const line = (values: string[]) =>
     values.map((v, i) => (right.has(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
+}
+
+/** Runs `run` as a script when `moduleUrl` is the file node was started with: `node --import tsx bench/<group>.ts [--quick] [--keep]`. */
+export async function runAlone(moduleUrl: string, run: BenchGroup['run']): Promise<void> {
+  if (!process.argv[1] || resolvePath(process.argv[1]) !== fileURLToPathOf(moduleUrl)) return;
+  const flags = process.argv.slice(2);
+  const rows = await run({ quick: flags.includes('--quick'), keep: flags.includes('--keep'), log: (m) => console.error(m) });
+  console.log(formatTable(rows));
+  process.exitCode = rows.some((r) => r.ok === false) ? 1 : 0;
 }

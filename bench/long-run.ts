@@ -13,13 +13,12 @@ import { spawn } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { isCompactionRequest } from '../src/model/compaction.js';
 import { turnIndex } from '../src/model/script-turn.js';
 import type { ScriptTurn } from '../src/model/script-file.js';
-import { createBenchRepo, formatTable, latencyRow, now, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row } from './lib.js';
+import { createBenchRepo, latencyRow, now, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row , runAlone } from './lib.js';
 
 type Library = typeof import('../src/index.js');
 
@@ -196,9 +195,4 @@ export const longRunGroup: BenchGroup = {
 };
 
 // Run alone: `node --import tsx bench/long-run.ts [--quick] [--keep]`.
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const flags = process.argv.slice(2);
-  const rows = await run({ quick: flags.includes('--quick'), keep: flags.includes('--keep'), log: (m) => console.error(m) });
-  console.log(formatTable(rows));
-  process.exitCode = rows.some((r) => r.ok === false) ? 1 : 0;
-}
+await runAlone(import.meta.url, run);

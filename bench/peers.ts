@@ -32,7 +32,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import type { ScriptTurn } from '../src/model/script-file.js';
-import { createBenchRepo, createTempDir, formatTable, latencyRow, now, percentile, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row } from './lib.js';
+import { createBenchRepo, createTempDir, latencyRow, now, percentile, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row , runAlone } from './lib.js';
 
 /** The pi release compared against (pinned: a newer one may behave differently). */
 export const PI_VERSION = '0.73.1';
@@ -255,9 +255,4 @@ export const peersGroup: BenchGroup = {
 };
 
 // Run alone: `node --import tsx bench/peers.ts [--quick] [--keep]`.
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const flags = process.argv.slice(2);
-  const rows = await run({ quick: flags.includes('--quick'), keep: flags.includes('--keep'), log: (m) => console.error(m) });
-  console.log(formatTable(rows));
-  process.exitCode = rows.some((r) => r.ok === false) ? 1 : 0;
-}
+await runAlone(import.meta.url, run);

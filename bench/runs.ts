@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createBenchRepo, formatTable, latencyRow, now, percentile, type BenchContext, type BenchGroup, type Row } from './lib.js';
+import { createBenchRepo, latencyRow, now, percentile, type BenchContext, type BenchGroup, type Row , runAlone } from './lib.js';
 
 type Library = typeof import('../src/index.js');
 
@@ -89,9 +89,5 @@ export const runsGroup: BenchGroup = {
   run,
 };
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const flags = process.argv.slice(2);
-  const rows = await run({ quick: flags.includes('--quick'), keep: flags.includes('--keep'), log: (m) => console.error(m) });
-  console.log(formatTable(rows));
-  process.exitCode = rows.some((r) => r.ok === false) ? 1 : 0;
-}
+// Run alone: `node --import tsx bench/runs.ts [--quick] [--keep]`.
+await runAlone(import.meta.url, run);

@@ -3,16 +3,13 @@
 // price table, the steps replayed and run live, and this process's time. Both the human ending line
 // and the `--json` `summary` event are made from it.
 import { estimateCost, priceFor } from '../report/pricing.js';
+import { addTokens, roundCost, zeroTokens } from '../report/summarize.js';
+import type { TokenTotals } from '../report/summary-types.js';
 import type { SessionEvent } from '../session/index.js';
 import { formatCount, formatDuration, formatUsd } from '../format/numbers.js';
 
 /** Token counts of a run, as the `summary` event reports them. */
-export interface TallyTokens {
-  input: number;
-  output: number;
-  cacheCreation: number;
-  cacheRead: number;
-}
+export type TallyTokens = TokenTotals;
 
 /** The totals a run ends with. */
 export interface TallyTotals {
@@ -46,16 +43,16 @@ export interface TallySavings {
 export class RunTally {
   private readonly started = performance.now();
   private readonly totals: Omit<TallyTotals, 'elapsedMs'> = {
-    tokens: zero(),
+    tokens: zeroTokens(),
     estimatedCostUsd: 0,
-    liveTokens: zero(),
+    liveTokens: zeroTokens(),
     liveCostUsd: 0,
     modelCalls: 0,
     replayedSteps: 0,
     liveSteps: 0,
   };
   private model = '';
-  private readonly saved: TallySavings = { replayedSteps: 0, modelCalls: 0, tokens: zero(), estimatedCostUsd: 0, commands: 0, originalMs: 0, replayMs: 0 };
+  private readonly saved: TallySavings = { replayedSteps: 0, modelCalls: 0, tokens: zeroTokens(), estimatedCostUsd: 0, commands: 0, originalMs: 0, replayMs: 0 };
   private replayStarted: number | undefined;
 
   /** Takes one session event into the totals. */
@@ -78,26 +75,26 @@ export class RunTally {
     if (!usage) return;
     const tokens = { input: usage.inputTokens ?? 0, output: usage.outputTokens ?? 0, cacheCreation: usage.cacheCreationInputTokens ?? 0, cacheRead: usage.cacheReadInputTokens ?? 0 };
     const cost = estimateCost(priceFor(result?.model ?? this.model), tokens);
-    addInto(this.totals.tokens, tokens);
+    addTokens(this.totals.tokens, tokens);
     this.totals.estimatedCostUsd += cost;
     if (event.type === 'recorded') {
-      addInto(this.totals.liveTokens, tokens);
+      addTokens(this.totals.liveTokens, tokens);
       this.totals.liveCostUsd += cost;
     } else {
-      addInto(this.saved.tokens, tokens);
+      addTokens(this.saved.tokens, tokens);
       this.saved.estimatedCostUsd += cost;
     }
   }
 
   /** What replay saved so far. */
   savings(): TallySavings {
-    return { ...this.saved, tokens: { ...this.saved.tokens }, estimatedCostUsd: round(this.saved.estimatedCostUsd) };
+    return { ...this.saved, tokens: { ...this.saved.tokens }, estimatedCostUsd: roundCost(this.saved.estimatedCostUsd) };
   }
 
   /** The totals so far (costs rounded to 6 decimals, so JSON stays stable). */
   get(): TallyTotals {
     const t = this.totals;
-    return { ...t, tokens: { ...t.tokens }, liveTokens: { ...t.liveTokens }, estimatedCostUsd: round(t.estimatedCostUsd), liveCostUsd: round(t.liveCostUsd), elapsedMs: Math.round(performance.now() - this.started) };
+    return { ...t, tokens: { ...t.tokens }, liveTokens: { ...t.liveTokens }, estimatedCostUsd: roundCost(t.estimatedCostUsd), liveCostUsd: roundCost(t.liveCostUsd), elapsedMs: Math.round(performance.now() - this.started) };
   }
 
   /** `Tokens 4,826 in, 22 out (~$0.01; live this time 1,630 in, 5 out, <$0.01) · 3 model calls · 5 steps (3 replayed, 2 live) · 1.2 s`. */
@@ -109,19 +106,4 @@ export class RunTally {
       `${t.modelCalls} model call${t.modelCalls === 1 ? '' : 's'} · ${t.replayedSteps + t.liveSteps} steps (${t.replayedSteps} replayed, ${t.liveSteps} live) · ${formatDuration(t.elapsedMs)}`
     );
   }
-}
-
-function zero(): TallyTokens {
-  return { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
-}
-
-function addInto(into: TallyTokens, add: TallyTokens): void {
-  into.input += add.input;
-  into.output += add.output;
-  into.cacheCreation += add.cacheCreation;
-  into.cacheRead += add.cacheRead;
-}
-
-function round(usd: number): number {
-  return Math.round(usd * 1e6) / 1e6;
 }

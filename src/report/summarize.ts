@@ -194,19 +194,21 @@ function tokensOf(usage: EntryUsage): TokenTotals {
   };
 }
 
-function zeroTokens(): TokenTotals {
+/** No tokens yet. */
+export function zeroTokens(): TokenTotals {
   return { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
 }
 
-function addTokens(into: TokenTotals, add: TokenTotals): void {
+/** Adds `add` into `into`. */
+export function addTokens(into: TokenTotals, add: TokenTotals): void {
   into.input += add.input;
   into.output += add.output;
   into.cacheCreation += add.cacheCreation;
   into.cacheRead += add.cacheRead;
 }
 
-// Dollars to 6 decimals, so that JSON output is stable across floating-point sums.
-function roundCost(usd: number): number {
+/** Dollars to 6 decimals, so that JSON output is stable across floating-point sums. */
+export function roundCost(usd: number): number {
   return Math.round(usd * 1e6) / 1e6;
 }
 
