@@ -2,6 +2,7 @@
 // configuration, settle the working tree against the last checkpoint, run the agent loop through
 // the valve (checkpointing files after each step that may change them), and record how it ended.
 // The CLI and the library both come through here; the named entry points are in start.ts.
+import { COMPACT_STEP_KIND } from '../agent/compaction.js';
 import { runAgent, USER_STEP_KIND, type FollowUp } from '../agent/loop.js';
 import { openJournal, type RunJournal } from '../durable/run-journal.js';
 import { DriftError, MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError } from '../errors/index.js';
@@ -35,7 +36,14 @@ export interface RunTarget {
 /** Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a failure. */
 export async function driveSession(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
   const env = options.env ?? process.env;
-  const emit = (event: SessionEvent) => options.onEvent?.(event);
+  const emit = (event: SessionEvent) => {
+    options.onEvent?.(event);
+    // A compact step, live or replayed, is also told as a compaction with the conversation's size.
+    if ((event.type === 'recorded' || event.type === 'replayed') && event.kind === COMPACT_STEP_KIND) {
+      const result = event.result as { tokensBefore?: number; tokensAfter?: number } | undefined;
+      options.onEvent?.({ type: 'compaction', position: event.position, replayed: event.type === 'replayed', tokensBefore: result?.tokensBefore ?? null, tokensAfter: result?.tokensAfter ?? null });
+    }
+  };
   const repo = findRepository(target.root);
   const { redactor, revealer } = openRunSecrets(repo.commonDir, env);
   let sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen below, before anything runs live

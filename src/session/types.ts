@@ -75,6 +75,8 @@ export type SessionEvent =
   | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; followUpGivenAt?: number; instructions?: string }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
+  /** The conversation was compacted at `position` (a compact step): its size in tokens before and after. */
+  | { type: 'compaction'; position: number; replayed: boolean; tokensBefore: number | null; tokensAfter: number | null }
   /** A live command's output as it comes (run_bash); the step's result holds all of it. */
   | { type: 'output'; chunk: string }
   | { type: 'journal-restored'; restored: string; found?: string }

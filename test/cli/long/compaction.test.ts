@@ -71,6 +71,14 @@ describe('compaction', { concurrency: true }, () => {
     assertStepModes(again.stdout, assertStepModes(run.stdout, 0).length);
     assert.equal(fake.requests.length, DOCS + 1 + steps.length, 'the replay sent nothing, compactions included');
 
+    // --json tells each compaction, replayed too, with the conversation's size before and after.
+    const json = await runCli(['run', '--yes', '--json', TASK], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(json.code, 0, json.stderr);
+    const told = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; replayed?: boolean; tokensBefore?: number; tokensAfter?: number });
+    const compactionLines = told.filter((e) => e.type === 'compaction');
+    assert.equal(compactionLines.length, steps.length);
+    for (const line of compactionLines) assert.ok(line.replayed === true && line.tokensAfter! < line.tokensBefore!, JSON.stringify(line));
+
     const id = /run (\S+)/.exec(run.stdout)![1]!;
     const log = await runCli(['log', id], { cwd: repo.root });
     assert.match(log.stdout, /compact\s+compact: near the window\s+→ [\d,]+ → [\d,]+ tokens \(estimated\)/);
