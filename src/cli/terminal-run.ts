@@ -4,7 +4,7 @@
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import type { Writable } from 'node:stream';
 import { describeChanges, UsageError } from '../errors/index.js';
-import { wrapWords } from '../format/text.js';
+import { displayWidth, wrapWords } from '../format/text.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../session/index.js';
 import { ask, createApprover } from './approval.js';
 import { JsonLines } from './json-lines.js';
@@ -105,33 +105,35 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
   switch (event.type) {
     case 'opened': {
       const n = event.recordedSteps;
-      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}  ${style.dim('·')}  model ${event.model}\n`);
+      // The model goes on a line of its own when the header would not fit the terminal.
+      const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
+      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${event.model}\n`);
       if (event.interrupted && event.openedAs !== 'finished') out.write(style.yellow('  The previous attempt was interrupted (Ctrl-C), not crashed: its step in progress, if any, is handled as in flight.\n'));
-      if (event.instructions) out.write(style.dim(`  Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).\n`));
-      if (event.openedAs === 'finished') out.write(style.dim(`  This run finished before: replaying its ${n} steps from the journal.\n`));
-      else if (event.openedAs === 'continuing') out.write(style.dim(`  Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.\n`));
-      else if (n > 0) out.write(style.dim(`  Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.\n`));
-      if (event.followUpGivenAt) out.write(style.dim(`  This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.\n`));
+      if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
+      if (event.openedAs === 'finished') say(out, style.dim, `This run finished before: replaying its ${n} steps from the journal.`, style.width);
+      else if (event.openedAs === 'continuing') say(out, style.dim, `Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.`, style.width);
+      else if (n > 0) say(out, style.dim, `Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.`, style.width);
+      if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
       return;
     }
     case 'text':
       return printer.onText(event.text);
     case 'journal-restored':
-      out.write(style.yellow(`  agent-journal was ${event.found ? 'moved back' : 'deleted'} during the run: put it back at ${event.restored.slice(0, 12)} (see git reflog agent-journal).\n`));
+      say(out, style.yellow, `agent-journal was ${event.found ? 'moved back' : 'deleted'} during the run: put it back at ${event.restored.slice(0, 12)} (see git reflog agent-journal).`, style.width);
       return;
     case 'thinking':
       return printer.onThinking(event.text);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
-      out.write(style.dim(`  ${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).\n`));
-      if (event.unrevealed.length) out.write(style.yellow(`  ${event.unrevealed.length} restored file(s) keep secret placeholders this machine has no value for: ${event.unrevealed.slice(0, 5).join(', ')}\n`));
-      if (event.kept.length) out.write(style.dim(`  Kept ${event.kept.length} untracked file(s) the run never recorded: ${event.kept.slice(0, 5).join(', ')}${event.kept.length > 5 ? ', ...' : ''}\n`));
+      say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
+      if (event.unrevealed.length) say(out, style.yellow, `${event.unrevealed.length} restored file(s) keep secret placeholders this machine has no value for: ${event.unrevealed.slice(0, 5).join(', ')}`, style.width);
+      if (event.kept.length) say(out, style.dim, `Kept ${event.kept.length} untracked file(s) the run never recorded: ${event.kept.slice(0, 5).join(', ')}${event.kept.length > 5 ? ', ...' : ''}`, style.width);
       return;
     }
     case 'worktree-kept': {
       const listed = describeChanges(event.changes);
-      if (event.reason === 'flag') out.write(style.yellow(`  --keep-worktree: going on with files that differ from the journal (${listed}).\n`));
-      else if (event.reason === 'in-flight') out.write(style.yellow(`  The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).\n`));
+      if (event.reason === 'flag') say(out, style.yellow, `--keep-worktree: going on with files that differ from the journal (${listed}).`, style.width);
+      else if (event.reason === 'in-flight') say(out, style.yellow, `The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).`, style.width);
       return;
     }
     case 'output':
@@ -148,6 +150,11 @@ function limitMessage({ limit, value, reached }: LimitReached): string {
   if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
   const what = limit === 'max-steps' ? 'steps' : 'model calls';
   return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
+}
+
+// A note under the header, word-wrapped to the terminal's width, each line indented and painted.
+function say(out: Out, paint: (text: string) => string, text: string, width: number): void {
+  out.write(`${wrapWords(text, width - 2, 'columns').map((line) => paint(`  ${line}`)).join('\n')}\n`);
 }
 
 function where(step: number): string {
