@@ -2,7 +2,7 @@
 // it did not ask for. Each limit counts the whole run (replayed steps too), so the same command
 // with a higher limit goes on where the lower one stopped. Cost is estimated from the usage each
 // model step recorded, at the list prices of src/report/pricing.ts.
-import { estimateCost, priceFor } from '../report/pricing.js';
+import { estimateCost, priceFor } from '../model/pricing.js';
 import type { Usage } from '../model/types.js';
 
 /** The limits a run may be given; each one left out does not apply. */

@@ -2,7 +2,7 @@
 // replayed ones too, so a replayed run states what it cost to make), an estimated cost from the
 // price table, the steps replayed and run live, and this process's time. Both the human ending line
 // and the `--json` `summary` event are made from it.
-import { estimateCost, priceFor } from '../report/pricing.js';
+import { estimateCost, priceFor } from '../model/pricing.js';
 import { addTokens, roundCost, zeroTokens } from '../report/summarize.js';
 import type { TokenTotals } from '../report/summary-types.js';
 import type { SessionEvent } from '../session/index.js';

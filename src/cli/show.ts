@@ -12,7 +12,7 @@ import { whereNote } from './run-format.js';
 import { writePaged } from './pager.js';
 import { stepDiff, type StepDiff } from './step-diff.js';
 import { styleFor, type Style } from './style.js';
-import { estimateCost, priceFor } from '../report/pricing.js';
+import { estimateCost, priceFor } from '../model/pricing.js';
 
 // Where a step is printed: the terminal's text, collected for the pager.
 type Out = { write(text: string): unknown };

@@ -3,7 +3,7 @@
 // git or process): the CLI reads the journal and hands the entries in, so this is testable on
 // plain objects and every output format (`runs`, `log`, `--json`, `--html`) agrees.
 import type { EntryUsage, JournalEntry, RunRecord } from '../journal/entry.js';
-import { estimateCost, priceFor } from './pricing.js';
+import { estimateCost, priceFor } from '../model/pricing.js';
 import type { AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';
 
 export type { AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';

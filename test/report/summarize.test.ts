@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ENTRY_FORMAT, RUN_FORMAT, type JournalEntry, type RunRecord } from '../../src/journal/entry.js';
-import { estimateCost, priceFor } from '../../src/report/pricing.js';
+import { estimateCost, priceFor } from '../../src/model/pricing.js';
 import { buildTimeline, compareEntries, summarizeRun } from '../../src/report/summarize.js';
 
 const T0 = Date.parse('2026-01-01T10:00:00.000Z');
