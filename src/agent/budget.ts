@@ -1,7 +1,7 @@
 // The user's limits on a run: none by default, so a legitimate long run is never stopped by a cap
 // it did not ask for. Each limit counts the whole run (replayed steps too), so the same command
 // with a higher limit goes on where the lower one stopped. Cost is estimated from the usage each
-// model step recorded, at the list prices of src/report/pricing.ts.
+// model step recorded, at the list prices of src/model/pricing.ts.
 import { estimateCost, priceFor } from '../model/pricing.js';
 import type { Usage } from '../model/types.js';
 
