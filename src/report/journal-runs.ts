@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CorruptEntryError, NoRunsError, UnknownRunError } from '../errors/index.js';
-import { resolveRunId } from '../session/run-id.js';
+import { resolveRunId } from '../journal/run-id.js';
 
 export { UnknownRunError };
 import type { JournalEntry, RunRecord } from '../journal/entry.js';

@@ -13,7 +13,7 @@ import { DEFAULT_MODEL } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import { assertPinned } from './config.js';
 import { driveSession } from './drive.js';
-import { legacyRunIdForTask, normalizeTask, resolveRunId, runIdForTask, runsForTask } from './run-id.js';
+import { legacyRunIdForTask, normalizeTask, resolveRunId, runIdForTask, runsForTask } from '../journal/run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
 
 /** Options of startRun: the task, and which of its runs. */

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { legacyRunIdForTask, runIdForTask } from '../../src/session/run-id.js';
+import { legacyRunIdForTask, runIdForTask } from '../../src/journal/run-id.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertOneParagraph, assertStepModes, gitOut, runCli, runIds, startCli, waitUntil } from '../helpers/cli.js';
 
