@@ -21,7 +21,8 @@ Kill it anywhere (Ctrl-C, kill -9, a reboot) and run the same command again: fin
 handed back from the journal, nothing is redone, and the run goes live at the first unfinished step.
 Model access: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL for compatible servers.
 
-Exit codes: 0 done, 1 a failure (one paragraph on stderr), 2 bad usage, 130 stopped by Ctrl-C,
+Exit codes: 0 done, 1 a failure (one paragraph on stderr), 2 bad usage, 3 stopped at a limit you set
+(--max-steps, --max-turns, --max-cost), 130 stopped by Ctrl-C,
 141 the reader of a reading command's output closed the pipe (\`savepoint log | head\`), as git exits.
 Each command's --help has its own examples and exit codes.`;
 
