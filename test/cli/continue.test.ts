@@ -5,7 +5,7 @@
 // `log` and the HTML page (in headless Chromium) show each user turn.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { CHROMIUM, chromiumDom } from '../helpers/chromium.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
@@ -23,7 +23,6 @@ import {
 } from '../helpers/cli.js';
 
 const scratch = useScratch();
-const CHROMIUM = '/usr/bin/chromium';
 
 // A read, an answer, then the answer to a follow-up: turns by the number of assistant messages.
 const TURNS: ScriptTurn[] = [
@@ -151,14 +150,3 @@ describe('savepoint continue', { concurrency: true }, () => {
   });
 });
 
-// Opens `url` in headless Chromium and returns the DOM after its scripts ran.
-async function chromiumDom(url: string, profile: string): Promise<string> {
-  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, '--virtual-time-budget=2000', '--dump-dom', url];
-  const child = spawn(CHROMIUM, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let dom = '';
-  child.stdout.on('data', (chunk: Buffer) => (dom += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  assert.equal(code, 0, 'chromium --dump-dom failed');
-  return dom;
-}

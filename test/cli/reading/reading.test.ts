@@ -5,6 +5,7 @@
 // page is opened in real headless Chromium.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { CHROMIUM, chromiumDom } from '../../helpers/chromium.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,6 @@ import { GIT_IDENTITY_ENV, gitOut } from '../../helpers/git.js';
 import { createTempRepo, type TempRepo } from '../../helpers/temp-repo.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/savepoint.js', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 const ANSI = /\x1b\[/;
 
 interface Result {
@@ -63,17 +63,6 @@ async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise
   }
 }
 
-// Opens `url` in headless Chromium and returns the DOM after its scripts ran.
-async function chromiumDom(url: string, profile: string): Promise<string> {
-  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, '--virtual-time-budget=2000', '--dump-dom', url];
-  const child = spawn(CHROMIUM, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let dom = '';
-  child.stdout.on('data', (chunk: Buffer) => (dom += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  assert.equal(code, 0, 'chromium --dump-dom failed');
-  return dom;
-}
 
 interface RunRow {
   id: string;
