@@ -120,7 +120,7 @@ describe('help and usage', { concurrency: true }, () => {
 
   test('savepoint --help lists the exit codes, 141 for a closed pipe among them', async () => {
     const help = await runCli(['--help'], { cwd: scratch.dir() });
-    assert.match(help.stdout, /Exit codes: 0 done, 1 a failure.*2 bad usage, 130 stopped by Ctrl-C,\s+141/s);
+    assert.match(help.stdout, /Exit codes: 0 done, 1 a failure.*2 bad usage, 3 stopped at a limit you set.*130 stopped by Ctrl-C,\s+141/s);
   });
 
   test('`savepoint show 4` (a missing argument) exits 2 with one usage paragraph', async () => {
