@@ -1,5 +1,7 @@
 // run_bash: a shell command in the repository root. The command runs in a process group of its own,
 // so a timeout, an abort, or the command's end takes down everything it started, not just bash.
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import { oneLine } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './format.js';
@@ -8,6 +10,9 @@ import type { Tool, ToolResult } from './types.js';
 
 /** How long a command may run when the model does not say. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+
+// Past this much output the command is stopped: the journal keeps every byte of what it returns.
+const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 /** The input of a run_bash call. */
 export interface RunBashInput {
@@ -51,49 +56,56 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => 
 async function runBash(root: string, sandbox: SandboxConfig, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void, onOutput?: (chunk: string) => void): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
-  // Two pipes merged by `all` would lose the order between stdout and stderr, so bash points its
-  // stderr at stdout first; on the same line, so bash's error messages keep the user's line numbers.
-  const { execa } = await import('execa'); // loaded on first use: a replay never spawns anything
+  // Two pipes would lose the order between stdout and stderr, so bash points its stderr at stdout
+  // first; on the same line, so bash's error messages keep the user's line numbers.
   const run = sandboxedCommand(root, `exec 2>&1; ${command}`, sandbox);
-  const subprocess = execa(run.file, run.args, {
-    cwd: root,
-    env: run.env,
-    extendEnv: false,
-    stdin: 'ignore',
-    all: true,
-    reject: false,
-    // A process group of its own (setsid), so that kill(-pid) reaches every descendant (inside
-    // bubblewrap too: its pid namespace dies with it).
-    detached: true,
-    stripFinalNewline: false,
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  if (subprocess.pid) onSpawn?.(subprocess.pid); // its group's id: recorded, so a crash cannot orphan it unseen
-  if (onOutput) subprocess.all?.on('data', (chunk: Buffer | string) => onOutput(chunk.toString()));
-  let stoppedBy: 'timeout' | 'abort' | undefined;
+  // A process group of its own (setsid), so that kill(-pid) reaches every descendant (inside
+  // bubblewrap too: its pid namespace dies with it).
+  const child = spawn(run.file, run.args, { cwd: root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  if (child.pid) onSpawn?.(child.pid); // its group's id: recorded, so a crash cannot orphan it unseen
+  let stoppedBy: 'timeout' | 'abort' | 'output' | undefined;
   const killGroup = () => {
     try {
-      if (subprocess.pid) process.kill(-subprocess.pid, 'SIGKILL');
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
     } catch {
       // The group is already empty.
     }
   };
-  const stop = (why: 'timeout' | 'abort') => {
+  const stop = (why: 'timeout' | 'abort' | 'output') => {
     stoppedBy ??= why;
     killGroup();
   };
+  // stdout carries the command's output (stderr included); stderr only what the sandbox itself
+  // says (bwrap failing to set up), shown after it. Bytes are decoded once at the end, so a
+  // character split between two reads is never mangled; the live view gets a streaming decoder.
+  const chunks: Buffer[] = [];
+  const errors: Buffer[] = [];
+  let bytes = 0;
+  const live = onOutput ? new StringDecoder('utf8') : undefined;
+  const collect = (into: Buffer[]) => (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > MAX_OUTPUT_BYTES) return stop('output');
+    into.push(chunk);
+    if (live) onOutput!(live.write(chunk));
+  };
+  child.stdout!.on('data', collect(chunks));
+  child.stderr!.on('data', collect(errors));
   // Node fires a longer delay than 2^31-1 ms at once, so a huge timeout_ms is held to about 24 days.
   const timer = setTimeout(() => stop('timeout'), Math.min(timeoutMs, 2 ** 31 - 1));
   const onAbort = () => stop('abort');
   signal?.addEventListener('abort', onAbort, { once: true });
   // When bash exits, what it left behind in its group goes too: a background child holding the
   // output pipe open would otherwise keep this call waiting until the timeout.
-  subprocess.once('exit', killGroup);
-  const result = await subprocess.finally(() => {
+  child.once('exit', killGroup);
+  const result = await new Promise<{ exitCode?: number; signal?: string; error?: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ error })); // it never started (no bwrap, no bash)
+    child.once('close', (code, killedBy) => resolve({ exitCode: code ?? undefined, signal: killedBy ?? undefined }));
+  }).finally(() => {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   });
-  const output = (result.all ?? '').replace(/\n$/, '');
+  const all = Buffer.concat([...chunks, ...errors]).toString('utf8');
+  const output = all.replace(/\n$/, '');
   const shownOutput = output === '' ? '(no output)' : output;
 
   if (stoppedBy === 'timeout') {
@@ -106,12 +118,12 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
   if (stoppedBy === 'abort') {
     return toolError(`aborted; the command and every process it started were killed\n${shownOutput}`, 'aborted');
   }
-  if (result.isMaxBuffer) {
+  if (stoppedBy === 'output') {
     return toolError(`stopped: the output passed 256 MB\n${shownOutput}`, 'stopped: output over 256 MB');
   }
   if (result.exitCode === undefined) {
     // bash never started, or a signal from outside ended it.
-    const why = result.signal ? `killed by ${result.signal}` : oneLine(result.shortMessage ?? 'failed to start', 200);
+    const why = result.signal ? `killed by ${result.signal}` : oneLine(`failed to start ${run.file}: ${result.error?.message ?? 'unknown reason'}`, 200);
     return toolError(`${why}\n${shownOutput}`, oneLine(why, 60));
   }
   const tail = lastLine(output);

@@ -51,6 +51,28 @@ describe('run_bash', () => {
     assert.equal(result.output, 'exit 0\none\ntwo\nthree');
   });
 
+  it('keeps multi-byte characters whole across pipe reads, in the result and the live view', async () => {
+    // 200,001 bytes of two-byte characters after one ASCII byte: pipe reads of 64 KB split some of them.
+    let live = '';
+    const result = await tool.execute({ command: "printf x; for i in $(seq 1000); do printf '%.0sé' $(seq 100); done" }, { onOutput: (chunk) => (live += chunk) });
+    const expected = `x${'é'.repeat(100_000)}`;
+    assert.equal(result.output, `exit 0\n${expected}`);
+    assert.equal(live, expected);
+  });
+
+  it('says plainly when the program cannot be started', async () => {
+    const noBash = createRunBashTool(repo.root, { kind: 'bwrap' });
+    const saved = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      const result = await noBash.execute({ command: 'true' });
+      assert.equal(result.isError, true);
+      assert.match(result.output, /^failed to start bwrap: spawn bwrap ENOENT/);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it('reports a non-zero exit with the last line of output in the summary', async () => {
     const result = await tool.execute({ command: 'echo "running 5 tests"; echo "1 failed, 4 passed" >&2; exit 1' });
     assert.equal(result.isError, false);
