@@ -133,6 +133,27 @@ export async function writeFileDurablyAsync(path: string, data: Uint8Array | str
   }
 }
 
+/**
+ * Writes `data` to `path` whole or not at all against a crash of this process (temp file, rename),
+ * with no fsync: for a record that means nothing after a power cut, such as the commands that are
+ * running right now (a power cut ends them too), where an fsync would only cost time.
+ */
+export function writeFileAtomically(path: string, data: string): void {
+  const temp = defaultTemp(path);
+  try {
+    const fd = openTemp(temp, 0o644, null);
+    try {
+      writeFully(fd, Buffer.from(data));
+    } catch (error) {
+      abandon(fd, temp);
+      throw error;
+    }
+    finish(fd, temp, path, null);
+  } catch (error) {
+    throw asDiskFull(error, path);
+  }
+}
+
 /** Writes every byte of `data` at the file's position: writeSync may write fewer than asked. */
 export function writeFully(fd: number, data: Uint8Array): void {
   for (let at = 0; at < data.length; ) {

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { unlinkQuietly, writeFileDurably } from './durable-file.js';
+import { unlinkQuietly, writeFileAtomically } from './durable-file.js';
 import { bootId, pidNamespace, procStat } from './proc.js';
 
 /** One command started by a step: its process group, and what identifies its leader. */
@@ -48,7 +48,9 @@ function readRecords(commonDir: string, run: string): LiveCommand[] {
 
 function writeRecords(commonDir: string, run: string, records: LiveCommand[]): void {
   if (records.length === 0) unlinkQuietly(recordPath(commonDir, run));
-  else writeFileDurably(recordPath(commonDir, run), `${JSON.stringify(records)}\n`);
+  // Not fsynced: a power cut stops the commands too, so only a crash of savepoint must find the
+  // record, and the page cache keeps it through that.
+  else writeFileAtomically(recordPath(commonDir, run), `${JSON.stringify(records)}\n`);
 }
 
 /** Records that step `step` of `run` started the process group `pgid` (its leader's pid). */

@@ -5,7 +5,7 @@
 // immutable, so what was read stays valid; a pack removed by a repack only makes a later read
 // rescan the directory. (isomorphic-git's packed reads cost ~0.5 ms an object: a 10,000-step
 // journal took 5 s to open after `git gc`.)
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { hashObject } from './git-object.js';
@@ -55,6 +55,28 @@ export class PackReader {
       this.packs = undefined; // removed by a repack, or damaged: look again next time
       return undefined;
     }
+  }
+
+  /**
+   * Makes a pack this process has just written known without a rescan (first, since the newest
+   * objects are the ones read next), its bytes kept in memory.
+   */
+  addWritten(path: string, pack: Buffer, idx: Buffer): void {
+    if (!this.packs) return; // the first read scans the directory, and finds it there
+    if (this.packs.some((known) => known.path === path)) return;
+    this.packs.unshift({ path, size: pack.length, idx, count: idx.readUInt32BE(8 + 255 * 4), data: pack });
+  }
+
+  /** Whether a pack known so far, still on disk, holds `oid` (no rescan). */
+  holds(oid: string): boolean {
+    const found = this.packs ? this.locate(Buffer.from(oid, 'hex')) : undefined;
+    return found !== undefined && existsSync(found.pack.path);
+  }
+
+  /** Forgets packs that were removed (rolled up into another), so no read looks in them again. */
+  forget(paths: Iterable<string>): void {
+    const gone = new Set(paths);
+    if (this.packs) this.packs = this.packs.filter((pack) => !gone.has(pack.path));
   }
 
   private locate(want: Buffer): { pack: Pack; offset: number } | undefined {

@@ -134,7 +134,7 @@ export class JournalStore {
       const preparing = prepareRefUpdate(this.repo.commonDir, this.ref, commit.oid);
       let prepared: string;
       try {
-        [, prepared] = await Promise.all([this.objects.writeAll([...objects, commit]), preparing]);
+        [, prepared] = await Promise.all([this.objects.writePacked([...objects, commit]), preparing]);
         fault('after-objects');
       } catch (error) {
         const unused = await preparing.catch(() => undefined); // the lock content, if it was written

@@ -7,17 +7,14 @@
 // Objects git already has, loose or packed, are left out, so a later run over the same files adds
 // nothing. Few objects still go loose (ObjectStore.write): a pack per small checkpoint would pile
 // up packs instead.
-import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import * as zlib from 'node:zlib';
 import type { GitObject } from '../journal/git-object.js';
 import type { ObjectStore } from '../journal/object-store.js';
+import { PackBuilder, type BuiltPack } from '../journal/pack-file.js';
 
 /** From this many new objects in one checkpoint on, they are written as one pack. */
 export const PACK_THRESHOLD = 256;
-
-const TYPE_CODES = { commit: 1, tree: 2, blob: 3 } as const;
 
 /**
  * Collects the new objects of one checkpoint and stores them: loose when few, else as one pack.
@@ -60,7 +57,7 @@ export class ObjectBatch {
   /** Writes everything added, durably; returns how many objects went into a new pack (0: none). */
   flush(): number {
     const packed = this.pack?.count ?? 0;
-    if (packed > 0) this.pack!.write(join(this.store.gitdir, 'objects', 'pack'));
+    if (packed > 0) writePack(join(this.store.gitdir, 'objects', 'pack'), this.pack!.build());
     this.store.write(this.loose);
     this.loose = [];
     this.pack = undefined;
@@ -69,100 +66,14 @@ export class ObjectBatch {
   }
 }
 
-/**
- * A pack being built in memory: each object deflated as it comes into one growing buffer (zlib's
- * output for a small object is a slice of a 16 KB chunk: kept as it is, 20,000 of them held 320 MB).
- */
-export class PackBuilder {
-  private data = Buffer.alloc(64 * 1024);
-  private readonly entries: Array<{ oid: Buffer; offset: number; crc: number }> = [];
-  private readonly seen = new Set<string>();
-  private offset = 12;
-
-  get count(): number {
-    return this.entries.length;
-  }
-
-  add(object: GitObject): void {
-    if (this.seen.has(object.oid)) return;
-    this.seen.add(object.oid);
-    const header = entryHeader(TYPE_CODES[object.type], object.body.length);
-    // An output chunk about the size of the object: the default (16 KB for every object, however
-    // small) is garbage that makes the process's memory balloon before a collection.
-    const chunkSize = Math.max(64, Math.min(16 * 1024, object.body.length + 64));
-    const deflated = zlib.deflateSync(object.body, { level: zlib.constants.Z_BEST_SPEED, chunkSize });
-    const length = header.length + deflated.length;
-    if (this.offset + length > this.data.length) {
-      const grown = Buffer.alloc(Math.max(this.data.length * 2, this.offset + length));
-      this.data.copy(grown, 0, 0, this.offset);
-      this.data = grown;
-    }
-    header.copy(this.data, this.offset);
-    deflated.copy(this.data, this.offset + header.length);
-    this.entries.push({ oid: Buffer.from(object.oid, 'hex'), offset: this.offset, crc: crc32(deflated, crc32(header)) });
-    this.offset += length;
-  }
-
-  /** Writes `pack-<id>.pack` and its `.idx` into `dir`, each durably; returns the pack's id. */
-  write(dir: string): string {
-    const pack = this.data.subarray(0, this.offset);
-    pack.write('PACK', 0, 'latin1');
-    pack.writeUInt32BE(2, 4);
-    pack.writeUInt32BE(this.entries.length, 8);
-    const checksum = createHash('sha1').update(pack).digest();
-    const id = checksum.toString('hex');
-    mkdirSync(dir, { recursive: true });
-    // The pack before its index: git (and our reader) only look at packs that have an .idx.
-    writeDurably(dir, `pack-${id}.pack`, [pack, checksum]);
-    writeDurably(dir, `pack-${id}.idx`, [buildIndex(this.entries, checksum)]);
-    fsyncDirectory(dir);
-    return id;
-  }
-}
-
-// The type-and-size header of a pack entry: 3 bits of type, then the size, 7 bits a byte.
-function entryHeader(type: number, size: number): Buffer {
-  const bytes: number[] = [];
-  let byte = (type << 4) | (size & 0x0f);
-  size = Math.floor(size / 16);
-  while (size > 0) {
-    bytes.push(byte | 0x80);
-    byte = size & 0x7f;
-    size = Math.floor(size / 128);
-  }
-  bytes.push(byte);
-  return Buffer.from(bytes);
-}
-
-// A version-2 pack index: fan-out, sorted ids, CRC-32s, offsets (large ones in a second table),
-// the pack's checksum and the index's own.
-function buildIndex(entries: Array<{ oid: Buffer; offset: number; crc: number }>, packChecksum: Buffer): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
-  const large = sorted.filter((e) => e.offset >= 0x80000000);
-  const n = sorted.length;
-  const out = Buffer.alloc(8 + 1024 + n * 28 + large.length * 8 + 40);
-  out.writeUInt32BE(0xff744f63, 0);
-  out.writeUInt32BE(2, 4);
-  const fanout = new Array<number>(256).fill(0);
-  for (const e of sorted) fanout[e.oid[0]!]!++;
-  let running = 0;
-  for (let i = 0; i < 256; i++) out.writeUInt32BE((running += fanout[i]!), 8 + i * 4);
-  let at = 8 + 1024;
-  for (const e of sorted) at += e.oid.copy(out, at);
-  for (const e of sorted) at = out.writeUInt32BE(e.crc >>> 0, at);
-  let nextLarge = 0;
-  const largeAt = at + n * 4;
-  for (const e of sorted) {
-    if (e.offset < 0x80000000) at = out.writeUInt32BE(e.offset, at);
-    else {
-      at = out.writeUInt32BE((0x80000000 | nextLarge) >>> 0, at);
-      out.writeBigUInt64BE(BigInt(e.offset), largeAt + nextLarge++ * 8);
-    }
-  }
-  at = largeAt + large.length * 8;
-  at += packChecksum.copy(out, at);
-  createHash('sha1').update(out.subarray(0, at)).digest().copy(out, at);
-  return out;
+// Writes `pack-<id>.pack` and its `.idx` into `dir`, each durably, then the directory; returns the id.
+function writePack(dir: string, built: BuiltPack): string {
+  mkdirSync(dir, { recursive: true });
+  // The pack before its index: git (and our reader) only look at packs that have an .idx.
+  writeDurably(dir, `pack-${built.id}.pack`, [built.pack]);
+  writeDurably(dir, `pack-${built.id}.idx`, [built.idx]);
+  fsyncDirectory(dir);
+  return built.id;
 }
 
 let tempCounter = 0;
@@ -256,23 +167,4 @@ function inIndex(idx: Buffer, want: Buffer): boolean {
     else hi = mid;
   }
   return false;
-}
-
-// CRC-32 (zlib's polynomial): node's own where it has one (20.15+), else a table.
-const CRC_TABLE = (() => {
-  const table = new Int32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c;
-  }
-  return table;
-})();
-
-function crc32(data: Buffer, initial = 0): number {
-  const native = (zlib as { crc32?: (data: Buffer, value?: number) => number }).crc32;
-  if (native) return native(data, initial);
-  let c = ~initial;
-  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
-  return ~c >>> 0;
 }
