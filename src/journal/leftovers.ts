@@ -1,11 +1,12 @@
 // Temp files left by killed processes: a process killed mid-write leaves the temp file it was
-// writing (an object's `objects/tmp_obj_<pid>_<n>`, an append's pack `objects/pack/tmp_pack_<pid>_<n>`, a ref's prepared lock content
-// `refs/heads/.agent-journal.lock-<pid>-…`, a run lock's `<run>.lock.tmp-<pid>-…` or
+// writing (an object's `objects/tmp_obj_<pid>_<n>`, an append's pack `objects/tmp_pack_<pid>_<n>`
+// and `tmp_idx_…`, a pack roll-up's work directory `objects/tmp_rollup_<pid>_…`, a ref's prepared
+// lock content `refs/heads/.agent-journal.lock-<pid>-…`, a run lock's `<run>.lock.tmp-<pid>-…` or
 // `.dead-<pid>-…`). Each name carries its writer's pid, so a later process that opens the journal
 // removes the stale ones: those whose writer is gone (and that are older than any write takes),
 // and any older than a writer could still be busy with, whoever wrote them (a pid is only
-// meaningful on this machine, and may be reused). Four readdirs, no more: cheap at every open.
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+// meaningful on this machine, and may be reused). Three readdirs, no more: cheap at every open.
+import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { unlinkQuietly } from './durable-file.js';
 
@@ -16,9 +17,9 @@ export const STALE_TEMP_MS = 15 * 60_000;
 export const DEAD_WRITER_TEMP_MS = 30_000;
 
 // Where temp files are made, and their names (the first group is the writer's pid).
-const PLACES: Array<{ dir: (commonDir: string, refDir: string) => string; name: RegExp }> = [
-  { dir: (commonDir) => join(commonDir, 'objects'), name: /^tmp_obj_(\d+)_\d+$/ },
-  { dir: (commonDir) => join(commonDir, 'objects', 'pack'), name: /^tmp_(?:pack|idx)_(\d+)_\d+$/ },
+const PLACES: Array<{ dir: (commonDir: string, refDir: string) => string; name: RegExp; directory?: true }> = [
+  { dir: (commonDir) => join(commonDir, 'objects'), name: /^tmp_(?:obj|pack|idx)_(\d+)_\d+$/ },
+  { dir: (commonDir) => join(commonDir, 'objects'), name: /^tmp_rollup_(\d+)_[^/]+$/, directory: true },
   { dir: (_, refDir) => refDir, name: /^\.[^/]+\.lock-(\d+)-\d+-\d+(?:\.tmp-\d+-\d+)?$/ },
   { dir: (commonDir) => join(commonDir, 'savepoint', 'locks'), name: /\.lock\.(?:tmp|dead)-(\d+)-[^/]*$/ },
 ];
@@ -55,7 +56,8 @@ export function removeStaleTemps(commonDir: string, refDir: string, now = Date.n
         if (!gone.has(pid)) gone.set(pid, processGone(pid));
         if (!gone.get(pid)) continue;
       }
-      unlinkQuietly(path);
+      if (place.directory) rmSync(path, { recursive: true, force: true });
+      else unlinkQuietly(path);
       removed.push(path);
     }
   }

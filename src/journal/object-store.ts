@@ -11,6 +11,7 @@ import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDura
 import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
 import { PackReader } from './pack-reader.js';
+import { PackRollup } from './pack-rollup.js';
 
 let tempCounter = 0;
 
@@ -22,6 +23,9 @@ const VERIFIED_LIMIT = 200_000;
 // The directories that gained objects through write() and are not yet synced, by objects
 // directory (shared by every ObjectStore of the process: the snapshotter's and the journal's).
 const unsynced = new Map<string, DirectorySync>();
+
+// The roll-ups of small packs, by objects directory (one per process, whatever the store).
+const rollups = new Map<string, PackRollup>();
 
 // What storing a batch of objects takes: files to write, and existing files (checked good, but
 // written by someone who may not have fsynced them) to fsync.
@@ -39,6 +43,8 @@ export class ObjectStore {
   private readonly objectsDir: string;
   private readonly verified: Set<string>;
   private readonly unsynced: DirectorySync;
+  /** Rolls the small packs of appends up into one, in the background (pack-rollup.ts). */
+  readonly rollup: PackRollup;
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
@@ -50,6 +56,12 @@ export class ObjectStore {
     let dirs = unsynced.get(this.objectsDir);
     if (!dirs) unsynced.set(this.objectsDir, (dirs = new DirectorySync()));
     this.unsynced = dirs;
+    let rollup = rollups.get(this.objectsDir);
+    if (!rollup) {
+      rollups.set(this.objectsDir, (rollup = new PackRollup(this.objectsDir)));
+      rollup.onRolled = ({ removed }) => this.packs.forget(removed);
+    }
+    this.rollup = rollup;
   }
 
   private pathOf(oid: string): string {
@@ -76,6 +88,7 @@ export class ObjectStore {
       throw asDiskFull(error, this.objectsDir);
     }
     this.remember(writes, existing);
+    this.rollup.noteLoose(writes.map((w) => w.oid));
   }
 
   /**

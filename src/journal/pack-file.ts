@@ -82,9 +82,12 @@ export class PackBuilder {
  * before anything refers to the pack's objects. Returns the .pack's path.
  */
 export async function writePackFiles(dir: string, built: BuiltPack, dirs: DirectorySync): Promise<string> {
+  // The temp files sit in objects/ itself, where git looks at no file (in objects/pack,
+  // `git count-objects` would count a killed writer's as garbage until leftovers.ts removed it).
+  const temps = dirname(dir);
   const files = [
-    { temp: join(dir, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
-    { temp: join(dir, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
+    { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
+    { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
   ];
   const opened: number[] = [];
   try {
@@ -100,13 +103,24 @@ export async function writePackFiles(dir: string, built: BuiltPack, dirs: Direct
   }
   for (const fd of opened) closeSync(fd);
   try {
-    for (const file of files) renameSync(file.temp, file.path);
+    for (const file of files) renameInto(file.temp, file.path, dirs);
   } catch (error) {
     for (const file of files) unlinkQuietly(file.temp);
     throw error;
   }
   dirs.add(dir);
   return files[0]!.path;
+}
+
+// Renames, making the pack directory first when a repository lacks one.
+function renameInto(temp: string, path: string, dirs: DirectorySync): void {
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    dirs.makeDir(dirname(path));
+    renameSync(temp, path);
+  }
 }
 
 function openTemp(path: string, dirs: DirectorySync): number {

@@ -153,6 +153,7 @@ export class JournalStore {
       if (moved) {
         this.tipCommit = commit.oid;
         this.rootTree = root;
+        this.objects.rollup.afterAppend();
         await this.afterAppend(commit.oid);
         return commit.oid;
       }

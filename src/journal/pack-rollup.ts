@@ -1,0 +1,217 @@
+// Rolling the journal's small packs up into one, so they never pile up. Every append writes a pack
+// of its own (pack-file.ts): past 50 packs, the user's next `git commit` would run `git gc --auto`,
+// and undeltified, a journal takes ten times the room of a JSONL session. So once enough small
+// packs have gathered, they are rolled up, the way `git repack --geometric=2` keeps packs in a
+// geometric progression: the smallest packs, and any pack not at least twice the size of all those
+// below it, go into one new pack that git itself deltifies (`git pack-objects`: consecutive
+// versions of a tree differ by a line, so a delta is a few bytes), together with the loose objects
+// this process wrote for checkpoints. It runs in the background while the run goes on; the new pack
+// is made durable (its files and the directory fsynced) before any pack or loose file it replaces
+// is removed, so a kill or a power cut at any point leaves every object in at least one place.
+// Only packs that savepoint could have made are touched: none with a .keep, .promisor, .mtimes or
+// .bitmap beside it, none over ROLL_MAX_BYTES, and nothing at all in a repository whose packs a
+// multi-pack-index lists (git would then need that index rewritten).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DirectorySync, syncPathAsync, unlinkQuietly } from './durable-file.js';
+import { STALE_TEMP_MS } from './leftovers.js';
+
+/** A roll-up starts once this many small packs are in the pack directory. */
+export const ROLL_TRIGGER_PACKS = 16;
+
+/** Packs larger than this are never rolled up (a clone's pack, a `git gc`'s). */
+export const ROLL_MAX_BYTES = 8 * 1024 * 1024;
+
+/** A pack in the pack directory: its path without the extension, size and object count. */
+interface PackInfo {
+  base: string;
+  bytes: number;
+  count: number;
+}
+
+/** What one roll-up did: how many packs and loose objects went into the new pack. */
+export interface RollupResult {
+  packs: number;
+  loose: number;
+  objects: number;
+  /** The new pack's path (`.pack`), or undefined when there was nothing to roll up. */
+  pack?: string;
+  /** The paths of the packs rolled up and removed. */
+  removed: string[];
+}
+
+/** The roll-ups of one objects directory: at most one in flight per process. */
+export class PackRollup {
+  private readonly objectsDir: string;
+  private readonly packDir: string;
+  private readonly loose = new Set<string>();
+  private inFlight: Promise<RollupResult | undefined> | undefined;
+  private appendsSinceLook = 0;
+  /** Told of each finished roll-up (the process's pack reader forgets the removed packs). */
+  onRolled?: (result: RollupResult) => void;
+
+  constructor(objectsDir: string) {
+    this.objectsDir = objectsDir;
+    this.packDir = join(objectsDir, 'pack');
+  }
+
+  /** Notes loose objects this process wrote (checkpoints): the next roll-up packs them and removes the files. */
+  noteLoose(oids: Iterable<string>): void {
+    for (const oid of oids) this.loose.add(oid);
+  }
+
+  /**
+   * Called after every append: looks at the pack directory every few appends and starts a roll-up
+   * in the background when it is due. Never throws; a roll-up that fails leaves everything as it was.
+   */
+  afterAppend(): void {
+    if (this.inFlight || ++this.appendsSinceLook < 4) return;
+    this.appendsSinceLook = 0;
+    const plan = this.plan();
+    if (!plan) return;
+    this.inFlight = this.roll(plan.packs, [...this.loose])
+      .catch(() => undefined) // a failed roll-up is retried later; nothing was removed
+      .finally(() => (this.inFlight = undefined));
+  }
+
+  /** Waits for the roll-up in flight, if any (a run's end, tests). */
+  async settle(): Promise<RollupResult | undefined> {
+    return this.inFlight;
+  }
+
+  /** Rolls up now whatever is due (or, with `all`, every small pack), waiting for it. */
+  async rollNow(all = false): Promise<RollupResult | undefined> {
+    await this.inFlight;
+    const plan = this.plan(all);
+    return plan ? this.roll(plan.packs, [...this.loose]) : undefined;
+  }
+
+  // Which packs to roll up, or undefined when none is due: fewer than ROLL_TRIGGER_PACKS candidates
+  // (unless `all`), or a multi-pack-index in the way.
+  private plan(all = false): { packs: PackInfo[] } | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(this.packDir);
+    } catch {
+      return undefined;
+    }
+    if (names.includes('multi-pack-index')) return undefined;
+    const present = new Set(names);
+    this.removeOrphans(names, present);
+    const candidates: PackInfo[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.idx')) continue;
+      const base = join(this.packDir, name.slice(0, -4));
+      const stem = name.slice(0, -4);
+      if (['.keep', '.promisor', '.mtimes', '.bitmap'].some((ext) => present.has(stem + ext)) || !present.has(`${stem}.pack`)) continue;
+      try {
+        const bytes = statSync(`${base}.pack`).size;
+        if (bytes > ROLL_MAX_BYTES) continue;
+        const idx = readFileSync(`${base}.idx`);
+        if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) continue;
+        candidates.push({ base, bytes, count: idx.readUInt32BE(8 + 255 * 4) });
+      } catch {
+        // removed meanwhile (another process rolled it up)
+      }
+    }
+    if (candidates.length < (all ? 2 : ROLL_TRIGGER_PACKS)) return undefined;
+    const packs = all ? candidates : geometricRoll(candidates);
+    return packs.length >= 2 ? { packs } : undefined;
+  }
+
+  // A .pack with no .idx is what a kill leaves between a pack's two renames or removals (git's own
+  // repack leaves the same): no reader looks at it, and `git count-objects` calls it garbage. Once
+  // older than any writer could still be busy with, it is removed.
+  private removeOrphans(names: string[], present: Set<string>): void {
+    for (const name of names) {
+      if (!/^pack-[0-9a-f]{40}\.pack$/.test(name) || present.has(`${name.slice(0, -5)}.idx`)) continue;
+      const path = join(this.packDir, name);
+      try {
+        if (Date.now() - statSync(path).mtimeMs > STALE_TEMP_MS) unlinkQuietly(path);
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  private async roll(packs: PackInfo[], loose: string[]): Promise<RollupResult> {
+    const oids = new Set<string>();
+    for (const pack of packs) for (const oid of idsOf(readFileSync(`${pack.base}.idx`))) oids.add(oid);
+    const looseThere = loose.filter((oid) => existsSync(join(this.objectsDir, oid.slice(0, 2), oid.slice(2))));
+    for (const oid of looseThere) oids.add(oid);
+    const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
+    try {
+      const id = await packObjects(join(this.objectsDir, '..'), join(work, 'pack'), [...oids]);
+      const made = { pack: join(work, `pack-${id}.pack`), idx: join(work, `pack-${id}.idx`) };
+      if (new Set(idsOf(readFileSync(made.idx))).size !== oids.size) throw new Error('git pack-objects left objects out');
+      // Durable before anything it replaces goes: its files, then its names in the pack directory.
+      await Promise.all([syncPathAsync(made.pack), syncPathAsync(made.idx)]);
+      const dirs = new DirectorySync();
+      const pack = join(this.packDir, `pack-${id}.pack`);
+      renameSync(made.pack, pack);
+      renameSync(made.idx, join(this.packDir, `pack-${id}.idx`));
+      dirs.add(this.packDir);
+      await dirs.flush();
+      // The index first, so no reader sees a pack it can no longer open.
+      const removed = packs.map((p) => `${p.base}.pack`).filter((path) => path !== pack);
+      for (const path of removed) {
+        unlinkQuietly(`${path.slice(0, -5)}.idx`);
+        unlinkQuietly(`${path.slice(0, -5)}.rev`);
+        unlinkQuietly(path);
+      }
+      for (const oid of looseThere) {
+        unlinkQuietly(join(this.objectsDir, oid.slice(0, 2), oid.slice(2)));
+        this.loose.delete(oid);
+      }
+      const result = { packs: packs.length, loose: looseThere.length, objects: oids.size, pack, removed };
+      this.onRolled?.(result);
+      return result;
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+}
+
+// The packs to roll up so that the rest form a geometric progression (factor 2), as
+// `git repack --geometric=2` picks them: sorted by object count, the largest pack that is not at
+// least twice the one below it marks the split, and the split then climbs past every pack that
+// is not at least twice all the objects below it.
+function geometricRoll(packs: PackInfo[]): PackInfo[] {
+  const sorted = [...packs].sort((a, b) => a.count - b.count);
+  let split = sorted.length - 1;
+  for (; split > 0; split--) if (sorted[split]!.count < 2 * sorted[split - 1]!.count) break;
+  if (split === 0) return [];
+  let total = 0;
+  for (let i = 0; i < split; i++) total += sorted[i]!.count;
+  while (split < sorted.length && sorted[split]!.count < 2 * total) total += sorted[split++]!.count;
+  return sorted.slice(0, split);
+}
+
+// The object ids a version-2 index lists.
+function idsOf(idx: Buffer): string[] {
+  const count = idx.readUInt32BE(8 + 255 * 4);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', 8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20));
+  return ids;
+}
+
+// Runs `git pack-objects <base>` over `oids` (deltified against each other) and returns the new
+// pack's id. No reverse index: nothing here would move or remove one.
+function packObjects(gitdir: string, base: string, oids: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [`--git-dir=${gitdir}`, '-c', 'pack.writeReverseIndex=false', '-c', 'pack.writeBitmapIndex=false', 'pack-objects', '-q', '--delta-base-offset', base], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const id = out.trim();
+      if (code === 0 && /^[0-9a-f]{40}$/.test(id)) resolve(id);
+      else reject(new Error(`git pack-objects exited ${code}: ${err.trim()}`));
+    });
+    child.stdin.on('error', () => {}); // a git that died early: its exit code says why
+    child.stdin.end(oids.map((oid) => `${oid}\n`).join(''));
+  });
+}
