@@ -68,7 +68,7 @@ export class PackRollup {
   afterAppend(): void {
     if (this.inFlight || ++this.appendsSinceLook < 4) return;
     this.appendsSinceLook = 0;
-    const plan = this.plan();
+    const plan = this.plan(ROLL_TRIGGER_PACKS);
     if (!plan) return;
     this.inFlight = this.roll(plan.packs, [...this.loose])
       .catch(() => undefined) // a failed roll-up is retried later; nothing was removed
@@ -80,16 +80,27 @@ export class PackRollup {
     return this.inFlight;
   }
 
-  /** Rolls up now whatever is due (or, with `all`, every small pack), waiting for it. */
+  /** Rolls up now every small pack (`all`), or whatever is due, waiting for it. */
   async rollNow(all = false): Promise<RollupResult | undefined> {
     await this.inFlight;
-    const plan = this.plan(all);
+    const plan = this.plan(all ? 'all' : ROLL_TRIGGER_PACKS);
     return plan ? this.roll(plan.packs, [...this.loose]) : undefined;
   }
 
-  // Which packs to roll up, or undefined when none is due: fewer than ROLL_TRIGGER_PACKS candidates
-  // (unless `all`), or a multi-pack-index in the way.
-  private plan(all = false): { packs: PackInfo[] } | undefined {
+  /**
+   * At a run's end: rolls up the packs that break the geometric progression however few they are,
+   * so a finished run leaves its objects deltified (`git repack --geometric=2` without a trigger).
+   */
+  async tidy(): Promise<RollupResult | undefined> {
+    await this.inFlight;
+    const plan = this.plan(2);
+    return plan ? this.roll(plan.packs, [...this.loose]) : undefined;
+  }
+
+  // Which packs to roll up, or undefined when none is due: fewer than `trigger` candidates, or a
+  // multi-pack-index in the way. 'all': every candidate, progression or not.
+  private plan(trigger: number | 'all' = ROLL_TRIGGER_PACKS): { packs: PackInfo[] } | undefined {
+    const all = trigger === 'all';
     let names: string[];
     try {
       names = readdirSync(this.packDir);
@@ -115,7 +126,7 @@ export class PackRollup {
         // removed meanwhile (another process rolled it up)
       }
     }
-    if (candidates.length < (all ? 2 : ROLL_TRIGGER_PACKS)) return undefined;
+    if (candidates.length < (all ? 2 : trigger)) return undefined;
     const packs = all ? candidates : geometricRoll(candidates);
     return packs.length >= 2 ? { packs } : undefined;
   }

@@ -133,6 +133,9 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     throw error;
   } finally {
     worktreeLock?.release();
+    // The run's last small packs go into one (a few milliseconds of git), so that what a run
+    // leaves in .git is deltified; it never fails the run.
+    await journal.store.objects.rollup.tidy().catch(() => undefined);
     journal.close();
   }
 }
