@@ -43,10 +43,12 @@ const QUICK_TURNS = 20;
 const ROUNDS = 2;
 const TARGET_RATIO = 1.0;
 const TARGET_STARTUP_MS = 200;
+const TARGET_DISK_RATIO = 3.0;
 const TASK = 'benchmark: call the tool once per turn, many times';
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 
-type Harness = 'savepoint' | 'baseline' | 'pi';
+// `unsandboxed`: this build with --no-sandbox, bash turns only (pi has no sandbox: like for like).
+type Harness = 'savepoint' | 'unsandboxed' | 'baseline' | 'pi';
 const BASELINE = process.env.BENCH_PEERS_BASELINE ? resolve(process.env.BENCH_PEERS_BASELINE) : undefined;
 type Kind = 'bash' | 'read';
 
@@ -140,7 +142,8 @@ async function runOnce(harness: Harness, kind: Kind, turns: number, context: Ben
     if (harness !== 'pi') {
       env.ANTHROPIC_BASE_URL = fake.url;
       const bin = harness === 'baseline' ? join(BASELINE!, 'bin/savepoint.js') : BIN;
-      args = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), bin, 'run', '--yes', '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
+      const sandbox = harness === 'unsandboxed' ? ['--no-sandbox'] : [];
+      args = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), bin, 'run', '--yes', ...sandbox, '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
     } else {
       writeFileSync(join(agentDir.dir, 'models.json'), JSON.stringify({ providers: { anthropic: { baseUrl: fake.url } } }));
       env.PI_CODING_AGENT_DIR = agentDir.dir;
@@ -192,10 +195,10 @@ async function run(context: BenchContext): Promise<Row[]> {
   const rounds = context.quick ? 1 : ROUNDS;
   const checked = !context.quick;
   const profileDir = process.env.BENCH_PEERS_PROFILE ? resolve(process.env.BENCH_PEERS_PROFILE) : undefined;
-  const harnesses: Harness[] = [...(BASELINE ? (['baseline'] as const) : []), 'savepoint', ...(piCli ? (['pi'] as const) : [])];
+  const harnesses: Harness[] = [...(BASELINE ? (['baseline'] as const) : []), 'savepoint', 'unsandboxed', ...(piCli ? (['pi'] as const) : [])];
 
   // Warm the page cache (node, both harnesses' modules) with a short run of each.
-  for (const harness of harnesses) await runOnce(harness, 'read', 2, context, piCli);
+  for (const harness of harnesses) await runOnce(harness, 'bash', 2, context, piCli);
 
   const results = new Map<string, RunResult[]>();
   const add = (key: string, result: RunResult) => results.set(key, [...(results.get(key) ?? []), result]);
@@ -205,6 +208,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     const order = round % 2 === 0 ? harnesses : [...harnesses].reverse();
     for (const kind of ['bash', 'read'] as const) {
       for (const harness of order) {
+        if (harness === 'unsandboxed' && kind === 'read') continue; // a read never meets the sandbox
         context.log(`round ${round + 1}/${rounds}: ${harness}, ${turns} ${kind} turns`);
         add(`${harness} ${kind}`, await runOnce(harness, kind, turns, context, piCli, harness === 'savepoint' ? profileDir : undefined));
       }
@@ -226,24 +230,37 @@ async function run(context: BenchContext): Promise<Row[]> {
     if (!piCli) continue;
     const theirs = gapsOf(`pi ${kind}`);
     rows.push(latencyRow(`pi: ${label}, response end → next request`, theirs.length, theirs));
-    const ratio = mean(ours) / mean(theirs);
-    const ratioP50 = percentile(ours, 50) / percentile(theirs, 50);
-    rows.push({
-      what: `${kind} turns: savepoint / pi, mean gap (p50s: ${ratioP50.toFixed(2)}x)`,
-      n: ours.length,
-      value: `${ratio.toFixed(2)}x`,
-      ...(checked ? { target: `≤ ${TARGET_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_RATIO } : {}),
-    });
+    const ratioRow = (who: string, samples: number[]): Row => {
+      const ratio = mean(samples) / mean(theirs);
+      const ratioP50 = percentile(samples, 50) / percentile(theirs, 50);
+      return {
+        what: `${kind} turns: ${who} / pi, mean gap (p50s: ${ratioP50.toFixed(2)}x)`,
+        n: samples.length,
+        value: `${ratio.toFixed(2)}x`,
+        ...(checked ? { target: `≤ ${TARGET_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_RATIO } : {}),
+      };
+    };
+    rows.push(ratioRow('savepoint', ours));
+    if (kind === 'bash') {
+      // pi runs its commands unconfined; bubblewrap costs ~5 ms a command (namespaces, mounts).
+      const unconfined = gapsOf('unsandboxed bash');
+      rows.push(latencyRow(`savepoint --no-sandbox: ${label}, response end → next request`, unconfined.length, unconfined));
+      rows.push(ratioRow('savepoint --no-sandbox', unconfined));
+    }
   }
-  for (const harness of harnesses) {
+  for (const harness of harnesses.filter((h) => h !== 'unsandboxed')) {
     const startups = [...all(`${harness} bash`), ...all(`${harness} read`)].map((r) => r.startupMs);
     const target = harness === 'savepoint' && checked ? { target: `p50 ≤ ${TARGET_STARTUP_MS} ms`, ok: percentile(startups, 50) <= TARGET_STARTUP_MS } : {};
     rows.push(latencyRow(`${harness}: start-up, spawn to first model request`, startups.length, startups, { total: undefined, ...target }));
   }
-  for (const harness of harnesses) {
+  for (const harness of harnesses.filter((h) => h !== 'unsandboxed')) {
     const disk = all(`${harness} bash`).map((r) => r.diskBytes);
     const where = harness === 'pi' ? 'session folder' : '.git growth';
     rows.push({ what: `${harness}: on disk after ${turns} bash turns (${where})`, n: disk.length, value: `${(mean(disk) / 1024).toFixed(0)} KB` });
+  }
+  if (piCli) {
+    const ratio = mean(all('savepoint bash').map((r) => r.diskBytes)) / mean(all('pi bash').map((r) => r.diskBytes));
+    rows.push({ what: 'on disk: savepoint .git growth / pi session', value: `${ratio.toFixed(2)}x`, ...(checked ? { target: `≤ ${TARGET_DISK_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_DISK_RATIO } : {}) });
   }
   return rows;
 }
