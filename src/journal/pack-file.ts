@@ -75,6 +75,50 @@ export class PackBuilder {
 }
 
 /**
+ * One pack holding every object of `parts` (whole .pack and .idx files), made by copying each
+ * pack's entries as they are: no object is inflated or deflated again, and a delta stays valid,
+ * since a pack's entries keep their distances to one another. Undefined when a part is not a
+ * sound version-2 pack (its checksum, its header's count) or when two parts share an object (a
+ * pack's index may list an object once): the caller then leaves it to git.
+ */
+export function concatenatePacks(parts: Array<{ pack: Buffer; idx: Buffer }>): BuiltPack | undefined {
+  const entries: Array<{ oid: Buffer; offset: number; crc: number }> = [];
+  const seen = new Set<string>();
+  const bodies: Buffer[] = [];
+  let at = 12;
+  for (const { pack, idx } of parts) {
+    if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK' || pack.readUInt32BE(4) !== 2) return undefined;
+    if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) return undefined;
+    const count = idx.readUInt32BE(8 + 255 * 4);
+    const checksum = pack.subarray(pack.length - 20);
+    if (pack.readUInt32BE(8) !== count || !createHash('sha1').update(pack.subarray(0, pack.length - 20)).digest().equals(checksum)) return undefined;
+    const ids = 8 + 1024;
+    const crcs = ids + count * 20;
+    const offsets = crcs + count * 4;
+    const large = offsets + count * 4;
+    for (let i = 0; i < count; i++) {
+      const oid = Buffer.from(idx.subarray(ids + i * 20, ids + i * 20 + 20));
+      const key = oid.toString('hex');
+      if (seen.has(key)) return undefined;
+      seen.add(key);
+      let offset = idx.readUInt32BE(offsets + i * 4);
+      if (offset & 0x80000000) offset = Number(idx.readBigUInt64BE(large + (offset & 0x7fffffff) * 8));
+      entries.push({ oid, offset: at + offset - 12, crc: idx.readUInt32BE(crcs + i * 4) });
+    }
+    const body = pack.subarray(12, pack.length - 20);
+    bodies.push(body);
+    at += body.length;
+  }
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(entries.length, 8);
+  const data = Buffer.concat([header, ...bodies]);
+  const checksum = createHash('sha1').update(data).digest();
+  return { id: checksum.toString('hex'), pack: Buffer.concat([data, checksum]), idx: buildIndex(entries, checksum), count: entries.length };
+}
+
+/**
  * Puts a built pack into the pack directory `dir`: both files written to temp names (named like
  * git's, so a leftover is ignored by fsck and removed by gc, and carrying our pid for leftovers.ts),
  * fsynced together on the thread pool, then renamed, the pack before its index (git and our reader
