@@ -1,9 +1,12 @@
 // Numbers for people: counts, durations, money and sizes, as the terminal and the HTML report
 // show them. Pure: no I/O, no imports from src/.
 
+// One formatter for the process: toLocaleString builds a new one at every call (~40 µs).
+const COUNT = new Intl.NumberFormat('en-US');
+
 /** `12,345` */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  return COUNT.format(n);
 }
 
 /** `1 line`, `2,000 lines`: a count with its noun, singular when it is one. */
