@@ -1,4 +1,4 @@
-// The disk (or the user's quota) ran out while savepoint was writing to the journal.
+// The disk (or the user's quota) ran out, or began refusing writes, while savepoint was writing to the journal.
 import { SavepointError } from './savepoint-error.js';
 
 /** The errno codes that mean "no room left": the disk is full, or the user's quota is used up. */
@@ -24,8 +24,37 @@ export class DiskFullError extends SavepointError<{ path: string; errno: string 
   }
 }
 
-/** `error` as a DiskFullError when its errno says the disk or quota is full (about `path`), else unchanged. */
-export function asDiskFull(error: unknown, path: string): unknown {
+/** The errno codes that mean the journal's disk refuses writes: mounted read-only, or not permitted. */
+export const WRITE_REFUSED_CODES: ReadonlySet<string> = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/**
+ * A write to the journal was refused in the middle of a run: the file system went read-only (a disk
+ * error makes the kernel remount it so) or the permissions changed. As with a full disk, every step
+ * recorded before it is intact and the one being recorded was not half-written.
+ */
+export class JournalWriteRefusedError extends SavepointError<{ path: string; errno: string }> {
+  constructor(path: string, errno: string, cause?: unknown) {
+    const what = errno === 'EROFS' ? 'its file system is now read-only' : 'permission to write it was refused';
+    super(
+      'EJOURNALREADONLY',
+      `savepoint could not write ${path}: ${what} (${errno}). Nothing that was finished is lost: ` +
+        `every step recorded before this one is whole on the agent-journal branch, and the step ` +
+        `being recorded was not half-written. Make the repository writable again (a file system ` +
+        `the kernel remounted read-only after a disk error needs checking first; then remount it ` +
+        `read-write, or fix the permissions), then run the same command again; it picks up where it stopped.`,
+      { path, errno },
+      { cause },
+    );
+  }
+}
+
+/**
+ * `error` as a DiskFullError when its errno says the disk or quota is full (about `path`), as a
+ * JournalWriteRefusedError when the disk refuses writes, else unchanged.
+ */
+export function asWriteFailure(error: unknown, path: string): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code && DISK_FULL_CODES.has(code) ? new DiskFullError(path, code, error) : error;
+  if (!code) return error;
+  if (DISK_FULL_CODES.has(code)) return new DiskFullError(path, code, error);
+  return WRITE_REFUSED_CODES.has(code) ? new JournalWriteRefusedError(path, code, error) : error;
 }

@@ -10,7 +10,7 @@
 import { closeSync, fsync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
-import { asDiskFull } from '../errors/index.js';
+import { asWriteFailure } from '../errors/index.js';
 
 let counter = 0;
 const fsyncAsync = promisify(fsync);
@@ -105,7 +105,7 @@ export function writeFileDurably(path: string, data: Uint8Array | string, option
     finish(fd, temp, path, dirs);
     if (options.dirs === undefined) dirs?.flushSync();
   } catch (error) {
-    throw asDiskFull(error, path);
+    throw asWriteFailure(error, path);
   }
 }
 
@@ -129,7 +129,7 @@ export async function writeFileDurablyAsync(path: string, data: Uint8Array | str
     finish(fd, temp, path, dirs);
     if (options.dirs === undefined) await dirs?.flush();
   } catch (error) {
-    throw asDiskFull(error, path);
+    throw asWriteFailure(error, path);
   }
 }
 
@@ -150,7 +150,7 @@ export function writeFileAtomically(path: string, data: string): void {
     }
     finish(fd, temp, path, null);
   } catch (error) {
-    throw asDiskFull(error, path);
+    throw asWriteFailure(error, path);
   }
 }
 

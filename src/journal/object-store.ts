@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { asDiskFull } from '../errors/index.js';
+import { asWriteFailure } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
 import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
@@ -85,7 +85,7 @@ export class ObjectStore {
         this.unsynced.add(dirname(path));
       }
     } catch (error) {
-      throw asDiskFull(error, this.objectsDir);
+      throw asWriteFailure(error, this.objectsDir);
     }
     this.remember(writes, existing);
     this.rollup.noteLoose(writes.map((w) => w.oid));
@@ -106,7 +106,7 @@ export class ObjectStore {
       ...existing.map(({ path }) => syncPathAsync(path).then(() => this.unsynced.add(dirname(path)))),
     ]);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw asDiskFull(failed.reason, this.objectsDir);
+    if (failed) throw asWriteFailure(failed.reason, this.objectsDir);
     await this.syncNames();
     this.remember(writes, existing);
   }
@@ -144,7 +144,7 @@ export class ObjectStore {
     try {
       path = await writePackFiles(join(this.objectsDir, 'pack'), built, this.unsynced);
     } catch (error) {
-      throw asDiskFull(error, this.objectsDir);
+      throw asWriteFailure(error, this.objectsDir);
     }
     await this.syncNames();
     this.packs.addWritten(path, built.pack, built.idx);
@@ -157,7 +157,7 @@ export class ObjectStore {
     try {
       await this.unsynced.flush();
     } catch (error) {
-      throw asDiskFull(error, this.objectsDir);
+      throw asWriteFailure(error, this.objectsDir);
     }
   }
 

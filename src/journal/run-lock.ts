@@ -99,7 +99,12 @@ function holdLock(run: string, path: string, text: string, leaseMs: number): Run
     held = false;
     clearInterval(timer);
     process.off('exit', release);
-    if (readQuietly(path) === text) unlinkSync(path);
+    try {
+      if (readQuietly(path) === text) unlinkSync(path);
+    } catch {
+      // A disk gone read-only (or away) keeps the lock file: its owner is dead by then, which is
+      // all the next process to take it over checks for.
+    }
   };
   const check = () => {
     if (!held || readQuietly(path) === text) return;

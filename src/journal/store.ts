@@ -4,7 +4,7 @@
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
 import { dirname, join } from 'node:path';
-import { asDiskFull, JournalMovedError } from '../errors/index.js';
+import { asWriteFailure, JournalMovedError } from '../errors/index.js';
 import { unlinkQuietly } from './durable-file.js';
 import { assertNotCheckedOut, findRepository, type Repository } from './repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
@@ -148,7 +148,7 @@ export class JournalStore {
         isAncestor: (oid, tip) => this.isAncestor(oid, tip),
         reflog: `savepoint: ${message.split('\n')[0]}`,
       }).catch((error: unknown) => {
-        throw asDiskFull(error, join(this.repo.commonDir, this.ref)); // no room for the lock file
+        throw asWriteFailure(error, join(this.repo.commonDir, this.ref)); // no room for the lock file
       });
       if (moved) {
         this.tipCommit = commit.oid;

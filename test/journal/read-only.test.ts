@@ -1,0 +1,66 @@
+// A journal whose disk turns read-only in the middle of a run, for real: the repository on a
+// tmpfs that is remounted read-only (as the kernel remounts a file system after a disk error)
+// while a child appends steps through the real journal. The child must stop with one clear error
+// (EJOURNALREADONLY, no stack trace, never "unexpected error"), lose nothing that returned, and
+// once the file system is writable again the identical command resumes where it stopped.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
+import { gitOut } from '../helpers/git.js';
+import { runAppender, startAppender } from '../helpers/journal-child.js';
+import { createSmallTmpfs, tmpfsUnavailable } from '../helpers/loop-fs.js';
+import { useScratch } from '../helpers/scratch.js';
+
+const STEPS = 30;
+const scratch = useScratch();
+const unavailable = tmpfsUnavailable();
+
+function remount(dir: string, mode: 'ro' | 'rw'): void {
+  const result = spawnSync('mount', ['-o', `remount,${mode}`, dir], { encoding: 'utf8' });
+  assert.equal(result.status, 0, `mount -o remount,${mode}: ${result.stderr}`);
+}
+
+describe('a disk that turns read-only mid-run', { skip: unavailable ? `skipped: ${unavailable}` : false }, () => {
+  it('stops the run with EJOURNALREADONLY, loses nothing, and resumes once it is writable again', async () => {
+    const disk = createSmallTmpfs(32);
+    scratch.defer(() => {
+      spawnSync('mount', ['-o', 'remount,rw', disk.dir]);
+      disk.remove();
+    });
+    const root = join(disk.dir, 'repo');
+    mkdirSync(root);
+    await gitOut(root, ['init', '-q', '-b', 'main']);
+    await gitOut(root, ['config', 'user.name', 'Savepoint Test']);
+    await gitOut(root, ['config', 'user.email', 'test@savepoint.invalid']);
+    writeFileSync(join(root, 'README.md'), '# project\n');
+    await gitOut(root, ['add', '-A']);
+    await gitOut(root, ['commit', '-q', '-m', 'initial']);
+    const run = 'readonly';
+
+    // Each step works 50 ms; the disk goes read-only once five steps have returned.
+    const appender = startAppender({ dir: root, run, steps: STEPS, workMs: 50 });
+    await new Promise<void>((resolve) => appender.onLine((line) => line === 'done 5' && resolve()));
+    remount(disk.dir, 'ro');
+    const stopped = await appender.result;
+    assert.equal(stopped.code, 1, `the child stopped with an error\n${stopped.lines.join('\n')}\n${stopped.stderr}`);
+    assert.match(stopped.stderr, /^error EJOURNALREADONLY /m);
+    assert.match(stopped.stderr, /its file system is now read-only \(EROFS\)/);
+    assert.match(stopped.stderr, /Nothing that was finished is lost/);
+    assert.doesNotMatch(stopped.stderr, /unexpected error/);
+    assert.doesNotMatch(stopped.stderr, /\n\s+at /, 'no stack trace');
+    const returned = new Set(stopped.done);
+    assert.ok(returned.size >= 5 && returned.size < STEPS, `stopped mid-run (${returned.size} steps returned)`);
+    assert.deepEqual(stopped.done, range(1, stopped.done.length));
+
+    remount(disk.dir, 'rw');
+    await checkAfterKill(root, run, returned, 'after the read-only disk');
+    const resumed = await runAppender({ dir: root, run, steps: STEPS });
+    checkReport(resumed, returned, 'resuming once writable');
+    assert.equal(resumed.finished, true, resumed.stderr);
+    for (const step of returned) assert.ok(resumed.replayed.includes(step), `step ${step} replayed, not re-run`);
+    await checkAfterKill(root, run, new Set(range(1, STEPS)), 'after resuming');
+  });
+});
