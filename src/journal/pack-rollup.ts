@@ -11,8 +11,8 @@
 // is made durable (its files and the directory fsynced) before any pack or loose file it replaces
 // is removed, so a kill or a power cut at any point leaves every object in at least one place.
 // Only packs that savepoint could have made are touched: none with a .keep, .promisor, .mtimes or
-// .bitmap beside it, none over ROLL_MAX_BYTES, and nothing at all in a repository whose packs a
-// multi-pack-index lists (git would then need that index rewritten).
+// .bitmap beside it, none over ROLL_MAX_BYTES, and none a multi-pack-index lists (`git maintenance`
+// writes one; removing a pack it lists would need it rewritten).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
@@ -120,7 +120,7 @@ export class PackRollup {
   }
 
   // Which packs to roll up, or undefined when none is due: fewer than `trigger` candidates, or a
-  // multi-pack-index in the way. 'all': every candidate, progression or not.
+  // multi-pack-index of a kind we cannot read. 'all': every candidate, progression or not.
   private plan(trigger: number | 'all' = ROLL_TRIGGER_PACKS): { packs: PackInfo[] } | undefined {
     const all = trigger === 'all';
     let names: string[];
@@ -129,7 +129,8 @@ export class PackRollup {
     } catch {
       return undefined;
     }
-    if (names.includes('multi-pack-index')) return undefined;
+    const listed = names.includes('multi-pack-index') ? midxPacks(join(this.packDir, 'multi-pack-index')) : new Set<string>();
+    if (!listed || names.includes('multi-pack-index.d')) return undefined;
     const present = new Set(names);
     this.removeOrphans(names, present);
     const candidates: PackInfo[] = [];
@@ -137,7 +138,7 @@ export class PackRollup {
       if (!name.endsWith('.idx')) continue;
       const base = join(this.packDir, name.slice(0, -4));
       const stem = name.slice(0, -4);
-      if (['.keep', '.promisor', '.mtimes', '.bitmap'].some((ext) => present.has(stem + ext)) || !present.has(`${stem}.pack`)) continue;
+      if (['.keep', '.promisor', '.mtimes', '.bitmap'].some((ext) => present.has(stem + ext)) || !present.has(`${stem}.pack`) || listed.has(stem)) continue;
       try {
         const bytes = statSync(`${base}.pack`).size;
         if (bytes > ROLL_MAX_BYTES) continue;
@@ -239,6 +240,27 @@ function geometricRoll(packs: PackInfo[]): PackInfo[] {
   for (let i = 0; i < split; i++) total += sorted[i]!.count;
   while (split < sorted.length && sorted[split]!.count < 2 * total) total += sorted[split++]!.count;
   return sorted.slice(0, split);
+}
+
+// The packs a multi-pack-index lists (their names without extension), from its PNAM chunk; or
+// undefined when it cannot be read (then nothing is rolled up).
+function midxPacks(path: string): Set<string> | undefined {
+  try {
+    const midx = readFileSync(path);
+    if (midx.toString('latin1', 0, 4) !== 'MIDX' || midx[4] !== 1) return undefined;
+    const chunks = midx[6]!;
+    for (let i = 0; i < chunks; i++) {
+      const at = 12 + i * 12;
+      if (midx.toString('latin1', at, at + 4) !== 'PNAM') continue;
+      const start = Number(midx.readBigUInt64BE(at + 4));
+      const end = Number(midx.readBigUInt64BE(at + 16));
+      const names = midx.toString('latin1', start, end).split('\0').filter(Boolean);
+      return new Set(names.map((name) => name.replace(/\.(idx|pack)$/, '')));
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // The object ids a version-2 index lists.

@@ -94,6 +94,25 @@ describe('the journal as packs', () => {
     await assertFsckClean(repo.root);
   });
 
+  it('leaves the packs a multi-pack-index lists (git maintenance writes one) and rolls up the rest', async () => {
+    const repo = await scratch.repo();
+    await gitOut(repo.root, ['repack', '-q', '-d']);
+    await gitOut(repo.root, ['multi-pack-index', 'write']);
+    const packDir = join(repo.root, '.git', 'objects', 'pack');
+    const listed = readdirSync(packDir).filter((n) => n.endsWith('.pack'));
+    assert.equal(listed.length, 1);
+    const store = await JournalStore.open(repo.root);
+    for (let i = 0; i < 40; i++) await store.append([{ path: stepPath(i), content: stepContent(i) }], `r #${i}`);
+    await store.objects.rollup.settle();
+    const rolled = await store.objects.rollup.rollNow(true);
+    assert.ok(rolled && rolled.packs >= 2, 'the journal packs were rolled up');
+    const after = readdirSync(packDir).filter((n) => n.endsWith('.pack'));
+    assert.ok(after.includes(listed[0]!), 'the listed pack is still there');
+    assert.equal(after.length, 2, after.join(', '));
+    await gitOut(repo.root, ['multi-pack-index', 'verify']);
+    await assertFsckClean(repo.root);
+  });
+
   it('loses nothing when the process is killed with SIGKILL in the middle of roll-ups', async () => {
     const repo = await scratch.repo();
     const child = fileURLToPath(new URL('../helpers/rollup-child.ts', import.meta.url));
