@@ -80,7 +80,8 @@ export function printRuns(runs: ListedRun[], out: Out, style: Style, now: number
     { key: 'resumed', head: 'RESUMED', align: 'right', drop: 1 },
     { key: 'last', head: 'LAST ACTIVITY', align: 'left', drop: 5 },
   ];
-  const widthOf = (c: (typeof columns)[number]) => Math.max(c.head.length, ...rows.map((r) => r[c.key].length)); // ids are never cut
+  const widths = new Map(columns.map((c) => [c, rows.reduce((most, r) => Math.max(most, r[c.key].length), c.head.length)])); // ids are never cut
+  const widthOf = (c: (typeof columns)[number]) => widths.get(c)!;
   let shown = columns;
   const tableWidth = () => shown.reduce((sum, c) => sum + widthOf(c) + 2, -2);
   for (let level = 1; level <= 5 && tableWidth() > style.width; level++) shown = shown.filter((c) => c.drop === 0 || c.drop > level);

@@ -14,7 +14,7 @@ import { listRunIds, listRunStepFiles, readRunEntries, readRunRecord, readStepFi
 import { findRepository, type Repository } from '../journal/repository.js';
 import { runLockHolder } from '../journal/run-lock.js';
 import { JournalStore } from '../journal/store.js';
-import { followUpFiles, summaryFromTotals, trustedTotals } from './run-listing.js';
+import { followUpFiles, listedSteps, summaryFromTotals, trustedTotals } from './run-listing.js';
 import { buildTimeline, compareEntries, followUpMessage, type RunSummary, type Timeline } from './summarize.js';
 
 /** One run as read from the journals: its record and entries from the preferred copy, and its view. */
@@ -59,12 +59,13 @@ export interface ListedRun {
 export async function listAllRuns(journals: Journals): Promise<ListedRun[]> {
   const ids = await allRunIds(journals);
   const held = await Promise.all(journals.refs.map(async ({ store }) => new Set(await listRunIds(store))));
+  const locked = lockedRuns(journals.repo.commonDir);
   const runs: ListedRun[] = [];
   for (const id of ids) {
-    const run = await listFrom(journals, held, id);
+    const run = await listFrom(journals, held, id, locked.has(id));
     if (run) runs.push(run);
   }
-  for (const id of startingRuns(journals.repo.commonDir, ids)) runs.push({ id, from: localRef(journals), summary: startingTimeline(id).run, problem: null });
+  for (const id of startingRuns(journals.repo.commonDir, ids, locked)) runs.push({ id, from: localRef(journals), summary: startingTimeline(id).run, problem: null });
   return runs.sort((a, b) => (b.summary.lastActivity ?? '').localeCompare(a.summary.lastActivity ?? '') || a.id.localeCompare(b.id));
 }
 
@@ -98,19 +99,21 @@ async function allRunIds(journals: Journals): Promise<Set<string>> {
   return ids;
 }
 
-// Runs a live process holds the lock of that no journal has yet: live at their first step.
-function startingRuns(commonDir: string, known: Set<string>): string[] {
+// The runs with a lock file (held by a live process or left by a dead one): reading the folder once
+// spares a failed read per run. No run id starts with "_": those are savepoint's own locks.
+function lockedRuns(commonDir: string): Set<string> {
   let names: string[];
   try {
     names = readdirSync(join(commonDir, 'savepoint', 'locks'));
   } catch {
-    return [];
+    return new Set();
   }
-  return names
-    .filter((name) => name.endsWith('.lock'))
-    .map((name) => name.slice(0, -'.lock'.length))
-    // No run id starts with "_": those are savepoint's own locks (the working tree's).
-    .filter((id) => !id.startsWith('_') && !known.has(id) && runLockHolder(commonDir, id) !== undefined);
+  return new Set(names.filter((name) => name.endsWith('.lock') && !name.startsWith('_')).map((name) => name.slice(0, -'.lock'.length)));
+}
+
+// Runs a live process holds the lock of that no journal has yet: live at their first step.
+function startingRuns(commonDir: string, known: Set<string>, locked = lockedRuns(commonDir)): string[] {
+  return [...locked].sort().filter((id) => !known.has(id) && runLockHolder(commonDir, id) !== undefined);
 }
 
 async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | undefined> {
@@ -150,7 +153,7 @@ interface ListedCopy {
   problem: string | null;
 }
 
-async function listFrom(journals: Journals, held: Array<Set<string>>, id: string): Promise<ListedRun | undefined> {
+async function listFrom(journals: Journals, held: Array<Set<string>>, id: string, locked: boolean): Promise<ListedRun | undefined> {
   const copies: ListedCopy[] = [];
   for (const [i, { ref, store }] of journals.refs.entries()) {
     if (!held[i]!.has(id)) continue;
@@ -181,11 +184,12 @@ async function listFrom(journals: Journals, held: Array<Set<string>>, id: string
     const theirs = await entriesOf(other);
     diverged = !other.problem && compareEntries(mine, theirs) === 'diverged';
   }
-  const context = { running: runLockHolder(journals.repo.commonDir, id) !== undefined, diverged, shownFrom: chosen.ref.source, sources: copies.map((c) => c.ref.source) };
-  const totals = chosen.problem || entries.has(chosen) ? undefined : trustedTotals(chosen.record, chosen.files);
+  const context = { running: locked && runLockHolder(journals.repo.commonDir, id) !== undefined, diverged, shownFrom: chosen.ref.source, sources: copies.map((c) => c.ref.source) };
+  const steps = listedSteps(chosen.files);
+  const totals = chosen.problem || entries.has(chosen) ? undefined : trustedTotals(chosen.record, chosen.files, steps);
   if (totals && chosen.record) {
-    const users = await unlessCorrupt(chosen, () => readStepFiles(chosen.store, id, followUpFiles(chosen.files)));
-    if (users) return { id, from: chosen.ref, summary: summaryFromTotals(id, chosen.record, totals, chosen.files, users.map((e) => followUpMessage(e) ?? ''), context), problem: null };
+    const users = await unlessCorrupt(chosen, () => readStepFiles(chosen.store, id, followUpFiles(steps)));
+    if (users) return { id, from: chosen.ref, summary: summaryFromTotals(id, chosen.record, totals, steps, users.map((e) => followUpMessage(e) ?? ''), context), problem: null };
   }
   const summary = buildTimeline(id, chosen.record, chosen.problem ? [] : await entriesOf(chosen), context).run;
   return { id, from: chosen.ref, summary, problem: chosen.problem };

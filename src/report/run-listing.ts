@@ -39,28 +39,24 @@ export function listedSteps<F extends ListedFile>(files: readonly F[]): Array<Li
  * entries). Entry files are only ever added, so the same number of files, the same last step, the
  * same in-flight state and the same finished model turns mean the totals counted these very files.
  */
-export function trustedTotals(record: RunRecord | undefined, files: readonly ListedFile[]): RunTotals | undefined {
+export function trustedTotals<F extends ListedFile>(record: RunRecord | undefined, files: readonly F[], steps: ReadonlyArray<ListedStep<F>> = listedSteps(files)): RunTotals | undefined {
   const totals = record?.totals;
   if (!isTotals(totals) || totals.files !== files.length) return undefined;
   // Two files of one phase at one step (two kinds) are not what the totals' sum means: count entries.
   if (new Set(files.map((f) => `${f.step}:${f.phase}`)).size !== files.length) return undefined;
-  const steps = listedSteps(files);
   const last = steps.at(-1);
   if (totals.lastStep !== (last?.step ?? 0) || totals.inFlight !== (last !== undefined && !last.finished)) return undefined;
   if (totals.modelCalls !== files.filter((f) => f.phase === 'result' && f.kind === 'model').length) return undefined;
   return totals;
 }
 
-/** The steps whose entries hold the run's follow-up messages (user steps), in order. */
-export function followUpFiles<F extends ListedFile>(files: readonly F[]): F[] {
-  return listedSteps(files)
-    .filter((s) => s.shown.kind === 'user')
-    .map((s) => s.shown);
+/** The files that hold the run's follow-up messages (its user steps'), in order, of its listedSteps. */
+export function followUpFiles<F extends ListedFile>(steps: ReadonlyArray<ListedStep<F>>): F[] {
+  return steps.filter((s) => s.shown.kind === 'user').map((s) => s.shown);
 }
 
-/** The summary of a run from its run.json, its trusted totals, its files' names and its follow-ups' messages. */
-export function summaryFromTotals(id: string, record: RunRecord, totals: RunTotals, files: readonly ListedFile[], followUps: string[], context: RunContext): RunSummary {
-  const steps = listedSteps(files);
+/** The summary of a run from its run.json, its trusted totals, its listedSteps and its follow-ups' messages. */
+export function summaryFromTotals(id: string, record: RunRecord, totals: RunTotals, steps: ReadonlyArray<ListedStep<ListedFile>>, followUps: string[], context: RunContext): RunSummary {
   const { input, output, cacheCreation, cacheRead } = totals.tokens;
   return runSummary(
     id,
