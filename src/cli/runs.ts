@@ -91,13 +91,15 @@ export function printRuns(runs: ListedRun[], out: Out, style: Style, now: number
       .join('  ')
       .trimEnd();
   const heads = Object.fromEntries(columns.map((c) => [c.key, c.head]));
-  out.write(`${style.dim(line(heads, 'TASK', (_, t) => t))}\n`);
+  // One write for the table: a thousand rows are not a thousand system calls.
+  const table = [`${style.dim(line(heads, 'TASK', (_, t) => t))}\n`];
   for (const r of rows) {
     const paint = (key: string, text: string) => (key === 'id' ? style.bold(text) : key === 'status' ? text.replace(r.status, paintStatus(r.status as RunSummary['status'] | 'corrupt', style)) : text);
-    out.write(`${line(r, r.task, paint)}\n`);
-    if (taskWidth < 12 && r.task) out.write(`  ${style.dim(fitColumns(r.task, style.width - 2))}\n`);
-    if (r.note) out.write(`  ${style.dim(`↳ ${fitColumns(r.note, style.width - 4)}`)}\n`);
+    table.push(`${line(r, r.task, paint)}\n`);
+    if (taskWidth < 12 && r.task) table.push(`  ${style.dim(fitColumns(r.task, style.width - 2))}\n`);
+    if (r.note) table.push(`  ${style.dim(`↳ ${fitColumns(r.note, style.width - 4)}`)}\n`);
   }
+  out.write(table.join(''));
   const remote = runs.filter((r) => r.summary.shownFrom !== 'local').length;
   const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} only in a remote-tracking journal)` : ''}.`;
   out.write(style.dim(`\n${fitColumns(count, style.width)}\n${elsewhere ? `${fitColumns(elsewhere, style.width)}\n` : ''}${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
