@@ -112,7 +112,7 @@ function lockedRuns(commonDir: string): Set<string> {
 }
 
 // Runs a live process holds the lock of that no journal has yet: live at their first step.
-function startingRuns(commonDir: string, known: Set<string>, locked = lockedRuns(commonDir)): string[] {
+function startingRuns(commonDir: string, known: Set<string>, locked: Set<string>): string[] {
   return [...locked].sort().filter((id) => !known.has(id) && runLockHolder(commonDir, id) !== undefined);
 }
 
