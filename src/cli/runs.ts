@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { compactCount } from '../format/numbers.js';
 import { fitColumns } from '../format/text.js';
 import { relativeTime } from '../format/time.js';
-import { loadAllRuns, openJournals, type LoadedRun } from '../report/journal-runs.js';
+import { listAllRuns, openJournals, type ListedRun } from '../report/journal-runs.js';
 import type { RunSummary } from '../report/summarize.js';
 import { paintStatus, padVisible, whereNote } from './run-format.js';
 import { styleFor, type Style } from './style.js';
@@ -25,7 +25,7 @@ export function runsCommand(): Command {
     .option('--json', 'print the runs as JSON (see README, "Reading runs")')
     .action(async (flags: { json?: boolean; all?: boolean }) => {
       const journals = await openJournals(process.cwd());
-      const all = await loadAllRuns(journals);
+      const all = await listAllRuns(journals);
       const runs = flags.all ? all : all.filter((run) => isHere(run, journals.repo.root));
       if (flags.json) process.stdout.write(`${JSON.stringify({ runs: runs.map(runJson) }, null, 2)}\n`);
       else printRuns(runs, process.stdout, styleFor(process.stdout), Date.now(), all.length - runs.length);
@@ -33,14 +33,14 @@ export function runsCommand(): Command {
 }
 
 // A run of this worktree: in the local journal, and created here (or too old to say where).
-function isHere(run: LoadedRun, root: string): boolean {
-  const s = run.timeline.run;
+function isHere(run: ListedRun, root: string): boolean {
+  const s = run.summary;
   return s.shownFrom === 'local' && (s.worktree === null || s.worktree === root);
 }
 
 /** The JSON row of one run: its summary and, for a run that could not be read whole, why. */
-export function runJson(run: LoadedRun): RunSummary & { problem: string | null } {
-  return { ...run.timeline.run, problem: run.problem };
+export function runJson(run: ListedRun): RunSummary & { problem: string | null } {
+  return { ...run.summary, problem: run.problem };
 }
 
 // `2 follow-ups, latest "now add a test"`, or '' for a run with none.
@@ -50,14 +50,14 @@ function followUpNote(followUps: string[]): string {
 }
 
 /** The human table. */
-export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number, hidden = 0): void {
+export function printRuns(runs: ListedRun[], out: Out, style: Style, now: number, hidden = 0): void {
   const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them.` : '';
   if (runs.length === 0) {
     out.write(hidden ? `No runs in this worktree yet. ${elsewhere}\n` : 'No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');
     return;
   }
   const rows = runs.map((run) => {
-    const s = run.timeline.run;
+    const s = run.summary;
     return {
       id: s.id,
       status: run.problem ? 'corrupt' : s.status,
@@ -80,7 +80,8 @@ export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number
     { key: 'resumed', head: 'RESUMED', align: 'right', drop: 1 },
     { key: 'last', head: 'LAST ACTIVITY', align: 'left', drop: 5 },
   ];
-  const widthOf = (c: (typeof columns)[number]) => Math.max(c.head.length, ...rows.map((r) => r[c.key].length)); // ids are never cut
+  const widths = new Map(columns.map((c) => [c, rows.reduce((most, r) => Math.max(most, r[c.key].length), c.head.length)])); // ids are never cut
+  const widthOf = (c: (typeof columns)[number]) => widths.get(c)!;
   let shown = columns;
   const tableWidth = () => shown.reduce((sum, c) => sum + widthOf(c) + 2, -2);
   for (let level = 1; level <= 5 && tableWidth() > style.width; level++) shown = shown.filter((c) => c.drop === 0 || c.drop > level);
@@ -90,14 +91,16 @@ export function printRuns(runs: LoadedRun[], out: Out, style: Style, now: number
       .join('  ')
       .trimEnd();
   const heads = Object.fromEntries(columns.map((c) => [c.key, c.head]));
-  out.write(`${style.dim(line(heads, 'TASK', (_, t) => t))}\n`);
+  // One write for the table: a thousand rows are not a thousand system calls.
+  const table = [`${style.dim(line(heads, 'TASK', (_, t) => t))}\n`];
   for (const r of rows) {
     const paint = (key: string, text: string) => (key === 'id' ? style.bold(text) : key === 'status' ? text.replace(r.status, paintStatus(r.status as RunSummary['status'] | 'corrupt', style)) : text);
-    out.write(`${line(r, r.task, paint)}\n`);
-    if (taskWidth < 12 && r.task) out.write(`  ${style.dim(fitColumns(r.task, style.width - 2))}\n`);
-    if (r.note) out.write(`  ${style.dim(`↳ ${fitColumns(r.note, style.width - 4)}`)}\n`);
+    table.push(`${line(r, r.task, paint)}\n`);
+    if (taskWidth < 12 && r.task) table.push(`  ${style.dim(fitColumns(r.task, style.width - 2))}\n`);
+    if (r.note) table.push(`  ${style.dim(`↳ ${fitColumns(r.note, style.width - 4)}`)}\n`);
   }
-  const remote = runs.filter((r) => r.timeline.run.shownFrom !== 'local').length;
+  out.write(table.join(''));
+  const remote = runs.filter((r) => r.summary.shownFrom !== 'local').length;
   const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} only in a remote-tracking journal)` : ''}.`;
   out.write(style.dim(`\n${fitColumns(count, style.width)}\n${elsewhere ? `${fitColumns(elsewhere, style.width)}\n` : ''}${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
 }

@@ -6,6 +6,7 @@ import { ENTRY_FORMAT, RUN_FORMAT, isValidRunId, serializeEntry, type RunRecord 
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { listRunIds, readRunEntries, readRunRecord } from '../journal/reader.js';
 import type { JournalFile, JournalStore } from '../journal/store.js';
+import { countTotals } from './run-totals.js';
 
 /** What forking a run made: the new run.json, the steps it starts with, and its checkpoint. */
 export interface ForkResult {
@@ -45,6 +46,7 @@ export async function forkRun(store: JournalStore, from: string, atStep: number,
     attempts: [],
     // The fork sends what its parent sent: same prompt, tools, limits and model.
     ...(source.config ? { config: source.config } : {}),
+    totals: countTotals(kept),
   };
   const files: JournalFile[] = [{ path: runRecordPath(newId), content: serializeEntry(record) }];
   // Copied entries keep everything but their run; attempt 0 marks them as inherited from the parent.

@@ -265,7 +265,7 @@ export class RunJournal {
     if (this.attempt === undefined || !this.record) return;
     const now = new Date().toISOString();
     const attempts = this.record.attempts.map((a) => (a.number === this.attempt ? { ...a, interruptedAt: now } : a));
-    const record: RunRecord = { ...this.record, attempts, updatedAt: now };
+    const record: RunRecord = { ...this.record, attempts, updatedAt: now, totals: countTotals(this.history.entries()) };
     await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} interrupted (Ctrl-C) in attempt ${this.attempt}`);
     this.record = record;
   }

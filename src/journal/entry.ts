@@ -104,8 +104,9 @@ export interface RunRecord {
   /** What shapes its model requests (see RunConfig); absent in runs recorded before it was pinned. */
   config?: RunConfig;
   /**
-   * What the run's entries add up to, counted when this run.json was written, so that listing runs
-   * need not read every entry. Trusted only while the run still has exactly `files` entry files.
+   * What the run's entries add up to, counted when this run.json was written (a process's first
+   * live step, Ctrl-C, the end, a fork), so that listing runs need not read every entry. Trusted
+   * only while the run still has exactly `files` entry files (src/report/run-listing.ts).
    */
   totals?: RunTotals;
 }

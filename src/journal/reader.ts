@@ -1,7 +1,7 @@
 // Reading runs back from the branch: a run's metadata and its entries in order, each validated.
 import { CorruptEntryError } from '../errors/index.js';
 import { parseEntry, parseRunRecord, type JournalEntry, type RunRecord } from './entry.js';
-import { parseStepFileName, runRecordPath } from './layout.js';
+import { parseStepFileName, runRecordPath, STEPS_PER_SHARD, type Phase } from './layout.js';
 import { TREE_MODE } from './git-object.js';
 import type { JournalStore } from './store.js';
 
@@ -12,27 +12,56 @@ export async function readRunRecord(store: JournalStore, run: string): Promise<R
   return bytes ? parseRunRecord(bytes.toString('utf8'), path) : undefined;
 }
 
-/** Every entry of a run, in step order (an intent just before its result). */
-export async function readRunEntries(store: JournalStore, run: string): Promise<JournalEntry[]> {
+/** One entry file of a run as its shard trees list it: where it is, what its name says, its blob. */
+export interface StepFile {
+  path: string;
+  step: number;
+  kind: string;
+  phase: Phase;
+  oid: string;
+}
+
+/**
+ * A run's entry files in step order (an intent just before its result), from its trees alone: no
+ * entry is read. Throws CorruptEntryError for a shard that is not a directory or a misnamed file.
+ */
+export async function listRunStepFiles(store: JournalStore, run: string): Promise<StepFile[]> {
   const stepsPath = `runs/${run}/steps`;
   const shards = await store.treeAt(stepsPath);
   if (!shards) return [];
-  const entries: JournalEntry[] = [];
+  const files: StepFile[] = [];
   for (const shard of [...shards.keys()].sort()) {
     const shardEntry = shards.get(shard)!;
     const shardPath = `${stepsPath}/${shard}`;
     if (shardEntry.mode !== TREE_MODE) throw new CorruptEntryError(shardPath, 'it should be a directory of step files');
-    const files = await store.tree(shardEntry.oid);
-    const names = [...files.keys()].sort();
-    const texts = await Promise.all(names.map((name) => store.objects.read(files.get(name)!.oid, 'blob')));
-    names.forEach((name, i) => {
+    const names = await store.tree(shardEntry.oid);
+    for (const name of [...names.keys()].sort()) {
       const path = `${shardPath}/${name}`;
       const parsed = parseStepFileName(name);
       if (!parsed) throw new CorruptEntryError(path, 'its name is not <step>-<kind>[.intent].json');
-      entries.push(parseEntry(texts[i]!.toString('utf8'), path, { run, ...parsed }));
-    });
+      files.push({ path, ...parsed, oid: names.get(name)!.oid });
+    }
+  }
+  return files;
+}
+
+/** Reads and checks the entries of `files` (from listRunStepFiles), in their order. */
+export async function readStepFiles(store: JournalStore, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
+  const entries: JournalEntry[] = [];
+  // A shard's worth at a time: a long run's texts are never all held at once.
+  for (let start = 0; start < files.length; start += READ_BATCH) {
+    const batch = files.slice(start, start + READ_BATCH);
+    const texts = await Promise.all(batch.map((file) => store.objects.read(file.oid, 'blob')));
+    batch.forEach((file, i) => entries.push(parseEntry(texts[i]!.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase })));
   }
   return entries;
+}
+
+const READ_BATCH = 2 * STEPS_PER_SHARD;
+
+/** Every entry of a run, in step order (an intent just before its result). */
+export async function readRunEntries(store: JournalStore, run: string): Promise<JournalEntry[]> {
+  return readStepFiles(store, run, await listRunStepFiles(store, run));
 }
 
 /** The ids of every run on the branch. */

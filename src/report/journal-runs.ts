@@ -1,6 +1,7 @@
 // The I/O shell behind `runs`, `log` and `show`: reads every journal the repository holds (its own
 // `agent-journal` and the remote-tracking ones), merges a run found in several into one view that
-// prefers the local copy, and hands the entries to the pure summarizer.
+// prefers the local copy, and hands the entries to the pure summarizer. Listing runs reads each
+// run's run.json and trees, and its entries only when run.json's totals cannot say (run-listing.ts).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CorruptEntryError, NoRunsError, UnknownRunError } from '../errors/index.js';
@@ -9,11 +10,12 @@ import { resolveRunId } from '../journal/run-id.js';
 export { UnknownRunError };
 import type { JournalEntry, RunRecord } from '../journal/entry.js';
 import { listJournalRefs, type JournalRef } from '../journal/journal-refs.js';
-import { listRunIds, readRunEntries, readRunRecord } from '../journal/reader.js';
+import { listRunIds, listRunStepFiles, readRunEntries, readRunRecord, readStepFiles, type StepFile } from '../journal/reader.js';
 import { findRepository, type Repository } from '../journal/repository.js';
 import { runLockHolder } from '../journal/run-lock.js';
 import { JournalStore } from '../journal/store.js';
-import { buildTimeline, compareEntries, type Timeline } from './summarize.js';
+import { followUpFiles, listedSteps, summaryFromTotals, trustedTotals } from './run-listing.js';
+import { buildTimeline, compareEntries, followUpMessage, type RunSummary, type Timeline } from './summarize.js';
 
 /** One run as read from the journals: its record and entries from the preferred copy, and its view. */
 export interface LoadedRun {
@@ -41,34 +43,53 @@ export async function openJournals(dir: string): Promise<Journals> {
   return { repo, refs };
 }
 
+/** One row of the run listing: a run's summary, the journal it was read from, and why it could not be read whole. */
+export interface ListedRun {
+  id: string;
+  from: JournalRef;
+  summary: RunSummary;
+  problem: string | null;
+}
+
 /**
  * Every run in every journal, most recently active first; with a live process still at its first
- * step (nothing recorded yet, only its lock), as running with no steps.
+ * step (nothing recorded yet, only its lock), as running with no steps. Reads each run's entries
+ * only when its run.json's totals do not count them (older builds, a process killed mid-run).
  */
-export async function loadAllRuns(journals: Journals): Promise<LoadedRun[]> {
+export async function listAllRuns(journals: Journals): Promise<ListedRun[]> {
   const ids = await allRunIds(journals);
-  const runs: LoadedRun[] = [];
+  const held = await Promise.all(journals.refs.map(async ({ store }) => new Set(await listRunIds(store))));
+  const locked = lockedRuns(journals.repo.commonDir);
+  const runs: ListedRun[] = [];
   for (const id of ids) {
-    const run = await loadFrom(journals, id);
+    const run = await listFrom(journals, held, id, locked.has(id));
     if (run) runs.push(run);
   }
-  for (const id of startingRuns(journals.repo.commonDir, ids)) {
-    const local = journals.refs.find((r) => r.ref.local)?.ref ?? { ref: 'refs/heads/agent-journal', source: 'local', local: true, tip: '' };
-    runs.push({ id, record: undefined, entries: [], from: local, timeline: buildTimeline(id, undefined, [], { running: true }), problem: null });
-  }
-  return runs.sort((a, b) => (b.timeline.run.lastActivity ?? '').localeCompare(a.timeline.run.lastActivity ?? '') || a.id.localeCompare(b.id));
+  for (const id of startingRuns(journals.repo.commonDir, ids, locked)) runs.push({ id, from: localRef(journals), summary: startingTimeline(id).run, problem: null });
+  return runs.sort((a, b) => (b.summary.lastActivity ?? '').localeCompare(a.summary.lastActivity ?? '') || a.id.localeCompare(b.id));
 }
 
 /** The run `id`, or (no id) the most recently active run; throws UnknownRunError / NoRunsError. */
 export async function loadRun(journals: Journals, id: string | undefined): Promise<LoadedRun> {
+  const ids = await allRunIds(journals);
   if (id === undefined) {
-    const [latest] = await loadAllRuns(journals);
+    const [latest] = await listAllRuns(journals);
     if (!latest) throw new NoRunsError(journals.repo.root);
-    return latest;
+    if (!ids.has(latest.id)) return { id: latest.id, record: undefined, entries: [], from: latest.from, timeline: startingTimeline(latest.id), problem: null };
+    return (await loadFrom(journals, latest.id))!;
   }
-  const run = await loadFrom(journals, resolveRunId(id, [...(await allRunIds(journals))]) ?? id);
+  const run = await loadFrom(journals, resolveRunId(id, [...ids]) ?? id);
   if (!run) throw new UnknownRunError(id, journals.refs.map((r) => r.ref.ref.replace(/^refs\/(heads|remotes)\//, '')));
   return run;
+}
+
+function localRef(journals: Journals): JournalRef {
+  return journals.refs.find((r) => r.ref.local)?.ref ?? { ref: 'refs/heads/agent-journal', source: 'local', local: true, tip: '' };
+}
+
+// A run a live process holds the lock of, with nothing in any journal yet.
+function startingTimeline(id: string): Timeline {
+  return buildTimeline(id, undefined, [], { running: true });
 }
 
 // The ids of every run in every journal.
@@ -78,19 +99,21 @@ async function allRunIds(journals: Journals): Promise<Set<string>> {
   return ids;
 }
 
-// Runs a live process holds the lock of that no journal has yet: live at their first step.
-function startingRuns(commonDir: string, known: Set<string>): string[] {
+// The runs with a lock file (held by a live process or left by a dead one): reading the folder once
+// spares a failed read per run. No run id starts with "_": those are savepoint's own locks.
+function lockedRuns(commonDir: string): Set<string> {
   let names: string[];
   try {
     names = readdirSync(join(commonDir, 'savepoint', 'locks'));
   } catch {
-    return [];
+    return new Set();
   }
-  return names
-    .filter((name) => name.endsWith('.lock'))
-    .map((name) => name.slice(0, -'.lock'.length))
-    // No run id starts with "_": those are savepoint's own locks (the working tree's).
-    .filter((id) => !id.startsWith('_') && !known.has(id) && runLockHolder(commonDir, id) !== undefined);
+  return new Set(names.filter((name) => name.endsWith('.lock') && !name.startsWith('_')).map((name) => name.slice(0, -'.lock'.length)));
+}
+
+// Runs a live process holds the lock of that no journal has yet: live at their first step.
+function startingRuns(commonDir: string, known: Set<string>, locked: Set<string>): string[] {
+  return [...locked].sort().filter((id) => !known.has(id) && runLockHolder(commonDir, id) !== undefined);
 }
 
 async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | undefined> {
@@ -119,4 +142,72 @@ async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | und
     sources: copies.map((c) => c.ref.source),
   });
   return { id, record: chosen.record, entries: chosen.entries, from: chosen.ref, timeline, problem: chosen.problem };
+}
+
+// One journal's copy of a run, as listed: its run.json and its entry files' names, not their entries.
+interface ListedCopy {
+  ref: JournalRef;
+  store: JournalStore;
+  record: RunRecord | undefined;
+  files: StepFile[];
+  problem: string | null;
+}
+
+async function listFrom(journals: Journals, held: Array<Set<string>>, id: string, locked: boolean): Promise<ListedRun | undefined> {
+  const copies: ListedCopy[] = [];
+  for (const [i, { ref, store }] of journals.refs.entries()) {
+    if (!held[i]!.has(id)) continue;
+    const copy: ListedCopy = { ref, store, record: undefined, files: [], problem: null };
+    await unlessCorrupt(copy, async () => {
+      copy.record = await readRunRecord(store, id);
+      copy.files = await listRunStepFiles(store, id);
+    });
+    copies.push(copy);
+  }
+  const chosen = copies[0]; // the local journal is listed first
+  if (!chosen) return undefined;
+  const entries = new Map<ListedCopy, JournalEntry[]>(); // read only where needed, each once
+  const entriesOf = async (copy: ListedCopy): Promise<JournalEntry[]> => {
+    if (!entries.has(copy)) {
+      entries.set(copy, []);
+      if (!copy.problem) await unlessCorrupt(copy, async () => entries.set(copy, await readStepFiles(copy.store, id, copy.files)));
+    }
+    return entries.get(copy)!;
+  };
+  const local = copies.find((c) => c.ref.local);
+  let diverged = false;
+  for (const other of copies) {
+    if (!local || other.ref.local || other.problem || diverged) continue;
+    // One copy's files all in the other (same blobs): one extends the other. Else compare entries.
+    if (includes(local.files, other.files) || includes(other.files, local.files)) continue;
+    const mine = await entriesOf(local);
+    const theirs = await entriesOf(other);
+    diverged = !other.problem && compareEntries(mine, theirs) === 'diverged';
+  }
+  const context = { running: locked && runLockHolder(journals.repo.commonDir, id) !== undefined, diverged, shownFrom: chosen.ref.source, sources: copies.map((c) => c.ref.source) };
+  const steps = listedSteps(chosen.files);
+  const totals = chosen.problem || entries.has(chosen) ? undefined : trustedTotals(chosen.record, chosen.files, steps);
+  if (totals && chosen.record) {
+    const users = await unlessCorrupt(chosen, () => readStepFiles(chosen.store, id, followUpFiles(steps)));
+    if (users) return { id, from: chosen.ref, summary: summaryFromTotals(id, chosen.record, totals, steps, users.map((e) => followUpMessage(e) ?? ''), context), problem: null };
+  }
+  const summary = buildTimeline(id, chosen.record, chosen.problem ? [] : await entriesOf(chosen), context).run;
+  return { id, from: chosen.ref, summary, problem: chosen.problem };
+}
+
+// Runs `read`, noting a corrupt entry on the copy (shown, not fatal: one damaged run must not hide the others).
+async function unlessCorrupt<T>(copy: { problem: string | null }, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof CorruptEntryError)) throw error;
+    copy.problem = error.message;
+    return undefined;
+  }
+}
+
+// Every file of `part` is in `whole`, with the same content.
+function includes(whole: readonly StepFile[], part: readonly StepFile[]): boolean {
+  const blobs = new Map(whole.map((f) => [f.path, f.oid]));
+  return part.every((f) => blobs.get(f.path) === f.oid);
 }

@@ -66,6 +66,16 @@ export function compareEntries(a: readonly JournalEntry[], b: readonly JournalEn
   return aOnly ? 'a-ahead' : bOnly ? 'b-ahead' : 'same';
 }
 
+/** The instruction a user step (a follow-up) recorded, or null for any other step. */
+export function followUpMessage(entry: JournalEntry): string | null {
+  return entry.kind === 'user' ? String((entry.input as { message?: unknown } | undefined)?.message ?? '') : null;
+}
+
+/** Whether a step of `kind` is a model call (a turn, or the call that compacts the conversation). */
+export function isModelKind(kind: string): boolean {
+  return kind === 'model' || kind === 'compact';
+}
+
 function byPosition(entries: readonly JournalEntry[]): Map<number, Position> {
   const positions = new Map<number, Position>();
   for (const entry of entries) {
@@ -80,7 +90,7 @@ function stepView(step: number, p: Position, attempts: RunRecord['attempts'], re
   const entry = (p.result ?? p.intent)!;
   const result = p.result?.result as { model?: unknown; isError?: unknown } | undefined;
   const input = entry.input as { model?: unknown } | undefined;
-  const isModel = entry.kind === 'model' || entry.kind === 'compact';
+  const isModel = isModelKind(entry.kind);
   const model = isModel ? stringOr(result?.model) ?? stringOr(input?.model) ?? record?.model ?? null : null;
   const startedInAttempt = p.intent && p.result && p.intent.attempt !== p.result.attempt ? p.intent.attempt : null;
   return {
@@ -100,7 +110,7 @@ function stepView(step: number, p: Position, attempts: RunRecord['attempts'], re
     resolution: p.result?.resolution ?? null,
     checkpoint: p.result?.checkpoint ?? null,
     replayedBy: p.result ? attempts.filter((a) => a.firstLiveStep > step).map((a) => a.number) : [],
-    message: entry.kind === 'user' ? String((entry.input as { message?: unknown } | undefined)?.message ?? '') : null,
+    message: followUpMessage(entry),
   };
 }
 
@@ -123,34 +133,57 @@ function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positi
 }
 
 function summaryOf(id: string, record: RunRecord | undefined, steps: StepView[], lastActivity: string | undefined, context: RunContext): RunSummary {
-  const finished = steps.filter((s) => s.state === 'finished');
-  const totals = savingsOf(finished);
-  return {
-    id,
-    task: record?.task ?? '',
-    status: statusOf(record, steps, context),
-    recordedStatus: record?.status ?? null,
-    model: record?.model ?? null,
+  const totals = savingsOf(steps.filter((s) => s.state === 'finished'));
+  const facts = {
     steps: steps.length,
     modelCalls: totals.modelCalls,
     tokens: totals.tokens,
+    lastInFlight: steps.at(-1)?.state === 'in-flight',
+    followUps: steps.filter((s) => s.message !== null).map((s) => s.message!),
+    lastActivity: lastActivity ?? null,
+  };
+  return runSummary(id, record, facts, context);
+}
+
+/** What a run's summary counts from its steps, however they were counted (entries, or run.json's totals). */
+export interface StepFacts {
+  steps: number;
+  modelCalls: number;
+  tokens: TokenTotals;
+  /** Its last step has an intent and no result. */
+  lastInFlight: boolean;
+  followUps: string[];
+  lastActivity: string | null;
+}
+
+/** The one-line summary of a run from its run.json, what its steps add up to, and its context. */
+export function runSummary(id: string, record: RunRecord | undefined, facts: StepFacts, context: RunContext): RunSummary {
+  return {
+    id,
+    task: record?.task ?? '',
+    status: statusOf(record, facts.lastInFlight, context),
+    recordedStatus: record?.status ?? null,
+    model: record?.model ?? null,
+    steps: facts.steps,
+    modelCalls: facts.modelCalls,
+    tokens: facts.tokens,
     resumes: Math.max(0, (record?.attempts.length ?? 0) - 1),
     lineage: record?.lineage ?? null,
     createdAt: record?.createdAt ?? null,
-    lastActivity: lastActivity ?? null,
+    lastActivity: facts.lastActivity,
     shownFrom: context.shownFrom ?? 'local',
     sources: context.sources ?? [context.shownFrom ?? 'local'],
-    followUps: steps.filter((s) => s.message !== null).map((s) => s.message!),
+    followUps: facts.followUps,
     worktree: record?.worktree ?? null,
     branch: record?.branch ?? null,
   };
 }
 
-function statusOf(record: RunRecord | undefined, steps: StepView[], context: RunContext): RunStatus {
+function statusOf(record: RunRecord | undefined, lastInFlight: boolean, context: RunContext): RunStatus {
   if (context.running) return 'running';
   if (context.diverged) return 'diverged';
   if (record?.status === 'finished' || record?.status === 'failed') return record.status;
-  return steps.at(-1)?.state === 'in-flight' ? 'in-flight' : 'interrupted';
+  return lastInFlight ? 'in-flight' : 'interrupted';
 }
 
 function savingsOf(steps: StepView[]): Savings {
@@ -163,7 +196,7 @@ function savingsOf(steps: StepView[]): Savings {
   }
   return {
     replayedSteps: steps.length,
-    modelCalls: steps.filter((s) => s.kind === 'model' || s.kind === 'compact').length,
+    modelCalls: steps.filter((s) => isModelKind(s.kind)).length,
     commands: steps.filter((s) => s.kind === 'run_bash').length,
     tokens,
     estimatedCostUsd: roundCost(cost),
@@ -212,7 +245,8 @@ export function roundCost(usd: number): number {
   return Math.round(usd * 1e6) / 1e6;
 }
 
-function latest(times: Array<string | undefined>): string | undefined {
+/** The latest of `times` (ISO 8601; unparsable ones skipped), the first of equals. */
+export function latest(times: Array<string | null | undefined>): string | undefined {
   let best: string | undefined;
   for (const t of times) if (t && !Number.isNaN(Date.parse(t)) && (!best || Date.parse(t) > Date.parse(best))) best = t;
   return best;
