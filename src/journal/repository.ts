@@ -35,7 +35,8 @@ const LOCATION_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR'];
 /**
  * Finds the repository that contains `dir` as git does (honouring GIT_DIR and GIT_WORK_TREE in
  * `env`); throws NotARepositoryError, NoWorkTreeError, GitDirMismatchError (GIT_DIR naming another
- * repository than the files' own) or UnsupportedRepositoryError.
+ * repository than the files' own) or UnsupportedRepositoryError. git is asked once per working
+ * tree's top in a process, again when its .git or config is not the same one (see `answers`).
  */
 export function findRepository(dir: string, env: NodeJS.ProcessEnv = process.env): Repository {
   const start = resolve(dir);
