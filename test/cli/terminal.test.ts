@@ -175,7 +175,8 @@ describe('the terminal', () => {
 
   test('`savepoint runs` does not load execa (step-diff loads it on first use)', async () => {
     const dir = scratch.dir('savepoint-hooks-');
-    writeFileSync(join(dir, 'hooks.mjs'), "export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.includes('/execa/')) process.stderr.write('LOADED execa\\n'); return r; }\n");
+    // By its code, not its path: the CLI runs bundled (scripts/bundle.js), execa in a chunk of its own.
+    writeFileSync(join(dir, 'hooks.mjs'), "export async function load(u, c, next) { const r = await next(u, c); if (String(r.source ?? '').includes('execaCoreAsync')) process.stderr.write('LOADED execa\\n'); return r; }\n");
     writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${dir}/hooks.mjs`)});\n`);
     const env = { NODE_OPTIONS: `--import ${join(dir, 'register.mjs')}` };
     const runs = await runCli(['runs'], { cwd: repo.root, env });
