@@ -18,6 +18,7 @@ import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { chooseSandbox } from './sandbox.js';
+import { probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
 import { readInstructions } from './instructions.js';
 import { settleWorktree } from './worktree.js';
@@ -45,6 +46,8 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     }
   };
   const repo = findRepository(target.root);
+  // The sandbox probe runs while the journal opens (chooseSandbox awaits it below).
+  if (options.sandbox?.use !== false) void probeSandboxAsync(target.root);
   const { redactor, revealer } = openRunSecrets(repo.commonDir, env);
   let sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen below, before anything runs live
   const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });

@@ -3,7 +3,7 @@
 // I/O: the CLI asks the person in the `onSandboxUnavailable` callback.
 import { SandboxUnavailableError } from '../errors/index.js';
 import type { RunSandbox } from '../journal/entry.js';
-import { probeSandbox } from '../tools/sandbox.js';
+import { probeSandboxAsync } from '../tools/sandbox.js';
 
 /** What the caller asks for: a sandbox or not, and what it allows. */
 export interface SandboxRequest {
@@ -18,7 +18,7 @@ export interface SandboxRequest {
 /** The sandbox for this process's commands; throws SandboxUnavailableError when none is possible and none was waived. */
 export async function chooseSandbox(root: string, request: SandboxRequest = {}, onUnavailable?: (reason: string) => Promise<boolean>): Promise<RunSandbox> {
   if (request.use === false) return { kind: 'none', network: true, gitWrites: true };
-  const probe = probeSandbox(root);
+  const probe = await probeSandboxAsync(root);
   if (probe.ok) return { kind: 'bwrap', network: Boolean(request.network), gitWrites: Boolean(request.gitWrites) };
   if (onUnavailable && (await onUnavailable(probe.reason))) return { kind: 'none', network: true, gitWrites: true };
   throw new SandboxUnavailableError(probe.reason);

@@ -4,7 +4,7 @@
 // read-only unless git writes are allowed; there is no network unless it is allowed; and no
 // variable named like a secret is in the environment. So every effect of a command lies inside the
 // working tree the journal checkpoints.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findRepository } from '../journal/repository.js';
@@ -81,15 +81,38 @@ function findGitPaths(root: string): string[] {
   return [...paths].sort((a, b) => a.length - b.length);
 }
 
-let probed: { ok: true } | { ok: false; reason: string } | undefined;
+type Probe = { ok: true } | { ok: false; reason: string };
+
+let probed: Probe | undefined;
+let probing: Promise<Probe> | undefined;
+
+/**
+ * Whether bubblewrap is installed and can start a sandbox here (checked once per process), without
+ * blocking: a run starts it early, so the `bwrap ... true` (7–15 ms, more under load) overlaps the
+ * journal's opening instead of adding to the time before the first model request.
+ */
+export function probeSandboxAsync(root: string): Promise<Probe> {
+  if (probed) return Promise.resolve(probed);
+  probing ??= new Promise<Probe>((resolve) => {
+    const child = spawn('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', (error: NodeJS.ErrnoException) => resolve((probed ??= probeOutcome(error, null, stderr))));
+    child.once('close', (status) => resolve((probed ??= probeOutcome(undefined, status, stderr))));
+  });
+  return probing;
+}
 
 /** Whether bubblewrap is installed and can start a sandbox here (checked once per process). */
-export function probeSandbox(root: string): { ok: true } | { ok: false; reason: string } {
+export function probeSandbox(root: string): Probe {
   if (probed) return probed;
   const run = spawnSync('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
-  const error = run.error as NodeJS.ErrnoException | undefined;
-  if (error?.code === 'ENOENT') probed = { ok: false, reason: 'bubblewrap (bwrap) is not installed' };
-  else if (error || run.status !== 0) probed = { ok: false, reason: `bubblewrap cannot start a sandbox (${(run.stderr || error?.message || `exit ${run.status}`).trim().split('\n')[0]})` };
-  else probed = { ok: true };
+  probed = probeOutcome(run.error as NodeJS.ErrnoException | undefined, run.status, run.stderr);
   return probed;
+}
+
+function probeOutcome(error: NodeJS.ErrnoException | undefined, status: number | null, stderr: string): Probe {
+  if (error?.code === 'ENOENT') return { ok: false, reason: 'bubblewrap (bwrap) is not installed' };
+  if (error || status !== 0) return { ok: false, reason: `bubblewrap cannot start a sandbox (${(stderr || error?.message || `exit ${status}`).trim().split('\n')[0]})` };
+  return { ok: true };
 }
