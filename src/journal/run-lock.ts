@@ -18,7 +18,7 @@ import { hostname } from 'node:os';
 import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLockedError, RunLockLostError, type RunLockOwner } from '../errors/index.js';
-import { unlinkQuietly, writeFileDurably } from './durable-file.js';
+import { unlinkQuietly, writeFileAtomically } from './durable-file.js';
 import { bootId, pidNamespace, procStat } from './proc.js';
 
 /** How long a lock whose owner cannot be checked by pid stays valid without renewal, by default. */
@@ -59,7 +59,9 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
   };
   const text = `${JSON.stringify(mine)}\n`;
   const temp = `${path}.tmp-${mine.token}`;
-  writeFileDurably(temp, text, { dirs: null }); // linked as the lock, then removed: only its content matters
+  // Linked as the lock, then removed: only its content matters, and only to live processes. No
+  // fsync: after a power cut its owner is dead, and a lock whose content was lost is taken over.
+  writeFileAtomically(temp, text);
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {

@@ -172,3 +172,19 @@ describe('a lock written under another host name', () => {
     journal.close();
   });
 });
+
+describe('a lock whose content a power cut lost', () => {
+  it('is taken over at once: an empty or torn lock file names no living owner', async () => {
+    const repo = await scratch.repo();
+    const locks = join(repo.root, '.git/savepoint/locks');
+    mkdirSync(locks, { recursive: true });
+    // The lock's content is written without fsync (only live processes read it): after a power
+    // cut the file may come back empty or torn, and its owner is dead anyway.
+    for (const [run, content] of [['empty', ''], ['torn', '{"pid":12']] as const) {
+      writeFileSync(join(locks, `${run}.lock`), content);
+      const journal = await openJournal({ dir: repo.root, run });
+      assert.equal(await journal.step('work', {}, () => 'ok'), 'ok');
+      journal.close();
+    }
+  });
+});
