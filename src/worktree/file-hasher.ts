@@ -1,0 +1,76 @@
+// Hashing working-tree files into blobs, with a stat cache: a file whose stat is as it was when it
+// was hashed (and was already older than a timestamp tick then) is not read again.
+import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { makeObject } from '../journal/git-object.js';
+import type { ObjectBatch } from './pack-writer.js';
+import type { FileEntry, SkippedFile } from './snapshot.js';
+
+// How long after its last change a file's stat is trusted to reveal the next change (a change in
+// the same timestamp tick keeps the stat): sub-second timestamps (ext4, xfs, btrfs, apfs, ntfs) tick
+// every few milliseconds; whole-second ones (FAT: 2 s; HFS+, ext3: 1 s) are given 2 s.
+const FINE_TICK_MARGIN_MS = 100;
+const COARSE_TICK_MARGIN_MS = 2000;
+
+type StatKey = Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'size' | 'ino' | 'mode'>;
+
+/** Hashes the files of one working tree (paths from its root), remembering each file's stat. */
+export class FileHasher {
+  private readonly root: string;
+  private readonly maxFileBytes: number;
+  private readonly redactText: (text: string) => string;
+  // path -> the stat it had when hashed (compared as numbers: no string per file), and the entry.
+  private readonly cache = new Map<string, { stat: StatKey; entry: FileEntry | SkippedFile; hashedAt: number }>();
+
+  constructor(root: string, maxFileBytes: number, redactText: (text: string) => string) {
+    this.root = root;
+    this.maxFileBytes = maxFileBytes;
+    this.redactText = redactText;
+  }
+
+  /**
+   * The entry of the file at `path`, its blob handed to `out` when it was read; a SkippedFile when
+   * it is too big; undefined when it is gone or a directory (a nested repository: not ours).
+   */
+  hash(path: string, out: ObjectBatch): FileEntry | SkippedFile | undefined {
+    const full = `${this.root}/${path}`; // git's paths are normalised: no join() needed
+    let stat: Stats;
+    try {
+      stat = lstatSync(full);
+    } catch {
+      return undefined; // gone between status and now
+    }
+    if (stat.isDirectory()) return undefined; // a nested repository or submodule: not ours to record
+    const cached = this.cache.get(path);
+    // A file changed again within the same timestamp tick as its last change keeps its stat, so a
+    // cached hash is trusted only if the file was already older than a tick of its file system's
+    // timestamps when it was read. (Measuring that from now instead, as before, trusted a hash
+    // taken in the racy window once the window had passed.)
+    if (cached && sameStat(cached.stat, stat)) {
+      const margin = stat.mtimeMs % 1000 === 0 ? COARSE_TICK_MARGIN_MS : FINE_TICK_MARGIN_MS;
+      if (cached.hashedAt - stat.mtimeMs > margin) return cached.entry;
+    }
+    const key: StatKey = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, mode: stat.mode };
+    const hashedAt = Date.now();
+    let entry: FileEntry | SkippedFile;
+    if (stat.isSymbolicLink()) {
+      const blob = makeObject('blob', Buffer.from(readlinkSync(full)));
+      out.push(blob);
+      entry = { mode: '120000', oid: blob.oid };
+    } else if (stat.size > this.maxFileBytes) {
+      entry = { path, size: stat.size, reason: `larger than ${Math.round(this.maxFileBytes / 1024 / 1024)} MB` };
+    } else {
+      let content = readFileSync(full);
+      // The bytes as they are unless redaction changed the text (no copy; non-UTF-8 text kept as is).
+      const text = content.subarray(0, 8000).includes(0) ? undefined : content.toString('utf8');
+      const redacted = text === undefined ? undefined : this.redactText(text);
+      if (redacted !== text) content = Buffer.from(redacted!);
+      const blob = makeObject('blob', content);
+      out.push(blob);
+      entry = { mode: stat.mode & 0o111 ? '100755' : '100644', oid: blob.oid };
+    }
+    this.cache.set(path, { stat: key, entry, hashedAt });
+    return entry;
+  }
+}
+
+const sameStat = (a: StatKey, b: StatKey): boolean => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;
