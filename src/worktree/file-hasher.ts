@@ -1,9 +1,16 @@
 // Hashing working-tree files into blobs, with a stat cache: a file whose stat is as it was when it
 // was hashed (and was already older than a timestamp tick then) is not read again.
-import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { makeObject } from '../journal/git-object.js';
 import type { ObjectBatch } from './pack-writer.js';
 import type { FileEntry, SkippedFile } from './snapshot.js';
+import { StatPool, type StatFields } from './stat-pool.js';
+
+/** From this many files on, statAll stats them on two threads. */
+export const POOL_FROM = 4000;
+const TYPE_MASK = 0o170000;
+const DIRECTORY = 0o040000;
+const SYMLINK = 0o120000;
 
 // How long after its last change a file's stat is trusted to reveal the next change (a change in
 // the same timestamp tick keeps the stat): sub-second timestamps (ext4, xfs, btrfs, apfs, ntfs) tick
@@ -11,7 +18,7 @@ import type { FileEntry, SkippedFile } from './snapshot.js';
 const FINE_TICK_MARGIN_MS = 100;
 const COARSE_TICK_MARGIN_MS = 2000;
 
-type StatKey = Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'size' | 'ino' | 'mode'>;
+type StatKey = StatFields;
 
 /** Hashes the files of one working tree (paths from its root), remembering each file's stat. */
 export class FileHasher {
@@ -20,6 +27,8 @@ export class FileHasher {
   private readonly redactText: (text: string) => string;
   // path -> the stat it had when hashed (compared as numbers: no string per file), and the entry.
   private readonly cache = new Map<string, { stat: StatKey; entry: FileEntry | SkippedFile; hashedAt: number }>();
+  private pool: StatPool | undefined;
+  private paths: { of: readonly string[]; full: string[] } | undefined; // the last list statAll had
 
   constructor(root: string, maxFileBytes: number, redactText: (text: string) => string) {
     this.root = root;
@@ -28,18 +37,35 @@ export class FileHasher {
   }
 
   /**
+   * The lstat of each of `paths` (for hash), taken on two threads; undefined for fewer than
+   * POOL_FROM paths (hash stats them itself). The same array again reuses its list of full paths.
+   */
+  statAll(paths: readonly string[]): Array<StatFields | undefined> | undefined {
+    if (paths.length < POOL_FROM) return undefined;
+    if (this.paths?.of !== paths) this.paths = { of: paths, full: paths.map((path) => `${this.root}/${path}`) };
+    this.pool ??= new StatPool();
+    return this.pool.statAll(this.paths.full);
+  }
+
+  /**
    * The entry of the file at `path`, its blob handed to `out` when it was read; a SkippedFile when
    * it is too big; undefined when it is gone or a directory (a nested repository: not ours).
+   * `known` is its lstat from statAll (null: there was none), else it is stat()ed here.
    */
-  hash(path: string, out: ObjectBatch): FileEntry | SkippedFile | undefined {
+  hash(path: string, out: ObjectBatch, known?: StatFields | null): FileEntry | SkippedFile | undefined {
     const full = `${this.root}/${path}`; // git's paths are normalised: no join() needed
-    let stat: Stats;
-    try {
-      stat = lstatSync(full);
-    } catch {
-      return undefined; // gone between status and now
+    let stat: StatFields;
+    if (known !== undefined) {
+      if (known === null) return undefined;
+      stat = known;
+    } else {
+      try {
+        stat = lstatSync(full);
+      } catch {
+        return undefined; // gone between status and now
+      }
     }
-    if (stat.isDirectory()) return undefined; // a nested repository or submodule: not ours to record
+    if ((stat.mode & TYPE_MASK) === DIRECTORY) return undefined; // a nested repository or submodule: not ours to record
     const cached = this.cache.get(path);
     // A file changed again within the same timestamp tick as its last change keeps its stat, so a
     // cached hash is trusted only if the file was already older than a tick of its file system's
@@ -52,7 +78,7 @@ export class FileHasher {
     const key: StatKey = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, mode: stat.mode };
     const hashedAt = Date.now();
     let entry: FileEntry | SkippedFile;
-    if (stat.isSymbolicLink()) {
+    if ((stat.mode & TYPE_MASK) === SYMLINK) {
       const blob = makeObject('blob', Buffer.from(readlinkSync(full)));
       out.push(blob);
       entry = { mode: '120000', oid: blob.oid };

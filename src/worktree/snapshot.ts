@@ -102,12 +102,7 @@ export class WorktreeSnapshotter {
     // Where the working tree differs from the index (the status changes): path -> its entry, or
     // undefined when the checkpoint has no such file. Every other file is as the index has it.
     const changes = new Map<string, FileEntry | undefined>();
-    for (const { path, state } of status.changes) {
-      if (state === 'deleted') {
-        changes.set(path, undefined);
-        continue;
-      }
-      const hashed = this.hasher.hash(path, batch);
+    const put = (path: string, hashed: FileEntry | SkippedFile | undefined) => {
       if (hashed === undefined) changes.set(path, undefined);
       else if ('reason' in hashed) {
         // A tracked file keeps the version git's index has (the checkpoint must not lack it: a
@@ -117,7 +112,11 @@ export class WorktreeSnapshotter {
         changes.set(path, tracked);
         skipped.push(tracked ? { ...hashed, reason: `${hashed.reason}: the checkpoint keeps the version in git's index, not this one` } : hashed);
       } else changes.set(path, hashed);
-    }
+    };
+    for (const { path, state } of status.changes) put(path, state === 'deleted' ? undefined : this.hasher.hash(path, batch));
+    // Thousands of untracked files are stat()ed together, on two threads (stat-pool.ts).
+    const stats = this.hasher.statAll(status.untracked);
+    for (let i = 0; i < status.untracked.length; i++) put(status.untracked[i]!, this.hasher.hash(status.untracked[i]!, batch, stats ? (stats[i] ?? null) : undefined));
     const nested = new Map<string, Snapshot>(); // submodules: their working trees, as subtrees
     for (const path of index.gitlinks) {
       const snapshotter = this.submodule(path);
@@ -177,8 +176,8 @@ export class WorktreeSnapshotter {
         return allFiles();
       },
     };
-    this.small = index.entries.size + status.changes.length <= WITNESS_LIMIT;
-    const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path)]);
+    this.small = index.entries.size + status.changes.length + status.untracked.length <= WITNESS_LIMIT;
+    const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path), ...status.untracked]);
     const witness = this.small && status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
     this.last = { snapshot, witness: witness || undefined };
     return snapshot;
@@ -239,25 +238,25 @@ export class WorktreeSnapshotter {
   // Paths whose working-tree file differs from the index, unmerged ones, and untracked ones (with
   // hashEveryFile, every file of the index too); for a small tree, also the ignored ones (a witness).
   // Many untracked files are listed by directory from then on (untracked-listing.ts).
-  private changedPaths(index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] }, startedAt: number): { changes: PathChange[]; ignored?: Set<string> } {
+  private changedPaths(index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] }, startedAt: number): { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> } {
     const { entries, gitlinks } = index;
     const witnessed = this.small && entries.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
-    let listed: { changes: PathChange[]; untracked: string[]; ignored?: Set<string> };
+    let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> };
     if (this.listing) listed = this.listing.list(index.signature, gitlinks);
     else {
-      listed = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
-      if (listed.untracked.length >= this.untrackedListingFrom) {
+      const status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
+      listed = status;
+      if (status.untracked.length >= this.untrackedListingFrom) {
         this.listing = new UntrackedListing({ ...this.repo, git: (args) => this.git(args) });
-        this.listing.adopt(listed.untracked, listed.ignored!, startedAt, index.signature, gitlinks);
+        this.listing.adopt(status.untracked, status.ignored, startedAt, index.signature, gitlinks);
       }
     }
-    const changes = listed.changes;
-    for (const path of listed.untracked) changes.push({ path, state: 'changed' });
+    const { changes, untracked } = listed;
     if (this.hashEveryFile) {
       const seen = new Set(changes.map((change) => change.path));
       for (const [path, entry] of entries) if (!seen.has(path) && entry.mode !== GITLINK_MODE) changes.push({ path, state: 'changed' });
     }
-    return { changes, ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
+    return { changes, untracked, ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
   }
 
   private git(args: string[]): string {

@@ -39,7 +39,8 @@ export interface ListingRepo {
 /** What `git status` says differs from the index: changed tracked paths, and untracked files. */
 export interface Listing {
   changes: PathChange[];
-  untracked: string[];
+  /** The same array from one listing to the next while no directory changed. */
+  untracked: readonly string[];
 }
 
 interface DirRecord {

@@ -12,6 +12,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
+import { POOL_FROM } from '../../src/worktree/file-hasher.js';
 import { UNTRACKED_LISTING_FROM } from '../../src/worktree/untracked-listing.js';
 import { gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -187,9 +188,9 @@ describe('untracked files listed directory by directory', () => {
     assert.deepEqual(await names(), ['.gitmodules', 'app.js', 'nested/inner.txt', 'nested/more.txt', 'untracked/a.txt', 'untracked/b.txt', 'vendor/lib/added.txt', 'vendor/lib/lib.js']);
   });
 
-  test(`past ${UNTRACKED_LISTING_FROM} untracked files the listing is on by itself, and never reads an ignored directory`, async () => {
+  test(`past ${UNTRACKED_LISTING_FROM} untracked files the listing is on by itself (past ${POOL_FROM}, on two threads), and never reads an ignored directory`, async () => {
     const repo = await scratch.repo({ '.gitignore': 'node_modules/\n', 'README.md': '# r\n' });
-    for (let i = 0; i < UNTRACKED_LISTING_FROM; i++) write(repo.root, `vendor/p${Math.floor(i / 50)}/f${i}.js`, `${i}\n`);
+    for (let i = 0; i < Math.max(UNTRACKED_LISTING_FROM, POOL_FROM); i++) write(repo.root, `vendor/p${Math.floor(i / 100)}/f${i}.js`, `${i}\n`);
     for (let i = 0; i < 200; i++) write(repo.root, `node_modules/m${i % 20}/f${i}.js`, `${i}\n`);
     const snapshotter = snapshotterFor(repo.root);
     const read: string[] = [];
@@ -203,12 +204,16 @@ describe('untracked files listed directory by directory', () => {
       snapshotter.snapshot();
       await settle();
       snapshotter.snapshot();
-      write(repo.root, 'vendor/p3/f150.js', 'edited\n');
+      write(repo.root, 'vendor/p1/f150.js', 'edited\n');
       write(repo.root, 'node_modules/m1/new.js', 'new\n');
       const edit = countGit(() => snapshotter.snapshot());
       assert.equal(edit.spawns, 1);
       assert.equal(edit.value.tree, await gitWorktreeTree(repo.root));
       write(repo.root, 'vendor/p3/new.js', 'new\n');
+      rmSync(join(repo.root, 'vendor/p7'), { recursive: true });
+      writeFileSync(join(repo.root, 'vendor/p9/f950.js'), 'same size\n');
+      assert.equal(snapshotter.snapshot().tree, await gitWorktreeTree(repo.root));
+      writeFileSync(join(repo.root, 'vendor/p9/f950.js'), 'SAME SIZE\n'); // within the same tick
       assert.equal(snapshotter.snapshot().tree, await gitWorktreeTree(repo.root));
     } finally {
       mutableFs.readdirSync = original;
