@@ -38,10 +38,13 @@ export class FileHasher {
 
   /**
    * The lstat of each of `paths` (for hash), taken on two threads; undefined for fewer than
-   * POOL_FROM paths (hash stats them itself). The same array again reuses its list of full paths.
+   * POOL_FROM paths, or mostly new ones (hash stats them itself). The same array again reuses its
+   * list of full paths.
    */
   statAll(paths: readonly string[]): Array<StatFields | undefined> | undefined {
-    if (paths.length < POOL_FROM) return undefined;
+    // Most of them must be known already: a first pass reads nearly every file anyway, and the
+    // worker's own memory (a V8 isolate, ~20 MB) would only add to that pass's peak.
+    if (paths.length < POOL_FROM || this.cache.size < paths.length / 2) return undefined;
     if (this.paths?.of !== paths) this.paths = { of: paths, full: paths.map((path) => `${this.root}/${path}`) };
     this.pool ??= new StatPool();
     return this.pool.statAll(this.paths.full);

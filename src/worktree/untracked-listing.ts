@@ -131,7 +131,12 @@ export class UntrackedListing {
       if (this.isDir(dir)) record.files = [];
       else this.dirs.delete(dir);
     }
-    const fresh = this.addListed(untracked, gitlinks);
+    // git does not enter an excluded directory; should it ever, what it says there is not taken.
+    const excluded = (path: string) => {
+      for (let d = parentOf(path); d !== ''; d = parentOf(d)) if (!listed.has(d) && listed.has(parentOf(d))) return this.dirs.has(d);
+      return false;
+    };
+    const fresh = this.addListed(untracked.filter((path) => !excluded(path.endsWith('/') ? path.slice(0, -1) : path)), gitlinks);
     const walked = this.walk([...listed].filter((dir) => this.dirs.has(dir)), ignored, gitlinks, fresh);
     this.all = undefined;
     this.restat([...listed, ...fresh, ...walked].filter((dir) => this.dirs.has(dir)), startedAt);
@@ -206,7 +211,8 @@ export class UntrackedListing {
   // them changed within a timestamp tick of that start (ctime cannot be set back).
   private restat(dirs: string[], startedAt: number): void {
     for (const dir of dirs) {
-      const record = this.dirs.get(dir)!;
+      const record = this.dirs.get(dir);
+      if (!record) continue;
       const stat = statOf(this.path(dir));
       const ignoreFile = statOf(this.path(dir ? `${dir}/.gitignore` : '.gitignore'));
       record.stat = signatureOf(stat);
