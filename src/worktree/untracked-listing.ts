@@ -14,7 +14,7 @@
 // config and global ignore files, git's index) makes the next listing a full one.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseStatus, type PathChange } from './git-listing.js';
 
 /** From this many untracked files on (in one full listing), checkpoints list them directory by directory. */
@@ -57,6 +57,7 @@ export class UntrackedListing {
   private dirs = new Map<string, DirRecord>();
   private context: string | undefined; // the stats of what decides ignoring, at the last full listing
   private all: string[] | undefined; // every record's files, rebuilt when a record changes
+  private excludesFile: string | undefined; // core.excludesFile, looked up at each full listing
 
   constructor(repo: ListingRepo) {
     this.repo = repo;
@@ -67,6 +68,12 @@ export class UntrackedListing {
    * `startedAt` (Date.now()) with the index whose signature is `index`; `gitlinks` are submodules.
    */
   adopt(untracked: string[], ignored: ReadonlySet<string>, startedAt: number, index: string, gitlinks: readonly string[]): void {
+    try {
+      const file = this.repo.git(['config', '--path', 'core.excludesFile']).trim();
+      this.excludesFile = file ? resolve(this.repo.root, file) : undefined;
+    } catch {
+      this.excludesFile = undefined; // not set (git exits 1)
+    }
     const context = this.contextSignature(index);
     this.dirs = new Map();
     this.all = undefined;
@@ -226,6 +233,7 @@ export class UntrackedListing {
     const config = process.env.XDG_CONFIG_HOME ? join(process.env.XDG_CONFIG_HOME, 'git') : join(homedir(), '.config', 'git');
     const { gitdir, commonDir } = this.repo;
     const paths = [join(gitdir, 'config.worktree'), join(commonDir, 'config'), join(commonDir, 'info/exclude'), join(homedir(), '.gitconfig'), join(config, 'ignore'), join(config, 'config')];
+    if (this.excludesFile) paths.push(this.excludesFile);
     const stats = paths.map((path) => statOf(path));
     return { value: [index, ...stats.map(signatureOf)].join('|'), stale: (startedAt) => !stats.every((stat) => settled(stat, startedAt)) };
   }

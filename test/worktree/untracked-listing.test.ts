@@ -51,6 +51,7 @@ describe('untracked files listed directory by directory', () => {
     const root = repo.root;
     for (const path of ['u/one.txt', 'u/two.txt', 'u/deep/three.txt', 'v/four.txt', 'logs/old.log', 'build/out.js', 'top.txt']) write(root, path, `${path}\n`);
     mkdirSync(join(root, 'empty/deeper'), { recursive: true });
+    const excludes = join(scratch.dir('savepoint-excludes-'), 'ignore');
     const snapshotter = snapshotterFor(root, listing);
     snapshotter.snapshot();
     await settle();
@@ -84,6 +85,8 @@ describe('untracked files listed directory by directory', () => {
       ['a .gitignore created in a subdirectory', () => write(root, 'later/.gitignore', '*.txt\n')],
       ['.git/info/exclude now ignores empty/', () => writeFileSync(join(root, '.git/info/exclude'), 'empty/\n')],
       ['.gitignore no longer ignores u/ (nor build/)', () => writeFileSync(join(root, '.gitignore'), '*.log\n')],
+      ['core.excludesFile names a file outside the repository', async () => (writeFileSync(excludes, '# nothing yet\n'), await gitOut(root, ['config', 'core.excludesFile', excludes]))],
+      ['that file edited in place: now ignores later/', () => writeFileSync(excludes, 'later/\n')],
       ['git add -A (the index changed)', () => gitOut(root, ['add', '-A'])],
       ['a file staged, then edited', () => writeFileSync(join(root, 'u/uno.txt'), 'staged, then edited\n')],
       ['git commit, then a new untracked file', async () => (await gitOut(root, ['commit', '-q', '-m', 'c']), write(root, 'u/after-commit.txt', 'c\n'))],
