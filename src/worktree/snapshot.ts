@@ -1,8 +1,9 @@
 // Working-tree checkpoints: the files the agent can see (tracked, and untracked-but-not-ignored)
 // recorded as a git tree, so a run carries its code as well as its steps. The cost follows what
 // changed, not the size of the repository: git's own index (read, never written) gives the blob of
-// every file that matches it, `git status` names the few that differ, and a stat cache spares
-// re-reading files that were hashed before and have not changed since. Thousands of new objects
+// every file that matches it, `git status` names the few that differ (with thousands of untracked
+// files, git is asked again only about the directories that changed: untracked-listing.ts), and a
+// stat cache spares re-reading files that were hashed before and have not changed since. Thousands of new objects
 // at once (a first checkpoint over an unignored node_modules) go into one pack (pack-writer.ts).
 // A checked-out submodule is recorded as its working tree: a subtree at its path (not the gitlink
 // git's index has), built the same way from the submodule's own index and status, its blobs stored
