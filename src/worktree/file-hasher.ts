@@ -4,7 +4,7 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { makeObject } from '../journal/git-object.js';
 import type { ObjectBatch } from './pack-writer.js';
 import type { FileEntry, SkippedFile } from './snapshot.js';
-import { StatPool, type StatFields } from './stat-pool.js';
+import { STAT_FIELDS, statAt, StatPool, type StatFields } from './stat-pool.js';
 
 /** From this many files on, statAll stats them on two threads. */
 export const POOL_FROM = 4000;
@@ -26,9 +26,10 @@ export class FileHasher {
   private readonly maxFileBytes: number;
   private readonly redactText: (text: string) => string;
   // path -> the stat it had when hashed (compared as numbers: no string per file), and the entry.
-  private readonly cache = new Map<string, { stat: StatKey; entry: FileEntry | SkippedFile; hashedAt: number }>();
+  private readonly cache = new Map<string, Cached>();
   private pool: StatPool | undefined;
-  private paths: { of: readonly string[]; full: string[] } | undefined; // the last list statAll had
+  // The last list hashAll had: its full paths, and each one's cache record (no lookup per file).
+  private listed: { of: readonly string[]; full: string[]; records: Array<Cached | undefined> } | undefined;
 
   constructor(root: string, maxFileBytes: number, redactText: (text: string) => string) {
     this.root = root;
@@ -37,17 +38,33 @@ export class FileHasher {
   }
 
   /**
-   * The lstat of each of `paths` (for hash), taken on two threads; undefined for fewer than
-   * POOL_FROM paths, or mostly new ones (hash stats them itself). The same array again reuses its
-   * list of full paths.
+   * What hash gives for each of `paths`, with all of them stat()ed at once on two threads (an
+   * unchanged file costs its lstat and five number comparisons); undefined for fewer than
+   * POOL_FROM paths, or mostly new ones: then hash each. Pass the same array while it holds.
    */
-  statAll(paths: readonly string[]): Array<StatFields | undefined> | undefined {
+  hashAll(paths: readonly string[], out: ObjectBatch): Array<FileEntry | SkippedFile | undefined> | undefined {
     // Most of them must be known already: a first pass reads nearly every file anyway, and the
     // worker's own memory (a V8 isolate, ~20 MB) would only add to that pass's peak.
     if (paths.length < POOL_FROM || this.cache.size < paths.length / 2) return undefined;
-    if (this.paths?.of !== paths) this.paths = { of: paths, full: paths.map((path) => `${this.root}/${path}`) };
+    if (this.listed?.of !== paths) this.listed = { of: paths, full: paths.map((path) => `${this.root}/${path}`), records: paths.map((path) => this.cache.get(path)) };
+    const { full, records } = this.listed;
     this.pool ??= new StatPool();
-    return this.pool.statAll(this.paths.full);
+    const stats = this.pool.statAll(full);
+    const entries = new Array<FileEntry | SkippedFile | undefined>(paths.length);
+    for (let i = 0; i < paths.length; i++) {
+      const at = i * STAT_FIELDS;
+      const mtimeMs = stats[at]!;
+      if (Number.isNaN(mtimeMs)) continue; // gone
+      const record = records[i];
+      const stat = record?.stat;
+      if (stat && stat.mtimeMs === mtimeMs && stat.ctimeMs === stats[at + 1] && stat.size === stats[at + 2] && stat.ino === stats[at + 3] && stat.mode === stats[at + 4] && trusted(record)) {
+        entries[i] = record.entry;
+        continue;
+      }
+      entries[i] = this.hash(paths[i]!, out, statAt(stats, i));
+      records[i] = this.cache.get(paths[i]!);
+    }
+    return entries;
   }
 
   /**
@@ -74,10 +91,7 @@ export class FileHasher {
     // cached hash is trusted only if the file was already older than a tick of its file system's
     // timestamps when it was read. (Measuring that from now instead, as before, trusted a hash
     // taken in the racy window once the window had passed.)
-    if (cached && sameStat(cached.stat, stat)) {
-      const margin = stat.mtimeMs % 1000 === 0 ? COARSE_TICK_MARGIN_MS : FINE_TICK_MARGIN_MS;
-      if (cached.hashedAt - stat.mtimeMs > margin) return cached.entry;
-    }
+    if (cached && sameStat(cached.stat, stat) && trusted(cached)) return cached.entry;
     const key: StatKey = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, mode: stat.mode };
     const hashedAt = Date.now();
     let entry: FileEntry | SkippedFile;
@@ -100,6 +114,18 @@ export class FileHasher {
     this.cache.set(path, { stat: key, entry, hashedAt });
     return entry;
   }
+}
+
+interface Cached {
+  stat: StatKey;
+  entry: FileEntry | SkippedFile;
+  hashedAt: number;
+}
+
+// Whether a cached hash may answer for a file whose stat is still the one it had then.
+function trusted(cached: Cached): boolean {
+  const margin = cached.stat.mtimeMs % 1000 === 0 ? COARSE_TICK_MARGIN_MS : FINE_TICK_MARGIN_MS;
+  return cached.hashedAt - cached.stat.mtimeMs > margin;
 }
 
 const sameStat = (a: StatKey, b: StatKey): boolean => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;

@@ -116,8 +116,8 @@ export class WorktreeSnapshotter {
     };
     for (const { path, state } of status.changes) put(path, state === 'deleted' ? undefined : this.hasher.hash(path, batch));
     // Thousands of untracked files are stat()ed together, on two threads (stat-pool.ts).
-    const stats = this.hasher.statAll(status.untracked);
-    for (let i = 0; i < status.untracked.length; i++) put(status.untracked[i]!, this.hasher.hash(status.untracked[i]!, batch, stats ? (stats[i] ?? null) : undefined));
+    const hashed = this.hasher.hashAll(status.untracked, batch);
+    for (let i = 0; i < status.untracked.length; i++) put(status.untracked[i]!, hashed ? hashed[i] : this.hasher.hash(status.untracked[i]!, batch));
     const nested = new Map<string, Snapshot>(); // submodules: their working trees, as subtrees
     for (const path of index.gitlinks) {
       const snapshotter = this.submodule(path);

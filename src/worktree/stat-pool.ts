@@ -16,8 +16,9 @@ export interface StatFields {
   mode: number;
 }
 
-// Five numbers per path: mtimeMs, ctimeMs, size, ino, mode (mtimeMs NaN: no such file).
-const FIELDS = 5;
+/** Numbers per path in statAll's answer: mtimeMs, ctimeMs, size, ino, mode (mtimeMs NaN: none). */
+export const STAT_FIELDS = 5;
+const FIELDS = STAT_FIELDS;
 const WORKER_TIMEOUT_MS = 10_000;
 
 // The worker: keeps the latest list of paths; for each job, stats its range into the shared results.
@@ -49,10 +50,11 @@ export class StatPool {
   private sent: readonly string[] | undefined; // the list the worker holds
 
   /**
-   * The lstat of each of `paths` (absolute), undefined where there is none. Pass the same array
-   * again while the list is unchanged: the worker is sent the list only when it is a new one.
+   * The lstat of each of `paths` (absolute), STAT_FIELDS numbers each (read one with statAt).
+   * Pass the same array again while the list is unchanged: the worker is sent the list only when
+   * it is a new one.
    */
-  statAll(paths: readonly string[]): Array<StatFields | undefined> {
+  statAll(paths: readonly string[]): Float64Array {
     const results = new Float64Array(new SharedArrayBuffer(Math.max(1, paths.length) * FIELDS * 8));
     const split = Math.ceil(paths.length / 2);
     const worker = this.start();
@@ -70,9 +72,9 @@ export class StatPool {
       const own = new Float64Array(paths.length * FIELDS);
       own.set(results.subarray(0, split * FIELDS));
       statRange(paths, own, split, paths.length);
-      return unpack(own, paths.length);
+      return own;
     }
-    return unpack(results, paths.length);
+    return results;
   }
 
   private start(): Worker | undefined {
@@ -118,11 +120,8 @@ function statRange(paths: readonly string[], out: Float64Array, from: number, to
   }
 }
 
-function unpack(results: Float64Array, count: number): Array<StatFields | undefined> {
-  const stats = new Array<StatFields | undefined>(count);
-  for (let i = 0; i < count; i++) {
-    const at = i * FIELDS;
-    stats[i] = Number.isNaN(results[at]) ? undefined : { mtimeMs: results[at]!, ctimeMs: results[at + 1]!, size: results[at + 2]!, ino: results[at + 3]!, mode: results[at + 4]! };
-  }
-  return stats;
+/** The lstat of path `i` in an answer of statAll, undefined when there was none. */
+export function statAt(results: Float64Array, i: number): StatFields | undefined {
+  const at = i * FIELDS;
+  return Number.isNaN(results[at]) ? undefined : { mtimeMs: results[at]!, ctimeMs: results[at + 1]!, size: results[at + 2]!, ino: results[at + 3]!, mode: results[at + 4]! };
 }
