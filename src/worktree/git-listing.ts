@@ -25,15 +25,16 @@ export function parseIndexListing(out: string): { entries: Map<string, FileEntry
 }
 
 /**
- * Paths whose working-tree file differs from the index, unmerged ones, and untracked ones; and the
- * ignored paths (with `--ignored=matching`: an ignored directory as `dir/`).
+ * Paths whose working-tree file differs from the index, and unmerged ones; the untracked ones (a
+ * nested repository as `dir/`); and the ignored paths (with `--ignored=matching`: a directory as `dir/`).
  */
-export function parseStatus(out: string): { changes: PathChange[]; ignored: Set<string> } {
+export function parseStatus(out: string): { changes: PathChange[]; untracked: string[]; ignored: Set<string> } {
   const changes: PathChange[] = [];
+  const untracked: string[] = [];
   const ignored = new Set<string>();
   for (const record of out.split('\0')) {
     if (record.startsWith('! ')) ignored.add(record.slice(2));
-    else if (record.startsWith('? ')) changes.push({ path: record.slice(2), state: 'changed' });
+    else if (record.startsWith('? ')) untracked.push(record.slice(2));
     else if (record.startsWith('1 ')) {
       const fields = record.split(' ');
       const [staged, worktree] = [fields[1]![0], fields[1]![1]];
@@ -47,5 +48,5 @@ export function parseStatus(out: string): { changes: PathChange[]; ignored: Set<
       changes.push({ path: record.split(' ').slice(10).join(' '), state: 'changed' });
     }
   }
-  return { changes, ignored };
+  return { changes, untracked, ignored };
 }

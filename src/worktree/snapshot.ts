@@ -1,23 +1,26 @@
 // Working-tree checkpoints: the files the agent can see (tracked, and untracked-but-not-ignored)
 // recorded as a git tree, so a run carries its code as well as its steps. The cost follows what
 // changed, not the size of the repository: git's own index (read, never written) gives the blob of
-// every file that matches it, `git status` names the few that differ, and a stat cache spares
-// re-reading files that were hashed before and have not changed since. Thousands of new objects
+// every file that matches it, `git status` names the few that differ (with thousands of untracked
+// files, git is asked again only about the directories that changed: untracked-listing.ts), and a
+// stat cache spares re-reading files that were hashed before and have not changed since. Thousands of new objects
 // at once (a first checkpoint over an unignored node_modules) go into one pack (pack-writer.ts).
 // A checked-out submodule is recorded as its working tree: a subtree at its path (not the gitlink
 // git's index has), built the same way from the submodule's own index and status, its blobs stored
 // in this repository, so an edit inside it is a change of the step like any other, `show` diffs it
 // and a restore puts it back. A submodule that is not checked out keeps its gitlink.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeObject, TREE_MODE } from '../journal/git-object.js';
+import { TREE_MODE } from '../journal/git-object.js';
 import { ObjectStore } from '../journal/object-store.js';
 import { findRepository, type Repository } from '../journal/repository.js';
+import { FileHasher } from './file-hasher.js';
 import { ObjectBatch } from './pack-writer.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, type PathChange } from './git-listing.js';
 import { buildTrees, treeFiles, updateTrees, type DirTree } from './tree-build.js';
 import { UnchangedWitness, WITNESS_LIMIT } from './unchanged.js';
+import { STATUS_ARGS, UNTRACKED_LISTING_FROM, UntrackedListing } from './untracked-listing.js';
 
 /** A file left out of a checkpoint, and why (never silently). */
 export interface SkippedFile {
@@ -51,17 +54,13 @@ export interface SnapshotOptions {
    * every file is hashed from the working tree (once; then the stat cache answers).
    */
   hashEveryFile?: boolean;
+  /** From this many untracked files on, they are listed directory by directory (untracked-listing.ts). */
+  untrackedListingFrom?: number;
 }
 /** Files larger than this are left out of a checkpoint, with a note. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 // Reading git's index and status must not write the index: no optional locks, no refresh.
 const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
-
-// How long after its last change a file's stat is trusted to reveal the next change (a change in
-// the same timestamp tick keeps the stat): sub-second timestamps (ext4, xfs, btrfs, apfs, ntfs) tick
-// every few milliseconds; whole-second ones (FAT: 2 s; HFS+, ext3: 1 s) are given 2 s.
-const FINE_TICK_MARGIN_MS = 100;
-const COARSE_TICK_MARGIN_MS = 2000;
 
 /** Takes checkpoints of one working tree, keeping caches between them. */
 export class WorktreeSnapshotter {
@@ -69,8 +68,7 @@ export class WorktreeSnapshotter {
   readonly objects: ObjectStore;
   private readonly maxFileBytes: number;
   private readonly redactText: (text: string) => string;
-  // path -> the stat it had when hashed (compared as numbers: no string per file), and the entry.
-  private readonly statCache = new Map<string, { stat: StatKey; entry: FileEntry | SkippedFile; hashedAt: number }>();
+  private readonly hasher: FileHasher;
   private index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } | undefined;
   // The last snapshot's trees by directory, the index they were built on, and its status changes.
   private trees: { indexSignature: string; changes: Map<string, FileEntry | undefined>; dirs: Map<string, DirTree> } | undefined;
@@ -80,6 +78,8 @@ export class WorktreeSnapshotter {
   // The last snapshot, and (small working trees) the stats that prove it still holds (unchanged.ts).
   private last: { snapshot: Snapshot; witness: UnchangedWitness | undefined } | undefined;
   private small = true; // the last pass saw few files: the next asks for ignored paths, for a witness
+  private readonly untrackedListingFrom: number;
+  private listing: UntrackedListing | undefined; // many untracked files: listed by directory
 
   constructor(repo: Repository, objects: ObjectStore, options: SnapshotOptions = {}) {
     this.repo = repo;
@@ -87,6 +87,8 @@ export class WorktreeSnapshotter {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.redactText = options.redactText ?? ((text) => text);
     this.hashEveryFile = options.hashEveryFile ?? false;
+    this.untrackedListingFrom = options.untrackedListingFrom ?? UNTRACKED_LISTING_FROM;
+    this.hasher = new FileHasher(repo.root, this.maxFileBytes, this.redactText);
   }
 
   /** Records the working tree as it is now; writes only objects that are new. */
@@ -97,16 +99,11 @@ export class WorktreeSnapshotter {
     // No "already stored" list across snapshots: a gc may have pruned an unreferenced one since.
     const batch = new ObjectBatch(this.objects, new Set());
     const statusStartedAt = Date.now();
-    const status = this.changedPaths(index);
+    const status = this.changedPaths(index, statusStartedAt);
     // Where the working tree differs from the index (the status changes): path -> its entry, or
     // undefined when the checkpoint has no such file. Every other file is as the index has it.
     const changes = new Map<string, FileEntry | undefined>();
-    for (const { path, state } of status.changes) {
-      if (state === 'deleted') {
-        changes.set(path, undefined);
-        continue;
-      }
-      const hashed = this.hashFile(path, batch);
+    const put = (path: string, hashed: FileEntry | SkippedFile | undefined) => {
       if (hashed === undefined) changes.set(path, undefined);
       else if ('reason' in hashed) {
         // A tracked file keeps the version git's index has (the checkpoint must not lack it: a
@@ -116,7 +113,11 @@ export class WorktreeSnapshotter {
         changes.set(path, tracked);
         skipped.push(tracked ? { ...hashed, reason: `${hashed.reason}: the checkpoint keeps the version in git's index, not this one` } : hashed);
       } else changes.set(path, hashed);
-    }
+    };
+    for (const { path, state } of status.changes) put(path, state === 'deleted' ? undefined : this.hasher.hash(path, batch));
+    // Thousands of untracked files are stat()ed together, on two threads (stat-pool.ts).
+    const hashed = this.hasher.hashAll(status.untracked, batch);
+    for (let i = 0; i < status.untracked.length; i++) put(status.untracked[i]!, hashed ? hashed[i] : this.hasher.hash(status.untracked[i]!, batch));
     const nested = new Map<string, Snapshot>(); // submodules: their working trees, as subtrees
     for (const path of index.gitlinks) {
       const snapshotter = this.submodule(path);
@@ -149,13 +150,10 @@ export class WorktreeSnapshotter {
     if (last) {
       // Of those, only the ones whose entry really changed (a file edited long ago stays in every status).
       const touched = new Set<string>();
-      for (const overlay of [last.changes, changes]) {
-        for (const path of overlay.keys()) {
-          const now = entryOf(changes, path);
-          const then = entryOf(last.changes, path);
-          if (now !== then && (now?.oid !== then?.oid || now?.mode !== then?.mode)) touched.add(path);
-        }
-      }
+      const differ = (now: FileEntry | undefined, then: FileEntry | undefined) => now !== then && (now?.oid !== then?.oid || now?.mode !== then?.mode);
+      // An unchanged file's entry is the same object as last time (the stat cache's): one lookup.
+      for (const [path, now] of changes) if ((now === undefined || now !== last.changes.get(path)) && differ(now, entryOf(last.changes, path))) touched.add(path);
+      for (const path of last.changes.keys()) if (!changes.has(path) && differ(index.entries.get(path), last.changes.get(path))) touched.add(path);
       const updated = updateTrees(last.dirs, { get: (path) => entryOf(changes, path) }, touched, batch);
       tree = updated.root;
       dirs = last.dirs;
@@ -179,8 +177,8 @@ export class WorktreeSnapshotter {
         return allFiles();
       },
     };
-    this.small = index.entries.size + status.changes.length <= WITNESS_LIMIT;
-    const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path)]);
+    this.small = index.entries.size + status.changes.length + status.untracked.length <= WITNESS_LIMIT;
+    const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path), ...status.untracked]);
     const witness = this.small && status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
     this.last = { snapshot, witness: witness || undefined };
     return snapshot;
@@ -216,6 +214,7 @@ export class WorktreeSnapshotter {
       maxFileBytes: this.maxFileBytes,
       redactText: this.redactText,
       hashEveryFile: true,
+      untrackedListingFrom: this.untrackedListingFrom,
     });
     this.submodules.set(path, snapshotter);
     return snapshotter;
@@ -239,60 +238,29 @@ export class WorktreeSnapshotter {
 
   // Paths whose working-tree file differs from the index, unmerged ones, and untracked ones (with
   // hashEveryFile, every file of the index too); for a small tree, also the ignored ones (a witness).
-  private changedPaths({ entries: index, gitlinks }: { entries: Map<string, FileEntry>; gitlinks: string[] }): { changes: PathChange[]; ignored?: Set<string> } {
-    const witnessed = this.small && index.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
-    const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', ...(witnessed ? ['--ignored=matching'] : [])];
-    const { changes, ignored } = parseStatus(this.git(args));
+  // Many untracked files are listed by directory from then on (untracked-listing.ts).
+  private changedPaths(index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] }, startedAt: number): { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> } {
+    const { entries, gitlinks } = index;
+    const witnessed = this.small && entries.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
+    let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> };
+    if (this.listing) listed = this.listing.list(index.signature, gitlinks);
+    else {
+      const status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
+      listed = status;
+      if (status.untracked.length >= this.untrackedListingFrom) {
+        this.listing = new UntrackedListing({ ...this.repo, git: (args) => this.git(args) });
+        this.listing.adopt(status.untracked, status.ignored, startedAt, index.signature, gitlinks);
+      }
+    }
+    const { changes, untracked } = listed;
     if (this.hashEveryFile) {
-      const listed = new Set(changes.map((change) => change.path));
-      for (const [path, entry] of index) if (!listed.has(path) && entry.mode !== GITLINK_MODE) changes.push({ path, state: 'changed' });
+      const seen = new Set(changes.map((change) => change.path));
+      for (const [path, entry] of entries) if (!seen.has(path) && entry.mode !== GITLINK_MODE) changes.push({ path, state: 'changed' });
     }
-    return { changes, ...(witnessed ? { ignored } : {}) };
-  }
-
-  private hashFile(path: string, out: ObjectBatch): FileEntry | SkippedFile | undefined {
-    const full = `${this.repo.root}/${path}`; // git's paths are normalised: no join() needed
-    let stat: Stats;
-    try {
-      stat = lstatSync(full);
-    } catch {
-      return undefined; // gone between status and now
-    }
-    if (stat.isDirectory()) return undefined; // a nested repository or submodule: not ours to record
-    const key: StatKey = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, mode: stat.mode };
-    const cached = this.statCache.get(path);
-    // A file changed again within the same timestamp tick as its last change keeps its stat, so a
-    // cached hash is trusted only if the file was already older than a tick of its file system's
-    // timestamps when it was read. (Measuring that from now instead, as before, trusted a hash
-    // taken in the racy window once the window had passed.)
-    const margin = stat.mtimeMs % 1000 === 0 ? COARSE_TICK_MARGIN_MS : FINE_TICK_MARGIN_MS;
-    if (cached && sameStat(cached.stat, key) && cached.hashedAt - stat.mtimeMs > margin) return cached.entry;
-    const hashedAt = Date.now();
-    let entry: FileEntry | SkippedFile;
-    if (stat.isSymbolicLink()) {
-      const blob = makeObject('blob', Buffer.from(readlinkSync(full)));
-      out.push(blob);
-      entry = { mode: '120000', oid: blob.oid };
-    } else if (stat.size > this.maxFileBytes) {
-      entry = { path, size: stat.size, reason: `larger than ${Math.round(this.maxFileBytes / 1024 / 1024)} MB` };
-    } else {
-      let content = readFileSync(full);
-      // The bytes as they are unless redaction changed the text (no copy; non-UTF-8 text kept as is).
-      const text = content.subarray(0, 8000).includes(0) ? undefined : content.toString('utf8');
-      const redacted = text === undefined ? undefined : this.redactText(text);
-      if (redacted !== text) content = Buffer.from(redacted!);
-      const blob = makeObject('blob', content);
-      out.push(blob);
-      entry = { mode: stat.mode & 0o111 ? '100755' : '100644', oid: blob.oid };
-    }
-    this.statCache.set(path, { stat: key, entry, hashedAt });
-    return entry;
+    return { changes, untracked, ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
   }
 
   private git(args: string[]): string {
     return execFileSync('git', args, { cwd: this.repo.root, env: GIT_ENV, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
   }
 }
-
-type StatKey = Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'size' | 'ino' | 'mode'>;
-const sameStat = (a: StatKey, b: StatKey): boolean => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;

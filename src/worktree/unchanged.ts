@@ -12,7 +12,7 @@
 // ctime is within a timestamp tick of the status run makes the witness void (a change in that same
 // tick would leave the stat as it was). Used only up to WITNESS_LIMIT files: beyond that, the
 // lstats cost as much as git status does.
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -74,7 +74,7 @@ export class UnchangedWitness {
     paths.push(...['config', 'info/exclude', 'packed-refs'].map((name) => join(input.commonDir, name)), join(homedir(), '.gitconfig'), join(config, 'ignore'), join(config, 'config'));
     const signatures: Array<[string, string]> = [];
     for (const path of paths) {
-      const stat = lstatSync(path, { throwIfNoEntry: false });
+      const stat = statOf(path);
       if (stat) {
         const tick = stat.ctimeMs % 1000 === 0 ? COARSE_TICK_MS : FINE_TICK_MS;
         if (stat.ctimeMs > input.statusStartedAt - tick) return undefined;
@@ -86,8 +86,18 @@ export class UnchangedWitness {
 
   /** True when every recorded path has the stat it had: nothing git could see has changed. */
   holds(): boolean {
-    for (const [path, signature] of this.signatures) if (signatureOf(lstatSync(path, { throwIfNoEntry: false })) !== signature) return false;
+    for (const [path, signature] of this.signatures) if (signatureOf(statOf(path)) !== signature) return false;
     return true;
+  }
+}
+
+// An entry's lstat; undefined when there is none (gone, or beneath what is no longer a directory:
+// lstat fails with ENOTDIR there, which throwIfNoEntry does not cover).
+function statOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
   }
 }
 

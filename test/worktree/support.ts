@@ -1,7 +1,9 @@
 // Shared pieces of the working-tree tests: a snapshotter for a temp repository, and git itself as the
 // judge of what a checkpoint should be (`git add -A` into a scratch index, `git write-tree`), so the
 // tests never trust the code under test to tell them what the right tree is.
+import childProcess from 'node:child_process';
 import { copyFileSync, statSync, utimesSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../../src/journal/object-store.js';
@@ -93,4 +95,21 @@ export async function cloneOf(source: string, ...trees: string[]): Promise<TempR
     git: (...args) => gitOut(root, args),
     remove: async () => rmSync(parent, { recursive: true, force: true }),
   };
+}
+
+// Counts the git commands the snapshotter runs (it runs them through execFileSync).
+export function countGit<T>(fn: () => T): { value: T; spawns: number } {
+  const original = childProcess.execFileSync;
+  let spawns = 0;
+  childProcess.execFileSync = ((...args: Parameters<typeof original>) => {
+    spawns++;
+    return original(...args);
+  }) as typeof original;
+  syncBuiltinESMExports();
+  try {
+    return { value: fn(), spawns };
+  } finally {
+    childProcess.execFileSync = original;
+    syncBuiltinESMExports();
+  }
 }

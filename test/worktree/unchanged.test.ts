@@ -3,34 +3,15 @@
 // is again exactly the tree git makes of the working tree. And when nothing changed (or only
 // ignored files did), no git command runs at all.
 import assert from 'node:assert/strict';
-import childProcess from 'node:child_process';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
-import { gitWorktreeTree, snapshotterFor } from './support.js';
+import { countGit, gitWorktreeTree, snapshotterFor } from './support.js';
 
 const scratch = useScratch();
-
-// Counts the git commands the snapshotter runs (it runs them through execFileSync).
-function countGit<T>(fn: () => T): { value: T; spawns: number } {
-  const original = childProcess.execFileSync;
-  let spawns = 0;
-  childProcess.execFileSync = ((...args: Parameters<typeof original>) => {
-    spawns++;
-    return original(...args);
-  }) as typeof original;
-  syncBuiltinESMExports();
-  try {
-    return { value: fn(), spawns };
-  } finally {
-    childProcess.execFileSync = original;
-    syncBuiltinESMExports();
-  }
-}
 
 // Past a timestamp tick: only then may a witness vouch for what it saw.
 const settle = () => sleep(150);
@@ -67,6 +48,7 @@ describe('a checkpoint skips git status only when nothing git could see changed'
       ['a tracked file deleted', () => rmSync(join(repo.root, 'src/b.js'))],
       ['a file renamed', () => renameSync(join(repo.root, 'untracked.txt'), join(repo.root, 'src/moved.txt'))],
       ['made executable', () => chmodSync(join(repo.root, 'src/a.js'), 0o755)],
+      ['a directory replaced by a file of the same name', () => (rmSync(join(repo.root, 'fresh'), { recursive: true }), writeFileSync(join(repo.root, 'fresh'), 'now a file\n'))],
       ['.gitignore no longer ignores build/', () => writeFileSync(join(repo.root, '.gitignore'), '*.log\n')],
       ['.git/info/exclude now ignores src/', () => writeFileSync(join(repo.root, '.git/info/exclude'), 'src/\n')],
       ['git rm --cached (the index changed)', () => gitOut(repo.root, ['rm', '-q', '--cached', 'README.md'])],

@@ -1,0 +1,281 @@
+// The untracked files of a big working tree, without git walking all of it at every checkpoint:
+// the idea of git's own untracked cache, kept in memory (git's lives in the index, which we never
+// write). A directory's set of entries changes only when its stat does (creating, deleting or
+// renaming an entry moves its mtime and ctime), so after one full `git status`, each checkpoint
+// lstats every directory it saw, and asks git again only about the ones that changed: one
+// `git status` with a pathspec of the root minus every unchanged directory beside them, which git
+// does not enter. The files of unchanged directories are the ones listed before.
+//
+// The directories are all the ones git would walk: every directory under the root that is not
+// ignored, not `.git`, not a nested repository or a submodule (those are kept as opaque: only
+// their own stat is watched). A directory whose ctime is within a timestamp tick of the listing
+// start is not trusted (a change in that tick would leave its stat as it was): it is listed again
+// next time. A change to what decides ignoring (any directory's .gitignore, info/exclude, the
+// config and global ignore files, git's index) makes the next listing a full one.
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseStatus, type PathChange } from './git-listing.js';
+
+/** From this many untracked files on (in one full listing), checkpoints list them directory by directory. */
+export const UNTRACKED_LISTING_FROM = 1000;
+
+/** The `git status` a listing runs, before its untracked and pathspec arguments. */
+export const STATUS_ARGS = ['status', '--porcelain=v2', '-z', '--no-renames', '--ignore-submodules=all'];
+
+const FINE_TICK_MS = 100;
+const COARSE_TICK_MS = 2000;
+// Past this many bytes of pathspec, a full listing is cheaper (and fits any command line).
+const MAX_PATHSPEC_BYTES = 256 * 1024;
+
+/** Where the listing's repository is, and how to run git there (its output as text). */
+export interface ListingRepo {
+  root: string;
+  gitdir: string;
+  commonDir: string;
+  git(args: string[]): string;
+}
+
+/** What `git status` says differs from the index: changed tracked paths, and untracked files. */
+export interface Listing {
+  changes: PathChange[];
+  /** The same array from one listing to the next while no directory changed. */
+  untracked: readonly string[];
+}
+
+interface DirRecord {
+  stat: string; // the directory's own stat
+  ignoreFile: string; // the stat of its .gitignore ('none' without one)
+  trusted: boolean;
+  opaque: boolean; // a nested repository or submodule: nothing inside is listed
+  files: string[]; // the untracked files directly in it (paths from the root)
+}
+
+/** The untracked files of one working tree, re-listed by git only where directories changed. */
+export class UntrackedListing {
+  private readonly repo: ListingRepo;
+  private dirs = new Map<string, DirRecord>();
+  private context: string | undefined; // the stats of what decides ignoring, at the last full listing
+  private all: string[] | undefined; // every record's files, rebuilt when a record changes
+  private excludesFile: string | undefined; // core.excludesFile, looked up at each full listing
+
+  constructor(repo: ListingRepo) {
+    this.repo = repo;
+  }
+
+  /**
+   * Takes over a full `git status --untracked-files=all --ignored=matching` that was started at
+   * `startedAt` (Date.now()) with the index whose signature is `index`; `gitlinks` are submodules.
+   */
+  adopt(untracked: string[], ignored: ReadonlySet<string>, startedAt: number, index: string, gitlinks: readonly string[]): void {
+    try {
+      const file = this.repo.git(['config', '--path', 'core.excludesFile']).trim();
+      this.excludesFile = file ? resolve(this.repo.root, file) : undefined;
+    } catch {
+      this.excludesFile = undefined; // not set (git exits 1)
+    }
+    const context = this.contextSignature(index);
+    this.dirs = new Map();
+    this.all = undefined;
+    const fresh = this.addListed(untracked, gitlinks);
+    this.walk([''], ignored, gitlinks, fresh);
+    this.restat([...this.dirs.keys()], startedAt);
+    this.context = context.stale(startedAt) ? undefined : context.value;
+  }
+
+  /** What differs from the index now; `index` is the index's signature (a new one lists everything). */
+  list(index: string, gitlinks: readonly string[]): Listing {
+    const startedAt = Date.now();
+    const context = this.contextSignature(index);
+    if (context.value !== this.context) return this.full(startedAt, index, gitlinks);
+    const changed = new Set<string>();
+    const restat: string[] = [];
+    for (const [dir, record] of this.dirs) {
+      const stat = statOf(this.path(dir));
+      if (!stat?.isDirectory()) {
+        if (dir === '') return this.full(startedAt, index, gitlinks);
+        changed.add(dir); // gone, or no longer a directory: its parent changed too
+        continue;
+      }
+      const same = record.trusted && signatureOf(stat) === record.stat;
+      // Editing a .gitignore leaves its directory's stat as it was; creating one does not.
+      if ((!same || record.ignoreFile !== 'none') && signatureOf(statOf(this.path(join(dir, '.gitignore')))) !== record.ignoreFile) {
+        return this.full(startedAt, index, gitlinks);
+      }
+      if (same) continue;
+      // A directory that became, or stopped being, a repository of its own changes what git lists.
+      const repository = dir !== '' && (gitlinks.includes(dir) || statOf(this.path(`${dir}/.git`)) !== undefined);
+      if (record.opaque !== repository) return this.full(startedAt, index, gitlinks);
+      if (record.opaque) restat.push(dir); // nothing inside is listed: only its stat is news
+      else changed.add(dir);
+    }
+    const { changes } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=no']));
+    if (changed.size > 0 && !this.relist(changed, startedAt, gitlinks)) return this.full(startedAt, index, gitlinks);
+    this.restat(restat, startedAt);
+    return { changes, untracked: this.files() };
+  }
+
+  // Lists the changed directories again (their direct files, and every new directory in them):
+  // one `git status` of the root that leaves out each unchanged directory beside them, and with
+  // it everything beneath. False when that pathspec would be too long.
+  private relist(changed: Set<string>, startedAt: number, gitlinks: readonly string[]): boolean {
+    const listed = new Set<string>(['']); // the changed directories and their parents
+    for (const dir of changed) for (let d = dir; d !== '' && !listed.has(d); d = parentOf(d)) listed.add(d);
+    const specs = [':(top)'];
+    let bytes = 0;
+    for (const dir of this.dirs.keys()) {
+      if (listed.has(dir) || !listed.has(parentOf(dir))) continue;
+      specs.push(`:(top,exclude,literal)${dir}/`);
+      bytes += dir.length + 24;
+      if (bytes > MAX_PATHSPEC_BYTES) return false;
+    }
+    const { untracked, ignored } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching', '--', ...specs]));
+    // A known directory not listed again is unchanged, and so is everything beneath it. A listed
+    // one (gone ones are among them, and so are their subdirectories) is refilled from git's answer.
+    for (const dir of listed) {
+      const record = this.dirs.get(dir);
+      if (!record) continue;
+      if (this.isDir(dir)) record.files = [];
+      else this.dirs.delete(dir);
+    }
+    // git does not enter an excluded directory; should it ever, what it says there is not taken.
+    const excluded = (path: string) => {
+      for (let d = parentOf(path); d !== ''; d = parentOf(d)) if (!listed.has(d) && listed.has(parentOf(d))) return this.dirs.has(d);
+      return false;
+    };
+    const fresh = this.addListed(untracked.filter((path) => !excluded(path.endsWith('/') ? path.slice(0, -1) : path)), gitlinks);
+    const walked = this.walk([...listed].filter((dir) => this.dirs.has(dir)), ignored, gitlinks, fresh);
+    this.all = undefined;
+    this.restat([...listed, ...fresh, ...walked].filter((dir) => this.dirs.has(dir)), startedAt);
+    return true;
+  }
+
+  private full(startedAt: number, index: string, gitlinks: readonly string[]): Listing {
+    const { changes, untracked, ignored } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
+    this.adopt(untracked, ignored, startedAt, index, gitlinks);
+    return { changes, untracked: this.files() };
+  }
+
+  // Files git listed, each into its directory's record (created with its parents as needed); an
+  // entry ending in `/` is a nested repository (opaque). Returns the directories created.
+  private addListed(untracked: string[], gitlinks: readonly string[]): Set<string> {
+    const created = new Set<string>();
+    const ensure = (dir: string): DirRecord => {
+      let record = this.dirs.get(dir);
+      if (!record) {
+        if (dir !== '') ensure(parentOf(dir));
+        record = { stat: '', ignoreFile: 'none', trusted: false, opaque: dir !== '' && gitlinks.includes(dir), files: [] };
+        this.dirs.set(dir, record);
+        created.add(dir);
+      }
+      return record;
+    };
+    ensure('');
+    for (const path of untracked) {
+      if (!path.endsWith('/')) {
+        ensure(parentOf(path)).files.push(path);
+        continue;
+      }
+      const record = ensure(path.slice(0, -1));
+      record.opaque = true;
+      record.files = [];
+    }
+    return created;
+  }
+
+  // Every directory beneath `from` that git walks and that is not known yet (the ones holding no
+  // untracked file: empty, or only tracked or ignored files), and beneath the `fresh` ones (known
+  // from this very listing): a file created there is new to git. Returns the ones it added.
+  private walk(from: string[], ignored: ReadonlySet<string>, gitlinks: readonly string[], fresh: ReadonlySet<string>): string[] {
+    const found: string[] = [];
+    const pending = [...from];
+    while (pending.length) {
+      const dir = pending.pop()!;
+      if (this.dirs.get(dir)?.opaque) continue;
+      let children;
+      try {
+        children = readdirSync(this.path(dir), { withFileTypes: true });
+      } catch {
+        continue; // gone since git listed it: its parent's stat has moved, so it is listed again
+      }
+      for (const child of children) {
+        if (!child.isDirectory() || child.name === '.git') continue;
+        const path = dir ? `${dir}/${child.name}` : child.name;
+        if (ignored.has(`${path}/`)) continue;
+        if (this.dirs.has(path)) {
+          if (fresh.has(path)) pending.push(path);
+          continue;
+        }
+        this.dirs.set(path, { stat: '', ignoreFile: 'none', trusted: false, opaque: gitlinks.includes(path), files: [] });
+        found.push(path);
+        pending.push(path);
+      }
+    }
+    return found;
+  }
+
+  // Records the stats of `dirs` after a listing started at `startedAt`: trusted only if nothing in
+  // them changed within a timestamp tick of that start (ctime cannot be set back).
+  private restat(dirs: string[], startedAt: number): void {
+    for (const dir of dirs) {
+      const record = this.dirs.get(dir);
+      if (!record) continue;
+      const stat = statOf(this.path(dir));
+      const ignoreFile = statOf(this.path(dir ? `${dir}/.gitignore` : '.gitignore'));
+      record.stat = signatureOf(stat);
+      record.ignoreFile = signatureOf(ignoreFile);
+      record.trusted = settled(stat, startedAt) && settled(ignoreFile, startedAt);
+    }
+  }
+
+  // The stats of what decides what git lists: the index (its signature), exclude and config files.
+  private contextSignature(index: string): { value: string; stale(startedAt: number): boolean } {
+    const config = process.env.XDG_CONFIG_HOME ? join(process.env.XDG_CONFIG_HOME, 'git') : join(homedir(), '.config', 'git');
+    const { gitdir, commonDir } = this.repo;
+    const paths = [join(gitdir, 'config.worktree'), join(commonDir, 'config'), join(commonDir, 'info/exclude'), join(homedir(), '.gitconfig'), join(config, 'ignore'), join(config, 'config')];
+    if (this.excludesFile) paths.push(this.excludesFile);
+    const stats = paths.map((path) => statOf(path));
+    return { value: [index, ...stats.map(signatureOf)].join('|'), stale: (startedAt) => !stats.every((stat) => settled(stat, startedAt)) };
+  }
+
+  private files(): string[] {
+    if (!this.all) {
+      this.all = [];
+      for (const record of this.dirs.values()) for (const file of record.files) this.all.push(file);
+    }
+    return this.all;
+  }
+
+  private isDir(dir: string): boolean {
+    return statOf(this.path(dir))?.isDirectory() ?? false;
+  }
+
+  private path(path: string): string {
+    return path ? `${this.repo.root}/${path}` : this.repo.root;
+  }
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
+// An entry's lstat; undefined when there is none (gone, or beneath what is no longer a directory).
+function statOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function signatureOf(stat: Stats | undefined): string {
+  return stat ? `${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}:${stat.mode}` : 'none';
+}
+
+// Whether nothing changed in this entry within a timestamp tick of `startedAt` (absent: nothing to change).
+function settled(stat: Stats | undefined, startedAt: number): boolean {
+  if (!stat) return true;
+  const tick = stat.ctimeMs % 1000 === 0 ? COARSE_TICK_MS : FINE_TICK_MS;
+  return stat.ctimeMs < startedAt - tick;
+}
