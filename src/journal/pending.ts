@@ -7,6 +7,7 @@
 // pushes of branches never carry it), moved with the same compare-and-swap as the journal branch.
 // It is dropped again once a journal commit that carries a checkpoint of the run has landed.
 import { execFile } from 'node:child_process';
+import { rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { unlinkQuietly } from './durable-file.js';
 import { compareAndSwapRef, readPackedRefs, readRef } from './refs.js';
@@ -35,6 +36,15 @@ export async function releasePendingTree(commonDir: string, run: string): Promis
   const ref = pendingRef(run);
   if (readRef(commonDir, ref) === undefined) return;
   unlinkQuietly(join(commonDir, ref));
+  // As git does when it deletes a ref: the directories it leaves empty go too (a later pending ref
+  // makes them again).
+  for (const dir of ['refs/savepoint/pending', 'refs/savepoint']) {
+    try {
+      rmdirSync(join(commonDir, dir));
+    } catch {
+      break; // not empty (another run's pending ref), or already gone
+    }
+  }
   if (readPackedRefs(commonDir).has(ref)) {
     await new Promise<void>((resolve) => execFile('git', [`--git-dir=${commonDir}`, 'update-ref', '-d', ref], () => resolve()));
   }
