@@ -32,8 +32,8 @@ type Journal = Awaited<ReturnType<Library['openJournal']>>;
 
 const TARGET_APPEND_P50_MS = 1; // issue 13: "append p50 ≤ 1 ms, directory fsyncs included"
 const TARGET_FLAT_RATIO = 1.3;
-const TARGET_REPLAY_MS = 1000;
-const TARGET_PEAK_RSS_MB = 150;
+const TARGET_REPLAY_MS = 500;
+const TARGET_PEAK_RSS_MB = 120;
 const BIG = 10_000;
 
 // BENCH_LIBRARY=<path to another build's index.js> measures that build instead (A/B comparisons).
@@ -302,6 +302,8 @@ interface StageSpec {
   packed: boolean;
   // Interleave 100-step runs with this one (see InterleavedRuns).
   interleave: boolean;
+  // Replay again in a plain node process (replayInPlainNode), before and after the gc.
+  plain?: boolean;
   keep: boolean;
 }
 
@@ -318,6 +320,8 @@ interface StageResult {
   replay?: Replay;
   gc?: { ms: number; loose: string };
   packed?: Replay;
+  // The same replays in a plain node process (the largest stage only).
+  plain?: { loose: PlainReplay; packed?: PlainReplay };
   memory: { baseline: MemoryPeak; live: MemoryPeak; replay?: MemoryPeak; packed?: MemoryPeak };
 }
 
@@ -359,6 +363,7 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
       const memory = new MemorySampler();
       result.replay = await replay(lib, repo, run, spec.n, memory);
       result.memory.replay = peakOf(memory);
+      if (spec.plain) result.plain = { loose: replayInPlainNode(repo, run, spec.n) };
     }
     if (spec.packed) {
       const started = now();
@@ -369,6 +374,7 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
       const memory = new MemorySampler();
       result.packed = await replay(lib, repo, run, spec.n, memory);
       result.memory.packed = peakOf(memory);
+      if (spec.plain && result.plain) result.plain.packed = replayInPlainNode(repo, run, spec.n);
     }
     return result;
   } finally {
@@ -387,6 +393,46 @@ function plainNodeRss(): number | undefined {
   const result = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
   const rss = Number(result.stdout);
   return result.status === 0 && rss > 0 ? rss : undefined;
+}
+
+// The replay of `run` in a plain `node` process on dist/ (no tsx, nothing run before it): what a
+// library user's process costs. Its peak RSS is the kernel's high-water mark (maxrss), so nothing
+// is subtracted. The step inputs and the check of each result follow bashInput / bashResult.
+interface PlainReplay {
+  openMs: number;
+  totalMs: number;
+  maxRss: number;
+  heapUsed: number;
+}
+
+const PLAIN_REPLAY = `
+const [entry, dir, run, n] = process.argv.slice(1);
+const lib = await import(entry);
+let heapUsed = 0;
+const sample = () => (heapUsed = Math.max(heapUsed, process.memoryUsage().heapUsed));
+const timer = setInterval(sample, 5);
+const started = performance.now();
+const journal = await lib.openJournal({ dir, run });
+const openMs = performance.now() - started;
+sample();
+for (let i = 1; i <= Number(n); i++) {
+  const input = { command: 'npm test -- --grep "case ' + i + '"', cwd: '.', timeoutMs: 120000 };
+  const result = await journal.step('run_bash', input, () => { throw new Error('replay ran step ' + i + ' live'); }, { describe: 'run_bash "' + input.command + '"' });
+  if (result.durationMs !== 800 + ((i * 37) % 900)) throw new Error('replay returned the wrong result at step ' + i);
+  if (i % 500 === 0) sample();
+}
+const totalMs = performance.now() - started;
+journal.close();
+clearInterval(timer);
+sample();
+process.stdout.write(JSON.stringify({ openMs, totalMs, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed }));
+`;
+
+function replayInPlainNode(repo: BenchRepo, run: string, n: number): PlainReplay {
+  const entry = process.env.BENCH_LIBRARY ? pathToFileURL(resolve(process.env.BENCH_LIBRARY)).href : new URL('../dist/index.js', import.meta.url).href;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', PLAIN_REPLAY, entry, repo.root, run, String(n)], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`the plain-node replay of ${run} failed:\n${result.stderr}`);
+  return JSON.parse(result.stdout) as PlainReplay;
 }
 
 // Runs a stage in a fresh process with this process's flags (--expose-gc, --import tsx).
@@ -430,7 +476,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   let interleaved: { all: number; lastWindow: number; lastRun: number } | undefined;
   for (const n of sizes) {
     context.log(`stage: ${n} steps live${n === largest ? ' (100-step runs interleaved)' : ''}, replay${n === largest ? ', git gc, replay' : ''}`);
-    const result = await stage({ n, intent: false, fanout: true, replay: true, packed: n === largest, interleave: n === largest });
+    const result = await stage({ n, intent: false, fanout: true, replay: true, packed: n === largest, interleave: n === largest, plain: n === largest });
     const size = n.toLocaleString('en-US');
     context.log(`  live total ${(result.live.totalMs / 1000).toFixed(2)} s; p50 by tenth of the run (ms): ${segments(result.live.latencies)}`);
     rows.push(...appendRows(`append run_bash, ${size}-step run`, n, result.live.latencies, result.live.totalMs));
@@ -448,6 +494,18 @@ async function run(context: BenchContext): Promise<Row[]> {
     if (result.replay) rows.push(...replayRows(`replay ${size}-step run`, n, result.replay, n === BIG));
     if (result.gc) rows.push({ what: `git gc of the ${size}-step journal (${result.gc.loose} loose left)`, n, total: result.gc.ms });
     if (result.packed) rows.push(...replayRows(`replay ${size}-step run after git gc`, n, result.packed, n === BIG));
+    for (const [phase, plain] of [['', result.plain?.loose], [' after git gc', result.plain?.packed]] as const) {
+      if (!plain) continue;
+      const target = n === BIG ? { target: `≤ ${TARGET_REPLAY_MS / 1000} s total`, ok: plain.totalMs <= TARGET_REPLAY_MS } : {};
+      rows.push({ what: `replay ${size}-step run${phase}, plain node (no tsx): open + replay every step`, n, total: plain.totalMs, ...target });
+      const rss = megabytes(plain.maxRss);
+      rows.push({
+        what: `peak RSS (maxrss) / heap used, plain node replaying ${size} steps${phase}`,
+        n,
+        value: `${rss.toFixed(0)} / ${megabytes(plain.heapUsed).toFixed(0)} MB`,
+        ...(n === BIG ? { target: `RSS ≤ ${TARGET_PEAK_RSS_MB} MB`, ok: rss <= TARGET_PEAK_RSS_MB } : {}),
+      });
+    }
     if (n === largest) {
       const { baseline, live: during, replay: replaying, packed } = result.memory;
       const plain = plainNodeRss();

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
+import { preferSmallHeap } from './heap.js';
 import { addCommandHelp } from './help.js';
 import { guardOutput, onClosedPipe } from './output.js';
 import { useSavepointUsageErrors } from './usage.js';
@@ -58,7 +59,10 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
     .description('A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.')
     .version(version(), '-v, --version')
     .addHelpText('after', EXAMPLES)
-    .hook('preAction', (_program, action) => onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit'));
+    .hook('preAction', (_program, action) => {
+      onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit');
+      if (DRIVING.has(action.name())) preferSmallHeap(); // an hour-long run stays small: heap.ts
+    });
   const named = argv[2];
   const wanted = named !== undefined && Object.hasOwn(COMMANDS, named) && !argv.includes('--help') && !argv.includes('-h') ? [named] : Object.keys(COMMANDS);
   for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(command);

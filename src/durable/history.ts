@@ -86,12 +86,27 @@ export class History {
     return step;
   }
 
+  /**
+   * Forgets the input and result of the step at `position`, handed back by replay: positions only
+   * move on, so the loop never asks for it again, and a long run's replay does not keep every
+   * output it handed back (the loop keeps what it still needs). Its identity stays, for totals.
+   */
+  handedBack(position: number): void {
+    const step = this.steps.get(position);
+    if (step?.result) step.result = identityOf(step.result);
+  }
+
   /** Records an entry this process wrote. */
   add(entry: JournalEntry): void {
     const step = this.steps.get(entry.step) ?? {};
     step[entry.phase] = entry;
     this.steps.set(entry.step, step);
   }
+}
+
+// An entry without its input and result.
+function identityOf(entry: JournalEntry): JournalEntry {
+  return { ...entry, input: null, result: null };
 }
 
 // Which part of the call differs from the recorded one, one phrase each: the kind, or each input

@@ -110,15 +110,11 @@ export class RunJournal {
   }
 
   private replay<T>(call: StepCall, entry: JournalEntry): T {
+    const result = entry.result as T;
     this.counts.replayed++;
-    this.emit({
-      type: 'replayed',
-      ...callInfo(call),
-      summary: entry.summary ?? '',
-      originalDurationMs: entry.durationMs ?? 0,
-      result: entry.result,
-    });
-    return entry.result as T;
+    this.emit({ type: 'replayed', ...callInfo(call), summary: entry.summary ?? '', originalDurationMs: entry.durationMs ?? 0, result });
+    this.history.handedBack(call.position);
+    return result;
   }
 
   private async resolveInFlight<T>(call: StepCall, input: unknown, intent: JournalEntry, options: StepOptions<T>): Promise<InFlightAnswer<T>> {

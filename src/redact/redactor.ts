@@ -35,7 +35,7 @@ export interface SecretBook {
 export interface Redactor {
   /** Redacts one string. */
   text(value: string): string;
-  /** Redacts every string inside a JSON-like value (object keys included), returning a copy. */
+  /** Redacts every string inside a JSON-like value (object keys included), returning a copy (the input itself, or the parts of it, where nothing changes). */
   value<V>(value: V): V;
   /** The number of secret values it looks for by name (for messages and tests). */
   readonly secretCount: number;
@@ -70,14 +70,38 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, options: Re
   return { text, value: (input) => mapStrings(input, text), secretCount: secrets.length, ignored };
 }
 
-/** Applies `fn` to every string inside a JSON-like value (object keys included), returning a copy. */
+/**
+ * Applies `fn` to every string inside a JSON-like value (object keys included). Copy-on-write: an
+ * array or object none of whose strings changed is handed back as it is, so redacting an entry with
+ * no secret in it (nearly every entry) allocates nothing but the walk.
+ */
 export function mapStrings<V>(input: V, fn: (text: string) => string): V {
   if (typeof input === 'string') return fn(input) as V;
-  if (Array.isArray(input)) return input.map((item) => mapStrings(item, fn)) as V;
+  if (Array.isArray(input)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < input.length; i++) {
+      const item: unknown = input[i];
+      const mapped = mapStrings(item, fn);
+      if (mapped !== item && !out) out = input.slice(0, i);
+      out?.push(mapped);
+    }
+    return (out ?? input) as V;
+  }
   if (input !== null && typeof input === 'object' && !Buffer.isBuffer(input)) {
-    const out: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(input)) out[fn(key)] = mapStrings(member, fn);
-    return out as V;
+    let out: Record<string, unknown> | undefined;
+    const keys = Object.keys(input);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const member = (input as Record<string, unknown>)[key];
+      const name = fn(key);
+      const mapped = mapStrings(member, fn);
+      if ((name !== key || mapped !== member) && !out) {
+        out = {};
+        for (let j = 0; j < i; j++) out[keys[j]!] = (input as Record<string, unknown>)[keys[j]!];
+      }
+      if (out) out[name] = mapped;
+    }
+    return (out ?? input) as V;
   }
   return input;
 }

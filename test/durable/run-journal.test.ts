@@ -193,6 +193,35 @@ describe('resuming an unfinished run', () => {
     assert.deepEqual((await readRunEntries(store, 'resume')).map((e) => e.attempt), [1, 1, 1, 2, 2]);
   });
 
+  it('a replayed result is handed back once and then let go: the history keeps no output it handed back, and the totals still add up', async () => {
+    const output = (i: number) => `${'✔ a test passed\n'.repeat(200)}case ${i}`;
+    const first = await open('let-go');
+    for (let i = 1; i <= 3; i++) await first.step('run_bash', { command: `test ${i}` }, () => ({ output: output(i) }));
+    await first.step('model', { turn: 1 }, () => ({ text: 'more' }), { usage: () => ({ inputTokens: 100, outputTokens: 10 }) });
+    first.close();
+
+    const second = await open('let-go');
+    const held = () => second.history.entries().filter((e) => e.result !== null && e.result !== undefined).map((e) => e.step);
+    assert.deepEqual(held(), [1, 2, 3, 4], 'read whole, each entry checked, when the run is opened');
+    for (let i = 1; i <= 3; i++) {
+      const result = await second.step('run_bash', { command: `test ${i}` }, () => assert.fail('replayed steps do not run'));
+      assert.equal((result as { output: string }).output, output(i), 'the recorded result is handed back whole');
+      assert.deepEqual(held(), Array.from({ length: 4 - i }, (_, k) => i + 1 + k), `after step ${i}, the history holds only the results not yet handed back`);
+    }
+    await second.step('model', { turn: 1 }, () => assert.fail('replayed'), { usage: () => ({ inputTokens: 1, outputTokens: 1 }) });
+    await second.step('model', { turn: 2 }, () => ({ text: 'done' }), { usage: () => ({ inputTokens: 200, outputTokens: 20 }) });
+    await second.finish('finished', { final: 'done' });
+    second.close();
+    assert.deepEqual(held(), [], 'nothing held once every step was handed back or written');
+    const record = (await readRunRecord(await JournalStore.open(repo.root), 'let-go'))!;
+    assert.equal(record.totals?.modelCalls, 2);
+    assert.deepEqual(record.totals?.tokens, { input: 300, output: 30, cacheCreation: 0, cacheRead: 0 });
+    // Opened again, the run replays in full: letting go was in memory only.
+    const third = await open('let-go');
+    assert.equal(((await third.step('run_bash', { command: 'test 1' }, () => assert.fail('replayed'))) as { output: string }).output, output(1));
+    third.close();
+  });
+
   it('identifies a step by its canonical input: the same keys in another order replay', async () => {
     const first = await open('canonical');
     await first.step('search', { pattern: 'TODO', path: 'src', options: { a: 1, b: [1, { y: 2, x: 1 }] } }, () => 'found');

@@ -16,6 +16,22 @@ const scratch = useScratch();
 const AWS = ['AKIA', 'IOSFODNN7', 'EXAMPLE'].join('');
 const OTHER_AWS = ['AKIA', 'Z7Q2X9W4V6T8R3P5'].join('');
 
+describe('redacting values', () => {
+  test('copy-on-write: parts with no secret come back as they are, the changed path is copied, the input is untouched', () => {
+    const redactor = createRedactor({ DEPLOY_TOKEN: 'tok-1234567890' });
+    const clean = { kind: 'run_bash', output: { stdout: 'ok', lines: ['a', 'b'] }, n: 3, none: null };
+    assert.equal(redactor.value(clean), clean);
+    const untouched = { lines: ['x', 'y'] };
+    const dirty = { a: untouched, b: ['plain', 'token=tok-1234567890', 'after'], [`k-tok-1234567890`]: 1, z: 2 };
+    const out = redactor.value(dirty);
+    assert.deepEqual(out, { a: { lines: ['x', 'y'] }, b: ['plain', 'token=[REDACTED:DEPLOY_TOKEN]', 'after'], 'k-[REDACTED:DEPLOY_TOKEN]': 1, z: 2 });
+    assert.deepEqual(Object.keys(out), ['a', 'b', 'k-[REDACTED:DEPLOY_TOKEN]', 'z']);
+    assert.equal(out.a, untouched);
+    assert.notEqual(out, dirty);
+    assert.equal(dirty.b[1], 'token=tok-1234567890');
+  });
+});
+
 describe('which secret-named variables are secrets', () => {
   test('an ordinary word, a short value and a file path are not; passphrases, tokens and mixed-case letters are', () => {
     const dir = scratch.dir();
