@@ -16,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { DirectorySync, syncPathAsync, unlinkQuietly } from './durable-file.js';
 import { STALE_TEMP_MS } from './leftovers.js';
@@ -282,6 +283,13 @@ async function unlinkAsync(path: string): Promise<void> {
 function packObjects(gitdir: string, base: string, oids: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [`--git-dir=${gitdir}`, '-c', 'pack.writeReverseIndex=false', '-c', 'pack.writeBitmapIndex=false', 'pack-objects', '-q', '--delta-base-offset', '--no-reuse-object', base], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // Background work: the run's own appends come first for the CPU (deltifying megabytes of
+    // packs takes a core for a second or more).
+    try {
+      if (child.pid) setPriority(child.pid, 19);
+    } catch {
+      // not permitted here: it runs at the usual priority
+    }
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
