@@ -83,6 +83,11 @@ export interface DurableWriteOptions {
    * name need not survive a power cut (a temp file that is hard-linked elsewhere, then removed).
    */
   dirs?: DirectorySync | null;
+  /**
+   * false: no fsync of the file either, for a record only live processes read (a power cut ends
+   * its readers too): whole or not at all against a crash of this process, which is all it needs.
+   */
+  fsync?: boolean;
 }
 
 /**
@@ -97,12 +102,12 @@ export function writeFileDurably(path: string, data: Uint8Array | string, option
     const fd = openTemp(temp, mode, dirs);
     try {
       writeFully(fd, bytes);
-      fsyncSync(fd);
+      if (options.fsync !== false) fsyncSync(fd);
     } catch (error) {
-      abandon(fd, temp);
+      abandonTemp(fd, temp);
       throw error;
     }
-    finish(fd, temp, path, dirs);
+    finishTemp(fd, temp, path, dirs);
     if (options.dirs === undefined) dirs?.flushSync();
   } catch (error) {
     throw asWriteFailure(error, path);
@@ -123,10 +128,10 @@ export async function writeFileDurablyAsync(path: string, data: Uint8Array | str
       writeFully(fd, bytes);
       await fsyncAsync(fd);
     } catch (error) {
-      abandon(fd, temp);
+      abandonTemp(fd, temp);
       throw error;
     }
-    finish(fd, temp, path, dirs);
+    finishTemp(fd, temp, path, dirs);
     if (options.dirs === undefined) await dirs?.flush();
   } catch (error) {
     throw asWriteFailure(error, path);
@@ -139,19 +144,7 @@ export async function writeFileDurablyAsync(path: string, data: Uint8Array | str
  * running right now (a power cut ends them too), where an fsync would only cost time.
  */
 export function writeFileAtomically(path: string, data: string): void {
-  const temp = defaultTemp(path);
-  try {
-    const fd = openTemp(temp, 0o644, null);
-    try {
-      writeFully(fd, Buffer.from(data));
-    } catch (error) {
-      abandon(fd, temp);
-      throw error;
-    }
-    finish(fd, temp, path, null);
-  } catch (error) {
-    throw asWriteFailure(error, path);
-  }
+  writeFileDurably(path, data, { fsync: false, dirs: null });
 }
 
 /** Writes every byte of `data` at the file's position: writeSync may write fewer than asked. */
@@ -207,8 +200,8 @@ function defaultTemp(path: string): string {
   return `${path}.tmp-${process.pid}-${counter++}`;
 }
 
-// Creates the temp file (never an existing one), making the directory when it is missing.
-function openTemp(temp: string, mode: number, dirs: DirectorySync | null): number {
+/** Creates the temp file `temp` (never an existing one), making its directory when it is missing. */
+export function openTemp(temp: string, mode: number, dirs: DirectorySync | null): number {
   try {
     return openSync(temp, 'wx', mode);
   } catch (error) {
@@ -218,9 +211,12 @@ function openTemp(temp: string, mode: number, dirs: DirectorySync | null): numbe
   }
 }
 
-// Closes the temp file and renames it over the target (making the target's directory first when
-// it is missing); notes the target's directory as gaining an entry.
-function finish(fd: number, temp: string, path: string, dirs: DirectorySync | null): void {
+/**
+ * Closes the temp file and renames it over `path` (making the target's directory first when it is
+ * missing); notes the target's directory in `dirs` as gaining an entry. The temp file is removed
+ * when that fails.
+ */
+export function finishTemp(fd: number, temp: string, path: string, dirs: DirectorySync | null): void {
   try {
     closeSync(fd);
     try {
@@ -237,7 +233,8 @@ function finish(fd: number, temp: string, path: string, dirs: DirectorySync | nu
   }
 }
 
-function abandon(fd: number, temp: string): void {
+/** Closes and removes a temp file whose write failed. */
+export function abandonTemp(fd: number, temp: string): void {
   closeSync(fd);
   unlinkQuietly(temp);
 }

@@ -5,12 +5,12 @@
 // new files goes into one too. Small packs are later rolled up into one, deltified by git
 // (pack-rollup.ts), so they never pile up into a `git gc --auto`.
 import { createHash } from 'node:crypto';
-import { closeSync, fsync, openSync, renameSync } from 'node:fs';
+import { fsync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import type { DirectorySync } from './durable-file.js';
-import { unlinkQuietly, writeFully } from './durable-file.js';
+import { abandonTemp, finishTemp, openTemp, unlinkQuietly, writeFileDurably, writeFully } from './durable-file.js';
 import type { GitObject } from './git-object.js';
 
 const fsyncAsync = promisify(fsync);
@@ -133,47 +133,67 @@ export async function writePackFiles(dir: string, built: BuiltPack, dirs: Direct
     { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
     { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
   ];
-  const opened: number[] = [];
+  const opened: Array<{ fd: number; temp: string }> = [];
   try {
     for (const file of files) {
-      opened.push(openTemp(file.temp, dirs));
-      writeFully(opened[opened.length - 1]!, file.data);
+      opened.push({ fd: openTemp(file.temp, 0o444, dirs), temp: file.temp });
+      writeFully(opened[opened.length - 1]!.fd, file.data);
     }
-    await Promise.all(opened.map((fd) => fsyncAsync(fd)));
+    await Promise.all(opened.map(({ fd }) => fsyncAsync(fd)));
   } catch (error) {
-    for (const fd of opened) closeSync(fd);
-    for (const file of files) unlinkQuietly(file.temp);
+    for (const { fd, temp } of opened) abandonTemp(fd, temp);
     throw error;
   }
-  for (const fd of opened) closeSync(fd);
   try {
-    for (const file of files) renameInto(file.temp, file.path, dirs);
+    for (const [i, file] of files.entries()) finishTemp(opened[i]!.fd, file.temp, file.path, dirs);
   } catch (error) {
     for (const file of files) unlinkQuietly(file.temp);
     throw error;
   }
-  dirs.add(dir);
   return files[0]!.path;
 }
 
-// Renames, making the pack directory first when a repository lacks one.
-function renameInto(temp: string, path: string, dirs: DirectorySync): void {
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    dirs.makeDir(dirname(path));
-    renameSync(temp, path);
-  }
+/**
+ * The same, synchronously, one file after the other (a checkpoint's first pack of thousands of new
+ * files: its fsyncs are two among thousands of reads). Returns the .pack's path.
+ */
+export function writePackFilesSync(dir: string, built: BuiltPack, dirs: DirectorySync): string {
+  const temps = dirname(dir);
+  const pack = join(dir, `pack-${built.id}.pack`);
+  // The pack before its index: git and our reader only look at packs that have an .idx.
+  writeFileDurably(pack, built.pack, { mode: 0o444, temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), dirs });
+  writeFileDurably(join(dir, `pack-${built.id}.idx`), built.idx, { mode: 0o444, temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), dirs });
+  return pack;
 }
 
-function openTemp(path: string, dirs: DirectorySync): number {
+/** The object ids a version-2 pack index lists, in its order. */
+export function packIndexIds(idx: Buffer): string[] {
+  const count = idx.readUInt32BE(8 + 255 * 4);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', 8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20));
+  return ids;
+}
+
+/**
+ * The packs a multi-pack-index lists (their names without extension), from its PNAM chunk; or
+ * undefined when it cannot be read.
+ */
+export function multiPackIndexPacks(path: string): Set<string> | undefined {
   try {
-    return openSync(path, 'wx', 0o444);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    dirs.makeDir(dirname(path));
-    return openSync(path, 'wx', 0o444);
+    const midx = readFileSync(path);
+    if (midx.toString('latin1', 0, 4) !== 'MIDX' || midx[4] !== 1) return undefined;
+    const chunks = midx[6]!;
+    for (let i = 0; i < chunks; i++) {
+      const at = 12 + i * 12;
+      if (midx.toString('latin1', at, at + 4) !== 'PNAM') continue;
+      const start = Number(midx.readBigUInt64BE(at + 4));
+      const end = Number(midx.readBigUInt64BE(at + 16));
+      const names = midx.toString('latin1', start, end).split('\0').filter(Boolean);
+      return new Set(names.map((name) => name.replace(/\.(idx|pack)$/, '')));
+    }
+    return undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -14,13 +14,13 @@
 // .bitmap beside it, none over ROLL_MAX_BYTES, and none a multi-pack-index lists (`git maintenance`
 // writes one; removing a pack it lists would need it rewritten).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { DirectorySync, syncPathAsync, unlinkQuietly } from './durable-file.js';
 import { STALE_TEMP_MS } from './leftovers.js';
-import { concatenatePacks, writePackFiles } from './pack-file.js';
+import { concatenatePacks, multiPackIndexPacks, packIndexIds, writePackFiles } from './pack-file.js';
 
 /** A roll-up starts once this many small packs are in the pack directory. */
 export const ROLL_TRIGGER_PACKS = 16;
@@ -130,7 +130,7 @@ export class PackRollup {
     } catch {
       return undefined;
     }
-    const listed = names.includes('multi-pack-index') ? midxPacks(join(this.packDir, 'multi-pack-index')) : new Set<string>();
+    const listed = names.includes('multi-pack-index') ? multiPackIndexPacks(join(this.packDir, 'multi-pack-index')) : new Set<string>();
     if (!listed || names.includes('multi-pack-index.d')) return undefined;
     const present = new Set(names);
     this.removeOrphans(names, present);
@@ -143,9 +143,8 @@ export class PackRollup {
       try {
         const bytes = statSync(`${base}.pack`).size;
         if (bytes > ROLL_MAX_BYTES) continue;
-        const idx = readFileSync(`${base}.idx`);
-        if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) continue;
-        candidates.push({ base, bytes, count: idx.readUInt32BE(8 + 255 * 4) });
+        const count = indexCount(`${base}.idx`);
+        if (count !== undefined) candidates.push({ base, bytes, count });
       } catch {
         // removed meanwhile (another process rolled it up)
       }
@@ -204,13 +203,13 @@ export class PackRollup {
   // the new pack is durable (files, then names) before this returns.
   private async deltified(packs: PackInfo[], loose: string[], dirs: DirectorySync): Promise<{ pack: string; objects: number }> {
     const oids = new Set<string>();
-    for (const pack of packs) for (const oid of idsOf(readFileSync(`${pack.base}.idx`))) oids.add(oid);
+    for (const pack of packs) for (const oid of packIndexIds(readFileSync(`${pack.base}.idx`))) oids.add(oid);
     for (const oid of loose) oids.add(oid);
     const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
     try {
       const id = await packObjects(join(this.objectsDir, '..'), join(work, 'pack'), [...oids]);
       const made = { pack: join(work, `pack-${id}.pack`), idx: join(work, `pack-${id}.idx`) };
-      if (new Set(idsOf(readFileSync(made.idx))).size !== oids.size) throw new Error('git pack-objects left objects out');
+      if (new Set(packIndexIds(readFileSync(made.idx))).size !== oids.size) throw new Error('git pack-objects left objects out');
       await Promise.all([syncPathAsync(made.pack), syncPathAsync(made.idx)]);
       const pack = join(this.packDir, `pack-${id}.pack`);
       await rename(made.pack, pack);
@@ -243,33 +242,17 @@ function geometricRoll(packs: PackInfo[]): PackInfo[] {
   return sorted.slice(0, split);
 }
 
-// The packs a multi-pack-index lists (their names without extension), from its PNAM chunk; or
-// undefined when it cannot be read (then nothing is rolled up).
-function midxPacks(path: string): Set<string> | undefined {
+// The object count of a version-2 pack index, from its header and fan-out table alone (a plan runs
+// every few appends: reading whole indexes, a megabyte for a 10,000-step journal, would be waste).
+function indexCount(path: string): number | undefined {
+  const head = Buffer.alloc(8 + 1024);
+  const fd = openSync(path, 'r');
   try {
-    const midx = readFileSync(path);
-    if (midx.toString('latin1', 0, 4) !== 'MIDX' || midx[4] !== 1) return undefined;
-    const chunks = midx[6]!;
-    for (let i = 0; i < chunks; i++) {
-      const at = 12 + i * 12;
-      if (midx.toString('latin1', at, at + 4) !== 'PNAM') continue;
-      const start = Number(midx.readBigUInt64BE(at + 4));
-      const end = Number(midx.readBigUInt64BE(at + 16));
-      const names = midx.toString('latin1', start, end).split('\0').filter(Boolean);
-      return new Set(names.map((name) => name.replace(/\.(idx|pack)$/, '')));
-    }
-    return undefined;
-  } catch {
-    return undefined;
+    if (readSync(fd, head, 0, head.length, 0) < head.length) return undefined;
+  } finally {
+    closeSync(fd);
   }
-}
-
-// The object ids a version-2 index lists.
-function idsOf(idx: Buffer): string[] {
-  const count = idx.readUInt32BE(8 + 255 * 4);
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', 8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20));
-  return ids;
+  return head.readUInt32BE(0) === 0xff744f63 && head.readUInt32BE(4) === 2 ? head.readUInt32BE(8 + 255 * 4) : undefined;
 }
 
 // unlink that shrugs at a file already gone (another process rolled it up, or never had a .rev).

@@ -5,13 +5,14 @@
 // The pack is what `git gc` writes (version 2, with a version-2 .idx), undeltified; it is on disk
 // (temp file, fsync, rename, directory fsync) before any tree naming its objects is handed out.
 // Objects git already has, loose or packed, are left out, so a later run over the same files adds
-// nothing. Few objects still go loose (ObjectStore.write): a pack per small checkpoint would pile
-// up packs instead.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+// nothing. Few objects still go loose (ObjectStore.write), and the journal's next roll-up takes
+// them into a pack (journal/pack-rollup.ts).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitObject } from '../journal/git-object.js';
 import type { ObjectStore } from '../journal/object-store.js';
-import { PackBuilder, type BuiltPack } from '../journal/pack-file.js';
+import { DirectorySync } from '../journal/durable-file.js';
+import { PackBuilder, writePackFilesSync } from '../journal/pack-file.js';
 
 /** From this many new objects in one checkpoint on, they are written as one pack. */
 export const PACK_THRESHOLD = 256;
@@ -57,49 +58,17 @@ export class ObjectBatch {
   /** Writes everything added, durably; returns how many objects went into a new pack (0: none). */
   flush(): number {
     const packed = this.pack?.count ?? 0;
-    if (packed > 0) writePack(join(this.store.gitdir, 'objects', 'pack'), this.pack!.build());
+    if (packed > 0) {
+      // Its files, then the pack directory, durable before any tree naming its objects is handed out.
+      const dirs = new DirectorySync();
+      writePackFilesSync(join(this.store.gitdir, 'objects', 'pack'), this.pack!.build(), dirs);
+      dirs.flushSync();
+    }
     this.store.write(this.loose);
     this.loose = [];
     this.pack = undefined;
     for (const oid of this.added.splice(0)) this.stored.add(oid);
     return packed;
-  }
-}
-
-// Writes `pack-<id>.pack` and its `.idx` into `dir`, each durably, then the directory; returns the id.
-function writePack(dir: string, built: BuiltPack): string {
-  mkdirSync(dir, { recursive: true });
-  // The pack before its index: git (and our reader) only look at packs that have an .idx.
-  writeDurably(dir, `pack-${built.id}.pack`, [built.pack]);
-  writeDurably(dir, `pack-${built.id}.idx`, [built.idx]);
-  fsyncDirectory(dir);
-  return built.id;
-}
-
-let tempCounter = 0;
-
-// Temp file (named like git's own, so a leftover is ignored by fsck and removed by gc), fsync, rename.
-function writeDurably(dir: string, name: string, chunks: Buffer[]): void {
-  const temp = join(dir, `tmp_pack_${process.pid}_${tempCounter++}`);
-  const fd = openSync(temp, 'wx', 0o444);
-  try {
-    for (const chunk of chunks) writeSync(fd, chunk);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    unlinkSync(temp);
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temp, join(dir, name));
-}
-
-function fsyncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 
