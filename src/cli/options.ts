@@ -2,23 +2,17 @@
 import { Option, type Command } from 'commander';
 import { IN_FLIGHT_POLICIES, type InFlightPolicy } from '../agent/in-flight.js';
 import { UsageError } from '../errors/index.js';
+import type { SessionOptions } from '../session/types.js';
 
-/** The flags of a command that drives a run, as commander parses them. */
-export interface DriveFlags {
-  model?: string;
+/**
+ * The flags of a command that drives a run, as commander parses them: the limits and pinned
+ * settings go to the session as they are (SessionOptions documents them); the rest are mapped.
+ */
+export interface DriveFlags extends Pick<SessionOptions, 'model' | 'maxSteps' | 'maxTurns' | 'maxCost' | 'maxTokens' | 'compact' | 'compactAt' | 'contextWindow' | 'thinking' | 'push'> {
   yes?: boolean;
-  maxSteps?: number;
-  maxTurns?: number;
-  maxCost?: number;
-  maxTokens?: number;
-  compact?: boolean;
-  compactAt?: number;
-  contextWindow?: number;
-  thinking?: number;
   inFlight: InFlightPolicy;
   restore?: boolean;
   keepWorktree?: boolean;
-  push?: string;
   /** Commander's --no-sandbox: false when given. */
   sandbox?: boolean;
   allowNetwork?: boolean;

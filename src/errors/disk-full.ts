@@ -1,6 +1,12 @@
 // The disk (or the user's quota) ran out, or began refusing writes, while savepoint was writing to the journal.
 import { SavepointError } from './savepoint-error.js';
 
+// What a failed write of the journal leaves: files are written whole or not at all, and the
+// branch only ever points at what is fully on disk.
+const NOTHING_LOST =
+  'Nothing that was finished is lost: every step recorded before this one is whole on the ' +
+  'agent-journal branch, and the step being recorded was not half-written.';
+
 /** The errno codes that mean "no room left": the disk is full, or the user's quota is used up. */
 export const DISK_FULL_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT']);
 
@@ -14,10 +20,8 @@ export class DiskFullError extends SavepointError<{ path: string; errno: string 
     const what = errno === 'EDQUOT' ? 'your disk quota is used up' : 'the disk is full';
     super(
       'EDISKFULL',
-      `savepoint could not write ${path}: ${what} (${errno}). Nothing that was finished is lost: ` +
-        `every step recorded before this one is whole on the agent-journal branch, and the step ` +
-        `being recorded was not half-written. Free some space on that disk, then run the same ` +
-        `command again; it picks up where it stopped.`,
+      `savepoint could not write ${path}: ${what} (${errno}). ${NOTHING_LOST} Free some space on ` +
+        `that disk, then run the same command again; it picks up where it stopped.`,
       { path, errno },
       { cause },
     );
@@ -37,11 +41,10 @@ export class JournalWriteRefusedError extends SavepointError<{ path: string; err
     const what = errno === 'EROFS' ? 'its file system is now read-only' : 'permission to write it was refused';
     super(
       'EJOURNALREADONLY',
-      `savepoint could not write ${path}: ${what} (${errno}). Nothing that was finished is lost: ` +
-        `every step recorded before this one is whole on the agent-journal branch, and the step ` +
-        `being recorded was not half-written. Make the repository writable again (a file system ` +
-        `the kernel remounted read-only after a disk error needs checking first; then remount it ` +
-        `read-write, or fix the permissions), then run the same command again; it picks up where it stopped.`,
+      `savepoint could not write ${path}: ${what} (${errno}). ${NOTHING_LOST} Make the repository ` +
+        `writable again (a file system the kernel remounted read-only after a disk error needs ` +
+        `checking first; then remount it read-write, or fix the permissions), then run the same ` +
+        `command again; it picks up where it stopped.`,
       { path, errno },
       { cause },
     );

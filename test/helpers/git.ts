@@ -1,3 +1,17 @@
+/**
+ * Makes `root` (created) a repository with one commit of a README, the committer set in its config:
+ * a repository on a file system a test mounted (a small tmpfs, one remounted read-only).
+ */
+export async function createRepoAt(root: string): Promise<void> {
+  mkdirSync(root, { recursive: true });
+  await gitOut(root, ['init', '-q', '-b', 'main']);
+  await gitOut(root, ['config', 'user.name', 'Savepoint Test']);
+  await gitOut(root, ['config', 'user.email', 'test@savepoint.invalid']);
+  writeFileSync(join(root, 'README.md'), '# project\n');
+  await gitOut(root, ['add', '-A']);
+  await gitOut(root, ['commit', '-q', '-m', 'initial']);
+}
+
 // The git CLI as the independent judge of the journal: fsck, log, ls-tree, refs, and plumbing to
 // hand-edit the branch the way a user (or a bad tool) could. Every command runs with a committer
 // identity in its environment, so CI machines without a global git identity work too.
@@ -6,7 +20,7 @@
 //   const subjects = await journalSubjects(repo.root);
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 

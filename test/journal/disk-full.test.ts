@@ -4,11 +4,11 @@
 // and no temp file behind; once space is freed, the identical command resumes where it stopped
 // (the steps that returned are replayed, not re-run), and the result fscks and clones cleanly.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
-import { assertFsckClean, gitOut } from '../helpers/git.js';
+import { assertFsckClean, createRepoAt, gitOut } from '../helpers/git.js';
 import { runAppender } from '../helpers/journal-child.js';
 import { createSmallTmpfs, tmpfsUnavailable } from '../helpers/loop-fs.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -23,13 +23,7 @@ describe('a full disk', { skip: unavailable ? `skipped: ${unavailable}` : false 
       const disk = createSmallTmpfs(8);
       scratch.defer(() => disk.remove());
       const root = join(disk.dir, 'repo');
-      mkdirSync(root);
-      await gitOut(root, ['init', '-q', '-b', 'main']);
-      await gitOut(root, ['config', 'user.name', 'Savepoint Test']);
-      await gitOut(root, ['config', 'user.email', 'test@savepoint.invalid']);
-      writeFileSync(join(root, 'README.md'), '# project\n');
-      await gitOut(root, ['add', '-A']);
-      await gitOut(root, ['commit', '-q', '-m', 'initial']);
+      await createRepoAt(root);
       const run = 'full';
 
       const filler = disk.fill(leaveKb);

@@ -5,11 +5,10 @@
 // once the file system is writable again the identical command resumes where it stopped.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
-import { gitOut } from '../helpers/git.js';
+import { createRepoAt } from '../helpers/git.js';
 import { runAppender, startAppender } from '../helpers/journal-child.js';
 import { createSmallTmpfs, tmpfsUnavailable } from '../helpers/loop-fs.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -31,13 +30,7 @@ describe('a disk that turns read-only mid-run', { skip: unavailable ? `skipped: 
       disk.remove();
     });
     const root = join(disk.dir, 'repo');
-    mkdirSync(root);
-    await gitOut(root, ['init', '-q', '-b', 'main']);
-    await gitOut(root, ['config', 'user.name', 'Savepoint Test']);
-    await gitOut(root, ['config', 'user.email', 'test@savepoint.invalid']);
-    writeFileSync(join(root, 'README.md'), '# project\n');
-    await gitOut(root, ['add', '-A']);
-    await gitOut(root, ['commit', '-q', '-m', 'initial']);
+    await createRepoAt(root);
     const run = 'readonly';
 
     // Each step works 50 ms; the disk goes read-only once five steps have returned.
