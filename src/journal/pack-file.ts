@@ -5,7 +5,7 @@
 // new files goes into one too. Small packs are later rolled up into one, deltified by git
 // (pack-rollup.ts), so they never pile up into a `git gc --auto`.
 import { createHash } from 'node:crypto';
-import { fsync, readFileSync } from 'node:fs';
+import { closeSync, fsync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
@@ -164,6 +164,22 @@ export function writePackFilesSync(dir: string, built: BuiltPack, dirs: Director
   writeFileDurably(pack, built.pack, { mode: 0o444, temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), dirs });
   writeFileDurably(join(dir, `pack-${built.id}.idx`), built.idx, { mode: 0o444, temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), dirs });
   return pack;
+}
+
+/**
+ * The object count of the version-2 pack index at `path`, from its header and fan-out table alone
+ * (a roll-up plan runs every few appends: reading whole indexes, a megabyte for a 10,000-step
+ * journal, would be waste); undefined when it is not one.
+ */
+export function packIndexCount(path: string): number | undefined {
+  const head = Buffer.alloc(8 + 1024);
+  const fd = openSync(path, 'r');
+  try {
+    if (readSync(fd, head, 0, head.length, 0) < head.length) return undefined;
+  } finally {
+    closeSync(fd);
+  }
+  return head.readUInt32BE(0) === 0xff744f63 && head.readUInt32BE(4) === 2 ? head.readUInt32BE(8 + 255 * 4) : undefined;
 }
 
 /** The object ids a version-2 pack index lists, in its order. */

@@ -14,13 +14,13 @@
 // .bitmap beside it, none over ROLL_MAX_BYTES, and none a multi-pack-index lists (`git maintenance`
 // writes one; removing a pack it lists would need it rewritten).
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { DirectorySync, syncPathAsync, unlinkQuietly } from './durable-file.js';
 import { STALE_TEMP_MS } from './leftovers.js';
-import { concatenatePacks, multiPackIndexPacks, packIndexIds, writePackFiles } from './pack-file.js';
+import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, writePackFiles } from './pack-file.js';
 
 /** A roll-up starts once this many small packs are in the pack directory. */
 export const ROLL_TRIGGER_PACKS = 16;
@@ -84,23 +84,18 @@ export class PackRollup {
   afterAppend(): void {
     if (this.inFlight || ++this.appendsSinceLook < 4) return;
     this.appendsSinceLook = 0;
-    const plan = this.plan(ROLL_TRIGGER_PACKS);
-    if (!plan) return;
-    this.inFlight = this.roll(plan.packs, [...this.loose], this.shouldDeltify(plan.packs))
-      .catch(() => undefined) // a failed roll-up is retried later; nothing was removed
-      .finally(() => (this.inFlight = undefined));
+    // A failed roll-up is retried later; nothing was removed.
+    this.serially(() => this.rollPlanned(this.plan(ROLL_TRIGGER_PACKS))).catch(() => undefined);
   }
 
   /** Waits for the roll-up in flight, if any (a run's end, tests). */
   async settle(): Promise<RollupResult | undefined> {
-    return this.inFlight;
+    return this.inFlight?.catch(() => undefined);
   }
 
   /** Rolls up now every small pack (`all`), or whatever is due, waiting for it. */
   async rollNow(all = false): Promise<RollupResult | undefined> {
-    await this.inFlight;
-    const plan = this.plan(all ? 'all' : ROLL_TRIGGER_PACKS);
-    return plan ? this.roll(plan.packs, [...this.loose], this.shouldDeltify(plan.packs)) : undefined;
+    return this.serially(() => this.rollPlanned(this.plan(all ? 'all' : ROLL_TRIGGER_PACKS)));
   }
 
   /**
@@ -109,11 +104,28 @@ export class PackRollup {
    * geometric progression, however few; so a finished run leaves its objects deltified.
    */
   async tidy(): Promise<RollupResult | undefined> {
-    await this.inFlight;
-    const everything = this.plan('all');
-    if (everything && everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES) return this.roll(everything.packs, [...this.loose], true);
-    const plan = this.plan(2);
-    return plan ? this.roll(plan.packs, [...this.loose], true) : undefined;
+    return this.serially(() => {
+      const everything = this.plan('all');
+      const small = everything && everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES;
+      return this.rollPlanned(small ? everything : this.plan(2), true);
+    });
+  }
+
+  // Runs `work` once the roll-up before it has ended, so that one process never has two at once
+  // (two could make the same pack, and one remove it while the other still renames its index).
+  // Each plans when its turn comes, from the pack directory as the one before left it.
+  private serially(work: () => Promise<RollupResult | undefined>): Promise<RollupResult | undefined> {
+    const next = (this.inFlight ?? Promise.resolve(undefined)).catch(() => undefined).then(work);
+    const tracked = next.finally(() => {
+      if (this.inFlight === tracked) this.inFlight = undefined;
+    });
+    tracked.catch(() => undefined); // the caller of `next` hears of a failure; this copy must not go unhandled
+    this.inFlight = tracked;
+    return next;
+  }
+
+  private async rollPlanned(plan: { packs: PackInfo[] } | undefined, deltify?: boolean): Promise<RollupResult | undefined> {
+    return plan ? this.roll(plan.packs, [...this.loose], deltify ?? this.shouldDeltify(plan.packs)) : undefined;
   }
 
   private shouldDeltify(packs: PackInfo[]): boolean {
@@ -143,7 +155,7 @@ export class PackRollup {
       try {
         const bytes = statSync(`${base}.pack`).size;
         if (bytes > ROLL_MAX_BYTES) continue;
-        const count = indexCount(`${base}.idx`);
+        const count = packIndexCount(`${base}.idx`);
         if (count !== undefined) candidates.push({ base, bytes, count });
       } catch {
         // removed meanwhile (another process rolled it up)
@@ -155,11 +167,13 @@ export class PackRollup {
   }
 
   // A .pack with no .idx is what a kill leaves between a pack's two renames or removals (git's own
-  // repack leaves the same): no reader looks at it, and `git count-objects` calls it garbage. Once
-  // older than any writer could still be busy with, it is removed.
+  // repack leaves the same), and an .idx with no .pack what two processes rolling up the same packs
+  // at once can leave: no reader uses either, and `git count-objects` calls them garbage. Once
+  // older than any writer could still be busy with, they are removed.
   private removeOrphans(names: string[], present: Set<string>): void {
     for (const name of names) {
-      if (!/^pack-[0-9a-f]{40}\.pack$/.test(name) || present.has(`${name.slice(0, -5)}.idx`)) continue;
+      const match = /^(pack-[0-9a-f]{40})\.(pack|idx)$/.exec(name);
+      if (!match || present.has(`${match[1]}.${match[2] === 'pack' ? 'idx' : 'pack'}`)) continue;
       const path = join(this.packDir, name);
       try {
         if (Date.now() - statSync(path).mtimeMs > STALE_TEMP_MS) unlinkQuietly(path);
@@ -207,7 +221,7 @@ export class PackRollup {
     for (const oid of loose) oids.add(oid);
     const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
     try {
-      const id = await packObjects(join(this.objectsDir, '..'), join(work, 'pack'), [...oids]);
+      const id = await packObjects(join(this.objectsDir, '..'), this.objectsDir, work, [...oids]);
       const made = { pack: join(work, `pack-${id}.pack`), idx: join(work, `pack-${id}.idx`) };
       if (new Set(packIndexIds(readFileSync(made.idx))).size !== oids.size) throw new Error('git pack-objects left objects out');
       await Promise.all([syncPathAsync(made.pack), syncPathAsync(made.idx)]);
@@ -242,30 +256,24 @@ function geometricRoll(packs: PackInfo[]): PackInfo[] {
   return sorted.slice(0, split);
 }
 
-// The object count of a version-2 pack index, from its header and fan-out table alone (a plan runs
-// every few appends: reading whole indexes, a megabyte for a 10,000-step journal, would be waste).
-function indexCount(path: string): number | undefined {
-  const head = Buffer.alloc(8 + 1024);
-  const fd = openSync(path, 'r');
-  try {
-    if (readSync(fd, head, 0, head.length, 0) < head.length) return undefined;
-  } finally {
-    closeSync(fd);
-  }
-  return head.readUInt32BE(0) === 0xff744f63 && head.readUInt32BE(4) === 2 ? head.readUInt32BE(8 + 255 * 4) : undefined;
-}
-
 // unlink that shrugs at a file already gone (another process rolled it up, or never had a .rev).
 async function unlinkAsync(path: string): Promise<void> {
   await unlink(path).catch(() => undefined);
 }
 
-// Runs `git pack-objects <base>` over `oids` (deltified against each other) and returns the new
-// pack's id. --no-reuse-object: an object stored whole in a pack is otherwise copied as it is, never
-// tried as a delta (measured: 300 appends took 466 KB that way, 127 KB deltified afresh). No reverse index: nothing here would move or remove one.
-function packObjects(gitdir: string, base: string, oids: string[]): Promise<string> {
+// Runs `git pack-objects` over `oids` (deltified against each other), writing `<work>/pack-<id>.pack`
+// and its .idx, and returns the id. --no-reuse-object: an object stored whole in a pack is otherwise
+// copied as it is, never tried as a delta (measured: 300 appends took 466 KB that way, 127 KB
+// deltified afresh). No reverse index: nothing here would move or remove one.
+function packObjects(gitdir: string, objectsDir: string, work: string, oids: string[]): Promise<string> {
+  // git makes its temp pack in the object directory's pack/ whatever the base name, and a git left
+  // running by a killed savepoint would leave it there (`git count-objects` garbage). So git's
+  // object directory is the work directory, and the repository's objects its alternate: every
+  // byte git writes stays in the work directory, removed whole (here, or by leftovers.ts).
+  mkdirSync(join(work, 'pack'), { recursive: true });
+  const env = { ...process.env, GIT_OBJECT_DIRECTORY: work, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir };
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [`--git-dir=${gitdir}`, '-c', 'pack.writeReverseIndex=false', '-c', 'pack.writeBitmapIndex=false', 'pack-objects', '-q', '--delta-base-offset', '--no-reuse-object', base], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', [`--git-dir=${gitdir}`, '-c', 'pack.writeReverseIndex=false', '-c', 'pack.writeBitmapIndex=false', 'pack-objects', '-q', '--delta-base-offset', '--no-reuse-object', join(work, 'pack')], { stdio: ['pipe', 'pipe', 'pipe'], env });
     // Background work: the run's own appends come first for the CPU (deltifying megabytes of
     // packs takes a core for a second or more).
     try {

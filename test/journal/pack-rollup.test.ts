@@ -144,7 +144,7 @@ describe('the journal as packs', () => {
     const hourAgo = new Date(Date.now() - 3_600_000);
     for (const name of readdirSync(packDir)) utimesSync(join(packDir, name), hourAgo, hourAgo);
     await store.objects.rollup.rollNow(true);
-    assert.equal((await countObjects(repo.root)).garbage, '0');
+    assert.equal((await countObjects(repo.root)).garbage, '0', `objects/pack: ${readdirSync(packDir).join(' ')}`);
     await assertFsckClean(repo.root);
     for (const i of returned) assert.equal((await store.fileAt(stepPath(i)))?.toString(), stepContent(i), `step ${i} after the roll-up`);
   });
