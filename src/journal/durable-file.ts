@@ -13,7 +13,8 @@ import { promisify } from 'node:util';
 import { asWriteFailure } from '../errors/index.js';
 
 let counter = 0;
-const fsyncAsync = promisify(fsync);
+/** fsync on the thread pool (several in flight overlap: the file system commits them together). */
+export const fsyncAsync = promisify(fsync);
 
 /** The directories that gained entries during one operation, each fsynced once at its end. */
 export class DirectorySync {

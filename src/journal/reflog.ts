@@ -3,7 +3,7 @@
 // `git reflog agent-journal` lists every append and can bring the branch back after a mistaken
 // reset. Like git: only for branches (refs/heads/*), only when core.logAllRefUpdates allows it (on
 // by default in a repository with a working tree), and always when the log already exists.
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readGitConfig } from './repository.js';
@@ -23,14 +23,31 @@ export function appendReflog(gitdir: string, ref: string, old: string | undefine
   if (!ref.startsWith('refs/heads/')) return;
   const path = join(gitdir, 'logs', ref);
   try {
-    if (!existsSync(path) && !reflogsEnabled(gitdir)) return;
-    mkdirSync(dirname(path), { recursive: true });
-    const when = new Date();
-    const line = `${old ?? ZERO} ${next} ${reflogIdentity(gitdir)} ${Math.floor(when.getTime() / 1000)} ${timezone(when)}\t${oneLine(message)}\n`;
-    appendFileSync(path, line); // one write with O_APPEND: concurrent writers never interleave a line
+    const fd = openLog(path, gitdir);
+    if (fd === undefined) return;
+    try {
+      const when = new Date();
+      const line = `${old ?? ZERO} ${next} ${reflogIdentity(gitdir)} ${Math.floor(when.getTime() / 1000)} ${timezone(when)}\t${oneLine(message)}\n`;
+      writeSync(fd, line); // one write with O_APPEND: concurrent writers never interleave a line
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // a read-only logs/ directory, a full disk: the ref itself has moved, which is what counts
   }
+}
+
+// The log opened for appending: the one there (the everyday case: one open, nothing else asked), or
+// a new one, made only when reflogs are enabled. Undefined when there is none to write.
+function openLog(path: string, gitdir: string): number | undefined {
+  try {
+    return openSync(path, constants.O_WRONLY | constants.O_APPEND);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (!reflogsEnabled(gitdir)) return undefined;
+  mkdirSync(dirname(path), { recursive: true });
+  return openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o666);
 }
 
 // core.logAllRefUpdates, default true unless the repository is bare (git's rule).

@@ -1,11 +1,11 @@
 // Reading and moving a branch the way git itself does, with a compare-and-swap that two processes
 // (or a process and git) can race on without losing an update. isomorphic-git's writeRef truncates
 // the ref file in place with no lock, which loses appends under concurrency; this replaces it.
-import { linkSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JournalBusyError } from '../errors/index.js';
-import { syncPath, unlinkQuietly, writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
+import { asWriteFailure, JournalBusyError } from '../errors/index.js';
+import { abandonTemp, fsyncAsync, syncPathAsync, unlinkQuietly, writeFileDurably, writeFully } from './durable-file.js';
 import { appendReflog } from './reflog.js';
 
 const OID = /^[0-9a-f]{40}$/;
@@ -66,7 +66,7 @@ export interface SwapOptions {
   /** Whether `oid` is reachable from `tip`: decides the outcome when the ref moved under us. */
   isAncestor?: (oid: string, tip: string) => Promise<boolean>;
   /** The lock's content, already written by prepareRefUpdate (so its fsync could overlap others). */
-  prepared?: string;
+  prepared?: PreparedRef;
   /** The reflog message for this move (git's `logs/<ref>`, see reflog.ts); none when undefined. */
   reflog?: string;
 }
@@ -76,11 +76,33 @@ export interface SwapOptions {
  * and returns its path for compareAndSwapRef's `prepared`. Doing this alongside the objects' writes
  * takes one fsync off the critical path; the lock itself is still only taken after they are durable.
  */
-export async function prepareRefUpdate(gitdir: string, ref: string, next: string): Promise<string> {
-  const temp = lockContentPath(join(gitdir, ref));
-  // Its content must be on disk (it becomes the ref); its own name need not (it is linked, then removed).
-  await writeFileDurablyAsync(temp, `${next}\n`, { dirs: null });
-  return temp;
+export async function prepareRefUpdate(gitdir: string, ref: string, next: string): Promise<PreparedRef> {
+  const path = lockContentPath(join(gitdir, ref));
+  // Its content must be on disk (it becomes the ref); its own name need not (it is linked, then
+  // removed), nor must it appear whole: it is linked only once written and fsynced, so it is
+  // written in place under its unique name, with no temp file and rename of its own.
+  try {
+    const fd = openSync(path, 'wx', 0o644);
+    try {
+      writeFully(fd, Buffer.from(`${next}\n`));
+      const { ino, mtimeMs } = fstatSync(fd);
+      await fsyncAsync(fd);
+      closeSync(fd);
+      return { path, ino, mtimeMs };
+    } catch (error) {
+      abandonTemp(fd, path);
+      throw error;
+    }
+  } catch (error) {
+    throw asWriteFailure(error, path);
+  }
+}
+
+/** A lock's content written ahead by prepareRefUpdate: its path, inode and modification time. */
+export interface PreparedRef {
+  path: string;
+  ino: number;
+  mtimeMs: number;
 }
 
 // The prepared lock content lives beside the ref under a name starting with '.', which git skips
@@ -92,7 +114,7 @@ function lockContentPath(refPath: string): string {
 }
 
 /** Where a test may stop a ref update (the crash matrix kills the process there). */
-export type RefFaultPoint = 'before-lock' | 'locked' | 'before-rename' | 'after-rename';
+export type RefFaultPoint = 'before-lock' | 'locked' | 'before-rename' | 'before-sync' | 'after-rename';
 
 /**
  * Moves `ref` from `expected` (undefined: the ref does not exist yet) to `next`, using git's lock
@@ -115,17 +137,22 @@ export async function compareAndSwapRef(
   try {
     faultPoint('before-lock');
   } catch (error) {
-    if (options.prepared) unlinkQuietly(options.prepared);
+    if (options.prepared) unlinkQuietly(options.prepared.path);
     throw error;
   }
-  const temp = options.prepared ?? lockContentPath(refPath);
-  if (!options.prepared) writeFileDurably(temp, `${next}\n`, { dirs: null });
+  let prepared = options.prepared;
+  if (!prepared) {
+    const path = lockContentPath(refPath);
+    writeFileDurably(path, `${next}\n`, { dirs: null });
+    prepared = { path, ino: statSync(path).ino, mtimeMs: 0 };
+  }
   let ourInode: number;
   try {
-    ourInode = await acquire(temp, lockPath, staleMs, timeoutMs);
+    ourInode = await acquire(prepared, lockPath, staleMs, timeoutMs);
   } finally {
-    unlinkQuietly(temp);
+    unlinkQuietly(prepared.path);
   }
+  let renamed = false;
   // From here until the rename the lock is ours: whatever throws (a failed read, an injected
   // fault) must release it, or every writer, git included, is blocked until it turns stale.
   try {
@@ -141,10 +168,12 @@ export async function compareAndSwapRef(
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       return false;
     }
+    renamed = true;
+    faultPoint('before-sync');
     // The rename is the append: make it survive a power cut before anyone is told it happened.
-    syncPath(dirname(refPath));
+    await syncPathAsync(dirname(refPath));
   } finally {
-    releaseIfOurs(lockPath, ourInode); // a no-op once renamed: the lock path is gone or someone else's
+    if (!renamed) releaseIfOurs(lockPath, ourInode); // once renamed, the lock path is gone or someone else's
   }
   faultPoint('after-rename');
   const now = readRef(gitdir, ref);
@@ -153,16 +182,19 @@ export async function compareAndSwapRef(
   return now !== undefined && isAncestor !== undefined && (await isAncestor(next, now));
 }
 
-async function acquire(temp: string, lockPath: string, staleMs: number, timeoutMs: number): Promise<number> {
+async function acquire(prepared: PreparedRef, lockPath: string, staleMs: number, timeoutMs: number): Promise<number> {
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
-      // The lock's age is its file's mtime, shared with the temp file it is linked from: touch it
-      // first, or a lock taken after a long wait would look stale to others the moment it exists.
-      const now = new Date();
-      utimesSync(temp, now, now);
-      linkSync(temp, lockPath);
-      return statSync(temp).ino;
+      // The lock's age is its file's mtime, shared with the file it is linked from: touch it first
+      // unless it was written just now, or a lock taken after a long wait (or a slow write of the
+      // objects) would look stale to others the moment it exists.
+      if (Date.now() - prepared.mtimeMs > staleMs / 4) {
+        const now = new Date();
+        utimesSync(prepared.path, now, now);
+      }
+      linkSync(prepared.path, lockPath);
+      return prepared.ino;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }

@@ -9,7 +9,7 @@ import { unlinkQuietly } from './durable-file.js';
 import { assertNotCheckedOut, findRepository, type Repository } from './repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
 import { ObjectStore } from './object-store.js';
-import { compareAndSwapRef, prepareRefUpdate, readRef, type RefFaultPoint } from './refs.js';
+import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef, type RefFaultPoint } from './refs.js';
 import { JOURNAL_REF } from './layout.js';
 import { removeStaleTemps } from './leftovers.js';
 
@@ -132,13 +132,13 @@ export class JournalStore {
       // The lock's content is written alongside the objects (their fsyncs overlap); the lock is
       // taken only once all of them are on disk.
       const preparing = prepareRefUpdate(this.repo.commonDir, this.ref, commit.oid);
-      let prepared: string;
+      let prepared: PreparedRef;
       try {
         [, prepared] = await Promise.all([this.objects.writePacked([...objects, commit]), preparing]);
         fault('after-objects');
       } catch (error) {
         const unused = await preparing.catch(() => undefined); // the lock content, if it was written
-        if (unused) unlinkQuietly(unused);
+        if (unused) unlinkQuietly(unused.path);
         throw error;
       }
       const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, parent, commit.oid, {

@@ -16,7 +16,7 @@ import { runAppender, usingBuiltLibrary, type AppenderOptions } from '../helpers
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
-const FAULT_POINTS: FaultPoint[] = ['before-objects', 'after-objects', 'before-lock', 'locked', 'before-rename', 'after-rename'];
+const FAULT_POINTS: FaultPoint[] = ['before-objects', 'after-objects', 'before-lock', 'locked', 'before-rename', 'before-sync', 'after-rename'];
 // A lock left by a killed child is broken after this long (the default, 1 s, is tested elsewhere).
 const STALE_MS = 250;
 
@@ -57,7 +57,7 @@ describe('kill -9 at every fault point of the commit and ref write', { concurren
         kills++;
 
         // Appends before the n-th are on the branch; the n-th only if the ref had already moved.
-        const committed = APPENDS.slice(0, point === 'after-rename' ? nth : nth - 1);
+        const committed = APPENDS.slice(0, point === 'before-sync' || point === 'after-rename' ? nth : nth - 1);
         const hasResult = (step: number) => committed.some((a) => a !== 'finish' && a.step === step && a.phase === 'result');
         const hasIntent = (step: number) => committed.some((a) => a !== 'finish' && a.step === step && a.phase === 'intent');
         const done = new Set(range(1, STEPS).filter((s) => APPENDS.findIndex((a) => a !== 'finish' && a.step === s && a.phase === 'result') < nth - 1));

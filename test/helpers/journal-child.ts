@@ -42,6 +42,8 @@ export interface AppenderOptions {
   hangAt?: number;
   // `<fault point>:<n>`: SIGKILL itself at that point of its n-th append.
   crashAt?: string;
+  // `<fault point>:<n>`: print `fault <point> <n>` at that point of its n-th append, then block.
+  hangAtFault?: string;
   // SIGKILL itself just before its n-th fsync / its n-th file write (mid-way through writing a file).
   killAtFsync?: number;
   killAtWrite?: number;
@@ -80,10 +82,11 @@ export function startAppender(options: AppenderOptions): Appender {
     APPENDER_WORK_MS: String(options.workMs ?? 0),
     APPENDER_HANG_AT: String(options.hangAt ?? 0),
   };
-  for (const name of ['SAVEPOINT_TEST_CRASH_AT', 'SAVEPOINT_TEST_STALE_MS', 'APPENDER_KILL_AT_FSYNC', 'APPENDER_KILL_AT_WRITE']) delete env[name];
+  for (const name of ['SAVEPOINT_TEST_CRASH_AT', 'SAVEPOINT_TEST_HANG_AT', 'SAVEPOINT_TEST_STALE_MS', 'APPENDER_KILL_AT_FSYNC', 'APPENDER_KILL_AT_WRITE']) delete env[name];
   delete env.NODE_OPTIONS; // the test runner's own hooks are not for the child
   delete env.NODE_TEST_CONTEXT;
   if (options.crashAt) env.SAVEPOINT_TEST_CRASH_AT = options.crashAt;
+  if (options.hangAtFault) env.SAVEPOINT_TEST_HANG_AT = options.hangAtFault;
   if (options.killAtFsync !== undefined) env.APPENDER_KILL_AT_FSYNC = String(options.killAtFsync);
   if (options.killAtWrite !== undefined) env.APPENDER_KILL_AT_WRITE = String(options.killAtWrite);
   if (options.staleLockMs !== undefined) env.SAVEPOINT_TEST_STALE_MS = String(options.staleLockMs);

@@ -39,14 +39,14 @@ function makeRepo(fs: LoopFs): string {
 // Runs the appender and cuts the power when it prints `cutAt`; returns its report. With `hangAt`,
 // that step's function never returns (a model call that takes a while): nothing else is written,
 // so nothing a later write would sync by accident covers what the last append left unsynced.
-async function appendUntilCut(fs: LoopFs, root: string, run: string, cutAt: string, hangAt?: number): Promise<AppenderReport> {
-  const child = startAppender({ dir: root, run, steps: STEPS, hangAt });
+async function appendUntilCut(fs: LoopFs, root: string, run: string, cutAt: string, hangAt?: number, hangAtFault?: string): Promise<AppenderReport> {
+  const child = startAppender({ dir: root, run, steps: STEPS, hangAt, hangAtFault });
   let cut = false;
   child.onLine((line) => {
     if (cut || line !== cutAt) return;
     cut = true;
     fs.cut(); // synchronous; a child still writing fails at its next write
-    if (hangAt !== undefined) child.kill();
+    if (hangAt !== undefined || hangAtFault !== undefined) child.kill();
   });
   const timer = setTimeout(() => child.kill(), 20_000);
   const report = await child.result;
@@ -60,19 +60,23 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
   describe(`a power cut on ${type}`, { skip: unavailable ? `skipped: ${unavailable}` : false }, () => {
     // While the step after the n-th runs (the n-th's append is the last write), and once while the
     // child is busy appending.
-    const cuts: Array<{ name: string; cutAt: string; hangAt?: number }> = [
+    // And in the gap an append leaves between moving the branch and making that move durable: the
+    // lock renamed over the ref, the ref directory's fsync not yet done. Whichever state the cut
+    // leaves (the branch moved or not), it must name only objects that are there: fsck stays clean.
+    const cuts: Array<{ name: string; cutAt: string; hangAt?: number; hangAtFault?: string }> = [
       { name: 'while step 2 runs (step 1 was the first append of the branch)', cutAt: 'running 2', hangAt: 2 },
       { name: 'while step 8 runs', cutAt: 'running 8', hangAt: 8 },
       { name: 'while step 25 runs (step 24 was an intent step)', cutAt: 'running 25', hangAt: 25 },
       { name: 'while appending, as step 40 starts', cutAt: 'running 40' },
+      ...[3, 12, 33].map((n) => ({ name: `between the ref's rename and its fsyncs, append ${n}`, cutAt: `fault before-sync ${n}`, hangAtFault: `before-sync:${n}` })),
     ];
-    for (const { name, cutAt, hangAt } of cuts) {
+    for (const { name, cutAt, hangAt, hangAtFault } of cuts) {
       it(`${name}: every step that returned is on the branch, git fsck is clean, and the run resumes`, async () => {
         const fs = createLoopFs(type);
         try {
           const root = makeRepo(fs);
           const run = 'power';
-          const cutReport = await appendUntilCut(fs, root, run, cutAt, hangAt);
+          const cutReport = await appendUntilCut(fs, root, run, cutAt, hangAt, hangAtFault);
           assert.notEqual(cutReport.finished, true, 'the run did not finish before the cut');
           assert.deepEqual(cutReport.done, range(1, cutReport.done.length), 'steps returned in order');
           const returned = new Set(cutReport.done);

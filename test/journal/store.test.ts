@@ -11,7 +11,7 @@ import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journa
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
-const FAULT_POINTS: FaultPoint[] = ['before-objects', 'after-objects', 'before-lock', 'locked', 'before-rename', 'after-rename'];
+const FAULT_POINTS: FaultPoint[] = ['before-objects', 'after-objects', 'before-lock', 'locked', 'before-rename', 'before-sync', 'after-rename'];
 
 const scratch = useScratch();
 const newRepo = (): Promise<TempRepo> => scratch.repo();
@@ -81,8 +81,8 @@ describe('a failure injected at each point of the write path', () => {
       assert.equal(existsSync(lockPath(repo)), false, `${lockPath(repo)} is left behind after a failure at ${point}`);
       const files = await journalFiles(repo.root);
       assert.ok(files.includes('runs/r/steps/000/000001-a.json') && files.includes('runs/r/steps/000/000002-a.json'));
-      if (point === 'after-rename') {
-        // The ref had already moved: the entry is durable even though the call failed.
+      if (point === 'before-sync' || point === 'after-rename') {
+        // The ref had already moved: the entry is on the branch even though the call failed.
         assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal~1']), tip);
         assert.ok(files.includes('runs/r/steps/000/000003-a.json'));
       } else {
@@ -96,7 +96,7 @@ describe('a failure injected at each point of the write path', () => {
       await store.append([{ path: 'runs/r/steps/000/000004-a.json', content: '4\n' }], 'r #4');
       assert.ok(Date.now() - started < 900, `the next append took ${Date.now() - started} ms`);
       assert.equal((await journalSubjects(repo.root))[0], 'r #4');
-      assert.equal(await commitCount(repo.root), point === 'after-rename' ? 4 : 3);
+      assert.equal(await commitCount(repo.root), point === 'before-sync' || point === 'after-rename' ? 4 : 3);
       const reopened = await JournalStore.open(repo.root);
       assert.equal((await reopened.fileAt('runs/r/steps/000/000004-a.json'))?.toString(), '4\n');
       assert.equal((await reopened.fileAt('runs/r/steps/000/000001-a.json'))?.toString(), '1\n');
