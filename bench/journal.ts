@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { durableCommitFloor } from './commit-floor.js';
 import {
   collectGarbage,
   createBenchRepo,
@@ -455,6 +456,10 @@ async function run(context: BenchContext): Promise<Row[]> {
   collectGarbage();
   const plain = floor(context, floorN);
   rows.push(latencyRow(`floor: JSONL write+fsync, ${(plain.bytes / 1024).toFixed(1)} KB/record`, floorN, plain.latencies));
+  const commitFloorN = context.quick ? 300 : 1000;
+  context.log(`floor: ${commitFloorN} durable commits' file operations`);
+  const commits = await durableCommitFloor(context, commitFloorN);
+  rows.push(latencyRow("floor: one append's file operations alone (3 files fsynced, 3 renames, 2 directory fsyncs)", commitFloorN, commits));
 
   // Stages in an order that leaves the 10,000-step one, which ends with a `git gc` (70,000 loose
   // objects deleted), for last; their rows are listed afterwards.

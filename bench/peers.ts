@@ -32,6 +32,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import type { ScriptTurn } from '../src/model/script-file.js';
+import { durableCommitFloor } from './commit-floor.js';
 import { createBenchRepo, createTempDir, latencyRow, now, percentile, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row , runAlone } from './lib.js';
 
 /** The pi release compared against (pinned: a newer one may behave differently). */
@@ -241,6 +242,14 @@ async function run(context: BenchContext): Promise<Row[]> {
       };
     };
     rows.push(ratioRow('savepoint', ours));
+    // What the disk alone takes for the commits of such a turn (one per journal entry: the model's
+    // answer, the command's intent and its result; a read has no intent), measured now: the part of
+    // the gap no code change removes while every entry is durable before the next request.
+    const commitsPerTurn = kind === 'bash' ? 3 : 2;
+    const commitLatencies = await durableCommitFloor(context, turns * commitsPerTurn);
+    const perTurn = Array.from({ length: turns }, (_, i) => sum(commitLatencies.slice(i * commitsPerTurn, (i + 1) * commitsPerTurn)));
+    rows.push(latencyRow(`floor: the file operations of ${commitsPerTurn} durable commits (a ${kind} turn's entries)`, perTurn.length, perTurn));
+    rows.push({ what: `${kind} turns: that floor / pi's whole gap (p50s)`, value: `${(percentile(perTurn, 50) / percentile(theirs, 50)).toFixed(2)}x` });
     if (kind === 'bash') {
       // pi runs its commands unconfined; bubblewrap costs ~5 ms a command (namespaces, mounts).
       const unconfined = gapsOf('unsandboxed bash');
