@@ -5,8 +5,8 @@
 // variable named like a secret is in the environment. So every effect of a command lies inside the
 // working tree the journal checkpoints.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { findRepository } from '../journal/repository.js';
 import { SECRET_NAME } from '../redact/secret-values.js';
 
@@ -28,9 +28,37 @@ export interface SandboxedCommand {
 
 /** The program and arguments that run `script` with bash in `root`, inside the sandbox when there is one. */
 export function sandboxedCommand(root: string, script: string, config: SandboxConfig, env: NodeJS.ProcessEnv = process.env): SandboxedCommand {
-  const bash = ['bash', '-c', script];
+  const bash = [onPath('bash', env.PATH), '-c', script];
   if (config.kind === 'none') return { file: bash[0]!, args: bash.slice(1), env };
-  return { file: 'bwrap', args: [...bwrapArgs(root, config), '--', ...bash], env: sandboxEnv(env) };
+  // Inside, the file system is the same (bound read-only), so bash is where it was found outside.
+  return { file: onPath('bwrap', env.PATH), args: [...bwrapArgs(root, config), '--', ...bash], env: sandboxEnv(env) };
+}
+
+// Where `name` is on the search path `path`, looked up once per process and path: handing spawn
+// a bare name makes it try every directory of PATH in turn (an execve each: on a long PATH,
+// 0.4 ms a command for bwrap, and again inside it for bash). The bare name when none has it,
+// for spawn to report as missing.
+const found = new Map<string, string>();
+function onPath(name: string, path: string | undefined): string {
+  const key = `${name}\0${path ?? ''}`;
+  let file = found.get(key);
+  if (file === undefined) {
+    file = name;
+    for (const dir of (path ?? '').split(delimiter)) {
+      if (!isAbsolute(dir)) break; // a relative entry (or an empty one, the cwd) before it: leave the search to spawn
+      const candidate = join(dir, name);
+      try {
+        accessSync(candidate, constants.X_OK);
+        if (!statSync(candidate).isFile()) continue;
+      } catch {
+        continue;
+      }
+      file = candidate;
+      break;
+    }
+    found.set(key, file);
+  }
+  return file;
 }
 
 /** The environment inside the sandbox: no secret-named variables, and /tmp as the temporary directory. */

@@ -94,7 +94,9 @@ describe('a run through the journal', () => {
       assert.deepEqual(value, { square: i * i });
     }
     const gitdir = join(repo.root, '.git');
-    const waiting = readdirSync(join(gitdir, 'objects')).filter((name) => name.startsWith('tmp_'));
+    const made = () => readdirSync(join(gitdir, 'objects')).filter((name) => name.startsWith('tmp_'));
+    for (let waited = 0; made().length < 2 && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    const waiting = made();
     assert.equal(waiting.length, 2, `the next append's pack and index temp files wait in objects/: ${waiting.join(', ')}`);
     await journal.finish('finished', { final: 'done' });
     journal.close();
