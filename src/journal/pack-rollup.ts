@@ -63,6 +63,9 @@ export class PackRollup {
   private readonly objectsDir: string;
   private readonly packDir: string;
   private readonly loose = new Set<string>();
+  // Packs this process made by copying packs together (undeltified): a run's end deltifies one
+  // even when it is the only pack left.
+  private readonly copied = new Set<string>();
   private inFlight: Promise<RollupResult | undefined> | undefined;
   private appendsSinceLook = 0;
   /** Told of each finished roll-up (the process's pack reader forgets the removed packs). */
@@ -162,9 +165,10 @@ export class PackRollup {
         // removed meanwhile (another process rolled it up)
       }
     }
-    if (candidates.length < (all ? 2 : trigger)) return undefined;
+    const alone = all && candidates.some((p) => this.copied.has(p.base));
+    if (candidates.length < (all ? 2 : trigger) && !alone) return undefined;
     const packs = all ? candidates : geometricRoll(candidates);
-    return packs.length >= 2 ? { packs } : undefined;
+    return packs.length >= 2 || alone ? { packs } : undefined;
   }
 
   // A .pack with no .idx is what a kill leaves between a pack's two renames or removals (git's own
@@ -211,6 +215,8 @@ export class PackRollup {
     }));
     await Promise.all(looseThere.map((oid) => unlinkAsync(this.loosePath(oid))));
     for (const oid of looseThere) this.loose.delete(oid);
+    for (const path of removed) this.copied.delete(path.slice(0, -5));
+    if (concatenated) this.copied.add(made.pack.slice(0, -5));
     const result = { packs: packs.length, loose: looseThere.length, objects: made.objects, pack: made.pack, removed, deltified: !concatenated };
     this.onRolled?.(result);
     return result;
