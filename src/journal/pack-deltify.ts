@@ -17,12 +17,19 @@ import * as zlib from 'node:zlib';
 import { applyDelta, encodeDelta } from './delta.js';
 import { decodeLoose, hashObject, parseCommit, parseTree, TREE_MODE } from './git-object.js';
 import { packIndexIds, type BuiltPack } from './pack-file.js';
+import { buildIndex, crc32, entryHeader, offsetBytes } from './pack-format.js';
 import { PackReader } from './pack-reader.js';
 
 /** The longest chain of deltas an object is put at the end of (git's default: 50). */
 export const MAX_DEPTH = 50;
-/** Objects larger than this are kept whole (a delta search over them would hold up the run's end). */
+/** An object larger than this leaves the roll-up to git (a delta search over it would hold up the run's end). */
 const MAX_DELTA_BYTES = 1024 * 1024;
+/**
+ * Past this many objects, or this many bytes of them, git deltifies instead (in the background,
+ * with its own memory): this runs in the CLI's process at a run's end, about 60 µs an object.
+ */
+export const MAX_OBJECTS = 12_000;
+const MAX_TOTAL_BYTES = 32 * 1024 * 1024;
 /** How many of the commits just emitted a commit is tried against. */
 const COMMIT_CANDIDATES = 3;
 
@@ -38,22 +45,29 @@ export interface LooseBody {
 /**
  * Every object of the packs at `packBases` (paths without `.pack`) and of the loose objects
  * `loose`, read and checked against its id (by the pack reader: a pack's trailer, or each object
- * hashed); throws when one cannot be read.
+ * hashed); throws when one cannot be read, or when they come to more than MAX_TOTAL_BYTES or
+ * hold an object too large to deltify here (git does better with those).
  */
 export function readObjects(objectsDir: string, packBases: string[], loose: string[]): Map<string, LooseBody> {
   const objects = new Map<string, LooseBody>();
+  let total = 0;
+  const add = (oid: string, object: LooseBody): void => {
+    total += object.body.length;
+    if (object.body.length > MAX_DELTA_BYTES || total > MAX_TOTAL_BYTES) throw new Error('too large to deltify in this process');
+    objects.set(oid, object);
+  };
   const reader = new PackReader(join(objectsDir, 'pack'));
   for (const base of packBases) {
     for (const oid of packIndexIds(readFileSync(`${base}.idx`))) {
       const object = reader.read(oid, false);
       if (!object) throw new Error(`object ${oid} of ${base}.pack could not be read`);
-      objects.set(oid, object);
+      add(oid, object);
     }
   }
   for (const oid of loose) {
     const object = decodeLoose(zlib.inflateSync(readFileSync(join(objectsDir, oid.slice(0, 2), oid.slice(2)))));
     if (!object || hashObject(object.type, object.body) !== oid) throw new Error(`loose object ${oid} could not be read`);
-    objects.set(oid, object);
+    add(oid, object);
   }
   return objects;
 }
@@ -173,9 +187,11 @@ class DeltaPackWriter {
     return this.where.get(oid)?.depth ?? 0;
   }
 
-  // Packs `oid` whole, or as a delta against the best of `bases` (those packed already, of its
-  // type, not at the end of a chain MAX_DEPTH long), whichever takes fewer bytes. Only the shortest
-  // delta is deflated, and the whole object only when that delta is not a small part of it.
+  /**
+   * Packs `oid` whole, or as a delta against the best of `bases` (those packed already, of its
+   * type, not at the end of a chain MAX_DEPTH long), whichever takes fewer bytes. Only the shortest
+   * delta is deflated, and the whole object only when that delta is not a small part of it.
+   */
   put(oid: string, bases: Array<string | undefined>): void {
     const object = this.objects.get(oid);
     if (!object || this.where.has(oid)) return;
@@ -184,7 +200,6 @@ class DeltaPackWriter {
       const at = base === undefined || base === oid ? undefined : this.where.get(base);
       const source = at && this.objects.get(base!);
       if (!at || !source || source.type !== object.type || at.depth >= MAX_DEPTH) continue;
-      if (object.body.length > MAX_DELTA_BYTES || source.body.length > MAX_DELTA_BYTES) continue;
       const delta = encodeDelta(source.body, object.body, best?.delta.length ?? object.body.length);
       if (delta && applyDelta(source.body, delta).equals(object.body)) best = { delta, base: at };
     }
@@ -225,72 +240,4 @@ function deflate(data: Buffer): Buffer {
   while (windowBits < 15 && 1 << windowBits < data.length + 262) windowBits++;
   const memLevel = Math.max(1, Math.min(8, windowBits - 7));
   return zlib.deflateSync(data, { level: 9, windowBits, memLevel, chunkSize: Math.max(64, Math.min(16 * 1024, data.length + 64)) });
-}
-
-// The type-and-size header of a pack entry: 3 bits of type, then the size, 7 bits a byte.
-function entryHeader(type: number, size: number): Buffer {
-  const bytes: number[] = [];
-  let byte = (type << 4) | (size & 0x0f);
-  size = Math.floor(size / 16);
-  while (size > 0) {
-    bytes.push(byte | 0x80);
-    byte = size & 0x7f;
-    size = Math.floor(size / 128);
-  }
-  bytes.push(byte);
-  return Buffer.from(bytes);
-}
-
-// An OFS_DELTA's distance back to its base, as git encodes it (big-endian, 7 bits a byte, each
-// continuation byte standing for one more than its value).
-function offsetBytes(distance: number): Buffer {
-  const bytes = [distance & 0x7f];
-  for (distance = Math.floor(distance / 128); distance > 0; distance = Math.floor(distance / 128)) {
-    distance--;
-    bytes.unshift(0x80 | (distance & 0x7f));
-  }
-  return Buffer.from(bytes);
-}
-
-// A version-2 pack index: fan-out, sorted ids, CRC-32s, offsets (large ones in a second table),
-// the pack's checksum and the index's own.
-function buildIndex(entries: Array<{ oid: Buffer; offset: number; crc: number }>, packChecksum: Buffer): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
-  const large = sorted.filter((e) => e.offset >= 0x80000000);
-  const n = sorted.length;
-  const out = Buffer.alloc(8 + 1024 + n * 28 + large.length * 8 + 40);
-  out.writeUInt32BE(0xff744f63, 0);
-  out.writeUInt32BE(2, 4);
-  const fanout = new Array<number>(256).fill(0);
-  for (const e of sorted) fanout[e.oid[0]!]!++;
-  let running = 0;
-  for (let i = 0; i < 256; i++) out.writeUInt32BE((running += fanout[i]!), 8 + i * 4);
-  let at = 8 + 1024;
-  for (const e of sorted) at += e.oid.copy(out, at);
-  for (const e of sorted) at = out.writeUInt32BE(e.crc >>> 0, at);
-  let nextLarge = 0;
-  const largeAt = at + n * 4;
-  for (const e of sorted) {
-    if (e.offset < 0x80000000) at = out.writeUInt32BE(e.offset, at);
-    else {
-      at = out.writeUInt32BE((0x80000000 | nextLarge) >>> 0, at);
-      out.writeBigUInt64BE(BigInt(e.offset), largeAt + nextLarge++ * 8);
-    }
-  }
-  at = largeAt + large.length * 8;
-  at += packChecksum.copy(out, at);
-  createHash('sha1').update(out.subarray(0, at)).digest().copy(out, at);
-  return out;
-}
-
-// CRC-32 (zlib's polynomial): node's own where it has one (20.15+), else bit by bit.
-function crc32(data: Buffer, initial = 0): number {
-  const native = (zlib as { crc32?: (data: Buffer, value?: number) => number }).crc32;
-  if (native) return native(data, initial);
-  let c = ~initial;
-  for (let i = 0; i < data.length; i++) {
-    c ^= data[i]!;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  }
-  return ~c >>> 0;
 }

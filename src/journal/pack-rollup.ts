@@ -19,7 +19,7 @@ import { rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DirectorySync, syncPathAsync, unlinkQuietly } from './durable-file.js';
 import { STALE_TEMP_MS } from './leftovers.js';
-import { buildDeltifiedPack, packHolds, readObjects } from './pack-deltify.js';
+import { buildDeltifiedPack, MAX_OBJECTS, packHolds, readObjects } from './pack-deltify.js';
 import { packObjects } from './pack-objects.js';
 import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, writePackFiles } from './pack-file.js';
 
@@ -247,8 +247,10 @@ export class PackRollup {
   }
 
   // pack-deltify.ts's pack of these objects, written into `work` and read back from there; its id,
-  // or undefined when an object could not be read or did not come back as it went in.
+  // or undefined (git's turn) when they are too many or too large, when an object could not be
+  // read, or when one did not come back as it went in.
   private packedHere(packs: PackInfo[], loose: string[], work: string): string | undefined {
+    if (packs.reduce((total, p) => total + p.count, loose.length) > MAX_OBJECTS) return undefined;
     try {
       const objects = readObjects(this.objectsDir, packs.map((p) => p.base), loose);
       const built = buildDeltifiedPack(objects);
