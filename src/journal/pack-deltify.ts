@@ -30,6 +30,8 @@ const MAX_DELTA_BYTES = 1024 * 1024;
  */
 export const MAX_OBJECTS = 12_000;
 const MAX_TOTAL_BYTES = 32 * 1024 * 1024;
+/** A delta this short is kept without deflating the whole object to compare (a changed tree entry). */
+const SURE_DELTA_BYTES = 64;
 /** How many of the commits just emitted a commit is tried against. */
 const COMMIT_CANDIDATES = 3;
 
@@ -190,7 +192,7 @@ class DeltaPackWriter {
   /**
    * Packs `oid` whole, or as a delta against the best of `bases` (those packed already, of its
    * type, not at the end of a chain MAX_DEPTH long), whichever takes fewer bytes. Only the shortest
-   * delta is deflated, and the whole object only when that delta is not a small part of it.
+   * delta is deflated, and the whole object too unless that delta is a few bytes.
    */
   put(oid: string, bases: Array<string | undefined>): void {
     const object = this.objects.get(oid);
@@ -209,7 +211,7 @@ class DeltaPackWriter {
       data = deflate(best.delta);
       header = Buffer.concat([entryHeader(OFS_DELTA, best.delta.length), offsetBytes(this.offset - best.base.offset)]);
     }
-    if (!best || best.delta.length * 4 > object.body.length) {
+    if (!best || best.delta.length > SURE_DELTA_BYTES) {
       const whole = deflate(object.body);
       const wholeHeader = entryHeader(TYPE_CODES[object.type], object.body.length);
       if (!data || !header || wholeHeader.length + whole.length <= header.length + data.length) {
