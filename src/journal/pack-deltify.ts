@@ -9,7 +9,8 @@
 // delta and whole object is kept. Newer objects come first and are the bases, as git orders them, so
 // the tip reads with the fewest deltas applied; chains stop at MAX_DEPTH. Every delta is applied
 // back and compared before it is kept. The result is what `git gc` writes: a version-2 pack and
-// index, deltas as OFS_DELTA (measured on 100 bash turns: 181 KB against git's best 240 KB).
+// index, deltas as OFS_DELTA (100 bash turns: 180 KB of pack and index, against 240 KB for git's
+// best, `git repack -adf --window=250 --depth=250`).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
