@@ -4,22 +4,23 @@
 // packs have gathered, they are rolled up, the way `git repack --geometric=2` keeps packs in a
 // geometric progression: the smallest packs, and any pack not at least twice the size of all those
 // below it, go into one new pack. A small roll-up copies the packs' entries into one as they are
-// (in this process: forking git would stop it for milliseconds); a large one, and the last one of a
-// run, is deltified by git itself (`git pack-objects`: consecutive versions of a tree differ by a
-// line, so a delta is a few bytes), together with the loose objects this process wrote for
-// checkpoints. It runs in the background while the run goes on; the new pack
+// (in this process: forking git would stop it for milliseconds); a large one is deltified by git
+// itself in the background (`git pack-objects`: consecutive versions of a tree differ by a line,
+// so a delta is a few bytes), together with the loose objects this process wrote for checkpoints;
+// the last one of a run deltifies a journal of up to TIDY_ALL_BYTES here, each object against the
+// one it derives from (pack-deltify.ts: a third smaller than git's best). The new pack
 // is made durable (its files and the directory fsynced) before any pack or loose file it replaces
 // is removed, so a kill or a power cut at any point leaves every object in at least one place.
 // Only packs that savepoint could have made are touched: none with a .keep, .promisor, .mtimes or
 // .bitmap beside it, none over ROLL_MAX_BYTES, and none a multi-pack-index lists (`git maintenance`
 // writes one; removing a pack it lists would need it rewritten).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
-import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { DirectorySync, syncPathAsync, unlinkQuietly } from './durable-file.js';
 import { STALE_TEMP_MS } from './leftovers.js';
+import { buildDeltifiedPack, MAX_OBJECTS, packHolds, readObjects } from './pack-deltify.js';
+import { packObjects } from './pack-objects.js';
 import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, writePackFiles } from './pack-file.js';
 
 /** A roll-up starts once this many small packs are in the pack directory. */
@@ -62,6 +63,9 @@ export class PackRollup {
   private readonly objectsDir: string;
   private readonly packDir: string;
   private readonly loose = new Set<string>();
+  // Packs this process made by copying packs together (undeltified): a run's end deltifies one
+  // even when it is the only pack left.
+  private readonly copied = new Set<string>();
   private inFlight: Promise<RollupResult | undefined> | undefined;
   private appendsSinceLook = 0;
   /** Told of each finished roll-up (the process's pack reader forgets the removed packs). */
@@ -107,7 +111,7 @@ export class PackRollup {
     return this.serially(() => {
       const everything = this.plan('all');
       const small = everything && everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES;
-      return this.rollPlanned(small ? everything : this.plan(2), true);
+      return this.rollPlanned(small ? everything : this.plan(2), small ? 'journal' : 'git');
     });
   }
 
@@ -124,8 +128,8 @@ export class PackRollup {
     return next;
   }
 
-  private async rollPlanned(plan: { packs: PackInfo[] } | undefined, deltify?: boolean): Promise<RollupResult | undefined> {
-    return plan ? this.roll(plan.packs, [...this.loose], deltify ?? this.shouldDeltify(plan.packs)) : undefined;
+  private async rollPlanned(plan: { packs: PackInfo[] } | undefined, how?: 'git' | 'journal'): Promise<RollupResult | undefined> {
+    return plan ? this.roll(plan.packs, [...this.loose], how ?? (this.shouldDeltify(plan.packs) ? 'git' : 'copy')) : undefined;
   }
 
   private shouldDeltify(packs: PackInfo[]): boolean {
@@ -161,9 +165,10 @@ export class PackRollup {
         // removed meanwhile (another process rolled it up)
       }
     }
-    if (candidates.length < (all ? 2 : trigger)) return undefined;
+    const alone = all && candidates.some((p) => this.copied.has(p.base));
+    if (candidates.length < (all ? 2 : trigger) && !alone) return undefined;
     const packs = all ? candidates : geometricRoll(candidates);
-    return packs.length >= 2 ? { packs } : undefined;
+    return packs.length >= 2 || alone ? { packs } : undefined;
   }
 
   // A .pack with no .idx is what a kill leaves between a pack's two renames or removals (git's own
@@ -184,10 +189,12 @@ export class PackRollup {
   }
 
   // Rolls `packs` into one. Small roll-ups copy the packs' entries into one in this process (no
-  // child: forking git blocks this process's thread for milliseconds); past DELTIFY_BYTES, at a
-  // run's end, or with many loose objects to take in, git deltifies them. Everything on the main
-  // thread is a small read; the writes, fsyncs and removals go to the thread pool.
-  private async roll(packs: PackInfo[], loose: string[], deltify: boolean): Promise<RollupResult> {
+  // child: forking git blocks this process's thread for milliseconds); past DELTIFY_BYTES, or with
+  // many loose objects to take in, git deltifies them in the background. A run's end deltifies
+  // a journal of up to TIDY_ALL_BYTES itself ('journal': pack-deltify.ts), else git does. The
+  // writes, fsyncs and removals go to the thread pool.
+  private async roll(packs: PackInfo[], loose: string[], how: 'copy' | 'git' | 'journal'): Promise<RollupResult> {
+    const deltify = how !== 'copy';
     const looseThere = deltify ? loose.filter((oid) => existsSync(this.loosePath(oid))) : [];
     const dirs = new DirectorySync();
     const parts = deltify ? undefined : packs.map((p) => ({ pack: readFileSync(`${p.base}.pack`), idx: readFileSync(`${p.base}.idx`) }));
@@ -197,7 +204,7 @@ export class PackRollup {
       made = { pack: await writePackFiles(this.packDir, concatenated, dirs), objects: concatenated.count };
       await dirs.flush();
     } else {
-      made = await this.deltified(packs, looseThere, dirs);
+      made = await this.deltified(packs, looseThere, dirs, how === 'journal');
     }
     // The index first, so no reader sees a pack it can no longer open.
     const removed = packs.map((p) => `${p.base}.pack`).filter((path) => path !== made.pack);
@@ -208,20 +215,23 @@ export class PackRollup {
     }));
     await Promise.all(looseThere.map((oid) => unlinkAsync(this.loosePath(oid))));
     for (const oid of looseThere) this.loose.delete(oid);
+    for (const path of removed) this.copied.delete(path.slice(0, -5));
+    if (concatenated) this.copied.add(made.pack.slice(0, -5));
     const result = { packs: packs.length, loose: looseThere.length, objects: made.objects, pack: made.pack, removed, deltified: !concatenated };
     this.onRolled?.(result);
     return result;
   }
 
-  // `git pack-objects` over the packs' objects and the loose ones, in a work directory of its own;
-  // the new pack is durable (files, then names) before this returns.
-  private async deltified(packs: PackInfo[], loose: string[], dirs: DirectorySync): Promise<{ pack: string; objects: number }> {
+  // The packs' objects and the loose ones deltified into one pack in a work directory of its own,
+  // by pack-deltify.ts (`ours`; its pack read back whole before it is used) or, when that fails,
+  // by `git pack-objects`; the new pack is durable (files, then names) before this returns.
+  private async deltified(packs: PackInfo[], loose: string[], dirs: DirectorySync, ours: boolean): Promise<{ pack: string; objects: number }> {
     const oids = new Set<string>();
     for (const pack of packs) for (const oid of packIndexIds(readFileSync(`${pack.base}.idx`))) oids.add(oid);
     for (const oid of loose) oids.add(oid);
     const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
     try {
-      const id = await packObjects(join(this.objectsDir, '..'), this.objectsDir, work, [...oids]);
+      const id = (ours && this.packedHere(packs, loose, work)) || (await packObjects(join(this.objectsDir, '..'), this.objectsDir, work, [...oids]));
       const made = { pack: join(work, `pack-${id}.pack`), idx: join(work, `pack-${id}.idx`) };
       if (new Set(packIndexIds(readFileSync(made.idx))).size !== oids.size) throw new Error('git pack-objects left objects out');
       await Promise.all([syncPathAsync(made.pack), syncPathAsync(made.idx)]);
@@ -233,6 +243,22 @@ export class PackRollup {
       return { pack, objects: oids.size };
     } finally {
       await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  // pack-deltify.ts's pack of these objects, written into `work` and read back from there; its id,
+  // or undefined (git's turn) when they are too many or too large, when an object could not be
+  // read, or when one did not come back as it went in.
+  private packedHere(packs: PackInfo[], loose: string[], work: string): string | undefined {
+    if (packs.reduce((total, p) => total + p.count, loose.length) > MAX_OBJECTS) return undefined;
+    try {
+      const objects = readObjects(this.objectsDir, packs.map((p) => p.base), loose);
+      const built = buildDeltifiedPack(objects);
+      writeFileSync(join(work, `pack-${built.id}.pack`), built.pack, { mode: 0o444 });
+      writeFileSync(join(work, `pack-${built.id}.idx`), built.idx, { mode: 0o444 });
+      return built.count === objects.size && packHolds(work, objects) ? built.id : undefined;
+    } catch {
+      return undefined;
     }
   }
 
@@ -259,39 +285,4 @@ function geometricRoll(packs: PackInfo[]): PackInfo[] {
 // unlink that shrugs at a file already gone (another process rolled it up, or never had a .rev).
 async function unlinkAsync(path: string): Promise<void> {
   await unlink(path).catch(() => undefined);
-}
-
-// Runs `git pack-objects` over `oids` (deltified against each other), writing `<work>/pack-<id>.pack`
-// and its .idx, and returns the id. --no-reuse-object: an object stored whole in a pack is otherwise
-// copied as it is, never tried as a delta (measured: 300 appends took 466 KB that way, 127 KB
-// deltified afresh). No reverse index: nothing here would move or remove one.
-function packObjects(gitdir: string, objectsDir: string, work: string, oids: string[]): Promise<string> {
-  // git makes its temp pack in the object directory's pack/ whatever the base name, and a git left
-  // running by a killed savepoint would leave it there (`git count-objects` garbage). So git's
-  // object directory is the work directory, and the repository's objects its alternate: every
-  // byte git writes stays in the work directory, removed whole (here, or by leftovers.ts).
-  mkdirSync(join(work, 'pack'), { recursive: true });
-  const env = { ...process.env, GIT_OBJECT_DIRECTORY: work, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir };
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [`--git-dir=${gitdir}`, '-c', 'pack.writeReverseIndex=false', '-c', 'pack.writeBitmapIndex=false', 'pack-objects', '-q', '--delta-base-offset', '--no-reuse-object', join(work, 'pack')], { stdio: ['pipe', 'pipe', 'pipe'], env });
-    // Background work: the run's own appends come first for the CPU (deltifying megabytes of
-    // packs takes a core for a second or more).
-    try {
-      if (child.pid) setPriority(child.pid, 19);
-    } catch {
-      // not permitted here: it runs at the usual priority
-    }
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const id = out.trim();
-      if (code === 0 && /^[0-9a-f]{40}$/.test(id)) resolve(id);
-      else reject(new Error(`git pack-objects exited ${code}: ${err.trim()}`));
-    });
-    child.stdin.on('error', () => {}); // a git that died early: its exit code says why
-    child.stdin.end(oids.map((oid) => `${oid}\n`).join(''));
-  });
 }

@@ -1,7 +1,8 @@
 // The journal's packs: every append writes one small pack, and the small packs are rolled up in the
-// background (git deltifies them) so that a long run leaves a few packs, no loose objects of its
-// own, nothing for `git gc --auto` to do, and far less on disk. Judged by git itself: fsck --strict,
-// count-objects, gc --auto, clone. A child killed with SIGKILL mid roll-up loses nothing.
+// background (deltified by git, and at a run's end by pack-deltify.ts) so that a long run leaves a
+// few packs, no loose objects of its own, nothing for `git gc --auto` to do, and far less on disk.
+// Judged by git itself: fsck --strict, count-objects, gc --auto, clone. A child killed with SIGKILL
+// mid roll-up loses nothing.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -40,7 +41,7 @@ describe('the journal as packs', () => {
       if (i % 10 === 0) store.objects.write([makeObject('blob', Buffer.from(`checkpoint ${i}\n`))]);
       await store.append([{ path: stepPath(i), content: stepContent(i) }], `r #${i} run_bash`);
     }
-    // Along the way, roll-ups copied small packs together (no git process); a run's end has git deltify them.
+    // Along the way, roll-ups copied small packs together (no git process); a run's end deltifies them.
     const along = await store.objects.rollup.settle();
     assert.ok(along === undefined || along.deltified === false || along.removed.length > 0);
     assert.ok(Number((await countObjects(repo.root)).packs) <= ROLL_TRIGGER_PACKS + 4);
@@ -50,7 +51,7 @@ describe('the journal as packs', () => {
     assert.ok(Number(counts.packs) <= ROLL_TRIGGER_PACKS + 4, `few packs: ${counts.packs}`);
     assert.ok(Number(counts.count) < 30, `no pile of loose objects: ${counts.count}`);
     assert.equal(counts.garbage, '0');
-    // Undeltified, 300 appends take over 1 MB; git's deltas bring them to a small fraction.
+    // Undeltified, 300 appends take over 1 MB; deltas bring them to a small fraction.
     assert.ok(Number(counts['size-pack']) < 400, `size-pack ${counts['size-pack']} KiB`);
     await assertFsckClean(repo.root);
     // gc --auto finds nothing to do: it would otherwise have repacked into a single pack.

@@ -1,0 +1,76 @@
+// The pieces of git's pack format a pack writer needs: an entry's header, an OFS_DELTA's distance,
+// the version-2 index, CRC-32. Pure code. (pack-file.ts has its own copies of the first three.)
+import { createHash } from 'node:crypto';
+import * as zlib from 'node:zlib';
+
+/** The type-and-size header of a pack entry: 3 bits of type, then the size, 7 bits a byte. */
+export function entryHeader(type: number, size: number): Buffer {
+  const bytes: number[] = [];
+  let byte = (type << 4) | (size & 0x0f);
+  size = Math.floor(size / 16);
+  while (size > 0) {
+    bytes.push(byte | 0x80);
+    byte = size & 0x7f;
+    size = Math.floor(size / 128);
+  }
+  bytes.push(byte);
+  return Buffer.from(bytes);
+}
+
+/**
+ * An OFS_DELTA's distance back to its base, as git encodes it (big-endian, 7 bits a byte, each
+ * continuation byte standing for one more than its value).
+ */
+export function offsetBytes(distance: number): Buffer {
+  const bytes = [distance & 0x7f];
+  for (distance = Math.floor(distance / 128); distance > 0; distance = Math.floor(distance / 128)) {
+    distance--;
+    bytes.unshift(0x80 | (distance & 0x7f));
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * A version-2 pack index of `entries` (each object's id, its entry's offset and CRC-32): fan-out,
+ * sorted ids, CRC-32s, offsets (large ones in a second table), the pack's checksum and its own.
+ */
+export function buildIndex(entries: Array<{ oid: Buffer; offset: number; crc: number }>, packChecksum: Buffer): Buffer {
+  const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
+  const large = sorted.filter((e) => e.offset >= 0x80000000);
+  const n = sorted.length;
+  const out = Buffer.alloc(8 + 1024 + n * 28 + large.length * 8 + 40);
+  out.writeUInt32BE(0xff744f63, 0);
+  out.writeUInt32BE(2, 4);
+  const fanout = new Array<number>(256).fill(0);
+  for (const e of sorted) fanout[e.oid[0]!]!++;
+  let running = 0;
+  for (let i = 0; i < 256; i++) out.writeUInt32BE((running += fanout[i]!), 8 + i * 4);
+  let at = 8 + 1024;
+  for (const e of sorted) at += e.oid.copy(out, at);
+  for (const e of sorted) at = out.writeUInt32BE(e.crc >>> 0, at);
+  let nextLarge = 0;
+  const largeAt = at + n * 4;
+  for (const e of sorted) {
+    if (e.offset < 0x80000000) at = out.writeUInt32BE(e.offset, at);
+    else {
+      at = out.writeUInt32BE((0x80000000 | nextLarge) >>> 0, at);
+      out.writeBigUInt64BE(BigInt(e.offset), largeAt + nextLarge++ * 8);
+    }
+  }
+  at = largeAt + large.length * 8;
+  at += packChecksum.copy(out, at);
+  createHash('sha1').update(out.subarray(0, at)).digest().copy(out, at);
+  return out;
+}
+
+/** CRC-32 (zlib's polynomial) of `data`, continuing from `initial`: node's own where it has one (20.15+). */
+export function crc32(data: Buffer, initial = 0): number {
+  const native = (zlib as { crc32?: (data: Buffer, value?: number) => number }).crc32;
+  if (native) return native(data, initial);
+  let c = ~initial;
+  for (let i = 0; i < data.length; i++) {
+    c ^= data[i]!;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  }
+  return ~c >>> 0;
+}
