@@ -2,19 +2,19 @@
 // undeltified, each object deflated at zlib's fastest level. The journal writes the objects of
 // each append as one small pack (two files, fsynced together) instead of one loose file per object
 // (eight files a commit, each created, fsynced and renamed), and a first checkpoint of thousands of
-// new files goes into one too. Small packs are later rolled up into one, deltified by git
-// (pack-rollup.ts), so they never pile up into a `git gc --auto`.
+// new files goes into one too. Small packs are later rolled up into one, deltified (by git for
+// large roll-ups, by pack-deltify.ts at a run's end; pack-rollup.ts), so they never pile up into
+// a `git gc --auto`. The format's pieces are in pack-format.ts.
 import { createHash } from 'node:crypto';
-import { closeSync, fsync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import type { DirectorySync } from './durable-file.js';
-import { abandonTemp, finishTemp, openTemp, unlinkQuietly, writeFileDurably, writeFully } from './durable-file.js';
-import type { ReservedTemp } from './temp-reserve.js';
+import { abandonTemp, finishTemp, fsyncAsync, openTemp, unlinkQuietly, writeFileDurably, writeFully } from './durable-file.js';
 import type { GitObject } from './git-object.js';
+import { buildIndex, crc32, entryHeader } from './pack-format.js';
+import type { ReservedTemp } from './temp-reserve.js';
 
-const fsyncAsync = promisify(fsync);
 const TYPE_CODES = { commit: 1, tree: 2, blob: 3 } as const;
 let tempCounter = 0;
 
@@ -220,68 +220,4 @@ export function multiPackIndexPacks(path: string): Set<string> | undefined {
   } catch {
     return undefined;
   }
-}
-
-// The type-and-size header of a pack entry: 3 bits of type, then the size, 7 bits a byte.
-function entryHeader(type: number, size: number): Buffer {
-  const bytes: number[] = [];
-  let byte = (type << 4) | (size & 0x0f);
-  size = Math.floor(size / 16);
-  while (size > 0) {
-    bytes.push(byte | 0x80);
-    byte = size & 0x7f;
-    size = Math.floor(size / 128);
-  }
-  bytes.push(byte);
-  return Buffer.from(bytes);
-}
-
-// A version-2 pack index: fan-out, sorted ids, CRC-32s, offsets (large ones in a second table),
-// the pack's checksum and the index's own.
-function buildIndex(entries: Array<{ oid: Buffer; offset: number; crc: number }>, packChecksum: Buffer): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
-  const large = sorted.filter((e) => e.offset >= 0x80000000);
-  const n = sorted.length;
-  const out = Buffer.alloc(8 + 1024 + n * 28 + large.length * 8 + 40);
-  out.writeUInt32BE(0xff744f63, 0);
-  out.writeUInt32BE(2, 4);
-  const fanout = new Array<number>(256).fill(0);
-  for (const e of sorted) fanout[e.oid[0]!]!++;
-  let running = 0;
-  for (let i = 0; i < 256; i++) out.writeUInt32BE((running += fanout[i]!), 8 + i * 4);
-  let at = 8 + 1024;
-  for (const e of sorted) at += e.oid.copy(out, at);
-  for (const e of sorted) at = out.writeUInt32BE(e.crc >>> 0, at);
-  let nextLarge = 0;
-  const largeAt = at + n * 4;
-  for (const e of sorted) {
-    if (e.offset < 0x80000000) at = out.writeUInt32BE(e.offset, at);
-    else {
-      at = out.writeUInt32BE((0x80000000 | nextLarge) >>> 0, at);
-      out.writeBigUInt64BE(BigInt(e.offset), largeAt + nextLarge++ * 8);
-    }
-  }
-  at = largeAt + large.length * 8;
-  at += packChecksum.copy(out, at);
-  createHash('sha1').update(out.subarray(0, at)).digest().copy(out, at);
-  return out;
-}
-
-// CRC-32 (zlib's polynomial): node's own where it has one (20.15+), else a table.
-const CRC_TABLE = (() => {
-  const table = new Int32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c;
-  }
-  return table;
-})();
-
-function crc32(data: Buffer, initial = 0): number {
-  const native = (zlib as { crc32?: (data: Buffer, value?: number) => number }).crc32;
-  if (native) return native(data, initial);
-  let c = ~initial;
-  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
-  return ~c >>> 0;
 }

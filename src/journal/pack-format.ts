@@ -1,5 +1,6 @@
 // The pieces of git's pack format a pack writer needs: an entry's header, an OFS_DELTA's distance,
-// the version-2 index, CRC-32. Pure code. (pack-file.ts has its own copies of the first three.)
+// the version-2 index, CRC-32. Pure code, shared by the append's writer (pack-file.ts) and the
+// run's-end packer (pack-deltify.ts).
 import { createHash } from 'node:crypto';
 import * as zlib from 'node:zlib';
 
@@ -63,14 +64,22 @@ export function buildIndex(entries: Array<{ oid: Buffer; offset: number; crc: nu
   return out;
 }
 
-/** CRC-32 (zlib's polynomial) of `data`, continuing from `initial`: node's own where it has one (20.15+). */
+// CRC-32's table, for node versions without zlib.crc32 (before 20.15).
+const CRC_TABLE = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+/** CRC-32 (zlib's polynomial) of `data`, continuing from `initial`: node's own where it has one (20.15+), else a table. */
 export function crc32(data: Buffer, initial = 0): number {
   const native = (zlib as { crc32?: (data: Buffer, value?: number) => number }).crc32;
   if (native) return native(data, initial);
   let c = ~initial;
-  for (let i = 0; i < data.length; i++) {
-    c ^= data[i]!;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  }
+  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
 }
