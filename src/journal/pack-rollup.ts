@@ -68,6 +68,8 @@ export class PackRollup {
   private readonly copied = new Set<string>();
   private inFlight: Promise<RollupResult | undefined> | undefined;
   private appendsSinceLook = 0;
+  // The size and object count of each pack looked at, by path without extension.
+  private readonly sizes = new Map<string, { bytes: number; count: number }>();
   /** Told of each finished roll-up (the process's pack reader forgets the removed packs). */
   onRolled?: (result: RollupResult) => void;
 
@@ -148,22 +150,30 @@ export class PackRollup {
     }
     const listed = names.includes('multi-pack-index') ? multiPackIndexPacks(join(this.packDir, 'multi-pack-index')) : new Set<string>();
     if (!listed || names.includes('multi-pack-index.d')) return undefined;
+    // Most looks find too few packs to roll: one readdir, nothing else.
+    if (!all && names.filter((name) => name.endsWith('.idx')).length < trigger) return undefined;
     const present = new Set(names);
     this.removeOrphans(names, present);
+    for (const base of this.sizes.keys()) if (!present.has(`${base.slice(this.packDir.length + 1)}.idx`)) this.sizes.delete(base);
     const candidates: PackInfo[] = [];
     for (const name of names) {
       if (!name.endsWith('.idx')) continue;
       const base = join(this.packDir, name.slice(0, -4));
       const stem = name.slice(0, -4);
       if (['.keep', '.promisor', '.mtimes', '.bitmap'].some((ext) => present.has(stem + ext)) || !present.has(`${stem}.pack`) || listed.has(stem)) continue;
-      try {
-        const bytes = statSync(`${base}.pack`).size;
-        if (bytes > ROLL_MAX_BYTES) continue;
-        const count = packIndexCount(`${base}.idx`);
-        if (count !== undefined) candidates.push({ base, bytes, count });
-      } catch {
-        // removed meanwhile (another process rolled it up)
+      // A pack's name is its content's checksum, so what was read of it once holds for good.
+      let known = this.sizes.get(base);
+      if (!known) {
+        try {
+          const bytes = statSync(`${base}.pack`).size;
+          const count = bytes > ROLL_MAX_BYTES ? 0 : packIndexCount(`${base}.idx`);
+          if (count === undefined) continue;
+          this.sizes.set(base, (known = { bytes, count }));
+        } catch {
+          continue; // removed meanwhile (another process rolled it up)
+        }
       }
+      if (known.bytes <= ROLL_MAX_BYTES) candidates.push({ base, ...known });
     }
     const alone = all && candidates.some((p) => this.copied.has(p.base));
     if (candidates.length < (all ? 2 : trigger) && !alone) return undefined;
