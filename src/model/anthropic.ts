@@ -4,6 +4,7 @@
 // for a person. Credentials and the address come from options, or else from the environment the
 // way the SDK reads it (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL), so any
 // Anthropic-compatible server works.
+import { AnthropicError } from '@anthropic-ai/sdk';
 import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
@@ -107,6 +108,16 @@ async function streamMessage({ client, defaultModel, maxRetries, bodies, tell }:
   } catch (error) {
     if (handlerError) throw handlerError.error;
     if (signal?.aborted) throw abortReason(signal);
-    throw toModelError(error, { model, baseURL: client.baseURL, maxRetries });
+    throw toModelError(asSdkError(error), { model, baseURL: client.baseURL, maxRetries });
   }
+}
+
+// What the SDK's MessageStream made of an error that was not its own (a connection that broke in
+// the middle of the answer: fetch's "terminated"), so it becomes a ModelError as it did there.
+function asSdkError(error: unknown): unknown {
+  if (error instanceof AnthropicError) return error;
+  if (!(error instanceof Error)) return new AnthropicError(String(error));
+  const wrapped = new AnthropicError(error.message);
+  wrapped.cause = error;
+  return wrapped;
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { createAnthropicProvider } from '../../src/model/anthropic.js';
+import { ModelError } from '../../src/errors/index.js';
 import type { Message, ModelRequest } from '../../src/model/types.js';
 import { sdkParams } from '../helpers/sdk-request.js';
 
@@ -25,8 +26,9 @@ const EVENTS = [
 ] as const;
 const SSE = EVENTS.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join('');
 
-// Records each request's bytes as they arrived and answers every one with EVENTS.
-async function rawServer(): Promise<{ url: string; requests: string[]; server: Server }> {
+// Records each request's bytes as they arrived and answers every one with EVENTS (`broken`: with
+// the first event only, then the connection is cut).
+async function rawServer(broken = false): Promise<{ url: string; requests: string[]; server: Server }> {
   const requests: string[] = [];
   const server = createServer((socket) => {
     let pending = Buffer.alloc(0);
@@ -39,7 +41,8 @@ async function rawServer(): Promise<{ url: string; requests: string[]; server: S
         if (pending.length < end + 4 + length) return;
         requests.push(pending.subarray(0, end + 4 + length).toString());
         pending = pending.subarray(end + 4 + length);
-        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${Buffer.byteLength(SSE)}\r\n\r\n${SSE}`);
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${Buffer.byteLength(SSE)}\r\n\r\n${broken ? SSE.slice(0, SSE.indexOf('\n\n') + 2) : SSE}`);
+        if (broken) setTimeout(() => socket.destroy(), 20);
       }
     });
   });
@@ -75,6 +78,21 @@ test('the provider sends what messages.stream sent, byte for byte, and reads its
       assert.deepEqual(response.usage, { inputTokens: 10, outputTokens: 7, cacheCreationInputTokens: 0, cacheReadInputTokens: 3 });
       assert.equal(response.stopReason, expected.stop_reason);
     }
+  } finally {
+    server.close();
+  }
+});
+
+test('a connection cut in the middle of an answer is a ModelError, as it was through messages.stream', async () => {
+  const { url, server } = await rawServer(true);
+  try {
+    const provider = createAnthropicProvider({ baseURL: url, apiKey: 'wire-key', maxRetries: 0, model: 'claude-wire' });
+    const error = await provider.complete({ model: 'claude-wire', system: '', tools: [], maxTokens: 16, messages: [{ role: 'user', content: 'hi' }] }).then(
+      () => assert.fail('expected a ModelError'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof ModelError, String(error));
+    assert.equal(error.data.kind, 'other');
   } finally {
     server.close();
   }

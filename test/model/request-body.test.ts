@@ -28,7 +28,7 @@ test('a replaced conversation (compaction), a follow-up in plain text, thinking 
   const task: Message = { role: 'user', content: 'the task' };
   const answer: Message = { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }] };
   const followUp: Message = { role: 'user', content: 'and then this' };
-  const base: ModelRequest = { model: 'm', system: 'S', tools, maxTokens: 64, thinking: { budgetTokens: 32 } };
+  const base: Omit<ModelRequest, 'messages'> = { model: 'm', system: 'S', tools, maxTokens: 64, thinking: { budgetTokens: 32 } };
   const requests: ModelRequest[] = [
     { ...base, messages: [task] },
     { ...base, messages: [task, answer] }, // ends in thinking: left unmarked
