@@ -6,7 +6,7 @@ import type { ModelRequest } from '../../src/model/types.js';
 export function sdkParams(request: ModelRequest, model: string): Record<string, unknown> & { model: string; max_tokens: number; messages: unknown[] } {
   const messages = request.messages.map((message, i) => {
     if (i < request.messages.length - 1) return message;
-    const blocks: Array<Record<string, unknown>> = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content];
+    const blocks = (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content]) as Array<Record<string, unknown>>;
     const end = blocks.at(-1);
     if (!end || end.type === 'thinking' || end.type === 'redacted_thinking') return message;
     blocks[blocks.length - 1] = { ...end, cache_control: { type: 'ephemeral' } };
