@@ -19,6 +19,7 @@ export const JSON_EVENT_TYPES = [
   'worktree-restored',
   'worktree-kept',
   'compaction',
+  'model-notice',
   'final',
   'savings',
   'summary',

@@ -9,6 +9,7 @@ import type { RunOutcome, SessionEvent, SessionOptions } from '../session/index.
 import { ask, createApprover } from './approval.js';
 import { JsonLines } from './json-lines.js';
 import { LiveView } from './live-view.js';
+import { modelNoticeText } from './model-notice.js';
 import { RunTally } from './run-tally.js';
 import type { DriveFlags } from './options.js';
 import { LIMIT_EXIT_CODE } from './options.js';
@@ -123,6 +124,8 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return;
     case 'thinking':
       return printer.onThinking(event.text);
+    case 'model-notice':
+      return say(out, style.yellow, modelNoticeText(event), style.width);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);

@@ -4,14 +4,17 @@
 // for a person. Credentials and the address come from options, or else from the environment the
 // way the SDK reads it (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL), so any
 // Anthropic-compatible server works.
-import type Anthropic from '@anthropic-ai/sdk';
+import { AnthropicError } from '@anthropic-ai/sdk';
 import { BaseAnthropic } from '@anthropic-ai/sdk/client';
-import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { Stream } from '@anthropic-ai/sdk/core/streaming';
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import { abortReason } from './abort.js';
 import { toModelError } from './anthropic-errors.js';
-import type { AssistantBlock, CompleteOptions, ModelProvider, ModelRequest, ModelResponse } from './types.js';
-
 import { DEFAULT_MODEL } from './defaults.js';
+import { modelNotices, type ModelNotice } from './notices.js';
+import { RequestBodies } from './request-body.js';
+import { StreamedAnswer } from './streamed-answer.js';
+import type { CompleteOptions, ModelProvider, ModelRequest, ModelResponse } from './types.js';
 
 export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
 
@@ -29,109 +32,92 @@ export interface AnthropicProviderOptions {
   maxRetries?: number;
   /** Milliseconds the SDK waits for one attempt; default the SDK's (10 minutes). */
   timeout?: number;
+  /** Told once per provider what the SDK's lists say about the model (it is deprecated, ...), at its first request. */
+  onNotice?: (notice: ModelNotice) => void;
 }
 
-// The SDK's client with only the Messages API. `new Anthropic()` also builds every other resource
-// (models, files, batches, beta...), so a bundle of the CLI (scripts/bundle.js) would have to keep
-// all of the SDK's code: with this one it keeps a quarter of it, and start-up loads that much less.
-class MessagesClient extends BaseAnthropic {
-  messages = new Messages(this);
-}
+// The request goes out through the SDK's client, with its retries, backoff, timeout, credentials and
+// errors, but not through `client.messages.stream`: that path serializes the whole conversation
+// again for every request, walks it twice for helper headers, starts a telemetry span and keeps a
+// snapshot per event, and prints the SDK's deprecation warning on every request. The body is built
+// a turn at a time (request-body.ts, the same bytes), the events are read as they come
+// (streamed-answer.ts), and a model the SDK lists as deprecated is told once, through `onNotice`.
+const STREAM_HEADERS = { 'content-type': 'application/json', 'x-stainless-helper-method': 'stream' };
 
 /** A ModelProvider that calls the Anthropic API (or a compatible server) and streams its answers. */
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): ModelProvider {
   const model = options.model ?? DEFAULT_MODEL;
   const maxRetries = options.maxRetries ?? 2;
   // Only what was given is passed: an absent option lets the SDK read its environment variable.
-  const client = new MessagesClient({
+  const client = new BaseAnthropic({
     maxRetries,
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : options.authToken !== undefined ? { authToken: options.authToken } : {}),
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   });
+  const bodies = new RequestBodies();
+  const told = new Set<string>();
+  const tell = (request: ModelRequest, model: string) => {
+    if (!options.onNotice) return;
+    for (const notice of modelNotices(model, Boolean(request.thinking))) {
+      const key = `${notice.notice} ${notice.model}`;
+      if (told.has(key)) continue;
+      told.add(key);
+      options.onNotice(notice);
+    }
+  };
   return {
     name: model,
-    complete: (request, completeOptions) => streamMessage(client, model, maxRetries, request, completeOptions),
+    complete: (request, completeOptions) => streamMessage({ client, defaultModel: model, maxRetries, bodies, tell }, request, completeOptions),
   };
 }
 
-async function streamMessage(client: MessagesClient, defaultModel: string, maxRetries: number, request: ModelRequest, options: CompleteOptions = {}): Promise<ModelResponse> {
+interface Caller {
+  client: BaseAnthropic;
+  defaultModel: string;
+  maxRetries: number;
+  bodies: RequestBodies;
+  tell: (request: ModelRequest, model: string) => void;
+}
+
+async function streamMessage({ client, defaultModel, maxRetries, bodies, tell }: Caller, request: ModelRequest, options: CompleteOptions = {}): Promise<ModelResponse> {
   const { onText, onThinking, signal } = options;
   if (signal?.aborted) throw abortReason(signal);
   const model = request.model || defaultModel;
+  tell(request, model);
   // An error thrown by onText (the terminal) is savepoint's own, not the model's: kept and rethrown as is.
-  let textError: { error: unknown } | undefined;
-  try {
-    const stream = client.messages.stream(toParams(request, model), signal ? { signal } : {});
-    const relay = (to: (text: string) => void) => (delta: string) => {
-      if (textError) return;
+  let handlerError: { error: unknown } | undefined;
+  const relay = (to: ((text: string) => void) | undefined) =>
+    to &&
+    ((delta: string) => {
       try {
         to(delta);
       } catch (error) {
-        textError = { error };
-        stream.abort();
+        handlerError = { error };
+        throw error;
       }
-    };
-    if (onText) stream.on('text', relay(onText));
-    if (onThinking) stream.on('thinking', relay(onThinking));
-    return toResponse(await stream.finalMessage());
-  } catch (error) {
-    if (textError) throw textError.error;
+    });
+  try {
+    const body = bodies.body(request, model);
+    const events = await client.post<Stream<RawMessageStreamEvent>>('/v1/messages', { body, stream: true, headers: STREAM_HEADERS, ...(signal ? { signal } : {}) });
+    const answer = new StreamedAnswer({ onText: relay(onText), onThinking: relay(onThinking) });
+    // Leaving the loop early (an error) aborts the response; an abort ends it quietly.
+    for await (const event of events) answer.add(event);
     if (signal?.aborted) throw abortReason(signal);
-    throw toModelError(error, { model, baseURL: client.baseURL, maxRetries });
+    return answer.response();
+  } catch (error) {
+    if (handlerError) throw handlerError.error;
+    if (signal?.aborted) throw abortReason(signal);
+    throw toModelError(asSdkError(error), { model, baseURL: client.baseURL, maxRetries });
   }
 }
 
-function toParams(request: ModelRequest, model: string): Anthropic.MessageCreateParamsNonStreaming {
-  return {
-    model,
-    max_tokens: request.maxTokens,
-    messages: withCacheBreakpoint(request.messages),
-    ...(request.system ? { system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] } : {}),
-    // savepoint's tool schemas are plain JSON Schema objects; the SDK types them more narrowly.
-    ...(request.tools.length ? { tools: request.tools as Anthropic.Tool[] } : {}),
-    ...(request.thinking ? { thinking: { type: 'enabled', budget_tokens: request.thinking.budgetTokens } } : {}),
-  };
-}
-
-// Prompt caching: an agent's requests grow by a turn at a time, so marking the end of each request
-// lets the next one read everything before it from the cache (a tenth of the input price) instead
-// of paying for the whole conversation again. Only the API request is marked: the journaled request
-// (and so every step's identity) stays as it was.
-function withCacheBreakpoint(messages: ModelRequest['messages']): Anthropic.MessageParam[] {
-  const params = messages as Anthropic.MessageParam[];
-  const last = params.at(-1);
-  if (!last) return params;
-  const blocks: Anthropic.ContentBlockParam[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
-  const end = blocks.at(-1);
-  if (!end || end.type === 'thinking' || end.type === 'redacted_thinking') return params;
-  blocks[blocks.length - 1] = { ...end, cache_control: { type: 'ephemeral' } } as Anthropic.ContentBlockParam;
-  return [...params.slice(0, -1), { ...last, content: blocks } as Anthropic.MessageParam];
-}
-
-// The block kinds savepoint uses: text, tool_use, and thinking and redacted_thinking with their
-// signatures, kept exactly so they can be sent back (server tools are dropped).
-function toResponse(message: Anthropic.Message): ModelResponse {
-  const content: AssistantBlock[] = [];
-  for (const block of message.content) {
-    if (block.type === 'thinking') content.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
-    if (block.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: block.data });
-    if (block.type === 'text') content.push({ type: 'text', text: block.text });
-    if (block.type === 'tool_use') {
-      const input = typeof block.input === 'object' && block.input !== null ? (block.input as Record<string, unknown>) : {};
-      content.push({ type: 'tool_use', id: block.id, name: block.name, input });
-    }
-  }
-  const usage = message.usage;
-  return {
-    model: message.model,
-    content,
-    stopReason: message.stop_reason ?? 'end_turn',
-    usage: {
-      inputTokens: usage.input_tokens ?? 0,
-      outputTokens: usage.output_tokens ?? 0,
-      cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
-      cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
-    },
-  };
+// What the SDK's MessageStream made of an error that was not its own (a connection that broke in
+// the middle of the answer: fetch's "terminated"), so it becomes a ModelError as it did there.
+function asSdkError(error: unknown): unknown {
+  if (error instanceof AnthropicError) return error;
+  if (!(error instanceof Error)) return new AnthropicError(String(error));
+  const wrapped = new AnthropicError(error.message);
+  wrapped.cause = error;
+  return wrapped;
 }

@@ -11,6 +11,7 @@ import type { ModelProvider } from './types.js';
 export type * from './types.js';
 export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
 export type { AnthropicProviderOptions } from './anthropic.js';
+export type { ModelNotice } from './notices.js';
 export { createScriptedProvider, loadScript, validateScript, type Script, type ScriptTurn, type ScriptTool, type ScriptedProviderOptions } from './scripted.js';
 export { ModelError, ScriptError, type ModelErrorData } from '../errors/index.js';
 

@@ -10,7 +10,7 @@ import { ObjectStore } from '../journal/object-store.js';
 import { createJournalPusher } from '../journal/push.js';
 import { findRepository } from '../journal/repository.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
-import type { ModelProvider } from '../model/types.js';
+import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import { createTools } from '../tools/index.js';
@@ -102,7 +102,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       journal,
       task: target.task,
       config: journal.config!,
-      provider: providerFor(target.model, options.provider),
+      provider: providerFor(target.model, options.provider, (notice) => emit({ type: 'model-notice', ...notice })),
       tools,
       revealSecrets: revealer.value,
       followUps,
@@ -155,8 +155,8 @@ function recordedFollowUps(journal: RunJournal): FollowUp[] {
     .map((entry) => ({ message: String((entry.input as { message?: unknown }).message ?? ''), step: entry.step }));
 }
 
-// The provider, made once on the first live call.
-function providerFor(model: string, given: SessionOptions['provider']): () => Promise<ModelProvider> {
+// The provider, made once on the first live call; it tells what the SDK says about the model once.
+function providerFor(model: string, given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void): () => Promise<ModelProvider> {
   let provider: Promise<ModelProvider> | undefined;
-  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model))));
+  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, { onNotice }))));
 }

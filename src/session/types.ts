@@ -4,7 +4,7 @@ import type { LimitReached } from '../agent/budget.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
 import type { Approver } from '../agent/tool-call.js';
 import type { StepEvent } from '../durable/run-journal.js';
-import type { ModelProvider } from '../model/types.js';
+import type { ModelNotice, ModelProvider } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
 import type { SandboxRequest } from './sandbox.js';
 import type { FileChange } from '../errors/index.js';
@@ -80,6 +80,8 @@ export type SessionEvent =
   /** A live command's output as it comes (run_bash); the step's result holds all of it. */
   | { type: 'output'; chunk: string }
   | { type: 'journal-restored'; restored: string; found?: string }
+  /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */
+  | ({ type: 'model-notice' } & ModelNotice)
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
 

@@ -4,6 +4,7 @@
 // paragraph, and once it recovers the identical command goes on from the journal.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { modelNotices } from '../../src/model/notices.js';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import type { FakeAnthropic, MessagesBody } from '../helpers/fake-anthropic.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -107,7 +108,39 @@ describe('the live model through the Anthropic SDK', { concurrency: true }, () =
     assertStepModes(resumed.stdout, 0);
     assertToolPairing(server.requests);
   });
+
+  test('a model the SDK lists as deprecated is told once per run in savepoint\'s words, never once per request', async () => {
+    const [notice] = modelNotices(DEPRECATED, false);
+    assert.ok(notice?.notice === 'deprecated', `the SDK's list names ${DEPRECATED}`);
+    const server = await fake(TURNS);
+    const dir = await repo();
+    const run = await runCli(['run', '--yes', '--model', DEPRECATED, 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(server.requests.length, 3);
+    const all = run.stdout + run.stderr;
+    assert.equal(all.split(`Model ${DEPRECATED} is deprecated`).length - 1, 1, all);
+    assert.ok(all.replace(/\s+/g, ' ').includes(notice.endOfLife), `the SDK's date is given:\n${all}`);
+    assert.doesNotMatch(all, /Please migrate|will reach end-of-life/, 'the SDK prints nothing of its own');
+    assert.equal(run.stderr, '');
+    // --json: one model-notice event, with the date as data.
+    const again = await runCli(['run', '--yes', '--json', '--model', DEPRECATED, 'read the readme again'], { cwd: dir.root, env: fakeEnv(server) });
+    assert.equal(again.code, 0, again.stderr);
+    const events = again.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(events.filter((e) => e.type === 'model-notice').map(({ time: _time, ...rest }) => rest), [{ type: 'model-notice', notice: 'deprecated', model: DEPRECATED, endOfLife: notice.endOfLife }]);
+    assert.doesNotMatch(again.stderr, /deprecated/);
+  });
+
+  test('a model not on the list gets no notice', async () => {
+    const server = await fake(TURNS);
+    const dir = await repo();
+    const run = await runCli(['run', '--yes', 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stdout + run.stderr, /deprecated/);
+  });
 });
+
+// A model id in the SDK's list of deprecated models (resources/messages: DEPRECATED_MODELS).
+const DEPRECATED = 'claude-sonnet-4-5';
 
 function stepCount(stdout: string): number {
   return stdout.split('\n').filter((line) => /^\s*#\d+\s/.test(line)).length;
