@@ -106,6 +106,7 @@ export class History {
       );
     }
     const entry = isKept(held) && held.handedBack ? identityOf(expandKept(held)) : parsed(held);
+    if (isKept(held) && held.oid && !held.supplied && !held.handedBack) throw new Error(`step ${call.position}'s entry was not read again (History.unread)`);
     if (held === step!.intent) return { intent: entry };
     const intent = step!.intent;
     // The intent of a finished step is kept as its identity: parsed only if asked for.
@@ -123,16 +124,20 @@ export class History {
     if (!held) return;
     if (!isKept(held)) step.result = identityOf(held);
     else if (held.identity) step.result = held.identity;
-    // Marked only, so the replay allocates nothing for it: its bytes go when entries() is next
-    // called (a process's first live step asks for it, for run.json's totals).
-    else held.handedBack = true;
+    else {
+      // Marked only, so the replay allocates nothing for it: its bytes go when entries() is next
+      // called (a process's first live step asks for it, for run.json's totals); those read again
+      // from its blob go now.
+      held.handedBack = true;
+      held.supplied = undefined;
+    }
   }
 
   /** The blob of the entry a lookup at `position` would parse when its bytes were not kept (a big one, see KeptEntry), to be read and `supply`'d first. */
   unread(position: number): string | undefined {
     const step = this.steps.get(position);
     const held = step?.result ?? step?.intent;
-    return held && isKept(held) ? held.oid : undefined;
+    return held && isKept(held) && !held.handedBack && !held.supplied ? held.oid : undefined;
   }
 
   /** The bytes of the blob `unread` named, read again. */

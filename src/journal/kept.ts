@@ -20,8 +20,6 @@ export interface KeptEntry {
   kind: string;
   key: string;
   whole: boolean;
-  /** The bytes were parsed and checked when read (false for bytes just read again, see supplyKept). */
-  checked: boolean;
   chunk: Buffer;
   at: number;
   length: number;
@@ -30,6 +28,8 @@ export interface KeptEntry {
   identity?: JournalEntry;
   /** Replay handed its result back: only its identity is wanted any more. */
   handedBack?: boolean;
+  /** The whole entry read again from `oid` for its lookup (see supplyKept). */
+  supplied?: Buffer;
 }
 
 /** An entry file larger than this is not kept in memory for replay, only its identity and blob id. */
@@ -46,19 +46,20 @@ export function keptPath(kept: KeptEntry): string {
 }
 
 /**
- * The whole entry `kept` stands for, parsed from its bytes; for one that keeps only its identity,
- * that (input and result null). Bytes read again from the blob are checked as when first read
- * (those kept were, and nothing changes them).
+ * The whole entry `kept` stands for, parsed from its bytes (or those `supplyKept` gave it); for one
+ * that keeps only its identity, that (input and result null). Bytes read again from the blob are
+ * checked as when first read (those kept were, and nothing changes them).
  */
 export function expandKept(kept: KeptEntry): JournalEntry {
+  const expected = { run: kept.run, step: kept.step, kind: kept.kind, phase: kept.phase };
+  if (kept.supplied) return parseEntry(kept.supplied.toString('utf8'), keptPath(kept), expected);
   const text = kept.chunk.toString('utf8', kept.at, kept.at + kept.length);
-  if (!kept.checked) return parseEntry(text, keptPath(kept), { run: kept.run, step: kept.step, kind: kept.kind, phase: kept.phase });
   return JSON.parse(text) as JournalEntry;
 }
 
-/** The entry's bytes read again from its blob (an entry too big to keep, see KeptEntry.oid). */
+/** The entry's bytes read again from its blob (an entry too big to keep, see KeptEntry.oid), until its step is handed back. */
 export function supplyKept(kept: KeptEntry, bytes: Buffer): void {
-  Object.assign(kept, { whole: true, checked: false, chunk: bytes, at: 0, length: bytes.length, oid: undefined });
+  kept.supplied = bytes;
 }
 
 /** An entry without its input and result (null, when it has one), the part a history keeps of a step handed back. */
@@ -88,7 +89,7 @@ export class ByteArena {
     const at = this.used;
     data.copy(this.chunk, at);
     this.used += data.length;
-    const kept: KeptEntry = { run: names.run, step: entry.step, phase: entry.phase, kind: names.kind, key: entry.key, whole: bytes !== undefined, checked: true, chunk: this.chunk, at, length: data.length };
+    const kept: KeptEntry = { run: names.run, step: entry.step, phase: entry.phase, kind: names.kind, key: entry.key, whole: bytes !== undefined, chunk: this.chunk, at, length: data.length };
     if (oid) kept.oid = oid;
     return kept;
   }

@@ -79,19 +79,18 @@ export async function readKeptEntries(store: JournalStore, run: string): Promise
   const arena = new ByteArena();
   const kinds = new Map<string, string>();
   for await (const files of shardsOf(store, run)) {
-    for (let start = 0; start < files.length; start += READ_BATCH) {
-      const batch = files.slice(start, start + READ_BATCH);
-      const texts = await Promise.all(batch.map((file) => store.objects.read(file.oid, 'blob')));
-      batch.forEach((file, i) => {
-        const bytes = texts[i]!;
-        const entry = parseEntry(bytes.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
-        let kind = kinds.get(entry.kind);
-        if (kind === undefined) kinds.set(entry.kind, (kind = entry.kind));
-        const next = files[start + i + 1];
-        const finished = entry.phase === 'intent' && next?.step === entry.step && next.phase === 'result';
-        const big = bytes.length > KEPT_BYTES;
-        kept.push(arena.keep(entry, finished || big ? undefined : bytes, { run, kind }, big && !finished ? file.oid : undefined));
-      });
+    // One at a time, each dropped once parsed: a batch of 100 KB outputs read together would hold
+    // them all at once.
+    for (let i = 0; i < files.length; i++) {
+      const file = files[i]!;
+      const bytes = await store.objects.read(file.oid, 'blob');
+      const entry = parseEntry(bytes.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
+      let kind = kinds.get(entry.kind);
+      if (kind === undefined) kinds.set(entry.kind, (kind = entry.kind));
+      const next = files[i + 1];
+      const finished = entry.phase === 'intent' && next?.step === entry.step && next.phase === 'result';
+      const big = bytes.length > KEPT_BYTES;
+      kept.push(arena.keep(entry, finished || big ? undefined : bytes, { run, kind }, big && !finished ? file.oid : undefined));
     }
   }
   return kept;
