@@ -2,7 +2,7 @@
 // code (STYLE: Temporal keeps replay free of I/O); the journal store feeds it entries.
 import { CorruptEntryError, DivergenceError, type StepIdentity } from '../errors/index.js';
 import type { JournalEntry } from '../journal/entry.js';
-import { expandKept, identityOf, isKept, supplyKept, type KeptEntry } from '../journal/kept.js';
+import { expandKept, identityOf, isKept, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
 import { shortValue } from '../format/text.js';
 import { canonicalJson } from './key.js';
 
@@ -71,18 +71,18 @@ export class History {
   }
 
   /**
-   * The entries in journal order; those handed back, and those read for replay (kept as bytes),
-   * without their input and result (a kept one's identity is parsed once, when first asked for).
+   * The entries in journal order. Those read for replay (kept as bytes) are listed without their
+   * result, and with their input until their step is handed back; each is parsed once, the first
+   * time it is listed (a run's first live step lists them all, for run.json's totals).
    */
   entries(): JournalEntry[] {
     return [...this.steps.keys()].sort((a, b) => a - b).flatMap((p) => {
       const step = this.steps.get(p)!;
       return [step.intent, step.result].filter((e): e is Held => e !== undefined).map((held) => {
         if (!isKept(held)) return held;
-        if (!held.whole) return (step[held.phase] = expandKept(held)); // an identity: the bytes can go
-        held.identity ??= identityOf(expandKept(held));
-        if (held.handedBack) step[held.phase] = held.identity;
-        return held.identity;
+        held.listed ??= withoutResult(expandKept(held));
+        if (!held.handedBack) return held.listed;
+        return (step[held.phase] = identityOf(held.listed)); // nothing more is wanted of it: the bytes go
       });
     });
   }
@@ -123,7 +123,7 @@ export class History {
     const held = step?.result;
     if (!held) return;
     if (!isKept(held)) step.result = identityOf(held);
-    else if (held.identity) step.result = held.identity;
+    else if (held.listed) step.result = identityOf(held.listed);
     else {
       // Marked only, so the replay allocates nothing for it: its bytes go when entries() is next
       // called (a process's first live step asks for it, for run.json's totals); those read again

@@ -8,10 +8,10 @@ import { stepFilePath, type Phase } from './layout.js';
 
 /**
  * An entry held as bytes: what a lookup compares (step, phase, kind, key) parsed, the rest as JSON
- * in `chunk[at, at + length)`: the entry file's own bytes (`whole`), or, for an entry whose input
- * and result are no longer needed (a finished step's intent, a step replay has handed back), its
- * identity only. An entry too big to keep (KEPT_BYTES) holds its identity and its blob id, `oid`,
- * read again when replay reaches it (see `supplyKept`).
+ * in `chunk[at, at + length)`: the entry file's own bytes (`whole`), or the entry without its
+ * result, for one whose result is never handed back (a finished step's intent) or too big to keep
+ * (KEPT_BYTES): that one holds its blob id, `oid`, read again when replay reaches it (see
+ * `supplyKept`).
  */
 export interface KeptEntry {
   run: string;
@@ -24,15 +24,15 @@ export interface KeptEntry {
   at: number;
   length: number;
   oid?: string;
-  /** Its identity parsed, once asked for (History.entries). */
-  identity?: JournalEntry;
+  /** The entry without its result, parsed once asked for (History.entries). */
+  listed?: JournalEntry;
   /** Replay handed its result back: only its identity is wanted any more. */
   handedBack?: boolean;
   /** The whole entry read again from `oid` for its lookup (see supplyKept). */
   supplied?: Buffer;
 }
 
-/** An entry file larger than this is not kept in memory for replay, only its identity and blob id. */
+/** An entry file larger than this is not kept in memory for replay, only its blob id and the entry without its result. */
 export const KEPT_BYTES = 64 * 1024;
 
 /** Whether `held` is a KeptEntry (and not a parsed JournalEntry). */
@@ -47,7 +47,7 @@ export function keptPath(kept: KeptEntry): string {
 
 /**
  * The whole entry `kept` stands for, parsed from its bytes (or those `supplyKept` gave it); for one
- * that keeps only its identity, that (input and result null). Bytes read again from the blob are
+ * kept without its result, that (result null). Bytes read again from the blob are
  * checked as when first read (those kept were, and nothing changes them).
  */
 export function expandKept(kept: KeptEntry): JournalEntry {
@@ -60,6 +60,11 @@ export function expandKept(kept: KeptEntry): JournalEntry {
 /** The entry's bytes read again from its blob (an entry too big to keep, see KeptEntry.oid), until its step is handed back. */
 export function supplyKept(kept: KeptEntry, bytes: Buffer): void {
   kept.supplied = bytes;
+}
+
+/** An entry without its result (null, when it has one): what History.entries() lists of a step not yet handed back. */
+export function withoutResult(entry: JournalEntry): JournalEntry {
+  return 'result' in entry ? { ...entry, result: null } : entry;
 }
 
 /** An entry without its input and result (null, when it has one), the part a history keeps of a step handed back. */
@@ -77,11 +82,11 @@ export class ByteArena {
   private used = 0;
 
   /**
-   * Keeps `entry`: whole (the file's own `bytes`), or its identity only (bytes undefined); `names`
+   * Keeps `entry`: whole (the file's own `bytes`), or without its result (bytes undefined); `names`
    * are its run and kind as strings shared by every entry kept.
    */
   keep(entry: JournalEntry, bytes: Buffer | undefined, names: { run: string; kind: string }, oid?: string): KeptEntry {
-    const data = bytes ?? Buffer.from(JSON.stringify(identityOf(entry)));
+    const data = bytes ?? Buffer.from(JSON.stringify(withoutResult(entry)));
     if (this.used + data.length > this.chunk.length) {
       this.chunk = Buffer.allocUnsafeSlow(Math.max(ARENA_CHUNK_BYTES, data.length));
       this.used = 0;

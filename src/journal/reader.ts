@@ -72,7 +72,7 @@ const READ_BATCH = 2 * STEPS_PER_SHARD;
 /**
  * Every entry of a run as a replay holds it (KeptEntry: bytes, not parsed objects), in step order,
  * each read and checked whole as readStepFiles does. A shard is listed, read and dropped at a time;
- * a finished step's intent keeps only its identity.
+ * a finished step's intent, and an entry over KEPT_BYTES, keep the entry without its result.
  */
 export async function readKeptEntries(store: JournalStore, run: string): Promise<KeptEntry[]> {
   const kept: KeptEntry[] = [];

@@ -212,7 +212,8 @@ describe('resuming an unfinished run', () => {
         })
         .map((e) => e.step);
     assert.deepEqual(held(), [1, 2, 3, 4], 'read whole, each entry checked, when the run is opened');
-    assert.ok(second.history.entries().every((e) => e.result === null), 'entries() lists identities: the outputs stay as bytes until replay reaches them');
+    assert.ok(second.history.entries().every((e) => e.result === null), 'entries() lists no results: the outputs stay as bytes until replay reaches them');
+    assert.deepEqual(second.history.entries()[0]!.input, { command: 'test 1' }, 'and each input, until its step is handed back');
     for (let i = 1; i <= 3; i++) {
       const result = await second.step('run_bash', { command: `test ${i}` }, () => assert.fail('replayed steps do not run'));
       assert.equal((result as { output: string }).output, output(i), 'the recorded result is handed back whole');
