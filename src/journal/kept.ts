@@ -47,8 +47,8 @@ export function keptPath(kept: KeptEntry): string {
 
 /**
  * The whole entry `kept` stands for, parsed from its bytes (or those `supplyKept` gave it); for one
- * kept without its result, that (result null). Bytes read again from the blob are
- * checked as when first read (those kept were, and nothing changes them).
+ * kept without its result, that (result null). Bytes read again from the blob are checked as when
+ * first read (the bytes kept were checked then, and nothing changes them).
  */
 export function expandKept(kept: KeptEntry): JournalEntry {
   const expected = { run: kept.run, step: kept.step, kind: kept.kind, phase: kept.phase };
