@@ -2,7 +2,7 @@
 // code (STYLE: Temporal keeps replay free of I/O); the journal store feeds it entries.
 import { CorruptEntryError, DivergenceError, type StepIdentity } from '../errors/index.js';
 import type { JournalEntry } from '../journal/entry.js';
-import { expandKept, identityOf, isKept, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
+import { expandKept, identityOf, isKept, keptPath, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
 import { shortValue } from '../format/text.js';
 import { canonicalJson } from './key.js';
 
@@ -38,13 +38,14 @@ export class History {
    * 1..n with no gap, and an unfinished intent only at the very end (where a crash leaves it).
    * Entries kept as bytes (readKeptEntries) are parsed again only when their step is looked up.
    */
-  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry | KeptEntry) => string = () => `runs/${run}`) {
+  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`) {
     this.run = run;
+    const where = (entry: Held): string => (isKept(entry) ? keptPath(entry) : pathOf(entry));
     for (const entry of entries) {
       const step = this.steps.get(entry.step) ?? {};
-      if (step[entry.phase]) throw new CorruptEntryError(pathOf(entry), `step ${entry.step} has two ${entry.phase} entries`, entry.step);
+      if (step[entry.phase]) throw new CorruptEntryError(where(entry), `step ${entry.step} has two ${entry.phase} entries`, entry.step);
       if (step.intent && step.intent.key !== entry.key) {
-        throw new CorruptEntryError(pathOf(entry), `its key differs from the intent recorded for step ${entry.step}`, entry.step);
+        throw new CorruptEntryError(where(entry), `its key differs from the intent recorded for step ${entry.step}`, entry.step);
       }
       step[entry.phase] = entry;
       this.steps.set(entry.step, step);
@@ -54,7 +55,7 @@ export class History {
       const step = this.steps.get(position);
       if (!step) throw new CorruptEntryError(`runs/${run}/steps`, `step ${position} is missing (the journal has steps up to ${last})`, position);
       if (!step.result && position !== last) {
-        throw new CorruptEntryError(pathOf(step.intent!), `step ${position} was started but never finished, yet later steps exist`, position);
+        throw new CorruptEntryError(where(step.intent!), `step ${position} was started but never finished, yet later steps exist`, position);
       }
     }
   }
