@@ -81,9 +81,9 @@ export class History {
       const step = this.steps.get(p)!;
       return [step.intent, step.result].filter((e): e is Held => e !== undefined).map((held) => {
         if (!isKept(held)) return held;
-        held.listed ??= withoutResult(expandKept(held));
-        if (!held.handedBack) return held.listed;
-        return (step[held.phase] = identityOf(held.listed)); // nothing more is wanted of it: the bytes go
+        // Handed back, nothing more is wanted of it than its identity: the bytes go.
+        if (held.handedBack) return (step[held.phase] = identityOf(held.listed ?? expandKept(held)));
+        return (held.listed ??= withoutResult(expandKept(held)));
       });
     });
   }
