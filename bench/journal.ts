@@ -436,6 +436,72 @@ function replayInPlainNode(repo: BenchRepo, run: string, n: number): PlainReplay
   return JSON.parse(result.stdout) as PlainReplay;
 }
 
+// ── Big outputs: a replay holds one at a time ───────────────────────────────────────────────────
+
+const BIG_OUTPUT_BYTES = 256 * 1024;
+
+// A run_bash output of BIG_OUTPUT_BYTES with characters outside Latin-1 (a parsed one takes two
+// bytes a character), ending with a line that names its step.
+function bigOutput(i: number): string {
+  const line = (k: number) => `  ✔ suite ${(i + k) % 17} › case ${i}.${k} │ ${((i * 31 + k * 7) % 997).toString(16).padStart(3, '0')} (${(i * 7 + k * 13) % 90} ms)\n`;
+  const lines: string[] = [];
+  for (let k = 0, size = 0; size < BIG_OUTPUT_BYTES; k++) size += (lines[k] = line(k)).length;
+  return `${lines.join('')}end of step ${i}\n`;
+}
+
+const PLAIN_BIG_REPLAY = `
+const [entry, dir, run, n] = process.argv.slice(1);
+const lib = await import(entry);
+let heapUsed = 0;
+const sample = () => (heapUsed = Math.max(heapUsed, process.memoryUsage().heapUsed));
+const started = performance.now();
+const journal = await lib.openJournal({ dir, run });
+sample();
+for (let i = 1; i <= Number(n); i++) {
+  const result = await journal.step('run_bash', { command: 'make big ' + i }, () => { throw new Error('replay ran step ' + i + ' live'); });
+  if (!result.stdout.endsWith('end of step ' + i + '\\n') || result.stdout.length < ${BIG_OUTPUT_BYTES}) throw new Error('replay returned the wrong output at step ' + i);
+  sample();
+}
+const totalMs = performance.now() - started;
+journal.close();
+process.stdout.write(JSON.stringify({ openMs: 0, totalMs, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed }));
+`;
+
+// A run of `n` run_bash steps with BIG_OUTPUT_BYTES outputs each, replayed in a plain node process:
+// the outputs together are far over the memory target, so a replay that held them all would miss it.
+async function bigOutputs(context: BenchContext, n: number): Promise<Row[]> {
+  const lib = await loadLibrary();
+  const repo = createBenchRepo(context, 'big-outputs', { fanout: true });
+  const run = `big-${n}`;
+  try {
+    const journal = await lib.openJournal({ dir: repo.root, run, task: `benchmark run of ${n} big outputs` });
+    for (let i = 1; i <= n; i++) {
+      const result = { exitCode: 0, stdout: bigOutput(i), stderr: '', durationMs: 1000, truncated: false };
+      await journal.step('run_bash', { command: `make big ${i}` }, () => result, { intent: true });
+    }
+    await journal.finish('finished', { final: 'done' });
+    await journal.store.objects.rollup.settle(); // a roll-up still writing would race the repository's removal
+    journal.close();
+    const entry = process.env.BENCH_LIBRARY ? pathToFileURL(resolve(process.env.BENCH_LIBRARY)).href : new URL('../dist/index.js', import.meta.url).href;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', PLAIN_BIG_REPLAY, entry, repo.root, run, String(n)], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`the plain-node replay of ${run} failed:\n${child.stderr}`);
+    const plain = JSON.parse(child.stdout) as PlainReplay;
+    const outputs = `${n} × ${BIG_OUTPUT_BYTES / 1024} KB outputs (${((n * BIG_OUTPUT_BYTES) / 1024 / 1024).toFixed(0)} MB)`;
+    const rss = megabytes(plain.maxRss);
+    return [
+      { what: `replay ${n}-step run of ${outputs}, plain node: open + replay every step`, n, total: plain.totalMs },
+      {
+        what: `peak RSS (maxrss) / heap used, plain node replaying ${outputs}`,
+        n,
+        value: `${rss.toFixed(0)} / ${megabytes(plain.heapUsed).toFixed(0)} MB`,
+        ...(context.quick ? {} : { target: `RSS ≤ ${TARGET_PEAK_RSS_MB} MB`, ok: rss <= TARGET_PEAK_RSS_MB }),
+      },
+    ];
+  } finally {
+    repo.remove();
+  }
+}
+
 // Runs a stage in a fresh process with this process's flags (--expose-gc, --import tsx).
 function stageInChild(spec: StageSpec): Promise<StageResult> {
   return runStageInChild<StageResult>(SELF, spec, `benchmark stage ${spec.label}`);
@@ -556,6 +622,10 @@ async function run(context: BenchContext): Promise<Row[]> {
       ...(checked && largest === BIG ? { target: `≤ ${TARGET_FLAT_RATIO}x`, ok: value <= TARGET_FLAT_RATIO } : {}),
     });
   }
+
+  const bigSteps = context.quick ? 50 : 200;
+  context.log(`stage: ${bigSteps} steps of ${BIG_OUTPUT_BYTES / 1024} KB outputs, replayed in plain node`);
+  rows.push(...(await bigOutputs(context, bigSteps)));
 
   rows.push(...later);
   return rows;

@@ -2,6 +2,7 @@
 // code (STYLE: Temporal keeps replay free of I/O); the journal store feeds it entries.
 import { CorruptEntryError, DivergenceError, type StepIdentity } from '../errors/index.js';
 import type { JournalEntry } from '../journal/entry.js';
+import { expandKept, identityOf, isKept, keptPath, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
 import { shortValue } from '../format/text.js';
 import { canonicalJson } from './key.js';
 
@@ -18,22 +19,33 @@ export interface StepCall extends StepIdentity {
   input?: unknown;
 }
 
+// A position's records as held: parsed entries (written by this process, or given whole), or kept
+// as bytes (read for replay, see journal/kept.ts), parsed when the step is looked up.
+type Held = JournalEntry | KeptEntry;
+
+interface HeldStep {
+  intent?: Held;
+  result?: Held;
+}
+
 /** A run's recorded steps by position, checked whole; `lookup` says whether a step has a recorded result (or throws on a divergence). */
 export class History {
-  private readonly steps = new Map<number, RecordedStep>();
+  private readonly steps = new Map<number, HeldStep>();
   private readonly run: string;
 
   /**
    * Builds a run's history from its entries in journal order, checking that it is whole: positions
    * 1..n with no gap, and an unfinished intent only at the very end (where a crash leaves it).
+   * Entries kept as bytes (readKeptEntries) are parsed again only when their step is looked up.
    */
-  constructor(run: string, entries: readonly JournalEntry[], pathOf: (entry: JournalEntry) => string = () => `runs/${run}`) {
+  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`) {
     this.run = run;
+    const where = (entry: Held): string => (isKept(entry) ? keptPath(entry) : pathOf(entry));
     for (const entry of entries) {
       const step = this.steps.get(entry.step) ?? {};
-      if (step[entry.phase]) throw new CorruptEntryError(pathOf(entry), `step ${entry.step} has two ${entry.phase} entries`, entry.step);
+      if (step[entry.phase]) throw new CorruptEntryError(where(entry), `step ${entry.step} has two ${entry.phase} entries`, entry.step);
       if (step.intent && step.intent.key !== entry.key) {
-        throw new CorruptEntryError(pathOf(entry), `its key differs from the intent recorded for step ${entry.step}`, entry.step);
+        throw new CorruptEntryError(where(entry), `its key differs from the intent recorded for step ${entry.step}`, entry.step);
       }
       step[entry.phase] = entry;
       this.steps.set(entry.step, step);
@@ -43,7 +55,7 @@ export class History {
       const step = this.steps.get(position);
       if (!step) throw new CorruptEntryError(`runs/${run}/steps`, `step ${position} is missing (the journal has steps up to ${last})`, position);
       if (!step.result && position !== last) {
-        throw new CorruptEntryError(pathOf(step.intent!), `step ${position} was started but never finished, yet later steps exist`, position);
+        throw new CorruptEntryError(where(step.intent!), `step ${position} was started but never finished, yet later steps exist`, position);
       }
     }
   }
@@ -59,10 +71,20 @@ export class History {
     return count;
   }
 
+  /**
+   * The entries in journal order. Those read for replay (kept as bytes) are listed without their
+   * result, and with their input until their step is handed back; each is parsed once, the first
+   * time it is listed (a run's first live step lists them all, for run.json's totals).
+   */
   entries(): JournalEntry[] {
     return [...this.steps.keys()].sort((a, b) => a - b).flatMap((p) => {
       const step = this.steps.get(p)!;
-      return [step.intent, step.result].filter((e): e is JournalEntry => e !== undefined);
+      return [step.intent, step.result].filter((e): e is Held => e !== undefined).map((held) => {
+        if (!isKept(held)) return held;
+        // Handed back, nothing more is wanted of it than its identity: the bytes go.
+        if (held.handedBack) return (step[held.phase] = identityOf(held.listed ?? expandKept(held)));
+        return (held.listed ??= withoutResult(expandKept(held)));
+      });
     });
   }
 
@@ -72,9 +94,10 @@ export class History {
    */
   lookup(call: StepCall): RecordedStep | undefined {
     const step = this.steps.get(call.position);
-    const recorded = step?.result ?? step?.intent;
-    if (!recorded) return undefined;
-    if (recorded.kind !== call.kind || recorded.key !== call.key) {
+    const held = step?.result ?? step?.intent;
+    if (!held) return undefined;
+    if (held.kind !== call.kind || held.key !== call.key) {
+      const recorded = parsed(held);
       throw new DivergenceError(
         this.run,
         call.position,
@@ -83,7 +106,12 @@ export class History {
         differences(recorded, call),
       );
     }
-    return step;
+    const entry = isKept(held) && held.handedBack ? identityOf(expandKept(held)) : parsed(held);
+    if (isKept(held) && held.oid && !held.supplied && !held.handedBack) throw new Error(`step ${call.position}'s entry was not read again (History.unread)`);
+    if (held === step!.intent) return { intent: entry };
+    const intent = step!.intent;
+    // The intent of a finished step is kept as its identity: parsed only if asked for.
+    return intent ? { result: entry, get intent() { return parsed(intent); } } : { result: entry };
   }
 
   /**
@@ -93,7 +121,31 @@ export class History {
    */
   handedBack(position: number): void {
     const step = this.steps.get(position);
-    if (step?.result) step.result = identityOf(step.result);
+    const held = step?.result;
+    if (!held) return;
+    if (!isKept(held)) step.result = identityOf(held);
+    else if (held.listed) step.result = identityOf(held.listed);
+    else {
+      // Marked only, so the replay allocates nothing for it: its bytes go when entries() is next
+      // called (a process's first live step asks for it, for run.json's totals); those read again
+      // from its blob go now.
+      held.handedBack = true;
+      held.supplied = undefined;
+    }
+  }
+
+  /** The blob of the entry a lookup at `position` would parse when its bytes were not kept (a big one, see KeptEntry), to be read and `supply`'d first. */
+  unread(position: number): string | undefined {
+    const step = this.steps.get(position);
+    const held = step?.result ?? step?.intent;
+    return held && isKept(held) && !held.handedBack && !held.supplied ? held.oid : undefined;
+  }
+
+  /** The bytes of the blob `unread` named, read again. */
+  supply(position: number, bytes: Buffer): void {
+    const step = this.steps.get(position);
+    const held = step?.result ?? step?.intent;
+    if (held && isKept(held)) supplyKept(held, bytes);
   }
 
   /** Records an entry this process wrote. */
@@ -104,9 +156,9 @@ export class History {
   }
 }
 
-// An entry without its input and result.
-function identityOf(entry: JournalEntry): JournalEntry {
-  return { ...entry, input: null, result: null };
+// A held entry as an entry: kept ones parsed from their bytes.
+function parsed(held: Held): JournalEntry {
+  return isKept(held) ? expandKept(held) : held;
 }
 
 // Which part of the call differs from the recorded one, one phrase each: the kind, or each input

@@ -6,7 +6,7 @@ import { InFlightError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
 import { ENTRY_FORMAT, isValidKind, isValidRunId, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
-import { readRunEntries, readRunRecord } from '../journal/reader.js';
+import { readKeptEntries, readRunRecord } from '../journal/reader.js';
 import { clearLiveCommand, recordLiveCommand, stopOrphanedCommands } from '../journal/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
 import { assertJournalWritable } from '../journal/repository.js';
@@ -35,7 +35,7 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     }
     await store.refresh();
     const record = await readRunRecord(store, options.run);
-    const entries = await readRunEntries(store, options.run);
+    const entries = await readKeptEntries(store, options.run);
     if (typeof options.config === 'function') options = { ...options, config: options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
@@ -79,6 +79,8 @@ export class RunJournal {
   async step<T>(kind: string, input: unknown, run: () => T | Promise<T>, options: StepOptions<T> = {}): Promise<T> {
     const call = this.identify(kind, input, options.describe);
     try {
+      const unread = this.history.unread(call.position); // a big entry: read again only now
+      if (unread) this.history.supply(call.position, await this.store.objects.read(unread, 'blob'));
       const recorded = this.history.lookup(call); // a different step here than last time: DivergenceError
       if (recorded?.result) return this.replay<T>(call, recorded.result);
       if (recorded?.intent) {

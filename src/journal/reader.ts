@@ -1,6 +1,7 @@
 // Reading runs back from the branch: a run's metadata and its entries in order, each validated.
 import { CorruptEntryError } from '../errors/index.js';
 import { parseEntry, parseRunRecord, type JournalEntry, type RunRecord } from './entry.js';
+import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
 import { parseStepFileName, runRecordPath, STEPS_PER_SHARD, type Phase } from './layout.js';
 import { TREE_MODE } from './git-object.js';
 import type { JournalStore } from './store.js';
@@ -26,23 +27,32 @@ export interface StepFile {
  * entry is read. Throws CorruptEntryError for a shard that is not a directory or a misnamed file.
  */
 export async function listRunStepFiles(store: JournalStore, run: string): Promise<StepFile[]> {
+  const files: StepFile[] = [];
+  for await (const shard of shardsOf(store, run)) files.push(...shard);
+  return files;
+}
+
+// A run's entry files a shard at a time, in step order (see listRunStepFiles).
+async function* shardsOf(store: JournalStore, run: string): AsyncGenerator<StepFile[]> {
   const stepsPath = `runs/${run}/steps`;
   const shards = await store.treeAt(stepsPath);
-  if (!shards) return [];
-  const files: StepFile[] = [];
+  if (!shards) return;
   for (const shard of [...shards.keys()].sort()) {
     const shardEntry = shards.get(shard)!;
     const shardPath = `${stepsPath}/${shard}`;
     if (shardEntry.mode !== TREE_MODE) throw new CorruptEntryError(shardPath, 'it should be a directory of step files');
-    const names = await store.tree(shardEntry.oid);
+    // Read past the store's tree cache, which keeps every tree for the process's life: a long run's
+    // shards are listed once, and would hold 150 bytes a step.
+    const names = await store.objects.readTree(shardEntry.oid);
+    const files: StepFile[] = [];
     for (const name of [...names.keys()].sort()) {
       const path = `${shardPath}/${name}`;
       const parsed = parseStepFileName(name);
       if (!parsed) throw new CorruptEntryError(path, 'its name is not <step>-<kind>[.intent].json');
       files.push({ path, ...parsed, oid: names.get(name)!.oid });
     }
+    yield files;
   }
-  return files;
 }
 
 /** Reads and checks the entries of `files` (from listRunStepFiles), in their order. */
@@ -58,6 +68,33 @@ export async function readStepFiles(store: JournalStore, run: string, files: rea
 }
 
 const READ_BATCH = 2 * STEPS_PER_SHARD;
+
+/**
+ * Every entry of a run as a replay holds it (KeptEntry: bytes, not parsed objects), in step order,
+ * each read and checked whole as readStepFiles does. A shard is listed, read and dropped at a time;
+ * a finished step's intent, and an entry over KEPT_BYTES, keep the entry without its result.
+ */
+export async function readKeptEntries(store: JournalStore, run: string): Promise<KeptEntry[]> {
+  const kept: KeptEntry[] = [];
+  const arena = new ByteArena();
+  const kinds = new Map<string, string>();
+  for await (const files of shardsOf(store, run)) {
+    // One at a time, each dropped once parsed: a batch of 100 KB outputs read together would hold
+    // them all at once.
+    for (let i = 0; i < files.length; i++) {
+      const file = files[i]!;
+      const bytes = await store.objects.read(file.oid, 'blob');
+      const entry = parseEntry(bytes.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
+      let kind = kinds.get(entry.kind);
+      if (kind === undefined) kinds.set(entry.kind, (kind = entry.kind));
+      const next = files[i + 1];
+      const finished = entry.phase === 'intent' && next?.step === entry.step && next.phase === 'result';
+      const big = bytes.length > KEPT_BYTES;
+      kept.push(arena.keep(entry, finished || big ? undefined : bytes, { run, kind }, big && !finished ? file.oid : undefined));
+    }
+  }
+  return kept;
+}
 
 /** Every entry of a run, in step order (an intent just before its result). */
 export async function readRunEntries(store: JournalStore, run: string): Promise<JournalEntry[]> {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  DivergenceError,
   JournalStore,
   UsageError,
   openJournal,
@@ -201,8 +202,18 @@ describe('resuming an unfinished run', () => {
     first.close();
 
     const second = await open('let-go');
-    const held = () => second.history.entries().filter((e) => e.result !== null && e.result !== undefined).map((e) => e.step);
+    // Which steps the history still holds a result for: what a lookup of each would hand back.
+    const held = () =>
+      second.history
+        .entries()
+        .filter((e) => {
+          const found = second.history.lookup({ position: e.step, kind: e.kind, key: e.key, description: e.description });
+          return found?.result?.result !== null && found?.result?.result !== undefined;
+        })
+        .map((e) => e.step);
     assert.deepEqual(held(), [1, 2, 3, 4], 'read whole, each entry checked, when the run is opened');
+    assert.ok(second.history.entries().every((e) => e.result === null), 'entries() lists no results: the outputs stay as bytes until replay reaches them');
+    assert.deepEqual(second.history.entries()[0]!.input, { command: 'test 1' }, 'and each input, until its step is handed back');
     for (let i = 1; i <= 3; i++) {
       const result = await second.step('run_bash', { command: `test ${i}` }, () => assert.fail('replayed steps do not run'));
       assert.equal((result as { output: string }).output, output(i), 'the recorded result is handed back whole');
@@ -219,6 +230,34 @@ describe('resuming an unfinished run', () => {
     // Opened again, the run replays in full: letting go was in memory only.
     const third = await open('let-go');
     assert.equal(((await third.step('run_bash', { command: 'test 1' }, () => assert.fail('replayed'))) as { output: string }).output, output(1));
+    third.close();
+  });
+
+  it('replays outputs too big to keep in memory (read again when replay reaches them), intents included, and still tells a divergence at one', async () => {
+    // 100 KB each, with characters outside Latin-1, over KEPT_BYTES: the history keeps their
+    // identity and blob id, and reads each entry again at its step.
+    const output = (i: number) => `${`✔ case ${i} passed │ ${'x'.repeat(40)}\n`.repeat(2000)}done ${i}`;
+    const first = await open('big-outputs');
+    for (let i = 1; i <= 3; i++) await first.step('run_bash', { command: `test ${i}` }, () => ({ output: output(i) }), { intent: true });
+    await first.step('note', { i: 4 }, () => 'small');
+    first.close();
+    assert.ok(Buffer.byteLength(await journalFile(repo.root, 'runs/big-outputs/steps/000/000002-run_bash.json')) > 64 * 1024);
+
+    const second = await open('big-outputs');
+    for (let i = 1; i <= 3; i++) {
+      const result = await second.step('run_bash', { command: `test ${i}` }, () => assert.fail('replayed steps do not run'), { intent: true });
+      assert.deepEqual(result, { output: output(i) }, `step ${i} handed back whole`);
+    }
+    assert.equal(await second.step('note', { i: 4 }, () => assert.fail('replayed')), 'small');
+    assert.deepEqual(second.stats, { replayed: 4, live: 0 });
+    second.close();
+
+    const third = await open('big-outputs');
+    await third.step('run_bash', { command: 'test 1' }, () => assert.fail('replayed'), { intent: true });
+    await assert.rejects(
+      third.step('run_bash', { command: 'test 2, changed' }, () => assert.fail('a divergence runs nothing'), { intent: true }),
+      (error: unknown) => error instanceof DivergenceError && error.data.position === 2 && error.data.differences.some((d) => d.includes('"command"')),
+    );
     third.close();
   });
 
