@@ -78,3 +78,23 @@ function processGone(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Removes the orphans among the pack directory `packDir`'s `names` (`present`: the same as a set):
+ * a .pack with no .idx is what a kill leaves between a pack's two renames or removals (git's own
+ * repack leaves the same), and an .idx with no .pack what two processes rolling up the same packs
+ * at once can leave. No reader uses either, and `git count-objects` calls them garbage; once older
+ * than any writer could still be busy with, they go.
+ */
+export function removeOrphanPackFiles(packDir: string, names: string[], present: Set<string>): void {
+  for (const name of names) {
+    const match = /^(pack-[0-9a-f]{40})\.(pack|idx)$/.exec(name);
+    if (!match || present.has(`${match[1]}.${match[2] === 'pack' ? 'idx' : 'pack'}`)) continue;
+    const path = join(packDir, name);
+    try {
+      if (Date.now() - lstatSync(path).mtimeMs > STALE_TEMP_MS) unlinkQuietly(path);
+    } catch {
+      // already gone
+    }
+  }
+}

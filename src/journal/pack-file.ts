@@ -200,6 +200,24 @@ export function packIndexIds(idx: Buffer): string[] {
 }
 
 /**
+ * The ids a version-2 index lists, in the order their objects lie in the pack (by offset). An
+ * append's pack, and packs copied together from them, lie in the order the steps were written,
+ * which is the order a replay reads them in: git pack-objects, handed ids in this order, keeps it.
+ */
+export function packIndexIdsInPackOrder(idx: Buffer): string[] {
+  const count = idx.readUInt32BE(8 + 255 * 4);
+  const offsets = 8 + 1024 + count * 24;
+  const large = offsets + count * 4;
+  const order: Array<{ at: number; i: number }> = [];
+  for (let i = 0; i < count; i++) {
+    const offset = idx.readUInt32BE(offsets + i * 4);
+    order.push({ at: offset & 0x80000000 ? Number(idx.readBigUInt64BE(large + (offset & 0x7fffffff) * 8)) : offset, i });
+  }
+  order.sort((a, b) => a.at - b.at);
+  return order.map(({ i }) => idx.toString('hex', 8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20));
+}
+
+/**
  * The packs a multi-pack-index lists (their names without extension), from its PNAM chunk; or
  * undefined when it cannot be read.
  */

@@ -17,11 +17,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DirectorySync, syncPathAsync, unlinkQuietly } from './durable-file.js';
-import { STALE_TEMP_MS } from './leftovers.js';
+import { DirectorySync, syncPathAsync } from './durable-file.js';
+import { removeOrphanPackFiles } from './leftovers.js';
 import { buildDeltifiedPack, MAX_OBJECTS, packHolds, readObjects } from './pack-deltify.js';
 import { packObjects } from './pack-objects.js';
-import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, writePackFiles } from './pack-file.js';
+import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, packIndexIdsInPackOrder, writePackFiles } from './pack-file.js';
 
 /** A roll-up starts once this many small packs are in the pack directory. */
 export const ROLL_TRIGGER_PACKS = 16;
@@ -43,6 +43,8 @@ interface PackInfo {
   base: string;
   bytes: number;
   count: number;
+  /** When the pack was written (its file's modification time). */
+  mtime: number;
 }
 
 /** What one roll-up did: how many packs and loose objects went into the new pack. */
@@ -69,7 +71,7 @@ export class PackRollup {
   private inFlight: Promise<RollupResult | undefined> | undefined;
   private appendsSinceLook = 0;
   // The size and object count of each pack looked at, by path without extension.
-  private readonly sizes = new Map<string, { bytes: number; count: number }>();
+  private readonly sizes = new Map<string, { bytes: number; count: number; mtime: number }>();
   /** Told of each finished roll-up (the process's pack reader forgets the removed packs). */
   onRolled?: (result: RollupResult) => void;
 
@@ -153,7 +155,7 @@ export class PackRollup {
     // Most looks find too few packs to roll: one readdir, nothing else.
     if (!all && names.filter((name) => name.endsWith('.idx')).length < trigger) return undefined;
     const present = new Set(names);
-    this.removeOrphans(names, present);
+    removeOrphanPackFiles(this.packDir, names, present);
     for (const base of this.sizes.keys()) if (!present.has(`${base.slice(this.packDir.length + 1)}.idx`)) this.sizes.delete(base);
     const candidates: PackInfo[] = [];
     for (const name of names) {
@@ -165,10 +167,10 @@ export class PackRollup {
       let known = this.sizes.get(base);
       if (!known) {
         try {
-          const bytes = statSync(`${base}.pack`).size;
+          const { size: bytes, mtimeMs: mtime } = statSync(`${base}.pack`);
           const count = bytes > ROLL_MAX_BYTES ? 0 : packIndexCount(`${base}.idx`);
           if (count === undefined) continue;
-          this.sizes.set(base, (known = { bytes, count }));
+          this.sizes.set(base, (known = { bytes, count, mtime }));
         } catch {
           continue; // removed meanwhile (another process rolled it up)
         }
@@ -177,25 +179,9 @@ export class PackRollup {
     }
     const alone = all && candidates.some((p) => this.copied.has(p.base));
     if (candidates.length < (all ? 2 : trigger) && !alone) return undefined;
-    const packs = all ? candidates : geometricRoll(candidates);
+    // Oldest first: a roll-up lays the packs' objects out in this order (see deltified).
+    const packs = (all ? candidates : geometricRoll(candidates)).sort((a, b) => a.mtime - b.mtime);
     return packs.length >= 2 || alone ? { packs } : undefined;
-  }
-
-  // A .pack with no .idx is what a kill leaves between a pack's two renames or removals (git's own
-  // repack leaves the same), and an .idx with no .pack what two processes rolling up the same packs
-  // at once can leave: no reader uses either, and `git count-objects` calls them garbage. Once
-  // older than any writer could still be busy with, they are removed.
-  private removeOrphans(names: string[], present: Set<string>): void {
-    for (const name of names) {
-      const match = /^(pack-[0-9a-f]{40})\.(pack|idx)$/.exec(name);
-      if (!match || present.has(`${match[1]}.${match[2] === 'pack' ? 'idx' : 'pack'}`)) continue;
-      const path = join(this.packDir, name);
-      try {
-        if (Date.now() - statSync(path).mtimeMs > STALE_TEMP_MS) unlinkQuietly(path);
-      } catch {
-        // already gone
-      }
-    }
   }
 
   // Rolls `packs` into one. Small roll-ups copy the packs' entries into one in this process (no
@@ -236,8 +222,11 @@ export class PackRollup {
   // by pack-deltify.ts (`ours`; its pack read back whole before it is used) or, when that fails,
   // by `git pack-objects`; the new pack is durable (files, then names) before this returns.
   private async deltified(packs: PackInfo[], loose: string[], dirs: DirectorySync, ours: boolean): Promise<{ pack: string; objects: number }> {
+    // Each pack's objects in their own order, the packs oldest first (plan): git writes them in
+    // the order given, so the new pack keeps the steps in the order a replay reads them (its reads
+    // then share their read-ahead windows, pack-reader.ts).
     const oids = new Set<string>();
-    for (const pack of packs) for (const oid of packIndexIds(readFileSync(`${pack.base}.idx`))) oids.add(oid);
+    for (const pack of packs) for (const oid of packIndexIdsInPackOrder(readFileSync(`${pack.base}.idx`))) oids.add(oid);
     for (const oid of loose) oids.add(oid);
     const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
     try {
@@ -296,3 +285,4 @@ function geometricRoll(packs: PackInfo[]): PackInfo[] {
 async function unlinkAsync(path: string): Promise<void> {
   await unlink(path).catch(() => undefined);
 }
+
