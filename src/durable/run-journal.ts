@@ -190,7 +190,6 @@ export class RunJournal {
     let pushError: unknown;
     try {
       await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`);
-      this.store.prepareNextAppend(); // a step is followed by another, or by the run's end
     } catch (error) {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
@@ -286,7 +285,6 @@ export class RunJournal {
 
   /** Releases the run lock. The journal needs no other closing: every step is already on disk. */
   close(): void {
-    this.store.release(); // the temp files made ahead for an append that will not come
     this.lock.release();
   }
 

@@ -9,10 +9,9 @@ import { inflateSync } from 'node:zlib';
 import { asWriteFailure } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
 import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
-import { PackBuilder, packTempPath, writePackFiles } from './pack-file.js';
+import { PackBuilder, writePackFiles } from './pack-file.js';
 import { PackReader } from './pack-reader.js';
 import { PackRollup } from './pack-rollup.js';
-import { TempReserve } from './temp-reserve.js';
 
 let tempCounter = 0;
 
@@ -46,16 +45,11 @@ export class ObjectStore {
   private readonly unsynced: DirectorySync;
   /** Rolls the small packs of appends up into one, in the background (pack-rollup.ts). */
   readonly rollup: PackRollup;
-  // The next append's pack and index temp files, created ahead (temp-reserve.ts).
-  private readonly packTemps: TempReserve;
-  private readonly idxTemps: TempReserve;
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
     this.objectsDir = join(gitdir, 'objects');
     this.packs = new PackReader(join(this.objectsDir, 'pack'));
-    this.packTemps = new TempReserve(() => packTempPath(this.objectsDir, 'pack'), 0o444);
-    this.idxTemps = new TempReserve(() => packTempPath(this.objectsDir, 'idx'), 0o444);
     let known = verified.get(this.objectsDir);
     if (!known) verified.set(this.objectsDir, (known = new Set()));
     this.verified = known;
@@ -148,7 +142,7 @@ export class ObjectStore {
     const built = builder.build();
     let path: string;
     try {
-      path = await writePackFiles(join(this.objectsDir, 'pack'), built, this.unsynced, await Promise.all([this.packTemps.take(), this.idxTemps.take()]));
+      path = await writePackFiles(join(this.objectsDir, 'pack'), built, this.unsynced);
     } catch (error) {
       throw asWriteFailure(error, this.objectsDir);
     }
@@ -156,18 +150,6 @@ export class ObjectStore {
     this.packs.addWritten(path, built.pack, built.idx);
     this.remember(added);
     return path;
-  }
-
-  /** Creates the next writePacked's temp files ahead, in the background (temp-reserve.ts). */
-  reserveTemps(): void {
-    this.packTemps.refill();
-    this.idxTemps.refill();
-  }
-
-  /** Removes the temp files created ahead and not used. */
-  releaseTemps(): void {
-    this.packTemps.release();
-    this.idxTemps.release();
   }
 
   /** Makes the names of every object stored so far durable: call before moving a ref to them. */

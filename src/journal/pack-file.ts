@@ -120,32 +120,24 @@ export function concatenatePacks(parts: Array<{ pack: Buffer; idx: Buffer }>): B
 }
 
 /**
- * A name for a pack's (or its index's) temp file in the objects directory `objectsDir`. They sit
- * in objects/ itself, where git looks at no file (in objects/pack, `git count-objects` would count
- * a killed writer's as garbage until leftovers.ts removed it), and carry this process's pid.
- */
-export function packTempPath(objectsDir: string, kind: 'pack' | 'idx'): string {
-  return join(objectsDir, `tmp_${kind}_${process.pid}_${tempCounter++}`);
-}
-
-/**
  * Puts a built pack into the pack directory `dir`: both files written to temp names (named like
  * git's, so a leftover is ignored by fsck and removed by gc, and carrying our pid for leftovers.ts),
  * fsynced together on the thread pool, then renamed, the pack before its index (git and our reader
  * only look at packs that have an .idx). The directory is noted in `dirs`; the caller flushes it
- * before anything refers to the pack's objects. `reserved`: the pack's and the index's temp files,
- * created ahead (temp-reserve.ts). Returns the .pack's path.
+ * before anything refers to the pack's objects. Returns the .pack's path.
  */
-export async function writePackFiles(dir: string, built: BuiltPack, dirs: DirectorySync, reserved: Array<ReservedTemp | undefined> = []): Promise<string> {
+export async function writePackFiles(dir: string, built: BuiltPack, dirs: DirectorySync): Promise<string> {
+  // The temp files sit in objects/ itself, where git looks at no file (in objects/pack,
+  // `git count-objects` would count a killed writer's as garbage until leftovers.ts removed it).
   const temps = dirname(dir);
   const files = [
-    { temp: reserved[0]?.path ?? packTempPath(temps, 'pack'), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
-    { temp: reserved[1]?.path ?? packTempPath(temps, 'idx'), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
+    { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
+    { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
   ];
   const opened: Array<{ fd: number; temp: string }> = [];
   try {
-    for (const [i, file] of files.entries()) {
-      opened.push({ fd: reserved[i]?.fd ?? openTemp(file.temp, 0o444, dirs), temp: file.temp });
+    for (const file of files) {
+      opened.push({ fd: openTemp(file.temp, 0o444, dirs), temp: file.temp });
       writeFully(opened[opened.length - 1]!.fd, file.data);
     }
     await Promise.all(opened.map(({ fd }) => fsyncAsync(fd)));
@@ -170,8 +162,8 @@ export function writePackFilesSync(dir: string, built: BuiltPack, dirs: Director
   const temps = dirname(dir);
   const pack = join(dir, `pack-${built.id}.pack`);
   // The pack before its index: git and our reader only look at packs that have an .idx.
-  writeFileDurably(pack, built.pack, { mode: 0o444, temp: packTempPath(temps, 'pack'), dirs });
-  writeFileDurably(join(dir, `pack-${built.id}.idx`), built.idx, { mode: 0o444, temp: packTempPath(temps, 'idx'), dirs });
+  writeFileDurably(pack, built.pack, { mode: 0o444, temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), dirs });
+  writeFileDurably(join(dir, `pack-${built.id}.idx`), built.idx, { mode: 0o444, temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), dirs });
   return pack;
 }
 

@@ -7,7 +7,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { asWriteFailure, JournalBusyError } from '../errors/index.js';
 import { abandonTemp, fsyncAsync, syncPathAsync, unlinkQuietly, writeFileDurably, writeFully } from './durable-file.js';
 import { appendReflog } from './reflog.js';
-import type { ReservedTemp } from './temp-reserve.js';
 
 const OID = /^[0-9a-f]{40}$/;
 
@@ -77,13 +76,13 @@ export interface SwapOptions {
  * and returns its path for compareAndSwapRef's `prepared`. Doing this alongside the objects' writes
  * takes one fsync off the critical path; the lock itself is still only taken after they are durable.
  */
-export async function prepareRefUpdate(gitdir: string, ref: string, next: string, reserved?: ReservedTemp): Promise<PreparedRef> {
-  const path = reserved?.path ?? lockContentPath(join(gitdir, ref));
+export async function prepareRefUpdate(gitdir: string, ref: string, next: string): Promise<PreparedRef> {
+  const path = lockContentPath(join(gitdir, ref));
   // Its content must be on disk (it becomes the ref); its own name need not (it is linked, then
   // removed), nor must it appear whole: it is linked only once written and fsynced, so it is
   // written in place under its unique name, with no temp file and rename of its own.
   try {
-    const fd = reserved?.fd ?? openSync(path, 'wx', 0o644);
+    const fd = openSync(path, 'wx', 0o644);
     try {
       writeFully(fd, Buffer.from(`${next}\n`));
       const { ino, mtimeMs } = fstatSync(fd);
@@ -106,13 +105,11 @@ export interface PreparedRef {
   mtimeMs: number;
 }
 
-/**
- * Where a prepared lock content goes: beside the ref under a name starting with '.', which git
- * skips when it lists refs, so a kill -9 before it is unlinked never leaves a stray (or, mid-write,
- * a broken) branch `agent-journal.lock.tmp-…` that `git branch` shows and `git fsck` fails on.
- * The counter keeps two swaps of one process in the same millisecond apart.
- */
-export function lockContentPath(refPath: string): string {
+// The prepared lock content lives beside the ref under a name starting with '.', which git skips
+// when it lists refs: a kill -9 before it is unlinked must not leave a stray (or, mid-write, a
+// broken) branch `agent-journal.lock.tmp-…` that `git branch` shows and `git fsck` fails on.
+// The counter keeps two swaps of one process in the same millisecond apart.
+function lockContentPath(refPath: string): string {
   return join(dirname(refPath), `.${basename(refPath)}.lock-${process.pid}-${Date.now()}-${tempCounter++}`);
 }
 

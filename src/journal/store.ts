@@ -9,8 +9,7 @@ import { unlinkQuietly } from './durable-file.js';
 import { assertNotCheckedOut, findRepository, type Repository } from './repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
 import { ObjectStore } from './object-store.js';
-import { compareAndSwapRef, lockContentPath, prepareRefUpdate, readRef, type PreparedRef, type RefFaultPoint } from './refs.js';
-import { TempReserve } from './temp-reserve.js';
+import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef, type RefFaultPoint } from './refs.js';
 import { JOURNAL_REF } from './layout.js';
 import { removeStaleTemps } from './leftovers.js';
 
@@ -60,15 +59,12 @@ export class JournalStore {
   private rootTree: string | undefined;
   // Trees by id (immutable, so never stale); superseded ones are evicted to keep memory flat.
   private readonly trees = new Map<string, Tree>();
-  // The next append's prepared ref content, created ahead (temp-reserve.ts).
-  private readonly refTemps: TempReserve;
 
   private constructor(repo: Repository, options: StoreOptions) {
     this.repo = repo;
     this.objects = new ObjectStore(repo.commonDir);
     this.options = options;
     this.ref = options.ref ?? JOURNAL_REF;
-    this.refTemps = new TempReserve(() => lockContentPath(join(repo.commonDir, this.ref)), 0o644);
   }
 
   /**
@@ -80,22 +76,6 @@ export class JournalStore {
     removeStaleTemps(store.repo.commonDir, dirname(join(store.repo.commonDir, JOURNAL_REF)));
     await store.refresh();
     return store;
-  }
-
-  /**
-   * Creates the next append's temp files now, in the background, so that append only writes,
-   * fsyncs and renames them (temp-reserve.ts): for a writer with more appends to come. release()
-   * removes them when it is done.
-   */
-  prepareNextAppend(): void {
-    this.objects.reserveTemps();
-    this.refTemps.refill();
-  }
-
-  /** Removes the temp files prepareNextAppend made and no append used. */
-  release(): void {
-    this.objects.releaseTemps();
-    this.refTemps.release();
   }
 
   get tip(): string | undefined {
@@ -151,7 +131,7 @@ export class JournalStore {
       fault('before-objects');
       // The lock's content is written alongside the objects (their fsyncs overlap); the lock is
       // taken only once all of them are on disk.
-      const preparing = this.refTemps.take().then((reserved) => prepareRefUpdate(this.repo.commonDir, this.ref, commit.oid, reserved));
+      const preparing = prepareRefUpdate(this.repo.commonDir, this.ref, commit.oid);
       let prepared: PreparedRef;
       try {
         [, prepared] = await Promise.all([this.objects.writePacked([...objects, commit]), preparing]);
