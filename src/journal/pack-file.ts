@@ -13,7 +13,6 @@ import type { DirectorySync } from './durable-file.js';
 import { abandonTemp, finishTemp, fsyncAsync, openTemp, unlinkQuietly, writeFileDurably, writeFully } from './durable-file.js';
 import type { GitObject } from './git-object.js';
 import { buildIndex, crc32, entryHeader } from './pack-format.js';
-import type { ReservedTemp } from './temp-reserve.js';
 
 const TYPE_CODES = { commit: 1, tree: 2, blob: 3 } as const;
 let tempCounter = 0;
