@@ -57,6 +57,7 @@ export class UntrackedListing {
   private dirs = new Map<string, DirRecord>();
   private context: string | undefined; // the stats of what decides ignoring, at the last full listing
   private all: string[] | undefined; // every record's files, rebuilt when a record changes
+  private previous: string[] | undefined; // the last `all` handed out
   private excludesFile: string | undefined; // core.excludesFile, looked up at each full listing
 
   constructor(repo: ListingRepo) {
@@ -238,10 +239,15 @@ export class UntrackedListing {
     return { value: [index, ...stats.map(signatureOf)].join('|'), stale: (startedAt) => !stats.every((stat) => settled(stat, startedAt)) };
   }
 
+  // Every untracked file; the very array of last time while they are the same files (a directory
+  // re-listed with nothing new in it), so that what was checked for that array holds.
   private files(): string[] {
     if (!this.all) {
-      this.all = [];
-      for (const record of this.dirs.values()) for (const file of record.files) this.all.push(file);
+      const all: string[] = [];
+      for (const record of this.dirs.values()) for (const file of record.files) all.push(file);
+      const last = this.previous;
+      this.all = last && last.length === all.length && all.every((file, i) => file === last[i]) ? last : all;
+      this.previous = this.all;
     }
     return this.all;
   }
