@@ -55,6 +55,7 @@ export class FileHasher {
    */
   prestat(): void {
     if (!this.listed || !this.pool || this.begun) return;
+    this.listed.stats = this.listed.stats.resolvable(this.listed.of);
     this.pool.begin(this.listed.stats);
     this.begun = true;
   }
@@ -71,6 +72,7 @@ export class FileHasher {
     this.begun = false;
     if (last?.of === paths) {
       // The same list: only what the check reported is hashed again.
+      if (!reported) last.stats = last.stats.resolvable(paths);
       const changed = reported ?? this.check(last.stats);
       const entries = last.entries.slice();
       for (const i of changed) entries[i] = this.rehash(last.stats, i, paths[i]!, out, last.stats.freshAt(i) ?? null);
@@ -83,7 +85,7 @@ export class FileHasher {
       this.listed = undefined;
       return { entries: paths.map((path) => this.hash(path, out)), rehashed: undefined };
     }
-    const stats = new StatList(paths.map((path) => `${this.root}/${path}`));
+    const stats = new StatList(paths, this.root);
     const entries = new Array<FileEntry | SkippedFile | undefined>(paths.length);
     this.listed = { of: paths, stats, entries };
     if (last && reported) {

@@ -5,6 +5,9 @@ import type { FileEntry } from './snapshot.js';
 /** The mode of a submodule's entry in git's index (a gitlink: the commit it is checked out at). */
 export const GITLINK_MODE = '160000';
 
+/** The `git status` a checkpoint runs, before its untracked and pathspec arguments. */
+export const STATUS_ARGS = ['status', '--porcelain=v2', '-z', '--no-renames', '--ignore-submodules=all'];
+
 /** A path `git status` names: its file is to be hashed again, or is gone. */
 export interface PathChange {
   path: string;

@@ -17,11 +17,11 @@ import { ObjectStore } from '../journal/object-store.js';
 import { findRepository, type Repository } from '../journal/repository.js';
 import { FileHasher } from './file-hasher.js';
 import { ObjectBatch } from './pack-writer.js';
-import { GITLINK_MODE, parseIndexListing, parseStatus, type PathChange } from './git-listing.js';
+import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
 import { buildTrees, updateTrees, type DirTree } from './tree-build.js';
 import { UnchangedWitness, WITNESS_LIMIT } from './unchanged.js';
-import { STATUS_ARGS, UNTRACKED_LISTING_FROM, UntrackedListing } from './untracked-listing.js';
+import { UNTRACKED_LISTING_FROM, UntrackedListing } from './untracked-listing.js';
 
 /** A file left out of a checkpoint, and why (never silently). */
 export interface SkippedFile {
@@ -245,7 +245,7 @@ export class WorktreeSnapshotter {
     const { entries, gitlinks } = index;
     const witnessed = this.small && entries.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
     let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> };
-    if (this.listing) listed = this.listing.list(index.signature, gitlinks);
+    if (this.listing) listed = this.listing.list(index.signature, gitlinks, entries);
     else {
       const status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
       listed = status;

@@ -77,24 +77,39 @@ parentPort.on('message', (message) => {
 });`;
 
 /**
- * A list of absolute paths and, per path, the stat it is expected to have (`known`, STAT_FIELDS
- * numbers each; mtimeMs NaN: nothing expected, always reported). After a check, `fresh` holds the
- * stats of the paths it reported (mtimeMs NaN: gone). The arrays are shared with the worker.
+ * A list of paths under a directory and, per path, the stat it is expected to have (`known`,
+ * STAT_FIELDS numbers each; mtimeMs NaN: nothing expected, always reported). After a check, `fresh`
+ * holds the stats of the paths it reported (mtimeMs NaN: gone). The arrays are shared with the
+ * worker. While the process's working directory is that directory, the paths are lstat()ed as they
+ * are, relative to it: the kernel walks fewer directories than for an absolute path (measured: 10%
+ * less CPU for 20,000 files two levels down).
  */
 export class StatList {
+  /** What is lstat()ed: the paths as given, or joined to the directory. */
   readonly paths: readonly string[];
   readonly known: Float64Array;
   /** Replaced (no longer shared) when the worker stopped answering in the middle of a check. */
   fresh: Float64Array;
   /** Written by checks: the indices they report. */
   readonly changed: Int32Array;
+  private readonly root: string;
+  private readonly relative: boolean;
 
-  constructor(paths: readonly string[]) {
-    this.paths = paths;
+  /** `paths` are relative to `root` (normalised, as git names them); `root` is absolute. */
+  constructor(paths: readonly string[], root: string, known?: Float64Array) {
+    this.root = root;
+    this.relative = process.cwd() === root;
+    this.paths = this.relative ? paths : paths.map((path) => `${root}/${path}`);
     const slots = Math.max(1, paths.length);
     this.known = new Float64Array(new SharedArrayBuffer(slots * FIELDS * 8)).fill(NaN);
+    if (known) this.known.set(known);
     this.fresh = new Float64Array(new SharedArrayBuffer(slots * FIELDS * 8));
     this.changed = new Int32Array(new SharedArrayBuffer(slots * 4));
+  }
+
+  /** This list, or (the working directory moved since it was made) the same one with absolute paths. */
+  resolvable(of: readonly string[]): StatList {
+    return !this.relative || process.cwd() === this.root ? this : new StatList(of, this.root, this.known);
   }
 
   /** Sets what path `i` is expected to look like (undefined: nothing, so it is always reported). */

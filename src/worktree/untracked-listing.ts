@@ -11,17 +11,18 @@
 // their own stat is watched). A directory whose ctime is within a timestamp tick of the listing
 // start is not trusted (a change in that tick would leave its stat as it was): it is listed again
 // next time. A change to what decides ignoring (any directory's .gitignore, info/exclude, the
-// config and global ignore files, git's index) makes the next listing a full one.
+// config and global ignore files, git's index) makes the next listing a full one. The tracked
+// files' side (`git status --untracked-files=no`) is asked again only when a directory or a
+// tracked file moved (unchanged.ts, TrackedStatus): an edit of an untracked file costs no git.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseStatus, type PathChange } from './git-listing.js';
+import { parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
+import { TrackedStatus } from './unchanged.js';
 
 /** From this many untracked files on (in one full listing), checkpoints list them directory by directory. */
 export const UNTRACKED_LISTING_FROM = 1000;
 
-/** The `git status` a listing runs, before its untracked and pathspec arguments. */
-export const STATUS_ARGS = ['status', '--porcelain=v2', '-z', '--no-renames', '--ignore-submodules=all'];
 
 const FINE_TICK_MS = 100;
 const COARSE_TICK_MS = 2000;
@@ -59,9 +60,12 @@ export class UntrackedListing {
   private all: string[] | undefined; // every record's files, rebuilt when a record changes
   private previous: string[] | undefined; // the last `all` handed out
   private excludesFile: string | undefined; // core.excludesFile, looked up at each full listing
+  private attributesFile: string | undefined; // core.attributesFile, the same
+  private readonly tracked: TrackedStatus; // the tracked side: git status, or its answer again
 
   constructor(repo: ListingRepo) {
     this.repo = repo;
+    this.tracked = new TrackedStatus(repo);
   }
 
   /**
@@ -69,12 +73,19 @@ export class UntrackedListing {
    * `startedAt` (Date.now()) with the index whose signature is `index`; `gitlinks` are submodules.
    */
   adopt(untracked: string[], ignored: ReadonlySet<string>, startedAt: number, index: string, gitlinks: readonly string[]): void {
+    let files = '';
     try {
-      const file = this.repo.git(['config', '--path', 'core.excludesFile']).trim();
-      this.excludesFile = file ? resolve(this.repo.root, file) : undefined;
+      files = this.repo.git(['config', '--path', '--get-regexp', '^core\\.(excludesfile|attributesfile)$']);
     } catch {
-      this.excludesFile = undefined; // not set (git exits 1)
+      // neither is set (git exits 1)
     }
+    const named = (key: string) => {
+      const file = new RegExp(`^core\\.${key} (.+)$`, 'm').exec(files)?.[1];
+      return file ? resolve(this.repo.root, file) : undefined;
+    };
+    this.excludesFile = named('excludesfile');
+    this.attributesFile = named('attributesfile');
+    this.tracked.forget();
     const context = this.contextSignature(index);
     this.dirs = new Map();
     this.all = undefined;
@@ -84,8 +95,11 @@ export class UntrackedListing {
     this.context = context.stale(startedAt) ? undefined : context.value;
   }
 
-  /** What differs from the index now; `index` is the index's signature (a new one lists everything). */
-  list(index: string, gitlinks: readonly string[]): Listing {
+  /**
+   * What differs from the index now; `index` is the index's signature (a new one lists everything),
+   * `tracked` its paths.
+   */
+  list(index: string, gitlinks: readonly string[], tracked: ReadonlyMap<string, unknown>): Listing {
     const startedAt = Date.now();
     const context = this.contextSignature(index);
     if (context.value !== this.context) return this.full(startedAt, index, gitlinks);
@@ -110,9 +124,10 @@ export class UntrackedListing {
       if (record.opaque) restat.push(dir); // nothing inside is listed: only its stat is news
       else changed.add(dir);
     }
-    const { changes } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=no']));
     if (changed.size > 0 && !this.relist(changed, startedAt, gitlinks)) return this.full(startedAt, index, gitlinks);
     this.restat(restat, startedAt);
+    // With no directory changed, git's answer for the tracked files may be the last one (unchanged.ts).
+    const changes = this.tracked.changes(tracked, this.files(), changed.size === 0 && restat.length === 0, this.attributesFile);
     return { changes, untracked: this.files() };
   }
 

@@ -23,18 +23,18 @@ function expected(path: string): StatFields | undefined {
   }
 }
 
-// 2,000 files, and a directory, a link, a missing file and a path beneath a file near each end.
+// 2,000 files, and a directory, a link, a missing file and a path beneath a file near each end
+// (paths from the directory, as git names them).
 function makeList(): { dir: string; paths: string[] } {
   const dir = scratch.dir('savepoint-stat-pool-');
   const paths: string[] = [];
   for (let i = 0; i < 2000; i++) {
-    const path = join(dir, `f${i}.txt`);
-    writeFileSync(path, 'x'.repeat(i % 300));
-    paths.push(path);
+    writeFileSync(join(dir, `f${i}.txt`), 'x'.repeat(i % 300));
+    paths.push(`f${i}.txt`);
   }
   mkdirSync(join(dir, 'sub'));
   symlinkSync('f1.txt', join(dir, 'link'));
-  const odd = [join(dir, 'sub'), join(dir, 'link'), join(dir, 'missing'), join(dir, 'f3.txt/below')];
+  const odd = ['sub', 'link', 'missing', 'f3.txt/below'];
   paths.splice(10, 0, ...odd);
   paths.push(...odd);
   return { dir, paths };
@@ -48,39 +48,61 @@ function check(pool: StatPool, list: StatList, pause = false): Array<[number, St
   return pool.finish().map((i) => [i, list.freshAt(i)]);
 }
 
-const all = (paths: string[]) => paths.map((path, i): [number, StatFields | undefined] => [i, expected(path)]);
+const all = (dir: string, paths: string[]) => paths.map((path, i): [number, StatFields | undefined] => [i, expected(join(dir, path))]);
 
 describe('the stat pool', () => {
   test('reports the paths whose stat is not the expected one, with their stats, from both threads', () => {
     const { dir, paths } = makeList();
     const pool = new StatPool();
-    const list = new StatList(paths);
-    assert.deepEqual(check(pool, list, true), all(paths), 'nothing expected: every path is reported');
+    const list = new StatList(paths, dir);
+    assert.deepEqual(check(pool, list, true), all(dir, paths), 'nothing expected: every path is reported');
     assert.ok(pool.workerChunks > 0, 'the worker checked part of the list');
-    paths.forEach((path, i) => list.expect(i, expected(path)));
-    const gone = all(paths).filter(([, stat]) => stat === undefined);
+    paths.forEach((path, i) => list.expect(i, expected(join(dir, path))));
+    const gone = all(dir, paths).filter(([, stat]) => stat === undefined);
     assert.deepEqual(check(pool, list, true), gone, 'as expected: only what has no stat is reported');
     const edited = new Set<string>([join(dir, 'f1999.txt')]);
     for (let i = 0; i < 2000; i += 97) edited.add(join(dir, `f${i}.txt`));
     for (const path of edited) writeFileSync(path, 'changed');
     rmSync(join(dir, 'f1999.txt'));
-    assert.deepEqual(check(pool, list), all(paths).filter(([i, stat]) => stat === undefined || edited.has(paths[i]!)), 'after changes: the changed and the gone');
-    const other = new StatList(paths.slice(100));
-    assert.deepEqual(check(pool, other), all(paths.slice(100)), 'a new list');
-    assert.deepEqual(check(pool, new StatList([])), []);
+    assert.deepEqual(check(pool, list), all(dir, paths).filter(([i, stat]) => stat === undefined || edited.has(join(dir, paths[i]!))), 'after changes: the changed and the gone');
+    const other = new StatList(paths.slice(100), dir);
+    assert.deepEqual(check(pool, other), all(dir, paths.slice(100)), 'a new list');
+    assert.deepEqual(check(pool, new StatList([], dir)), []);
   });
 
   test('without its worker, this thread gives the same answer alone', async () => {
-    const { paths } = makeList();
+    const { dir, paths } = makeList();
     const pool = new StatPool();
-    const list = new StatList(paths);
+    const list = new StatList(paths, dir);
     check(pool, list, true);
     assert.ok(pool.workerChunks > 0);
     const worker = (pool as unknown as { worker: Worker }).worker;
     void worker.terminate();
     await once(worker, 'exit');
-    paths.forEach((path, i) => list.expect(i, i % 2 ? expected(path) : undefined));
-    assert.deepEqual(check(pool, list), all(paths).filter(([i, stat]) => i % 2 === 0 || stat === undefined));
+    paths.forEach((path, i) => list.expect(i, i % 2 ? expected(join(dir, path)) : undefined));
+    assert.deepEqual(check(pool, list), all(dir, paths).filter(([i, stat]) => i % 2 === 0 || stat === undefined));
     assert.equal(pool.workerChunks, 0);
+  });
+
+  test('in the directory of its paths, a list lstats them as they are; moved elsewhere, absolute again', () => {
+    const { dir, paths } = makeList();
+    const pool = new StatPool();
+    const home = process.cwd();
+    try {
+      process.chdir(dir);
+      const list = new StatList(paths, dir);
+      assert.equal(list.paths, paths, 'the very paths, relative to the working directory');
+      assert.equal(list.resolvable(paths), list);
+      paths.forEach((path, i) => list.expect(i, i % 3 ? expected(join(dir, path)) : undefined));
+      const answer = all(dir, paths).filter(([i, stat]) => i % 3 === 0 || stat === undefined);
+      assert.deepEqual(check(pool, list, true), answer);
+      process.chdir(home);
+      const moved = list.resolvable(paths);
+      assert.notEqual(moved, list);
+      assert.deepEqual(moved.paths, paths.map((path) => `${dir}/${path}`));
+      assert.deepEqual(check(pool, moved, true), answer, 'what it expected goes with it');
+    } finally {
+      process.chdir(home);
+    }
   });
 });
