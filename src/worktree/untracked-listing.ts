@@ -16,8 +16,8 @@
 // tracked file moved (unchanged.ts, TrackedStatus): an edit of an untracked file costs no git.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
+import { join } from 'node:path';
+import { configuredFiles, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { TrackedStatus } from './unchanged.js';
 
 /** From this many untracked files on (in one full listing), checkpoints list them directory by directory. */
@@ -73,18 +73,7 @@ export class UntrackedListing {
    * `startedAt` (Date.now()) with the index whose signature is `index`; `gitlinks` are submodules.
    */
   adopt(untracked: string[], ignored: ReadonlySet<string>, startedAt: number, index: string, gitlinks: readonly string[]): void {
-    let files = '';
-    try {
-      files = this.repo.git(['config', '--path', '--get-regexp', '^core\\.(excludesfile|attributesfile)$']);
-    } catch {
-      // neither is set (git exits 1)
-    }
-    const named = (key: string) => {
-      const file = new RegExp(`^core\\.${key} (.+)$`, 'm').exec(files)?.[1];
-      return file ? resolve(this.repo.root, file) : undefined;
-    };
-    this.excludesFile = named('excludesfile');
-    this.attributesFile = named('attributesfile');
+    ({ excludesFile: this.excludesFile, attributesFile: this.attributesFile } = configuredFiles(this.repo));
     this.tracked.forget();
     const context = this.contextSignature(index);
     this.dirs = new Map();
