@@ -150,6 +150,7 @@ function age(root: string, paths: string[]): void {
 async function runStage(spec: StageSpec): Promise<StageResult> {
   const context = { keep: spec.keep, log: (m: string) => console.error(m) };
   const repo = createBenchRepo(context, `checkpoint-${spec.scenario}`, { fanout: true });
+  const home = process.cwd();
   try {
     const paths = populate(repo.root, spec.files);
     if (spec.scenario !== 'racy') age(repo.root, paths);
@@ -166,6 +167,9 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
 
     // Loaded only now: the timed first checkpoint includes nothing but the library's own work.
     const lib = await loadLibrary();
+    // In the repository's root, as `savepoint run` usually is (the stat pool then lstats paths
+    // relative to it).
+    process.chdir(repo.root);
     const snapshotterFor = () => {
       const found = lib.findRepository(repo.root);
       return new lib.WorktreeSnapshotter(found, new lib.ObjectStore(found.commonDir));
@@ -220,6 +224,7 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
     verifyAgainstGit(repo, previous);
     return { firstMs, secondFirstMs, unchangedMs, editMs, statusMs, fileCount: first.files.size, firstPeakRssMb, rssBeforeMb, ...(alone ? { alone } : {}) };
   } finally {
+    process.chdir(home);
     repo.remove();
   }
 }
