@@ -3,13 +3,15 @@
 // time, nearly all of it in the kernel. Each list of paths comes with the stats its files are
 // expected to have (the ones they had when last hashed); the threads lstat the files, compare, and
 // hand back only the indices whose stat differs, with their new stats: no stat object per file
-// crosses threads, and the caller looks only at what changed. The list is cut into chunks that a
-// worker thread and this thread claim from a shared counter: the worker starts as soon as a check
-// begins (before the checkpoint's `git status`, which blocks this thread), and this thread joins
-// when it finishes. Checkpoints are synchronous, so this thread waits on shared memory. The worker
-// is started on first use and never keeps the process alive; if it stops answering, this thread
-// checks the whole list again and the pool is not used again.
+// crosses threads, and the caller looks only at what changed. The list is cut into chunks that the
+// worker threads (one per core beyond this one, up to three) and this thread claim from a shared
+// counter: the workers start as soon as a check begins (before the checkpoint's `git status`,
+// which blocks this thread), and this thread joins when it finishes. Checkpoints are synchronous,
+// so this thread waits on shared memory. The workers are started on first use and never keep the
+// process alive; if one stops answering, this thread checks the whole list again and the pool is
+// not used again.
 import { lstatSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 /** The fields of an lstat a checkpoint compares; `mode` carries the file type. */
@@ -27,6 +29,7 @@ const FIELDS = STAT_FIELDS;
 const CHUNK = 128; // paths per claim
 const MAX_CHUNKS = 0x7fff; // a claim is one int32: job in the high 16 bits, next chunk in the low 16
 const WORKER_TIMEOUT_MS = 10_000;
+const MAX_WORKERS = 3;
 // A small heap for the worker: it holds a list of paths and makes short-lived stat objects (with
 // Node's default young generation it grew the process by ~35 MB).
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 64 };
@@ -132,19 +135,25 @@ export class StatList {
   }
 }
 
-/** Checks StatLists on this thread and one worker thread. */
+/** Checks StatLists on this thread and worker threads (one per further core, at most MAX_WORKERS). */
 export class StatPool {
-  private worker: Worker | undefined;
+  private workers: Worker[] = [];
   private broken = false;
   private readonly control = new Int32Array(new SharedArrayBuffer(12));
   private job = 0;
-  private sent: StatList | undefined; // the list the worker holds
+  private sent: StatList | undefined; // the list the workers hold
   private running: { list: StatList; job: number; chunks: number } | undefined;
-  /** How many chunks the worker checked in the last check (tests see that it takes part). */
+  /** How many chunks the workers checked in the last check (tests see that they take part). */
   workerChunks = 0;
+  private readonly workerCount: number;
+
+  /** `workers`: how many worker threads (default: one per core beyond this thread's, at most MAX_WORKERS). */
+  constructor(workers = Math.max(1, Math.min(MAX_WORKERS, availableParallelism() - 1))) {
+    this.workerCount = workers;
+  }
 
   /**
-   * Starts checking `list` (the worker starts on it at once); finish() joins in and gives the
+   * Starts checking `list` (the workers start on it at once); finish() joins in and gives the
    * answer. Nothing may change the list's arrays in between.
    */
   begin(list: StatList): void {
@@ -156,14 +165,14 @@ export class StatPool {
     Atomics.store(this.control, FOUND, 0);
     Atomics.store(this.control, CLAIM, (job << 16) | 0);
     this.running = { list, job, chunks };
-    const worker = chunks > 1 && chunks <= MAX_CHUNKS ? this.start() : undefined;
-    if (!worker) return;
+    const workers = chunks > 1 && chunks <= MAX_CHUNKS ? this.start() : [];
+    if (workers.length === 0) return;
     const shared = this.sent === list ? {} : { list: { paths: list.paths, known: list.known.buffer, fresh: list.fresh.buffer, changed: list.changed.buffer } };
-    worker.postMessage({ job, chunks, ...shared });
+    for (const worker of workers) worker.postMessage({ job, chunks, ...shared });
     this.sent = list;
   }
 
-  /** Checks what is left of the list begun, waits for the worker: the indices reported, in order. */
+  /** Checks what is left of the list begun, waits for the workers: the indices reported, in order. */
   finish(): number[] {
     const running = this.running;
     if (!running) return [];
@@ -172,18 +181,18 @@ export class StatPool {
     if (chunks > MAX_CHUNKS) return this.alone(list);
     const mine = check(lstatSync, job, chunks, list.paths, list.known, list.fresh, list.changed, this.control);
     if (!this.await(chunks)) {
-      // No answer: the worker may still write into the list's shared arrays, so it is checked
+      // No answer: a worker may still write into the list's shared arrays, so it is checked
       // again into arrays of its own (the list's `fresh` is one of those from now on).
       this.broken = true;
-      void this.worker?.terminate();
-      this.worker = undefined;
+      for (const worker of this.workers) void worker.terminate();
+      this.workers = [];
       return this.alone(list);
     }
     this.workerChunks = chunks - mine;
     return Array.from(list.changed.subarray(0, this.control[FOUND]!)).sort((a, b) => a - b);
   }
 
-  // The whole list on this thread alone, into arrays of its own (the worker may hold the list's),
+  // The whole list on this thread alone, into arrays of its own (a worker may hold the list's),
   // in rounds of at most MAX_CHUNKS chunks (a claim counts no further).
   private alone(list: StatList): number[] {
     const control = new Int32Array(3);
@@ -203,20 +212,23 @@ export class StatPool {
     return changed.sort((a, b) => a - b);
   }
 
-  private start(): Worker | undefined {
-    if (this.worker || this.broken) return this.worker;
+  private start(): Worker[] {
+    if (this.workers.length > 0 || this.broken) return this.workers;
     try {
-      this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { control: this.control.buffer }, resourceLimits: WORKER_LIMITS });
-      this.worker.unref();
-      this.worker.on('error', () => (this.broken = true));
-      this.worker.on('exit', () => (this.broken = true));
+      for (let i = 0; i < this.workerCount; i++) {
+        const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { control: this.control.buffer }, resourceLimits: WORKER_LIMITS });
+        worker.unref();
+        worker.on('error', () => (this.broken = true));
+        worker.on('exit', () => (this.broken = true));
+        this.workers.push(worker);
+      }
     } catch {
       this.broken = true;
     }
-    return this.worker;
+    return this.workers;
   }
 
-  // Until every chunk is done (the worker may be in the middle of one this thread could not claim).
+  // Until every chunk is done (a worker may be in the middle of one this thread could not claim).
   private await(chunks: number): boolean {
     const deadline = Date.now() + WORKER_TIMEOUT_MS;
     for (let done = Atomics.load(this.control, DONE); done < chunks; done = Atomics.load(this.control, DONE)) {

@@ -2,7 +2,7 @@
 // expected to have, on a worker thread and this one: it must report exactly the paths whose lstat
 // is not the expected one (every kind of path: files, directories, symbolic links, paths that are
 // gone or beneath a file), with what lstat says of them, whichever thread checked them; and when
-// the worker is gone, this thread alone gives the same answer.
+// a worker is gone, this thread alone gives the same answer.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -76,7 +76,7 @@ describe('the stat pool', () => {
     const list = new StatList(paths, dir);
     check(pool, list, true);
     assert.ok(pool.workerChunks > 0);
-    const worker = (pool as unknown as { worker: Worker }).worker;
+    const worker = (pool as unknown as { workers: Worker[] }).workers[0]!;
     void worker.terminate();
     await once(worker, 'exit');
     paths.forEach((path, i) => list.expect(i, i % 2 ? expected(join(dir, path)) : undefined));
@@ -103,6 +103,18 @@ describe('the stat pool', () => {
       assert.deepEqual(check(pool, moved, true), answer, 'what it expected goes with it');
     } finally {
       process.chdir(home);
+    }
+  });
+
+  test('with three workers the answer is the same, and they share the list', () => {
+    const { dir, paths } = makeList();
+    const pool = new StatPool(3);
+    const list = new StatList(paths, dir);
+    assert.deepEqual(check(pool, list, true), all(dir, paths));
+    assert.ok(pool.workerChunks > 0);
+    paths.forEach((path, i) => list.expect(i, i % 5 ? expected(join(dir, path)) : undefined));
+    for (let round = 0; round < 3; round++) {
+      assert.deepEqual(check(pool, list, round === 0), all(dir, paths).filter(([i, stat]) => i % 5 === 0 || stat === undefined), `round ${round}`);
     }
   });
 });
