@@ -245,13 +245,13 @@ export class WorktreeSnapshotter {
     const { entries, gitlinks } = index;
     const witnessed = this.small && entries.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
     let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> };
-    if (this.listing) listed = this.listing.list(index.signature, gitlinks, entries);
+    if (this.listing) listed = this.listing.list(index);
     else {
       const status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
       listed = status;
       if (status.untracked.length >= this.untrackedListingFrom) {
         this.listing = new UntrackedListing({ ...this.repo, git: (args) => this.git(args) });
-        this.listing.adopt(status.untracked, status.ignored, startedAt, index.signature, gitlinks);
+        this.listing.adopt(status.untracked, status.ignored, status.changes, startedAt, index);
       }
     }
     const { changes, untracked } = listed;

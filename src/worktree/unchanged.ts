@@ -179,11 +179,6 @@ export class TrackedStatus {
     this.repo = repo;
   }
 
-  /** Forgets the last answer (the index or what decides ignoring changed). */
-  forget(): void {
-    this.last = undefined;
-  }
-
   /**
    * The tracked paths where the working tree differs from the index; `tracked` is the index's
    * paths, `untracked` the untracked files, `settled` whether the caller's part holds (else git runs).
@@ -192,13 +187,17 @@ export class TrackedStatus {
     if (settled && this.last?.witness.holds()) return [...this.last.changes];
     const startedAt = Date.now();
     const { changes } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=no']));
-    this.last = undefined;
-    if (tracked.size <= WITNESS_LIMIT) {
-      const paths = [...tracked.keys()].map((path) => `${this.repo.root}/${path}`);
-      for (const path of untracked) if (path === '.gitattributes' || path.endsWith('/.gitattributes')) paths.push(`${this.repo.root}/${path}`);
-      const witness = StatWitness.record([...paths, ...gitStatePaths(this.repo, attributesFile)], startedAt);
-      if (witness) this.last = { changes, witness };
-    }
+    this.record(changes, tracked, untracked, startedAt, attributesFile);
     return [...changes];
+  }
+
+  /** Takes `changes` as git's answer from a status started at `startedAt` (with or without untracked files). */
+  record(changes: PathChange[], tracked: ReadonlyMap<string, unknown>, untracked: readonly string[], startedAt: number, attributesFile?: string): void {
+    this.last = undefined;
+    if (tracked.size > WITNESS_LIMIT) return;
+    const paths = [...tracked.keys()].map((path) => `${this.repo.root}/${path}`);
+    for (const path of untracked) if (path === '.gitattributes' || path.endsWith('/.gitattributes')) paths.push(`${this.repo.root}/${path}`);
+    const witness = StatWitness.record([...paths, ...gitStatePaths(this.repo, attributesFile)], startedAt);
+    if (witness) this.last = { changes: [...changes], witness };
   }
 }

@@ -37,6 +37,13 @@ export interface ListingRepo {
   git(args: string[]): string;
 }
 
+/** The index a listing is for: its signature (a new one lists everything), its paths, its submodules. */
+export interface IndexView {
+  signature: string;
+  entries: ReadonlyMap<string, unknown>;
+  gitlinks: readonly string[];
+}
+
 /** What `git status` says differs from the index: changed tracked paths, and untracked files. */
 export interface Listing {
   changes: PathChange[];
@@ -70,12 +77,13 @@ export class UntrackedListing {
 
   /**
    * Takes over a full `git status --untracked-files=all --ignored=matching` that was started at
-   * `startedAt` (Date.now()) with the index whose signature is `index`; `gitlinks` are submodules.
+   * `startedAt` (Date.now()) with `index` (gitlinks: submodules); `changes` are its tracked paths.
    */
-  adopt(untracked: string[], ignored: ReadonlySet<string>, startedAt: number, index: string, gitlinks: readonly string[]): void {
+  adopt(untracked: string[], ignored: ReadonlySet<string>, changes: PathChange[], startedAt: number, index: IndexView): void {
+    const { signature, gitlinks } = index;
     ({ excludesFile: this.excludesFile, attributesFile: this.attributesFile } = configuredFiles(this.repo));
-    this.tracked.forget();
-    const context = this.contextSignature(index);
+    this.tracked.record(changes, index.entries, untracked, startedAt, this.attributesFile);
+    const context = this.contextSignature(signature);
     this.dirs = new Map();
     this.all = undefined;
     const fresh = this.addListed(untracked, gitlinks);
@@ -85,38 +93,38 @@ export class UntrackedListing {
   }
 
   /**
-   * What differs from the index now; `index` is the index's signature (a new one lists everything),
-   * `tracked` its paths.
+   * What differs from the index now (a new index, by its signature, lists everything again).
    */
-  list(index: string, gitlinks: readonly string[], tracked: ReadonlyMap<string, unknown>): Listing {
+  list(index: IndexView): Listing {
+    const { gitlinks } = index;
     const startedAt = Date.now();
-    const context = this.contextSignature(index);
-    if (context.value !== this.context) return this.full(startedAt, index, gitlinks);
+    const context = this.contextSignature(index.signature);
+    if (context.value !== this.context) return this.full(startedAt, index);
     const changed = new Set<string>();
     const restat: string[] = [];
     for (const [dir, record] of this.dirs) {
       const stat = statOf(this.path(dir));
       if (!stat?.isDirectory()) {
-        if (dir === '') return this.full(startedAt, index, gitlinks);
+        if (dir === '') return this.full(startedAt, index);
         changed.add(dir); // gone, or no longer a directory: its parent changed too
         continue;
       }
       const same = record.trusted && signatureOf(stat) === record.stat;
       // Editing a .gitignore leaves its directory's stat as it was; creating one does not.
       if ((!same || record.ignoreFile !== 'none') && signatureOf(statOf(this.path(join(dir, '.gitignore')))) !== record.ignoreFile) {
-        return this.full(startedAt, index, gitlinks);
+        return this.full(startedAt, index);
       }
       if (same) continue;
       // A directory that became, or stopped being, a repository of its own changes what git lists.
       const repository = dir !== '' && (gitlinks.includes(dir) || statOf(this.path(`${dir}/.git`)) !== undefined);
-      if (record.opaque !== repository) return this.full(startedAt, index, gitlinks);
+      if (record.opaque !== repository) return this.full(startedAt, index);
       if (record.opaque) restat.push(dir); // nothing inside is listed: only its stat is news
       else changed.add(dir);
     }
-    if (changed.size > 0 && !this.relist(changed, startedAt, gitlinks)) return this.full(startedAt, index, gitlinks);
+    if (changed.size > 0 && !this.relist(changed, startedAt, gitlinks)) return this.full(startedAt, index);
     this.restat(restat, startedAt);
     // With no directory changed, git's answer for the tracked files may be the last one (unchanged.ts).
-    const changes = this.tracked.changes(tracked, this.files(), changed.size === 0 && restat.length === 0, this.attributesFile);
+    const changes = this.tracked.changes(index.entries, this.files(), changed.size === 0 && restat.length === 0, this.attributesFile);
     return { changes, untracked: this.files() };
   }
 
@@ -155,9 +163,9 @@ export class UntrackedListing {
     return true;
   }
 
-  private full(startedAt: number, index: string, gitlinks: readonly string[]): Listing {
+  private full(startedAt: number, index: IndexView): Listing {
     const { changes, untracked, ignored } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
-    this.adopt(untracked, ignored, startedAt, index, gitlinks);
+    this.adopt(untracked, ignored, changes, startedAt, index);
     return { changes, untracked: this.files() };
   }
 
