@@ -69,8 +69,10 @@ interface StageResult {
   secondFirstMs: number;
   // A checkpoint with nothing changed since the last one.
   unchangedMs: number;
-  // One checkpoint after each one-file edit.
+  // One checkpoint after each one-file edit, and the process's CPU time for it (its worker
+  // threads' included, git's not): under load, the steadier measure.
   editMs: number[];
+  editCpuMs: number[];
   // `git status` alone, as the snapshotter runs it.
   statusMs: number[];
   // Files in the first checkpoint, and objects written by it.
@@ -150,6 +152,7 @@ function age(root: string, paths: string[]): void {
 async function runStage(spec: StageSpec): Promise<StageResult> {
   const context = { keep: spec.keep, log: (m: string) => console.error(m) };
   const repo = createBenchRepo(context, `checkpoint-${spec.scenario}`, { fanout: true });
+  const home = process.cwd();
   try {
     const paths = populate(repo.root, spec.files);
     if (spec.scenario !== 'racy') age(repo.root, paths);
@@ -166,6 +169,9 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
 
     // Loaded only now: the timed first checkpoint includes nothing but the library's own work.
     const lib = await loadLibrary();
+    // In the repository's root, as `savepoint run` usually is (the stat pool then lstats paths
+    // relative to it).
+    process.chdir(repo.root);
     const snapshotterFor = () => {
       const found = lib.findRepository(repo.root);
       return new lib.WorktreeSnapshotter(found, new lib.ObjectStore(found.commonDir));
@@ -192,15 +198,19 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
     if (unchanged.tree !== first.tree) throw new Error('an unchanged working tree gave a new checkpoint');
 
     const editMs: number[] = [];
+    const editCpuMs: number[] = [];
     let previous = first.tree;
     for (let i = 0; i < spec.edits; i++) {
       // A different file each time, in different directories, as an agent's edits would be.
       const path = paths[(i * 997) % paths.length]!;
       writeFileSync(join(repo.root, path), `// edited ${i}\nexport const edited = ${i};\n`);
       collectGarbage();
+      const cpu = process.cpuUsage();
       t0 = now();
       const snap = snapshotter.snapshot();
       editMs.push(now() - t0);
+      const used = process.cpuUsage(cpu);
+      editCpuMs.push((used.user + used.system) / 1000);
       if (snap.tree === previous) throw new Error(`edit ${i} did not change the checkpoint`);
       previous = snap.tree;
     }
@@ -218,8 +228,9 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
     }
     // The last checkpoint must be what git itself makes of the working tree.
     verifyAgainstGit(repo, previous);
-    return { firstMs, secondFirstMs, unchangedMs, editMs, statusMs, fileCount: first.files.size, firstPeakRssMb, rssBeforeMb, ...(alone ? { alone } : {}) };
+    return { firstMs, secondFirstMs, unchangedMs, editMs, editCpuMs, statusMs, fileCount: first.files.size, firstPeakRssMb, rssBeforeMb, ...(alone ? { alone } : {}) };
   } finally {
+    process.chdir(home);
     repo.remove();
   }
 }
@@ -270,6 +281,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     rows.push({ what: `${label}: checkpoint, nothing changed`, n: 1, total: result.unchangedMs });
     const p50 = percentile(result.editMs, 50);
     rows.push(latencyRow(`${label}: checkpoint after a one-file edit`, result.editMs.length, result.editMs, target(p50 <= TARGET_EDIT_P50_MS, `p50 ≤ ${TARGET_EDIT_P50_MS} ms`)));
+    rows.push(latencyRow(`${label}: the same, CPU time of the process (its threads', not git's)`, result.editCpuMs.length, result.editCpuMs));
     rows.push(latencyRow(`${label}: git status alone (the floor of a checkpoint)`, result.statusMs.length, result.statusMs));
     rows.push({ what: `${label}: p50 of an edit's checkpoint above git status's`, value: `${(p50 - percentile(result.statusMs, 50)).toFixed(1)} ms` });
     if (result.alone) rows.push({ what: `${label}: peak RSS of a process doing only the first checkpoint (Node at start)`, value: `${result.alone.maxRssMb.toFixed(0)} MB (${result.alone.rssBeforeMb.toFixed(0)} MB)` });

@@ -4,9 +4,9 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { makeObject } from '../journal/git-object.js';
 import type { ObjectBatch } from './pack-writer.js';
 import type { FileEntry, SkippedFile } from './snapshot.js';
-import { STAT_FIELDS, statAt, StatPool, type StatFields } from './stat-pool.js';
+import { STAT_FIELDS, StatList, StatPool, type StatFields } from './stat-pool.js';
 
-/** From this many files on, statAll stats them on two threads. */
+/** From this many files on, hashAll checks their stats on two threads. */
 export const POOL_FROM = 4000;
 const TYPE_MASK = 0o170000;
 const DIRECTORY = 0o040000;
@@ -20,6 +20,17 @@ const COARSE_TICK_MARGIN_MS = 2000;
 
 type StatKey = StatFields;
 
+/** What hashAll gives: each path's entry, and which of them were looked at again. */
+export interface HashedList {
+  /**
+   * Per path: its entry (a SkippedFile when too big; undefined when gone or a directory). A new
+   * array at each call: the caller may keep it.
+   */
+  entries: ReadonlyArray<FileEntry | SkippedFile | undefined>;
+  /** The indices whose entry may differ from the last call's (in order); undefined: any may. */
+  rehashed: readonly number[] | undefined;
+}
+
 /** Hashes the files of one working tree (paths from its root), remembering each file's stat. */
 export class FileHasher {
   private readonly root: string;
@@ -28,8 +39,9 @@ export class FileHasher {
   // path -> the stat it had when hashed (compared as numbers: no string per file), and the entry.
   private readonly cache = new Map<string, Cached>();
   private pool: StatPool | undefined;
-  // The last list hashAll had: its full paths, and each one's cache record (no lookup per file).
-  private listed: { of: readonly string[]; full: string[]; records: Array<Cached | undefined> } | undefined;
+  // The last list hashAll checked on the pool: its stats as expected (StatList), and its entries.
+  private listed: { of: readonly string[]; stats: StatList; entries: Array<FileEntry | SkippedFile | undefined> } | undefined;
+  private begun = false; // a check of listed.stats is running (prestat)
 
   constructor(root: string, maxFileBytes: number, redactText: (text: string) => string) {
     this.root = root;
@@ -38,39 +50,90 @@ export class FileHasher {
   }
 
   /**
-   * What hash gives for each of `paths`, with all of them stat()ed at once on two threads (an
-   * unchanged file costs its lstat and five number comparisons); undefined for fewer than
-   * POOL_FROM paths, or mostly new ones: then hash each. Pass the same array while it holds.
+   * Starts checking the files of the last list hashAll had (the worker thread starts at once, while
+   * this thread does other work, such as waiting for `git status`); the next hashAll finishes it.
    */
-  hashAll(paths: readonly string[], out: ObjectBatch): Array<FileEntry | SkippedFile | undefined> | undefined {
+  prestat(): void {
+    if (!this.listed || !this.pool || this.begun) return;
+    this.listed.stats = this.listed.stats.resolvable(this.listed.of);
+    this.pool.begin(this.listed.stats);
+    this.begun = true;
+  }
+
+  /**
+   * What hash gives for each of `paths`. From POOL_FROM paths on, once most are known, all of them
+   * are lstat()ed at once on two threads and only the ones whose stat moved are looked at (an
+   * unchanged file costs its lstat and five number comparisons on one of the threads); else each
+   * is hashed. Pass the same array while the list holds.
+   */
+  hashAll(paths: readonly string[], out: ObjectBatch): HashedList {
+    const last = this.listed;
+    const reported = this.begun ? this.pool!.finish() : undefined;
+    this.begun = false;
+    if (last?.of === paths) {
+      // The same list: only what the check reported is hashed again.
+      if (!reported) last.stats = last.stats.resolvable(paths);
+      const changed = reported ?? this.check(last.stats);
+      const entries = last.entries.slice();
+      for (const i of changed) entries[i] = this.rehash(last.stats, i, paths[i]!, out, last.stats.freshAt(i) ?? null);
+      last.entries = entries;
+      return { entries, rehashed: changed };
+    }
     // Most of them must be known already: a first pass reads nearly every file anyway, and the
     // worker's own memory (a V8 isolate, ~20 MB) would only add to that pass's peak.
-    if (paths.length < POOL_FROM || this.cache.size < paths.length / 2) return undefined;
-    if (this.listed?.of !== paths) this.listed = { of: paths, full: paths.map((path) => `${this.root}/${path}`), records: paths.map((path) => this.cache.get(path)) };
-    const { full, records } = this.listed;
-    this.pool ??= new StatPool();
-    const stats = this.pool.statAll(full);
-    const entries = new Array<FileEntry | SkippedFile | undefined>(paths.length);
-    for (let i = 0; i < paths.length; i++) {
-      const at = i * STAT_FIELDS;
-      const mtimeMs = stats[at]!;
-      if (Number.isNaN(mtimeMs)) continue; // gone
-      const record = records[i];
-      const stat = record?.stat;
-      if (stat && stat.mtimeMs === mtimeMs && stat.ctimeMs === stats[at + 1] && stat.size === stats[at + 2] && stat.ino === stats[at + 3] && stat.mode === stats[at + 4] && trusted(record)) {
-        entries[i] = record.entry;
-        continue;
-      }
-      entries[i] = this.hash(paths[i]!, out, statAt(stats, i));
-      records[i] = this.cache.get(paths[i]!);
+    if (paths.length < POOL_FROM || this.cache.size < paths.length / 2) {
+      this.listed = undefined;
+      return { entries: paths.map((path) => this.hash(path, out)), rehashed: undefined };
     }
-    return entries;
+    const stats = new StatList(paths, this.root);
+    const entries = new Array<FileEntry | SkippedFile | undefined>(paths.length);
+    this.listed = { of: paths, stats, entries };
+    if (last && reported) {
+      // A new list, the old one checked already: what the old one knows and found carries over.
+      const moved = new Set(reported);
+      const before = new Map<string, number>();
+      for (let j = 0; j < last.of.length; j++) before.set(last.of[j]!, j);
+      for (let i = 0; i < paths.length; i++) {
+        const j = before.get(paths[i]!);
+        if (j === undefined) entries[i] = this.rehash(stats, i, paths[i]!, out);
+        else if (moved.has(j)) entries[i] = this.rehash(stats, i, paths[i]!, out, last.stats.freshAt(j) ?? null);
+        else {
+          entries[i] = last.entries[j];
+          stats.known.set(last.stats.known.subarray(j * STAT_FIELDS, (j + 1) * STAT_FIELDS), i * STAT_FIELDS);
+        }
+      }
+      return { entries, rehashed: undefined };
+    }
+    for (let i = 0; i < paths.length; i++) {
+      const cached = this.cache.get(paths[i]!);
+      if (cached && trusted(cached)) {
+        stats.expect(i, cached.stat);
+        entries[i] = cached.entry;
+      }
+    }
+    for (const i of this.check(stats)) entries[i] = this.rehash(stats, i, paths[i]!, out, stats.freshAt(i) ?? null);
+    return { entries, rehashed: undefined };
+  }
+
+  // The indices of `list` whose stat is not the one expected, checked on the pool now.
+  private check(list: StatList): number[] {
+    this.pool ??= new StatPool();
+    this.pool.begin(list);
+    return this.pool.finish();
+  }
+
+  // hash() for path `i` of a checked list, and what the list expects of it from now on.
+  private rehash(list: StatList, i: number, path: string, out: ObjectBatch, known?: StatFields | null): FileEntry | SkippedFile | undefined {
+    const entry = this.hash(path, out, known);
+    const cached = this.cache.get(path);
+    list.expect(i, cached && cached.entry === entry && trusted(cached) ? cached.stat : undefined);
+    return entry;
   }
 
   /**
    * The entry of the file at `path`, its blob handed to `out` when it was read; a SkippedFile when
    * it is too big; undefined when it is gone or a directory (a nested repository: not ours).
-   * `known` is its lstat from statAll (null: there was none), else it is stat()ed here.
+   * `known` is its lstat from a check (null: there was none), else it is stat()ed here.
    */
   hash(path: string, out: ObjectBatch, known?: StatFields | null): FileEntry | SkippedFile | undefined {
     const full = `${this.root}/${path}`; // git's paths are normalised: no join() needed

@@ -1,9 +1,13 @@
 // Reading what git prints about a working tree: the index (`git ls-files --stage -z`) and where the
 // working tree differs from it (`git status --porcelain=v2 -z`).
+import { resolve } from 'node:path';
 import type { FileEntry } from './snapshot.js';
 
 /** The mode of a submodule's entry in git's index (a gitlink: the commit it is checked out at). */
 export const GITLINK_MODE = '160000';
+
+/** The `git status` a checkpoint runs, before its untracked and pathspec arguments. */
+export const STATUS_ARGS = ['status', '--porcelain=v2', '-z', '--no-renames', '--ignore-submodules=all'];
 
 /** A path `git status` names: its file is to be hashed again, or is gone. */
 export interface PathChange {
@@ -49,4 +53,19 @@ export function parseStatus(out: string): { changes: PathChange[]; untracked: st
     }
   }
   return { changes, untracked, ignored };
+}
+
+/** The ignore and attributes files the configuration names (core.excludesFile, core.attributesFile), absolute. */
+export function configuredFiles(repo: { root: string; git(args: string[]): string }): { excludesFile?: string; attributesFile?: string } {
+  let out = '';
+  try {
+    out = repo.git(['config', '--path', '--get-regexp', '^core\\.(excludesfile|attributesfile)$']);
+  } catch {
+    // neither is set (git exits 1)
+  }
+  const named = (key: string) => {
+    const file = new RegExp(`^core\\.${key} (.+)$`, 'm').exec(out)?.[1];
+    return file ? resolve(repo.root, file) : undefined;
+  };
+  return { excludesFile: named('excludesfile'), attributesFile: named('attributesfile') };
 }

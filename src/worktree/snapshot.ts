@@ -17,10 +17,11 @@ import { ObjectStore } from '../journal/object-store.js';
 import { findRepository, type Repository } from '../journal/repository.js';
 import { FileHasher } from './file-hasher.js';
 import { ObjectBatch } from './pack-writer.js';
-import { GITLINK_MODE, parseIndexListing, parseStatus, type PathChange } from './git-listing.js';
-import { buildTrees, treeFiles, updateTrees, type DirTree } from './tree-build.js';
+import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
+import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
+import { buildTrees, updateTrees, type DirTree } from './tree-build.js';
 import { UnchangedWitness, WITNESS_LIMIT } from './unchanged.js';
-import { STATUS_ARGS, UNTRACKED_LISTING_FROM, UntrackedListing } from './untracked-listing.js';
+import { UNTRACKED_LISTING_FROM, UntrackedListing } from './untracked-listing.js';
 
 /** A file left out of a checkpoint, and why (never silently). */
 export interface SkippedFile {
@@ -70,8 +71,9 @@ export class WorktreeSnapshotter {
   private readonly redactText: (text: string) => string;
   private readonly hasher: FileHasher;
   private index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } | undefined;
-  // The last snapshot's trees by directory, the index they were built on, and its status changes.
-  private trees: { indexSignature: string; changes: Map<string, FileEntry | undefined>; dirs: Map<string, DirTree> } | undefined;
+  // The last snapshot's trees by directory, the index they were built on, its files' layers, and
+  // the untracked files it left out.
+  private trees: { indexSignature: string; layers: Layers; skipped: SkippedFile[]; dirs: Map<string, DirTree> } | undefined;
   private readonly hashEveryFile: boolean;
   // Checked-out submodules by path, each with its own snapshotter.
   private readonly submodules = new Map<string, WorktreeSnapshotter>();
@@ -99,6 +101,7 @@ export class WorktreeSnapshotter {
     // No "already stored" list across snapshots: a gc may have pruned an unreferenced one since.
     const batch = new ObjectBatch(this.objects, new Set());
     const statusStartedAt = Date.now();
+    this.hasher.prestat(); // the untracked files of last time, checked on the worker meanwhile
     const status = this.changedPaths(index, statusStartedAt);
     // Where the working tree differs from the index (the status changes): path -> its entry, or
     // undefined when the checkpoint has no such file. Every other file is as the index has it.
@@ -115,25 +118,26 @@ export class WorktreeSnapshotter {
       } else changes.set(path, hashed);
     };
     for (const { path, state } of status.changes) put(path, state === 'deleted' ? undefined : this.hasher.hash(path, batch));
-    // Thousands of untracked files are stat()ed together, on two threads (stat-pool.ts).
-    const hashed = this.hasher.hashAll(status.untracked, batch);
-    for (let i = 0; i < status.untracked.length; i++) put(status.untracked[i]!, hashed ? hashed[i] : this.hasher.hash(status.untracked[i]!, batch));
+    // Thousands of untracked files are stat()ed together, on two threads (stat-pool.ts), and only
+    // the ones whose stat moved are looked at: they stay a layer of their own (layers.ts).
+    const untracked: UntrackedFiles = { paths: status.untracked, ...this.hasher.hashAll(status.untracked, batch) };
     const nested = new Map<string, Snapshot>(); // submodules: their working trees, as subtrees
+    const nestedSkipped: SkippedFile[] = [];
     for (const path of index.gitlinks) {
       const snapshotter = this.submodule(path);
       if (!snapshotter) continue;
       const inner = snapshotter.snapshot();
       nested.set(path, inner);
       changes.set(path, { mode: TREE_MODE, oid: inner.tree });
-      for (const file of inner.skipped) skipped.push({ ...file, path: `${path}/${file.path}` });
+      for (const file of inner.skipped) nestedSkipped.push({ ...file, path: `${path}/${file.path}` });
     }
-    const entryOf = (overlay: Map<string, FileEntry | undefined>, path: string) => (overlay.has(path) ? overlay.get(path) : index.entries.get(path));
+    const layers: Layers = { index: index.entries, changes, untracked };
     // The full file list is built only when someone asks (restore does; a checkpoint does not):
     // copying 10,000 index entries for every checkpoint is time and garbage for nothing.
     let files: Map<string, FileEntry> | undefined;
     const allFiles = () => {
       if (!files) {
-        files = treeFiles(index.entries, changes);
+        files = layerFiles(layers);
         for (const [path, inner] of nested) {
           files.delete(path);
           for (const [file, entry] of inner.files) files.set(`${path}/${file}`, entry);
@@ -143,18 +147,16 @@ export class WorktreeSnapshotter {
     };
     // Rebuilding every tree costs as much as the repository is big (measured: 15-50 ms for 10,000
     // files, most of a checkpoint), so only the directories on the paths that differ from the last
-    // snapshot are rebuilt: with the same index, those are among the status changes of then and now.
+    // snapshot are rebuilt: with the same index, those are among the status changes of then and
+    // now, and the untracked files hashed again.
     const last = this.trees?.indexSignature === index.signature ? this.trees : undefined;
+    const untrackedSkipped = skippedUntracked(untracked, this.trees && { untracked: this.trees.layers.untracked, skipped: this.trees.skipped });
+    skipped.push(...untrackedSkipped, ...nestedSkipped);
     let tree: string;
     let dirs: Map<string, DirTree>;
     if (last) {
-      // Of those, only the ones whose entry really changed (a file edited long ago stays in every status).
-      const touched = new Set<string>();
-      const differ = (now: FileEntry | undefined, then: FileEntry | undefined) => now !== then && (now?.oid !== then?.oid || now?.mode !== then?.mode);
-      // An unchanged file's entry is the same object as last time (the stat cache's): one lookup.
-      for (const [path, now] of changes) if ((now === undefined || now !== last.changes.get(path)) && differ(now, entryOf(last.changes, path))) touched.add(path);
-      for (const path of last.changes.keys()) if (!changes.has(path) && differ(index.entries.get(path), last.changes.get(path))) touched.add(path);
-      const updated = updateTrees(last.dirs, { get: (path) => entryOf(changes, path) }, touched, batch);
+      const moved = changedSince(last.layers, layers);
+      const updated = updateTrees(last.dirs, moved, moved.keys(), batch);
       tree = updated.root;
       dirs = last.dirs;
       batch.flush();
@@ -164,12 +166,12 @@ export class WorktreeSnapshotter {
         else dirs.delete(dir);
       }
     } else {
-      const built = buildTrees(treeFiles(index.entries, changes), batch);
+      const built = buildTrees(layerFiles(layers), batch);
       tree = built.root;
       dirs = built.dirs;
       batch.flush();
     }
-    this.trees = { indexSignature: index.signature, changes, dirs };
+    this.trees = { indexSignature: index.signature, layers, skipped: untrackedSkipped, dirs };
     const snapshot: Snapshot = {
       tree,
       skipped,
@@ -243,13 +245,13 @@ export class WorktreeSnapshotter {
     const { entries, gitlinks } = index;
     const witnessed = this.small && entries.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
     let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> };
-    if (this.listing) listed = this.listing.list(index.signature, gitlinks);
+    if (this.listing) listed = this.listing.list(index);
     else {
       const status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
       listed = status;
       if (status.untracked.length >= this.untrackedListingFrom) {
         this.listing = new UntrackedListing({ ...this.repo, git: (args) => this.git(args) });
-        this.listing.adopt(status.untracked, status.ignored, startedAt, index.signature, gitlinks);
+        this.listing.adopt(status.untracked, status.ignored, status.changes, startedAt, index);
       }
     }
     const { changes, untracked } = listed;

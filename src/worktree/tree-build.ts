@@ -88,13 +88,3 @@ export function updateTrees(
   }
   return { root, dirs: updates };
 }
-
-/** The files of a checkpoint: the index, with the working tree's changes laid over it. */
-export function treeFiles(index: Map<string, FileEntry>, changes: Map<string, FileEntry | undefined>): Map<string, FileEntry> {
-  const files = new Map(index);
-  for (const [path, entry] of changes) {
-    if (entry) files.set(path, entry);
-    else files.delete(path);
-  }
-  return files;
-}

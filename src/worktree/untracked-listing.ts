@@ -11,17 +11,18 @@
 // their own stat is watched). A directory whose ctime is within a timestamp tick of the listing
 // start is not trusted (a change in that tick would leave its stat as it was): it is listed again
 // next time. A change to what decides ignoring (any directory's .gitignore, info/exclude, the
-// config and global ignore files, git's index) makes the next listing a full one.
+// config and global ignore files, git's index) makes the next listing a full one. The tracked
+// files' side (`git status --untracked-files=no`) is asked again only when a directory or a
+// tracked file moved (unchanged.ts, TrackedStatus): an edit of an untracked file costs no git.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseStatus, type PathChange } from './git-listing.js';
+import { join } from 'node:path';
+import { configuredFiles, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
+import { TrackedStatus } from './unchanged.js';
 
 /** From this many untracked files on (in one full listing), checkpoints list them directory by directory. */
 export const UNTRACKED_LISTING_FROM = 1000;
 
-/** The `git status` a listing runs, before its untracked and pathspec arguments. */
-export const STATUS_ARGS = ['status', '--porcelain=v2', '-z', '--no-renames', '--ignore-submodules=all'];
 
 const FINE_TICK_MS = 100;
 const COARSE_TICK_MS = 2000;
@@ -34,6 +35,13 @@ export interface ListingRepo {
   gitdir: string;
   commonDir: string;
   git(args: string[]): string;
+}
+
+/** The index a listing is for: its signature (a new one lists everything), its paths, its submodules. */
+export interface IndexView {
+  signature: string;
+  entries: ReadonlyMap<string, unknown>;
+  gitlinks: readonly string[];
 }
 
 /** What `git status` says differs from the index: changed tracked paths, and untracked files. */
@@ -57,24 +65,25 @@ export class UntrackedListing {
   private dirs = new Map<string, DirRecord>();
   private context: string | undefined; // the stats of what decides ignoring, at the last full listing
   private all: string[] | undefined; // every record's files, rebuilt when a record changes
+  private previous: string[] | undefined; // the last `all` handed out
   private excludesFile: string | undefined; // core.excludesFile, looked up at each full listing
+  private attributesFile: string | undefined; // core.attributesFile, the same
+  private readonly tracked: TrackedStatus; // the tracked side: git status, or its answer again
 
   constructor(repo: ListingRepo) {
     this.repo = repo;
+    this.tracked = new TrackedStatus(repo);
   }
 
   /**
    * Takes over a full `git status --untracked-files=all --ignored=matching` that was started at
-   * `startedAt` (Date.now()) with the index whose signature is `index`; `gitlinks` are submodules.
+   * `startedAt` (Date.now()) with `index` (gitlinks: submodules); `changes` are its tracked paths.
    */
-  adopt(untracked: string[], ignored: ReadonlySet<string>, startedAt: number, index: string, gitlinks: readonly string[]): void {
-    try {
-      const file = this.repo.git(['config', '--path', 'core.excludesFile']).trim();
-      this.excludesFile = file ? resolve(this.repo.root, file) : undefined;
-    } catch {
-      this.excludesFile = undefined; // not set (git exits 1)
-    }
-    const context = this.contextSignature(index);
+  adopt(untracked: string[], ignored: ReadonlySet<string>, changes: PathChange[], startedAt: number, index: IndexView): void {
+    const { signature, gitlinks } = index;
+    ({ excludesFile: this.excludesFile, attributesFile: this.attributesFile } = configuredFiles(this.repo));
+    this.tracked.record(changes, index.entries, untracked, startedAt, this.attributesFile);
+    const context = this.contextSignature(signature);
     this.dirs = new Map();
     this.all = undefined;
     const fresh = this.addListed(untracked, gitlinks);
@@ -83,35 +92,39 @@ export class UntrackedListing {
     this.context = context.stale(startedAt) ? undefined : context.value;
   }
 
-  /** What differs from the index now; `index` is the index's signature (a new one lists everything). */
-  list(index: string, gitlinks: readonly string[]): Listing {
+  /**
+   * What differs from the index now (a new index, by its signature, lists everything again).
+   */
+  list(index: IndexView): Listing {
+    const { gitlinks } = index;
     const startedAt = Date.now();
-    const context = this.contextSignature(index);
-    if (context.value !== this.context) return this.full(startedAt, index, gitlinks);
+    const context = this.contextSignature(index.signature);
+    if (context.value !== this.context) return this.full(startedAt, index);
     const changed = new Set<string>();
     const restat: string[] = [];
     for (const [dir, record] of this.dirs) {
       const stat = statOf(this.path(dir));
       if (!stat?.isDirectory()) {
-        if (dir === '') return this.full(startedAt, index, gitlinks);
+        if (dir === '') return this.full(startedAt, index);
         changed.add(dir); // gone, or no longer a directory: its parent changed too
         continue;
       }
       const same = record.trusted && signatureOf(stat) === record.stat;
       // Editing a .gitignore leaves its directory's stat as it was; creating one does not.
       if ((!same || record.ignoreFile !== 'none') && signatureOf(statOf(this.path(join(dir, '.gitignore')))) !== record.ignoreFile) {
-        return this.full(startedAt, index, gitlinks);
+        return this.full(startedAt, index);
       }
       if (same) continue;
       // A directory that became, or stopped being, a repository of its own changes what git lists.
       const repository = dir !== '' && (gitlinks.includes(dir) || statOf(this.path(`${dir}/.git`)) !== undefined);
-      if (record.opaque !== repository) return this.full(startedAt, index, gitlinks);
+      if (record.opaque !== repository) return this.full(startedAt, index);
       if (record.opaque) restat.push(dir); // nothing inside is listed: only its stat is news
       else changed.add(dir);
     }
-    const { changes } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=no']));
-    if (changed.size > 0 && !this.relist(changed, startedAt, gitlinks)) return this.full(startedAt, index, gitlinks);
+    if (changed.size > 0 && !this.relist(changed, startedAt, gitlinks)) return this.full(startedAt, index);
     this.restat(restat, startedAt);
+    // With no directory changed, git's answer for the tracked files may be the last one (unchanged.ts).
+    const changes = this.tracked.changes(index.entries, this.files(), changed.size === 0 && restat.length === 0, this.attributesFile);
     return { changes, untracked: this.files() };
   }
 
@@ -150,9 +163,9 @@ export class UntrackedListing {
     return true;
   }
 
-  private full(startedAt: number, index: string, gitlinks: readonly string[]): Listing {
+  private full(startedAt: number, index: IndexView): Listing {
     const { changes, untracked, ignored } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
-    this.adopt(untracked, ignored, startedAt, index, gitlinks);
+    this.adopt(untracked, ignored, changes, startedAt, index);
     return { changes, untracked: this.files() };
   }
 
@@ -238,10 +251,15 @@ export class UntrackedListing {
     return { value: [index, ...stats.map(signatureOf)].join('|'), stale: (startedAt) => !stats.every((stat) => settled(stat, startedAt)) };
   }
 
+  // Every untracked file; the very array of last time while they are the same files (a directory
+  // re-listed with nothing new in it), so that what was checked for that array holds.
   private files(): string[] {
     if (!this.all) {
-      this.all = [];
-      for (const record of this.dirs.values()) for (const file of record.files) this.all.push(file);
+      const all: string[] = [];
+      for (const record of this.dirs.values()) for (const file of record.files) all.push(file);
+      const last = this.previous;
+      this.all = last && last.length === all.length && all.every((file, i) => file === last[i]) ? last : all;
+      this.previous = this.all;
     }
     return this.all;
   }

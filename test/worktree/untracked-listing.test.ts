@@ -46,7 +46,7 @@ function isFile(path: string): boolean {
 }
 
 describe('untracked files listed directory by directory', () => {
-  test('every kind of change gives git\'s tree; an edit in an unchanged directory costs one git command', async () => {
+  test('every kind of change gives git\'s tree; an edit of an untracked file in an unchanged directory costs no git command', async () => {
     const repo = await scratch.repo({ '.gitignore': 'build/\n*.log\n', 'src/a.js': 'a\n', 'README.md': '# r\n' });
     const root = repo.root;
     for (const path of ['u/one.txt', 'u/two.txt', 'u/deep/three.txt', 'v/four.txt', 'logs/old.log', 'build/out.js', 'top.txt']) write(root, path, `${path}\n`);
@@ -58,12 +58,21 @@ describe('untracked files listed directory by directory', () => {
     snapshotter.snapshot(); // every directory is older than a tick now: all of them are trusted
 
     const edit = countGit(() => (writeFileSync(join(root, 'u/deep/three.txt'), 'edited in place\n'), snapshotter.snapshot()));
-    assert.equal(edit.spawns, 1, 'an edit in an unchanged directory: only git status of the tracked files');
+    assert.equal(edit.spawns, 0, 'an untracked file edited in an unchanged directory: no git command (the tracked files are as git last saw them)');
     assert.equal(edit.value.tree, await gitWorktreeTree(root));
     await settle();
     const ignored = countGit(() => (write(root, 'build/more/x.js', 'x\n'), snapshotter.snapshot()));
-    assert.equal(ignored.spawns, 1, 'a change inside an ignored directory lists nothing again');
+    assert.equal(ignored.spawns, 0, 'a change inside an ignored directory lists nothing again');
     assert.equal(ignored.value.tree, edit.value.tree);
+    const tracked = countGit(() => (writeFileSync(join(root, 'src/a.js'), 'B\n'), snapshotter.snapshot()));
+    assert.equal(tracked.spawns, 1, 'a tracked file edited in an unchanged directory: git status of the tracked files');
+    assert.equal(tracked.value.tree, await gitWorktreeTree(root));
+    await settle();
+    snapshotter.snapshot();
+    const past = new Date(Date.now() - 60_000);
+    const sameStat = countGit(() => (writeFileSync(join(root, 'src/a.js'), 'C\n'), fs.utimesSync(join(root, 'src/a.js'), past, past), snapshotter.snapshot()));
+    assert.equal(sameStat.spawns, 1, 'the same size, and the mtime set back: its ctime moved all the same');
+    assert.equal(sameStat.value.tree, await gitWorktreeTree(root));
 
     const changes: Array<[string, () => unknown]> = [
       ['an untracked file rewritten, same size', () => writeFileSync(join(root, 'u/one.txt'), 'U/ONE.TXT\n')],
@@ -90,6 +99,9 @@ describe('untracked files listed directory by directory', () => {
       ['git add -A (the index changed)', () => gitOut(root, ['add', '-A'])],
       ['a file staged, then edited', () => writeFileSync(join(root, 'u/uno.txt'), 'staged, then edited\n')],
       ['git commit, then a new untracked file', async () => (await gitOut(root, ['commit', '-q', '-m', 'c']), write(root, 'u/after-commit.txt', 'c\n'))],
+      ['a tracked file edited, then the same again in the same tick', () => (writeFileSync(join(root, 'src/a.js'), 'D\n'), snapshotter.snapshot(), writeFileSync(join(root, 'src/a.js'), 'E\n'))],
+      ['HEAD moved back (git reset --soft): the files are staged now', () => gitOut(root, ['reset', '-q', '--soft', 'HEAD~'])],
+      ['a tracked file deleted', () => rmSync(join(root, 'src/a.js'))],
     ];
     for (const [what, change] of changes) {
       await settle();
@@ -210,7 +222,7 @@ describe('untracked files listed directory by directory', () => {
       write(repo.root, 'vendor/p1/f150.js', 'edited\n');
       write(repo.root, 'node_modules/m1/new.js', 'new\n');
       const edit = countGit(() => snapshotter.snapshot());
-      assert.equal(edit.spawns, 1);
+      assert.equal(edit.spawns, 0, 'no directory git walks changed, nor any tracked file');
       assert.equal(edit.value.tree, await gitWorktreeTree(repo.root));
       write(repo.root, 'vendor/p3/new.js', 'new\n');
       rmSync(join(repo.root, 'vendor/p7'), { recursive: true });
