@@ -202,6 +202,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   for (const harness of harnesses) await runOnce(harness, 'bash', 2, context, piCli);
 
   const results = new Map<string, RunResult[]>();
+  const floors = new Map<string, number[]>();
   const add = (key: string, result: RunResult) => results.set(key, [...(results.get(key) ?? []), result]);
   for (let round = 0; round < rounds; round++) {
     // Alternating, and in the opposite order every other round, so drift in the machine's load
@@ -213,6 +214,11 @@ async function run(context: BenchContext): Promise<Row[]> {
         context.log(`round ${round + 1}/${rounds}: ${harness}, ${turns} ${kind} turns`);
         add(`${harness} ${kind}`, await runOnce(harness, kind, turns, context, piCli, harness === 'savepoint' ? profileDir : undefined));
       }
+      // The disk's floor for this kind's turns, measured between the harnesses' runs (the disk's
+      // speed moves with the machine's load: measured apart, it would not compare).
+      const commitsPerTurn = kind === 'bash' ? 3 : 2;
+      const commits = await durableCommitFloor(context, turns * commitsPerTurn);
+      floors.set(kind, [...(floors.get(kind) ?? []), ...Array.from({ length: turns }, (_, i) => sum(commits.slice(i * commitsPerTurn, (i + 1) * commitsPerTurn)))]);
     }
   }
 
@@ -243,12 +249,10 @@ async function run(context: BenchContext): Promise<Row[]> {
     };
     rows.push(ratioRow('savepoint', ours));
     // What the disk alone takes for the commits of such a turn (one per journal entry: the model's
-    // answer, the command's intent and its result; a read has no intent), measured now: the part of
-    // the gap no code change removes while every entry is durable before the next request.
-    const commitsPerTurn = kind === 'bash' ? 3 : 2;
-    const commitLatencies = await durableCommitFloor(context, turns * commitsPerTurn);
-    const perTurn = Array.from({ length: turns }, (_, i) => sum(commitLatencies.slice(i * commitsPerTurn, (i + 1) * commitsPerTurn)));
-    rows.push(latencyRow(`floor: the file operations of ${commitsPerTurn} durable commits (a ${kind} turn's entries)`, perTurn.length, perTurn));
+    // answer, the command's intent and its result; a read has no intent): the part of the gap no
+    // code change removes while every entry is durable before the next request.
+    const perTurn = floors.get(kind) ?? [];
+    rows.push(latencyRow(`floor: the file operations of ${kind === 'bash' ? 3 : 2} durable commits (a ${kind} turn's entries)`, perTurn.length, perTurn));
     rows.push({ what: `${kind} turns: that floor / pi's whole gap (p50s)`, value: `${(percentile(perTurn, 50) / percentile(theirs, 50)).toFixed(2)}x` });
     if (kind === 'bash') {
       // pi runs its commands unconfined; bubblewrap costs ~5 ms a command (namespaces, mounts).
