@@ -1,4 +1,4 @@
-// git's delta format, written and applied: what a pack's OFS_DELTA entry holds. A delta is the
+// git's delta format, written (pack-delta.ts applies it): what a pack's OFS_DELTA entry holds. A delta is the
 // base's size and the target's, then instructions: copy a run of the base, or insert new bytes.
 // Pure code. The encoder is a greedy one: every few bytes of the base are indexed, the target is
 // scanned for the longest match at each position, and a match is also grown backwards into the
@@ -61,44 +61,6 @@ export function encodeDelta(base: Buffer, target: Buffer, limit = Number.POSITIV
   pushInsert(out, target, literalStart, end);
   pushCopies(out, base.length - suffix, suffix);
   return out.length < limit ? Buffer.from(out) : undefined;
-}
-
-/** Applies a git delta to `base`; throws on a delta that does not fit it. */
-export function applyDelta(base: Buffer, delta: Buffer): Buffer {
-  let at = 0;
-  const readSize = (): number => {
-    let size = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = delta[at++]!;
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (!(byte & 0x80)) return size;
-    }
-  };
-  if (readSize() !== base.length) throw new Error('delta: base size mismatch');
-  const out = Buffer.alloc(readSize());
-  let written = 0;
-  while (at < delta.length) {
-    const op = delta[at++]!;
-    if (op & 0x80) {
-      let offset = 0;
-      let size = 0;
-      for (let i = 0; i < 4; i++) if (op & (1 << i)) offset += delta[at++]! * 2 ** (8 * i);
-      for (let i = 0; i < 3; i++) if (op & (1 << (4 + i))) size += delta[at++]! * 2 ** (8 * i);
-      if (size === 0) size = 0x10000;
-      if (offset + size > base.length || written + size > out.length) throw new Error('delta: copy out of range');
-      written += base.copy(out, written, offset, offset + size);
-    } else if (op) {
-      if (at + op > delta.length || written + op > out.length) throw new Error('delta: insert out of range');
-      written += delta.copy(out, written, at, at + op);
-      at += op;
-    } else {
-      throw new Error('delta: reserved instruction 0');
-    }
-  }
-  if (written !== out.length) throw new Error('delta: result size mismatch');
-  return out;
 }
 
 // A hash table of base positions by the MIN_COPY bytes that start there (every position, or one in

@@ -15,7 +15,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
-import { applyDelta, encodeDelta } from './delta.js';
+import { encodeDelta } from './delta.js';
+import { applyDelta } from './pack-delta.js';
 import { decodeLoose, hashObject, parseCommit, parseTree, TREE_MODE } from './git-object.js';
 import { packIndexIds, type BuiltPack } from './pack-file.js';
 import { buildIndex, crc32, entryHeader, offsetBytes } from './pack-format.js';
@@ -204,7 +205,7 @@ class DeltaPackWriter {
       const source = at && this.objects.get(base!);
       if (!at || !source || source.type !== object.type || at.depth >= MAX_DEPTH) continue;
       const delta = encodeDelta(source.body, object.body, best?.delta.length ?? object.body.length);
-      if (delta && applyDelta(source.body, delta).equals(object.body)) best = { delta, base: at };
+      if (delta && applyDelta(delta, source.body).equals(object.body)) best = { delta, base: at };
     }
     let header: Buffer | undefined;
     let data: Buffer | undefined;

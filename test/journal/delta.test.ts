@@ -5,12 +5,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { applyDelta, encodeDelta } from '../../src/journal/delta.js';
+import { encodeDelta } from '../../src/journal/delta.js';
+import { applyDelta } from '../../src/journal/pack-delta.js';
 
 function roundTrip(base: Buffer, target: Buffer): Buffer {
   const delta = encodeDelta(base, target);
   assert.ok(delta, 'a delta without a limit is always made');
-  assert.ok(applyDelta(base, delta).equals(target), `round trip of ${base.length} -> ${target.length} bytes`);
+  assert.ok(applyDelta(delta, base).equals(target), `round trip of ${base.length} -> ${target.length} bytes`);
   return delta;
 }
 
@@ -56,7 +57,7 @@ describe('git deltas (delta.ts)', () => {
     const base = randomBytes(1000);
     assert.equal(encodeDelta(base, randomBytes(1000), 500), undefined);
     const delta = encodeDelta(base, Buffer.concat([base, base]))!;
-    assert.throws(() => applyDelta(base.subarray(1), delta), /base size/);
-    assert.throws(() => applyDelta(base, delta.subarray(0, delta.length - 1)), /size|range/);
+    assert.throws(() => applyDelta(delta, base.subarray(1)), /base has the wrong size/);
+    assert.throws(() => applyDelta(delta.subarray(0, delta.length - 1), base), /size|range/);
   });
 });
