@@ -12,7 +12,7 @@ import * as zlib from 'node:zlib';
 import type { DirectorySync } from './durable-file.js';
 import { abandonTemp, finishTemp, fsyncAsync, openTemp, unlinkQuietly, writeFileDurably, writeFully } from './durable-file.js';
 import type { GitObject } from './git-object.js';
-import { buildIndex, crc32, entryHeader } from './pack-format.js';
+import { buildIndex, crc32, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
 
 const TYPE_CODES = { commit: 1, tree: 2, blob: 3 } as const;
 let tempCounter = 0;
@@ -88,22 +88,17 @@ export function concatenatePacks(parts: Array<{ pack: Buffer; idx: Buffer }>): B
   let at = 12;
   for (const { pack, idx } of parts) {
     if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK' || pack.readUInt32BE(4) !== 2) return undefined;
-    if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) return undefined;
-    const count = idx.readUInt32BE(8 + 255 * 4);
+    if (!isIndexV2(idx)) return undefined;
+    const count = indexCount(idx);
     const checksum = pack.subarray(pack.length - 20);
     if (pack.readUInt32BE(8) !== count || !createHash('sha1').update(pack.subarray(0, pack.length - 20)).digest().equals(checksum)) return undefined;
-    const ids = 8 + 1024;
-    const crcs = ids + count * 20;
-    const offsets = crcs + count * 4;
-    const large = offsets + count * 4;
+    const crcs = INDEX_IDS + count * 20;
     for (let i = 0; i < count; i++) {
-      const oid = Buffer.from(idx.subarray(ids + i * 20, ids + i * 20 + 20));
+      const oid = Buffer.from(idx.subarray(INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
       const key = oid.toString('hex');
       if (seen.has(key)) return undefined;
       seen.add(key);
-      let offset = idx.readUInt32BE(offsets + i * 4);
-      if (offset & 0x80000000) offset = Number(idx.readBigUInt64BE(large + (offset & 0x7fffffff) * 8));
-      entries.push({ oid, offset: at + offset - 12, crc: idx.readUInt32BE(crcs + i * 4) });
+      entries.push({ oid, offset: at + indexOffset(idx, count, i) - 12, crc: idx.readUInt32BE(crcs + i * 4) });
     }
     const body = pack.subarray(12, pack.length - 20);
     bodies.push(body);
@@ -172,21 +167,21 @@ export function writePackFilesSync(dir: string, built: BuiltPack, dirs: Director
  * journal, would be waste); undefined when it is not one.
  */
 export function packIndexCount(path: string): number | undefined {
-  const head = Buffer.alloc(8 + 1024);
+  const head = Buffer.alloc(INDEX_IDS);
   const fd = openSync(path, 'r');
   try {
     if (readSync(fd, head, 0, head.length, 0) < head.length) return undefined;
   } finally {
     closeSync(fd);
   }
-  return head.readUInt32BE(0) === 0xff744f63 && head.readUInt32BE(4) === 2 ? head.readUInt32BE(8 + 255 * 4) : undefined;
+  return isIndexV2(head) ? indexCount(head) : undefined;
 }
 
 /** The object ids a version-2 pack index lists, in its order. */
 export function packIndexIds(idx: Buffer): string[] {
-  const count = idx.readUInt32BE(8 + 255 * 4);
+  const count = indexCount(idx);
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', 8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20));
+  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
   return ids;
 }
 
@@ -196,16 +191,10 @@ export function packIndexIds(idx: Buffer): string[] {
  * which is the order a replay reads them in: git pack-objects, handed ids in this order, keeps it.
  */
 export function packIndexIdsInPackOrder(idx: Buffer): string[] {
-  const count = idx.readUInt32BE(8 + 255 * 4);
-  const offsets = 8 + 1024 + count * 24;
-  const large = offsets + count * 4;
-  const order: Array<{ at: number; i: number }> = [];
-  for (let i = 0; i < count; i++) {
-    const offset = idx.readUInt32BE(offsets + i * 4);
-    order.push({ at: offset & 0x80000000 ? Number(idx.readBigUInt64BE(large + (offset & 0x7fffffff) * 8)) : offset, i });
-  }
+  const count = indexCount(idx);
+  const order = Array.from({ length: count }, (_, i) => ({ at: indexOffset(idx, count, i), i }));
   order.sort((a, b) => a.at - b.at);
-  return order.map(({ i }) => idx.toString('hex', 8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20));
+  return order.map(({ i }) => idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
 }
 
 /**

@@ -1,8 +1,52 @@
-// The pieces of git's pack format a pack writer needs: an entry's header, an OFS_DELTA's distance,
-// the version-2 index, CRC-32. Pure code, shared by the append's writer (pack-file.ts) and the
-// run's-end packer (pack-deltify.ts).
+// The pieces of git's pack format the journal's writers and readers share: an entry's header, an
+// OFS_DELTA's distance, the version-2 index (written, and its header, count and offsets read),
+// CRC-32. Pure code, for the append's writer (pack-file.ts), the run's-end packer
+// (pack-deltify.ts), the pack reader and the checkpoint's pack writer.
 import { createHash } from 'node:crypto';
 import * as zlib from 'node:zlib';
+
+/** Where a version-2 index's object ids start: after its magic, version and 256 fan-out counts. */
+export const INDEX_IDS = 8 + 1024;
+
+/** Whether `idx` starts as a version-2 pack index ("\377tOc", version 2, a whole fan-out table). */
+export function isIndexV2(idx: Buffer): boolean {
+  return idx.length >= INDEX_IDS && idx.readUInt32BE(0) === 0xff744f63 && idx.readUInt32BE(4) === 2;
+}
+
+/** How many objects a version-2 index lists (the last fan-out count). */
+export function indexCount(idx: Buffer): number {
+  return idx.readUInt32BE(8 + 255 * 4);
+}
+
+/** The pack offset of the `i`-th object of a version-2 index listing `count`, large offsets included. */
+export function indexOffset(idx: Buffer, count: number, i: number): number {
+  const offset = idx.readUInt32BE(INDEX_IDS + count * 24 + i * 4);
+  if (!(offset & 0x80000000)) return offset;
+  const large = INDEX_IDS + count * 28 + (offset & 0x7fffffff) * 8;
+  return idx.readUInt32BE(large) * 2 ** 32 + idx.readUInt32BE(large + 4);
+}
+
+/**
+ * Where a version-2 index lists the object `want` (its 20-byte id), or undefined: a binary search
+ * of the sorted ids within the fan-out range of its first byte, comparing the first four bytes
+ * before the whole id.
+ */
+export function indexPosition(idx: Buffer, want: Buffer): number | undefined {
+  const first = want[0]!;
+  const prefix = want.readUInt32BE(0);
+  let low = first === 0 ? 0 : idx.readUInt32BE(8 + (first - 1) * 4);
+  let high = idx.readUInt32BE(8 + first * 4);
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const at = INDEX_IDS + middle * 20;
+    const head = idx.readUInt32BE(at);
+    const order = head !== prefix ? (head < prefix ? -1 : 1) : idx.compare(want, 0, 20, at, at + 20);
+    if (order === 0) return middle;
+    if (order < 0) low = middle + 1;
+    else high = middle;
+  }
+  return undefined;
+}
 
 /** The type-and-size header of a pack entry: 3 bits of type, then the size, 7 bits a byte. */
 export function entryHeader(type: number, size: number): Buffer {

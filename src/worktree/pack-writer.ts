@@ -13,6 +13,7 @@ import type { GitObject } from '../journal/git-object.js';
 import type { ObjectStore } from '../journal/object-store.js';
 import { DirectorySync } from '../journal/durable-file.js';
 import { PackBuilder, writePackFilesSync } from '../journal/pack-file.js';
+import { indexPosition, isIndexV2 } from '../journal/pack-format.js';
 
 /** From this many new objects in one checkpoint on, they are written as one pack. */
 export const PACK_THRESHOLD = 256;
@@ -90,7 +91,7 @@ export class ObjectPresence {
     for (const name of names) {
       try {
         const idx = readFileSync(join(packDir, name));
-        if (idx.length >= 8 + 1024 && idx.readUInt32BE(0) === 0xff744f63 && idx.readUInt32BE(4) === 2) this.indexes.push(idx);
+        if (isIndexV2(idx)) this.indexes.push(idx);
       } catch {
         // being removed by a repack: its objects are in the new pack, or loose
       }
@@ -104,7 +105,7 @@ export class ObjectPresence {
       if (stat && stat.size > 0) return true;
     }
     const want = Buffer.from(oid, 'hex');
-    return this.indexes.some((idx) => inIndex(idx, want));
+    return this.indexes.some((idx) => indexPosition(idx, want) !== undefined);
   }
 
   // The loose objects of one fan-out directory, listed once (one readdir, not a stat per object).
@@ -120,20 +121,4 @@ export class ObjectPresence {
     }
     return names;
   }
-}
-
-// Binary search of a version-2 index's sorted ids, within the fan-out range of the first byte.
-function inIndex(idx: Buffer, want: Buffer): boolean {
-  const first = want[0]!;
-  let lo = first === 0 ? 0 : idx.readUInt32BE(8 + (first - 1) * 4);
-  let hi = idx.readUInt32BE(8 + first * 4);
-  const ids = 8 + 1024;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const cmp = Buffer.compare(idx.subarray(ids + mid * 20, ids + mid * 20 + 20), want);
-    if (cmp === 0) return true;
-    if (cmp < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return false;
 }
