@@ -3,16 +3,14 @@
 // clone, gc --auto; and against git's own best packing of the same objects, which it must beat.
 // Journals git packed, merges of fetched journals, tags and objects no commit reaches go in too.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { JournalStore } from '../../src/index.js';
 import { makeObject, makeTree, FILE_MODE, type Tree } from '../../src/journal/git-object.js';
 import { MAX_DEPTH } from '../../src/journal/pack-deltify.js';
 import { assertFsckClean, gitOut, journalFile } from '../helpers/git.js';
+import { appendUntilKilled, rollupStepPath } from '../helpers/rollup-kills.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
@@ -134,31 +132,12 @@ describe("a run's end packs the journal itself", () => {
 
   it('loses nothing when the process is killed with SIGKILL in the middle of one', async () => {
     const repo = await scratch.repo();
-    const child = fileURLToPath(new URL('../helpers/rollup-child.ts', import.meta.url));
-    const stepFile = (i: number) => `runs/r/steps/${String(Math.floor(i / 100)).padStart(3, '0')}/${String(i).padStart(6, '0')}-run_bash.json`;
-    const returned = new Set<number>();
-    let next = 0;
-    for (let round = 0; round < 6; round++) {
-      const proc = spawn(process.execPath, ['--import', 'tsx', child, repo.root, String(next), 'tidy'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      proc.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        for (const match of out.matchAll(/^appended (\d+)$/gm)) returned.add(Number(match[1]));
-      });
-      proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      while (!/appended/.test(out) && proc.exitCode === null) await sleep(10);
-      await sleep(40 + round * 53);
-      proc.kill('SIGKILL');
-      await new Promise((resolve) => proc.once('close', resolve));
-      assert.match(out, /appended/, err);
-      next = Math.max(...returned) + 1;
-    }
+    const returned = await appendUntilKilled(repo.root, { rounds: 6, delayMs: (round) => 40 + round * 53, tidy: true });
     await assertFsckClean(repo.root);
     const store = await JournalStore.open(repo.root);
-    for (const i of returned) assert.match((await store.fileAt(stepFile(i)))?.toString() ?? '', new RegExp(`"step":${i},`), `step ${i}`);
+    for (const i of returned) assert.match((await store.fileAt(rollupStepPath(i)))?.toString() ?? '', new RegExp(`"step":${i},`), `step ${i}`);
     await store.objects.rollup.tidy();
     await assertFsckClean(repo.root);
-    for (const i of returned) assert.match((await store.fileAt(stepFile(i)))?.toString() ?? '', new RegExp(`"step":${i},`), `step ${i} after the roll-up`);
+    for (const i of returned) assert.match((await store.fileAt(rollupStepPath(i)))?.toString() ?? '', new RegExp(`"step":${i},`), `step ${i} after the roll-up`);
   });
 });

@@ -4,28 +4,18 @@
 // Judged by git itself: fsck --strict, count-objects, gc --auto, clone. A child killed with SIGKILL
 // mid roll-up loses nothing.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { JournalStore } from '../../src/index.js';
 import { makeObject } from '../../src/journal/git-object.js';
 import { ROLL_TRIGGER_PACKS } from '../../src/journal/pack-rollup.js';
 import { assertFsckClean, gitOut, journalFile } from '../helpers/git.js';
+import { appendUntilKilled, rollupStepContent, rollupStepPath } from '../helpers/rollup-kills.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
-
-function stepPath(i: number): string {
-  return `runs/r/steps/${String(Math.floor(i / 100)).padStart(3, '0')}/${String(i).padStart(6, '0')}-run_bash.json`;
-}
-
-function stepContent(i: number): string {
-  return `${JSON.stringify({ step: i, output: `exit 0\n${'a line of output\n'.repeat(20)}${i}` })}\n`;
-}
 
 async function countObjects(root: string): Promise<Record<string, string>> {
   const out = await gitOut(root, ['count-objects', '-v']);
@@ -39,7 +29,7 @@ describe('the journal as packs', () => {
     for (let i = 0; i < 300; i++) {
       // A checkpoint's objects go loose (ObjectStore.write); the roll-ups pack them and remove them.
       if (i % 10 === 0) store.objects.write([makeObject('blob', Buffer.from(`checkpoint ${i}\n`))]);
-      await store.append([{ path: stepPath(i), content: stepContent(i) }], `r #${i} run_bash`);
+      await store.append([{ path: rollupStepPath(i), content: rollupStepContent(i) }], `r #${i} run_bash`);
     }
     // Along the way, roll-ups copied small packs together (no git process); a run's end deltifies them.
     const along = await store.objects.rollup.settle();
@@ -59,15 +49,15 @@ describe('the journal as packs', () => {
     assert.equal((await countObjects(repo.root)).packs, counts.packs);
 
     // Everything reads back, in this process and in a fresh one, and in a clone.
-    assert.equal(await journalFile(repo.root, stepPath(299)), stepContent(299).trimEnd());
+    assert.equal(await journalFile(repo.root, rollupStepPath(299)), rollupStepContent(299).trimEnd());
     const fresh = await JournalStore.open(repo.root);
-    for (const i of [0, 1, 150, 299]) assert.equal((await fresh.fileAt(stepPath(i)))?.toString(), stepContent(i));
-    assert.equal((await store.fileAt(stepPath(7)))?.toString(), stepContent(7));
+    for (const i of [0, 1, 150, 299]) assert.equal((await fresh.fileAt(rollupStepPath(i)))?.toString(), rollupStepContent(i));
+    assert.equal((await store.fileAt(rollupStepPath(7)))?.toString(), rollupStepContent(7));
     const clone = join(scratch.dir(), 'clone');
     await gitOut(scratch.dir(), ['clone', '-q', '--no-local', repo.root, clone]);
     await gitOut(clone, ['fetch', '-q', 'origin', 'agent-journal:agent-journal']);
     await assertFsckClean(clone);
-    assert.equal(await journalFile(clone, stepPath(123)), stepContent(123).trimEnd());
+    assert.equal(await journalFile(clone, rollupStepPath(123)), rollupStepContent(123).trimEnd());
   });
 
   it('leaves packs it did not make alone: a kept pack and one over the size limit', async () => {
@@ -87,7 +77,7 @@ describe('the journal as packs', () => {
     const keptPack = before.reduce((a, b) => (statSync(join(packDir, a)).size < statSync(join(packDir, b)).size ? a : b));
     writeFileSync(join(packDir, keptPack.replace(/\.pack$/, '.keep')), '');
     const store = await JournalStore.open(repo.root);
-    for (let i = 0; i < 60; i++) await store.append([{ path: stepPath(i), content: stepContent(i) }], `r #${i}`);
+    for (let i = 0; i < 60; i++) await store.append([{ path: rollupStepPath(i), content: rollupStepContent(i) }], `r #${i}`);
     await store.objects.rollup.rollNow(true);
     const after = readdirSync(packDir).filter((n) => n.endsWith('.pack'));
     for (const name of before) assert.ok(after.includes(name), `${name} is still there`);
@@ -103,7 +93,7 @@ describe('the journal as packs', () => {
     const listed = readdirSync(packDir).filter((n) => n.endsWith('.pack'));
     assert.equal(listed.length, 1);
     const store = await JournalStore.open(repo.root);
-    for (let i = 0; i < 40; i++) await store.append([{ path: stepPath(i), content: stepContent(i) }], `r #${i}`);
+    for (let i = 0; i < 40; i++) await store.append([{ path: rollupStepPath(i), content: rollupStepContent(i) }], `r #${i}`);
     await store.objects.rollup.settle();
     const rolled = await store.objects.rollup.rollNow(true);
     assert.ok(rolled && rolled.packs >= 2, 'the journal packs were rolled up');
@@ -116,29 +106,10 @@ describe('the journal as packs', () => {
 
   it('loses nothing when the process is killed with SIGKILL in the middle of roll-ups', async () => {
     const repo = await scratch.repo();
-    const child = fileURLToPath(new URL('../helpers/rollup-child.ts', import.meta.url));
-    const returned = new Set<number>();
-    let next = 0;
-    for (let round = 0; round < 8; round++) {
-      const proc = spawn(process.execPath, ['--import', 'tsx', child, repo.root, String(next)], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      proc.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        for (const match of out.matchAll(/^appended (\d+)$/gm)) returned.add(Number(match[1]));
-      });
-      proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      // Up and appending (the loader takes a while), then killed a little later each round.
-      while (!/appended/.test(out) && proc.exitCode === null) await sleep(10);
-      await sleep(30 + round * 37);
-      proc.kill('SIGKILL');
-      await new Promise((resolve) => proc.once('close', resolve));
-      assert.match(out, /appended/, err);
-      next = Math.max(...returned) + 1;
-    }
+    const returned = await appendUntilKilled(repo.root, { rounds: 8, delayMs: (round) => 30 + round * 37 });
     await assertFsckClean(repo.root);
     const store = await JournalStore.open(repo.root);
-    for (const i of returned) assert.equal((await store.fileAt(stepPath(i)))?.toString(), stepContent(i), `step ${i}`);
+    for (const i of returned) assert.equal((await store.fileAt(rollupStepPath(i)))?.toString(), rollupStepContent(i), `step ${i}`);
     // A kill between a pack's two renames (or removals) leaves a .pack with no .idx, as git's own
     // repack does; once old, the next roll-up removes it.
     const packDir = join(repo.root, '.git', 'objects', 'pack');
@@ -147,6 +118,6 @@ describe('the journal as packs', () => {
     await store.objects.rollup.rollNow(true);
     assert.equal((await countObjects(repo.root)).garbage, '0', `objects/pack: ${readdirSync(packDir).join(' ')}`);
     await assertFsckClean(repo.root);
-    for (const i of returned) assert.equal((await store.fileAt(stepPath(i)))?.toString(), stepContent(i), `step ${i} after the roll-up`);
+    for (const i of returned) assert.equal((await store.fileAt(rollupStepPath(i)))?.toString(), rollupStepContent(i), `step ${i} after the roll-up`);
   });
 });
