@@ -214,9 +214,7 @@ export class ObjectStore {
   async read(oid: string, expected: ObjectType): Promise<Buffer> {
     // The packs already seen first (no system call), then the loose file, then packs that appeared
     // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object.
-    // Twice over: another process's roll-up may remove a pack between the rescan's readdir and
-    // its read (the pack replacing it is on disk before, so the second rescan finds it).
-    const found = this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true) ?? this.packs.read(oid, true);
+    const found = this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true);
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;

@@ -83,14 +83,14 @@ export function buildIndex(entries: Array<{ oid: Buffer; offset: number; crc: nu
   const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
   const large = sorted.filter((e) => e.offset >= 0x80000000);
   const n = sorted.length;
-  const out = Buffer.alloc(8 + 1024 + n * 28 + large.length * 8 + 40);
+  const out = Buffer.alloc(INDEX_IDS + n * 28 + large.length * 8 + 40);
   out.writeUInt32BE(0xff744f63, 0);
   out.writeUInt32BE(2, 4);
   const fanout = new Array<number>(256).fill(0);
   for (const e of sorted) fanout[e.oid[0]!]!++;
   let running = 0;
   for (let i = 0; i < 256; i++) out.writeUInt32BE((running += fanout[i]!), 8 + i * 4);
-  let at = 8 + 1024;
+  let at = INDEX_IDS;
   for (const e of sorted) at += e.oid.copy(out, at);
   for (const e of sorted) at = out.writeUInt32BE(e.crc >>> 0, at);
   let nextLarge = 0;

@@ -85,13 +85,25 @@ export class PackReader {
   private readonly fds = new Map<Pack, number>();
   private readonly scratch = Buffer.allocUnsafeSlow(READ_AHEAD_BYTES);
   private last: { pack?: Pack; start: number; length: number; data: Buffer } = { start: 0, length: 0, data: this.scratch };
+  // Whether the read under way met a pack that went away (see read).
+  private packGone = false;
 
   constructor(dir: string) {
     this.dir = dir;
   }
 
-  /** The object from the packs known so far, or (`rescan`) from the packs there are now. */
+  /**
+   * The object from the packs known so far, or (`rescan`) from the packs there are now. A rescan
+   * that met a pack going away (another process's roll-up removing what it replaced, between the
+   * directory's listing and the read) looks once more: the pack replacing it was on disk first.
+   */
   read(oid: string, rescan: boolean): { type: string; body: Buffer } | undefined {
+    this.packGone = false;
+    const found = this.readOnce(oid, rescan);
+    return found ?? (rescan && this.packGone ? this.readOnce(oid, true) : undefined);
+  }
+
+  private readOnce(oid: string, rescan: boolean): { type: string; body: Buffer } | undefined {
     if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
     if (rescan || !this.packs) this.packs = this.scan();
     const found = this.locate(Buffer.from(oid, 'hex'));
@@ -105,6 +117,7 @@ export class PackReader {
       return found.pack.verified || hashObject(type, object.body) === oid ? { type, body: object.body } : undefined;
     } catch {
       this.packs = undefined; // removed by a repack, or damaged: look again next time
+      this.packGone = true;
       this.closeFiles();
       return undefined;
     }
@@ -117,7 +130,7 @@ export class PackReader {
   addWritten(path: string, pack: Buffer, idx: Buffer): void {
     if (!this.packs) return; // the first read scans the directory, and finds it there
     if (this.packs.some((known) => known.path === path)) return;
-    this.packs.unshift({ path, size: pack.length, idx, count: idx.readUInt32BE(8 + 255 * 4), data: pack, verified: true });
+    this.packs.unshift({ path, size: pack.length, idx, count: indexCount(idx), data: pack, verified: true });
   }
 
   /** Whether a pack known so far, still on disk, holds `oid` (no rescan). */
@@ -162,7 +175,7 @@ export class PackReader {
         if (!isIndexV2(idx)) continue; // version 2 only
         packs.push({ path, size: statSync(path).size, idx, count: indexCount(idx) });
       } catch {
-        // a pack being written or removed right now: skip it
+        this.packGone = true; // a pack being written or removed right now: skip it
       }
     }
     return packs;
