@@ -4,11 +4,10 @@
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { asWriteFailure, JournalMovedError } from '../errors/index.js';
 import { unlinkQuietly } from './durable-file.js';
 import { assertNotCheckedOut, findRepository, type Repository } from './repository.js';
-import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type CommitInfo, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
+import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
 import { ObjectStore } from './object-store.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef, type RefFaultPoint } from './refs.js';
 import { JOURNAL_REF } from './layout.js';
@@ -194,7 +193,7 @@ export class JournalStore {
       if (seen.has(current)) continue;
       seen.add(current);
       try {
-        queue.push(...(await this.readCommitPatiently(current)).parents);
+        queue.push(...(await this.objects.readCommit(current)).parents);
       } catch {
         // a commit this clone lacks (shallow, pruned): that line of history ends here
       }
@@ -202,21 +201,9 @@ export class JournalStore {
     return false;
   }
 
-  // A commit read once more after a moment when it fails: another process's roll-up may have
-  // removed the pack it was in between our looks (the new pack is on disk first). Deciding that the
-  // branch moved onto other history on a read that failed only for that would stop a live run.
-  private async readCommitPatiently(oid: string): Promise<CommitInfo> {
-    try {
-      return await this.objects.readCommit(oid);
-    } catch {
-      await sleep(20);
-      return this.objects.readCommit(oid);
-    }
-  }
-
   private async hasCommit(oid: string): Promise<boolean> {
     try {
-      await this.readCommitPatiently(oid);
+      await this.objects.readCommit(oid);
       return true;
     } catch {
       return false;
