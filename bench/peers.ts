@@ -101,6 +101,11 @@ class ServerClock {
   requests(url: string): Array<{ start: number; end: number }> {
     return this.byPort.get(Number(new URL(url).port)) ?? [];
   }
+
+  /** Forgets what was served on `url`'s port: a new server may get the port of one closed before. */
+  forget(url: string): void {
+    this.byPort.delete(Number(new URL(url).port));
+  }
 }
 
 let clock: ServerClock | undefined;
@@ -134,6 +139,7 @@ async function runOnce(harness: Harness, kind: Kind, turns: number, context: Ben
   const repo = setUp(context, `peers-${harness}-${kind}`);
   const agentDir = createTempDir(context, `peers-${harness}-config`);
   const fake = await startFakeAnthropic({ turns: turnsFor(harness, kind, turns) });
+  clock?.forget(fake.url);
   try {
     const gitBefore = duBytes(join(repo.root, '.git'));
     const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' };
