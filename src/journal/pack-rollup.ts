@@ -12,13 +12,15 @@
 // is made durable (its files and the directory fsynced) before any pack or loose file it replaces
 // is removed, so a kill or a power cut at any point leaves every object in at least one place.
 // Only packs that savepoint could have made are touched: none with a .keep, .promisor, .mtimes or
-// .bitmap beside it, none over ROLL_MAX_BYTES, and none a multi-pack-index lists (`git maintenance`
-// writes one; removing a pack it lists would need it rewritten).
+// .bitmap beside it, none over ROLL_MAX_BYTES, none a multi-pack-index lists (`git maintenance`
+// writes one; removing a pack it lists would need it rewritten). One process at a time rolls up
+// (rollup-lock.ts).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DirectorySync, syncPathAsync } from './durable-file.js';
 import { removeOrphanPackFiles } from './leftovers.js';
+import { tryRollupLock } from './rollup-lock.js';
 import { buildDeltifiedPack, MAX_OBJECTS, packHolds, readObjects } from './pack-deltify.js';
 import { packObjects } from './pack-objects.js';
 import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, packIndexIdsInPackOrder, writePackFiles } from './pack-file.js';
@@ -38,12 +40,11 @@ const LOOSE_TRIGGER = 1000;
 /** Packs larger than this are never rolled up (a clone's pack, a `git gc`'s). */
 export const ROLL_MAX_BYTES = 8 * 1024 * 1024;
 
-/** A pack in the pack directory: its path without the extension, size and object count. */
+/** A pack in the pack directory: its path without the extension, size, object count, and when it was written (mtime). */
 interface PackInfo {
   base: string;
   bytes: number;
   count: number;
-  /** When the pack was written (its file's modification time). */
   mtime: number;
 }
 
@@ -93,7 +94,7 @@ export class PackRollup {
     if (this.inFlight || ++this.appendsSinceLook < 4) return;
     this.appendsSinceLook = 0;
     // A failed roll-up is retried later; nothing was removed.
-    this.serially(() => this.rollPlanned(this.plan(ROLL_TRIGGER_PACKS))).catch(() => undefined);
+    this.serially(() => this.rollPlanned(() => this.plan(ROLL_TRIGGER_PACKS))).catch(() => undefined);
   }
 
   /** Waits for the roll-up in flight, if any (a run's end, tests). */
@@ -103,7 +104,7 @@ export class PackRollup {
 
   /** Rolls up now every small pack (`all`), or whatever is due, waiting for it. */
   async rollNow(all = false): Promise<RollupResult | undefined> {
-    return this.serially(() => this.rollPlanned(this.plan(all ? 'all' : ROLL_TRIGGER_PACKS)));
+    return this.serially(() => this.rollPlanned(() => this.plan(all ? 'all' : ROLL_TRIGGER_PACKS)));
   }
 
   /**
@@ -112,11 +113,13 @@ export class PackRollup {
    * geometric progression, however few; so a finished run leaves its objects deltified.
    */
   async tidy(): Promise<RollupResult | undefined> {
-    return this.serially(() => {
+    let how: 'journal' | 'git' = 'git';
+    const planned = () => {
       const everything = this.plan('all');
-      const small = everything && everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES;
-      return this.rollPlanned(small ? everything : this.plan(2), small ? 'journal' : 'git');
-    });
+      how = everything && everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES ? 'journal' : 'git';
+      return how === 'journal' ? everything : this.plan(2);
+    };
+    return this.serially(() => this.rollPlanned(planned, () => how));
   }
 
   // Runs `work` once the roll-up before it has ended, so that one process never has two at once
@@ -132,8 +135,18 @@ export class PackRollup {
     return next;
   }
 
-  private async rollPlanned(plan: { packs: PackInfo[] } | undefined, how?: 'git' | 'journal'): Promise<RollupResult | undefined> {
-    return plan ? this.roll(plan.packs, [...this.loose], how ?? (this.shouldDeltify(plan.packs) ? 'git' : 'copy')) : undefined;
+  // A roll-up of what `planned` picks, if anything, under the roll-up lock (held by another process:
+  // skipped till the next look), planned again once held: that process may just have rolled them up.
+  private async rollPlanned(planned: () => { packs: PackInfo[] } | undefined, how?: () => 'git' | 'journal'): Promise<RollupResult | undefined> {
+    if (!planned()) return undefined;
+    const lock = tryRollupLock(this.objectsDir);
+    if (!lock) return undefined;
+    try {
+      const plan = planned();
+      return plan ? await this.roll(plan.packs, [...this.loose], how?.() ?? (this.shouldDeltify(plan.packs) ? 'git' : 'copy')) : undefined;
+    } finally {
+      lock.release();
+    }
   }
 
   private shouldDeltify(packs: PackInfo[]): boolean {
@@ -282,7 +295,4 @@ function geometricRoll(packs: PackInfo[]): PackInfo[] {
 }
 
 // unlink that shrugs at a file already gone (another process rolled it up, or never had a .rev).
-async function unlinkAsync(path: string): Promise<void> {
-  await unlink(path).catch(() => undefined);
-}
-
+const unlinkAsync = (path: string): Promise<void> => unlink(path).catch(() => undefined);

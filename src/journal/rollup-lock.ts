@@ -1,0 +1,111 @@
+// One pack roll-up at a time per objects directory, across processes. Several runs may share the
+// journal, and each process rolls up the pack directory's small packs in the background: two at
+// once would both read, deltify and write the same packs (seconds of CPU each on a large roll-up,
+// beside the runs' own steps), and one could remove a pack the other is still renaming, leaving an
+// .idx without its .pack. Nothing is lost either way (a roll-up removes packs only once its own is
+// durable), so the lock only spares that work: a process that finds it held skips its roll-up, and
+// its next append looks again. A holder is checked the way a run lock's is (proc.ts): its pid must
+// still be that process (same start time, same boot and pid namespace); elsewhere the lock counts
+// as held until it is STALE_ROLLUP_LOCK_MS old, longer than any roll-up takes.
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { unlinkQuietly } from './durable-file.js';
+import { bootId, pidNamespace, procStat } from './proc.js';
+
+/**
+ * The lock's file, in objects/ itself: git ignores files there (`fsck` and `count-objects` look only
+ * in the fan-out and pack directories), and leftovers.ts's patterns do not match it.
+ */
+export const ROLLUP_LOCK_NAME = 'tmp_rollup.lock';
+
+/** A roll-up lock older than this is stale whoever holds it: no roll-up takes that long. */
+export const STALE_ROLLUP_LOCK_MS = 10 * 60_000;
+
+/** A held roll-up lock: release() removes it, if it is still this process's. */
+export interface RollupLock {
+  release(): void;
+}
+
+/**
+ * Takes the roll-up lock of the objects directory `objectsDir`, or returns undefined when another
+ * live process holds it (or the lock cannot be written: a read-only repository rolls nothing up).
+ * A lock whose holder is gone is taken over.
+ */
+export function tryRollupLock(objectsDir: string): RollupLock | undefined {
+  const path = join(objectsDir, ROLLUP_LOCK_NAME);
+  const content = `${JSON.stringify({ pid: process.pid, startTime: procStat(process.pid)?.[19], bootId: bootId(), pidNamespace: pidNamespace() })}\n`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(path, 'wx', 0o644);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0 || !takeOverIfDead(path)) return undefined;
+      continue;
+    }
+    try {
+      writeSync(fd, content);
+    } finally {
+      closeSync(fd);
+    }
+    return {
+      release: () => {
+        if (readQuietly(path) === content) unlinkQuietly(path);
+      },
+    };
+  }
+  return undefined;
+}
+
+// Moves aside the lock at `path` when its holder is gone; whether it did. Renamed rather than
+// removed, and checked again once renamed: two processes that both found it dead cannot then
+// remove each other's fresh lock, only the dead one (the second rename finds nothing).
+function takeOverIfDead(path: string): boolean {
+  const seen = readQuietly(path);
+  if (seen === undefined || holderAlive(path, seen)) return false;
+  const aside = `${path}.dead-${process.pid}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return false; // someone else took it over first
+  }
+  const moved = readQuietly(aside);
+  if (moved !== seen) {
+    // A fresh lock was taken in between and moved here: it goes back (link: only if none is there).
+    try {
+      linkSync(aside, path);
+    } catch {
+      // another lock is there already
+    }
+  }
+  unlinkQuietly(aside);
+  return moved === seen;
+}
+
+function holderAlive(path: string, text: string): boolean {
+  let age: number;
+  try {
+    age = Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return false;
+  }
+  if (age > STALE_ROLLUP_LOCK_MS) return false;
+  let holder: { pid?: unknown; startTime?: unknown; bootId?: unknown; pidNamespace?: unknown };
+  try {
+    holder = JSON.parse(text) as typeof holder;
+  } catch {
+    return age < 5_000; // being written (or damaged): give the writer a moment, then take it
+  }
+  const here = typeof holder.pid === 'number' && holder.bootId === bootId() && holder.bootId !== undefined && holder.pidNamespace === pidNamespace();
+  if (!here) return true; // another machine, boot or container: only the age tells
+  const fields = procStat(holder.pid as number);
+  if (!fields || fields[0] === 'Z') return false;
+  return holder.startTime === undefined || fields[19] === holder.startTime;
+}
+
+function readQuietly(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
