@@ -5,9 +5,11 @@
 // .idx without its .pack. Nothing is lost either way (a roll-up removes packs only once its own is
 // durable), so the lock only spares that work: a process that finds it held skips its roll-up, and
 // its next append looks again. A holder is checked the way a run lock's is (proc.ts): its pid must
-// still be that process (same start time, same boot and pid namespace); elsewhere the lock counts
-// as held until it is STALE_ROLLUP_LOCK_MS old, longer than any roll-up takes.
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+// still be that process (same start time, same boot and pid namespace); elsewhere (another
+// container) the lock counts as held until STALE_ROLLUP_LOCK_MS have passed since its holder last
+// touched it, which it does every ROLLUP_LOCK_TOUCH_MS while it rolls up: a holder killed there
+// holds up this side's roll-ups for two minutes at most, not long enough for packs to pile up.
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { unlinkQuietly } from './durable-file.js';
 import { bootId, pidNamespace, procStat } from './proc.js';
@@ -18,8 +20,11 @@ import { bootId, pidNamespace, procStat } from './proc.js';
  */
 export const ROLLUP_LOCK_NAME = 'tmp_rollup.lock';
 
-/** A roll-up lock older than this is stale whoever holds it: no roll-up takes that long. */
-export const STALE_ROLLUP_LOCK_MS = 10 * 60_000;
+/** A roll-up lock untouched for this long is stale whoever holds it: its holder touches it more often. */
+export const STALE_ROLLUP_LOCK_MS = 2 * 60_000;
+
+/** How often a holder touches its lock while it rolls up (a large roll-up by git takes seconds). */
+const ROLLUP_LOCK_TOUCH_MS = 20_000;
 
 /** A held roll-up lock: release() removes it, if it is still this process's. */
 export interface RollupLock {
@@ -47,8 +52,17 @@ export function tryRollupLock(objectsDir: string): RollupLock | undefined {
     } finally {
       closeSync(fd);
     }
+    const touching = setInterval(() => {
+      const now = new Date();
+      try {
+        utimesSync(path, now, now);
+      } catch {
+        // taken over or removed: release() checks
+      }
+    }, ROLLUP_LOCK_TOUCH_MS).unref();
     return {
       release: () => {
+        clearInterval(touching);
         if (readQuietly(path) === content) unlinkQuietly(path);
       },
     };
