@@ -11,6 +11,7 @@ import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages
 import { abortReason } from './abort.js';
 import { toModelError } from './anthropic-errors.js';
 import { DEFAULT_MODEL } from './defaults.js';
+import { createHttpFetch } from './http-fetch.js';
 import { modelNotices, type ModelNotice } from './notices.js';
 import { RequestBodies } from './request-body.js';
 import { StreamedAnswer } from './streamed-answer.js';
@@ -51,6 +52,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   // Only what was given is passed: an absent option lets the SDK read its environment variable.
   const client = new BaseAnthropic({
     maxRetries,
+    fetch: createHttpFetch(),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : options.authToken !== undefined ? { authToken: options.authToken } : {}),
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
