@@ -214,9 +214,8 @@ class HttpBody {
     const chunks = incoming[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     return {
       next: () => chunks.next().catch((error: unknown) => Promise.reject(bodyError(error))),
-      // Stopping early (the SDK's cancel, a reader that gave up) closes the connection.
       return: () => {
-        incoming.destroy();
+        discard(incoming);
         return Promise.resolve({ done: true, value: undefined });
       },
     };
@@ -229,9 +228,17 @@ class HttpBody {
   }
 
   cancel(): Promise<void> {
-    this.incoming.destroy();
+    discard(this.incoming);
     return Promise.resolve();
   }
+}
+
+// A body read no further (the SDK's cancel before a retry, a reader that gave up): one that has
+// all arrived and is not being read is drained, so its connection serves the next request; the
+// rest close theirs (resume does nothing to a stream with a 'readable' listener: a reader's).
+function discard(incoming: IncomingMessage): void {
+  if (incoming.complete && incoming.listenerCount('readable') === 0) incoming.resume();
+  else incoming.destroy();
 }
 
 // An abort passes as it is (the SDK ends a stream quietly on one); a broken connection is fetch's "terminated".

@@ -115,6 +115,7 @@ test('a connection cut in the middle of an answer is a ModelError, as it was thr
     );
     assert.ok(error instanceof ModelError, String(error));
     assert.equal(error.data.kind, 'other');
+    assert.equal(error.data.apiMessage, 'terminated', 'the words of fetch for a connection cut in a body');
   } finally {
     server.close();
   }
