@@ -102,8 +102,12 @@ function send(call: Call, agentFor: (protocol: string) => HttpAgent, redirects: 
     };
     const release = () => signal?.removeEventListener('abort', onAbort);
     signal?.addEventListener('abort', onAbort, { once: true });
-    // An answer can take longer than the idle limit to start: that limit is for idle connections only.
-    req.once('socket', (socket) => socket.setTimeout(0));
+    // An answer can take longer than the idle limit to start: that limit is for idle connections
+    // only. No Nagle delay on a new connection (undici's choice too): a body's last segment goes at once.
+    req.once('socket', (socket) => {
+      socket.setTimeout(0);
+      if (!req.reusedSocket) socket.setNoDelay(true);
+    });
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (res) return; // the body's own read reports it
       release();
