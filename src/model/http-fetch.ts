@@ -16,7 +16,8 @@
 // of a body fails the body's read with TypeError "terminated"; an abort (the caller's signal, or
 // the SDK's timeout) rejects the request, or fails the body's read, with the signal's reason (an
 // AbortError). Redirects are followed as fetch follows them (up to 20). Proxy variables
-// (HTTP_PROXY, ...) are ignored, as Node 20's fetch ignores them.
+// (HTTP_PROXY, ...) are ignored, as Node 20's fetch ignores them; fetch's list of ports it refuses
+// to call (1, 6000, ...: "bad port") does not apply.
 //
 // Connections are kept alive, one pool per fetch (per client), and closed after 4 s idle (undici's
 // default). A reused connection the server had already closed fails before any answer: that

@@ -2,9 +2,10 @@
 // real SDK against the fake Anthropic server, with a TCP relay in front of the fake where a test
 // needs to count connections or cut them: connections kept alive across turns, one the server
 // closed while idle (and one it closes just as the next request comes), errors with a body,
-// refused connections, aborts and the SDK's timeout.
+// refused connections, aborts, the SDK's timeout, redirects.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { APIConnectionError, APIConnectionTimeoutError } from '@anthropic-ai/sdk';
 import { createAnthropicProvider } from '../../src/model/anthropic.js';
@@ -239,6 +240,49 @@ test('what the SDK never sends through it still works, through the global fetch'
     await fake.close();
   }
 });
+
+test('a 307 is followed with its body, and credentials are not sent to another origin; a body reads as a web stream too', async () => {
+  const seen: { url: string; auth: string | undefined; body: string }[] = [];
+  const target = await httpServer((req, body, res) => {
+    seen.push({ url: req.url!, auth: req.headers.authorization, body });
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('moved here');
+  });
+  const origin = await httpServer((req, body, res) => {
+    seen.push({ url: req.url!, auth: req.headers.authorization, body });
+    res.writeHead(307, { location: `${target.url}/v1/elsewhere` }).end();
+  });
+  try {
+    const response = await createHttpFetch()(`${origin.url}/v1/messages`, { method: 'POST', body: '{"a":1}', headers: { authorization: 'Bearer secret' } });
+    assert.equal(response.status, 200);
+    assert.equal(response.redirected, true);
+    assert.equal(response.url, `${target.url}/v1/elsewhere`);
+    const reader = response.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+    assert.equal(Buffer.concat(chunks).toString(), 'moved here');
+    assert.deepEqual(seen, [
+      { url: '/v1/messages', auth: 'Bearer secret', body: '{"a":1}' },
+      { url: '/v1/elsewhere', auth: undefined, body: '{"a":1}' },
+    ]);
+  } finally {
+    await origin.close();
+    await target.close();
+  }
+});
+
+// An HTTP server on 127.0.0.1 that hands each request, with its whole body, to `answer`.
+async function httpServer(answer: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    answer(req, body, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () => (server.closeAllConnections(), new Promise((resolve) => server.close(() => resolve()))),
+  };
+}
 
 // A server that takes connections and never answers.
 async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
