@@ -126,8 +126,10 @@ function send(call: Call, agentFor: (protocol: string) => HttpAgent, redirects: 
       if (REDIRECT_STATUS.has(status) && location !== undefined && call.redirect !== 'manual') {
         incoming.resume();
         release();
-        if (call.redirect === 'error' || redirects >= MAX_REDIRECTS) return reject(new TypeError('fetch failed', { cause: new Error(redirects >= MAX_REDIRECTS ? 'redirect count exceeded' : 'unexpected redirect') }));
-        return resolve(send(redirected(call, status, new URL(location, url)), agentFor, redirects + 1, false));
+        const to = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
+        const refused = call.redirect === 'error' ? 'unexpected redirect' : redirects >= MAX_REDIRECTS ? 'redirect count exceeded' : !to ? `invalid redirect location ${location}` : undefined;
+        if (refused || !to) return reject(new TypeError('fetch failed', { cause: new Error(refused) }));
+        return resolve(send(redirected(call, status, to), agentFor, redirects + 1, false));
       }
       resolve(new HttpResponse(incoming, url.href, redirects > 0, method === 'HEAD' || NO_BODY_STATUS.has(status)) as unknown as Response);
     });
