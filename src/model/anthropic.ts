@@ -11,6 +11,7 @@ import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages
 import { abortReason } from './abort.js';
 import { toModelError } from './anthropic-errors.js';
 import { DEFAULT_MODEL } from './defaults.js';
+import { createHttpFetch } from './http-fetch.js';
 import { modelNotices, type ModelNotice } from './notices.js';
 import { RequestBodies } from './request-body.js';
 import { StreamedAnswer } from './streamed-answer.js';
@@ -42,6 +43,8 @@ export interface AnthropicProviderOptions {
 // snapshot per event, and prints the SDK's deprecation warning on every request. The body is built
 // a turn at a time (request-body.ts, the same bytes), the events are read as they come
 // (streamed-answer.ts), and a model the SDK lists as deprecated is told once, through `onNotice`.
+// The client sends through node:http with its own kept-alive connections (http-fetch.ts), not
+// Node's fetch, which cost about a millisecond of CPU more a request.
 const STREAM_HEADERS = { 'content-type': 'application/json', 'x-stainless-helper-method': 'stream' };
 
 /** A ModelProvider that calls the Anthropic API (or a compatible server) and streams its answers. */
@@ -51,6 +54,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   // Only what was given is passed: an absent option lets the SDK read its environment variable.
   const client = new BaseAnthropic({
     maxRetries,
+    fetch: createHttpFetch(),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : options.authToken !== undefined ? { authToken: options.authToken } : {}),
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),

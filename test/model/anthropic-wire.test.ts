@@ -1,7 +1,11 @@
-// What goes over the wire is what the SDK's own `client.messages.stream` sends, byte for byte
-// (request line, headers in their order, body), though the provider builds its bodies itself and
-// reads the event stream itself: a raw HTTP server records both, for a conversation that grows,
-// ends in plain text, carries thinking and is then compacted.
+// What goes over the wire is what the SDK's own `client.messages.stream` sends (request line,
+// headers, body byte for byte), though the provider builds its bodies itself, reads the event
+// stream itself and sends through node:http instead of Node's fetch: a raw HTTP server records
+// both, for a conversation that grows, ends in plain text, carries thinking and is then compacted.
+// Header names are compared without their case and without their order (fetch sends the case and
+// order the SDK wrote, node:http the lowercase names a Headers object iterates, sorted), and
+// without the three headers fetch adds of its own (accept-language, sec-fetch-mode,
+// accept-encoding): see src/model/http-fetch.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
@@ -28,8 +32,8 @@ const SSE = EVENTS.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringi
 
 // Records each request's bytes as they arrived and answers every one with EVENTS (`broken`: with
 // the first event only, then the connection is cut).
-async function rawServer(broken = false): Promise<{ url: string; requests: string[]; server: Server }> {
-  const requests: string[] = [];
+async function rawServer(broken = false): Promise<{ url: string; requests: Buffer[]; server: Server }> {
+  const requests: Buffer[] = [];
   const server = createServer((socket) => {
     let pending = Buffer.alloc(0);
     socket.on('data', (chunk) => {
@@ -39,7 +43,7 @@ async function rawServer(broken = false): Promise<{ url: string; requests: strin
         if (end < 0) return;
         const length = Number(/\r\ncontent-length: *(\d+)/i.exec(pending.subarray(0, end).toString())?.[1] ?? 0);
         if (pending.length < end + 4 + length) return;
-        requests.push(pending.subarray(0, end + 4 + length).toString());
+        requests.push(pending.subarray(0, end + 4 + length));
         pending = pending.subarray(end + 4 + length);
         socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${Buffer.byteLength(SSE)}\r\n\r\n${broken ? SSE.slice(0, SSE.indexOf('\n\n') + 2) : SSE}`);
         if (broken) setTimeout(() => socket.destroy(), 20);
@@ -48,6 +52,21 @@ async function rawServer(broken = false): Promise<{ url: string; requests: strin
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, requests, server };
+}
+
+// The headers Node's fetch adds to what the SDK gave it.
+const FETCH_ONLY = ['accept-language', 'sec-fetch-mode', 'accept-encoding'];
+
+// A recorded request: its request line, its headers by lowercase name, its body's bytes.
+function parseRequest(bytes: Buffer): { line: string; headers: Headers; body: Buffer } {
+  const end = bytes.indexOf('\r\n\r\n');
+  const [line, ...fields] = bytes.subarray(0, end).toString('latin1').split('\r\n');
+  const headers = new Headers();
+  for (const field of fields) {
+    const colon = field.indexOf(':');
+    headers.append(field.slice(0, colon), field.slice(colon + 1).trim());
+  }
+  return { line: line!, headers, body: bytes.subarray(end + 4) };
 }
 
 const tools = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
@@ -72,8 +91,11 @@ test('the provider sends what messages.stream sent, byte for byte, and reads its
       const request = { ...base, messages: conversation };
       const expected = await sdk.messages.stream(sdkParams(request, 'claude-wire') as unknown as Anthropic.MessageStreamParams).finalMessage();
       const response = await provider.complete(request);
-      const [theirs, ours] = requests.splice(0, 2);
-      assert.equal(ours, theirs);
+      const [theirs, ours] = requests.splice(0, 2).map(parseRequest);
+      assert.equal(ours!.line, theirs!.line);
+      for (const name of FETCH_ONLY) theirs!.headers.delete(name);
+      assert.deepEqual([...ours!.headers], [...theirs!.headers]);
+      assert.ok(ours!.body.equals(theirs!.body), `the body differs:\n${ours!.body}\n${theirs!.body}`);
       assert.deepEqual(response.content, expected.content.map((block) => ({ ...block })));
       assert.deepEqual(response.usage, { inputTokens: 10, outputTokens: 7, cacheCreationInputTokens: 0, cacheReadInputTokens: 3 });
       assert.equal(response.stopReason, expected.stop_reason);
@@ -93,6 +115,7 @@ test('a connection cut in the middle of an answer is a ModelError, as it was thr
     );
     assert.ok(error instanceof ModelError, String(error));
     assert.equal(error.data.kind, 'other');
+    assert.equal(error.data.apiMessage, 'terminated', 'the words of fetch for a connection cut in a body');
   } finally {
     server.close();
   }
