@@ -108,12 +108,14 @@ export class History {
    * Those read for replay are parsed from their bytes at each call, without their result.
    */
   entries(kind?: string): JournalEntry[] {
-    return [...this.steps.keys()].sort((a, b) => a - b).flatMap((p) => {
-      const step = this.steps.get(p)!;
-      return [step.intent, step.result]
-        .filter((e): e is Held => e !== undefined && (kind === undefined || e.kind === kind))
-        .map((held) => (isKept(held) ? withoutResult(expandKept(held)) : held));
-    });
+    const listed: JournalEntry[] = [];
+    for (const position of [...this.steps.keys()].sort((a, b) => a - b)) {
+      const step = this.steps.get(position)!;
+      for (const held of [step.intent, step.result]) {
+        if (held && (kind === undefined || held.kind === kind)) listed.push(isKept(held) ? withoutResult(expandKept(held)) : held);
+      }
+    }
+    return listed;
   }
 
   /**
