@@ -62,6 +62,8 @@ export class RunJournal {
   // Set once this process has written its first entry (and its attempt into run.json).
   private attempt: number | undefined;
   private readonly counts = { replayed: 0, live: 0 };
+  // The last position this process recorded a result at.
+  private lastResult = 0;
 
   constructor(store: JournalStore, lock: RunLock, options: OpenJournalOptions, record: RunRecord | undefined, history: History) {
     this.store = store;
@@ -100,8 +102,8 @@ export class RunJournal {
       // No result was recorded (the function or the journal write threw): give the position back,
       // unless a later step already claimed one, so the next step (a retry) takes it. Otherwise the
       // journal keeps a hole there, and the run can never be opened again ("step n is missing").
-      // A push hook failing after the entry landed is not that: the step is recorded, and keeps it.
-      if (this.position === call.position && !appendedCommitOf(error)) this.position--;
+      // A throw after the result landed (a push hook, an event handler) keeps it: the step is recorded.
+      if (this.position === call.position && this.lastResult !== call.position) this.position--;
       throw error;
     }
   }
@@ -201,9 +203,8 @@ export class RunJournal {
       pushError = error; // written, then the push failed: recorded like any entry, then thrown
     }
     if (record) this.record = record;
-    // A result this process wrote is never looked up again (positions only move on): the history
-    // only counts it (History.add), and a long run's memory stays flat.
-    this.history.add(safe);
+    this.history.add(safe); // a result only counted: never looked up again (positions only move on)
+    if (safe.phase === 'result') this.lastResult = safe.step;
     if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
     if (pushError !== undefined) throw pushError;
     return safe;

@@ -130,6 +130,26 @@ describe("a run's history after replay", () => {
     again.close();
   });
 
+  it('a step that throws after its result was recorded (an event handler) keeps its position: the next step takes the one after, and nothing is written over', async () => {
+    let failOn: number | undefined = 2;
+    const journal = await open('recorded-then-threw', {
+      onEvent: (event) => {
+        if (event.type === 'recorded' && event.position === failOn) throw new Error('the printer broke');
+      },
+    });
+    await journal.step('work', { i: 1 }, () => 1);
+    let runs = 0;
+    await assert.rejects(journal.step('work', { i: 2 }, () => ++runs), /the printer broke/);
+    failOn = undefined;
+    await journal.step('work', { i: 3 }, () => 3);
+    journal.close();
+    assert.equal(runs, 1);
+    assert.deepEqual((await entriesOf('recorded-then-threw')).map((e) => `${e.step} ${JSON.stringify(e.input)}`), ['1 {"i":1}', '2 {"i":2}', '3 {"i":3}']);
+    const again = await open('recorded-then-threw');
+    for (let i = 1; i <= 3; i++) assert.equal(await again.step('work', { i }, () => assert.fail('replayed')), i === 2 ? 1 : i);
+    again.close();
+  });
+
   it("the first live step after a replay parses no replayed entry again (run.json's totals were added up as they were read)", async () => {
     const run = 'first-live';
     const steps = 200;
