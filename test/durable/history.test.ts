@@ -3,11 +3,18 @@
 // entry again; a step written live is not kept; the step identities a later step is checked against
 // (the divergence check, a retried intent) still are.
 import assert from 'node:assert/strict';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DivergenceError, History, JournalStore, openJournal, readRunEntries, readRunRecord, type OpenJournalOptions } from '../../src/index.js';
 import { countTotals } from '../../src/durable/run-totals.js';
+import { PushFailedError } from '../../src/errors/index.js';
+import { createJournalPusher } from '../../src/journal/push.js';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
+import { useScratch } from '../helpers/scratch.js';
 import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
+
+const scratch = useScratch();
 
 let repo: TempRepo;
 let tree: string;
@@ -147,6 +154,34 @@ describe("a run's history after replay", () => {
     assert.deepEqual((await entriesOf('recorded-then-threw')).map((e) => `${e.step} ${JSON.stringify(e.input)}`), ['1 {"i":1}', '2 {"i":2}', '3 {"i":3}']);
     const again = await open('recorded-then-threw');
     for (let i = 1; i <= 3; i++) assert.equal(await again.step('work', { i }, () => assert.fail('replayed')), i === 2 ? 1 : i);
+    again.close();
+  });
+
+  it('an intent whose push fails gives its position back: the retry is checked against it and finishes it there, and the run opens again', async () => {
+    const pushed = await scratch.repo();
+    const remote = scratch.dir('savepoint-remote-');
+    await gitOut(remote, ['init', '-q', '--bare']);
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "refused by policy" >&2\nexit 1\n');
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    await pushed.git('remote', 'add', 'origin', remote);
+    const journal: Awaited<ReturnType<typeof openJournal>> = await openJournal({
+      dir: pushed.root,
+      run: 'pushed',
+      task: 'push me',
+      store: { afterAppend: createJournalPusher(() => journal.store, 'origin', 'pushed') },
+    });
+    let ran = 0;
+    await assert.rejects(journal.step('deploy', { to: 'prod' }, () => ++ran, { intent: true }), PushFailedError);
+    assert.equal(ran, 0, 'the intent landed, its push failed: nothing ran');
+    await assert.rejects(
+      journal.step('deploy', { to: 'prod' }, () => ++ran, { intent: true, onInFlight: (step) => (assert.equal(step.position, 1), { rerun: true }) }),
+      PushFailedError,
+    );
+    assert.equal(ran, 1);
+    journal.close();
+    assert.deepEqual((await readRunEntries(await JournalStore.open(pushed.root), 'pushed')).map((e) => `${e.step} ${e.phase}`), ['1 intent', '1 result']);
+    const again = await openJournal({ dir: pushed.root, run: 'pushed' });
+    assert.equal(await again.step('deploy', { to: 'prod' }, () => assert.fail('replayed'), { intent: true }), 1);
     again.close();
   });
 
