@@ -150,7 +150,12 @@ export class History {
    * (the loop keeps what it still needs). Its entries were counted when read.
    */
   handedBack(position: number): void {
-    if (this.steps.get(position)?.result) this.steps.delete(position);
+    const held = this.steps.get(position)?.result;
+    if (!held) return;
+    // The bytes read again go at the next scavenge: held by an entry in the old generation (it
+    // lived since the run was opened), they would otherwise stay until the next full collection.
+    if (isKept(held)) held.supplied = undefined;
+    this.steps.delete(position);
   }
 
   /** The blob of the entry a lookup at `position` would parse when its bytes were not kept (a big one, see KeptEntry), to be read and `supply`'d first. */
