@@ -1,10 +1,11 @@
 // What a run's journal says happened, position by position: the state replay works from. Pure
 // code (STYLE: Temporal keeps replay free of I/O); the journal store feeds it entries.
 import { CorruptEntryError, DivergenceError, type StepIdentity } from '../errors/index.js';
-import type { JournalEntry } from '../journal/entry.js';
-import { expandKept, identityOf, isKept, keptPath, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
+import type { JournalEntry, RunTotals } from '../journal/entry.js';
+import { expandKept, isKept, keptPath, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
 import { shortValue } from '../format/text.js';
 import { canonicalJson } from './key.js';
+import { RunTally, type LastCheckpoint } from './run-totals.js';
 
 /** The records at one position: the intent (if the step needed one) and the result (if it finished). */
 export interface RecordedStep {
@@ -28,17 +29,27 @@ interface HeldStep {
   result?: Held;
 }
 
-/** A run's recorded steps by position, checked whole; `lookup` says whether a step has a recorded result (or throws on a divergence). */
+/**
+ * A run's recorded steps by position, checked whole; `lookup` says whether a step has a recorded
+ * result (or throws on a divergence). It holds only the steps a lookup may still ask for: those
+ * read and not yet handed back, and an intent written and not yet finished. What later needs of
+ * the others (totals, the last checkpoint) is added up as entries come (RunTally).
+ */
 export class History {
   private readonly steps = new Map<number, HeldStep>();
   private readonly run: string;
+  private readonly tally: RunTally;
+  private last = 0;
+  private finished = 0;
 
   /**
    * Builds a run's history from its entries in journal order, checking that it is whole: positions
    * 1..n with no gap, and an unfinished intent only at the very end (where a crash leaves it).
    * Entries kept as bytes (readKeptEntries) are parsed again only when their step is looked up.
+   * `tally` is what the entries add up to when the reader counted them as it read them; without
+   * it they are counted here (parsing the kept ones once).
    */
-  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`) {
+  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`, tally?: RunTally) {
     this.run = run;
     const where = (entry: Held): string => (isKept(entry) ? keptPath(entry) : pathOf(entry));
     for (const entry of entries) {
@@ -49,43 +60,62 @@ export class History {
       }
       step[entry.phase] = entry;
       this.steps.set(entry.step, step);
+      if (entry.step > this.last) this.last = entry.step;
+      if (entry.phase === 'result') this.finished++;
     }
-    const last = this.lastPosition;
-    for (let position = 1; position <= last; position++) {
+    for (let position = 1; position <= this.last; position++) {
       const step = this.steps.get(position);
-      if (!step) throw new CorruptEntryError(`runs/${run}/steps`, `step ${position} is missing (the journal has steps up to ${last})`, position);
-      if (!step.result && position !== last) {
+      if (!step) throw new CorruptEntryError(`runs/${run}/steps`, `step ${position} is missing (the journal has steps up to ${this.last})`, position);
+      if (!step.result && position !== this.last) {
         throw new CorruptEntryError(where(step.intent!), `step ${position} was started but never finished, yet later steps exist`, position);
       }
     }
+    if (!tally) {
+      tally = new RunTally();
+      for (const entry of entries) tally.add(parsed(entry));
+    }
+    this.tally = tally;
   }
 
+  /** The run's last position (0 for a run with no entry). */
   get lastPosition(): number {
-    return this.steps.size === 0 ? 0 : Math.max(...this.steps.keys());
+    return this.last;
   }
 
   /** How many positions hold a finished result. */
   get finishedCount(): number {
-    let count = 0;
-    for (const step of this.steps.values()) if (step.result) count++;
-    return count;
+    return this.finished;
+  }
+
+  /** The run's totals (for run.json), with `next` counted too when given: an entry about to be written. */
+  totals(next?: JournalEntry): RunTotals {
+    return this.tally.totals(next);
+  }
+
+  /** The checkpoint the run recorded last, the step that recorded it and when that finished. */
+  get lastCheckpoint(): LastCheckpoint | undefined {
+    return this.tally.lastCheckpoint;
+  }
+
+  /** Whether the run's last step was started and not finished (a crash in it, or one running). */
+  get inFlight(): boolean {
+    return this.tally.totals().inFlight;
   }
 
   /**
-   * The entries in journal order. Those read for replay (kept as bytes) are listed without their
-   * result, and with their input until their step is handed back; each is parsed once, the first
-   * time it is listed (a run's first live step lists them all, for run.json's totals).
+   * The entries of the steps still held (not yet handed back by replay, or an intent not yet
+   * finished), in journal order; only those of `kind` when given (the others are not parsed).
+   * Those read for replay are parsed from their bytes at each call, without their result.
    */
-  entries(): JournalEntry[] {
-    return [...this.steps.keys()].sort((a, b) => a - b).flatMap((p) => {
-      const step = this.steps.get(p)!;
-      return [step.intent, step.result].filter((e): e is Held => e !== undefined).map((held) => {
-        if (!isKept(held)) return held;
-        // Handed back, nothing more is wanted of it than its identity: the bytes go.
-        if (held.handedBack) return (step[held.phase] = identityOf(held.listed ?? expandKept(held)));
-        return (held.listed ??= withoutResult(expandKept(held)));
-      });
-    });
+  entries(kind?: string): JournalEntry[] {
+    const listed: JournalEntry[] = [];
+    for (const position of [...this.steps.keys()].sort((a, b) => a - b)) {
+      const step = this.steps.get(position)!;
+      for (const held of [step.intent, step.result]) {
+        if (held && (kind === undefined || held.kind === kind)) listed.push(isKept(held) ? withoutResult(expandKept(held)) : held);
+      }
+    }
+    return listed;
   }
 
   /**
@@ -106,8 +136,8 @@ export class History {
         differences(recorded, call),
       );
     }
-    const entry = isKept(held) && held.handedBack ? identityOf(expandKept(held)) : parsed(held);
-    if (isKept(held) && held.oid && !held.supplied && !held.handedBack) throw new Error(`step ${call.position}'s entry was not read again (History.unread)`);
+    if (isKept(held) && held.oid && !held.supplied) throw new Error(`step ${call.position}'s entry was not read again (History.unread)`);
+    const entry = parsed(held);
     if (held === step!.intent) return { intent: entry };
     const intent = step!.intent;
     // The intent of a finished step is kept as its identity: parsed only if asked for.
@@ -115,30 +145,24 @@ export class History {
   }
 
   /**
-   * Forgets the input and result of the step at `position`, handed back by replay: positions only
-   * move on, so the loop never asks for it again, and a long run's replay does not keep every
-   * output it handed back (the loop keeps what it still needs). Its identity stays, for totals.
+   * Forgets the step at `position`, handed back by replay: positions only move on, so the loop
+   * never asks for it again, and a long run's replay does not keep every output it handed back
+   * (the loop keeps what it still needs). Its entries were counted when read.
    */
   handedBack(position: number): void {
-    const step = this.steps.get(position);
-    const held = step?.result;
+    const held = this.steps.get(position)?.result;
     if (!held) return;
-    if (!isKept(held)) step.result = identityOf(held);
-    else if (held.listed) step.result = identityOf(held.listed);
-    else {
-      // Marked only, so the replay allocates nothing for it: its bytes go when entries() is next
-      // called (a process's first live step asks for it, for run.json's totals); those read again
-      // from its blob go now.
-      held.handedBack = true;
-      held.supplied = undefined;
-    }
+    // The bytes read again go at the next scavenge: held by an entry in the old generation (it
+    // lived since the run was opened), they would otherwise stay until the next full collection.
+    if (isKept(held)) held.supplied = undefined;
+    this.steps.delete(position);
   }
 
   /** The blob of the entry a lookup at `position` would parse when its bytes were not kept (a big one, see KeptEntry), to be read and `supply`'d first. */
   unread(position: number): string | undefined {
     const step = this.steps.get(position);
     const held = step?.result ?? step?.intent;
-    return held && isKept(held) && !held.handedBack && !held.supplied ? held.oid : undefined;
+    return held && isKept(held) && !held.supplied ? held.oid : undefined;
   }
 
   /** The bytes of the blob `unread` named, read again. */
@@ -148,11 +172,20 @@ export class History {
     if (held && isKept(held)) supplyKept(held, bytes);
   }
 
-  /** Records an entry this process wrote. */
+  /**
+   * Records an entry this process wrote. An intent is held (the step may be asked for again: a
+   * retry after its function threw); a result is only counted, as is its step's intent: a live
+   * run's memory stays flat.
+   */
   add(entry: JournalEntry): void {
-    const step = this.steps.get(entry.step) ?? {};
-    step[entry.phase] = entry;
-    this.steps.set(entry.step, step);
+    this.tally.add(entry);
+    if (entry.step > this.last) this.last = entry.step;
+    if (entry.phase === 'intent') {
+      this.steps.set(entry.step, { ...this.steps.get(entry.step), intent: entry });
+      return;
+    }
+    this.finished++;
+    this.steps.delete(entry.step);
   }
 }
 

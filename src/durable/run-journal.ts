@@ -16,7 +16,7 @@ import { History, type StepCall } from './history.js';
 import { stepKey } from './key.js';
 import { newRunRecord, nextRunRecord } from './run-record.js';
 import type { InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
-import { countTotals } from './run-totals.js';
+import { RunTally } from './run-totals.js';
 
 export type { Checkpoint, InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
@@ -35,14 +35,15 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     }
     await store.refresh();
     const record = await readRunRecord(store, options.run);
-    const entries = await readKeptEntries(store, options.run);
+    const tally = new RunTally(); // added up while the entries are read and checked: never read again for it
+    const entries = await readKeptEntries(store, options.run, (entry) => tally.add(entry));
     if (typeof options.config === 'function') options = { ...options, config: options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }
     // Committed only with the first step, after the first model call: kept from a gc until then.
     if (typeof options.startCheckpoint === 'string' && !record) await holdPendingTree(store.repo.commonDir, options.run, options.startCheckpoint);
-    return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase)));
+    return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally));
   } catch (error) {
     lock.release();
     throw error;
@@ -61,6 +62,8 @@ export class RunJournal {
   // Set once this process has written its first entry (and its attempt into run.json).
   private attempt: number | undefined;
   private readonly counts = { replayed: 0, live: 0 };
+  // The last position this process recorded a result at.
+  private lastResult = 0;
 
   constructor(store: JournalStore, lock: RunLock, options: OpenJournalOptions, record: RunRecord | undefined, history: History) {
     this.store = store;
@@ -99,8 +102,8 @@ export class RunJournal {
       // No result was recorded (the function or the journal write threw): give the position back,
       // unless a later step already claimed one, so the next step (a retry) takes it. Otherwise the
       // journal keeps a hole there, and the run can never be opened again ("step n is missing").
-      // A push hook failing after the entry landed is not that: the step is recorded, and keeps it.
-      if (this.position === call.position && !appendedCommitOf(error)) this.position--;
+      // A throw after the result landed (a push hook, an event handler) keeps it: the step is recorded.
+      if (this.position === call.position && this.lastResult !== call.position) this.position--;
       throw error;
     }
   }
@@ -179,7 +182,7 @@ export class RunJournal {
     let record: RunRecord | undefined;
     if (this.attempt === undefined) {
       this.attempt = this.currentAttempt();
-      record = this.nextRecord({ status: 'running', totals: countTotals([...this.history.entries(), safe]) }, entry.step);
+      record = this.nextRecord({ status: 'running', totals: this.history.totals(safe) }, entry.step);
       // run.json holds the task, which may quote a secret: it is redacted like every entry.
       record = this.options.redact ? this.options.redact(record) : record;
       files.push({ path: runRecordPath(this.run), content: serializeEntry(record) });
@@ -200,9 +203,8 @@ export class RunJournal {
       pushError = error; // written, then the push failed: recorded like any entry, then thrown
     }
     if (record) this.record = record;
-    // A result this process wrote is never looked up again (positions only move on), so the history
-    // keeps its identity and not its input and result: a long run's memory stays flat.
-    this.history.add(safe.phase === 'result' ? { ...safe, input: null, result: null } : safe);
+    this.history.add(safe); // a result only counted: never looked up again (positions only move on)
+    if (safe.phase === 'result') this.lastResult = safe.step;
     if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
     if (pushError !== undefined) throw pushError;
     return safe;
@@ -222,7 +224,7 @@ export class RunJournal {
   async finish(status: 'finished' | 'failed', details: { final?: string; error?: string } = {}): Promise<void> {
     if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && this.history.lastPosition === 0 && status === 'failed') return;
-    const record = this.nextRecord({ status, ...details, totals: countTotals(this.history.entries()) });
+    const record = this.nextRecord({ status, ...details, totals: this.history.totals() });
     const safe = this.options.redact ? this.options.redact(record) : record;
     const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
     this.lock.check();
@@ -263,7 +265,7 @@ export class RunJournal {
     if (this.attempt === undefined || !this.record) return;
     const now = new Date().toISOString();
     const attempts = this.record.attempts.map((a) => (a.number === this.attempt ? { ...a, interruptedAt: now } : a));
-    const record: RunRecord = { ...this.record, attempts, updatedAt: now, totals: countTotals(this.history.entries()) };
+    const record: RunRecord = { ...this.record, attempts, updatedAt: now, totals: this.history.totals() };
     await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} interrupted (Ctrl-C) in attempt ${this.attempt}`);
     this.record = record;
   }

@@ -1,30 +1,77 @@
 // Adding up a run's entries for its run.json (RunRecord.totals), so `savepoint runs` can list a
-// thousand runs without reading every entry of every one. Pure code.
+// thousand runs without reading every entry of every one; and, as they are added, what a resumed
+// run asks of its past (its last checkpoint), so that nothing reads every entry again. Pure code.
 import type { JournalEntry, RunTotals } from '../journal/entry.js';
+
+/** The checkpoint a run recorded last (in journal order), the step that recorded it, and when that step finished. */
+export interface LastCheckpoint {
+  tree: string;
+  step: number;
+  finishedAt: string | undefined;
+}
+
+/**
+ * A run's entries added up one at a time, in journal order: a few numbers, whatever the run's
+ * length. An opened run's are added as they are read and checked (readKeptEntries), and each
+ * entry the process writes after them, so its totals never need its entries again.
+ */
+export class RunTally {
+  private files = 0;
+  private lastStep = 0;
+  // Whether the last step has a result (inFlight is its opposite).
+  private lastFinished = false;
+  private modelCalls = 0;
+  private readonly tokens = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
+  private lastActivity: string | null = null;
+  private latest = Number.NEGATIVE_INFINITY;
+  private checkpoint: LastCheckpoint | undefined;
+
+  /** Counts one entry (its input and result are not looked at). */
+  add(entry: JournalEntry): void {
+    this.files++;
+    if (entry.step > this.lastStep) [this.lastStep, this.lastFinished] = [entry.step, false];
+    for (const time of [entry.startedAt, entry.finishedAt]) {
+      const at = time ? Date.parse(time) : Number.NaN;
+      if (at > this.latest) [this.latest, this.lastActivity] = [at, time!];
+    }
+    if (entry.checkpoint) this.checkpoint = { tree: entry.checkpoint, step: entry.step, finishedAt: entry.finishedAt };
+    if (entry.phase !== 'result') return;
+    if (entry.step === this.lastStep) this.lastFinished = true;
+    if (entry.kind === 'model') this.modelCalls++;
+    if (entry.usage) {
+      this.tokens.input += entry.usage.inputTokens ?? 0;
+      this.tokens.output += entry.usage.outputTokens ?? 0;
+      this.tokens.cacheCreation += entry.usage.cacheCreationInputTokens ?? 0;
+      this.tokens.cacheRead += entry.usage.cacheReadInputTokens ?? 0;
+    }
+  }
+
+  /** The totals of the entries added, and of `next` too when given (an entry about to be written), without adding it. */
+  totals(next?: JournalEntry): RunTotals {
+    if (next) {
+      const copy = this.copy();
+      copy.add(next);
+      return copy.totals();
+    }
+    const inFlight = this.lastStep > 0 && !this.lastFinished;
+    return { files: this.files, lastStep: this.lastStep, modelCalls: this.modelCalls, tokens: { ...this.tokens }, lastActivity: this.lastActivity, inFlight };
+  }
+
+  /** The last checkpoint an entry added recorded, if any. */
+  get lastCheckpoint(): LastCheckpoint | undefined {
+    return this.checkpoint;
+  }
+
+  private copy(): RunTally {
+    const copy = new RunTally();
+    Object.assign(copy, this, { tokens: { ...this.tokens } });
+    return copy;
+  }
+}
 
 /** The totals of a run whose entries are `entries` (in journal order). */
 export function countTotals(entries: readonly JournalEntry[]): RunTotals {
-  const tokens = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
-  const results = new Set<number>();
-  let modelCalls = 0;
-  let lastStep = 0;
-  let lastActivity: string | null = null;
-  let latest = Number.NEGATIVE_INFINITY;
-  for (const entry of entries) {
-    lastStep = Math.max(lastStep, entry.step);
-    for (const time of [entry.startedAt, entry.finishedAt]) {
-      const at = time ? Date.parse(time) : Number.NaN;
-      if (at > latest) [latest, lastActivity] = [at, time!];
-    }
-    if (entry.phase !== 'result') continue;
-    results.add(entry.step);
-    if (entry.kind === 'model') modelCalls++;
-    if (entry.usage) {
-      tokens.input += entry.usage.inputTokens ?? 0;
-      tokens.output += entry.usage.outputTokens ?? 0;
-      tokens.cacheCreation += entry.usage.cacheCreationInputTokens ?? 0;
-      tokens.cacheRead += entry.usage.cacheReadInputTokens ?? 0;
-    }
-  }
-  return { files: entries.length, lastStep, modelCalls, tokens, lastActivity, inFlight: lastStep > 0 && !results.has(lastStep) };
+  const tally = new RunTally();
+  for (const entry of entries) tally.add(entry);
+  return tally.totals();
 }

@@ -24,10 +24,6 @@ export interface KeptEntry {
   at: number;
   length: number;
   oid?: string;
-  /** The entry without its result, parsed once asked for (History.entries). */
-  listed?: JournalEntry;
-  /** Replay handed its result back: only its identity is wanted any more. */
-  handedBack?: boolean;
   /** The whole entry read again from `oid` for its lookup (see supplyKept). */
   supplied?: Buffer;
 }
@@ -65,11 +61,6 @@ export function supplyKept(kept: KeptEntry, bytes: Buffer): void {
 /** An entry without its result (null, when it has one): what History.entries() lists of a step not yet handed back. */
 export function withoutResult(entry: JournalEntry): JournalEntry {
   return 'result' in entry ? { ...entry, result: null } : entry;
-}
-
-/** An entry without its input and result (null, when it has one), the part a history keeps of a step handed back. */
-export function identityOf(entry: JournalEntry): JournalEntry {
-  return { ...entry, input: null, ...('result' in entry ? { result: null } : {}) };
 }
 
 /**

@@ -73,8 +73,9 @@ const READ_BATCH = 2 * STEPS_PER_SHARD;
  * Every entry of a run as a replay holds it (KeptEntry: bytes, not parsed objects), in step order,
  * each read and checked whole as readStepFiles does. A shard is listed, read and dropped at a time;
  * a finished step's intent, and an entry over KEPT_BYTES, keep the entry without its result.
+ * `onEntry` is given each entry parsed whole, once checked (to add up what later needs of it).
  */
-export async function readKeptEntries(store: JournalStore, run: string): Promise<KeptEntry[]> {
+export async function readKeptEntries(store: JournalStore, run: string, onEntry?: (entry: JournalEntry) => void): Promise<KeptEntry[]> {
   const kept: KeptEntry[] = [];
   const arena = new ByteArena();
   const kinds = new Map<string, string>();
@@ -85,6 +86,7 @@ export async function readKeptEntries(store: JournalStore, run: string): Promise
       const file = files[i]!;
       const bytes = await store.objects.read(file.oid, 'blob');
       const entry = parseEntry(bytes.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
+      onEntry?.(entry);
       let kind = kinds.get(entry.kind);
       if (kind === undefined) kinds.set(entry.kind, (kind = entry.kind));
       const next = files[i + 1];

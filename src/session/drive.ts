@@ -150,8 +150,8 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
 // The follow-up instructions the run has recorded, with the steps that recorded them.
 function recordedFollowUps(journal: RunJournal): FollowUp[] {
   return journal.history
-    .entries()
-    .filter((entry) => entry.kind === USER_STEP_KIND && entry.phase === 'result')
+    .entries(USER_STEP_KIND)
+    .filter((entry) => entry.phase === 'result')
     .map((entry) => ({ message: String((entry.input as { message?: unknown }).message ?? ''), step: entry.step }));
 }
 

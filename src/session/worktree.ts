@@ -32,7 +32,7 @@ export interface WorktreeContext {
 /** Compares the working tree with the run's last checkpoint and restores, keeps or stops (DriftError). */
 export async function settleWorktree(context: WorktreeContext): Promise<void> {
   const { record, history, snapshotter } = context;
-  const last = lastCheckpoint(history) ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
+  const last = history.lastCheckpoint ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
   if (!last) return;
   const drift = await findDrift(snapshotter.objects, snapshotter, last.tree, last.step, record.baseCommit);
   if (!drift) return;
@@ -42,7 +42,7 @@ export async function settleWorktree(context: WorktreeContext): Promise<void> {
   if (drift.cleanBase) return restore(context, drift, 'clean-base');
   if (worktree === 'keep') return context.emit({ type: 'worktree-kept', reason: 'flag', step: drift.step, changes: drift.changes });
   // The step in flight at the crash may have made these changes itself: keep them, and say so.
-  if (history.entries().at(-1)?.phase === 'intent') return context.emit({ type: 'worktree-kept', reason: 'in-flight', step: drift.step, changes: drift.changes });
+  if (history.inFlight) return context.emit({ type: 'worktree-kept', reason: 'in-flight', step: drift.step, changes: drift.changes });
   const decision = onDrift ? await onDrift({ run: context.run, step: drift.step, changes: drift.changes }) : 'stop';
   if (decision === 'restore') return restore(context, drift, 'chosen');
   if (decision === 'keep') return context.emit({ type: 'worktree-kept', reason: 'chosen', step: drift.step, changes: drift.changes });
@@ -53,19 +53,9 @@ async function restore(context: WorktreeContext, drift: Drift, reason: 'flag' | 
   const { snapshotter, record } = context;
   // A restore never undoes edits of a run that finished after this run's checkpoint was recorded
   // (or adopted: a fork takes its parent's checkpoint when it is created).
-  const checkpointAt = context.history.entries().findLast((e) => e.checkpoint)?.finishedAt ?? record.createdAt;
+  const checkpointAt = context.history.lastCheckpoint?.finishedAt ?? record.createdAt;
   const since = checkpointAt > record.createdAt ? checkpointAt : record.createdAt;
   const guard = (changes: Parameters<typeof refuseUndoingFinishedRuns>[4]) => refuseUndoingFinishedRuns(context.store, context.run, drift.checkpoint, since, changes);
   const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedPaths(), guard, context.reveal);
   context.emit({ type: 'worktree-restored', reason, step: drift.step, ...result });
-}
-
-// The most recent checkpoint in a run's history, and the step that recorded it.
-function lastCheckpoint(history: History): { tree: string; step: number } | undefined {
-  const entries = history.entries();
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const entry = entries[i]!;
-    if (entry.checkpoint) return { tree: entry.checkpoint, step: entry.step };
-  }
-  return undefined;
 }
