@@ -121,7 +121,6 @@ export class ObjectStore {
    */
   async writePacked(objects: Iterable<GitObject>): Promise<string | undefined> {
     const builder = new PackBuilder();
-    const added: Array<{ oid: string }> = [];
     const torn: GitObject[] = [];
     for (const object of objects) {
       // Trusted as stored only while still there (a rare case: an append's objects are new).
@@ -129,7 +128,6 @@ export class ObjectStore {
       const before = builder.count;
       builder.add(object);
       if (builder.count === before) continue;
-      added.push(object);
       // A damaged loose copy (a writer that did not fsync, then a crash) would fail `git fsck`
       // though the pack's copy is good: it is replaced (rare; a stat when there is none).
       if (this.checkExisting(object.oid, this.pathOf(object.oid), true) === 'bad') torn.push(object);
@@ -147,8 +145,9 @@ export class ObjectStore {
       throw asWriteFailure(error, this.objectsDir);
     }
     await this.syncNames();
+    // Not remembered as verified: an append's objects are new (an entry, the trees on its path, a
+    // commit) and never written again, and 10,000 steps' worth of ids would hold 6.5 MB.
     this.packs.addWritten(path, built.pack, built.idx);
-    this.remember(added);
     return path;
   }
 
