@@ -42,7 +42,8 @@ export { createTools, createReadFileTool, createWriteFileTool, createEditFileToo
 export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolDefinition } from './tools/index.js';
 
 /** The valve. */
-export { openJournal, RunJournal } from './durable/run-journal.js';
+export { openJournal } from './durable/open-journal.js';
+export { RunJournal } from './durable/run-journal.js';
 export type { OpenJournalOptions, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint } from './durable/run-journal.js';
 export { History, type RecordedStep, type StepCall } from './durable/history.js';
 export { canonicalJson, stepKey } from './durable/key.js';

@@ -1,54 +1,21 @@
 // The valve: every side effect of a run goes through `step`, which hands back the recorded result
 // when the journal has one and otherwise runs the effect live and records it before returning.
 // The caller's loop cannot tell which happened, and must not need to: that is what makes replay
-// exact. Open one with `openJournal`; one process at a time may hold a run open.
+// exact. Open one with `openJournal` (open-journal.ts); one process at a time may hold a run open.
 import { InFlightError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
-import { ENTRY_FORMAT, isValidKind, isValidRunId, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
+import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
-import { readKeptEntries, readRunRecord } from '../journal/reader.js';
-import { clearLiveCommand, recordLiveCommand, stopOrphanedCommands } from '../journal/live-commands.js';
+import { clearLiveCommand, recordLiveCommand } from '../journal/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
-import { assertJournalWritable } from '../journal/repository.js';
-import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
-import { appendedCommitOf, JournalStore, type JournalFile } from '../journal/store.js';
-import { History, type StepCall } from './history.js';
+import type { RunLock } from '../journal/run-lock.js';
+import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
+import type { History, StepCall } from './history.js';
 import { stepKey } from './key.js';
 import { newRunRecord, nextRunRecord } from './run-record.js';
 import type { InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
-import { RunTally } from './run-totals.js';
 
 export type { Checkpoint, InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
-
-/** Opens (or prepares to create) a run and takes its lock. */
-export async function openJournal(options: OpenJournalOptions): Promise<RunJournal> {
-  if (!isValidRunId(options.run)) {
-    throw new UsageError(`"${options.run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
-  }
-  const store = await JournalStore.open(options.dir, options.store);
-  assertJournalWritable(store.repo);
-  const lock = acquireRunLock(store.repo.commonDir, options.run);
-  try {
-    // A command a dead attempt started may still run (its own process group): stop it first.
-    for (const orphan of await stopOrphanedCommands(store.repo.commonDir, options.run)) {
-      options.onEvent?.({ type: 'orphan', position: orphan.step, description: orphan.description, pgid: orphan.pgid, startedAt: orphan.startedAt, outcome: orphan.outcome });
-    }
-    await store.refresh();
-    const record = await readRunRecord(store, options.run);
-    const tally = new RunTally(); // added up while the entries are read and checked: never read again for it
-    const entries = await readKeptEntries(store, options.run, (entry) => tally.add(entry));
-    if (typeof options.config === 'function') options = { ...options, config: options.config(record) };
-    if (typeof options.startCheckpoint === 'function') {
-      options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
-    }
-    // Committed only with the first step, after the first model call: kept from a gc until then.
-    if (typeof options.startCheckpoint === 'string' && !record) await holdPendingTree(store.repo.commonDir, options.run, options.startCheckpoint);
-    return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally));
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
-}
 
 /** One run's journal, held open by this process: `step` is the valve. */
 export class RunJournal {
@@ -262,11 +229,25 @@ export class RunJournal {
    * run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
    */
   async markInterrupted(): Promise<void> {
+    const at = new Date().toISOString();
+    await this.noteInRecord((a) => (a.number === this.attempt ? { ...a, interruptedAt: at } : a), 'interrupted (Ctrl-C)');
+  }
+
+  /**
+   * Notes in run.json the totals of a run stopped at one of its limits (`--max-steps` and the
+   * like), unfinished: else `savepoint runs` could not trust them and would read every entry.
+   */
+  async markStopped(limit: string): Promise<void> {
+    await this.noteInRecord((a) => a, `stopped at its ${limit} limit`);
+  }
+
+  // run.json again, with this attempt's record changed and the totals as they are now; nothing when
+  // this process wrote nothing.
+  private async noteInRecord(attempt: (a: RunRecord['attempts'][number]) => RunRecord['attempts'][number], what: string): Promise<void> {
     if (this.attempt === undefined || !this.record) return;
-    const now = new Date().toISOString();
-    const attempts = this.record.attempts.map((a) => (a.number === this.attempt ? { ...a, interruptedAt: now } : a));
-    const record: RunRecord = { ...this.record, attempts, updatedAt: now, totals: this.history.totals() };
-    await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} interrupted (Ctrl-C) in attempt ${this.attempt}`);
+    const record: RunRecord = { ...this.record, attempts: this.record.attempts.map(attempt), updatedAt: new Date().toISOString(), totals: this.history.totals() };
+    this.lock.check();
+    await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} ${what} in attempt ${this.attempt}`);
     this.record = record;
   }
 

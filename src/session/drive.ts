@@ -4,7 +4,8 @@
 // The CLI and the library both come through here; the named entry points are in start.ts.
 import { COMPACT_STEP_KIND } from '../agent/compaction.js';
 import { runAgent, USER_STEP_KIND, type FollowUp } from '../agent/loop.js';
-import { openJournal, type RunJournal } from '../durable/run-journal.js';
+import { openJournal } from '../durable/open-journal.js';
+import type { RunJournal } from '../durable/run-journal.js';
 import { DriftError, MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError } from '../errors/index.js';
 import { ObjectStore } from '../journal/object-store.js';
 import { createJournalPusher } from '../journal/push.js';
@@ -119,7 +120,10 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       },
     });
     const counts = journal.stats;
-    if (outcome.limit) return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...counts };
+    if (outcome.limit) {
+      await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
+      return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...counts };
+    }
     await journal.finish('finished', { final: outcome.final });
     return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts };
   } catch (error) {

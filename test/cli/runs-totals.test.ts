@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JournalEntry, RunRecord } from '../../src/journal/entry.js';
-import { openJournal } from '../../src/durable/run-journal.js';
+import { openJournal } from '../../src/durable/open-journal.js';
 import { forkRun } from '../../src/durable/fork.js';
 import { listRunStepFiles } from '../../src/journal/reader.js';
 import { JournalStore } from '../../src/journal/store.js';
@@ -196,5 +196,27 @@ describe('savepoint runs from run.json totals', () => {
     assert.deepEqual([after!.status, after!.steps, after!.modelCalls, after!.tokens, after!.lastActivity], ['finished', done.steps, done.modelCalls, done.tokens, done.lastActivity]);
     assert.deepEqual([done.steps, done.modelCalls], [5, 3]);
     for (const { listed, loaded } of await listedAndLoaded(repo.root)) assert.deepEqual(listed, loaded);
+  });
+
+  it('a run stopped at --max-steps lists from the totals its run.json was given then, as its entries do', async () => {
+    const turns: ScriptTurn[] = [
+      { tools: [{ name: 'read_file', input: { path: 'a.txt' } }], usage: usage(1)() },
+      { tools: [{ name: 'read_file', input: { path: 'a.txt' } }], usage: usage(2)() },
+      { text: 'Read it twice.', usage: usage(3)() },
+    ];
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo({ 'a.txt': 'a\n' });
+    const stopped = await runCli(['run', '--yes', '--max-steps', '3', 'read a twice'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(stopped.code, 3, stopped.stderr);
+    const [id] = (await listJson(repo.root)).map((r) => r.id);
+    const truth = await oracle(repo.root, id!);
+    assert.equal(truth.record.status, 'running');
+    assert.equal(truth.record.totals?.files, truth.files, "run.json's totals count every file of the stopped run");
+    const journals = await openJournals(repo.root);
+    assert.ok(trustedTotals(truth.record, await listRunStepFiles(journals.refs[0]!.store, id!)), 'trusted: listing reads no entry');
+    const [row] = await listJson(repo.root);
+    assert.deepEqual([row!.steps, row!.modelCalls, row!.tokens, row!.lastActivity], [truth.steps, truth.modelCalls, truth.tokens, truth.lastActivity]);
+    for (const { listed, loaded } of await listedAndLoaded(repo.root)) assert.deepEqual(listed, loaded);
+    assert.match(await gitOut(repo.root, ['log', '-1', '--format=%s', 'agent-journal']), /stopped at its max-steps limit in attempt 1$/);
   });
 });
