@@ -29,7 +29,14 @@ const scratch = useScratch();
 const repoWith = (files: Record<string, string> = { 'README.md': '# notes\n' }): Promise<TempRepo> => scratch.repo(files);
 const fakeWith = (turns: ScriptTurn[], hold = new Set<number>()): Promise<FakeAnthropic> => scratch.fake(turns, hold);
 // A directory outside every repository, for marker files a test controls.
-const scratchDir = (): string => scratch.dir('savepoint-hold-');
+// A file the command waits on until the test removes it: in the repository's .git, which the
+// sandbox shows the command (read-only) and no checkpoint takes in; under /tmp it would not see it
+// (the sandbox's /tmp is its own), end at once, and race the test's kill to the next model call.
+function holdFile(repo: TempRepo): string {
+  const hold = join(repo.root, '.git', 'savepoint-test-hold');
+  writeFileSync(hold, '');
+  return hold;
+}
 
 function lines(path: string): string[] {
   return readFileSync(path, 'utf8').split('\n').filter(Boolean);
@@ -98,11 +105,9 @@ describe('kill -9 and the identical command again', { concurrency: true }, () =>
     }
 
     async function crashDuringCommand(): Promise<{ repo: TempRepo; fake: FakeAnthropic; counter: string }> {
-      const dir = scratchDir();
-      const hold = join(dir, 'hold');
-      writeFileSync(hold, '');
-      const fake = await fakeWith(setup(hold));
       const repo = await repoWith();
+      const hold = holdFile(repo);
+      const fake = await fakeWith(setup(hold));
       const counter = join(repo.root, 'counter.txt');
       const first = startCli(['run', '--yes', task], { cwd: repo.root, env: fakeEnv(fake) });
       await waitUntil(() => existsSync(counter), 'the command to start', { child: first });
@@ -160,9 +165,8 @@ describe('kill -9 and the identical command again', { concurrency: true }, () =>
 
   describe('what the model is sent after a crash', { concurrency: true }, () => {
     test('a crash between two tool calls of one answer still sends a tool_result for each tool_use', async () => {
-      const dir = scratchDir();
-      const hold = join(dir, 'hold');
-      writeFileSync(hold, '');
+      const repo = await repoWith();
+      const hold = holdFile(repo);
       const turns: ScriptTurn[] = [
         {
           text: 'Two things at once.',
@@ -175,7 +179,6 @@ describe('kill -9 and the identical command again', { concurrency: true }, () =>
         { text: 'Both done.' },
       ];
       const fake = await fakeWith(turns);
-      const repo = await repoWith();
       const first = startCli(['run', '--yes', 'two at once'], { cwd: repo.root, env: fakeEnv(fake) });
       await waitUntil(() => existsSync(join(repo.root, 'marks.txt')), 'the command to start', { child: first });
       first.kill();
