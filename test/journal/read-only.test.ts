@@ -17,8 +17,16 @@ const STEPS = 30;
 const scratch = useScratch();
 const unavailable = tmpfsUnavailable();
 
+// A remount to read-only fails ("mount point is busy") while a file on it is open for writing: an
+// append holds its pack's temp files open for a millisecond or two. The kernel's own remount after
+// a disk error does not wait; this one tries again (every 2 ms, up to 2 s) until it lands between
+// two writes.
 function remount(dir: string, mode: 'ro' | 'rw'): void {
-  const result = spawnSync('mount', ['-o', `remount,${mode}`, dir], { encoding: 'utf8' });
+  let result = spawnSync('mount', ['-o', `remount,${mode}`, dir], { encoding: 'utf8' });
+  for (let tries = 0; result.status !== 0 && /busy/.test(result.stderr) && tries < 1000; tries++) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    result = spawnSync('mount', ['-o', `remount,${mode}`, dir], { encoding: 'utf8' });
+  }
   assert.equal(result.status, 0, `mount -o remount,${mode}: ${result.stderr}`);
 }
 
