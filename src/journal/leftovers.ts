@@ -6,9 +6,10 @@
 // removes the stale ones: those whose writer is gone (and that are older than any write takes),
 // and any older than a writer could still be busy with, whoever wrote them (a pid is only
 // meaningful on this machine, and may be reused). Three readdirs, no more: cheap at every open.
-import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { unlinkQuietly } from './durable-file.js';
+import { stillRuns } from './proc.js';
 
 /** A temp file older than this is stale whoever wrote it: no write takes that long. */
 export const STALE_TEMP_MS = 15 * 60_000;
@@ -53,7 +54,7 @@ export function removeStaleTemps(commonDir: string, refDir: string, now = Date.n
       }
       if (age < DEAD_WRITER_TEMP_MS) continue;
       if (age < STALE_TEMP_MS) {
-        if (!gone.has(pid)) gone.set(pid, processGone(pid));
+        if (!gone.has(pid)) gone.set(pid, !stillRuns({ pid }));
         if (!gone.get(pid)) continue;
       }
       if (place.directory) rmSync(path, { recursive: true, force: true });
@@ -62,21 +63,6 @@ export function removeStaleTemps(commonDir: string, refDir: string, now = Date.n
     }
   }
   return removed;
-}
-
-// Whether no process `pid` runs here (or only its zombie, killed and not yet reaped).
-function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
 }
 
 /**

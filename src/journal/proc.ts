@@ -32,3 +32,36 @@ export function pidNamespace(): string | undefined {
     return undefined;
   }
 }
+
+/** A process as a lock file names it: its pid, and where and since when that pid means it. */
+export interface ProcessIdentity {
+  pid: number;
+  /** Its start time in clock ticks since boot (Linux), so a reused pid is not mistaken for it. */
+  startTime?: string;
+  /** Where the pid means something: this boot of this kernel, and this pid namespace. */
+  bootId?: string;
+  pidNamespace?: string;
+}
+
+/** This process, as a lock file it holds names it. */
+export function thisProcess(): ProcessIdentity {
+  return { pid: process.pid, startTime: procStat(process.pid)?.[19], bootId: bootId(), pidNamespace: pidNamespace() };
+}
+
+/** Whether `owner`'s pid means a process here: the same boot and the same pid namespace as this one. */
+export function pidMeansHere(owner: ProcessIdentity): boolean {
+  return owner.bootId !== undefined && owner.bootId === bootId() && owner.pidNamespace !== undefined && owner.pidNamespace === pidNamespace();
+}
+
+/** Whether the process `owner` names still runs (its pid meaning a process here: pidMeansHere). */
+export function stillRuns(owner: ProcessIdentity): boolean {
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  const fields = procStat(owner.pid);
+  if (fields?.[0] === 'Z') return false; // killed, not yet reaped by its parent
+  const start = fields?.[19];
+  return owner.startTime === undefined || start === undefined || start === owner.startTime;
+}

@@ -9,10 +9,11 @@
 // container) the lock counts as held until STALE_ROLLUP_LOCK_MS have passed since its holder last
 // touched it, which it does every ROLLUP_LOCK_TOUCH_MS while it rolls up: a holder killed there
 // holds up this side's roll-ups for two minutes at most, not long enough for packs to pile up.
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { unlinkQuietly } from './durable-file.js';
-import { bootId, pidNamespace, procStat } from './proc.js';
+import { readQuietly, takeOverLock } from './lock-file.js';
+import { pidMeansHere, stillRuns, thisProcess, type ProcessIdentity } from './proc.js';
 
 /**
  * The lock's file, in objects/ itself: git ignores files there (`fsck` and `count-objects` look only
@@ -38,7 +39,7 @@ export interface RollupLock {
  */
 export function tryRollupLock(objectsDir: string): RollupLock | undefined {
   const path = join(objectsDir, ROLLUP_LOCK_NAME);
-  const content = `${JSON.stringify({ pid: process.pid, startTime: procStat(process.pid)?.[19], bootId: bootId(), pidNamespace: pidNamespace() })}\n`;
+  const content = `${JSON.stringify(thisProcess())}\n`;
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd: number;
     try {
@@ -70,29 +71,10 @@ export function tryRollupLock(objectsDir: string): RollupLock | undefined {
   return undefined;
 }
 
-// Moves aside the lock at `path` when its holder is gone; whether it did. Renamed rather than
-// removed, and checked again once renamed: two processes that both found it dead cannot then
-// remove each other's fresh lock, only the dead one (the second rename finds nothing).
+// Takes over the lock at `path` when its holder is gone; whether it did.
 function takeOverIfDead(path: string): boolean {
   const seen = readQuietly(path);
-  if (seen === undefined || holderAlive(path, seen)) return false;
-  const aside = `${path}.dead-${process.pid}`;
-  try {
-    renameSync(path, aside);
-  } catch {
-    return false; // someone else took it over first
-  }
-  const moved = readQuietly(aside);
-  if (moved !== seen) {
-    // A fresh lock was taken in between and moved here: it goes back (link: only if none is there).
-    try {
-      linkSync(aside, path);
-    } catch {
-      // another lock is there already
-    }
-  }
-  unlinkQuietly(aside);
-  return moved === seen;
+  return seen !== undefined && !holderAlive(path, seen) && takeOverLock(path, seen);
 }
 
 function holderAlive(path: string, text: string): boolean {
@@ -103,23 +85,12 @@ function holderAlive(path: string, text: string): boolean {
     return false;
   }
   if (age > STALE_ROLLUP_LOCK_MS) return false;
-  let holder: { pid?: unknown; startTime?: unknown; bootId?: unknown; pidNamespace?: unknown };
+  let holder: ProcessIdentity | null;
   try {
-    holder = JSON.parse(text) as typeof holder;
+    holder = JSON.parse(text) as ProcessIdentity | null;
   } catch {
     return age < 5_000; // being written (or damaged): give the writer a moment, then take it
   }
-  const here = typeof holder.pid === 'number' && holder.bootId === bootId() && holder.bootId !== undefined && holder.pidNamespace === pidNamespace();
-  if (!here) return true; // another machine, boot or container: only the age tells
-  const fields = procStat(holder.pid as number);
-  if (!fields || fields[0] === 'Z') return false;
-  return holder.startTime === undefined || fields[19] === holder.startTime;
-}
-
-function readQuietly(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  // Another machine, boot or container: only the age tells.
+  return typeof holder?.pid !== 'number' || !pidMeansHere(holder) || stillRuns(holder);
 }

@@ -15,21 +15,17 @@
 // lapsed (its event loop blocked for LEASE) stops with RunLockLostError instead of writing beside a
 // new owner.
 import { hostname } from 'node:os';
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { linkSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLockedError, RunLockLostError, type RunLockOwner } from '../errors/index.js';
 import { unlinkQuietly, writeFileAtomically } from './durable-file.js';
-import { bootId, pidNamespace, procStat } from './proc.js';
+import { readQuietly, takeOverLock } from './lock-file.js';
+import { pidMeansHere, stillRuns, thisProcess, type ProcessIdentity } from './proc.js';
 
 /** How long a lock whose owner cannot be checked by pid stays valid without renewal, by default. */
 export const DEFAULT_RUN_LOCK_LEASE_MS = 30_000;
 
-interface LockContent extends RunLockOwner {
-  /** Start time of the owning process (Linux), so a reused pid is not mistaken for the owner. */
-  startTime?: string;
-  /** Where the pid means something: this boot of this kernel, and this pid namespace. */
-  bootId?: string;
-  pidNamespace?: string;
+interface LockContent extends RunLockOwner, ProcessIdentity {
   /** The lease the owner renews (ms): its lock is stale once its mtime is older than this. */
   leaseMs?: number;
   token: string;
@@ -48,12 +44,9 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
   const path = lockPathOf(commonDir, run);
   const leaseMs = leaseFromEnv();
   const mine: LockContent = {
-    pid: process.pid,
+    ...thisProcess(),
     host: hostname(),
     since: new Date().toISOString(),
-    startTime: processStartTime(process.pid),
-    bootId: bootId(),
-    pidNamespace: pidNamespace(),
     leaseMs,
     token: `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
   };
@@ -74,7 +67,8 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
       if (found === undefined) continue; // released in between
       const owner = parseOwner(found);
       if (owner && isAlive(owner, path)) throw new RunLockedError(run, owner, path);
-      takeOver(path, found, owner);
+      // Put back if its owner renewed its lease in the instant before the move.
+      takeOverLock(path, found, (aside) => owner !== undefined && isAlive(owner, aside));
     }
     const owner = parseOwner(readQuietly(path) ?? '');
     throw new RunLockedError(run, owner ?? { pid: 0, host: 'unknown', since: 'unknown' }, path);
@@ -120,25 +114,6 @@ function holdLock(run: string, path: string, text: string, leaseMs: number): Run
   return { path, release, check };
 }
 
-// Moves a dead owner's lock aside. If, in the instant between reading and moving, a live process
-// had already replaced it, or the owner renewed its lease, the lock is put back.
-function takeOver(path: string, deadContent: string, owner: LockContent | undefined): void {
-  const aside = `${path}.dead-${process.pid}-${Date.now()}`;
-  try {
-    renameSync(path, aside);
-  } catch {
-    return;
-  }
-  if (readQuietly(aside) !== deadContent || (owner && isAlive(owner, aside))) {
-    try {
-      linkSync(aside, path);
-    } catch {
-      // someone else holds it now; their claim stands
-    }
-  }
-  unlinkQuietly(aside);
-}
-
 function parseOwner(text: string): LockContent | undefined {
   try {
     const value = JSON.parse(text) as LockContent;
@@ -151,8 +126,7 @@ function parseOwner(text: string): LockContent | undefined {
 // The pid is checked only where it means the owner's process: same boot, same pid namespace.
 // Elsewhere the lease decides. A lock file that is gone has no live owner.
 function isAlive(owner: LockContent, path: string): boolean {
-  const here = owner.bootId !== undefined && owner.bootId === bootId() && owner.pidNamespace !== undefined && owner.pidNamespace === pidNamespace();
-  if (here) return pidIsOwner(owner);
+  if (pidMeansHere(owner)) return stillRuns(owner);
   let mtime: number;
   try {
     mtime = statSync(path).mtimeMs;
@@ -162,33 +136,9 @@ function isAlive(owner: LockContent, path: string): boolean {
   return Date.now() - mtime < (owner.leaseMs ?? DEFAULT_RUN_LOCK_LEASE_MS);
 }
 
-function pidIsOwner(owner: LockContent): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-  }
-  const fields = procStat(owner.pid);
-  if (fields?.[0] === 'Z') return false; // killed, not yet reaped by its parent
-  const start = fields?.[19];
-  return owner.startTime === undefined || start === undefined || start === owner.startTime;
-}
-
-function processStartTime(pid: number): string | undefined {
-  return procStat(pid)?.[19];
-}
-
 function leaseFromEnv(): number {
   const value = Number(process.env.SAVEPOINT_RUN_LOCK_LEASE_MS);
   return Number.isFinite(value) && value >= 60 ? value : DEFAULT_RUN_LOCK_LEASE_MS;
-}
-
-function readQuietly(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 function lockPathOf(commonDir: string, run: string): string {
