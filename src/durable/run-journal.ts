@@ -230,7 +230,7 @@ export class RunJournal {
    */
   async markInterrupted(): Promise<void> {
     const at = new Date().toISOString();
-    await this.noteInRecord((a) => (a.number === this.attempt ? { ...a, interruptedAt: at } : a), 'interrupted (Ctrl-C)');
+    await this.noteInRecord('interrupted (Ctrl-C)', (a) => (a.number === this.attempt ? { ...a, interruptedAt: at } : a));
   }
 
   /**
@@ -238,14 +238,15 @@ export class RunJournal {
    * like), unfinished: else `savepoint runs` could not trust them and would read every entry.
    */
   async markStopped(limit: string): Promise<void> {
-    await this.noteInRecord((a) => a, `stopped at its ${limit} limit`);
+    await this.noteInRecord(`stopped at its ${limit} limit`);
   }
 
-  // run.json again, with this attempt's record changed and the totals as they are now; nothing when
-  // this process wrote nothing.
-  private async noteInRecord(attempt: (a: RunRecord['attempts'][number]) => RunRecord['attempts'][number], what: string): Promise<void> {
+  // run.json again, with the totals as they are now (and each attempt changed by `attempt`, when
+  // given); nothing when this process wrote nothing.
+  private async noteInRecord(what: string, attempt?: (a: RunRecord['attempts'][number]) => RunRecord['attempts'][number]): Promise<void> {
     if (this.attempt === undefined || !this.record) return;
-    const record: RunRecord = { ...this.record, attempts: this.record.attempts.map(attempt), updatedAt: new Date().toISOString(), totals: this.history.totals() };
+    const attempts = attempt ? this.record.attempts.map(attempt) : this.record.attempts;
+    const record: RunRecord = { ...this.record, attempts, updatedAt: new Date().toISOString(), totals: this.history.totals() };
     this.lock.check();
     await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} ${what} in attempt ${this.attempt}`);
     this.record = record;
