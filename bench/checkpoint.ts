@@ -27,8 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { collectGarbage, createBenchRepo, formatTable, latencyRow, megabytes, MemorySampler, now, percentile, runStageInChild, type BenchContext, type BenchGroup, type Row } from './lib.js';
 
 type SnapshotModule = typeof import('../src/worktree/snapshot.js');
-type ObjectsModule = typeof import('../src/journal/object-store.js');
-type RepositoryModule = typeof import('../src/journal/repository.js');
+type ObjectsModule = typeof import('../src/git/object-store.js');
+type RepositoryModule = typeof import('../src/git/repository.js');
 
 const TARGET_FIRST_MS = 1000;
 const TARGET_EDIT_P50_MS = 30;

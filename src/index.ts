@@ -24,7 +24,7 @@
 /** The session: the whole agent run, as the CLI drives it. */
 export { startRun, resumeRun, continueRun, forkRun, driveSession, runIdForTask } from './session/index.js';
 export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, RunTarget } from './session/index.js';
-export type { ForkResult } from './durable/fork.js';
+export type { ForkResult } from './valve/fork.js';
 
 /** The agent loop and its parts, for a loop of one's own around the same valve. */
 export { runAgent, summarizeResponse, USER_STEP_KIND } from './agent/loop.js';
@@ -42,18 +42,18 @@ export { createTools, createReadFileTool, createWriteFileTool, createEditFileToo
 export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolDefinition } from './tools/index.js';
 
 /** The valve. */
-export { openJournal } from './durable/open-journal.js';
-export { RunJournal } from './durable/run-journal.js';
-export type { OpenJournalOptions, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint } from './durable/run-journal.js';
-export { History, type RecordedStep, type StepCall } from './durable/history.js';
-export { canonicalJson, stepKey } from './durable/key.js';
+export { openJournal } from './valve/open-journal.js';
+export { RunJournal } from './valve/run-journal.js';
+export type { OpenJournalOptions, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint } from './valve/run-journal.js';
+export { History, type RecordedStep, type StepCall } from './valve/history.js';
+export { canonicalJson, stepKey } from './valve/key.js';
 
 /** The journal on disk, readable with plain git too. */
 export { JournalStore } from './journal/store.js';
 export type { JournalFile, FaultPoint, StoreOptions } from './journal/store.js';
 export { readRunEntries, readRunRecord, listRunIds } from './journal/reader.js';
-export { findRepository } from './journal/repository.js';
-export type { Repository } from './journal/repository.js';
+export { findRepository } from './git/repository.js';
+export type { Repository } from './git/repository.js';
 export type { JournalEntry, RunRecord, RunConfig, EntryUsage } from './journal/entry.js';
 export { JOURNAL_REF, stepFilePath, runRecordPath } from './journal/layout.js';
 

@@ -5,8 +5,8 @@
 // other, so replay hands its summary back and re-sends nothing. The journal keeps every original
 // result whole; only what the model is sent next gets shorter. Pure code: the step comes in.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../durable/key.js';
-import type { RunJournal } from '../durable/run-journal.js';
+import { canonicalJson } from '../valve/key.js';
+import type { RunJournal } from '../valve/run-journal.js';
 import { ContextWindowError, ModelError } from '../errors/index.js';
 import type { RunConfig } from '../journal/entry.js';
 import { COMPACT_INSTRUCTION, summarizedTurns, summaryMessage } from '../model/compaction.js';

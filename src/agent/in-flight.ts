@@ -1,7 +1,7 @@
 // What to do with a tool call found started-but-unrecorded after a crash (SPEC, Replay). Model
 // calls and reads never get here: they record no intent, so they are simply run again.
 import { InFlightError } from '../errors/index.js';
-import type { InFlightAnswer, InFlightStep } from '../durable/run-journal.js';
+import type { InFlightAnswer, InFlightStep } from '../valve/run-journal.js';
 import type { ToolResult } from '../tools/types.js';
 
 /** report: tell the model the truth (default); rerun: run it again; fail: stop the run. */

@@ -4,7 +4,7 @@
 // care) whether a step ran live or was handed back from the journal: it rebuilds each request from
 // the results `step` returns, so replay reproduces it exactly. No I/O of its own: the journal, the
 // provider, the tools and the checkpoint come in from the session.
-import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
+import type { Checkpoint, RunJournal } from '../valve/run-journal.js';
 import type { RunConfig } from '../journal/entry.js';
 import type { AssistantBlock, ModelProvider, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
 import { truncateForModel } from '../tools/truncate.js';

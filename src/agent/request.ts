@@ -2,7 +2,7 @@
 // request is rebuilt from recorded results on replay, so the digest matches unless something that
 // shapes the conversation (the task, the tools, the prompt, the model) changed: then it diverges.
 import { createHash, type Hash } from 'node:crypto';
-import { canonicalJson } from '../durable/key.js';
+import { canonicalJson } from '../valve/key.js';
 import type { Message, ModelRequest } from '../model/types.js';
 
 /** A model step's input in the journal: the model, the turn, how many messages, and the request's digest. */

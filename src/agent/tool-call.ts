@@ -1,7 +1,7 @@
 // One tool call of the model's, as a durable step: an unknown tool is answered with an error the
 // model can read; a known one asks for approval only when it goes live, records its intent first
 // when it is not safe to repeat, and is checkpointed after when it may have changed files.
-import type { Checkpoint, RunJournal } from '../durable/run-journal.js';
+import type { Checkpoint, RunJournal } from '../valve/run-journal.js';
 import type { ToolUseBlock } from '../model/types.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
 import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';

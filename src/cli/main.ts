@@ -6,7 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
 import { preferSmallHeap } from './heap.js';
 import { addCommandHelp } from './help.js';
-import { guardOutput, onClosedPipe } from './output.js';
+import { guardOutput, onClosedPipe } from './terminal/output.js';
 import { useSavepointUsageErrors } from './usage.js';
 
 const EXAMPLES = `
@@ -42,15 +42,15 @@ function version(): string {
 // Every command, in help order, each loaded only when needed: `savepoint run` then starts without
 // the modules of show, log, runs, diff and demo (reports, diffs, HTML), which are most of the CLI.
 const COMMANDS: Record<string, () => Promise<Command>> = {
-  run: async () => (await import('./run.js')).runCommand(),
-  resume: async () => (await import('./resume.js')).resumeCommand(),
-  continue: async () => (await import('./continue.js')).continueCommand(),
-  fork: async () => (await import('./fork.js')).forkCommand(),
-  runs: async () => (await import('./runs.js')).runsCommand(),
-  log: async () => (await import('./log.js')).logCommand(),
-  show: async () => (await import('./show.js')).showCommand(),
-  diff: async () => (await import('./diff.js')).diffCommand(),
-  demo: async () => (await import('./demo.js')).demoCommand(),
+  run: async () => (await import('./commands/run.js')).runCommand(),
+  resume: async () => (await import('./commands/resume.js')).resumeCommand(),
+  continue: async () => (await import('./commands/continue.js')).continueCommand(),
+  fork: async () => (await import('./commands/fork.js')).forkCommand(),
+  runs: async () => (await import('./commands/runs.js')).runsCommand(),
+  log: async () => (await import('./commands/log.js')).logCommand(),
+  show: async () => (await import('./commands/show.js')).showCommand(),
+  diff: async () => (await import('./commands/diff.js')).diffCommand(),
+  demo: async () => (await import('./commands/demo.js')).demoCommand(),
 };
 
 /** The program with the commands `argv` needs: the one it names, or all of them (help, a typo). */

@@ -4,7 +4,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { JOURNAL_REF } from './layout.js';
-import { readPackedRefs, readRef } from './refs.js';
+import { readPackedRefs, readRef } from '../git/refs.js';
 
 const BRANCH = 'agent-journal';
 const REMOTE_JOURNAL = /^refs\/remotes\/(.+)\/agent-journal$/;

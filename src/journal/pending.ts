@@ -9,8 +9,8 @@
 import { execFile } from 'node:child_process';
 import { rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { unlinkQuietly } from './durable-file.js';
-import { compareAndSwapRef, readPackedRefs, readRef } from './refs.js';
+import { unlinkQuietly } from '../os/durable-file.js';
+import { compareAndSwapRef, readPackedRefs, readRef } from '../git/refs.js';
 
 /** The ref that keeps `run`'s uncommitted working-tree snapshot reachable. */
 export function pendingRef(run: string): string {

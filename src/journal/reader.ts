@@ -3,7 +3,7 @@ import { CorruptEntryError } from '../errors/index.js';
 import { parseEntry, parseRunRecord, type JournalEntry, type RunRecord } from './entry.js';
 import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
 import { parseStepFileName, runRecordPath, STEPS_PER_SHARD, type Phase } from './layout.js';
-import { TREE_MODE } from './git-object.js';
+import { TREE_MODE } from '../git/git-object.js';
 import type { JournalStore } from './store.js';
 
 /** A run's run.json at the tip, or undefined when the run does not exist. */

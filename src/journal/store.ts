@@ -5,13 +5,13 @@
 // each other's entries. Never touches HEAD, the index or the working tree.
 import { dirname, join } from 'node:path';
 import { asWriteFailure, JournalMovedError } from '../errors/index.js';
-import { unlinkQuietly } from './durable-file.js';
-import { assertNotCheckedOut, findRepository, type Repository } from './repository.js';
-import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from './git-object.js';
-import { ObjectStore } from './object-store.js';
-import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef, type RefFaultPoint } from './refs.js';
+import { unlinkQuietly } from '../os/durable-file.js';
+import { assertNotCheckedOut, findRepository, type Repository } from '../git/repository.js';
+import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
+import { ObjectStore } from '../git/object-store.js';
+import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef, type RefFaultPoint } from '../git/refs.js';
 import { JOURNAL_REF } from './layout.js';
-import { removeStaleTemps } from './leftovers.js';
+import { removeStaleTemps } from '../git/leftovers.js';
 
 /** A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint). */
 export type JournalFile = { path: string; content: string | Buffer } | { path: string; tree: string };

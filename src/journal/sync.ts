@@ -5,9 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { JournalConflictError } from '../errors/index.js';
 import { listJournalRefs } from './journal-refs.js';
-import { makeCommit, makeTree, TREE_MODE, type GitObject, type Tree } from './git-object.js';
+import { makeCommit, makeTree, TREE_MODE, type GitObject, type Tree } from '../git/git-object.js';
 import type { JournalStore } from './store.js';
-import { diffTrees } from './tree-diff.js';
+import { diffTrees } from '../git/tree-diff.js';
 
 /** What folding one fetched journal into the local branch did. */
 export interface SyncReport {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileDurably } from '../journal/durable-file.js';
+import { writeFileDurably } from '../os/durable-file.js';
 import type { SecretBook } from './redactor.js';
 
 const FORMAT = 'savepoint/secrets@1';

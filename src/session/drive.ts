@@ -4,12 +4,12 @@
 // The CLI and the library both come through here; the named entry points are in start.ts.
 import { COMPACT_STEP_KIND } from '../agent/compaction.js';
 import { runAgent, USER_STEP_KIND, type FollowUp } from '../agent/loop.js';
-import { openJournal } from '../durable/open-journal.js';
-import type { RunJournal } from '../durable/run-journal.js';
+import { openJournal } from '../valve/open-journal.js';
+import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError } from '../errors/index.js';
-import { ObjectStore } from '../journal/object-store.js';
+import { ObjectStore } from '../git/object-store.js';
 import { createJournalPusher } from '../journal/push.js';
-import { findRepository } from '../journal/repository.js';
+import { findRepository } from '../git/repository.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';

@@ -2,9 +2,9 @@
 // for a task, resume a run, continue a run with a follow-up, fork a run at a step. Each finds the
 // run in the journals (after folding in the ones fetched from other machines), checks that the
 // request makes sense, and hands it to driveSession.
-import { forkRun as forkJournalRun, type ForkResult } from '../durable/fork.js';
+import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
-import { readHeadBranch } from '../journal/head.js';
+import { readHeadBranch } from '../git/head.js';
 import type { RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';

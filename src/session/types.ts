@@ -3,7 +3,7 @@
 import type { LimitReached } from '../agent/budget.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
 import type { Approver } from '../agent/tool-call.js';
-import type { StepEvent } from '../durable/run-journal.js';
+import type { StepEvent } from '../valve/run-journal.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
 import type { SandboxRequest } from './sandbox.js';

@@ -2,7 +2,7 @@
 // the replayed steps assume the files as the run left them. SPEC's drift rules, as decisions: a
 // clean checkout of the run's base commit (a fresh clone) is restored from the checkpoint at once;
 // otherwise the caller's flag or callback chooses restore, keep or stop. No terminal here.
-import type { History } from '../durable/history.js';
+import type { History } from '../valve/history.js';
 import type { RunRecord } from '../journal/entry.js';
 import type { JournalStore } from '../journal/store.js';
 import { DriftError } from '../errors/index.js';

@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { findRepository } from '../journal/repository.js';
+import { findRepository } from '../git/repository.js';
 import { SECRET_NAME } from '../redact/secret-values.js';
 
 /** How run_bash runs commands: in bubblewrap, or unconfined. */

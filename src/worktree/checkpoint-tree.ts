@@ -3,8 +3,8 @@
 // anything, so a tree someone forged (a `.git/hooks/...` file, a `..` directory, a file beneath a
 // symbolic link) is refused as a whole.
 import { UnsafeCheckpointError } from '../errors/index.js';
-import type { ObjectStore } from '../journal/object-store.js';
-import { beneathNonDirectory, DIR_MODE, LINK_MODE, modeViolation, nameViolation, parseRawTree } from '../journal/path-rules.js';
+import type { ObjectStore } from '../git/object-store.js';
+import { beneathNonDirectory, DIR_MODE, LINK_MODE, modeViolation, nameViolation, parseRawTree } from '../git/path-rules.js';
 import type { FileEntry } from './snapshot.js';
 
 /** More entries than this in one checkpoint are refused (a tree can repeat a subtree to look enormous). */

@@ -1,9 +1,9 @@
 // Before a resumed run goes live: is the working tree still what the journal last recorded? Replayed
 // steps assume the files as the run left them, so a difference must be resolved first: restored
 // silently on a clean checkout of the run's base commit (a fresh clone), otherwise shown to a person.
-import type { ObjectStore } from '../journal/object-store.js';
+import type { ObjectStore } from '../git/object-store.js';
 import type { Snapshot, WorktreeSnapshotter } from './snapshot.js';
-import { diffTrees, type FileChange } from '../journal/tree-diff.js';
+import { diffTrees, type FileChange } from '../git/tree-diff.js';
 
 /** How the working tree differs from the run's last checkpoint. */
 export interface Drift {

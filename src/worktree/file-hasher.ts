@@ -1,7 +1,7 @@
 // Hashing working-tree files into blobs, with a stat cache: a file whose stat is as it was when it
 // was hashed (and was already older than a timestamp tick then) is not read again.
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
-import { makeObject } from '../journal/git-object.js';
+import { makeObject } from '../git/git-object.js';
 import type { ObjectBatch } from './pack-writer.js';
 import type { FileEntry, SkippedFile } from './snapshot.js';
 import { STAT_FIELDS, StatList, StatPool, type StatFields } from './stat-pool.js';

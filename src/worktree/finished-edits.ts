@@ -4,8 +4,8 @@
 // change is checked against the runs that finished after this run's last checkpoint: if the file is
 // now exactly what such a run left there, and that run changed it, the restore is refused.
 import { RestoreWouldUndoError } from '../errors/index.js';
-import { TREE_MODE } from '../journal/git-object.js';
-import type { ObjectStore } from '../journal/object-store.js';
+import { TREE_MODE } from '../git/git-object.js';
+import type { ObjectStore } from '../git/object-store.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import type { JournalStore } from '../journal/store.js';
 import type { FileEntry } from './snapshot.js';

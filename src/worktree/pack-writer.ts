@@ -9,11 +9,11 @@
 // them into a pack (journal/pack-rollup.ts).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GitObject } from '../journal/git-object.js';
-import type { ObjectStore } from '../journal/object-store.js';
-import { DirectorySync } from '../journal/durable-file.js';
-import { PackBuilder, writePackFilesSync } from '../journal/pack-file.js';
-import { indexPosition, isIndexV2 } from '../journal/pack-format.js';
+import type { GitObject } from '../git/git-object.js';
+import type { ObjectStore } from '../git/object-store.js';
+import { DirectorySync } from '../os/durable-file.js';
+import { PackBuilder, writePackFilesSync } from '../git/pack-file.js';
+import { indexPosition, isIndexV2 } from '../git/pack-format.js';
 
 /** From this many new objects in one checkpoint on, they are written as one pack. */
 export const PACK_THRESHOLD = 256;

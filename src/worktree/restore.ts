@@ -9,8 +9,8 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { RestoreConflictError } from '../errors/index.js';
-import type { ObjectStore } from '../journal/object-store.js';
-import { GITLINK_MODE, LINK_MODE } from '../journal/path-rules.js';
+import type { ObjectStore } from '../git/object-store.js';
+import { GITLINK_MODE, LINK_MODE } from '../git/path-rules.js';
 import { readCheckpoint, readCheckpointBlob } from './checkpoint-tree.js';
 import type { PlannedChange } from './finished-edits.js';
 import type { FileEntry, Snapshot } from './snapshot.js';

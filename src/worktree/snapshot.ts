@@ -12,9 +12,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { TREE_MODE } from '../journal/git-object.js';
-import { ObjectStore } from '../journal/object-store.js';
-import { findRepository, type Repository } from '../journal/repository.js';
+import { TREE_MODE } from '../git/git-object.js';
+import { ObjectStore } from '../git/object-store.js';
+import { findRepository, type Repository } from '../git/repository.js';
 import { FileHasher } from './file-hasher.js';
 import { ObjectBatch } from './pack-writer.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';

@@ -1,6 +1,6 @@
 // The trees of a checkpoint: built whole for the first one, then only the directories on the paths
 // that changed, from the trees of the last one.
-import { makeTree, nestPaths, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../journal/git-object.js';
+import { makeTree, nestPaths, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
 import type { FileEntry } from './snapshot.js';
 
 /** One directory's tree: its entries (files, and subdirectories as trees) and its id. */

@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLockedError, WorktreeBusyError } from '../errors/index.js';
-import type { Repository } from '../journal/repository.js';
-import { acquireRunLock, type RunLock } from '../journal/run-lock.js';
+import type { Repository } from '../git/repository.js';
+import { acquireRunLock, type RunLock } from '../locks/run-lock.js';
 
 // The lock's name among run locks: no run id can start with "_".
 const LOCK_NAME = '_worktree';

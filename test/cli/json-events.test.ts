@@ -5,7 +5,7 @@
 // the usual exit code. Without --json, every run (never resumed too) ends with its tokens line.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JSON_EVENT_TYPES } from '../../src/cli/json-lines.js';
+import { JSON_EVENT_TYPES } from '../../src/cli/view/json-lines.js';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
 import { fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';

@@ -2,7 +2,7 @@
 // to come, and what to do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { modelNoticeText } from '../../src/cli/model-notice.js';
+import { modelNoticeText } from '../../src/cli/view/model-notice.js';
 import { DEFAULT_MODEL } from '../../src/model/defaults.js';
 import { modelNotices } from '../../src/model/notices.js';
 

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JournalEntry, RunRecord } from '../../src/journal/entry.js';
-import { openJournal } from '../../src/durable/open-journal.js';
-import { forkRun } from '../../src/durable/fork.js';
+import { openJournal } from '../../src/valve/open-journal.js';
+import { forkRun } from '../../src/valve/fork.js';
 import { listRunStepFiles } from '../../src/journal/reader.js';
 import { JournalStore } from '../../src/journal/store.js';
 import { listAllRuns, loadRun, openJournals } from '../../src/report/journal-runs.js';

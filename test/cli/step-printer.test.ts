@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Writable } from 'node:stream';
-import { StepPrinter } from '../../src/cli/step-printer.js';
-import { styleFor } from '../../src/cli/style.js';
+import { StepPrinter } from '../../src/cli/view/step-printer.js';
+import { styleFor } from '../../src/cli/terminal/style.js';
 import { displayWidth } from '../../src/format/text.js';
 
 function printer(columns: number) {

@@ -86,7 +86,7 @@ describe('the command line', { concurrency: true }, () => {
       assert.match(result.stderr, /not inside a git repository/);
       assert.match(result.stderr, /^\s+at .+/m);
       // The CLI runs bundled (scripts/bundle.js); its source maps name the TypeScript lines.
-      assert.match(result.stderr, /^\s+at .+src\/journal\/repository\.ts:\d+:\d+\)$/m);
+      assert.match(result.stderr, /^\s+at .+src\/git\/repository\.ts:\d+:\d+\)$/m);
     });
   });
 });

@@ -1,4 +1,4 @@
-// Runs test/durable/fixtures/appender.mjs as a real child process and collects what it reported,
+// Runs test/valve/fixtures/appender.mjs as a real child process and collects what it reported,
 // so crash tests can SIGKILL it at any moment and then compare its claims with the journal.
 //
 //   const child = startAppender({ dir: repo.root, run: 'r1', steps: 20 });
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const appenderScript = join(root, 'test/durable/fixtures/appender.mjs');
+const appenderScript = join(root, 'test/valve/fixtures/appender.mjs');
 
 // The library the child imports: the built dist/index.js when it is at least as new as every
 // source file the journal is made of (fast start), else src/index.ts through tsx (always current).

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { findRepository } from '../../src/journal/repository.js';
+import { findRepository } from '../../src/git/repository.js';
 import { assertFsckClean, gitOut, runGit } from '../helpers/git.js';
 import { assertOneParagraph, baseEnv, BIN, runCli } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';

@@ -15,8 +15,8 @@ import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { startAppender, type AppenderReport } from '../helpers/journal-child.js';
 import { createLoopFs, loopFsUnavailable, type LoopFs, type LoopFsType } from '../helpers/loop-fs.js';
 import { JournalStore } from '../../src/index.js';
-import { makeObject, makeTree } from '../../src/journal/git-object.js';
-import { ObjectStore } from '../../src/journal/object-store.js';
+import { makeObject, makeTree } from '../../src/git/git-object.js';
+import { ObjectStore } from '../../src/git/object-store.js';
 
 const STEPS = 60;
 

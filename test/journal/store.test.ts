@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalStore, type FaultPoint } from '../../src/index.js';
-import { compareAndSwapRef, readRef } from '../../src/journal/refs.js';
+import { compareAndSwapRef, readRef } from '../../src/git/refs.js';
 import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journalSubjects, refNames, runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';

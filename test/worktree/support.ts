@@ -6,8 +6,8 @@ import { copyFileSync, statSync, utimesSync, existsSync, mkdirSync, mkdtempSync,
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ObjectStore } from '../../src/journal/object-store.js';
-import { findRepository } from '../../src/journal/repository.js';
+import { ObjectStore } from '../../src/git/object-store.js';
+import { findRepository } from '../../src/git/repository.js';
 import { WorktreeSnapshotter, type SnapshotOptions } from '../../src/worktree/snapshot.js';
 import { gitOut } from '../helpers/git.js';
 import type { TempRepo } from '../helpers/temp-repo.js';

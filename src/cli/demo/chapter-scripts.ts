@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Style } from '../style.js';
+import type { Style } from '../terminal/style.js';
 import type { Interlude } from './chapters.js';
 
 /** One chapter of the lecture. */

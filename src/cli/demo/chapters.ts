@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runIdForTask } from '../../journal/run-id.js';
-import { styleFor, type Style } from '../style.js';
+import { styleFor, type Style } from '../terminal/style.js';
 import { createRepository, runChild } from './child.js';
 import { EDGE, PAST, type Chapter } from './chapter-scripts.js';
 

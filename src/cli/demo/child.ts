@@ -4,7 +4,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Style } from '../style.js';
+import type { Style } from '../terminal/style.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/savepoint.js', import.meta.url));
 

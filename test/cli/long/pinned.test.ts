@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runAgent } from '../../../src/agent/loop.js';
-import { openJournal } from '../../../src/durable/open-journal.js';
+import { openJournal } from '../../../src/valve/open-journal.js';
 import { serializeEntry, type RunConfig, type RunRecord } from '../../../src/journal/entry.js';
 import { runRecordPath } from '../../../src/journal/layout.js';
 import { JournalStore } from '../../../src/journal/store.js';

@@ -1,0 +1,33 @@
+// `savepoint diff [run]`: what a run changed in total, from its base commit to its last checkpoint,
+// as `git diff` of the two trees. git itself pages it on a terminal ($GIT_PAGER, $PAGER, less) and
+// colours it, as `git diff` does; piped, it is the plain diff.
+import { spawnSync } from 'node:child_process';
+import { Command } from 'commander';
+import { NoCheckpointError } from '../../errors/index.js';
+import { loadRun, openJournals } from '../../report/journal-runs.js';
+
+// git's empty tree: the base of a run that started in a repository with no commit.
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+/** The `diff` command. */
+export function diffCommand(): Command {
+  return new Command('diff')
+    .summary('what a run changed in total: its base commit against its last checkpoint')
+    .description(
+      'Show every change a run made to the files, from the commit it started on to the working tree its ' +
+        'last checkpoint recorded, as git diff of the two trees (paged and coloured on a terminal, like git).',
+    )
+    .argument('[run]', 'the run id or a unique prefix of it (default: the most recently active run)')
+    .option('--stat', 'a diffstat instead of the patch')
+    .action(async (id: string | undefined, flags: { stat?: boolean }) => {
+      const journals = await openJournals(process.cwd());
+      const run = await loadRun(journals, id);
+      const t = run.timeline;
+      const last = t.steps.filter((s) => s.checkpoint).at(-1);
+      const to = last?.checkpoint ?? t.startCheckpoint;
+      if (!to) throw new NoCheckpointError(run.id);
+      const from = t.baseCommit ?? EMPTY_TREE;
+      const result = spawnSync('git', ['diff', ...(flags.stat ? ['--stat'] : []), from, to], { cwd: journals.repo.root, stdio: 'inherit' });
+      process.exitCode = result.status === 0 ? 0 : 1;
+    });
+}

@@ -1,0 +1,106 @@
+// `savepoint runs`: every run in the local journal and in the remote-tracking ones, most recently
+// active first: id, status, steps, model calls, tokens, resumes, last activity and task.
+import type { Writable } from 'node:stream';
+import { Command } from 'commander';
+import { compactCount } from '../../format/numbers.js';
+import { fitColumns } from '../../format/text.js';
+import { relativeTime } from '../../format/time.js';
+import { listAllRuns, openJournals, type ListedRun } from '../../report/journal-runs.js';
+import type { RunSummary } from '../../report/summarize.js';
+import { paintStatus, padVisible, whereNote } from '../view/run-format.js';
+import { styleFor, type Style } from '../terminal/style.js';
+
+type Out = Writable & { isTTY?: boolean; columns?: number };
+
+/** The `runs` command. */
+export function runsCommand(): Command {
+  return new Command('runs')
+    .summary('list every run, here and in fetched remote journals')
+    .description(
+      'List every run in this repository\'s agent-journal branch and in remote-tracking journals ' +
+        '(refs/remotes/*/agent-journal, after "git fetch"): id, status, steps, model calls, tokens, ' +
+        'how often it was resumed, last activity and task. A run in both is shown once, from the local journal.',
+    )
+    .option('--all', "list every worktree's runs and those only in fetched remote journals (default: this worktree's)")
+    .option('--json', 'print the runs as JSON (see README, "Reading runs")')
+    .action(async (flags: { json?: boolean; all?: boolean }) => {
+      const journals = await openJournals(process.cwd());
+      const all = await listAllRuns(journals);
+      const runs = flags.all ? all : all.filter((run) => isHere(run, journals.repo.root));
+      if (flags.json) process.stdout.write(`${JSON.stringify({ runs: runs.map(runJson) }, null, 2)}\n`);
+      else printRuns(runs, process.stdout, styleFor(process.stdout), Date.now(), all.length - runs.length);
+    });
+}
+
+// A run of this worktree: in the local journal, and created here (or too old to say where).
+function isHere(run: ListedRun, root: string): boolean {
+  const s = run.summary;
+  return s.shownFrom === 'local' && (s.worktree === null || s.worktree === root);
+}
+
+/** The JSON row of one run: its summary and, for a run that could not be read whole, why. */
+export function runJson(run: ListedRun): RunSummary & { problem: string | null } {
+  return { ...run.summary, problem: run.problem };
+}
+
+// `2 follow-ups, latest "now add a test"`, or '' for a run with none.
+function followUpNote(followUps: string[]): string {
+  if (followUps.length === 0) return '';
+  return `${followUps.length} follow-up${followUps.length === 1 ? '' : 's'}, latest "${fitColumns(followUps.at(-1)!, 60)}"`;
+}
+
+/** The human table. */
+export function printRuns(runs: ListedRun[], out: Out, style: Style, now: number, hidden = 0): void {
+  const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them.` : '';
+  if (runs.length === 0) {
+    out.write(hidden ? `No runs in this worktree yet. ${elsewhere}\n` : 'No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');
+    return;
+  }
+  const rows = runs.map((run) => {
+    const s = run.summary;
+    return {
+      id: s.id,
+      status: run.problem ? 'corrupt' : s.status,
+      steps: String(s.steps),
+      calls: String(s.modelCalls),
+      tokens: `${compactCount(s.tokens.input)} / ${compactCount(s.tokens.output)}`,
+      resumed: s.resumes ? `${s.resumes}×` : '–',
+      last: relativeTime(s.lastActivity, now),
+      task: s.task || (s.steps === 0 ? '(live at its first step)' : ''),
+      note: run.problem ? `cannot be read whole: ${run.problem}` : [followUpNote(s.followUps), whereNote(s)].filter(Boolean).join(' · '),
+    };
+  });
+  // Columns in the order shown; on a narrow terminal the least needed go first (never id or status).
+  const columns: Array<{ key: Exclude<keyof (typeof rows)[number], 'note'>; head: string; align: 'left' | 'right'; drop: number }> = [
+    { key: 'id', head: 'RUN', align: 'left', drop: 0 },
+    { key: 'status', head: 'STATUS', align: 'left', drop: 0 },
+    { key: 'steps', head: 'STEPS', align: 'right', drop: 4 },
+    { key: 'calls', head: 'CALLS', align: 'right', drop: 3 },
+    { key: 'tokens', head: 'TOKENS IN / OUT', align: 'right', drop: 2 },
+    { key: 'resumed', head: 'RESUMED', align: 'right', drop: 1 },
+    { key: 'last', head: 'LAST ACTIVITY', align: 'left', drop: 5 },
+  ];
+  const widths = new Map(columns.map((c) => [c, rows.reduce((most, r) => Math.max(most, r[c.key].length), c.head.length)])); // ids are never cut
+  const widthOf = (c: (typeof columns)[number]) => widths.get(c)!;
+  let shown = columns;
+  const tableWidth = () => shown.reduce((sum, c) => sum + widthOf(c) + 2, -2);
+  for (let level = 1; level <= 5 && tableWidth() > style.width; level++) shown = shown.filter((c) => c.drop === 0 || c.drop > level);
+  const taskWidth = style.width - tableWidth() - 2;
+  const line = (cells: Record<string, string>, task: string, paint: (key: string, text: string) => string) =>
+    [...shown.map((c) => paint(c.key, c.align === 'left' ? padVisible(cells[c.key]!, widthOf(c)) : padVisible(cells[c.key]!, widthOf(c), 'right'))), taskWidth >= 12 ? fitColumns(task, taskWidth) : '']
+      .join('  ')
+      .trimEnd();
+  const heads = Object.fromEntries(columns.map((c) => [c.key, c.head]));
+  // One write for the table: a thousand rows are not a thousand system calls.
+  const table = [`${style.dim(line(heads, 'TASK', (_, t) => t))}\n`];
+  for (const r of rows) {
+    const paint = (key: string, text: string) => (key === 'id' ? style.bold(text) : key === 'status' ? text.replace(r.status, paintStatus(r.status as RunSummary['status'] | 'corrupt', style)) : text);
+    table.push(`${line(r, r.task, paint)}\n`);
+    if (taskWidth < 12 && r.task) table.push(`  ${style.dim(fitColumns(r.task, style.width - 2))}\n`);
+    if (r.note) table.push(`  ${style.dim(`↳ ${fitColumns(r.note, style.width - 4)}`)}\n`);
+  }
+  out.write(table.join(''));
+  const remote = runs.filter((r) => r.summary.shownFrom !== 'local').length;
+  const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} only in a remote-tracking journal)` : ''}.`;
+  out.write(style.dim(`\n${fitColumns(count, style.width)}\n${elsewhere ? `${fitColumns(elsewhere, style.width)}\n` : ''}${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
+}

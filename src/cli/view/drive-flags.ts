@@ -1,0 +1,81 @@
+// Options shared by the commands that drive a run (`run`, `resume`, `continue`).
+import { Option, type Command } from 'commander';
+import { IN_FLIGHT_POLICIES, type InFlightPolicy } from '../../agent/in-flight.js';
+import { UsageError } from '../../errors/index.js';
+import type { SessionOptions } from '../../session/types.js';
+
+/**
+ * The flags of a command that drives a run, as commander parses them: the limits and pinned
+ * settings go to the session as they are (SessionOptions documents them); the rest are mapped.
+ */
+export interface DriveFlags extends Pick<SessionOptions, 'model' | 'maxSteps' | 'maxTurns' | 'maxCost' | 'maxTokens' | 'compact' | 'compactAt' | 'contextWindow' | 'thinking' | 'push'> {
+  yes?: boolean;
+  inFlight: InFlightPolicy;
+  restore?: boolean;
+  keepWorktree?: boolean;
+  /** Commander's --no-sandbox: false when given. */
+  sandbox?: boolean;
+  allowNetwork?: boolean;
+  allowGitWrites?: boolean;
+  json?: boolean;
+}
+
+/** Adds the options of a command that drives a run (`run`, `resume`, `continue`). */
+export function addDriveOptions(command: Command): Command {
+  return command
+    .option('--model <name>', 'an Anthropic model id, or script:<file> for a scripted model (default: the run\'s model, else claude-sonnet-5-5)')
+    .option('-y, --yes', 'approve every tool call without asking')
+    .option('--max-steps <n>', 'stop before the run passes n steps (model calls, tool calls, ...); no limit by default', positiveInt('--max-steps'))
+    .option('--max-turns <n>', 'stop before the run passes n model calls; no limit by default', positiveInt('--max-turns'))
+    .option('--max-cost <usd>', 'stop before a model call once the run\'s estimated cost reaches this many US dollars; no limit by default', positiveNumber('--max-cost'))
+    .option('--max-tokens <n>', 'the longest answer the model may give, in tokens (pinned with a new run; default 8192)', positiveInt('--max-tokens'))
+    .option('--context-window <tokens>', "the model's context window (pinned with a new run; default: the model's known window, else 200,000)", positiveInt('--context-window'))
+    .option('--compact-at <fraction>', 'compact the conversation when it reaches this fraction of the context window (pinned; default 0.8)', fraction('--compact-at'))
+    .option('--thinking <budget>', 'extended thinking with this many tokens of budget, at least 1024 (pinned with a new run; default off)', thinkingBudget)
+    .option('--no-compact', 'never compact the conversation (pinned with a new run): a conversation that outgrows the window then fails')
+    .addOption(
+      new Option('--in-flight <policy>', 'a command started before a crash and never recorded: report it to the model as unknown, rerun it, or fail')
+        .choices(IN_FLIGHT_POLICIES as string[])
+        .default('report'),
+    )
+    .option('--restore', 'if the files differ from the journal\'s last checkpoint, put them back as recorded')
+    .option('--keep-worktree', 'if the files differ from the journal\'s last checkpoint, go on with them as they are')
+    .option('--json', 'print JSON Lines on stdout, one object per event (see README, "--json events"); messages for people go to stderr')
+    .option('--push <remote>', 'push the agent-journal branch to this remote after every step (stops if another machine moved the run on)')
+    .option('--no-sandbox', 'run commands unconfined, with your whole environment and file system (default: in bubblewrap where the machine has it)')
+    .option('--allow-network', 'let commands in the sandbox reach the network')
+    .option('--allow-git-writes', 'let commands in the sandbox write .git (commit, branch, tag); the journal branch is then unprotected');
+}
+
+/** The exit code of a run stopped at one of the user's limits (--max-steps, --max-turns, --max-cost). */
+export const LIMIT_EXIT_CODE = 3;
+
+function positiveInt(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a whole number above 0, not "${value}".`);
+    return n;
+  };
+}
+
+function thinkingBudget(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1024) throw new UsageError(`--thinking needs a token budget of at least 1024 (the API's minimum), not "${value}".`);
+  return n;
+}
+
+function fraction(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!value.trim() || !Number.isFinite(n) || n <= 0 || n >= 1) throw new UsageError(`${flag} needs a fraction between 0 and 1 (such as 0.8), not "${value}".`);
+    return n;
+  };
+}
+
+function positiveNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!value.trim() || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} needs a number above 0, not "${value}".`);
+    return n;
+  };
+}

@@ -1,0 +1,215 @@
+// The product's signature on screen: one line per step as it happens, REPLAYED (from journal) or
+// LIVE (running now), what it did, a short result and how long it took, and at the end what the
+// replay saved. Live model text streams in above its step line, so a call is never a silent pause.
+// Every line fits the style's width: below WIDE_COLUMNS the labels lose their parenthesis and a
+// replayed step shows only its original time; descriptions and results are cut by characters.
+import type { Writable } from 'node:stream';
+import type { StepEvent } from '../../valve/run-journal.js';
+import { formatCount, formatDuration } from '../../format/numbers.js';
+import { displayWidth, ellipsize, fitColumns, takeChars, wrapWords } from '../../format/text.js';
+import { padVisible, visibleLength } from './run-format.js';
+import type { Style } from '../terminal/style.js';
+
+/** The label of a step handed back from the journal. */
+export const REPLAYED_LABEL = 'REPLAYED (from journal)';
+/** The label of a step that ran now. */
+export const LIVE_LABEL = 'LIVE (running now)';
+/** The labels on a terminal narrower than WIDE_COLUMNS. */
+export const SHORT_LABELS = { replayed: 'REPLAYED', live: 'LIVE', notRun: 'NOT RUN', declined: 'DECLINED' } as const;
+/** The narrowest width that shows the full labels. */
+export const WIDE_COLUMNS = 100;
+// The room the time column is sized for: `0 ms (took 1.4 s)` on a wide screen, `took 120 ms` else.
+const TIME_ROOM = { wide: 22, narrow: 11 };
+// Model text streams in under the steps, indented this much.
+const TEXT_INDENT = '      ';
+/** Steps recorded without running: not LIVE, since nothing ran. */
+export const NOT_RUN_LABEL = 'NOT RUN (was in flight)';
+/** The label of a step the user declined: recorded, not run. */
+export const DECLINED_LABEL = 'DECLINED (not run)';
+
+/** What this process replayed so far, counted from the step events as they come (report/summarize.ts's Savings is the same idea computed from a stored run). */
+export interface ReplayTally {
+  replayedSteps: number;
+  modelCalls: number;
+  tokens: number;
+  commands: number;
+  originalMs: number;
+  replayMs: number;
+  liveSteps: number;
+}
+
+/** Prints a run's steps, its streamed model text and what replay saved, to fit `style.width`. */
+export class StepPrinter {
+  private readonly out: Writable;
+  private readonly style: Style;
+  private streaming = false;
+  // The visible column of streamed text, the word it has not printed yet, and whether a space
+  // goes before that word (dropped when the word starts a new line).
+  private column = 0;
+  private word = '';
+  private space = false;
+  private thinking = false;
+  private replayStarted: number | undefined;
+  private replayEnded: number | undefined;
+  readonly replayed: ReplayTally = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
+
+  constructor(out: Writable, style: Style) {
+    this.out = out;
+    this.style = style;
+  }
+
+  /** The journal's event hook. */
+  readonly onEvent = (event: StepEvent): void => {
+    if (event.type === 'replayed') {
+      this.replayStarted ??= performance.now();
+      this.replayEnded = performance.now();
+      this.tally(event.kind, event.result, event.originalDurationMs);
+      const took = this.wide
+        ? `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`
+        : this.style.dim(`took ${formatDuration(event.originalDurationMs)}`);
+      this.line(event.position, this.style.green(this.wide ? REPLAYED_LABEL : SHORT_LABELS.replayed), event.description, event.summary, took);
+    } else if (event.type === 'recorded') {
+      this.endText();
+      this.replayed.liveSteps++;
+      const label =
+        event.resolution === 'in-flight-reported'
+          ? this.style.red(this.wide ? NOT_RUN_LABEL : SHORT_LABELS.notRun)
+          : event.resolution === 'declined'
+            ? this.style.red(this.wide ? DECLINED_LABEL : SHORT_LABELS.declined)
+            : this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live);
+      this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs));
+    } else if (event.type === 'in-flight') {
+      this.endText();
+      const what = `#${event.position} ${event.description} was ${event.interrupted ? 'interrupted (Ctrl-C) before its result was recorded' : 'started before a crash and never recorded'}: `;
+      const then = event.decision === 'rerun' ? 'running it again' : 'telling the model its outcome is unknown';
+      if (displayWidth(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
+      else this.out.write(`${wrapWords(what + then, this.style.width - 2, 'columns').map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);
+    } else if (event.type === 'orphan') {
+      this.endText();
+      const how = { stopped: 'stopped it (SIGTERM)', killed: 'killed it (SIGKILL)', unreachable: 'it was started on another machine or in another container, so it could not be stopped from here' }[event.outcome];
+      const what = `#${event.position} ${event.description}, started by the crashed attempt at ${event.startedAt}, was still running (process group ${event.pgid}): `;
+      this.out.write(`${this.style.red(`  ${what}`)}${how}\n`);
+    }
+  };
+
+  // Live extended thinking: dimmed, after a "thinking:" mark, apart from the answer's text.
+  readonly onThinking = (text: string): void => {
+    if (!text) return;
+    if (!this.thinking) {
+      this.endText();
+      this.out.write(`      ${this.style.dim('thinking: ')}`);
+      this.streaming = true;
+      this.thinking = true;
+    }
+    this.out.write(this.style.dim(text.replace(/\n/g, '\n      ')));
+  };
+
+  /** Live model text, streamed as it arrives, indented under the steps and word-wrapped to the width. */
+  readonly onText = (text: string): void => {
+    if (!text) return;
+    if (this.thinking) this.endText();
+    if (!this.streaming) {
+      this.out.write(TEXT_INDENT);
+      this.column = TEXT_INDENT.length;
+      this.streaming = true;
+    }
+    let shown = '';
+    for (const piece of text.split(/(\s)/)) {
+      if (piece === '\n') {
+        shown += `${this.takeWord()}\n${TEXT_INDENT}`;
+        this.column = TEXT_INDENT.length;
+        this.space = false;
+      } else if (/^\s$/.test(piece)) {
+        shown += this.takeWord();
+        this.space = true;
+      } else {
+        this.word += piece;
+        // A word longer than a whole line is broken where the line ends.
+        while (TEXT_INDENT.length + displayWidth(this.word) > this.style.width) shown += this.breakWord();
+      }
+    }
+    // Shown now if it fits where it is (the model may pause mid-sentence); the rest of the word, if
+    // more comes, follows it or wraps.
+    if (this.word && this.column + (this.space ? 1 : 0) + displayWidth(this.word) <= this.style.width) shown += this.takeWord();
+    if (shown) this.out.write(this.style.dim(shown));
+  };
+
+  private get wide(): boolean {
+    return this.style.width >= WIDE_COLUMNS;
+  }
+
+  // The pending word (after its space), on a new line first when it does not fit on this one.
+  private takeWord(): string {
+    if (!this.word) return '';
+    const gap = this.space && this.column > TEXT_INDENT.length ? ' ' : '';
+    const length = displayWidth(this.word);
+    const wrap = this.column > TEXT_INDENT.length && this.column + gap.length + length > this.style.width;
+    const text = wrap ? `\n${TEXT_INDENT}${this.word}` : `${gap}${this.word}`;
+    this.column = (wrap ? TEXT_INDENT.length : this.column + gap.length) + length;
+    this.word = '';
+    this.space = false;
+    return text;
+  }
+
+  // The first line's worth of an over-long pending word, on a line of its own.
+  private breakWord(): string {
+    const head = takeChars(this.word, this.style.width - TEXT_INDENT.length, 'columns');
+    this.word = this.word.slice(head.length);
+    const text = `${this.column > TEXT_INDENT.length ? `\n${TEXT_INDENT}` : ''}${head}\n${TEXT_INDENT}`;
+    this.column = TEXT_INDENT.length;
+    this.space = false;
+    return text;
+  }
+
+  private endText(): void {
+    if (this.streaming) {
+      const rest = this.takeWord();
+      this.out.write(`${rest ? this.style.dim(rest) : ''}\n`);
+    }
+    this.streaming = false;
+    this.thinking = false;
+  }
+
+  private tally(kind: string, result: unknown, originalMs: number): void {
+    const s = this.replayed;
+    s.replayedSteps++;
+    s.originalMs += originalMs;
+    s.replayMs = (this.replayEnded ?? 0) - (this.replayStarted ?? 0);
+    if (kind === 'model' || kind === 'compact') {
+      s.modelCalls++;
+      const usage = (result as { usage?: { inputTokens?: number; outputTokens?: number } } | undefined)?.usage;
+      s.tokens += (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
+    } else if (kind === 'run_bash') {
+      s.commands++;
+    }
+  }
+
+  // `#4  REPLAYED  read_file a.txt → 12 lines  · took 3 ms`, cut to the width. The description
+  // column is as wide on every line (sized for a typical time), and a longer time takes its room
+  // from the result. `note` follows the result in red, with what room the result leaves.
+  private line(position: number, label: string, description: string, summary: string, time: string, note = ''): void {
+    const labelWidth = this.wide ? REPLAYED_LABEL.length : SHORT_LABELS.replayed.length;
+    const number = `#${position}`.padStart(4);
+    const fixed = displayWidth(number) + 2 + labelWidth + 2 + 3 + 4; // `  `, `  `, ` → `, `  · `
+    const whatWidth = Math.min(34, Math.floor(Math.max(8, this.style.width - fixed - (this.wide ? TIME_ROOM.wide : TIME_ROOM.narrow)) / 2));
+    const what = padVisible(fitColumns(description, whatWidth), whatWidth);
+    const resultRoom = Math.max(1, this.style.width - fixed - whatWidth - visibleLength(time));
+    const summaryText = fitColumns(summary, note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - displayWidth(note)) : resultRoom);
+    const noteText = ellipsize(note, resultRoom - displayWidth(summaryText), 'columns');
+    const result = summaryText + (noteText ? this.style.red(noteText) : '');
+    this.out.write(`${number}  ${padVisible(label, labelWidth)}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
+  }
+
+  /** One paragraph on what replay saved (wrapped to the width), or nothing when nothing replayed. */
+  summary(): string {
+    const s = this.replayed;
+    if (s.replayedSteps === 0) return '';
+    const parts = [`${s.modelCalls} model call${s.modelCalls === 1 ? '' : 's'}`];
+    if (s.tokens) parts.push(`${formatCount(s.tokens)} tokens`);
+    parts.push(`${s.commands} command${s.commands === 1 ? '' : 's'}`);
+    const text =
+      `Replayed ${s.replayedSteps} step${s.replayedSteps === 1 ? '' : 's'} from the journal in ${formatDuration(s.replayMs)} ` +
+      `instead of ${formatDuration(s.originalMs)}: ${parts.join(', ')} not re-run; ${s.liveSteps} step${s.liveSteps === 1 ? '' : 's'} ran live.`;
+    return wrapWords(text, this.style.width, 'columns').join('\n');
+  }
+}

@@ -1,0 +1,185 @@
+// A run on the terminal, shared by `run`, `resume` and `continue`: the session does the work; this
+// file turns its events into lines (the header, REPLAYED / LIVE step lines, streamed text, what
+// happened to the working tree), asks the questions a person answers (approval, drift), turns
+// Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
+import type { Writable } from 'node:stream';
+import { describeChanges, UsageError } from '../../errors/index.js';
+import { displayWidth, wrapWords } from '../../format/text.js';
+import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
+import { ask, createApprover } from './approval.js';
+import { JsonLines } from './json-lines.js';
+import { LiveView } from './live-view.js';
+import { modelNoticeText } from './model-notice.js';
+import { RunTally } from './run-tally.js';
+import type { DriveFlags } from './drive-flags.js';
+import { LIMIT_EXIT_CODE } from './drive-flags.js';
+import type { LimitReached } from '../../agent/budget.js';
+import { StepPrinter } from './step-printer.js';
+import { styleFor, type Style } from '../terminal/style.js';
+
+type Out = Writable & { isTTY?: boolean; columns?: number };
+
+/** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
+export async function runOnTerminal(drive: (options: SessionOptions) => Promise<RunOutcome>, flags: DriveFlags, out: Out = process.stdout): Promise<number> {
+  if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
+  const env = process.env;
+  const interactive = Boolean(process.stdin.isTTY);
+  const json = flags.json ? new JsonLines(out) : undefined;
+  // With --json, stdout is the event stream: everything for people goes to stderr.
+  const screen: Out = json ? process.stderr : out;
+  const style = styleFor(screen, env);
+  const live = new LiveView(screen, style, Boolean(screen.isTTY) && !json);
+  const printer = new StepPrinter(live.out, style);
+  const tally = new RunTally();
+  const controller = new AbortController();
+  const stop = () => {
+    if (controller.signal.aborted) process.exit(130);
+    live.end();
+    live.out.write(style.red('\n  Stopping: the step in progress is left unrecorded; every finished step is kept.\n'));
+    controller.abort();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const asking = (on: boolean) => (on ? live.pause() : live.resume());
+  try {
+    const outcome = await drive({
+      model: flags.model,
+      maxSteps: flags.maxSteps,
+      maxTurns: flags.maxTurns,
+      maxCost: flags.maxCost,
+      maxTokens: flags.maxTokens,
+      // commander's --no-compact leaves `compact` true when it is not given: only false is a choice.
+      ...(flags.compact === false ? { compact: false } : {}),
+      compactAt: flags.compactAt,
+      contextWindow: flags.contextWindow,
+      thinking: flags.thinking,
+      inFlight: flags.inFlight,
+      worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
+      push: flags.push,
+      sandbox: { use: flags.sandbox !== false, network: Boolean(flags.allowNetwork), gitWrites: Boolean(flags.allowGitWrites) },
+      onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
+      env,
+      signal: controller.signal,
+      approve: createApprover({ yes: Boolean(flags.yes), interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
+      onEvent: (event) => {
+        tally.add(event);
+        if (json) return json.event(event);
+        if (event.type === 'started') live.begin(event.description, event.kind);
+        else if (event.type === 'output') return live.output(event.chunk);
+        else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
+        printEvent(event, printer, live.out, style);
+      },
+    });
+    live.close();
+    if (json) json.end(outcome, tally);
+    const o = live.out;
+    const saved = printer.summary();
+    const totals = wrapWords(tally.line(), style.width, 'columns').map((line) => style.dim(line)).join('\n');
+    if (outcome.status === 'interrupted') {
+      o.write('Stopped. Run the same command again to continue: finished steps replay, and the interrupted one is handled as in flight.\n');
+      o.write(`${totals}\n`);
+      return 130;
+    }
+    if (outcome.limit) {
+      o.write(`\n${style.yellow(limitMessage(outcome.limit))}\n`);
+      if (saved) o.write(`${saved}\n`);
+      o.write(`${totals}\n`);
+      return LIMIT_EXIT_CODE;
+    }
+    if (!json) o.write(`\n${style.bold('Final answer')}\n${outcome.final || '(the model gave no text)'}\n`);
+    if (saved) o.write(`\n${style.green(saved)}\n`);
+    o.write(`${saved ? '' : '\n'}${totals}\n`);
+    return 0;
+  } catch (error) {
+    live.close();
+    json?.error(error);
+    throw error;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+// One session event as the person at the terminal reads it.
+function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: Style): void {
+  switch (event.type) {
+    case 'opened': {
+      const n = event.recordedSteps;
+      // The model goes on a line of its own when the header would not fit the terminal.
+      const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
+      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${event.model}\n`);
+      if (event.interrupted && event.openedAs !== 'finished') out.write(style.yellow('  The previous attempt was interrupted (Ctrl-C), not crashed: its step in progress, if any, is handled as in flight.\n'));
+      if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
+      if (event.openedAs === 'finished') say(out, style.dim, `This run finished before: replaying its ${n} steps from the journal.`, style.width);
+      else if (event.openedAs === 'continuing') say(out, style.dim, `Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.`, style.width);
+      else if (n > 0) say(out, style.dim, `Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.`, style.width);
+      if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
+      return;
+    }
+    case 'text':
+      return printer.onText(event.text);
+    case 'journal-restored':
+      say(out, style.yellow, `agent-journal was ${event.found ? 'moved back' : 'deleted'} during the run: put it back at ${event.restored.slice(0, 12)} (see git reflog agent-journal).`, style.width);
+      return;
+    case 'thinking':
+      return printer.onThinking(event.text);
+    case 'model-notice':
+      return say(out, style.yellow, modelNoticeText(event), style.width);
+    case 'worktree-restored': {
+      const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
+      say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
+      if (event.unrevealed.length) say(out, style.yellow, `${event.unrevealed.length} restored file(s) keep secret placeholders this machine has no value for: ${event.unrevealed.slice(0, 5).join(', ')}`, style.width);
+      if (event.kept.length) say(out, style.dim, `Kept ${event.kept.length} untracked file(s) the run never recorded: ${event.kept.slice(0, 5).join(', ')}${event.kept.length > 5 ? ', ...' : ''}`, style.width);
+      return;
+    }
+    case 'worktree-kept': {
+      const listed = describeChanges(event.changes);
+      if (event.reason === 'flag') say(out, style.yellow, `--keep-worktree: going on with files that differ from the journal (${listed}).`, style.width);
+      else if (event.reason === 'in-flight') say(out, style.yellow, `The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).`, style.width);
+      return;
+    }
+    case 'output':
+      return; // the live view shows it; the step's result holds all of it
+    default:
+      // A session event this printer does not know yet (compaction) prints nothing.
+      if (['replayed', 'started', 'recorded', 'in-flight', 'orphan'].includes(event.type)) return printer.onEvent(event as Parameters<StepPrinter['onEvent']>[0]);
+  }
+}
+
+// What stopped the run, and how to go on.
+function limitMessage({ limit, value, reached }: LimitReached): string {
+  const how = `Every finished step is kept: run the same command with a higher --${limit} (or without it) to go on from here.`;
+  if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
+  const what = limit === 'max-steps' ? 'steps' : 'model calls';
+  return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
+}
+
+// A note under the header, word-wrapped to the terminal's width, each line indented and painted.
+function say(out: Out, paint: (text: string) => string, text: string, width: number): void {
+  out.write(`${wrapWords(text, width - 2, 'columns').map((line) => paint(`  ${line}`)).join('\n')}\n`);
+}
+
+function where(step: number): string {
+  return step ? `after step ${step}` : 'when the run started';
+}
+
+// The drift question on a terminal: restore, keep, or quit. Ctrl-C stops like Ctrl-C anywhere.
+async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void): Promise<'restore' | 'keep' | 'stop'> {
+  live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${describeChanges(question.changes)}.\n`));
+  live.pause();
+  try {
+    const answer = (await ask('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ', { onInterrupt: stop })).trim().toLowerCase();
+    if (answer.startsWith('y') || answer.startsWith('r')) return 'restore';
+    return answer.startsWith('k') ? 'keep' : 'stop';
+  } finally {
+    live.resume();
+  }
+}
+
+// No sandbox here: say so once, with how to get one, and ask before running commands unconfined.
+async function askToRunUnconfined(reason: string, out: Writable, style: Style, onInterrupt: () => void): Promise<boolean> {
+  out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. Install it with "apt-get install bubblewrap" (Debian, Ubuntu) or "dnf install bubblewrap" (Fedora).\n`));
+  const answer = (await ask('  Run commands unconfined, with your whole environment and file system? [y/N]: ', { onInterrupt })).trim().toLowerCase();
+  return answer === 'y' || answer === 'yes';
+}

@@ -1,0 +1,245 @@
+// The loose-object store: writing objects crash-safely and reading them back, loose or packed.
+// Each object is written whole (temp file, fsync, rename): isomorphic-git writes objects in place
+// without fsync and never rewrites a torn one. isomorphic-git remains the reader of last resort,
+// for anything our own readers decline.
+import { readFileSync, statSync } from 'node:fs';
+import * as nodeFs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { asWriteFailure } from '../errors/index.js';
+import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
+import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
+import { PackBuilder, writePackFiles } from './pack-file.js';
+import { PackReader } from './pack-reader.js';
+import { PackRollup } from './pack-rollup.js';
+
+let tempCounter = 0;
+
+// Objects this process wrote or checked, by objects directory: found again, they are trusted
+// without re-reading. Bounded: past the limit it starts over (costing only re-checks).
+const verified = new Map<string, Set<string>>();
+const VERIFIED_LIMIT = 200_000;
+
+// The directories that gained objects through write() and are not yet synced, by objects
+// directory (shared by every ObjectStore of the process: the snapshotter's and the journal's).
+const unsynced = new Map<string, DirectorySync>();
+
+// The roll-ups of small packs, by objects directory (one per process, whatever the store).
+const rollups = new Map<string, PackRollup>();
+
+// What storing a batch of objects takes: files to write, and existing files (checked good, but
+// written by someone who may not have fsynced them) to fsync.
+interface Plan {
+  writes: Array<{ oid: string; path: string; data: Buffer; temp: string }>;
+  existing: Array<{ oid: string; path: string }>;
+}
+
+/** The object database of one repository (its common git dir), with one read cache for the process. */
+export class ObjectStore {
+  readonly gitdir: string;
+  // isomorphic-git's cache: without it every packed read re-loads the pack index.
+  private readonly cache: object = {};
+  private readonly packs: PackReader;
+  private readonly objectsDir: string;
+  private readonly verified: Set<string>;
+  private readonly unsynced: DirectorySync;
+  /** Rolls the small packs of appends up into one, in the background (pack-rollup.ts). */
+  readonly rollup: PackRollup;
+
+  constructor(gitdir: string) {
+    this.gitdir = gitdir;
+    this.objectsDir = join(gitdir, 'objects');
+    this.packs = new PackReader(join(this.objectsDir, 'pack'));
+    let known = verified.get(this.objectsDir);
+    if (!known) verified.set(this.objectsDir, (known = new Set()));
+    this.verified = known;
+    let dirs = unsynced.get(this.objectsDir);
+    if (!dirs) unsynced.set(this.objectsDir, (dirs = new DirectorySync()));
+    this.unsynced = dirs;
+    let rollup = rollups.get(this.objectsDir);
+    if (!rollup) {
+      rollups.set(this.objectsDir, (rollup = new PackRollup(this.objectsDir)));
+      rollup.onRolled = ({ removed }) => this.packs.forget(removed);
+    }
+    this.rollup = rollup;
+  }
+
+  private pathOf(oid: string): string {
+    return join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
+  }
+
+  /**
+   * Stores objects: each file written whole and fsynced before this returns. An object whose loose
+   * file exists already is kept when its content checks out (see plan); a torn or damaged one (a
+   * crash of a writer that does not fsync) is replaced, since rename overwrites it. The new names
+   * are made durable (their directories fsynced) by the next writeAll or syncNames, all at once,
+   * which every ref move here comes after: the checkpoint written before an append costs no
+   * directory fsyncs of its own (one after another, they cost a disk flush each).
+   */
+  write(objects: Iterable<GitObject>): void {
+    const { writes, existing } = this.plan(objects);
+    for (const { path, data, temp } of writes) writeFileDurably(path, data, { mode: 0o444, temp, dirs: this.unsynced });
+    try {
+      for (const { path } of existing) {
+        syncPath(path);
+        this.unsynced.add(dirname(path));
+      }
+    } catch (error) {
+      throw asWriteFailure(error, this.objectsDir);
+    }
+    this.remember(writes, existing);
+    this.rollup.noteLoose(writes.map((w) => w.oid));
+  }
+
+  /**
+   * Stores objects durably, with their fsyncs in flight together (on the libuv thread pool) rather
+   * than one after another: the file system commits them together, which takes a third off an
+   * append on a quiet disk and more on a busy one (bench/journal.ts). Each object is written whole
+   * (temp file, fsync, rename), then each directory that gained one (here or in an earlier write)
+   * is fsynced once, and all of it is on disk before this resolves, so the ref can only ever point
+   * at objects that are.
+   */
+  async writeAll(objects: Iterable<GitObject>): Promise<void> {
+    const { writes, existing } = this.plan(objects);
+    const results = await Promise.allSettled([
+      ...writes.map(({ path, data, temp }) => writeFileDurablyAsync(path, data, { mode: 0o444, temp, dirs: this.unsynced })),
+      ...existing.map(({ path }) => syncPathAsync(path).then(() => this.unsynced.add(dirname(path)))),
+    ]);
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw asWriteFailure(failed.reason, this.objectsDir);
+    await this.syncNames();
+    this.remember(writes, existing);
+  }
+
+  /**
+   * Stores objects durably as one small pack (pack-file.ts): two files, fsynced together, instead
+   * of a file each, then the pack directory and every directory that gained objects through write()
+   * fsynced, all before this resolves. Objects this process wrote or checked already are left out;
+   * any other copy on disk is not trusted and not even looked at: the pack holds its own (git and
+   * our reader both look in packs before loose files). Returns the pack's path, or undefined when
+   * there was nothing to write.
+   */
+  async writePacked(objects: Iterable<GitObject>): Promise<string | undefined> {
+    const builder = new PackBuilder();
+    const torn: GitObject[] = [];
+    for (const object of objects) {
+      // Trusted as stored only while still there (a rare case: an append's objects are new).
+      if (this.verified.has(object.oid) && (this.packs.holds(object.oid) || this.checkExisting(object.oid, this.pathOf(object.oid)) === 'trusted')) continue;
+      const before = builder.count;
+      builder.add(object);
+      if (builder.count === before) continue;
+      // A damaged loose copy (a writer that did not fsync, then a crash) would fail `git fsck`
+      // though the pack's copy is good: it is replaced (rare; a stat when there is none).
+      if (this.checkExisting(object.oid, this.pathOf(object.oid), true) === 'bad') torn.push(object);
+    }
+    if (torn.length) this.write(torn);
+    if (builder.count === 0) {
+      await this.syncNames();
+      return undefined;
+    }
+    const built = builder.build();
+    let path: string;
+    try {
+      path = await writePackFiles(join(this.objectsDir, 'pack'), built, this.unsynced);
+    } catch (error) {
+      throw asWriteFailure(error, this.objectsDir);
+    }
+    await this.syncNames();
+    // Not remembered as verified: an append's objects are new (an entry, the trees on its path, a
+    // commit) and never written again, and 10,000 steps' worth of ids would hold 6.5 MB.
+    this.packs.addWritten(path, built.pack, built.idx);
+    return path;
+  }
+
+  /** Makes the names of every object stored so far durable: call before moving a ref to them. */
+  async syncNames(): Promise<void> {
+    try {
+      await this.unsynced.flush();
+    } catch (error) {
+      throw asWriteFailure(error, this.objectsDir);
+    }
+  }
+
+  // Which objects to write. One already stored as a loose file is trusted as it is when this
+  // process wrote or checked it before (and the file is not empty); otherwise only once its
+  // content inflates to the right header and size and hashes to its id.
+  private plan(objects: Iterable<GitObject>): Plan {
+    const plan: Plan = { writes: [], existing: [] };
+    const seen = new Set<string>();
+    for (const object of objects) {
+      if (seen.has(object.oid)) continue;
+      seen.add(object.oid);
+      const path = this.pathOf(object.oid);
+      const found = this.checkExisting(object.oid, path);
+      if (found === 'trusted') continue;
+      if (found === 'good') {
+        plan.existing.push({ oid: object.oid, path });
+        continue;
+      }
+      // The temporary file is named the way git names its own (`tmp_obj_*`), in objects/ itself:
+      // git ignores files there (`git fsck` and `git count-objects` look only in the fan-out
+      // directories) and `git prune` removes old `tmp_*` ones, and one left by a kill -9 is found
+      // by a single readdir (see leftovers.ts).
+      const temp = join(this.objectsDir, `tmp_obj_${process.pid}_${tempCounter++}`);
+      plan.writes.push({ oid: object.oid, path, data: encodeLoose(object), temp });
+    }
+    return plan;
+  }
+
+  // 'bad' (only when asked to tell it from 'missing'): a file is there, and it is not the object.
+  private checkExisting(oid: string, path: string, tellBad = false): 'missing' | 'trusted' | 'good' | 'bad' {
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      return 'missing';
+    }
+    const bad = tellBad ? 'bad' : 'missing';
+    if (size === 0) return bad;
+    if (this.verified.has(oid)) return 'trusted';
+    const found = this.readLoose(oid);
+    return found && hashObject(found.type, found.body) === oid ? 'good' : bad;
+  }
+
+  private remember(...lists: Array<Array<{ oid: string }>>): void {
+    if (this.verified.size > VERIFIED_LIMIT) this.verified.clear();
+    for (const list of lists) for (const { oid } of list) this.verified.add(oid);
+  }
+
+  /**
+   * Reads an object's body. Loose objects are read directly (fast), and so are packed ones (after
+   * `git gc`); isomorphic-git reads whatever the pack reader declines.
+   */
+  async read(oid: string, expected: ObjectType): Promise<Buffer> {
+    // The packs already seen first (no system call), then the loose file, then packs that appeared
+    // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object.
+    const found = this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true);
+    if (found) {
+      if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
+      return found.body;
+    }
+    // isomorphic-git is loaded only when our own readers decline: it costs 0.1 s of start-up.
+    const { default: git } = await import('isomorphic-git');
+    const { type, object } = await git.readObject({ fs: nodeFs, gitdir: this.gitdir, oid, format: 'content', cache: this.cache });
+    if (type !== expected) throw new Error(`object ${oid} is a ${type}, expected a ${expected}`);
+    return Buffer.from(object as Uint8Array);
+  }
+
+  private readLoose(oid: string): { type: string; body: Buffer } | undefined {
+    try {
+      return decodeLoose(inflateSync(readFileSync(this.pathOf(oid))));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The entries of tree `oid`. */
+  async readTree(oid: string): Promise<Tree> {
+    return parseTree(await this.read(oid, 'tree'));
+  }
+
+  /** The tree a commit points at, its parents and its message. */
+  async readCommit(oid: string): Promise<CommitInfo> {
+    return parseCommit(oid, await this.read(oid, 'commit'));
+  }
+}

@@ -1,0 +1,221 @@
+// Packs as savepoint writes them: what `git gc` writes (a version-2 pack, with a version-2 .idx),
+// undeltified, each object deflated at zlib's fastest level. The journal writes the objects of
+// each append as one small pack (two files, fsynced together) instead of one loose file per object
+// (eight files a commit, each created, fsynced and renamed), and a first checkpoint of thousands of
+// new files goes into one too. Small packs are later rolled up into one, deltified (by git for
+// large roll-ups, by pack-deltify.ts at a run's end; pack-rollup.ts), so they never pile up into
+// a `git gc --auto`. The format's pieces are in pack-format.ts.
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import * as zlib from 'node:zlib';
+import type { DirectorySync } from '../os/durable-file.js';
+import { abandonTemp, finishTemp, fsyncAsync, openTemp, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
+import type { GitObject } from './git-object.js';
+import { buildIndex, crc32, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
+
+const TYPE_CODES = { commit: 1, tree: 2, blob: 3 } as const;
+let tempCounter = 0;
+
+/** A finished pack: its id (the pack's checksum, as git names packs), its bytes and its index. */
+export interface BuiltPack {
+  id: string;
+  /** The whole .pack file, trailing checksum included. */
+  pack: Buffer;
+  /** The whole .idx file. */
+  idx: Buffer;
+  count: number;
+}
+
+/**
+ * A pack being built in memory: each object deflated as it comes into one growing buffer (zlib's
+ * output for a small object is a slice of a 16 KB chunk: kept as it is, 20,000 of them held 320 MB).
+ */
+export class PackBuilder {
+  private data = Buffer.alloc(4 * 1024);
+  private readonly entries: Array<{ oid: Buffer; offset: number; crc: number }> = [];
+  private readonly seen = new Set<string>();
+  private offset = 12;
+
+  /** How many objects the pack holds so far. */
+  get count(): number {
+    return this.entries.length;
+  }
+
+  /** Adds an object (once: a second copy of the same id is ignored). */
+  add(object: GitObject): void {
+    if (this.seen.has(object.oid)) return;
+    this.seen.add(object.oid);
+    const header = entryHeader(TYPE_CODES[object.type], object.body.length);
+    // An output chunk about the size of the object: the default (16 KB for every object, however
+    // small) is garbage that makes the process's memory balloon before a collection.
+    const chunkSize = Math.max(64, Math.min(16 * 1024, object.body.length + 64));
+    const deflated = zlib.deflateSync(object.body, { level: zlib.constants.Z_BEST_SPEED, chunkSize });
+    const length = header.length + deflated.length;
+    if (this.offset + length > this.data.length) {
+      const grown = Buffer.alloc(Math.max(this.data.length * 2, this.offset + length));
+      this.data.copy(grown, 0, 0, this.offset);
+      this.data = grown;
+    }
+    header.copy(this.data, this.offset);
+    deflated.copy(this.data, this.offset + header.length);
+    this.entries.push({ oid: Buffer.from(object.oid, 'hex'), offset: this.offset, crc: crc32(deflated, crc32(header)) });
+    this.offset += length;
+  }
+
+  /** The finished pack and its index. */
+  build(): BuiltPack {
+    const body = this.data.subarray(0, this.offset);
+    body.write('PACK', 0, 'latin1');
+    body.writeUInt32BE(2, 4);
+    body.writeUInt32BE(this.entries.length, 8);
+    const checksum = createHash('sha1').update(body).digest();
+    return { id: checksum.toString('hex'), pack: Buffer.concat([body, checksum]), idx: buildIndex(this.entries, checksum), count: this.entries.length };
+  }
+}
+
+/**
+ * One pack holding every object of `parts` (whole .pack and .idx files), made by copying each
+ * pack's entries as they are: no object is inflated or deflated again, and a delta stays valid,
+ * since a pack's entries keep their distances to one another. Undefined when a part is not a
+ * sound version-2 pack (its checksum, its header's count) or when two parts share an object (a
+ * pack's index may list an object once): the caller then leaves it to git.
+ */
+export function concatenatePacks(parts: Array<{ pack: Buffer; idx: Buffer }>): BuiltPack | undefined {
+  const entries: Array<{ oid: Buffer; offset: number; crc: number }> = [];
+  const seen = new Set<string>();
+  const bodies: Buffer[] = [];
+  let at = 12;
+  for (const { pack, idx } of parts) {
+    if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK' || pack.readUInt32BE(4) !== 2) return undefined;
+    if (!isIndexV2(idx)) return undefined;
+    const count = indexCount(idx);
+    const checksum = pack.subarray(pack.length - 20);
+    if (pack.readUInt32BE(8) !== count || !createHash('sha1').update(pack.subarray(0, pack.length - 20)).digest().equals(checksum)) return undefined;
+    const crcs = INDEX_IDS + count * 20;
+    for (let i = 0; i < count; i++) {
+      const oid = Buffer.from(idx.subarray(INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
+      const key = oid.toString('hex');
+      if (seen.has(key)) return undefined;
+      seen.add(key);
+      entries.push({ oid, offset: at + indexOffset(idx, count, i) - 12, crc: idx.readUInt32BE(crcs + i * 4) });
+    }
+    const body = pack.subarray(12, pack.length - 20);
+    bodies.push(body);
+    at += body.length;
+  }
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(entries.length, 8);
+  const data = Buffer.concat([header, ...bodies]);
+  const checksum = createHash('sha1').update(data).digest();
+  return { id: checksum.toString('hex'), pack: Buffer.concat([data, checksum]), idx: buildIndex(entries, checksum), count: entries.length };
+}
+
+/**
+ * Puts a built pack into the pack directory `dir`: both files written to temp names (named like
+ * git's, so a leftover is ignored by fsck and removed by gc, and carrying our pid for leftovers.ts),
+ * fsynced together on the thread pool, then renamed, the pack before its index (git and our reader
+ * only look at packs that have an .idx). The directory is noted in `dirs`; the caller flushes it
+ * before anything refers to the pack's objects. Returns the .pack's path.
+ */
+export async function writePackFiles(dir: string, built: BuiltPack, dirs: DirectorySync): Promise<string> {
+  // The temp files sit in objects/ itself, where git looks at no file (in objects/pack,
+  // `git count-objects` would count a killed writer's as garbage until leftovers.ts removed it).
+  const temps = dirname(dir);
+  const files = [
+    { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
+    { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
+  ];
+  const opened: Array<{ fd: number; temp: string }> = [];
+  try {
+    for (const file of files) {
+      opened.push({ fd: openTemp(file.temp, 0o444, dirs), temp: file.temp });
+      writeFully(opened[opened.length - 1]!.fd, file.data);
+    }
+    await Promise.all(opened.map(({ fd }) => fsyncAsync(fd)));
+  } catch (error) {
+    for (const { fd, temp } of opened) abandonTemp(fd, temp);
+    throw error;
+  }
+  try {
+    for (const [i, file] of files.entries()) finishTemp(opened[i]!.fd, file.temp, file.path, dirs);
+  } catch (error) {
+    for (const file of files) unlinkQuietly(file.temp);
+    throw error;
+  }
+  return files[0]!.path;
+}
+
+/**
+ * The same, synchronously, one file after the other (a checkpoint's first pack of thousands of new
+ * files: its fsyncs are two among thousands of reads). Returns the .pack's path.
+ */
+export function writePackFilesSync(dir: string, built: BuiltPack, dirs: DirectorySync): string {
+  const temps = dirname(dir);
+  const pack = join(dir, `pack-${built.id}.pack`);
+  // The pack before its index: git and our reader only look at packs that have an .idx.
+  writeFileDurably(pack, built.pack, { mode: 0o444, temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), dirs });
+  writeFileDurably(join(dir, `pack-${built.id}.idx`), built.idx, { mode: 0o444, temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), dirs });
+  return pack;
+}
+
+/**
+ * The object count of the version-2 pack index at `path`, from its header and fan-out table alone
+ * (a roll-up plan runs every few appends: reading whole indexes, a megabyte for a 10,000-step
+ * journal, would be waste); undefined when it is not one.
+ */
+export function packIndexCount(path: string): number | undefined {
+  const head = Buffer.alloc(INDEX_IDS);
+  const fd = openSync(path, 'r');
+  try {
+    if (readSync(fd, head, 0, head.length, 0) < head.length) return undefined;
+  } finally {
+    closeSync(fd);
+  }
+  return isIndexV2(head) ? indexCount(head) : undefined;
+}
+
+/** The object ids a version-2 pack index lists, in its order. */
+export function packIndexIds(idx: Buffer): string[] {
+  const count = indexCount(idx);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
+  return ids;
+}
+
+/**
+ * The ids a version-2 index lists, in the order their objects lie in the pack (by offset). An
+ * append's pack, and packs copied together from them, lie in the order the steps were written,
+ * which is the order a replay reads them in: git pack-objects, handed ids in this order, keeps it.
+ */
+export function packIndexIdsInPackOrder(idx: Buffer): string[] {
+  const count = indexCount(idx);
+  const order = Array.from({ length: count }, (_, i) => ({ at: indexOffset(idx, count, i), i }));
+  order.sort((a, b) => a.at - b.at);
+  return order.map(({ i }) => idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
+}
+
+/**
+ * The packs a multi-pack-index lists (their names without extension), from its PNAM chunk; or
+ * undefined when it cannot be read.
+ */
+export function multiPackIndexPacks(path: string): Set<string> | undefined {
+  try {
+    const midx = readFileSync(path);
+    if (midx.toString('latin1', 0, 4) !== 'MIDX' || midx[4] !== 1) return undefined;
+    const chunks = midx[6]!;
+    for (let i = 0; i < chunks; i++) {
+      const at = 12 + i * 12;
+      if (midx.toString('latin1', at, at + 4) !== 'PNAM') continue;
+      const start = Number(midx.readBigUInt64BE(at + 4));
+      const end = Number(midx.readBigUInt64BE(at + 16));
+      const names = midx.toString('latin1', start, end).split('\0').filter(Boolean);
+      return new Set(names.map((name) => name.replace(/\.(idx|pack)$/, '')));
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}

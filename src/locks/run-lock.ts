@@ -1,0 +1,157 @@
+// One process at a time drives a run. The lock is a file in the common git dir naming its owner,
+// taken by exclusive create; locks live outside the branch (they are local to this .git).
+//
+// Whether the owner is still alive is decided without trusting pids or host names alone: a pid
+// means something only in its own pid namespace of its own boot, and two containers (or a host and
+// its devcontainer) can share a host name and a .git while their pids mean different processes.
+//   - The owner renews a lease: it touches the lock file's mtime every LEASE/6 (5 s by default).
+//   - Same boot id and same pid namespace as the owner (/proc/sys/kernel/random/boot_id,
+//     /proc/self/ns/pid): its pid and start time are checked, so a crashed owner's lock is taken
+//     over at once, and a live one is never taken whatever its lease says (a stopped process).
+//   - Anywhere else (another container, another machine over a shared file system, no /proc), only
+//     the lease counts: a lock not renewed for LEASE (30 s by default, SAVEPOINT_RUN_LOCK_LEASE_MS)
+//     is stale and taken over. The lease assumes the clocks agree to well within LEASE.
+// The owner checks the lock is still its own before every append (`check`), so a holder whose lease
+// lapsed (its event loop blocked for LEASE) stops with RunLockLostError instead of writing beside a
+// new owner.
+import { hostname } from 'node:os';
+import { linkSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { RunLockedError, RunLockLostError, type RunLockOwner } from '../errors/index.js';
+import { unlinkQuietly, writeFileAtomically } from '../os/durable-file.js';
+import { readQuietly, takeOverLock } from './lock-file.js';
+import { pidMeansHere, stillRuns, thisProcess, type ProcessIdentity } from '../os/proc.js';
+
+/** How long a lock whose owner cannot be checked by pid stays valid without renewal, by default. */
+export const DEFAULT_RUN_LOCK_LEASE_MS = 30_000;
+
+interface LockContent extends RunLockOwner, ProcessIdentity {
+  /** The lease the owner renews (ms): its lock is stale once its mtime is older than this. */
+  leaseMs?: number;
+  token: string;
+}
+
+/** A held run lock; `release` is idempotent and also runs if the process exits normally. */
+export interface RunLock {
+  path: string;
+  release(): void;
+  /** Throws RunLockLostError when the lock is no longer this process's (taken over as stale). */
+  check(): void;
+}
+
+/** Takes the lock of `run`, or throws RunLockedError naming the live process that holds it. */
+export function acquireRunLock(commonDir: string, run: string): RunLock {
+  const path = lockPathOf(commonDir, run);
+  const leaseMs = leaseFromEnv();
+  const mine: LockContent = {
+    ...thisProcess(),
+    host: hostname(),
+    since: new Date().toISOString(),
+    leaseMs,
+    token: `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+  };
+  const text = `${JSON.stringify(mine)}\n`;
+  const temp = `${path}.tmp-${mine.token}`;
+  // Linked as the lock, then removed: only its content matters, and only to live processes. No
+  // fsync: after a power cut its owner is dead, and a lock whose content was lost is taken over.
+  writeFileAtomically(temp, text);
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        linkSync(temp, path); // exclusive create with the content already in place
+        return holdLock(run, path, text, leaseMs);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const found = readQuietly(path);
+      if (found === undefined) continue; // released in between
+      const owner = parseOwner(found);
+      if (owner && isAlive(owner, path)) throw new RunLockedError(run, owner, path);
+      // Put back if its owner renewed its lease in the instant before the move.
+      takeOverLock(path, found, (aside) => owner !== undefined && isAlive(owner, aside));
+    }
+    const owner = parseOwner(readQuietly(path) ?? '');
+    throw new RunLockedError(run, owner ?? { pid: 0, host: 'unknown', since: 'unknown' }, path);
+  } finally {
+    unlinkQuietly(temp);
+  }
+}
+
+function holdLock(run: string, path: string, text: string, leaseMs: number): RunLock {
+  let held = true;
+  const renew = () => {
+    if (readQuietly(path) !== text) return; // moved aside for a moment, or taken: `check` decides
+    const now = new Date();
+    try {
+      utimesSync(path, now, now);
+    } catch {
+      // gone in between; the next round or `check` sees it
+    }
+  };
+  const timer = setInterval(renew, Math.max(10, Math.floor(leaseMs / 6)));
+  timer.unref();
+  const release = () => {
+    if (!held) return;
+    held = false;
+    clearInterval(timer);
+    process.off('exit', release);
+    try {
+      if (readQuietly(path) === text) unlinkSync(path);
+    } catch {
+      // A disk gone read-only (or away) keeps the lock file: its owner is dead by then, which is
+      // all the next process to take it over checks for.
+    }
+  };
+  const check = () => {
+    if (!held || readQuietly(path) === text) return;
+    // A taker that found it stale moves it aside and puts it back if it was renewed meanwhile:
+    // give that instant a moment before concluding.
+    const until = Date.now() + 50;
+    while (Date.now() < until) if (readQuietly(path) === text) return;
+    throw new RunLockLostError(run, path, parseOwner(readQuietly(path) ?? ''));
+  };
+  process.on('exit', release);
+  return { path, release, check };
+}
+
+function parseOwner(text: string): LockContent | undefined {
+  try {
+    const value = JSON.parse(text) as LockContent;
+    return typeof value.pid === 'number' && typeof value.host === 'string' ? value : undefined;
+  } catch {
+    return undefined; // a torn lock from a crash while writing: treat as dead
+  }
+}
+
+// The pid is checked only where it means the owner's process: same boot, same pid namespace.
+// Elsewhere the lease decides. A lock file that is gone has no live owner.
+function isAlive(owner: LockContent, path: string): boolean {
+  if (pidMeansHere(owner)) return stillRuns(owner);
+  let mtime: number;
+  try {
+    mtime = statSync(path).mtimeMs;
+  } catch {
+    return false;
+  }
+  return Date.now() - mtime < (owner.leaseMs ?? DEFAULT_RUN_LOCK_LEASE_MS);
+}
+
+function leaseFromEnv(): number {
+  const value = Number(process.env.SAVEPOINT_RUN_LOCK_LEASE_MS);
+  return Number.isFinite(value) && value >= 60 ? value : DEFAULT_RUN_LOCK_LEASE_MS;
+}
+
+function lockPathOf(commonDir: string, run: string): string {
+  return join(commonDir, 'savepoint', 'locks', `${run}.lock`);
+}
+
+/**
+ * The live process that holds the lock of `run` (read only, for `savepoint runs`), or undefined
+ * when the run is not locked or its lock was left by a dead process (or its lease ran out).
+ */
+export function runLockHolder(commonDir: string, run: string): RunLockOwner | undefined {
+  const path = lockPathOf(commonDir, run);
+  const found = readQuietly(path);
+  const owner = found === undefined ? undefined : parseOwner(found);
+  return owner && isAlive(owner, path) ? { pid: owner.pid, host: owner.host, since: owner.since } : undefined;
+}

@@ -1,0 +1,45 @@
+// Opening a run: its journal store, its lock (taking over one a dead process left), the commands a
+// dead attempt left running, and its entries read and checked once, added up as they come.
+import { UsageError } from '../errors/index.js';
+import { isValidRunId } from '../journal/entry.js';
+import { stepFilePath } from '../journal/layout.js';
+import { stopOrphanedCommands } from '../locks/live-commands.js';
+import { holdPendingTree } from '../journal/pending.js';
+import { readKeptEntries, readRunRecord } from '../journal/reader.js';
+import { assertJournalWritable } from '../git/repository.js';
+import { acquireRunLock } from '../locks/run-lock.js';
+import { JournalStore } from '../journal/store.js';
+import { History } from './history.js';
+import { RunJournal } from './run-journal.js';
+import { RunTally } from './run-totals.js';
+import type { OpenJournalOptions } from './step-types.js';
+
+/** Opens (or prepares to create) a run and takes its lock. */
+export async function openJournal(options: OpenJournalOptions): Promise<RunJournal> {
+  if (!isValidRunId(options.run)) {
+    throw new UsageError(`"${options.run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
+  }
+  const store = await JournalStore.open(options.dir, options.store);
+  assertJournalWritable(store.repo);
+  const lock = acquireRunLock(store.repo.commonDir, options.run);
+  try {
+    // A command a dead attempt started may still run (its own process group): stop it first.
+    for (const orphan of await stopOrphanedCommands(store.repo.commonDir, options.run)) {
+      options.onEvent?.({ type: 'orphan', position: orphan.step, description: orphan.description, pgid: orphan.pgid, startedAt: orphan.startedAt, outcome: orphan.outcome });
+    }
+    await store.refresh();
+    const record = await readRunRecord(store, options.run);
+    const tally = new RunTally(); // added up while the entries are read and checked: never read again for it
+    const entries = await readKeptEntries(store, options.run, (entry) => tally.add(entry));
+    if (typeof options.config === 'function') options = { ...options, config: options.config(record) };
+    if (typeof options.startCheckpoint === 'function') {
+      options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
+    }
+    // Committed only with the first step, after the first model call: kept from a gc until then.
+    if (typeof options.startCheckpoint === 'string' && !record) await holdPendingTree(store.repo.commonDir, options.run, options.startCheckpoint);
+    return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally));
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}

@@ -1,0 +1,100 @@
+// What a caller of the valve says about its steps, and what the valve tells it back: the options of
+// `openJournal` and `step`, the in-flight question and answer, and the events a front end prints.
+import type { EntryUsage, RunConfig, RunRecord, RunSandbox } from '../journal/entry.js';
+import type { OrphanReport } from '../locks/live-commands.js';
+import type { StoreOptions } from '../journal/store.js';
+
+/** What a caller may say about one step. */
+export interface StepOptions<T> {
+  /**
+   * The step is not safe to repeat (a command, an overwrite): record the intent before running it.
+   * A function is asked only when the step goes live, so a replayed step never looks at the world.
+   */
+  intent?: boolean | (() => boolean);
+  /** For people: `run_bash "npm test"`. Defaults to the kind and a short rendering of the input. */
+  describe?: string;
+  /** A one-line result for people: `exit 1: 1 failed`. Defaults to a short rendering of the result. */
+  summarize?: (result: T) => string;
+  /** Token usage to record with the result (model calls). */
+  usage?: (result: T) => EntryUsage | undefined;
+  /**
+   * Decides what to do with a step found started-but-unfinished (a crash mid-step). Without it the
+   * step is not run again: `step` throws InFlightError (EINFLIGHT).
+   */
+  onInFlight?: (step: InFlightStep) => InFlightAnswer<T> | Promise<InFlightAnswer<T>>;
+  /**
+   * Called only when the step is about to run live, before its intent is recorded (approval):
+   * it may throw to stop with nothing recorded, or return a result to record instead of running
+   * (recorded with the resolution "declined").
+   */
+  decline?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
+  /** The working-tree checkpoint to record after the step (a git tree id, and files left out of it). */
+  checkpoint?: (result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined;
+}
+
+/** The working tree after a step, as a git tree, and the files deliberately left out of it. */
+export interface Checkpoint {
+  tree: string;
+  skipped?: Array<{ path: string; size: number; reason: string }>;
+}
+
+/** A step that was started before a crash and has no recorded result. */
+export interface InFlightStep {
+  run: string;
+  position: number;
+  kind: string;
+  description: string;
+  input: unknown;
+  startedAt: string;
+  /** The attempt that started it was stopped by Ctrl-C (it said so in run.json), not by a crash. */
+  interrupted: boolean;
+}
+
+/** Run the step again, or record this result for it instead (without running anything). */
+export type InFlightAnswer<T> = { rerun: true } | { result: T; summary?: string; resolution: string };
+
+/** What the valve tells a front end, as it happens. */
+export type StepEvent =
+  | { type: 'replayed'; position: number; kind: string; description: string; summary: string; originalDurationMs: number; result: unknown }
+  | { type: 'started'; position: number; kind: string; description: string }
+  | { type: 'recorded'; position: number; kind: string; description: string; summary: string; durationMs: number; result: unknown; resolution?: string }
+  | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered'; interrupted: boolean }
+  | { type: 'orphan'; position: number; description: string; pgid: number; startedAt: string; outcome: OrphanReport['outcome'] };
+
+/** Options of openJournal: which run, what to record when it is created, and the hooks of the valve. */
+export interface OpenJournalOptions {
+  /** A directory inside the repository the agent works in. */
+  dir: string;
+  /** The run's id (letters, digits, `.`, `_`, `-`). */
+  run: string;
+  /** Recorded in run.json when the run is created. */
+  task?: string;
+  model?: string;
+  lineage?: RunRecord['lineage'];
+  /**
+   * The run's pinned configuration: recorded in run.json when the run is created (and added to the
+   * run.json of an older run without one at its next write). A function is given the run's record
+   * (undefined for a new run), so an existing run's own configuration can win.
+   */
+  config?: RunConfig | ((record: RunRecord | undefined) => RunConfig);
+  /** Called for every step as it replays, starts and finishes. */
+  onEvent?: (event: StepEvent) => void;
+  /**
+   * Rewrites every entry just before it is written (secret redaction). The valve then returns the
+   * recorded (redacted) result, live or replayed, so both see exactly the same values.
+   */
+  redact?: <V>(value: V) => V;
+  /** How this process runs commands, recorded in run.json with its attempt (asked at its first write). */
+  sandbox?: () => RunSandbox | undefined;
+  /**
+   * The user's HEAD commit when the run is created, recorded in run.json as its base (a fresh clone
+   * of it is restored from the checkpoint automatically). Default: HEAD of the repository at `dir`.
+   */
+  baseCommit?: string;
+  /**
+   * The working tree when the run is created, recorded in run.json (drift is measured from it
+   * until the first step makes a checkpoint of its own). A function is called only for a new run.
+   */
+  startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
+  store?: StoreOptions;
+}

@@ -1,0 +1,102 @@
+// The loose-object store's writes, judged by the git CLI: every byte is written even when the
+// system writes fewer than asked, and an object file found already in place is kept only once its
+// content checks out (a torn or wrong file, as a writer that does not fsync leaves at a power cut,
+// is replaced); nothing is left in objects/ but objects.
+import assert from 'node:assert/strict';
+import fs, { readdirSync, statSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { describe, it } from 'node:test';
+import { JournalStore } from '../../src/index.js';
+import { makeObject } from '../../src/git/git-object.js';
+import { ObjectStore } from '../../src/git/object-store.js';
+import { assertFsckClean, gitOut, journalFile } from '../helpers/git.js';
+import { useScratch } from '../helpers/scratch.js';
+
+const scratch = useScratch();
+
+// Object files git does not know (anything but a 38-hex-digit name in a fan-out directory).
+function strayFiles(gitdir: string): string[] {
+  const objects = join(gitdir, 'objects');
+  const stray: string[] = [];
+  for (const name of readdirSync(objects)) {
+    if (name === 'pack' || name === 'info') continue;
+    if (!/^[0-9a-f]{2}$/.test(name)) stray.push(name);
+    else for (const file of readdirSync(join(objects, name))) if (!/^[0-9a-f]{38}$/.test(file)) stray.push(`${name}/${file}`);
+  }
+  return stray;
+}
+
+describe('writing objects', () => {
+  it('writes every byte when each write writes only a few of them', async () => {
+    const repo = await scratch.repo();
+    const real = fs.writeSync;
+    let calls = 0;
+    // At most 7 bytes a call, as a full disk or a signal can make write(2) do.
+    const shortWrite = (fd: number, buffer: Uint8Array, offset = 0, length = buffer.length - offset, position?: number | null) => {
+      calls++;
+      return real(fd, buffer, offset, Math.min(length, 7), position);
+    };
+    fs.writeSync = shortWrite as typeof fs.writeSync; // the library writes buffers only
+    syncBuiltinESMExports();
+    try {
+      const store = await JournalStore.open(repo.root);
+      const content = `${'a long line that takes many short writes\n'.repeat(50)}`;
+      await store.append([{ path: 'runs/short/steps/000/000001-x.json', content }], 'short writes');
+      assert.equal(`${await journalFile(repo.root, 'runs/short/steps/000/000001-x.json')}\n`, content);
+    } finally {
+      fs.writeSync = real;
+      syncBuiltinESMExports();
+    }
+    assert.ok(calls > 20, `the writes were short (${calls} calls)`);
+    await assertFsckClean(repo.root);
+  });
+
+  const torn: Record<string, (object: { oid: string; body: Buffer }) => Buffer> = {
+    'empty': () => Buffer.alloc(0),
+    'zero-filled': () => Buffer.alloc(64),
+    'truncated': (object) => deflateSync(Buffer.concat([Buffer.from(`blob ${object.body.length}\0`), object.body])).subarray(0, 12),
+    'another object under its name': () => deflateSync(Buffer.from('blob 6\0wrong\n')),
+    'the right header but too short': (object) => deflateSync(Buffer.concat([Buffer.from(`blob ${object.body.length}\0`), object.body.subarray(1)])),
+  };
+  for (const [kind, bytes] of Object.entries(torn)) {
+    it(`replaces an object file found already in place when it is ${kind}`, async () => {
+      const repo = await scratch.repo();
+      const gitdir = join(repo.root, '.git');
+      const content = `the content of a step (${kind})\n`;
+      const blob = makeObject('blob', Buffer.from(content));
+      const path = join(gitdir, 'objects', blob.oid.slice(0, 2), blob.oid.slice(2));
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, bytes(blob));
+      chmodSync(path, 0o444);
+      const store = await JournalStore.open(repo.root);
+      await store.append([{ path: 'runs/torn/run.json', content }], `torn: ${kind}`);
+      assert.equal(await gitOut(repo.root, ['cat-file', '-p', blob.oid]), content.trimEnd());
+      await assertFsckClean(repo.root, kind);
+      assert.deepEqual(strayFiles(gitdir), []);
+    });
+  }
+
+  it('keeps a good object file another process wrote, and rewrites none it wrote itself', async () => {
+    const repo = await scratch.repo({ 'a.txt': 'shared content\n' });
+    const gitdir = join(repo.root, '.git');
+    const oid = await gitOut(repo.root, ['rev-parse', 'HEAD:a.txt']); // written by git
+    const path = join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+    const before = statSync(path);
+    const objects = new ObjectStore(gitdir);
+    const blob = makeObject('blob', Buffer.from('shared content\n'));
+    assert.equal(blob.oid, oid);
+    await objects.writeAll([blob]);
+    objects.write([blob]);
+    const after = statSync(path);
+    assert.equal(after.ino, before.ino, 'the file git wrote is kept');
+    const own = makeObject('blob', Buffer.from('written here\n'));
+    await objects.writeAll([own]);
+    const ownPath = join(gitdir, 'objects', own.oid.slice(0, 2), own.oid.slice(2));
+    const first = statSync(ownPath).ino;
+    await objects.writeAll([own]);
+    assert.equal(statSync(ownPath).ino, first, 'an object this process wrote is not written again');
+    await assertFsckClean(repo.root);
+  });
+});
