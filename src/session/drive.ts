@@ -15,6 +15,7 @@ import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import { createTools } from '../tools/index.js';
+import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
@@ -49,7 +50,10 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
   const repo = findRepository(target.root);
   // The sandbox probe runs while the journal opens (chooseSandbox awaits it below).
   if (options.sandbox?.use !== false) void probeSandboxAsync(target.root);
-  const { redactor, revealer } = openRunSecrets(repo.commonDir, env);
+  // MCP servers: checked before anything runs; started only when a new run lists their tools or a live step calls one.
+  const mcpServers = loadMcpServers(target.root, { env, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
+  const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(repo.commonDir) });
+  const { redactor, revealer } = openRunSecrets(repo.commonDir, mcpServers.size ? { ...env, ...mcpSecretEnv(mcpServers.values()) } : env);
   let sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen below, before anything runs live
   const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });
   // run_bash asks for the sandbox at each call: it is chosen below, before anything runs live.
@@ -61,7 +65,13 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     model: target.model,
     // A new run pins the build's prompt (with the project's instructions), tools and settings; an
     // existing one keeps what it recorded.
-    config: (existing) => runConfig(existing, { ...options, model: target.model }, tools, existing ? undefined : readInstructions(target.root, redactor.text)),
+    // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
+    config: async (existing) => {
+      if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
+      const offered = mcpServers.size ? await offerMcpTools(mcp, (server, message) => emit({ type: 'mcp-unavailable', server, message })) : undefined;
+      const config = runConfig(existing, { ...options, model: target.model }, tools, readInstructions(target.root, redactor.text));
+      return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
+    },
     onEvent: emit,
     redact: redactor.value,
     sandbox: () => sandbox,
@@ -71,6 +81,9 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       // The branch was deleted or moved back under the run, and put back where this process left it.
       onRestored: ({ restored, found }) => emit({ type: 'journal-restored', restored, ...(found ? { found } : {}) }),
     },
+  }).catch(async (error: unknown) => {
+    await mcp.close(); // servers a new run listed before the journal failed to open
+    throw error;
   });
   // One live run per working tree (README: "Two runs, one working tree"); a finished run only replays.
   let worktreeLock: { release(): void } | undefined;
@@ -78,6 +91,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     if (journal.runRecord?.status !== 'finished' || target.followUp !== undefined) worktreeLock = holdWorktree(repo, target.run);
   } catch (error) {
     journal.close();
+    await mcp.close();
     throw error;
   }
   try {
@@ -104,7 +118,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       task: target.task,
       config: journal.config!,
       provider: providerFor(target.model, options.provider, (notice) => emit({ type: 'model-notice', ...notice })),
-      tools,
+      tools: [...tools, ...createMcpTools(journal.config!, mcp)],
       revealSecrets: revealer.value,
       followUps,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
@@ -139,6 +153,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
   } finally {
+    await mcp.close();
     worktreeLock?.release();
     journal.close();
     // The run's packs go into one deltified pack, so that what a run leaves in .git is small

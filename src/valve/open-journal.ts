@@ -31,7 +31,7 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     const record = await readRunRecord(store, options.run);
     const tally = new RunTally(); // added up while the entries are read and checked: never read again for it
     const entries = await readKeptEntries(store, options.run, (entry) => tally.add(entry));
-    if (typeof options.config === 'function') options = { ...options, config: options.config(record) };
+    if (typeof options.config === 'function') options = { ...options, config: await options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }

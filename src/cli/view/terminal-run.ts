@@ -126,6 +126,8 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return printer.onThinking(event.text);
     case 'model-notice':
       return say(out, style.yellow, modelNoticeText(event), style.width);
+    case 'mcp-unavailable':
+      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${event.message} (its log: .git/savepoint/mcp/${event.server}.log)`, style.width);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
