@@ -11,7 +11,7 @@ export function mcpToolResult(result: Record<string, unknown>): ToolResult {
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
   const isError = result.isError === true;
   const output = parts.join('\n') || '(no output)';
-  const first = oneLine((output.split('\n').find((line) => line.trim() !== '') ?? '').trim(), 60);
+  const first = oneLine(output.trim(), 60);
   return { output, isError, summary: isError ? `error: ${first}` : first, mcp: { ...result } };
 }
 
