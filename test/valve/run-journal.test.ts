@@ -6,15 +6,15 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DivergenceError,
-  JournalStore,
   UsageError,
   openJournal,
-  readRunEntries,
-  readRunRecord,
   stepKey,
   type OpenJournalOptions,
   type StepEvent,
 } from '../../src/index.js';
+import { JournalStore, type StoreOptions } from '../../src/journal/store.js';
+import { openRunJournal } from '../../src/valve/open-journal.js';
+import { readRunEntries, readRunRecord } from '../../src/journal/reader.js';
 import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journalSubjects } from '../helpers/git.js';
 import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
 
@@ -28,6 +28,11 @@ after(async () => {
 
 function open(run: string, extra: Partial<OpenJournalOptions> = {}) {
   return openJournal({ dir: repo.root, run, task: `task of ${run}`, model: 'claude-test', ...extra });
+}
+
+// A run opened on a store with a fault point (a test hook of the store, not of the library).
+async function openWithFault(run: string, faultPoint: StoreOptions['faultPoint']) {
+  return openRunJournal(await JournalStore.open(repo.root, { faultPoint }), { run, task: `task of ${run}`, model: 'claude-test' });
 }
 
 // A small agent loop: a read, a command (intent first), an edit, a model call with usage.
@@ -304,16 +309,12 @@ describe('steps that fail', () => {
 
   it('a step whose journal write fails can be retried in the same process, and the run stays readable', async () => {
     let failNext = false;
-    const journal = await open('write-fails', {
-      store: {
-        faultPoint: (name) => {
-          if (name === 'after-objects' && failNext) {
-            failNext = false;
-            throw new Error('disk full');
-          }
-        },
-      },
-    });
+    const journal = await openWithFault('write-fails', (name) => {
+        if (name === 'after-objects' && failNext) {
+          failNext = false;
+          throw new Error('disk full');
+        }
+      });
     await journal.step('work', { i: 1 }, () => 1);
     failNext = true;
     await assert.rejects(journal.step('work', { i: 2 }, () => 2), /disk full/);
@@ -327,16 +328,12 @@ describe('steps that fail', () => {
 
   it("when a run's very first write fails, the retry still records run.json with the task and attempt", async () => {
     let failNext = true;
-    const journal = await open('first-write-fails', {
-      store: {
-        faultPoint: (name) => {
-          if (name === 'before-lock' && failNext) {
-            failNext = false;
-            throw new Error('disk full');
-          }
-        },
-      },
-    });
+    const journal = await openWithFault('first-write-fails', (name) => {
+        if (name === 'before-lock' && failNext) {
+          failNext = false;
+          throw new Error('disk full');
+        }
+      });
     await assert.rejects(journal.step('work', { i: 1 }, () => 1), /disk full/);
     assert.equal(await journal.step('work', { i: 1 }, () => 1), 1);
     journal.close();
