@@ -367,3 +367,19 @@ describe('bad ids', () => {
     assert.deepEqual(await journalFiles(repo.root, 'runs/kinds/steps'), ['runs/kinds/steps/000/000001-fine_kind.json']);
   });
 });
+
+describe('options step() does not know', () => {
+  it('a step given an option step() does not know (gate, renamed decline) is refused before it runs, and takes no position', async () => {
+    const journal = await open('unknown-option');
+    let ran = 0;
+    const gated = { gate: () => ({ result: 'held back' }) } as unknown as Parameters<typeof journal.step>[3];
+    await assert.rejects(
+      journal.step('run_bash', { command: 'rm -rf build' }, () => ++ran, gated),
+      (error: unknown) => error instanceof UsageError && /does not know the option "gate"/.test(error.message) && /decline/.test(error.message),
+    );
+    assert.equal(ran, 0, 'the step did not run');
+    assert.equal(await journal.step('work', {}, () => 'ok'), 'ok', 'the next step takes the first position');
+    journal.close();
+    assert.deepEqual(await journalFiles(repo.root, 'runs/unknown-option/steps'), ['runs/unknown-option/steps/000/000001-work.json']);
+  });
+});
