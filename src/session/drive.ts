@@ -180,8 +180,9 @@ class RunLife {
       onOutput: (chunk) => this.emit({ type: 'output', chunk }),
       onThinking: (text) => this.emit({ type: 'thinking', text }),
       signal: options.signal,
-      checkpoint: () => {
-        const snapshot = this.snapshotter.snapshot();
+      // An edit or a write names the one file it changed: its checkpoint updates that path only.
+      checkpoint: (paths) => {
+        const snapshot = paths ? this.snapshotter.snapshotPaths(paths) : this.snapshotter.snapshot();
         return { tree: snapshot.tree, skipped: snapshot.skipped };
       },
     });
