@@ -37,6 +37,8 @@ export interface McpConnectionOptions {
 
 interface Connection {
   client: Client;
+  /** The stdio guard's pid: SIGTERM to it takes the server's whole process group down at once. */
+  pid?: number;
   tools?: Promise<McpListedTool[]>;
 }
 
@@ -89,7 +91,16 @@ export class McpConnections {
     this.closed = true;
     const open = [...this.open.values()];
     this.open.clear();
-    await Promise.all(open.map((connection) => connection.then((c) => c.client.close(), () => undefined).catch(() => undefined)));
+    // The guard first: the SDK's own close waits up to 2 s for a server to exit once its stdin closes.
+    const stop = (c: Connection) => {
+      try {
+        if (c.pid) process.kill(c.pid, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+      return c.client.close();
+    };
+    await Promise.all(open.map((connection) => connection.then(stop, () => undefined).catch(() => undefined)));
     for (const log of this.logs) log.end();
   }
 
@@ -143,7 +154,7 @@ export class McpConnections {
     } finally {
       clearTimeout(timer);
     }
-    return { client };
+    return { client, ...(transport instanceof StdioClientTransport && transport.pid ? { pid: transport.pid } : {}) };
   }
 
   private openLog(server: string): WriteStream | undefined {
