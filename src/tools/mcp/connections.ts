@@ -1,17 +1,17 @@
 // The MCP servers of one process: each started (or, over HTTP, reached) the first time something
 // needs it, kept for the rest of the run, and stopped at its end. A stdio server runs under
-// stdio-guard.js, so a kill -9 of savepoint leaves no server behind; its stderr goes to
+// the guard of stdio-guard.ts, so a kill -9 of savepoint leaves no server behind; its stderr goes to
 // `.git/savepoint/mcp/<server>.log`, never the terminal, and its last lines are kept for the
 // message when it fails to start. The SDK is loaded only here, when a server is first needed, so a
 // run that only replays never loads it.
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerStartError } from '../../errors/index.js';
 import { describeServer, type McpServerConfig } from './config.js';
+import { GUARD_SCRIPT } from './stdio-guard.js';
 
 /** How long a server may take to start and answer its handshake, when MCP_TIMEOUT (ms, as Claude Code reads it) does not say. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -124,7 +124,7 @@ export class McpConnections {
     };
     const transport =
       server.type === 'stdio'
-        ? new StdioClientTransport({ command: process.execPath, args: [GUARD, server.command, ...server.args], env: server.env, stderr: 'pipe' })
+        ? new StdioClientTransport({ command: process.execPath, args: ['-e', GUARD_SCRIPT, server.command, ...server.args], env: server.env, stderr: 'pipe' })
         : new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
     if (transport instanceof StdioClientTransport) {
       const stderr = transport.stderr as PassThrough | null;
@@ -176,9 +176,6 @@ export class McpConnections {
 export function mcpLogDir(commonDir: string): string {
   return join(commonDir, 'savepoint', 'mcp');
 }
-
-// The guard script next to this module (tsc puts stdio-guard.js beside connections.js).
-const GUARD = fileURLToPath(new URL('./stdio-guard.js', import.meta.url));
 
 function startFailure(error: unknown): string {
   const message = (error as Error)?.message ?? String(error);
