@@ -3,10 +3,11 @@
 // killed with SIGKILL in progress, then the identical command, then the identical command again.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
-import { assertToolPairing, assistantMessages, fakeEnv, lastToolResults, resultText, runCli, startCli, waitUntil } from '../../helpers/cli.js';
+import { assertOneParagraph, assertToolPairing, assistantMessages, fakeEnv, lastToolResults, resultText, runCli, startCli, waitUntil } from '../../helpers/cli.js';
 import { counted, countingServer, serverPids, waitForExit, writeMcpJson } from './helpers.js';
 
 const scratch = useScratch();
@@ -53,6 +54,32 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.equal(fake.requests.length, 3, 'a finished run sends no request');
     assert.equal(counted(counts, 'starts'), 1, 'replaying a finished run starts no MCP server');
     assert.equal(counted(counts, 'lookup.calls') + counted(counts, 'send_mail.calls'), 2);
+    assert.deepEqual(await waitForExit(serverPids(counts)), []);
+  });
+
+  test('--in-flight fail stops on the unknown call, and --in-flight rerun makes it again, once', async () => {
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    const release = join(counts, 'release');
+    writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: release }) });
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
+    first.kill();
+    await first.result;
+
+    const failed = await runCli(['run', '--yes', '--no-sandbox', '--in-flight', 'fail', task], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(failed.code, 1);
+    assert.match(assertOneParagraph(failed.stderr), /mcp__counter__send_mail/);
+    assert.equal(counted(counts, 'send_mail.calls'), 1, '--in-flight fail calls nothing');
+
+    writeFileSync(release, '');
+    const rerun = await runCli(['run', '--yes', '--no-sandbox', '--in-flight', 'rerun', task], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.equal(counted(counts, 'send_mail.calls'), 2, '--in-flight rerun makes the call again');
+    assert.equal(counted(counts, 'lookup.calls'), 1);
+    const [answer] = lastToolResults(fake.requests.at(-1)!);
+    assert.equal(resultText(answer!), 'sent to ops@example.com');
     assert.deepEqual(await waitForExit(serverPids(counts)), []);
   });
 });
