@@ -12,6 +12,9 @@ import type { AnyTool, ToolInputSchema, ToolResult } from '../types.js';
 import type { McpConnections } from './connections.js';
 import { mcpToolResult } from './result.js';
 
+// A server's description is outside input and goes into every request: held to what Claude Code allows.
+const MAX_DESCRIPTION_CHARS = 2048;
+
 /** The API's limit on a tool name's characters and length. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -52,7 +55,7 @@ export async function offerMcpTools(connections: McpConnections, onUnavailable: 
       if (names.has(name) || !TOOL_NAME.test(name)) continue; // two tools whose names map to one: the first wins
       names.add(name);
       const annotations = tool.annotations as Record<string, unknown> | undefined;
-      offered.definitions.push({ name, description: tool.description ?? tool.title ?? '', input_schema: { ...(tool.inputSchema as Record<string, unknown>), type: 'object' } });
+      offered.definitions.push({ name, description: cut(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS), input_schema: { ...(tool.inputSchema as Record<string, unknown>), type: 'object' } });
       offered.pinned.push({ name, server, tool: tool.name, readOnly: annotations?.readOnlyHint === true, ...(annotations ? { annotations: { ...annotations } } : {}) });
     }
   }
@@ -117,6 +120,10 @@ export function createMcpTool(pin: PinnedMcpTool, definition: ToolSpec, connecti
       }
     },
   };
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function safeJson(value: unknown): string {
