@@ -91,3 +91,21 @@ describe('a .mcp.json that does not hold', { concurrency: true }, () => {
     });
   }
 });
+
+describe('a server that does not start when a run is created', () => {
+  test('is said once, its tools are not pinned, and the run goes on with the other servers\' tools', async () => {
+    const fake = await scratch.fake([{ tools: [{ name: 'mcp__counter__lookup', input: { key: 'k' } }] }, { text: 'ok' }]);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts), broken: countingServer(counts, '--exit') });
+    const result = await runCli(['run', '--yes', '--no-sandbox', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /MCP server "broken" is not offered to this run: .*the database at \/nowhere is unreachable/s);
+    const offered = (fake.requests[0]!.tools as Array<{ name: string }>).map((tool) => tool.name).filter((name) => name.startsWith('mcp__'));
+    assert.deepEqual(offered, ['mcp__counter__lookup', 'mcp__counter__send_mail', 'mcp__counter__snapshot']);
+    assert.equal(counted(counts, 'lookup.calls'), 1);
+    const json = await runCli(['run', '--yes', '--no-sandbox', '--json', '--fresh', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
+    const event = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; server?: string }).find((line) => line.type === 'mcp-unavailable');
+    assert.equal(event?.server, 'broken');
+  });
+});
