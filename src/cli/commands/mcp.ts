@@ -3,7 +3,7 @@
 // annotations, as a new run would pin them. It starts each server, lists, and stops it again.
 import { Command } from 'commander';
 import { findRepository } from '../../git/repository.js';
-import { describeServer, loadMcpServers, mcpLogDir, McpConnections, mcpToolName, type McpListedTool } from '../../tools/mcp/index.js';
+import { describeServer, loadMcpServers, mcpLogDir, McpConnections, mcpToolName, type LoadMcpOptions, type McpListedTool } from '../../tools/mcp/index.js';
 
 /** One server as `mcp list` reports it. */
 export interface McpServerListing {
@@ -33,10 +33,10 @@ export function mcpCommand(): Command {
   return mcp;
 }
 
-/** Starts every server configured for the repository around `dir`, lists its tools, and stops it. */
-export async function listMcpServers(dir: string): Promise<McpServerListing[]> {
+/** Starts every server configured for the repository around `dir` (and in `given`, settings' mcpServers), lists its tools, and stops it. */
+export async function listMcpServers(dir: string, given?: LoadMcpOptions['given']): Promise<McpServerListing[]> {
   const repo = findRepository(dir);
-  const servers = loadMcpServers(repo.root);
+  const servers = loadMcpServers(repo.root, given ? { given } : {});
   const connections = new McpConnections(servers, { logDir: mcpLogDir(repo.commonDir) });
   try {
     return await Promise.all(
