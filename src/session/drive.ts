@@ -103,7 +103,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       journal,
       task: target.task,
       config: journal.config!,
-      provider: providerFor(target.model, options.provider, (notice) => emit({ type: 'model-notice', ...notice })),
+      provider: providerFor(target.model, options.provider, (notice) => emit({ type: 'model-notice', ...notice }), options.maxRetryWait),
       tools,
       revealSecrets: revealer.value,
       followUps,
@@ -160,7 +160,8 @@ function recordedFollowUps(journal: RunJournal): FollowUp[] {
 }
 
 // The provider, made once on the first live call; it tells what the SDK says about the model once.
-function providerFor(model: string, given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void): () => Promise<ModelProvider> {
+function providerFor(model: string, given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void, maxRetryWait: number | undefined): () => Promise<ModelProvider> {
   let provider: Promise<ModelProvider> | undefined;
-  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, { onNotice }))));
+  const options = { onNotice, ...(maxRetryWait !== undefined ? { maxRetryWait } : {}) };
+  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, options))));
 }
