@@ -19,7 +19,11 @@ export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
  */
 export async function proxyClientOptions(env: NodeJS.ProcessEnv = process.env): Promise<Pick<ClientOptions, 'fetch' | 'fetchOptions'>> {
   if (!proxyConfigured(env)) return {};
-  const { EnvHttpProxyAgent, fetch } = await import('undici');
-  const dispatcher = new EnvHttpProxyAgent();
+  const loaded = await import('undici');
+  // undici is CommonJS: bundled, its exports may arrive as the module's default.
+  const { EnvHttpProxyAgent, fetch } = typeof loaded.EnvHttpProxyAgent === 'function' ? loaded : (loaded as unknown as { default: typeof loaded }).default;
+  // As curl does: an http:// address is asked of an http:// proxy directly (an absolute-URI
+  // request), an https:// one through a CONNECT tunnel; undici would tunnel both by default.
+  const dispatcher = new EnvHttpProxyAgent({ proxyTunnel: false } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
   return { fetch: fetch as unknown as ClientOptions['fetch'], fetchOptions: { dispatcher } as ClientOptions['fetchOptions'] };
 }
