@@ -188,7 +188,7 @@ class RunLife {
       journal,
       task: target.task,
       config: journal.config!,
-      provider: providerFor(target.model, options.provider, (notice) => this.emit({ type: 'model-notice', ...notice })),
+      provider: providerFor(target.model, options.provider, (notice) => this.emit({ type: 'model-notice', ...notice }), options.maxRetryWait),
       tools: this.tools,
       revealSecrets: this.secrets.revealer.value,
       followUps,
@@ -264,7 +264,8 @@ function recordedFollowUps(journal: RunJournal): FollowUp[] {
 }
 
 // The provider, made once on the first live call; it tells what the SDK says about the model once.
-function providerFor(model: string, given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void): () => Promise<ModelProvider> {
+function providerFor(model: string, given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void, maxRetryWait: number | undefined): () => Promise<ModelProvider> {
   let provider: Promise<ModelProvider> | undefined;
-  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, { onNotice }))));
+  const options = { onNotice, ...(maxRetryWait !== undefined ? { maxRetryWait } : {}) };
+  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, options))));
 }

@@ -29,6 +29,8 @@ export interface SessionOptions {
   maxCost?: number;
   /** The longest answer the model may give, in tokens (pinned). Default 8192 (plus the thinking budget). */
   maxTokens?: number;
+  /** The longest retry-after (seconds) of a busy model service that is waited out; a longer one stops the run cleanly. Default 60. */
+  maxRetryWait?: number;
   /** false: never compact the conversation (pinned). Default: compact when it nears the context window. */
   compact?: boolean;
   /** The fraction of the context window at which to compact (pinned). Default 0.8. */

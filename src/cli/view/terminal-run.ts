@@ -48,6 +48,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       maxTurns: flags.maxTurns,
       maxCost: flags.maxCost,
       maxTokens: flags.maxTokens,
+      maxRetryWait: flags.maxRetryWait,
       // commander's --no-compact leaves `compact` true when it is not given: only false is a choice.
       ...(flags.compact === false ? { compact: false } : {}),
       compactAt: flags.compactAt,
