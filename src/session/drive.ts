@@ -13,7 +13,9 @@ import { findRepository } from '../git/repository.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
-import type { RunSandbox } from '../journal/entry.js';
+import type { RunRecord, RunSandbox } from '../journal/entry.js';
+import type { FileChange } from '../errors/index.js';
+import { findDrift } from '../worktree/drift.js';
 import { createTools } from '../tools/index.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
@@ -80,6 +82,8 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     journal.close();
     throw error;
   }
+  // Until the loop starts, nothing has run: a refusal (no credentials, no sandbox, drift) leaves the run as it was.
+  let loopStarted = false;
   try {
     const record = journal.runRecord;
     const followUps = recordedFollowUps(journal);
@@ -96,9 +100,13 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
     emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    // A finished run replays its answer; the files it answered about may have changed since.
+    const changedSince = replayOnly && record ? await finishedRunChanges(record, journal, snapshotter) : undefined;
+    if (changedSince) emit({ type: 'finished-over-changes', run: target.run, finishedAt: record!.updatedAt, step: changedSince.step, changes: changedSince.changes });
     if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, reveal: revealer.partial, store: journal.store, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
     if (!replayOnly) sandbox = await chooseSandbox(target.root, options.sandbox, options.onSandboxUnavailable);
 
+    loopStarted = true;
     const outcome = await runAgent({
       journal,
       task: target.task,
@@ -125,17 +133,18 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...counts };
     }
     await journal.finish('finished', { final: outcome.final });
-    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts };
+    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts, ...(changedSince ? { changedSince: changedSince.changes } : {}) };
   } catch (error) {
     if (options.signal?.aborted) {
       await journal.markInterrupted().catch(() => {});
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
     }
-    // A drift refusal is not a failure of the run: nothing ran, and the journal must stay exactly
-    // as it was (the run is still unfinished, waiting for --restore or --keep-worktree), so
-    // `savepoint runs` does not report it failed and no commit lands for a question. The same for
-    // a checkpoint refused as unsafe or blocked by a file: nothing ran.
-    const untouched = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError].some((type) => error instanceof type);
+    // A refusal before the loop starts (no credentials, no sandbox, a drift question unanswered, a
+    // checkpoint refused as unsafe or blocked by a file) is not a failure of the run: nothing ran,
+    // and the journal must stay exactly as it was (its status and last error too), so `savepoint
+    // runs` does not report it failed, the identical command still replays a finished run, and no
+    // commit lands for a question.
+    const untouched = !loopStarted || [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError].some((type) => error instanceof type);
     if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
   } finally {
@@ -149,6 +158,15 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const { rollup } = journal.store.objects;
     setImmediate(() => void rollup.tidy().catch(() => undefined));
   }
+}
+
+// How the working tree differs from a finished run's last checkpoint (or its start, when it changed
+// no file), or undefined when it does not: the replayed answer is about the files as the run left them.
+async function finishedRunChanges(record: RunRecord, journal: RunJournal, snapshotter: WorktreeSnapshotter): Promise<{ step: number; changes: FileChange[] } | undefined> {
+  const last = journal.history.lastCheckpoint ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
+  if (!last) return undefined;
+  const drift = await findDrift(snapshotter.objects, snapshotter, last.tree, last.step).catch(() => undefined);
+  return drift && drift.changes.length ? { step: drift.step, changes: drift.changes } : undefined;
 }
 
 // The follow-up instructions the run has recorded, with the steps that recorded them.

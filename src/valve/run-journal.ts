@@ -4,7 +4,7 @@
 // exact. Open one with `openJournal` (open-journal.ts); one process at a time may hold a run open.
 import { InFlightError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
-import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
+import { ENTRY_FORMAT, isValidKind, serializeEntry, type AttemptEnd, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { clearLiveCommand, recordLiveCommand } from '../locks/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
@@ -191,7 +191,12 @@ export class RunJournal {
   async finish(status: 'finished' | 'failed', details: { final?: string; error?: string } = {}): Promise<void> {
     if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && this.history.lastPosition === 0 && status === 'failed') return;
+    const at = new Date().toISOString();
+    const end: AttemptEnd = status === 'finished' ? { how: 'finished', at } : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
     const record = this.nextRecord({ status, ...details, totals: this.history.totals() });
+    record.attempts = this.endAttempt(record.attempts, end);
+    // A success clears an earlier attempt's error from the run's status; that attempt keeps it.
+    if (status === 'finished') delete record.error;
     const safe = this.options.redact ? this.options.redact(record) : record;
     const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
     this.lock.check();
@@ -230,7 +235,7 @@ export class RunJournal {
    */
   async markInterrupted(): Promise<void> {
     const at = new Date().toISOString();
-    await this.noteInRecord('interrupted (Ctrl-C)', (a) => (a.number === this.attempt ? { ...a, interruptedAt: at } : a));
+    await this.noteInRecord('interrupted (Ctrl-C)', (attempts) => this.endAttempt(attempts, { how: 'interrupted', at }).map((a) => (a.number === this.attempt ? { ...a, interruptedAt: at } : a)));
   }
 
   /**
@@ -238,14 +243,19 @@ export class RunJournal {
    * like), unfinished: else `savepoint runs` could not trust them and would read every entry.
    */
   async markStopped(limit: string): Promise<void> {
-    await this.noteInRecord(`stopped at its ${limit} limit`);
+    await this.noteInRecord(`stopped at its ${limit} limit`, (attempts) => this.endAttempt(attempts, { how: 'limit', at: new Date().toISOString(), limit }));
+  }
+
+  // `attempts` with this process's attempt saying how it ended (none to change when it wrote nothing).
+  private endAttempt(attempts: RunRecord['attempts'], end: AttemptEnd): RunRecord['attempts'] {
+    return attempts.map((a) => (a.number === this.attempt ? { ...a, end } : a));
   }
 
   // run.json again, with the totals as they are now (and each attempt changed by `attempt`, when
   // given); nothing when this process wrote nothing.
-  private async noteInRecord(what: string, attempt?: (a: RunRecord['attempts'][number]) => RunRecord['attempts'][number]): Promise<void> {
+  private async noteInRecord(what: string, change?: (attempts: RunRecord['attempts']) => RunRecord['attempts']): Promise<void> {
     if (this.attempt === undefined || !this.record) return;
-    const attempts = attempt ? this.record.attempts.map(attempt) : this.record.attempts;
+    const attempts = change ? change(this.record.attempts) : this.record.attempts;
     const record: RunRecord = { ...this.record, attempts, updatedAt: new Date().toISOString(), totals: this.history.totals() };
     this.lock.check();
     await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} ${what} in attempt ${this.attempt}`);
