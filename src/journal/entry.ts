@@ -108,9 +108,10 @@ export interface RunRecord {
   /**
    * One per process that went live on this run, with how that process ran commands.
    * interruptedAt: when the attempt was stopped by Ctrl-C (a signal it handled), not by a crash;
-   * worktree: the working tree's root it ran in.
+   * worktree: the working tree's root it ran in; end: how it ended, when it lived to say so (an
+   * attempt without one crashed, or is still running).
    */
-  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string }>;
+  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string; end?: AttemptEnd }>;
   /** How run_bash ran commands in the latest attempt. */
   sandbox?: RunSandbox;
   final?: string;
@@ -124,6 +125,20 @@ export interface RunRecord {
    */
   totals?: RunTotals;
 }
+
+/** How one attempt ended, as the process that made it recorded: finished, stopped at a limit, interrupted by a signal, or failed. */
+export interface AttemptEnd {
+  how: 'finished' | 'limit' | 'interrupted' | 'failed';
+  /** When (ISO 8601). */
+  at: string;
+  /** The limit that stopped it (`max-steps`, `max-turns`, `max-cost`), for `limit`. */
+  limit?: string;
+  /** The error that failed it, for `failed`. */
+  error?: string;
+}
+
+/** The `how` of every AttemptEnd. */
+export const ATTEMPT_ENDS: readonly AttemptEnd['how'][] = ['finished', 'limit', 'interrupted', 'failed'];
 
 /** A run's entries added up (see RunRecord.totals). */
 export interface RunTotals {
@@ -209,6 +224,13 @@ export function parseRunRecord(text: string, path: string): RunRecord {
   if (typeof value.id !== 'string' || typeof value.task !== 'string') fail('its id or task is missing');
   if (!['running', 'finished', 'failed'].includes(value.status as string)) fail(`its status ${JSON.stringify(value.status)} is unknown`);
   if (!Array.isArray(value.attempts)) fail('its attempts list is missing');
+  for (const attempt of value.attempts as Array<Record<string, unknown> | null>) {
+    if (typeof attempt !== 'object' || attempt === null) fail('an attempt is not an object');
+    const end = attempt!.end as Record<string, unknown> | null | undefined;
+    if (end === undefined) continue;
+    if (typeof end !== 'object' || end === null || !ATTEMPT_ENDS.includes(end.how as AttemptEnd['how']) || typeof end.at !== 'string') fail(`attempt ${String(attempt!.number)} has an end that is not one of ${ATTEMPT_ENDS.join(', ')}`);
+    if ((end!.error !== undefined && typeof end!.error !== 'string') || (end!.limit !== undefined && typeof end!.limit !== 'string')) fail(`attempt ${String(attempt!.number)}'s end has an error or limit that is not text`);
+  }
   if (value.config !== undefined) {
     const c = value.config as Record<string, unknown> | null;
     if (typeof c !== 'object' || c === null) fail('its config is not an object');

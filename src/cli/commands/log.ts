@@ -9,6 +9,7 @@ import { ReportWriteError } from '../../errors/index.js';
 import { compactCount, formatCount, formatDuration, formatUsd, plural } from '../../format/numbers.js';
 import { displayWidth, fitColumns, wrapWords } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
+import { attemptEndingText } from '../../report/attempt-ending.js';
 import { renderHtmlTimeline } from '../../report/html-timeline.js';
 import { loadRun, openJournals } from '../../report/journal-runs.js';
 import type { AttemptView, StepView, Timeline } from '../../report/summarize.js';
@@ -157,8 +158,7 @@ function attemptMark(a: AttemptView): string {
   const when = a.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
   const what = a.firstLiveStep > 1 ? `replayed #1–#${a.firstLiveStep - 1}, live from #${a.firstLiveStep}` : `live from #${a.firstLiveStep}`;
   const parts = [`attempt ${a.number}`, what];
-  if (a.leftInFlight !== null) parts.push(`stopped with #${a.leftInFlight} in flight`);
-  if (a.interruptedAt) parts.push('interrupted (Ctrl-C)');
+  parts.push(attemptEndingText(a));
   parts.push(`${when} on ${a.host} (pid ${a.pid})`);
   return parts.join(' · ');
 }
