@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { NoSuchStepError, UsageError } from '../../errors/index.js';
 import { formatCount, formatDuration, formatUsd } from '../../format/numbers.js';
 import type { JournalEntry, RunConfig } from '../../journal/entry.js';
-import { loadRun, openJournals } from '../../report/journal-runs.js';
+import { loadWholeRun, openJournals } from '../../report/journal-runs.js';
 import { formatInput, formatResult } from '../../report/step-detail.js';
 import type { StepView, Timeline } from '../../report/summarize.js';
 import { whereNote } from '../view/run-format.js';
@@ -37,7 +37,7 @@ export function showCommand(): Command {
     .action(async (id: string, stepText: string, flags: { json?: boolean }) => {
       const step = stepText === 'config' ? 0 : parseStep(stepText);
       const journals = await openJournals(process.cwd());
-      const run = await loadRun(journals, id);
+      const run = await loadWholeRun(journals, id);
       if (step === 0) {
         const config = run.record?.config ?? null;
         if (flags.json) process.stdout.write(`${JSON.stringify({ run: run.id, config }, null, 2)}\n`);
