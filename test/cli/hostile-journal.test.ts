@@ -105,3 +105,76 @@ describe('a forged run.json or entry is refused before git sees it', { concurren
     assert.match(assertOneParagraph(result.stderr), /its inputTokens is not a whole number/);
   });
 });
+
+// What a terminal would act on: any ESC (a clipboard write `ESC ] 52`, a title `ESC ] 0`, cursor
+// movement `ESC [ 1 A`), BEL, a C1 CSI, a bidirectional override. Output to a pipe has no colour of
+// savepoint's own, so none may be there at all.
+// eslint-disable-next-line no-control-regex
+const ACTED_ON = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const CLIPBOARD = '\x1b]52;c;cHduZWQ=\x07';
+const CURSOR_UP = '\x1b[1A\x1b[2K';
+
+describe('the terminal is never driven from outside', { concurrency: true }, () => {
+  test('a fetched journal with escapes in its task, model, description, summary and final answer: runs, log and show show them as text', async () => {
+    const p = await publishedRun();
+    await forgeJournalJson(p.root, `runs/${p.run}/run.json`, (run) => {
+      run.task = `${TASK}${CLIPBOARD}`;
+      run.model = `model${CURSOR_UP}`;
+      run.final = `done\x1b]0;title\x07\u009b2J\u202eevil`;
+      delete run.totals;
+    });
+    await forgeJournalJson(p.root, `runs/${p.run}/steps/000/000002-write_file.json`, (entry) => {
+      entry.description = `write_file notes${CURSOR_UP}.txt`;
+      entry.summary = `created${CLIPBOARD}`;
+    });
+    const clone = await pushAndClone(p);
+    for (const args of [['runs', '--all'], ['log', p.run], ['show', p.run, '2']]) {
+      const result = await runCli(args, { cwd: clone, env: { COLUMNS: '200' } });
+      assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+      assert.doesNotMatch(result.stdout, ACTED_ON, `${args.join(' ')} printed a control character raw: ${JSON.stringify(result.stdout)}`);
+      assert.match(result.stdout, /\^\[\]52;c;/, `${args.join(' ')} shows the escape as text`);
+    }
+    const log = await runCli(['log', p.run], { cwd: clone, env: { COLUMNS: '200' } });
+    assert.match(log.stdout, /done\^\[\]0;title\^G<U\+009B>2J<U\+202E>evil/);
+    assert.match(log.stdout, /model\^\[\[1A\^\[\[2K/);
+  });
+
+  test('a narrow terminal cuts a line with an escape in it without leaving half an escape', async () => {
+    const p = await publishedRun();
+    await forgeJournalJson(p.root, `runs/${p.run}/run.json`, (run) => (run.task = `${'x'.repeat(30)}${CLIPBOARD}${'y'.repeat(100)}`));
+    const clone = await pushAndClone(p);
+    for (const columns of ['34', '36', '40']) {
+      const result = await runCli(['log', p.run], { cwd: clone, env: { COLUMNS: columns } });
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, ACTED_ON, `COLUMNS=${columns}: ${JSON.stringify(result.stdout)}`);
+    }
+  });
+
+  test('a live run: escapes in the model text, a file name and a command output reach the terminal as text', async () => {
+    const dir = scratch.dir('savepoint-escapes-');
+    const root = join(dir, 'a');
+    mkdirSync(root);
+    await gitOut(root, ['init', '-q', '-b', 'main']);
+    writeFileSync(join(root, 'README.md'), '# project\n');
+    await gitOut(root, ['add', '-A']);
+    await gitOut(root, ['commit', '-q', '-m', 'the project']);
+    const script = join(dir, 'script.json');
+    writeFileSync(
+      script,
+      JSON.stringify({
+        turns: [
+          { text: `look${CURSOR_UP}`, tools: [{ name: 'write_file', input: { path: `notes${CLIPBOARD}.txt`, content: 'notes\n' } }] },
+          { tools: [{ name: 'run_bash', input: { command: "printf 'out\\033]52;c;eA==\\007\\n'" } }] },
+          { text: `done\x1b]0;title\x07` },
+        ],
+      }),
+    );
+    const result = await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, TASK], { cwd: root, env: { COLUMNS: '200' } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.doesNotMatch(result.stdout, ACTED_ON, JSON.stringify(result.stdout));
+    assert.match(result.stdout, /look\^\[\[1A/);
+    assert.match(result.stdout, /write_file notes\^\[\]52;c;/);
+    assert.match(result.stdout, /exit 0: out\^\[\]52;c;eA==\^G/);
+    assert.match(result.stdout, /done\^\[\]0;title\^G/);
+  });
+});
