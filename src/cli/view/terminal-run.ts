@@ -4,7 +4,7 @@
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import type { Writable } from 'node:stream';
 import { describeChanges, UsageError } from '../../errors/index.js';
-import { displayWidth, wrapWords } from '../../format/text.js';
+import { displayWidth, showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
 import { ask, createApprover } from './approval.js';
@@ -89,7 +89,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${totals}\n`);
       return LIMIT_EXIT_CODE;
     }
-    if (!json) o.write(`\n${style.bold('Final answer')}\n${outcome.final || '(the model gave no text)'}\n`);
+    if (!json) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
     if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
@@ -112,7 +112,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       const n = event.recordedSteps;
       // The model goes on a line of its own when the header would not fit the terminal.
       const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
-      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${event.model}\n`);
+      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${showControls(event.model)}\n`);
       if (event.interrupted && event.openedAs !== 'finished') out.write(style.yellow('  The previous attempt was interrupted (Ctrl-C), not crashed: its step in progress, if any, is handled as in flight.\n'));
       if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
       if (event.openedAs === 'finished') say(out, style.dim, `This run finished before: replaying its ${n} steps from the journal.`, style.width);
