@@ -16,7 +16,7 @@ import { ContextWindowError } from '../errors/index.js';
 import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason } from './compaction.js';
 import { Conversation } from './conversation.js';
 import { continueText, cutOffResults, MAX_CONTINUATIONS, MAX_TOKENS } from './stop-reasons.js';
-import { callTool, type Approver } from './tool-call.js';
+import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
@@ -45,6 +45,8 @@ export interface AgentOptions {
   inFlight?: InFlightPolicy;
   /** Asked before a live tool call that needs approval; false records that the user declined it. */
   approve?: Approver;
+  /** Settings' allow and deny rules, asked before `approve` (a deny holds over any approver). */
+  permission?: PermissionCheck;
   /** Live model text as it streams. */
   onText?: (text: string) => void;
   /** Live extended thinking as it streams. */
@@ -81,7 +83,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { journal, config, inFlight = 'report' } = options;
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
+  const context = { journal, tools, inFlight, approve: options.approve, permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
   const followUps = [...(options.followUps ?? [])];
   const conversation = new Conversation(config);
   conversation.add({ role: 'user', content: options.task });

@@ -110,6 +110,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
       approve: options.approve,
+      permission: options.permission,
       onText: (text) => emit({ type: 'text', text }),
       onOutput: (chunk) => emit({ type: 'output', chunk }),
       onThinking: (text) => emit({ type: 'thinking', text }),

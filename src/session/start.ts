@@ -142,9 +142,9 @@ async function resolved(store: JournalStore, given: string): Promise<string> {
   return resolveRunId(given, await listRunIds(store)) ?? given;
 }
 
-// The model a run uses: the one it recorded, else the one asked for, else the default.
+// The model a run uses: the one it recorded, else the one asked for, else settings', else the default.
 function modelOf(record: RunRecord | undefined, options: SessionOptions): string {
-  return record?.config?.model ?? record?.model ?? options.model ?? DEFAULT_MODEL;
+  return record?.config?.model ?? record?.model ?? options.model ?? options.defaultModel ?? DEFAULT_MODEL;
 }
 
 // The journal store, with every fetched journal folded into the local branch first.

@@ -15,6 +15,7 @@ import type { DriveFlags } from './drive-flags.js';
 import { LIMIT_EXIT_CODE } from './drive-flags.js';
 import type { LimitReached } from '../../agent/budget.js';
 import { StepPrinter } from './step-printer.js';
+import { sessionSettings } from './session-settings.js';
 import { styleFor, type Style } from '../terminal/style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
@@ -23,6 +24,8 @@ type Out = Writable & { isTTY?: boolean; columns?: number };
 export async function runOnTerminal(drive: (options: SessionOptions) => Promise<RunOutcome>, flags: DriveFlags, out: Out = process.stdout): Promise<number> {
   if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
   const env = process.env;
+  // Before anything else: a settings file that cannot be used stops the command here.
+  const settings = sessionSettings(flags, process.cwd(), env);
   const interactive = Boolean(process.stdin.isTTY);
   const json = flags.json ? new JsonLines(out) : undefined;
   // With --json, stdout is the event stream: everything for people goes to stderr.
@@ -44,6 +47,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   try {
     const outcome = await drive({
       model: flags.model,
+      defaultModel: settings.defaultModel,
       maxSteps: flags.maxSteps,
       maxTurns: flags.maxTurns,
       maxCost: flags.maxCost,
@@ -56,11 +60,12 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
-      sandbox: { use: flags.sandbox !== false, network: Boolean(flags.allowNetwork), gitWrites: Boolean(flags.allowGitWrites) },
+      sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
       onEvent: (event) => {
         tally.add(event);
