@@ -7,7 +7,6 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, assertOneParagraph, fakeEnv, git, lastToolResults, resultText, runCli } from '../helpers/cli.js';
 
