@@ -55,7 +55,7 @@ export interface AgentOptions {
   onOutput?: (chunk: string) => void;
   signal?: AbortSignal;
   /** Called after each step that may have changed files: the working-tree checkpoint to record. */
-  checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
+  checkpoint?: (paths?: string[]) => Checkpoint | undefined | Promise<Checkpoint | undefined>;
   /**
    * The input a live tool call runs with, from the one the model wrote (recorded, redacted): turns
    * placeholders back into secret values. Pure to the loop; it may throw to stop before anything runs.

@@ -27,7 +27,8 @@ export interface ToolCallContext {
   signal?: AbortSignal;
   /** A live tool's output as it comes (run_bash), for a live view. */
   onOutput?: (chunk: string) => void;
-  checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
+  /** The checkpoint after a call that may change files; `paths`: the files it changed, when it knows them. */
+  checkpoint?: (paths?: string[]) => Checkpoint | undefined | Promise<Checkpoint | undefined>;
   /** Turns secret placeholders in a live call's input back into their values (see AgentOptions). */
   revealSecrets?: <V>(input: V) => V;
 }
@@ -94,7 +95,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
         if (answer === true) return undefined;
         return { result: declinedResult(typeof answer === 'object' ? answer.reason : '') };
       },
-      checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!() : undefined,
+      checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!(tool.changedPaths?.(input)) : undefined,
     },
   );
 }

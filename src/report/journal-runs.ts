@@ -11,9 +11,9 @@ export { UnknownRunError };
 import type { JournalEntry, RunRecord } from '../journal/entry.js';
 import { listJournalRefs, type JournalRef } from '../journal/journal-refs.js';
 import { listRunIds, listRunStepFiles, readRunEntries, readRunRecord, readStepFiles, type StepFile } from '../journal/reader.js';
-import { findRepository, type Repository } from '../git/repository.js';
 import { runLockHolder } from '../locks/run-lock.js';
 import { JournalStore } from '../journal/store.js';
+import type { Repository } from '../git/repository.js';
 import { followUpFiles, listedSteps, summaryFromTotals, trustedTotals } from './run-listing.js';
 import { buildTimeline, compareEntries, followUpMessage, type RunSummary, type Timeline } from './summarize.js';
 
@@ -37,9 +37,11 @@ export interface Journals {
 
 /** Opens the local journal and every remote-tracking one of the repository around `dir`. */
 export async function openJournals(dir: string): Promise<Journals> {
-  const repo = findRepository(dir);
+  const local = await JournalStore.open(dir);
+  const { repo } = local;
   const refs = [];
-  for (const ref of listJournalRefs(repo.commonDir)) refs.push({ ref, store: await JournalStore.open(dir, { ref: ref.ref }) });
+  // Every ref shares the local store's repository and object store: found and opened once.
+  for (const ref of listJournalRefs(repo.commonDir)) refs.push({ ref, store: ref.ref === local.ref ? local : await local.forRef(ref.ref) });
   return { repo, refs };
 }
 

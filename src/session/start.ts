@@ -61,7 +61,7 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   // The same task finished in another worktree or on another branch: its answer is not this tree's work.
   if (derived && record?.status === 'finished' && isElsewhere(record, store.repo)) throw new FinishedElsewhereError(run, record.worktree ?? null, record.branch ?? null);
   assertPinned(record, options);
-  return driveSession({ root: store.repo.root, run, task: record?.task ?? task, model: modelOf(record, options) }, options);
+  return driveSession({ store, run, task: record?.task ?? task, model: modelOf(record, options) }, options);
 }
 
 // Whether a run was created in another worktree and never went live in this one, or on another
@@ -84,7 +84,7 @@ export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNoConflict(synced, record.id);
   assertPinned(record, options);
-  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: modelOf(record, options) }, options);
+  return driveSession({ store, run: record.id, task: record.task, model: modelOf(record, options) }, options);
 }
 
 /** Options of continueRun: the follow-up, and which run it is for. */
@@ -111,7 +111,7 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
   assertNoConflict(synced, record.id);
   assertPinned(record, options);
-  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: modelOf(record, options), followUp: message }, options);
+  return driveSession({ store, run: record.id, task: record.task, model: modelOf(record, options), followUp: message }, options);
 }
 
 /** Options of forkRun. */

@@ -48,6 +48,12 @@ export interface Tool<Input = Record<string, unknown>> {
   needsApproval(input: Input): boolean;
   /** True when the call may change files in the working tree (a checkpoint follows it). */
   mayChangeFiles(input: Input): boolean;
+  /**
+   * The files the call changes, repository-relative, when it knows them (an edit or a write changes
+   * the one file it names): the checkpoint after it then looks at those alone, not the whole tree.
+   * Undefined (or absent): any file may have changed, so the checkpoint scans the tree.
+   */
+  changedPaths?(input: Input): string[] | undefined;
   /** Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`. */
   describe(input: Input): string;
   execute(input: Input, context?: ToolContext): Promise<ToolResult>;

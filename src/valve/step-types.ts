@@ -96,5 +96,9 @@ export interface OpenJournalOptions {
    * until the first step makes a checkpoint of its own). A function is called only for a new run.
    */
   startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
-  store?: StoreOptions;
+  /** What the journal store does around each append: the hook after it (`--push`), and the one told when a moved branch was put back. */
+  store?: JournalHooks;
 }
+
+/** The store's hooks a caller of the valve may set (the rest of StoreOptions is the store's own). */
+export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'onRestored'>;

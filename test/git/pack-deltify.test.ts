@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { makeObject, makeTree, FILE_MODE, type Tree } from '../../src/git/git-object.js';
 import { MAX_DEPTH } from '../../src/git/pack-deltify.js';
 import { assertFsckClean, gitOut, journalFile } from '../helpers/git.js';
