@@ -104,7 +104,7 @@ class RunLife {
       model: target.model,
       // A new run pins the build's prompt (with the project's instructions), tools and settings; an
       // existing one keeps what it recorded.
-      config: (existing) => runConfig(existing, { ...options, model: target.model }, tools, existing ? undefined : readInstructions(root, secrets.redactor.text)),
+      config: (existing) => runConfig(existing, { ...options, model: target.model }, tools, existing ? undefined : readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env })),
       onEvent: emit,
       redact: secrets.redactor.value,
       sandbox: () => life!.sandbox,
