@@ -116,6 +116,13 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   return driveSession(options.model !== undefined ? { ...target, modelChange: options.model } : target, options);
 }
 
+/** The id of this working tree's most recent run (created here, gone live here, or too old to say), or undefined when it has none. */
+export async function latestRunHere(dir?: string): Promise<string | undefined> {
+  const { store } = await openSynced(dir);
+  const here = (r: RunRecord) => r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
+  return (await latestRun(store, here))?.id;
+}
+
 /** Options of forkRun. */
 export interface ForkOptions {
   /** A directory inside the repository. Default: the current directory. */
