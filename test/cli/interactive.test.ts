@@ -127,4 +127,79 @@ describe('the interactive session', { concurrency: true }, () => {
     assert.match(noTerminal.stderr, /needs a terminal/);
     assertNoStack(noTerminal.stderr);
   });
+
+  test('Ctrl-C in a turn stops it and the prompt comes back; the next message goes on in the same run', async () => {
+    const repo = await scratch.repo({ 'README.md': '# stop\n' });
+    const hold = new Set([1]);
+    const fake = await scratch.fake([{ text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'Answered after the stop.' }], hold);
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
+    const term = openTerminal(['--yes', '--no-sandbox'], opts);
+    scratch.defer(() => term.close());
+    await term.waitFor(/^›\s*$/m);
+    term.type('take your time');
+    while (fake.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    term.keys('C-c');
+    await term.waitFor(/Stopped\. Every finished step is kept; the next message goes on from here\.\n^›\s*$/m);
+    hold.delete(1);
+    term.type('go on');
+    await term.waitFor(/Final answer\nAnswered after the stop\./);
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+    assert.equal((await runIds(repo.root)).length, 1, 'one run');
+    assert.match(await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']), / #3 user "go on"/);
+    assertToolPairing(fake.requests);
+  });
+
+  test('/model mid-run, a kill -9 in the next turn and the identical -c: the change replays exactly and the turn goes to the new model', async () => {
+    const repo = await scratch.repo({ 'README.md': '# model\n' });
+    const hold = new Set([1]);
+    const fake = await scratch.fake([{ text: 'One.' }, { text: 'Two.' }], hold);
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
+    const term = openTerminal(['--yes', '--no-sandbox', '--model', 'claude-one'], opts);
+    scratch.defer(() => term.close());
+    await term.waitFor(/^›\s*$/m);
+    term.type('first');
+    await term.waitFor(/Final answer\nOne\./);
+    term.type('/model claude-two');
+    await term.waitFor(/From the next turn on, claude-two answers/);
+    term.type('second');
+    while (fake.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    term.kill9();
+    assert.equal(await exited(term), 137);
+
+    hold.delete(1);
+    const again = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
+    scratch.defer(() => again.close());
+    await again.waitFor(/Final answer\nTwo\.[\s\S]*^›\s*$/m);
+    assert.match(again.screen(), /model claude-two/);
+    again.type('/exit');
+    assert.equal(await exited(again), 0);
+    assertNoStack(again.screen());
+    assert.deepEqual(fake.requests.map((r) => r.model), ['claude-one', 'claude-two', 'claude-two']);
+    assert.equal(JSON.stringify(fake.requests[2]!.messages), JSON.stringify(fake.requests[1]!.messages));
+    assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-config.json')).length, 1);
+  });
+
+  test("'a' at an approval remembers the rule: written to .savepoint/settings.local.json, the next matching command is not asked", async () => {
+    const repo = await scratch.repo({ 'README.md': '# always\n' });
+    const fake = await scratch.fake([
+      { tools: [{ name: 'run_bash', input: { command: 'echo one >> log.txt' } }] },
+      { tools: [{ name: 'run_bash', input: { command: 'echo two >> log.txt' } }] },
+      { text: 'Logged twice.' },
+    ]);
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
+    const term = openTerminal(['run', '--no-sandbox', 'log twice'], opts);
+    scratch.defer(() => term.close());
+    await term.waitFor(/Allow run_bash "echo one >> log\.txt"\?.*\[a\]lways:\s*$/m);
+    term.type('a');
+    await term.waitFor(/Allow "run_bash\(echo \*\)" from now on: \[s\]ession only \/ \[w\]rite it to \.savepoint\/settings\.local\.json:\s*$/m);
+    term.type('w');
+    await term.waitFor(/Final answer\nLogged twice\./);
+    assert.equal(await exited(term), 0);
+    assert.doesNotMatch(term.screen(), /Allow run_bash "echo two/);
+    assert.equal(readFileSync(join(repo.root, 'log.txt'), 'utf8'), 'one\ntwo\n');
+    const local = JSON.parse(readFileSync(join(repo.root, '.savepoint', 'settings.local.json'), 'utf8')) as { permissions: { allow: string[] } };
+    assert.deepEqual(local.permissions.allow, ['run_bash(echo *)']);
+  });
 });

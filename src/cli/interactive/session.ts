@@ -139,11 +139,16 @@ async function fork(state: SessionState, step: number | undefined, bad: string |
 // One turn through runOnTerminal (the same printer, approvals and Ctrl-C as `run`); an error is
 // told in one paragraph and the prompt comes back.
 async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags): Promise<void> {
+  // A run exists in the journal once a step of it is recorded: stopped before that, it does not.
+  let recorded = false;
   const view: TurnView = {
     quietReplay: true,
     inSession: true,
     onEvent: (event) => {
-      if (event.type === 'opened') state.run = event.run;
+      if (event.type === 'opened') {
+        state.run = event.run;
+        recorded ||= event.recordedSteps > 0;
+      } else if (event.type === 'recorded' || event.type === 'replayed') recorded = true;
     },
     onTally: (tally) => (state.tally = tally),
   };
@@ -151,6 +156,10 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
     await runOnTerminal(drive, flags, process.stdout, view);
   } catch (error) {
     report(error);
+  }
+  if (!recorded && state.run) {
+    state.run = undefined;
+    process.stdout.write('  Nothing of this run was recorded, so the next message starts a new one.\n');
   }
 }
 
