@@ -15,7 +15,7 @@ import type { InFlightPolicy } from './in-flight.js';
 import { ContextWindowError } from '../errors/index.js';
 import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason } from './compaction.js';
 import { Conversation } from './conversation.js';
-import { continueText, cutOffResults, MAX_CONTINUATIONS, MAX_TOKENS } from './stop-reasons.js';
+import { continueText, invalidCallResult, MAX_CONTINUATIONS, MAX_TOKENS, notRunResults, PAUSE_TURN, REFUSAL, refusalText } from './stop-reasons.js';
 import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
@@ -136,14 +136,20 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     if (response.content.length) conversation.add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     const cutOff = response.stopReason === MAX_TOKENS;
-    if (cutOff && calls.length) {
-      // Never run a call from a cut-off answer: tell the model, deterministically from the record.
-      pending = cutOffResults(calls, config.maxTokens);
+    const notRun = notRunResults(response, calls, config.maxTokens);
+    if (notRun) {
+      // Never run a call from a cut-off or refused answer: tell the model, deterministically from the record.
+      pending = notRun;
+      continue;
+    }
+    if (calls.length === 0 && response.stopReason === PAUSE_TURN && continuations < MAX_CONTINUATIONS) {
+      // A paused turn is sent back as it is (already in the conversation): the model goes on from it.
+      continuations++;
       continue;
     }
     if (calls.length === 0) {
       const whole = partial + rawText(response.content);
-      final = whole.trim();
+      final = response.stopReason === REFUSAL ? refusalText(whole.trim()) : whole.trim();
       if (cutOff && continuations < MAX_CONTINUATIONS && response.content.length) {
         partial = whole;
         continuations++;
@@ -162,6 +168,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
 
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
+      const invalid = invalidCallResult(call, response);
+      if (invalid) {
+        results.push(invalid);
+        continue;
+      }
       if ((limit = budget.exceeded(false))) return stopped(limit);
       const result = await callTool(call, context);
       budget.count();
@@ -252,7 +263,7 @@ function textOf(content: AssistantBlock[]): string {
 /** `calls read_file, run_bash` or `answers "All tests pass now."`, for the step line and commit subject. */
 export function summarizeResponse(response: ModelResponse): string {
   if (response.stopReason === PROMPT_TOO_LONG) return `refused: ${response.refused ?? 'prompt is too long'}`;
-  const cut = response.stopReason === MAX_TOKENS ? ' (cut off at max_tokens)' : '';
+  const cut = response.stopReason === MAX_TOKENS ? ' (cut off at max_tokens)' : response.stopReason === REFUSAL ? ' (refused)' : '';
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.name);
   if (calls.length) return `calls ${calls.join(', ')}${cut}`;
   return `answers "${ellipsize(textOf(response.content).replace(/\s+/g, ' '), cut ? 24 : 50)}"${cut}`;

@@ -53,9 +53,11 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
   const { journal, signal } = context;
   const tool = context.tools.get(call.name);
   if (!tool) {
+    // A name that is not a string is one a journal recorded before names were checked: never a crash on replay.
+    const name = typeof call.name === 'string' ? call.name : String(call.name ?? '');
     const known = [...context.tools.keys()].join(', ');
-    const result: ToolResult = { isError: true, output: `There is no tool named "${call.name}". The tools are: ${known}.`, summary: 'unknown tool' };
-    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${call.name.slice(0, 40)}"`, summarize: (r) => r.summary });
+    const result: ToolResult = { isError: true, output: `There is no tool named "${name}". The tools are: ${known}.`, summary: 'unknown tool' };
+    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${name.slice(0, 40)}"`, summarize: (r) => r.summary });
   }
   const input = call.input ?? {};
   // The step's identity and record keep what the model wrote; only the effect sees the secrets.

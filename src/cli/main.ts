@@ -55,6 +55,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   diff: async () => (await import('./commands/diff.js')).diffCommand(),
   config: async () => (await import('./commands/config.js')).configCommand(),
   session: async () => (await import('./commands/session.js')).sessionCommand(),
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand(),
   demo: async () => (await import('./commands/demo.js')).demoCommand(),
 };
 

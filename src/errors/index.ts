@@ -14,3 +14,4 @@ export * from './worktree.js';
 export * from './secrets.js';
 export * from './disk-full.js';
 export * from './settings.js';
+export * from './mcp.js';

@@ -158,6 +158,10 @@ export class ObjectStore {
     for (const object of objects) {
       if (seen.has(object.oid)) continue;
       seen.add(object.oid);
+      // Already in a pack (a fresh clone's trees, say): read and checked there (the pack's trailer,
+      // or the object hashed against its id), it is not written again. git writes and fsyncs a
+      // pack whole before it names it, so a pack on disk is one a power cut left whole.
+      if (this.packs.read(object.oid, false)) continue;
       const path = this.pathOf(object.oid);
       const found = this.checkExisting(object.oid, path);
       if (found === 'trusted') continue;

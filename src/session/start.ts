@@ -4,7 +4,7 @@
 // request makes sense, and hands it to driveSession.
 import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
-import { readHeadBranch } from '../git/head.js';
+import { readHeadBranch } from '../git/refs.js';
 import type { RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';

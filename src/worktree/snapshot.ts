@@ -4,7 +4,7 @@
 // every file that matches it, `git status` names the few that differ (with thousands of untracked
 // files, git is asked again only about the directories that changed: untracked-listing.ts), and a
 // stat cache spares re-reading files that were hashed before and have not changed since. Thousands of new objects
-// at once (a first checkpoint over an unignored node_modules) go into one pack (pack-writer.ts).
+// at once (a first checkpoint over an unignored node_modules) go into one pack (git/object-batch.ts).
 // A checked-out submodule is recorded as its working tree: a subtree at its path (not the gitlink
 // git's index has), built the same way from the submodule's own index and status, its blobs stored
 // in this repository, so an edit inside it is a change of the step like any other, `show` diffs it
@@ -16,7 +16,7 @@ import { TREE_MODE } from '../git/git-object.js';
 import { ObjectStore } from '../git/object-store.js';
 import { findRepository, type Repository } from '../git/repository.js';
 import { FileHasher } from './file-hasher.js';
-import { ObjectBatch } from './pack-writer.js';
+import { ObjectBatch } from '../git/object-batch.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
 import { buildTrees, updateTrees, type DirTree } from './tree-build.js';

@@ -2,7 +2,8 @@
 // checkpoint updates that path alone, with no `git status` of the tree. git is the judge: after
 // each kind of change, the tree is the one `git add -A` + `git write-tree` makes of the same files.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { useScratch } from '../helpers/scratch.js';
@@ -63,5 +64,23 @@ describe('a checkpoint of the paths a step changed', () => {
     const { value, spawns } = countGit(() => fresh.snapshotPaths(['src/a.js']));
     assert.ok(spawns > 0, 'the index changed: git status ran');
     assert.equal(value.tree, await gitWorktreeTree(root));
+  });
+});
+
+describe('the first checkpoint of a fresh clone', () => {
+  test('writes no object the clone already has in its pack: every tree of a clean checkout is there', async () => {
+    const source = await scratch.repo({ 'README.md': '# r\n', 'a/b/c.txt': 'c\n', 'a/d.txt': 'd\n', 'e/f/g/h.txt': 'h\n' });
+    const clone = await scratch.dir();
+    execFileSync('git', ['clone', '-q', '--no-local', source.root, clone]);
+    const loose = () => readdirSync(join(clone, '.git/objects')).filter((name) => /^[0-9a-f]{2}$/.test(name)).flatMap((dir) => readdirSync(join(clone, '.git/objects', dir)));
+    assert.deepEqual(loose(), [], 'the clone holds its objects in a pack');
+    const snapshot = snapshotterFor(clone).snapshot();
+    assert.equal(snapshot.tree, execFileSync('git', ['rev-parse', 'HEAD^{tree}'], { cwd: clone, encoding: 'utf8' }).trim());
+    assert.deepEqual(loose(), [], 'no object was written again as a loose file');
+    // A change then writes only what is new: the blob and the trees on its path.
+    writeFileSync(join(clone, 'a/b/c.txt'), 'changed\n');
+    const changed = snapshotterFor(clone).snapshot();
+    assert.equal(changed.tree, await gitWorktreeTree(clone));
+    assert.equal(loose().length, 4, 'the new blob, and the trees of a/b, a and the root');
   });
 });

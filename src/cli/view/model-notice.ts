@@ -1,6 +1,7 @@
 // What savepoint says, once per run, about a model the SDK lists as deprecated (or whose extended
 // thinking, as --thinking asks for it, is): in savepoint's words, with what to do about it. The SDK
-// would print its own warning on every request; savepoint never lets it (model/anthropic.ts).
+// would print its own warning on every request; savepoint never lets it (model/anthropic.ts). And
+// each wait before the model service is asked again, with the time it ends.
 import { DEFAULT_MODEL } from '../../model/defaults.js';
 import type { ModelNotice } from '../../model/index.js';
 
@@ -9,6 +10,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The paragraph for a model notice; `now` decides whether an end-of-life date is past. */
 export function modelNoticeText(notice: ModelNotice, now: number = Date.now()): string {
+  if (notice.notice === 'retry-wait') {
+    const at = new Date(now + notice.seconds * 1000).toTimeString().slice(0, 8);
+    return (
+      `The model service is busy (${notice.reason}): asking again in ${notice.seconds} s, at ${at} (retry ${notice.attempt} of ${notice.attempts}). ` +
+      `Ctrl-C stops here; the same command goes on later from the last finished step.`
+    );
+  }
   if (notice.notice === 'thinking-deprecated') {
     return `Extended thinking as --thinking asks for it (thinking.type "enabled") is deprecated for ${notice.model}: its requests may stop working. A new run without --thinking does without it.`;
   }

@@ -20,6 +20,8 @@ export interface SessionSettings {
   defaultModel?: string;
   network: boolean;
   gitWrites: boolean;
+  /** Settings' MCP servers by name (later files win on a name), for the session's `mcpServers`; undefined when none. */
+  mcpServers?: { servers: Record<string, unknown>; source: string };
 }
 
 /** Loads the settings for `dir` (the current directory) and applies `flags` over them. */
@@ -34,7 +36,16 @@ export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' |
     ...(settings.model ? { defaultModel: settings.model.value } : {}),
     network: Boolean(flags.allowNetwork) || settings.sandbox.network?.value === true,
     gitWrites: Boolean(flags.allowGitWrites) || settings.sandbox.gitWrites?.value === true,
+    ...(mcpServersOf(settings) ? { mcpServers: mcpServersOf(settings)! } : {}),
   };
+}
+
+/** Settings' MCP servers in the `{ servers, source }` shape the MCP configuration takes, or undefined when there are none. */
+export function mcpServersOf(settings: Settings): { servers: Record<string, unknown>; source: string } | undefined {
+  const entries = Object.entries(settings.mcpServers);
+  if (entries.length === 0) return undefined;
+  const files = [...new Set(entries.map(([, server]) => server.source))];
+  return { servers: Object.fromEntries(entries.map(([name, server]) => [name, server.value])), source: files.join(', ') };
 }
 
 /** The repository root around `dir`, or undefined outside one (the command then says so itself). */
