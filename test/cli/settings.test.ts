@@ -132,4 +132,13 @@ describe('settings', { concurrency: true }, () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
   });
+
+  test("settings' mcpServers reach the MCP configuration: mcp list names the server and the settings file it came from", async () => {
+    const repo = await scratch.repo();
+    const home = userHome();
+    const file = projectSettings(repo.root, { mcpServers: { ghost: { command: 'no-such-mcp-server-binary' } } });
+    const listed = await runCli(['mcp', 'list', '--json'], { cwd: repo.root, env: home });
+    const servers = (JSON.parse(listed.stdout) as { servers: Array<{ name: string; source: string; starts: boolean }> }).servers;
+    assert.deepEqual(servers.map((s) => [s.name, s.source, s.starts]), [['ghost', file, false]]);
+  });
 });
