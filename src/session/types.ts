@@ -2,7 +2,7 @@
 // CLI (or a library user) turns these events into lines, and answers its questions in callbacks.
 import type { LimitReached } from '../agent/budget.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
-import type { Approver } from '../agent/tool-call.js';
+import type { Approver, PermissionCheck } from '../agent/tool-call.js';
 import type { StepEvent } from '../valve/run-journal.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
@@ -15,12 +15,16 @@ export interface SessionOptions {
   dir?: string;
   /** An Anthropic model id, or `script:<file>` for a scripted model. Default: the run's model, else DEFAULT_MODEL. */
   model?: string;
+  /** The model a new run takes when `model` is not given (settings' `model`); an existing run keeps its own. */
+  defaultModel?: string;
   /** The model to talk to. Default: made from `model` on the first live call, so a replay needs no key. */
   provider?: ModelProvider | (() => ModelProvider | Promise<ModelProvider>);
   /** The tools the model gets. Default: every built-in tool (createTools) on the repository root. */
   tools?: AnyTool[] | ((root: string) => AnyTool[]);
   /** Asked before each live tool call that needs approval. Default: every call is approved. */
   approve?: Approver;
+  /** Settings' allow and deny rules, asked before `approve` for every live tool call: a deny holds even when `approve` says yes. */
+  permission?: PermissionCheck;
   /** Stop before the step that would pass this many steps of the run (any kind). No limit by default. */
   maxSteps?: number;
   /** Stop before the model call that would pass this many model calls of the run (compactions included). */

@@ -16,14 +16,29 @@ import type { DriveFlags } from './drive-flags.js';
 import { LIMIT_EXIT_CODE } from './drive-flags.js';
 import type { LimitReached } from '../../agent/budget.js';
 import { StepPrinter } from './step-printer.js';
+import { sessionSettings } from './session-settings.js';
 import { styleFor, type Style } from '../terminal/style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
 
+/** How an interactive session wants a turn shown (the commands leave these unset). */
+export interface TurnView {
+  /** Replayed steps are counted on one line instead of one line each, and the header is one line. */
+  quietReplay?: boolean;
+  /** Ctrl-C goes back to the prompt: the ending says so instead of "run the same command again". */
+  inSession?: boolean;
+  /** Every session event, after it is printed (the session learns the run's id from `opened`). */
+  onEvent?: (event: SessionEvent) => void;
+  /** The run's totals when the turn ends (/cost shows them). */
+  onTally?: (tally: RunTally) => void;
+}
+
 /** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
-export async function runOnTerminal(drive: (options: SessionOptions) => Promise<RunOutcome>, flags: DriveFlags, out: Out = process.stdout): Promise<number> {
+export async function runOnTerminal(drive: (options: SessionOptions) => Promise<RunOutcome>, flags: DriveFlags, out: Out = process.stdout, view: TurnView = {}): Promise<number> {
   if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
   const env = process.env;
+  // Before anything else: a settings file that cannot be used stops the command here.
+  const settings = sessionSettings(flags, process.cwd(), env);
   const interactive = Boolean(process.stdin.isTTY);
   const json = flags.json ? new JsonLines(out) : undefined;
   // With --json, stdout is the event stream: everything for people goes to stderr.
@@ -42,9 +57,17 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   const asking = (on: boolean) => (on ? live.pause() : live.resume());
+  // Quiet replay: the replayed steps as one line, said before the first thing that is not one.
+  let replayedQuietly = 0;
+  const sayReplayed = () => {
+    if (replayedQuietly) live.out.write(style.dim(`  ${replayedQuietly} earlier step${replayedQuietly === 1 ? '' : 's'} replayed from the journal\n`));
+    replayedQuietly = 0;
+  };
   try {
     const outcome = await drive({
       model: flags.model,
+      defaultModel: settings.defaultModel,
+      ...(settings.mcpServers ? { mcpServers: settings.mcpServers.servers, mcpServersSource: settings.mcpServers.source } : {}),
       maxSteps: flags.maxSteps,
       maxTurns: flags.maxTurns,
       maxCost: flags.maxCost,
@@ -58,15 +81,20 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
-      sandbox: { use: flags.sandbox !== false, network: Boolean(flags.allowNetwork), gitWrites: Boolean(flags.allowGitWrites) },
+      sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
       onEvent: (event) => {
         tally.add(event);
+        view.onEvent?.(event);
         if (json) return json.event(event);
+        if (view.quietReplay && event.type === 'opened') return void live.out.write(style.dim(`run ${event.run}  ·  model ${event.model}\n`));
+        if (view.quietReplay && event.type === 'replayed') return void replayedQuietly++;
+        if (view.quietReplay && event.type !== 'output') sayReplayed();
         if (event.type === 'started') live.begin(event.description, event.kind);
         else if (event.type === 'output') return live.output(event.chunk);
         else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
@@ -74,11 +102,17 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       },
     });
     live.close();
+    sayReplayed();
+    view.onTally?.(tally);
     if (json) json.end(outcome, tally);
     const o = live.out;
-    const saved = printer.summary();
+    const saved = view.quietReplay ? '' : printer.summary();
     const totals = wrapWords(tally.line(), style.width, 'columns').map((line) => style.dim(line)).join('\n');
     if (outcome.status === 'interrupted') {
+      if (view.inSession) {
+        o.write('Stopped. Every finished step is kept; the next message goes on from here.\n');
+        return 130;
+      }
       o.write('Stopped. Run the same command again to continue: finished steps replay, and the interrupted one is handled as in flight.\n');
       o.write(`${totals}\n`);
       return 130;
