@@ -2,6 +2,7 @@
 // directory (.mcp.json and settings), whether each starts, and the tools it offers with their
 // annotations, as a new run would pin them. It starts each server, lists, and stops it again.
 import { Command } from 'commander';
+import { showControls } from '../../format/text.js';
 import { findRepository } from '../../git/repository.js';
 import { describeServer, loadMcpServers, mcpLogDir, McpConnections, mcpToolName, type LoadMcpOptions, type McpListedTool } from '../../tools/mcp/index.js';
 
@@ -87,5 +88,5 @@ function formatListing(listing: McpServerListing[]): string {
 
 // A server's strings are outside input: control characters are shown, never sent to the terminal.
 function visible(text: string): string {
-  return text.replace(/[\x00-\x09\x0b-\x1f\x7f\x9b]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return showControls(text);
 }
