@@ -12,8 +12,9 @@ import { runsGroup } from './runs.js';
 import { agentGroup } from './agent.js';
 import { checkpointGroup } from './checkpoint.js';
 import { longRunGroup } from './long-run.js';
+import { gitPartsGroup } from './git-parts.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, longRunGroup, peersGroup, runsGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup];
 
 function usage(): string {
   return [
