@@ -138,9 +138,8 @@ async function run(context: BenchContext): Promise<Row[]> {
     drain();
     check(live.code === 0, 'the live run failed', live);
     const times = serverMs.slice(before);
-    const store = await lib.JournalStore.open(repo.root);
-    const [id] = await lib.listRunIds(store);
-    const entries = (await lib.readRunEntries(store, id!)).filter((e) => e.phase === 'result');
+    const [id] = await lib.listRuns(repo.root);
+    const entries = (await lib.readRun(repo.root, id!))!.entries.filter((e) => e.phase === 'result');
     const compactions = entries.filter((e) => e.kind === 'compact').length;
     const total = entries.length;
     check(live.at.size === total, `expected ${total} step lines, got ${live.at.size}`, live);

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { rollupStepContent, rollupStepPath } from '../helpers/rollup-kills.js';
 import { useScratch } from '../helpers/scratch.js';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { FILE_MODE, makeObject, makeTree, type Tree } from '../../src/git/git-object.js';
 import { ROLL_TRIGGER_PACKS } from '../../src/git/pack-rollup.js';
 import { assertFsckClean, gitOut, journalFile } from '../helpers/git.js';

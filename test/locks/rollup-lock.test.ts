@@ -8,7 +8,7 @@ import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { ROLLUP_LOCK_NAME, STALE_ROLLUP_LOCK_MS } from '../../src/locks/rollup-lock.js';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { rollupStepContent, rollupStepPath } from '../helpers/rollup-kills.js';
