@@ -50,6 +50,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   log: async () => (await import('./commands/log.js')).logCommand(),
   show: async () => (await import('./commands/show.js')).showCommand(),
   diff: async () => (await import('./commands/diff.js')).diffCommand(),
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand(),
   demo: async () => (await import('./commands/demo.js')).demoCommand(),
 };
 

@@ -13,3 +13,4 @@ export * from './model.js';
 export * from './worktree.js';
 export * from './secrets.js';
 export * from './disk-full.js';
+export * from './mcp.js';

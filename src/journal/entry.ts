@@ -69,6 +69,20 @@ export interface RunConfig {
   instructions?: { file: string; chars: number };
   /** 'journal': the note in a cut output reads as savepoint 0.1.0 wrote it (runs recorded before pinning). */
   outputNote?: 'journal';
+  /** The MCP tools among `tools`, listed from their servers when the run was created (src/tools/mcp/). */
+  mcp?: PinnedMcpTool[];
+}
+
+/** An MCP tool pinned with a run: its name for the model, the server and tool it calls, and whether its annotations said read-only. */
+export interface PinnedMcpTool {
+  /** `mcp__<server>__<tool>`, as in the run's tool definitions. */
+  name: string;
+  server: string;
+  tool: string;
+  /** `readOnlyHint: true`: safe to repeat, no intent recorded, no approval asked. */
+  readOnly: boolean;
+  /** The annotations as the server gave them (readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title). */
+  annotations?: Record<string, unknown>;
 }
 
 /** A run's metadata, `runs/<id>/run.json`. */

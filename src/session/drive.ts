@@ -19,6 +19,7 @@ import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import { createTools } from '../tools/index.js';
+import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
@@ -56,6 +57,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
   } catch (error) {
     return await life.fail(error);
   } finally {
+    await life.mcp.close();
     life.close();
   }
 }
@@ -80,6 +82,8 @@ class RunLife {
     private readonly tools: AnyTool[],
     private readonly secrets: ReturnType<typeof openRunSecrets>,
     private readonly emit: (event: SessionEvent) => void,
+    /** The run's MCP servers: started when a new run lists their tools or a live step calls one, stopped at its end. */
+    readonly mcp: McpConnections,
   ) {}
 
   /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
@@ -88,7 +92,11 @@ class RunLife {
     const root = store.repo.root;
     // The sandbox probe runs while the journal opens (chooseSandbox awaits it in settle()).
     if (options.sandbox?.use !== false) void probeSandboxAsync(root);
-    const secrets = openRunSecrets(store.repo.commonDir, options.env ?? process.env);
+    const env = options.env ?? process.env;
+    // MCP servers: checked before anything runs; their configurations' secrets are redacted too.
+    const mcpServers = loadMcpServers(root, { env, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
+    const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir) });
+    const secrets = openRunSecrets(store.repo.commonDir, mcpServers.size ? { ...env, ...mcpSecretEnv(mcpServers.values()) } : env);
     // The checkpoints write through the run's own object store: one handle for the run.
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text });
     let life: RunLife | undefined;
@@ -101,7 +109,13 @@ class RunLife {
       model: target.model,
       // A new run pins the build's prompt (with the project's instructions), tools and settings; an
       // existing one keeps what it recorded.
-      config: (existing) => runConfig(existing, { ...options, model: target.model }, tools, existing ? undefined : readInstructions(root, secrets.redactor.text)),
+      // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
+      config: async (existing) => {
+        if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
+        const offered = mcpServers.size ? await offerMcpTools(mcp, (server, message) => emit({ type: 'mcp-unavailable', server, message })) : undefined;
+        const config = runConfig(existing, { ...options, model: target.model }, tools, readInstructions(root, secrets.redactor.text));
+        return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
+      },
       onEvent: emit,
       redact: secrets.redactor.value,
       sandbox: () => life!.sandbox,
@@ -111,8 +125,13 @@ class RunLife {
         // The branch was deleted or moved back under the run, and put back where this process left it.
         onRestored: ({ restored, found }) => emit({ type: 'journal-restored', restored, ...(found ? { found } : {}) }),
       },
+    }).catch(async (error: unknown) => {
+      await mcp.close(); // servers a new run listed before its journal failed to open
+      throw error;
     });
-    life = new RunLife(target, options, journal, snapshotter, tools, secrets, emit);
+    // The run's tools: the built-in ones and the MCP tools its configuration pinned.
+    const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
+    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp);
     return life;
   }
 

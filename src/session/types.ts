@@ -49,6 +49,12 @@ export interface SessionOptions {
   sandbox?: SandboxRequest;
   /** Asked when bubblewrap is missing or cannot start: true runs commands unconfined. Without it, SandboxUnavailableError stops the run. */
   onSandboxUnavailable?: (reason: string) => Promise<boolean>;
+  /**
+   * MCP servers besides `.mcp.json`'s, by name, in its format (settings' `mcpServers`); they win on
+   * a name both define. Checked as outside input. `mcpServersSource` names where they came from, for messages.
+   */
+  mcpServers?: Record<string, unknown>;
+  mcpServersSource?: string;
   /** Push the agent-journal branch to this remote after every step. */
   push?: string;
   /** The environment secrets are read from (for redaction) and credentials checked in. Default: process.env. */
@@ -82,6 +88,8 @@ export type SessionEvent =
   /** A live command's output as it comes (run_bash); the step's result holds all of it. */
   | { type: 'output'; chunk: string }
   | { type: 'journal-restored'; restored: string; found?: string }
+  /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
+  | { type: 'mcp-unavailable'; server: string; message: string }
   /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */
   | ({ type: 'model-notice' } & ModelNotice)
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[] }

@@ -1,4 +1,4 @@
-// A child for the roll-up kill tests (test/journal/pack-rollup.test.ts, pack-deltify.test.ts):
+// A child for the roll-up kill tests (test/git/pack-rollup.test.ts):
 // appends steps from argv[3] on to the journal of argv[2] until killed, rolling every small pack up
 // every few appends (argv[4] `tidy`: a run's end's roll-up every ten, waited for), and prints
 // `appended <n>` once each append has returned.

@@ -20,6 +20,7 @@ export const JSON_EVENT_TYPES = [
   'worktree-kept',
   'compaction',
   'model-notice',
+  'mcp-unavailable',
   'final',
   'savings',
   'summary',
