@@ -69,6 +69,10 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
     note: 'On a terminal, a step longer than the screen goes through $SAVEPOINT_PAGER, else $PAGER, else\n"less" (with LESS=FRX unless set, as git does); "cat" or an empty value turns paging off.',
     exitCodes: READS,
   },
+  config: {
+    examples: [['savepoint config', 'the settings in force here, each with its file'], ['savepoint config --json', 'the same for scripts']],
+    exitCodes: 'Exit codes: 0 shown, 1 a settings file that cannot be used (named, with its key).',
+  },
   mcp: {
     examples: [['savepoint mcp list', 'each MCP server, whether it starts, and its tools'], ['savepoint mcp list --json', 'the same for scripts']],
     exitCodes: 'Exit codes: 0 every server started, 1 one did not (or the configuration is invalid), 2 bad usage.',

@@ -8,7 +8,7 @@
 //   loop      the agent loop through the valve, a checkpoint after each step that may change files
 //   end       run.json says how it ended: finished, stopped at a limit, interrupted, or failed
 import { COMPACT_STEP_KIND } from '../agent/compaction.js';
-import { runAgent, USER_STEP_KIND, type AgentOutcome, type FollowUp } from '../agent/loop.js';
+import { CONFIG_STEP_KIND, runAgent, USER_STEP_KIND, type AgentOutcome, type FollowUp, type ModelChange } from '../agent/loop.js';
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
@@ -17,7 +17,9 @@ import type { JournalStore } from '../journal/store.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
-import type { RunSandbox } from '../journal/entry.js';
+import type { RunRecord, RunSandbox } from '../journal/entry.js';
+import type { FileChange } from '../errors/index.js';
+import { findDrift } from '../worktree/drift.js';
 import { createTools } from '../tools/index.js';
 import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import type { AnyTool } from '../tools/types.js';
@@ -39,9 +41,11 @@ export interface RunTarget {
   model: string;
   /** A follow-up instruction to record after the run's recorded ones (`continue`). */
   followUp?: string;
+  /** A model to change to (a config step, before the follow-up): `--model` on `continue`, `/model`. The same model as the run's is no change. */
+  modelChange?: string;
 }
 
-// Errors after which the run's journal must stay exactly as it was: nothing ran. A drift refusal
+// Errors after which the run's journal must stay exactly as it was, also once the loop started: nothing ran. A drift refusal
 // waits for --restore or --keep-worktree (so `savepoint runs` must not call the run failed, and no
 // commit lands for a question); a checkpoint refused as unsafe or blocked by a file ran nothing
 // either; nor did a run refused for want of credentials, or because another run holds the tree.
@@ -52,8 +56,9 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
   const life = await RunLife.open(target, options);
   try {
     const plan = life.begin();
-    if (!plan.replayOnly) await life.settle();
-    return await life.end(await life.loop(plan.followUps));
+    if (plan.replayOnly) await life.compareFinishedFiles();
+    else await life.settle();
+    return await life.end(await life.loop(plan.followUps, plan.modelChanges));
   } catch (error) {
     return await life.fail(error);
   } finally {
@@ -67,12 +72,17 @@ interface RunPlan {
   /** A finished run with no new follow-up: it replays to its final answer, with no key and no live step. */
   replayOnly: boolean;
   followUps: FollowUp[];
+  modelChanges: ModelChange[];
 }
 
 // One run, open: its journal, its working tree's checkpoints, its tools and secrets.
 class RunLife {
   private sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen in settle(), before anything runs live
   private worktreeLock: { release(): void } | undefined;
+  // Until the loop starts, nothing has run: a refusal (no credentials, no sandbox, drift) leaves the run as it was.
+  private loopStarted = false;
+  // A finished run replayed over files that differ from its last checkpoint: the step of that checkpoint, and the files.
+  private changedSince: { step: number; changes: FileChange[] } | undefined;
 
   private constructor(
     private readonly target: RunTarget,
@@ -113,7 +123,8 @@ class RunLife {
       config: async (existing) => {
         if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
         const offered = mcpServers.size ? await offerMcpTools(mcp, (server, message) => emit({ type: 'mcp-unavailable', server, message })) : undefined;
-        const config = runConfig(existing, { ...options, model: target.model }, tools, readInstructions(root, secrets.redactor.text));
+        const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env });
+        const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
         return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
       },
       onEvent: emit,
@@ -142,22 +153,45 @@ class RunLife {
   begin(): RunPlan {
     const { journal, target, options } = this;
     const record = journal.runRecord;
-    if (record?.status !== 'finished' || target.followUp !== undefined) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
+    if (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
     const followUps = recordedFollowUps(journal);
+    const modelChanges = recordedModelChanges(journal);
+    // The model the run uses now: its last config step's, else the pinned one.
+    let model = modelChanges.at(-1)?.model ?? target.model;
     const newFollowUp = target.followUp !== undefined && followUps.at(-1)?.message !== target.followUp;
+    // A change of model is its own step, before the follow-up it comes with (the identical
+    // command again finds the run on that model already and adds nothing).
+    const newChange = target.modelChange !== undefined && target.modelChange !== model;
+    if (newChange) {
+      modelChanges.push({ model: target.modelChange!, step: journal.history.lastPosition + 1 });
+      model = target.modelChange!;
+    }
     // Its step is the one after the journal's last: a run stopped short of its answer (a limit, a
     // crash) hears it before its next model call; a finished one right after its final answer.
-    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 });
-    // A finished run replays with no key; anything else needs one before anything happens.
-    const replayOnly = record?.status === 'finished' && !newFollowUp;
-    if (!replayOnly && !options.provider && !target.model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(target.model);
+    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 + (newChange ? 1 : 0) });
+    // A finished run replays with no key; anything else needs one before anything happens (a
+    // change of model alone to a finished run asks no model).
+    const replayOnly = record?.status === 'finished' && !newFollowUp && !newChange;
+    const asksModel = !replayOnly && !(record?.status === 'finished' && !newFollowUp);
+    if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
     const recordedSteps = journal.history.finishedCount;
     const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
-    this.emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
-    return { replayOnly, followUps };
+    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    return { replayOnly, followUps, modelChanges };
+  }
+
+  /**
+   * A finished run replays its answer; the files it answered about may have changed since: say
+   * which (the CLI prints them before the answer, and --json's final event carries them).
+   */
+  async compareFinishedFiles(): Promise<void> {
+    const record = this.journal.runRecord;
+    if (!record) return;
+    this.changedSince = await finishedRunChanges(record, this.journal, this.snapshotter);
+    if (this.changedSince) this.emit({ type: 'finished-over-changes', run: this.target.run, finishedAt: record.updatedAt, step: this.changedSince.step, changes: this.changedSince.changes });
   }
 
   /** Before going live: the working tree against the last checkpoint (drift), then how commands run. */
@@ -182,19 +216,22 @@ class RunLife {
   }
 
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */
-  loop(followUps: FollowUp[]): Promise<AgentOutcome> {
+  loop(followUps: FollowUp[], modelChanges: ModelChange[]): Promise<AgentOutcome> {
     const { journal, target, options } = this;
+    this.loopStarted = true;
     return runAgent({
       journal,
       task: target.task,
       config: journal.config!,
-      provider: providerFor(target.model, options.provider, (notice) => this.emit({ type: 'model-notice', ...notice }), options.maxRetryWait),
+      provider: providerFor(options.provider, (notice) => this.emit({ type: 'model-notice', ...notice }), options.maxRetryWait),
       tools: this.tools,
       revealSecrets: this.secrets.revealer.value,
       followUps,
+      modelChanges,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
       approve: options.approve,
+      permission: options.permission,
       onText: (text) => this.emit({ type: 'text', text }),
       onOutput: (chunk) => this.emit({ type: 'output', chunk }),
       onThinking: (text) => this.emit({ type: 'thinking', text }),
@@ -215,7 +252,7 @@ class RunLife {
       return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
     }
     await journal.finish('finished', { final: outcome.final });
-    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats };
+    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
   }
 
   /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */
@@ -225,7 +262,8 @@ class RunLife {
       await journal.markInterrupted().catch(() => {});
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
     }
-    if (!NOTHING_RAN.some((type) => error instanceof type)) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
+    const untouched = !this.loopStarted || NOTHING_RAN.some((type) => error instanceof type);
+    if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
   }
 
@@ -255,6 +293,15 @@ function emitterFor(options: SessionOptions): (event: SessionEvent) => void {
   };
 }
 
+// How the working tree differs from a finished run's last checkpoint (or its start, when it changed
+// no file), or undefined when it does not: the replayed answer is about the files as the run left them.
+async function finishedRunChanges(record: RunRecord, journal: RunJournal, snapshotter: WorktreeSnapshotter): Promise<{ step: number; changes: FileChange[] } | undefined> {
+  const last = journal.history.lastCheckpoint ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
+  if (!last) return undefined;
+  const drift = await findDrift(snapshotter.objects, snapshotter, last.tree, last.step).catch(() => undefined);
+  return drift && drift.changes.length ? { step: drift.step, changes: drift.changes } : undefined;
+}
+
 // The follow-up instructions the run has recorded, with the steps that recorded them.
 function recordedFollowUps(journal: RunJournal): FollowUp[] {
   return journal.history
@@ -263,9 +310,22 @@ function recordedFollowUps(journal: RunJournal): FollowUp[] {
     .map((entry) => ({ message: String((entry.input as { message?: unknown }).message ?? ''), step: entry.step }));
 }
 
-// The provider, made once on the first live call; it tells what the SDK says about the model once.
-function providerFor(model: string, given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void, maxRetryWait: number | undefined): () => Promise<ModelProvider> {
-  let provider: Promise<ModelProvider> | undefined;
+// The changes of model the run has recorded (config steps), with the steps that recorded them.
+function recordedModelChanges(journal: RunJournal): ModelChange[] {
+  return journal.history
+    .entries(CONFIG_STEP_KIND)
+    .filter((entry) => entry.phase === 'result' && typeof (entry.input as { model?: unknown }).model === 'string')
+    .map((entry) => ({ model: (entry.input as { model: string }).model, step: entry.step }));
+}
+
+// The provider of each model the run uses, made once on its first live call; it tells what the SDK
+// says about that model once. A provider the caller gave serves every model.
+function providerFor(given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void, maxRetryWait: number | undefined): (model: string) => Promise<ModelProvider> {
+  const made = new Map<string, Promise<ModelProvider>>();
   const options = { onNotice, ...(maxRetryWait !== undefined ? { maxRetryWait } : {}) };
-  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, options))));
+  return (model) => {
+    let provider = made.get(model);
+    if (!provider) made.set(model, (provider = Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, options)))));
+    return provider;
+  };
 }

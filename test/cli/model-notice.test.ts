@@ -11,7 +11,7 @@ const notice = { notice: 'deprecated', model: 'claude-old', endOfLife: 'November
 test('a date to come, a date gone by, and a date the SDK wrote some other way', () => {
   const before = modelNoticeText(notice, Date.parse('2026-11-29T12:00:00'));
   assert.match(before, /^Model claude-old is deprecated: Anthropic retires it on November 30th, 2026, and its requests fail from then on\./);
-  assert.match(before, new RegExp(`start a new run with a newer model \\(--model ${DEFAULT_MODEL}\\)`));
+  assert.match(before, new RegExp(`give it a follow-up with one \\(savepoint continue --model ${DEFAULT_MODEL} `));
   assert.match(modelNoticeText(notice, Date.parse('2026-12-01T12:00:00')), /Anthropic retired it on November 30th, 2026, so its requests may fail\./);
   assert.match(modelNoticeText({ ...notice, endOfLife: 'sometime soon' }), /deprecated: its end of life is sometime soon\./);
   assert.match(modelNoticeText({ notice: 'thinking-deprecated', model: 'claude-x' }), /--thinking .* deprecated for claude-x/);

@@ -1,6 +1,8 @@
 // `savepoint mcp list`: the MCP servers configured for the repository around the current
 // directory (.mcp.json and settings), whether each starts, and the tools it offers with their
 // annotations, as a new run would pin them. It starts each server, lists, and stops it again.
+import { loadSettings } from '../../settings/index.js';
+import { mcpServersOf, repositoryRoot } from '../view/session-settings.js';
 import { Command } from 'commander';
 import { findRepository } from '../../git/repository.js';
 import { describeServer, loadMcpServers, mcpLogDir, McpConnections, mcpToolName, type LoadMcpOptions, type McpListedTool } from '../../tools/mcp/index.js';
@@ -25,7 +27,9 @@ export function mcpCommand(): Command {
     .description('Start each configured MCP server, list its tools with their annotations (read-only ones replay; the others record their intent first and ask for approval), and stop it again.')
     .option('--json', 'one JSON object with every server, for scripts')
     .action(async (flags: { json?: boolean }) => {
-      const listing = await listMcpServers(process.cwd());
+      // Settings' servers too (a broken settings file is named here, as for a run).
+      const fromSettings = mcpServersOf(loadSettings(repositoryRoot(process.cwd()), process.env));
+      const listing = await listMcpServers(process.cwd(), fromSettings);
       if (flags.json) process.stdout.write(`${JSON.stringify({ servers: listing }, null, 2)}\n`);
       else process.stdout.write(formatListing(listing));
       if (listing.some((server) => !server.starts)) process.exitCode = 1;

@@ -27,6 +27,6 @@ export function modelNoticeText(notice: ModelNotice, now: number = Date.now()): 
     : now >= day + DAY_MS
       ? `Anthropic retired it on ${notice.endOfLife}, so its requests may fail`
       : `Anthropic retires it on ${notice.endOfLife}, and its requests fail from then on`;
-  const instead = notice.model === DEFAULT_MODEL ? 'a newer model' : `a newer model (--model ${DEFAULT_MODEL})`;
-  return `Model ${notice.model} is deprecated: ${when}. A run keeps the model it started with; start a new run with ${instead} to move on. See ${DEPRECATIONS_PAGE}.`;
+  const model = notice.model === DEFAULT_MODEL ? '<id>' : DEFAULT_MODEL;
+  return `Model ${notice.model} is deprecated: ${when}. To move this run on to a newer model, give it a follow-up with one (savepoint continue --model ${model} "…", or /model in a session): the change of model is a step of the run. See ${DEPRECATIONS_PAGE}.`;
 }
