@@ -99,6 +99,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         else if (event.type === 'output') return live.output(event.chunk);
         else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
         printEvent(event, printer, live.out, style);
+        if (event.type === 'model-notice' && event.notice === 'retry-wait') live.countdown(event.seconds);
       },
     });
     live.close();
