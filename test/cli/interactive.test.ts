@@ -202,4 +202,31 @@ describe('the interactive session', { concurrency: true }, () => {
     const local = JSON.parse(readFileSync(join(repo.root, '.savepoint', 'settings.local.json'), 'utf8')) as { permissions: { allow: string[] } };
     assert.deepEqual(local.permissions.allow, ['run_bash(echo *)']);
   });
+
+  test('-r with no run lists this worktree\'s runs to pick from; the chosen run gets the next message', async () => {
+    const repo = await scratch.repo({ 'README.md': '# pick\n' });
+    const fake = await scratch.fake(() => ({ text: `Answer ${fake.requests.length}.` }));
+    const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
+    assert.equal((await runCli(['run', '--yes', 'the older task'], { cwd: repo.root, env })).code, 0);
+    assert.equal((await runCli(['run', '--yes', 'the newer task'], { cwd: repo.root, env })).code, 0);
+    const term = openTerminal(['-r', '--yes', '--no-sandbox'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
+    scratch.defer(() => term.close());
+    const list = await term.waitFor(/Which run\? \[1-2, or an id\]:\s*$/m);
+    assert.match(list, /1 +the newer task +finished .*1 step/);
+    assert.match(list, /2 +the older task +finished/);
+    term.type('2');
+    await term.waitFor(/^›\s*$/m);
+    term.type('one more thing');
+    await term.waitFor(/Final answer\nAnswer 3\./);
+    term.type('/diff');
+    await term.waitFor(/› \/diff\n[\s\S]*^›\s*$/m);
+    term.type('/fork 1');
+    await term.waitFor(/Forked the-older-task-\S+ at step 1 as (\S+): the next message goes to it/);
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+    const older = (await runIds(repo.root)).find((id) => id.startsWith('the-older-task') && !id.includes('fork'))!;
+    assert.match(await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']), new RegExp(`${older} #\\d+ user "one more thing"`));
+    assert.ok((await runIds(repo.root)).some((id) => id.startsWith(`${older}-fork-1`)), 'the fork exists');
+  });
 });
