@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
+import { showControls } from '../format/text.js';
 import { preferSmallHeap } from './heap.js';
 import { addCommandHelp } from './help.js';
 import { guardOutput, onClosedPipe } from './terminal/output.js';
@@ -112,13 +113,14 @@ function reportError(error: unknown): number {
   }
   const debug = process.env.SAVEPOINT_DEBUG === '1';
   if (isSavepointError(error)) {
-    process.stderr.write(`savepoint: ${error.message}\n`);
+    // A message may quote outside text (a name, a server's error body): shown, never obeyed.
+    process.stderr.write(`savepoint: ${showControls(error.message)}\n`);
     if (debug) process.stderr.write(`${stackFrames(error)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(
-    `savepoint: unexpected error: ${message}\nEvery finished step is kept in the journal. ` +
+    `savepoint: unexpected error: ${showControls(message)}\nEvery finished step is kept in the journal. ` +
       `${debug ? '' : 'Set SAVEPOINT_DEBUG=1 to see the stack trace, and please report it.'}\n`,
   );
   if (debug && error instanceof Error) process.stderr.write(`${stackFrames(error)}\n`);

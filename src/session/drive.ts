@@ -17,7 +17,9 @@ import type { JournalStore } from '../journal/store.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
-import type { RunSandbox } from '../journal/entry.js';
+import type { RunRecord, RunSandbox } from '../journal/entry.js';
+import type { FileChange } from '../errors/index.js';
+import { findDrift } from '../worktree/drift.js';
 import { createTools } from '../tools/index.js';
 import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import type { AnyTool } from '../tools/types.js';
@@ -43,7 +45,7 @@ export interface RunTarget {
   modelChange?: string;
 }
 
-// Errors after which the run's journal must stay exactly as it was: nothing ran. A drift refusal
+// Errors after which the run's journal must stay exactly as it was, also once the loop started: nothing ran. A drift refusal
 // waits for --restore or --keep-worktree (so `savepoint runs` must not call the run failed, and no
 // commit lands for a question); a checkpoint refused as unsafe or blocked by a file ran nothing
 // either; nor did a run refused for want of credentials, or because another run holds the tree.
@@ -54,7 +56,8 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
   const life = await RunLife.open(target, options);
   try {
     const plan = life.begin();
-    if (!plan.replayOnly) await life.settle();
+    if (plan.replayOnly) await life.compareFinishedFiles();
+    else await life.settle();
     return await life.end(await life.loop(plan.followUps, plan.modelChanges));
   } catch (error) {
     return await life.fail(error);
@@ -76,6 +79,10 @@ interface RunPlan {
 class RunLife {
   private sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen in settle(), before anything runs live
   private worktreeLock: { release(): void } | undefined;
+  // Until the loop starts, nothing has run: a refusal (no credentials, no sandbox, drift) leaves the run as it was.
+  private loopStarted = false;
+  // A finished run replayed over files that differ from its last checkpoint: the step of that checkpoint, and the files.
+  private changedSince: { step: number; changes: FileChange[] } | undefined;
 
   private constructor(
     private readonly target: RunTarget,
@@ -176,6 +183,17 @@ class RunLife {
     return { replayOnly, followUps, modelChanges };
   }
 
+  /**
+   * A finished run replays its answer; the files it answered about may have changed since: say
+   * which (the CLI prints them before the answer, and --json's final event carries them).
+   */
+  async compareFinishedFiles(): Promise<void> {
+    const record = this.journal.runRecord;
+    if (!record) return;
+    this.changedSince = await finishedRunChanges(record, this.journal, this.snapshotter);
+    if (this.changedSince) this.emit({ type: 'finished-over-changes', run: this.target.run, finishedAt: record.updatedAt, step: this.changedSince.step, changes: this.changedSince.changes });
+  }
+
   /** Before going live: the working tree against the last checkpoint (drift), then how commands run. */
   async settle(): Promise<void> {
     const { journal, target, options } = this;
@@ -200,6 +218,7 @@ class RunLife {
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */
   loop(followUps: FollowUp[], modelChanges: ModelChange[]): Promise<AgentOutcome> {
     const { journal, target, options } = this;
+    this.loopStarted = true;
     return runAgent({
       journal,
       task: target.task,
@@ -233,7 +252,7 @@ class RunLife {
       return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
     }
     await journal.finish('finished', { final: outcome.final });
-    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats };
+    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
   }
 
   /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */
@@ -243,7 +262,8 @@ class RunLife {
       await journal.markInterrupted().catch(() => {});
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
     }
-    if (!NOTHING_RAN.some((type) => error instanceof type)) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
+    const untouched = !this.loopStarted || NOTHING_RAN.some((type) => error instanceof type);
+    if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
   }
 
@@ -271,6 +291,15 @@ function emitterFor(options: SessionOptions): (event: SessionEvent) => void {
       onEvent?.({ type: 'compaction', position: event.position, replayed: event.type === 'replayed', tokensBefore: result?.tokensBefore ?? null, tokensAfter: result?.tokensAfter ?? null });
     }
   };
+}
+
+// How the working tree differs from a finished run's last checkpoint (or its start, when it changed
+// no file), or undefined when it does not: the replayed answer is about the files as the run left them.
+async function finishedRunChanges(record: RunRecord, journal: RunJournal, snapshotter: WorktreeSnapshotter): Promise<{ step: number; changes: FileChange[] } | undefined> {
+  const last = journal.history.lastCheckpoint ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
+  if (!last) return undefined;
+  const drift = await findDrift(snapshotter.objects, snapshotter, last.tree, last.step).catch(() => undefined);
+  return drift && drift.changes.length ? { step: drift.step, changes: drift.changes } : undefined;
 }
 
 // The follow-up instructions the run has recorded, with the steps that recorded them.

@@ -6,5 +6,5 @@
 export { startRun, resumeRun, continueRun, forkRun, latestRunHere } from './start.js';
 export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions } from './start.js';
 export { driveSession, type RunTarget } from './drive.js';
-export { runIdForTask, legacyRunIdForTask, normalizeTask, resolveRunId, runsForTask } from '../journal/run-id.js';
+export { runIdForTask, legacyRunIdForTask, caseFoldedRunIdForTask, normalizeTask, resolveRunId, runsForTask } from '../journal/run-id.js';
 export type { SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs } from './types.js';

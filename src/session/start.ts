@@ -13,7 +13,7 @@ import { DEFAULT_MODEL } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import { assertPinned } from './config.js';
 import { driveSession } from './drive.js';
-import { legacyRunIdForTask, normalizeTask, resolveRunId, runIdForTask, runsForTask } from '../journal/run-id.js';
+import { resolveRunId, runsForTask, sameTask, taskRunBases } from '../journal/run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
 
 /** Options of startRun: the task, and which of its runs. */
@@ -26,12 +26,23 @@ export interface StartOptions extends SessionOptions {
   fresh?: boolean;
 }
 
-// The latest run of a task among `ids`, its id derived from the normalised text or (older runs) the exact text.
-function taskRuns(task: string, ids: string[]): { latest?: string; next: string } {
-  const found = runsForTask(runIdForTask(task), ids);
-  if (found.latest) return found;
-  const legacy = runsForTask(legacyRunIdForTask(task), ids);
-  return legacy.latest ? legacy : found;
+// The latest run of a task among `ids` and the next free id for it. Its id is derived from the
+// normalised text (or, for runs of older builds, the case-folded or exact text); a run is the task's
+// only when its recorded task is this task, so a task that differs in case only, or whose digest
+// collides, never takes another task's run.
+async function taskRuns(store: JournalStore, task: string, ids: string[]): Promise<{ latest?: string; next: string }> {
+  const bases = taskRunBases(task);
+  for (const base of bases) {
+    const mine: string[] = [];
+    for (const id of ids) {
+      if (runsForTask(base, [id]).latest === undefined) continue;
+      const record = await readRunRecord(store, id);
+      if (record === undefined || sameTask(record.task, task)) mine.push(id);
+    }
+    const found = runsForTask(base, mine);
+    if (found.latest) return { latest: found.latest, next: runsForTask(base, ids).next };
+  }
+  return { next: runsForTask(bases[0]!, ids).next };
 }
 
 /**
@@ -48,14 +59,14 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   let run = options.run;
   const derived = run === undefined;
   if (run === undefined) {
-    const { latest, next } = taskRuns(task, ids);
+    const { latest, next } = await taskRuns(store, task, ids);
     run = options.fresh ? next : (latest ?? next);
   } else if (options.fresh && ids.includes(run)) {
     throw new UsageError(`Run ${run} already exists, so --fresh cannot start it anew: drop --run, or give a new id.`);
   }
   assertNoConflict(synced, run);
   const record = ids.includes(run) ? await readRunRecord(store, run) : undefined;
-  if (record && normalizeTask(record.task) !== normalizeTask(task)) {
+  if (record && !sameTask(record.task, task)) {
     throw new UsageError(`Run ${run} is for the task "${record.task}", not "${task}". Use "savepoint resume ${run}" to continue it, or another --run id.`);
   }
   // The same task finished in another worktree or on another branch: its answer is not this tree's work.

@@ -94,6 +94,8 @@ export type SessionEvent =
   | { type: 'journal-restored'; restored: string; found?: string }
   /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
   | { type: 'mcp-unavailable'; server: string; message: string }
+  /** A finished run is replayed over a working tree that differs from its last checkpoint (recorded at `step`; 0: when it started): its answer was about other files. */
+  | { type: 'finished-over-changes'; run: string; finishedAt: string; step: number; changes: FileChange[] }
   /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */
   | ({ type: 'model-notice' } & ModelNotice)
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[] }
@@ -113,4 +115,6 @@ export interface RunOutcome {
   /** Of those, how many this process replayed from the journal and ran live. */
   replayed: number;
   live: number;
+  /** A finished run replayed over changed files: how they differ from its last checkpoint. */
+  changedSince?: FileChange[];
 }

@@ -201,7 +201,7 @@ export class RunJournal {
    */
   async markInterrupted(): Promise<void> {
     const at = new Date().toISOString();
-    await this.runFile.note('interrupted (Ctrl-C)', this.history.totals(), (a, mine) => (mine ? { ...a, interruptedAt: at } : a));
+    await this.runFile.note('interrupted (Ctrl-C)', this.history.totals(), (a, mine) => (mine ? { ...a, end: { how: 'interrupted', at }, interruptedAt: at } : a));
   }
 
   /**
@@ -209,7 +209,8 @@ export class RunJournal {
    * like), unfinished: else `savepoint runs` could not trust them and would read every entry.
    */
   async markStopped(limit: string): Promise<void> {
-    await this.runFile.note(`stopped at its ${limit} limit`, this.history.totals());
+    const at = new Date().toISOString();
+    await this.runFile.note(`stopped at its ${limit} limit`, this.history.totals(), (a, mine) => (mine ? { ...a, end: { how: 'limit', at, limit } } : a));
   }
 
   /** The run's metadata as last read or written (undefined for a run not yet written). */

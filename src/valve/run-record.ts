@@ -2,7 +2,7 @@
 // record with each process's attempt, its status and what the run was given added. The valve
 // (run-journal.ts) only asks "is there a recorded result for this step?" and records it; what the
 // run as a whole says about itself is written here.
-import { RUN_FORMAT, serializeEntry, type RunConfig, type RunRecord, type RunSandbox, type RunTotals } from '../journal/entry.js';
+import { RUN_FORMAT, serializeEntry, type AttemptEnd, type RunConfig, type RunRecord, type RunSandbox, type RunTotals } from '../journal/entry.js';
 import { runRecordPath } from '../journal/layout.js';
 import { releasePendingTree } from '../journal/pending.js';
 import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
@@ -101,8 +101,12 @@ export class RunRecordWriter {
     if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && lastPosition === 0 && status === 'failed') return;
     const change: Partial<RunRecord> = { status, ...details, totals };
-    if (status === 'finished') change.error = undefined;
-    const record = this.redact(this.next(change));
+    const at = new Date().toISOString();
+    const end: AttemptEnd = status === 'finished' ? { how: 'finished', at } : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
+    const next = this.next(change);
+    // This process's attempt says how it ended.
+    next.attempts = next.attempts.map((a) => (a.number === this.attempt ? { ...a, end } : a));
+    const record = this.redact(next);
     if (status === 'finished') delete record.error;
     const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
     this.context.checkOwner();

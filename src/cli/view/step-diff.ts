@@ -33,7 +33,7 @@ export async function stepDiff(root: string, timeline: Timeline, step: number, o
   const to = timeline.steps.find((s) => s.step === step)?.checkpoint;
   if (!to) return undefined;
   const { from, fromLabel } = diffBase(timeline, step);
-  const args = ['diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), from, to];
+  const args = ['diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), '--end-of-options', from, to];
   const { execa } = await import('execa'); // loaded on first use: `runs` and most commands never diff
   const result = await execa('git', args, { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, env: { GIT_PAGER: 'cat' } });
   if (result.exitCode !== 0) {

@@ -4,7 +4,8 @@
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import type { Writable } from 'node:stream';
 import { describeChanges, UsageError } from '../../errors/index.js';
-import { displayWidth, wrapWords } from '../../format/text.js';
+import { displayWidth, showControls, wrapWords } from '../../format/text.js';
+import { relativeTime, shortTime } from '../../format/time.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
 import { ask, createApprover } from './approval.js';
 import { JsonLines } from './json-lines.js';
@@ -122,7 +123,9 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${totals}\n`);
       return LIMIT_EXIT_CODE;
     }
-    if (!json) o.write(`\n${style.bold('Final answer')}\n${outcome.final || '(the model gave no text)'}\n`);
+    if (!json) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
+    // Said again under the answer, where a script's log or a person's eye ends up.
+    if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
     o.write(`${saved ? '' : '\n'}${totals}\n`);
     return 0;
@@ -143,7 +146,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       const n = event.recordedSteps;
       // The model goes on a line of its own when the header would not fit the terminal.
       const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
-      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${event.model}\n`);
+      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${showControls(event.model)}\n`);
       if (event.interrupted && event.openedAs !== 'finished') out.write(style.yellow('  The previous attempt was interrupted (Ctrl-C), not crashed: its step in progress, if any, is handled as in flight.\n'));
       if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
       if (event.openedAs === 'finished') say(out, style.dim, `This run finished before: replaying its ${n} steps from the journal.`, style.width);
@@ -152,6 +155,9 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
       return;
     }
+    case 'finished-over-changes':
+      say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; run the same command with --fresh to start anew on the files as they are.`, style.width);
+      return;
     case 'text':
       return printer.onText(event.text);
     case 'journal-restored':
@@ -196,6 +202,11 @@ function limitMessage({ limit, value, reached }: LimitReached): string {
 // A note under the header, word-wrapped to the terminal's width, each line indented and painted.
 function say(out: Out, paint: (text: string) => string, text: string, width: number): void {
   out.write(`${wrapWords(text, width - 2, 'columns').map((line) => paint(`  ${line}`)).join('\n')}\n`);
+}
+
+// "The working tree differs from this run's last checkpoint: modified a.js. The run finished 2 h ago (2026-…)."
+function finishedOverChanges(changes: Parameters<typeof describeChanges>[0], finishedAt: string): string {
+  return `The working tree differs from this run's last checkpoint: ${describeChanges(changes)}. The run finished ${relativeTime(finishedAt, Date.now())} (${shortTime(finishedAt)} UTC).`;
 }
 
 function where(step: number): string {
