@@ -11,6 +11,7 @@ import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, assertToolPairing, fakeEnv, gitOut, journalPaths, runCli, runIds } from '../helpers/cli.js';
 import { openTerminal, type Terminal } from '../helpers/tmux.js';
+import { turnIndex } from '../../src/model/script-turn.js';
 
 const scratch = useScratch();
 
@@ -228,5 +229,38 @@ describe('the interactive session', { concurrency: true }, () => {
     const older = (await runIds(repo.root)).find((id) => id.startsWith('the-older-task') && !id.includes('fork'))!;
     assert.match(await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']), new RegExp(`${older} #\\d+ user "one more thing"`));
     assert.ok((await runIds(repo.root)).some((id) => id.startsWith(`${older}-fork-1`)), 'the fork exists');
+  });
+
+  test('/compact summarizes the conversation as journaled steps; the next turn sends the summary, and a replay asks nothing', async () => {
+    const repo = await scratch.repo({ 'README.md': '# compact\n' });
+    const read = { text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] };
+    const fake = await scratch.fake((body) => {
+      if (JSON.stringify(body.messages.at(-1)).includes('after compacting')) return { text: 'After the compaction.' };
+      return turnIndex(body.messages) < 3 ? read : { text: 'Read three times.' };
+    });
+    const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
+    const term = openTerminal(['--yes', '--no-sandbox'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
+    scratch.defer(() => term.close());
+    await term.waitFor(/^›\s*$/m);
+    term.type('read it three times');
+    await term.waitFor(/Final answer\nRead three times\./);
+    const before = fake.requests.length;
+    term.type('/compact');
+    await term.waitFor(/config compact[\s\S]*compact: asked for[\s\S]*^›\s*$/m);
+    assert.equal(fake.requests.length, before + 1, 'one summarizing request');
+    term.type('after compacting, answer');
+    await term.waitFor(/Final answer\nAfter the compaction\./);
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+    const last = fake.requests.at(-1)!;
+    assert.ok(last.messages.length < fake.requests[before - 1]!.messages.length, 'the turn after /compact sends fewer messages than the one before it');
+    assert.match(JSON.stringify(last.messages[0]), /summary|Summary/);
+    const sent = fake.requests.length;
+    const id = (await runIds(repo.root))[0]!;
+    const replay = await runCli(['resume', id], { cwd: repo.root, env });
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.match(replay.stdout, /Final answer\nAfter the compaction\./);
+    assert.equal(fake.requests.length, sent, 'the replay sends nothing');
   });
 });
