@@ -44,6 +44,8 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
     state.run = id;
     // Its steps replay (quietly) and an unfinished turn goes live, as `resume` does.
     await turn(state, (session) => resumeRun({ ...session, run: id }), { ...flags, model: undefined });
+    // --model with -c or -r is a change of the run's model, as /model is (nothing when it already uses it).
+    if (flags.model !== undefined && state.run) await changeModel(state, flags.model, style);
   } else {
     out.write(`${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`);
   }
