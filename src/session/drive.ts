@@ -72,7 +72,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
       onRestored: ({ restored, found }) => emit({ type: 'journal-restored', restored, ...(found ? { found } : {}) }),
     },
   });
-  // One live run per working tree (README: "Two runs, one working tree"); a finished run only replays.
+  // One live run per working tree (docs/machines.md: "Two runs, one working tree"); a finished run only replays.
   let worktreeLock: { release(): void } | undefined;
   try {
     if (journal.runRecord?.status !== 'finished' || target.followUp !== undefined) worktreeLock = holdWorktree(repo, target.run);
