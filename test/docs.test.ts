@@ -38,10 +38,13 @@ test('every relative link in README.md, CHANGELOG.md and docs/ names a file that
   assert.deepEqual(dead, []);
 });
 
+// Paths that stand for any file, in examples of rules (docs/settings.md), not for a file of savepoint's.
+const EXAMPLE_PATHS = new Set(['src/cli/a.ts']);
+
 test('the src/ paths the documentation names exist', () => {
   const missing: string[] = [];
   for (const page of pages) {
-    for (const [, path] of read(page).matchAll(/`(src\/[\w./-]+\.ts)`/g)) if (!existsSync(join(root, path!))) missing.push(`${page}: ${path}`);
+    for (const [, path] of read(page).matchAll(/`(src\/[\w./-]+\.ts)`/g)) if (!EXAMPLE_PATHS.has(path!) && !existsSync(join(root, path!))) missing.push(`${page}: ${path}`);
   }
   assert.deepEqual(missing, []);
 });

@@ -10,6 +10,7 @@ import { relativeTime, shortTime } from '../format/time.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { formatInput, formatResult } from './step-detail.js';
 import { timelineAssets } from './timeline-assets.js';
+import { attemptEndingText, endedBadly } from './attempt-ending.js';
 import type { AttemptView, StepView, Timeline } from './summarize.js';
 
 /** What the page is made from. */
@@ -105,7 +106,7 @@ function lanes(t: Timeline): string {
   const offsets: number[] = [];
   widths.reduce((at, w, i) => ((offsets[i] = at), at + w), 0);
   const pct = (v: number) => `${((v / scale) * 100).toFixed(3)}%`;
-  const attempts: AttemptView[] = t.attempts.length ? t.attempts : [{ number: 1, startedAt: '', host: '', pid: 0, firstLiveStep: 1, replayedSteps: 0, liveSteps: t.steps.length, leftInFlight: null, interruptedAt: null }];
+  const attempts: AttemptView[] = t.attempts.length ? t.attempts : [{ number: 1, startedAt: '', host: '', pid: 0, firstLiveStep: 1, replayedSteps: 0, liveSteps: t.steps.length, leftInFlight: null, interruptedAt: null, ended: { how: 'crashed', at: null, limit: null, error: null } }];
   const rows = attempts.map((a, index) => {
     const next = attempts[index + 1];
     const segments = t.steps
@@ -121,9 +122,11 @@ function lanes(t: Timeline): string {
       a.firstLiveStep > 1
         ? `replayed #1–#${a.firstLiveStep - 1}, live from #${a.firstLiveStep}`
         : `live from #${a.firstLiveStep}`;
-    const stopped = next ? `<span class="stop">stopped${a.leftInFlight !== null ? ` · #${a.leftInFlight} in flight` : ''}</span>` : '';
+    // How it ended, as the attempt recorded it: only a crash or a failure is drawn as a red stop.
+    const bad = endedBadly(a);
+    const stopped = t.attempts.length ? `<span class="${bad ? 'stop' : 'end'}" data-ended="${a.ended.how}">${esc(attemptEndingText(a))}</span>` : '';
     const lastIndex = t.steps.reduce((at, s, i) => (laneRole(s, a, next) ? i : at), -1);
-    const stopMark = next && lastIndex >= 0 ? `<i class="stopmark" style="left:${pct(offsets[lastIndex]! + widths[lastIndex]!)}" title="attempt ${a.number} stopped here"></i>` : '';
+    const stopMark = bad && lastIndex >= 0 ? `<i class="stopmark" style="left:${pct(offsets[lastIndex]! + widths[lastIndex]!)}" title="attempt ${a.number} stopped here"></i>` : '';
     return `<div class="lane"><div class="lane-label"><b>Attempt ${a.number}</b><small>${esc(what)}</small><small>${a.startedAt ? `${esc(shortTime(a.startedAt).slice(11))} UTC · ` : ''}${esc(who)}</small>${stopped}</div><div class="track">${segments}${stopMark}</div></div>`;
   });
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => `<span style="left:${(f * 100).toFixed(1)}%">${esc(formatDuration(f * total))}</span>`).join('');

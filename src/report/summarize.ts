@@ -4,9 +4,9 @@
 // plain objects and every output format (`runs`, `log`, `--json`, `--html`) agrees.
 import type { EntryUsage, JournalEntry, RunRecord } from '../journal/entry.js';
 import { estimateCost, priceFor } from '../model/pricing.js';
-import type { AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';
+import type { AttemptEnding, AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';
 
-export type { AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';
+export type { AttemptEnding, AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';
 
 interface Position {
   intent?: JournalEntry;
@@ -18,7 +18,7 @@ export function buildTimeline(id: string, record: RunRecord | undefined, entries
   const positions = byPosition(entries);
   const attempts = record?.attempts ?? [];
   const steps = [...positions.entries()].sort(([a], [b]) => a - b).map(([step, p]) => stepView(step, p, attempts, record));
-  const attemptViews = attempts.map((a) => attemptView(a, steps, positions));
+  const attemptViews = attempts.map((a, i) => attemptView(a, steps, positions, endingOf(a, i === attempts.length - 1, record, context)));
   const byAttempt = attempts
     .filter((a) => a.firstLiveStep > 1)
     .map((a) => ({ attempt: a.number, ...savingsOf(steps.filter((s) => s.state === 'finished' && s.step < a.firstLiveStep)) }));
@@ -29,7 +29,9 @@ export function buildTimeline(id: string, record: RunRecord | undefined, entries
   return {
     run: summaryOf(id, record, steps, lastActivity, context),
     final: record?.final ?? null,
-    error: record?.error ?? null,
+    // A finished run's status carries no error: an earlier attempt's is in that attempt (runs
+    // recorded before a success cleared it still have one here).
+    error: record?.status === 'finished' ? null : (record?.error ?? null),
     baseCommit: record?.baseCommit ?? null,
     startCheckpoint: record?.startCheckpoint ?? null,
     attempts: attemptViews,
@@ -114,7 +116,19 @@ function stepView(step: number, p: Position, attempts: RunRecord['attempts'], re
   };
 }
 
-function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positions: Map<number, Position>): AttemptView {
+// How attempt `a` ended: what it recorded; else, for an older run, what its status and marks say;
+// else it crashed (or, the last one with its process alive, is running).
+function endingOf(a: RunRecord['attempts'][number], last: boolean, record: RunRecord | undefined, context: RunContext): AttemptEnding {
+  if (a.end) return { how: a.end.how, at: a.end.at, limit: a.end.limit ?? null, error: a.end.error ?? null };
+  if (a.interruptedAt) return { how: 'interrupted', at: a.interruptedAt, limit: null, error: null };
+  if (last && context.running) return { how: 'running', at: null, limit: null, error: null };
+  // Runs recorded before attempts said how they ended: the last one ended as the run did.
+  if (last && record?.status === 'finished') return { how: 'finished', at: record.updatedAt, limit: null, error: null };
+  if (last && record?.status === 'failed') return { how: 'failed', at: record.updatedAt, limit: null, error: record.error ?? null };
+  return { how: 'crashed', at: null, limit: null, error: null };
+}
+
+function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positions: Map<number, Position>, ended: AttemptEnding): AttemptView {
   let leftInFlight: number | null = null;
   for (const [step, p] of positions) {
     if (p.intent?.attempt === a.number && (!p.result || p.result.attempt !== a.number)) leftInFlight = step;
@@ -129,6 +143,7 @@ function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positi
     liveSteps: steps.filter((s) => s.state === 'finished' && s.attempt === a.number).length,
     leftInFlight,
     interruptedAt: a.interruptedAt ?? null,
+    ended,
   };
 }
 

@@ -87,6 +87,23 @@ export interface AttemptView {
   leftInFlight: number | null;
   /** When it was stopped by Ctrl-C (run.json says so), else null (it finished, or crashed). */
   interruptedAt: string | null;
+  /** How it ended (see AttemptEnding). */
+  ended: AttemptEnding;
+}
+
+/**
+ * How one attempt ended: finished (its final answer), stopped at a limit, interrupted (Ctrl-C,
+ * SIGTERM, SIGHUP), failed with its error, crashed (it recorded no end and a later attempt came,
+ * or no process runs it), or still running.
+ */
+export interface AttemptEnding {
+  how: 'finished' | 'limit' | 'interrupted' | 'failed' | 'crashed' | 'running';
+  /** When, as the attempt recorded it (null: crashed, running, or an older run that did not say). */
+  at: string | null;
+  /** The limit that stopped it (`max-steps`, `max-turns`, `max-cost`), else null. */
+  limit: string | null;
+  /** The error that failed it, else null. */
+  error: string | null;
 }
 
 /** What replaying steps instead of running them again saved. */

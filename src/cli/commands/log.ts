@@ -7,8 +7,9 @@ import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { ReportWriteError } from '../../errors/index.js';
 import { compactCount, formatCount, formatDuration, formatUsd, plural } from '../../format/numbers.js';
-import { displayWidth, fitColumns, wrapWords } from '../../format/text.js';
+import { displayWidth, fitColumns, showControls, showControlsIn, wrapWords } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
+import { attemptEndingText } from '../../report/attempt-ending.js';
 import { renderHtmlTimeline } from '../../report/html-timeline.js';
 import { loadRun, openJournals } from '../../report/journal-runs.js';
 import type { AttemptView, StepView, Timeline } from '../../report/summarize.js';
@@ -51,7 +52,10 @@ export function logCommand(): Command {
 }
 
 /** The human timeline. */
-export function printTimeline(t: Timeline, out: Out, style: Style, now: number, problem: string | null = null): void {
+export function printTimeline(recorded: Timeline, out: Out, style: Style, now: number, recordedProblem: string | null = null): void {
+  // Everything in a timeline came from a journal, perhaps a fetched one: shown, never obeyed.
+  const t = showControlsIn(recorded);
+  const problem = recordedProblem === null ? null : showControls(recordedProblem);
   const r = t.run;
   const status = problem ? 'corrupt' : r.status;
   const activity = `last activity ${relativeTime(r.lastActivity, now)}`;
@@ -157,8 +161,7 @@ function attemptMark(a: AttemptView): string {
   const when = a.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
   const what = a.firstLiveStep > 1 ? `replayed #1–#${a.firstLiveStep - 1}, live from #${a.firstLiveStep}` : `live from #${a.firstLiveStep}`;
   const parts = [`attempt ${a.number}`, what];
-  if (a.leftInFlight !== null) parts.push(`stopped with #${a.leftInFlight} in flight`);
-  if (a.interruptedAt) parts.push('interrupted (Ctrl-C)');
+  parts.push(attemptEndingText(a));
   parts.push(`${when} on ${a.host} (pid ${a.pid})`);
   return parts.join(' · ');
 }

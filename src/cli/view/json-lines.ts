@@ -18,8 +18,10 @@ export const JSON_EVENT_TYPES = [
   'text',
   'worktree-restored',
   'worktree-kept',
+  'finished-over-changes',
   'compaction',
   'model-notice',
+  'mcp-unavailable',
   'final',
   'savings',
   'summary',
@@ -81,7 +83,9 @@ export class JsonLines {
 
   /** How the run ended, what replay saved, and the run's tokens, cost and time. */
   end(outcome: RunOutcome, tally: RunTally): void {
-    this.write('final', { run: outcome.run, status: outcome.status, final: outcome.final, steps: outcome.steps });
+    // changedSince: a finished run replayed over files that differ from its last checkpoint ([] when they do not).
+    const changedSince = outcome.status === 'finished' ? { changedSince: (outcome.changedSince ?? []).map(({ path, change }) => ({ path, change })) } : {};
+    this.write('final', { run: outcome.run, status: outcome.status, final: outcome.final, steps: outcome.steps, ...changedSince });
     this.write('savings', { ...tally.savings() });
     this.write('summary', { ...tally.get() });
   }

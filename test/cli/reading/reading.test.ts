@@ -239,7 +239,7 @@ describe('savepoint log', { concurrency: true }, () => {
     assert.equal(result.code, 0, result.stderr);
     assert.doesNotMatch(result.stdout, ANSI);
     for (const line of result.stdout.split('\n')) assert.ok(line.length <= 90, `too wide: ${line}`);
-    assert.match(result.stdout, /── attempt 1 · live from #1 · stopped with #4 in flight/);
+    assert.match(result.stdout, /── attempt 1 · live from #1 · crashed with #4 in flight/);
     assert.match(result.stdout, /── attempt 2 · replayed #1–#3, live from #4/);
     assert.match(result.stdout, /#4\s+run_bash\s+run_bash "sleep 8"\s+→ outcome unknown: started/);
     assert.match(result.stdout, /Resumes saved 2 model calls, 2,290 tokens/);

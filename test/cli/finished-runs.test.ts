@@ -1,0 +1,181 @@
+// The truth at the moment a person (or a cron job) acts on a finished run, through the real CLI:
+// the identical command over files changed since the run finished says so (the files, when it
+// finished, --fresh), with the list in --json's final event; a command refused before anything runs
+// (no credentials, a held lock, bad usage) leaves run.json byte for byte as it was; and a later
+// success clears an earlier attempt's error from the run's status while that attempt keeps it.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScriptTurn } from '../../src/model/script-file.js';
+import { turnIndex } from '../../src/model/script-turn.js';
+import { useScratch } from '../helpers/scratch.js';
+import { assertOneParagraph, fakeEnv, gitOut, journalJson, runCli, runIds, startCli, waitUntil } from '../helpers/cli.js';
+
+const scratch = useScratch();
+
+const BROKEN = 'export const add = (a, b) => a - b;\n';
+const FIXED = 'export const add = (a, b) => a + b;\n';
+const FIX_TURNS: ScriptTurn[] = [
+  { text: 'Fixing the sign.', tools: [{ name: 'edit_file', input: { path: 'src/add.js', old_string: 'a - b', new_string: 'a + b' } }] },
+  { text: 'Fixed: add now adds, the test passes.' },
+];
+
+// A repository with a broken add.js and a scripted model (in .git, outside the working tree) that fixes it.
+async function fixedRepo() {
+  const repo = await scratch.repo({ 'src/add.js': BROKEN, 'README.md': '# add\n' });
+  const script = join(repo.root, '.git', 'fix.json');
+  writeFileSync(script, JSON.stringify({ turns: FIX_TURNS }));
+  const args = ['run', '--yes', '--model', `script:${script}`, 'fix add'];
+  const first = await runCli(args, { cwd: repo.root });
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  assert.equal(repo.read('src/add.js'), FIXED);
+  return { repo, args };
+}
+
+interface JsonLine {
+  type: string;
+  [field: string]: unknown;
+}
+const jsonLines = (stdout: string): JsonLine[] => stdout.trim().split('\n').map((line) => JSON.parse(line) as JsonLine);
+
+describe('a finished run over changed files', { concurrency: true }, () => {
+  test('the identical command names the changed file, says when the run finished and that --fresh starts anew', async () => {
+    const { repo, args } = await fixedRepo();
+    repo.write('src/add.js', BROKEN); // the fix was undone
+    const again = await runCli(args, { cwd: repo.root });
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    const notice = again.stdout.indexOf("The working tree differs from this run's last checkpoint: modified src/add.js.");
+    assert.ok(notice >= 0, `the notice names the file:\n${again.stdout}`);
+    assert.ok(notice < again.stdout.indexOf('Final answer'), 'it comes before the replayed answer');
+    assert.match(again.stdout, /The run finished (just now|\d+ s ago) \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)\./);
+    assert.match(again.stdout, /with --fresh to start anew/);
+    // Under the answer too, where a log's reader ends up.
+    assert.match(again.stdout.slice(again.stdout.indexOf('Final answer')), /the files have changed since this run finished \(modified src\/add\.js\); --fresh starts anew/);
+    assert.equal(repo.read('src/add.js'), BROKEN, 'a replay changes no file');
+  });
+
+  test("--json's final event carries the changed files, and an empty list when nothing changed", async () => {
+    const { repo, args } = await fixedRepo();
+    const same = await runCli([...args.slice(0, 1), '--json', ...args.slice(1)], { cwd: repo.root });
+    assert.equal(same.code, 0, same.stderr);
+    const unchanged = jsonLines(same.stdout);
+    assert.deepEqual(unchanged.find((l) => l.type === 'final')!.changedSince, []);
+    assert.ok(!unchanged.some((l) => l.type === 'finished-over-changes'));
+    assert.doesNotMatch(same.stderr, /differs from this run's last checkpoint/);
+
+    repo.write('src/add.js', BROKEN);
+    repo.write('notes.txt', 'a file of my own\n');
+    const changed = await runCli([...args.slice(0, 1), '--json', ...args.slice(1)], { cwd: repo.root });
+    assert.equal(changed.code, 0, changed.stderr);
+    const lines = jsonLines(changed.stdout);
+    const expected = [
+      { path: 'notes.txt', change: 'added' },
+      { path: 'src/add.js', change: 'modified' },
+    ];
+    assert.deepEqual(lines.find((l) => l.type === 'final')!.changedSince, expected);
+    const early = lines.find((l) => l.type === 'finished-over-changes')!;
+    assert.deepEqual(early.changes, expected);
+    assert.equal(typeof early.finishedAt, 'string');
+  });
+
+  test('files put back as the run left them replay with no notice', async () => {
+    const { repo, args } = await fixedRepo();
+    repo.write('src/add.js', BROKEN);
+    repo.write('src/add.js', FIXED);
+    const again = await runCli(args, { cwd: repo.root });
+    assert.equal(again.code, 0, again.stderr);
+    assert.doesNotMatch(again.stdout, /differs from this run's last checkpoint|--fresh/);
+  });
+});
+
+const READ_TURNS: ScriptTurn[] = [
+  { text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] },
+  { text: 'The README is one line.' },
+  { text: 'Done with the follow-up.' },
+];
+
+const runJson = (root: string, run: string) => gitOut(root, ['show', `agent-journal:runs/${run}/run.json`]);
+
+describe('a command refused before anything runs', { concurrency: true }, () => {
+  test('continue with no credentials leaves the finished run as it was, and the identical run still replays with no key', async () => {
+    const repo = await scratch.repo({ 'README.md': '# readme\n' });
+    const fake = await scratch.fake(READ_TURNS);
+    const first = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(first.code, 0, first.stderr);
+    const [run] = await runIds(repo.root);
+    const tip = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
+    const before = await runJson(repo.root, run!);
+
+    const refused = await runCli(['continue', '--yes', 'now add a test'], { cwd: repo.root, env: { ANTHROPIC_BASE_URL: fake.url } });
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(assertOneParagraph(refused.stderr), /ANTHROPIC_API_KEY/);
+    assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), tip, 'no commit for a refusal');
+    assert.equal(await runJson(repo.root, run!), before, 'run.json is exactly as it was');
+
+    const runs = await runCli(['runs', '--json'], { cwd: repo.root });
+    assert.equal((JSON.parse(runs.stdout) as { runs: Array<{ status: string }> }).runs[0]!.status, 'finished');
+    const replay = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: { ANTHROPIC_BASE_URL: fake.url } });
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    assert.match(replay.stdout, /Final answer\nThe README is one line\./);
+  });
+
+  test('a command refused by a held lock or by bad usage adds no commit', async () => {
+    const repo = await scratch.repo({ 'README.md': '# readme\n' });
+    const hold = new Set([1]);
+    const fake = await scratch.fake(READ_TURNS, hold);
+    const live = startCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => fake.requests.length >= 2, 'the second model call', { child: live });
+    const tip = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
+    const [run] = await runIds(repo.root);
+    const before = await runJson(repo.root, run!);
+
+    const locked = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(locked.code, 1, locked.stdout + locked.stderr);
+    assertOneParagraph(locked.stderr);
+    const usage = await runCli(['continue', '--max-steps', 'many', 'go on'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(usage.code, 2, usage.stdout + usage.stderr);
+    assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), tip, 'no commit for either refusal');
+    assert.equal(await runJson(repo.root, run!), before);
+    live.kill();
+    await live.result;
+  });
+});
+
+describe('an earlier attempt that failed', () => {
+  test("a later success clears the error from the run's status, and the failed attempt keeps it", async () => {
+    const repo = await scratch.repo({ 'README.md': '# readme\n' });
+    // The second model call fails once (after the first attempt has recorded its first steps).
+    let armed = false;
+    const fake = await scratch.fake((body) => {
+      const index = turnIndex(body.messages);
+      if (index === 0 && !armed) {
+        armed = true;
+        fake.failNext(400, 1, { type: 'invalid_request_error', message: 'the request was refused for this test' });
+      }
+      return READ_TURNS[index]!;
+    });
+    const failed = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+    const [run] = await runIds(repo.root);
+    const afterFailure = await journalJson<{ status: string; error?: string }>(repo.root, `runs/${run}/run.json`);
+    assert.equal(afterFailure.status, 'failed');
+    assert.match(afterFailure.error ?? '', /refused for this test/);
+
+    const ok = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    const record = await journalJson<{ status: string; error?: string; attempts: Array<{ end?: { how: string; error?: string } }> }>(repo.root, `runs/${run}/run.json`);
+    assert.equal(record.status, 'finished');
+    assert.equal(record.error, undefined, 'the run no longer carries the old error');
+    assert.equal(record.attempts.at(-1)!.end!.how, 'finished');
+
+    const log = await runCli(['log', run!], { cwd: repo.root });
+    assert.equal(log.code, 0, log.stderr);
+    assert.doesNotMatch(log.stdout, /^Error/m, 'no "Error" under the final answer');
+    const json = JSON.parse((await runCli(['log', '--json', run!], { cwd: repo.root })).stdout) as { error: string | null; attempts: Array<{ ended: { how: string; error: string | null } }> };
+    assert.equal(json.error, null);
+    assert.deepEqual(json.attempts.map((a) => a.ended.how), ['failed', 'finished']);
+    assert.match(json.attempts[0]!.ended.error ?? '', /refused for this test/);
+    assert.match(log.stdout, /attempt 1 · live from #1 · failed: .*refused for this test/);
+  });
+});

@@ -1,0 +1,205 @@
+// The interactive session in a real pseudo-terminal (tmux), against the fake Anthropic server: a
+// task and a follow-up in one `savepoint` session, /exit; `savepoint -c` and a third message; a
+// kill -9 in the middle of that turn and `savepoint -c` again, which finishes it. One run then
+// holds the three messages once each, no finished model request was sent twice, the command ran
+// once, and no screen shows a stack trace. Also: slash commands, Ctrl-C, -p.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScriptTurn } from '../../src/model/script-file.js';
+import { useScratch } from '../helpers/scratch.js';
+import { assertNoStack, assertToolPairing, fakeEnv, gitOut, journalPaths, runCli, runIds } from '../helpers/cli.js';
+import { openTerminal, type Terminal } from '../helpers/tmux.js';
+
+const scratch = useScratch();
+
+// By the number of assistant messages: the task's two turns, the first follow-up's two (with a
+// command), the second follow-up's one.
+const TURNS: ScriptTurn[] = [
+  { text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] },
+  { text: 'First answer.' },
+  { text: 'Logging.', tools: [{ name: 'run_bash', input: { command: 'echo once >> log.txt' } }] },
+  { text: 'Second answer.' },
+  { text: 'Third answer.' },
+];
+
+async function exited(term: Terminal): Promise<number> {
+  const deadline = Date.now() + 15_000;
+  while (term.exitCode() === undefined) {
+    if (Date.now() > deadline) assert.fail(`the session did not end:\n${term.screen()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return term.exitCode()!;
+}
+
+describe('the interactive session', { concurrency: true }, () => {
+  test('a task and a follow-up, /exit, -c and a third message, a kill -9 mid-turn and -c again: one run, each message once, nothing sent or run twice', async () => {
+    const repo = await scratch.repo({ 'README.md': '# session\n' });
+    const hold = new Set([4]);
+    const fake = await scratch.fake(TURNS, hold);
+    const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
+    const opts = { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') };
+    const screens: string[] = [];
+
+    const first = openTerminal(['--yes', '--no-sandbox'], opts);
+    scratch.defer(() => first.close());
+    await first.waitFor(/^›\s*$/m);
+    first.type('read the readme');
+    await first.waitFor(/Final answer\nFirst answer\./);
+    first.type('now log it');
+    await first.waitFor(/Final answer\nSecond answer\./);
+    assert.match(first.screen(), /3 earlier steps replayed from the journal/);
+    first.type('/exit');
+    assert.equal(await exited(first), 0);
+    screens.push(first.screen());
+    assert.equal(fake.requests.length, 4);
+
+    const second = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
+    scratch.defer(() => second.close());
+    await second.waitFor(/Second answer\.[\s\S]*^›\s*$/m);
+    second.type('and a third');
+    while (fake.requests.length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+    second.kill9();
+    assert.equal(await exited(second), 137);
+    screens.push(second.screen());
+
+    hold.delete(4);
+    const third = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
+    scratch.defer(() => third.close());
+    await third.waitFor(/Final answer\nThird answer\.[\s\S]*^›\s*$/m);
+    third.keys('C-d');
+    assert.equal(await exited(third), 0);
+    screens.push(third.screen());
+
+    for (const screen of screens) assertNoStack(screen);
+    assert.deepEqual(await runIds(repo.root), [(await runIds(repo.root))[0]], 'one run');
+    const users = (await gitOut(repo.root, ['log', '--reverse', '--format=%s', 'agent-journal'])).split('\n').filter((s) => / #\d+ user "/.test(s));
+    assert.equal(users.length, 2, `the two follow-ups once each:\n${users.join('\n')}`);
+    assert.match(users[0]!, /now log it/);
+    assert.match(users[1]!, /and a third/);
+    assert.equal(readFileSync(join(repo.root, 'log.txt'), 'utf8'), 'once\n', 'the command ran once');
+    // Six requests: five turns, and the one the kill cut off asked again (it never finished).
+    assert.equal(fake.requests.length, 6);
+    const bodies = fake.requests.map((r) => JSON.stringify(r.messages));
+    assert.equal(bodies[5], bodies[4], 'the unfinished request is the one asked again');
+    assert.equal(new Set(bodies.slice(0, 5)).size, 5, 'no finished request was sent twice');
+    assertToolPairing(fake.requests);
+    assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-user.json')).length, 2);
+  });
+
+  test('slash commands answer at the prompt, an unknown one in one line, and Ctrl-C at an empty prompt leaves with 0', async () => {
+    const repo = await scratch.repo({ 'README.md': '# slash\n' });
+    const fake = await scratch.fake([{ text: 'Hello.' }, { text: 'Hello on the new model.' }]);
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
+    const term = openTerminal(['--yes', '--no-sandbox', '--model', 'claude-one'], opts);
+    scratch.defer(() => term.close());
+    await term.waitFor(/^›\s*$/m);
+    term.type('/help');
+    await term.waitFor(/\/fork <step>/);
+    term.type('/nonsense');
+    await term.waitFor(/There is no \/nonsense: \/help lists the commands\./);
+    term.type('say hello');
+    await term.waitFor(/Final answer\nHello\./);
+    term.type('/cost');
+    await term.waitFor(/› \/cost\n {2}Tokens .* 1 model call/);
+    term.type('/model claude-two');
+    await term.waitFor(/From the next turn on, claude-two answers/);
+    term.type('again');
+    await term.waitFor(/Final answer\nHello on the new model\./);
+    term.type('/runs');
+    await term.waitFor(/› \/runs\n[\s\S]*say hello[\s\S]*^›\s*$/m);
+    term.keys('C-c');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+    assert.deepEqual(fake.requests.map((r) => r.model), ['claude-one', 'claude-two']);
+    assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-config.json')).length, 1);
+  });
+
+  test('-p <task> is run <task>, and -c with no terminal says it needs one', async () => {
+    const repo = await scratch.repo({ 'README.md': '# print\n' });
+    const fake = await scratch.fake([{ text: 'Printed.' }]);
+    const printed = await runCli(['-p', 'say printed', '--yes'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /Final answer\nPrinted\./);
+    const noTerminal = await runCli(['-c'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(noTerminal.code, 2);
+    assert.match(noTerminal.stderr, /needs a terminal/);
+    assertNoStack(noTerminal.stderr);
+  });
+
+  test('Ctrl-C in a turn stops it and the prompt comes back; the next message goes on in the same run', async () => {
+    const repo = await scratch.repo({ 'README.md': '# stop\n' });
+    const hold = new Set([1]);
+    const fake = await scratch.fake([{ text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'Answered after the stop.' }], hold);
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
+    const term = openTerminal(['--yes', '--no-sandbox'], opts);
+    scratch.defer(() => term.close());
+    await term.waitFor(/^›\s*$/m);
+    term.type('take your time');
+    while (fake.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    term.keys('C-c');
+    await term.waitFor(/Stopped\. Every finished step is kept; the next message goes on from here\.\n^›\s*$/m);
+    hold.delete(1);
+    term.type('go on');
+    await term.waitFor(/Final answer\nAnswered after the stop\./);
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+    assert.equal((await runIds(repo.root)).length, 1, 'one run');
+    assert.match(await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']), / #3 user "go on"/);
+    assertToolPairing(fake.requests);
+  });
+
+  test('/model mid-run, a kill -9 in the next turn and the identical -c: the change replays exactly and the turn goes to the new model', async () => {
+    const repo = await scratch.repo({ 'README.md': '# model\n' });
+    const hold = new Set([1]);
+    const fake = await scratch.fake([{ text: 'One.' }, { text: 'Two.' }], hold);
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
+    const term = openTerminal(['--yes', '--no-sandbox', '--model', 'claude-one'], opts);
+    scratch.defer(() => term.close());
+    await term.waitFor(/^›\s*$/m);
+    term.type('first');
+    await term.waitFor(/Final answer\nOne\./);
+    term.type('/model claude-two');
+    await term.waitFor(/From the next turn on, claude-two answers/);
+    term.type('second');
+    while (fake.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    term.kill9();
+    assert.equal(await exited(term), 137);
+
+    hold.delete(1);
+    const again = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
+    scratch.defer(() => again.close());
+    await again.waitFor(/Final answer\nTwo\.[\s\S]*^›\s*$/m);
+    assert.match(again.screen(), /model claude-two/);
+    again.type('/exit');
+    assert.equal(await exited(again), 0);
+    assertNoStack(again.screen());
+    assert.deepEqual(fake.requests.map((r) => r.model), ['claude-one', 'claude-two', 'claude-two']);
+    assert.equal(JSON.stringify(fake.requests[2]!.messages), JSON.stringify(fake.requests[1]!.messages));
+    assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-config.json')).length, 1);
+  });
+
+  test("'a' at an approval remembers the rule: written to .savepoint/settings.local.json, the next matching command is not asked", async () => {
+    const repo = await scratch.repo({ 'README.md': '# always\n' });
+    const fake = await scratch.fake([
+      { tools: [{ name: 'run_bash', input: { command: 'echo one >> log.txt' } }] },
+      { tools: [{ name: 'run_bash', input: { command: 'echo two >> log.txt' } }] },
+      { text: 'Logged twice.' },
+    ]);
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
+    const term = openTerminal(['run', '--no-sandbox', 'log twice'], opts);
+    scratch.defer(() => term.close());
+    await term.waitFor(/Allow run_bash "echo one >> log\.txt"\?.*\[a\]lways:\s*$/m);
+    term.type('a');
+    await term.waitFor(/Allow "run_bash\(echo \*\)" from now on: \[s\]ession only \/ \[w\]rite it to \.savepoint\/settings\.local\.json:\s*$/m);
+    term.type('w');
+    await term.waitFor(/Final answer\nLogged twice\./);
+    assert.equal(await exited(term), 0);
+    assert.doesNotMatch(term.screen(), /Allow run_bash "echo two/);
+    assert.equal(readFileSync(join(repo.root, 'log.txt'), 'utf8'), 'one\ntwo\n');
+    const local = JSON.parse(readFileSync(join(repo.root, '.savepoint', 'settings.local.json'), 'utf8')) as { permissions: { allow: string[] } };
+    assert.deepEqual(local.permissions.allow, ['run_bash(echo *)']);
+  });
+});
