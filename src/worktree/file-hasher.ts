@@ -163,7 +163,11 @@ export class FileHasher {
     if (refused) {
       entry = { path, size: stat.size, reason: refused };
     } else if ((stat.mode & TYPE_MASK) === SYMLINK) {
-      const blob = makeObject('blob', Buffer.from(readlinkSync(full)));
+      // A link's target is content like a file's: a secret in it is redacted like one.
+      const target = readlinkSync(full, 'buffer');
+      const text = target.toString('utf8');
+      const redacted = this.redactText(text);
+      const blob = makeObject('blob', redacted === text ? target : Buffer.from(redacted));
       out.push(blob);
       entry = { mode: '120000', oid: blob.oid };
     } else if (stat.size > this.maxFileBytes) {
