@@ -111,6 +111,33 @@ export function wrapWords(text: string, width: number, unit: TextUnit = 'chars')
   return lines;
 }
 
+/**
+ * `text` cut into pieces of at most `width` columns (at least one character each), in one pass, so
+ * a megabyte-long word costs the same per character as a short one; every piece but the last is
+ * full. '' gives no pieces.
+ */
+export function chunkColumns(text: string, width: number): string[] {
+  const room = Math.max(1, width);
+  const pieces: string[] = [];
+  if (isAscii(text)) {
+    for (let i = 0; i < text.length; i += room) pieces.push(text.slice(i, i + room));
+    return pieces;
+  }
+  let start = 0;
+  let used = 0;
+  for (const { segment, index } of segmenter.segment(text)) {
+    const w = charWidth(segment);
+    if (used > 0 && used + w > room) {
+      pieces.push(text.slice(start, index));
+      start = index;
+      used = 0;
+    }
+    used += w;
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
 function isAscii(text: string): boolean {
   return !/[^\x00-\x7f]/.test(text);
 }

@@ -6,7 +6,7 @@
 import type { Writable } from 'node:stream';
 import type { StepEvent } from '../../valve/run-journal.js';
 import { formatCount, formatDuration } from '../../format/numbers.js';
-import { displayWidth, ellipsize, fitColumns, showControls, takeChars, wrapWords } from '../../format/text.js';
+import { chunkColumns, displayWidth, ellipsize, fitColumns, showControls, wrapWords } from '../../format/text.js';
 import { padVisible, visibleLength } from './run-format.js';
 import type { Style } from '../terminal/style.js';
 
@@ -128,7 +128,7 @@ export class StepPrinter {
       } else {
         this.word += piece;
         // A word longer than a whole line is broken where the line ends.
-        while (TEXT_INDENT.length + displayWidth(this.word) > this.style.width) shown += this.breakWord();
+        if (TEXT_INDENT.length + displayWidth(this.word) > this.style.width) shown += this.breakWord();
       }
     }
     // Shown now if it fits where it is (the model may pause mid-sentence); the rest of the word, if
@@ -154,11 +154,12 @@ export class StepPrinter {
     return text;
   }
 
-  // The first line's worth of an over-long pending word, on a line of its own.
+  // The whole lines' worth of an over-long pending word, each on a line of its own; what is left
+  // (shorter than a line) stays pending. One pass over the word: a megabyte-long word is linear.
   private breakWord(): string {
-    const head = takeChars(this.word, this.style.width - TEXT_INDENT.length, 'columns');
-    this.word = this.word.slice(head.length);
-    const text = `${this.column > TEXT_INDENT.length ? `\n${TEXT_INDENT}` : ''}${head}\n${TEXT_INDENT}`;
+    const lines = chunkColumns(this.word, this.style.width - TEXT_INDENT.length);
+    this.word = lines.pop() ?? '';
+    const text = `${this.column > TEXT_INDENT.length ? `\n${TEXT_INDENT}` : ''}${lines.map((line) => `${line}\n${TEXT_INDENT}`).join('')}`;
     this.column = TEXT_INDENT.length;
     this.space = false;
     return text;
