@@ -66,6 +66,19 @@ export class RunLockLostError extends SavepointError<{ run: string; lockPath: st
   }
 }
 
+/** An append would replace a step file another process recorded: the run was taken over while this one was paused. */
+export class StepAlreadyRecordedError extends SavepointError<{ path: string; ref: string }> {
+  constructor(path: string, ref: string) {
+    super(
+      'ESTEPTAKEN',
+      `Another process recorded ${path} on ${ref} while this one was paused or slow (it took the run over), ` +
+        `so this process stops without writing: replacing a recorded step would change the past of a run that replays from it. ` +
+        `Every step either process recorded is kept; run the identical command again to go on from the journal.`,
+      { path, ref },
+    );
+  }
+}
+
 /** The journal's ref stayed locked by someone else for longer than any append takes. */
 export class JournalBusyError extends SavepointError<{ lockPath: string; waitedMs: number }> {
   constructor(lockPath: string, waitedMs: number) {

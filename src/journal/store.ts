@@ -4,7 +4,7 @@
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
 import { dirname, join } from 'node:path';
-import { asWriteFailure, JournalMovedError } from '../errors/index.js';
+import { asWriteFailure, JournalMovedError, StepAlreadyRecordedError } from '../errors/index.js';
 import { unlinkQuietly } from '../os/durable-file.js';
 import { assertNotCheckedOut, findRepository, type Repository } from '../git/repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
@@ -37,6 +37,9 @@ export interface StoreOptions {
 }
 
 type DirChanges = PathDir<TreeEntry>;
+
+// A run's step file (entry) on the branch: written once, never replaced (see rebuild).
+const STEP_FILE = /^runs\/[^/]+\/steps\/.+\.json$/;
 
 const APPENDED = Symbol('savepoint.appendedCommit');
 
@@ -139,11 +142,17 @@ export class JournalStore {
     return tree;
   }
 
-  /** Adds `files` to the branch in one commit with `message`; returns the new commit id. */
-  async append(files: JournalFile[], message: string): Promise<string> {
+  /**
+   * Adds `files` to the branch in one commit with `message`; returns the new commit id. `owns`, when
+   * given, is asked before every attempt, the first and each one after losing the race to another
+   * append: a process paused past its lease finds out there, before it builds on a tip that a new
+   * owner of its run wrote, and stops (it throws).
+   */
+  async append(files: JournalFile[], message: string, owns?: () => void): Promise<string> {
     const fault = this.options.faultPoint ?? (() => {});
     assertNotCheckedOut(this.repo, this.ref); // as git refuses to move a branch checked out elsewhere
     for (;;) {
+      owns?.();
       const parent = this.tipCommit;
       const objects: GitObject[] = [];
       const root = await this.rebuild(this.rootTree, groupByDirectory(files, objects), objects);
@@ -273,14 +282,21 @@ export class JournalStore {
   }
 
   // Writes the trees on the paths of `changes` bottom-up, reusing every untouched subtree.
-  private async rebuild(oid: string | undefined, changes: DirChanges, out: GitObject[]): Promise<string> {
+  // A step file is written once: one already on the branch with other content was recorded by
+  // another process (one that took the run over while this one was paused, say). Replacing it would
+  // rewrite the past of a run that replays from it, so the append stops instead.
+  private async rebuild(oid: string | undefined, changes: DirChanges, out: GitObject[], path = ''): Promise<string> {
     const entries: Tree = new Map(oid ? await this.tree(oid) : undefined);
     for (const [name, sub] of changes.dirs) {
       const existing = entries.get(name);
-      const child = await this.rebuild(existing?.mode === TREE_MODE ? existing.oid : undefined, sub, out);
+      const child = await this.rebuild(existing?.mode === TREE_MODE ? existing.oid : undefined, sub, out, path ? `${path}/${name}` : name);
       entries.set(name, { mode: TREE_MODE, oid: child });
     }
-    for (const [name, entry] of changes.files) entries.set(name, entry);
+    for (const [name, entry] of changes.files) {
+      const there = entries.get(name);
+      if (there && there.oid !== entry.oid && STEP_FILE.test(`${path}/${name}`)) throw new StepAlreadyRecordedError(`${path}/${name}`, this.ref);
+      entries.set(name, entry);
+    }
     const tree = makeTree(entries);
     if (oid && oid !== tree.oid) this.trees.delete(oid);
     this.trees.set(tree.oid, entries);

@@ -150,7 +150,7 @@ export class RunJournal {
     const message = this.options.redact ? this.options.redact(subject) : subject;
     let pushError: unknown;
     try {
-      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`);
+      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`, () => this.lock.check());
     } catch (error) {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.

@@ -109,9 +109,8 @@ export class RunRecordWriter {
     const record = this.redact(next);
     if (status === 'finished') delete record.error;
     const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
-    this.context.checkOwner();
     try {
-      await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${oneLine(what, 200)}`);
+      await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${oneLine(what, 200)}`, this.context.checkOwner);
     } catch (error) {
       if (appendedCommitOf(error)) this.record = record; // recorded; only the push failed
       throw error;
@@ -128,8 +127,7 @@ export class RunRecordWriter {
     if (this.attempt === undefined || !this.record) return;
     const attempts = attempt ? this.record.attempts.map((a) => attempt(a, a.number === this.attempt)) : this.record.attempts;
     const record: RunRecord = { ...this.record, attempts, updatedAt: new Date().toISOString(), totals };
-    this.context.checkOwner();
-    await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${what} in attempt ${this.attempt}`);
+    await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${what} in attempt ${this.attempt}`, this.context.checkOwner);
     this.record = record;
   }
 

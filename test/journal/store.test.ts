@@ -53,6 +53,34 @@ describe('JournalStore.append', () => {
     assert.equal(await commitCount(repo.root), 5);
     await assertFsckClean(repo.root);
   });
+
+  it('never replaces a step file another store recorded: a stale append stops with ESTEPTAKEN and the recorded step stays', async () => {
+    const owner = await JournalStore.open(repo.root);
+    const stale = await JournalStore.open(repo.root); // its view of the tip is from before the owner's step
+    const path = 'runs/fenced/steps/000/000003-run_bash.json';
+    await owner.append([{ path, content: 'recorded by the new owner\n' }], 'fenced #3 by the owner');
+    await assert.rejects(stale.append([{ path, content: 'written by a paused process\n' }], 'fenced #3 stale'), (error: unknown) => (error as { code?: string }).code === 'ESTEPTAKEN');
+    assert.equal(await journalFile(repo.root, path), 'recorded by the new owner');
+    // The same content again is no conflict (an append repeated), and other files still land.
+    await stale.append([{ path: 'runs/fenced/run.json', content: '{}\n' }], 'fenced run.json');
+    await assertFsckClean(repo.root);
+  });
+
+  it('asks the owner check before every attempt, also after losing the race, and writes nothing once it throws', async () => {
+    const first = await JournalStore.open(repo.root);
+    const second = await JournalStore.open(repo.root);
+    await first.append([{ path: 'runs/race/run.json', content: 'a\n' }], 'race a');
+    let asked = 0;
+    const before = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
+    await assert.rejects(
+      second.append([{ path: 'runs/race/steps/000/000001-x.json', content: 'x\n' }], 'race x', () => {
+        if (++asked > 1) throw new Error('taken over'); // the first attempt loses the race; the second must not build on the new tip
+      }),
+      /taken over/,
+    );
+    assert.equal(asked, 2);
+    assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), before, 'nothing was appended');
+  });
 });
 
 describe('a failure injected at each point of the write path', () => {
