@@ -28,9 +28,16 @@ export interface FollowUp {
   step?: number;
 }
 
-/** A change of model within the run (`/model`, `--model` on `continue`): recorded ones carry their step, a new one the earliest step it may take. */
-export interface ModelChange {
-  model: string;
+/**
+ * A change within the run, recorded as a config step: a new model (`/model`, `--model` on
+ * `continue`), or a compaction asked for (`/compact`). Recorded ones carry their step, a new one
+ * the earliest step it may take.
+ */
+export interface ConfigChange {
+  /** The model from this step on. */
+  model?: string;
+  /** Compact the conversation now (a compact step follows the config step). */
+  compact?: boolean;
   /** As FollowUp's step: the step that recorded it, or for a new one the step it may come first. */
   step?: number;
 }
@@ -47,8 +54,8 @@ export interface AgentOptions {
   tools: AnyTool[];
   /** Follow-up instructions in order: each is taken after a final answer (or at the first model call at or after its step). */
   followUps?: readonly FollowUp[];
-  /** Changes of model in order, each a `config` step: taken before the next model call at or after its step, or after a final answer (before a follow-up). */
-  modelChanges?: readonly ModelChange[];
+  /** Changes in order, each a `config` step: taken before the next model call at or after its step, or after a final answer (before a follow-up). */
+  configChanges?: readonly ConfigChange[];
   /** The user's limits (none by default): the loop stops cleanly before the step that would pass one. */
   limits?: Limits;
   inFlight?: InFlightPolicy;
@@ -95,7 +102,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { journal, inFlight = 'report' } = options;
   // The pinned configuration, with the model the run's config steps changed to (replayed or live).
   let config = options.config;
-  const modelChanges = [...(options.modelChanges ?? [])];
+  const configChanges = [...(options.configChanges ?? [])];
   const provider = () => options.provider(config.model);
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -115,7 +122,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   for (let turn = 1; ; turn++) {
     // A follow-up recorded at this very step (it was given when the run had stopped here), or a new
     // one given to a run that stopped before its final answer: taken before the next model call.
-    await takeModelChanges();
+    await takeConfigChanges();
     if (followUps[0]?.step !== undefined && followUps[0].step <= budget.steps + 1) await takeFollowUp();
     if (pending) conversation.add({ role: 'user', content: pending });
     pending = undefined;
@@ -159,7 +166,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       partial = '';
       continuations = 0;
       // A change of model given after this answer comes before the follow-up it goes with.
-      await takeModelChanges();
+      await takeConfigChanges();
       if (followUps.length === 0) return { status: 'done', final, steps: budget.steps };
       if ((limit = budget.exceeded(false))) return stopped(limit);
       await takeFollowUp();
@@ -217,19 +224,23 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     conversation.replace(done.messages, done.result.tokensAfter);
   }
 
-  // Records each change of model due by now (its step is the next one) as a config step of its
-  // own, and uses its model from then on: replayed, the recorded model, so the requests after it
-  // are the ones recorded.
-  async function takeModelChanges(): Promise<void> {
-    while (modelChanges[0] && (modelChanges[0].step === undefined || modelChanges[0].step <= budget.steps + 1)) {
-      const next = modelChanges.shift()!;
-      const recorded = await journal.step(CONFIG_STEP_KIND, { model: next.model }, () => ({ model: next.model }), {
-        describe: `config model ${shortValue(next.model, 40)}`,
-        summarize: (r) => `model is now ${r.model}`,
-      });
-      budget.count();
-      config = { ...config, model: recorded.model };
-      conversation.useModel(recorded.model);
+  // Records each change due by now (its step is the next one) as a config step of its own: a new
+  // model is used from then on (replayed: the recorded one, so the requests after it are the ones
+  // recorded); a compaction asked for is made right after it (replayed: from its compact step).
+  async function takeConfigChanges(): Promise<void> {
+    while (configChanges[0] && (configChanges[0].step === undefined || configChanges[0].step <= budget.steps + 1)) {
+      const next = configChanges.shift()!;
+      if (next.model !== undefined) {
+        const model = next.model;
+        const recorded = await journal.step(CONFIG_STEP_KIND, { model }, () => ({ model }), { describe: `config model ${shortValue(model, 40)}`, summarize: (r) => `model is now ${r.model}` });
+        budget.count();
+        config = { ...config, model: recorded.model };
+        conversation.useModel(recorded.model);
+      } else if (next.compact) {
+        await journal.step(CONFIG_STEP_KIND, { compact: true }, () => ({ compact: true }), { describe: 'config compact', summarize: () => 'compaction asked for' });
+        budget.count();
+        await compactNow('requested', conversation.tokens);
+      }
     }
   }
 

@@ -29,12 +29,18 @@ export function streamRepair(repairs: StreamRepairs): Middleware {
     const response = await next(request);
     if (!response.ok || !response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
     repairs.invalidInputs.clear();
-    const body = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(repairTransform(repairs)).pipeThrough(new TextEncoderStream());
+    const body = response.body.pipeThrough(repairTransform(repairs));
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
-function repairTransform(repairs: StreamRepairs): TransformStream<string, string> {
+// The names of the events the repair looks into; a chunk of whole frames naming none of them (the
+// text deltas that make most of an answer) passes through as bytes, never decoded.
+const LOOKED_AT = ['"message_start"', '"message_delta"', '"content_block_start"', '"input_json_delta"', '"content_block_stop"'];
+
+function repairTransform(repairs: StreamRepairs): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
   let pending = '';
   let startUsage: Record<string, unknown> = {};
   const held = new Map<number, HeldCall>();
@@ -49,8 +55,7 @@ function repairTransform(repairs: StreamRepairs): TransformStream<string, string
     held.clear();
   };
   const frame = (text: string, out: string[]) => {
-    const quick = text.includes('"message_start"') || text.includes('"message_delta"') || text.includes('"content_block_start"') || text.includes('"input_json_delta"') || text.includes('"content_block_stop"');
-    const event = quick ? parseFrame(text) : undefined;
+    const event = LOOKED_AT.some((name) => text.includes(name)) ? parseFrame(text) : undefined;
     if (!event) return void out.push(text);
     const index = typeof event.index === 'number' ? event.index : -1;
     switch (event.type) {
@@ -89,9 +94,13 @@ function repairTransform(repairs: StreamRepairs): TransformStream<string, string
         return void out.push(text);
     }
   };
-  return new TransformStream<string, string>({
+  return new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      pending += chunk;
+      if (!pending && held.size === 0 && endsWithBlankLine(chunk)) {
+        const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        if (!LOOKED_AT.some((name) => bytes.includes(name))) return controller.enqueue(chunk);
+      }
+      pending += decoder.decode(chunk, { stream: true });
       const out: string[] = [];
       for (;;) {
         const end = /\r?\n\r?\n/.exec(pending);
@@ -99,17 +108,24 @@ function repairTransform(repairs: StreamRepairs): TransformStream<string, string
         frame(pending.slice(0, end.index), out);
         pending = pending.slice(end.index + end[0].length);
       }
-      if (out.length) controller.enqueue(out.map((text) => `${text}\n\n`).join(''));
+      if (out.length) controller.enqueue(encoder.encode(out.map((text) => `${text}\n\n`).join('')));
     },
     flush(controller) {
       // A stream that ends without message_delta: what was held goes as it came (the helper then
       // reports the answer as incomplete, in its own words).
       const out: string[] = [];
       flushHeld(out, () => true);
+      pending += decoder.decode();
       if (pending) out.push(pending);
-      if (out.length) controller.enqueue(out.map((text) => `${text}\n\n`).join(''));
+      if (out.length) controller.enqueue(encoder.encode(out.map((text) => `${text}\n\n`).join('')));
     },
   });
+}
+
+// True when the bytes end a frame (a blank line, \n\n or \r\n\r\n), so nothing of them waits for the next chunk.
+function endsWithBlankLine(chunk: Uint8Array): boolean {
+  const n = chunk.length;
+  return n >= 2 && chunk[n - 1] === 10 && (chunk[n - 2] === 10 || (n >= 4 && chunk[n - 2] === 13 && chunk[n - 3] === 10 && chunk[n - 4] === 13));
 }
 
 // The JSON of a frame's data lines, or undefined when it has none that parse.

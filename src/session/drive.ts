@@ -8,7 +8,7 @@
 //   loop      the agent loop through the valve, a checkpoint after each step that may change files
 //   end       run.json says how it ended: finished, stopped at a limit, interrupted, or failed
 import { COMPACT_STEP_KIND } from '../agent/compaction.js';
-import { CONFIG_STEP_KIND, runAgent, USER_STEP_KIND, type AgentOutcome, type FollowUp, type ModelChange } from '../agent/loop.js';
+import { CONFIG_STEP_KIND, runAgent, USER_STEP_KIND, type AgentOutcome, type ConfigChange, type FollowUp } from '../agent/loop.js';
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
@@ -43,6 +43,8 @@ export interface RunTarget {
   followUp?: string;
   /** A model to change to (a config step, before the follow-up): `--model` on `continue`, `/model`. The same model as the run's is no change. */
   modelChange?: string;
+  /** Compact the conversation before the follow-up (a config step, then a compact step): `/compact`. */
+  compact?: boolean;
 }
 
 // Errors after which the run's journal must stay exactly as it was, also once the loop started: nothing ran. A drift refusal
@@ -58,7 +60,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const plan = life.begin();
     if (plan.replayOnly) await life.compareFinishedFiles();
     else await life.settle();
-    return await life.end(await life.loop(plan.followUps, plan.modelChanges));
+    return await life.end(await life.loop(plan.followUps, plan.configChanges));
   } catch (error) {
     return await life.fail(error);
   } finally {
@@ -72,7 +74,7 @@ interface RunPlan {
   /** A finished run with no new follow-up: it replays to its final answer, with no key and no live step. */
   replayOnly: boolean;
   followUps: FollowUp[];
-  modelChanges: ModelChange[];
+  configChanges: ConfigChange[];
 }
 
 // One run, open: its journal, its working tree's checkpoints, its tools and secrets.
@@ -153,26 +155,29 @@ class RunLife {
   begin(): RunPlan {
     const { journal, target, options } = this;
     const record = journal.runRecord;
-    if (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
+    if (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
     const followUps = recordedFollowUps(journal);
-    const modelChanges = recordedModelChanges(journal);
+    const configChanges = recordedConfigChanges(journal);
     // The model the run uses now: its last config step's, else the pinned one.
-    let model = modelChanges.at(-1)?.model ?? target.model;
+    let model = configChanges.filter((change) => change.model !== undefined).at(-1)?.model ?? target.model;
     const newFollowUp = target.followUp !== undefined && followUps.at(-1)?.message !== target.followUp;
     // A change of model is its own step, before the follow-up it comes with (the identical
     // command again finds the run on that model already and adds nothing).
     const newChange = target.modelChange !== undefined && target.modelChange !== model;
     if (newChange) {
-      modelChanges.push({ model: target.modelChange!, step: journal.history.lastPosition + 1 });
+      configChanges.push({ model: target.modelChange!, step: journal.history.lastPosition + 1 });
       model = target.modelChange!;
     }
+    // A compaction asked for: its config step comes after a change of model, before the follow-up.
+    if (target.compact) configChanges.push({ compact: true, step: journal.history.lastPosition + 1 + (newChange ? 1 : 0) });
+    const before = (newChange ? 1 : 0) + (target.compact ? 1 : 0);
     // Its step is the one after the journal's last: a run stopped short of its answer (a limit, a
     // crash) hears it before its next model call; a finished one right after its final answer.
-    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 + (newChange ? 1 : 0) });
+    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 + before });
     // A finished run replays with no key; anything else needs one before anything happens (a
     // change of model alone to a finished run asks no model).
-    const replayOnly = record?.status === 'finished' && !newFollowUp && !newChange;
-    const asksModel = !replayOnly && !(record?.status === 'finished' && !newFollowUp);
+    const replayOnly = record?.status === 'finished' && !newFollowUp && !newChange && !target.compact;
+    const asksModel = !replayOnly && !(record?.status === 'finished' && !newFollowUp && !target.compact);
     if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
     const recordedSteps = journal.history.finishedCount;
     const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
@@ -180,7 +185,7 @@ class RunLife {
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
     this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
-    return { replayOnly, followUps, modelChanges };
+    return { replayOnly, followUps, configChanges };
   }
 
   /**
@@ -216,7 +221,7 @@ class RunLife {
   }
 
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */
-  loop(followUps: FollowUp[], modelChanges: ModelChange[]): Promise<AgentOutcome> {
+  loop(followUps: FollowUp[], configChanges: ConfigChange[]): Promise<AgentOutcome> {
     const { journal, target, options } = this;
     this.loopStarted = true;
     return runAgent({
@@ -227,7 +232,7 @@ class RunLife {
       tools: this.tools,
       revealSecrets: this.secrets.revealer.value,
       followUps,
-      modelChanges,
+      configChanges,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
       approve: options.approve,
@@ -310,12 +315,16 @@ function recordedFollowUps(journal: RunJournal): FollowUp[] {
     .map((entry) => ({ message: String((entry.input as { message?: unknown }).message ?? ''), step: entry.step }));
 }
 
-// The changes of model the run has recorded (config steps), with the steps that recorded them.
-function recordedModelChanges(journal: RunJournal): ModelChange[] {
+// The changes the run has recorded (config steps: a model, or a compaction asked for), with the steps that recorded them.
+function recordedConfigChanges(journal: RunJournal): ConfigChange[] {
   return journal.history
     .entries(CONFIG_STEP_KIND)
-    .filter((entry) => entry.phase === 'result' && typeof (entry.input as { model?: unknown }).model === 'string')
-    .map((entry) => ({ model: (entry.input as { model: string }).model, step: entry.step }));
+    .filter((entry) => entry.phase === 'result')
+    .flatMap((entry): ConfigChange[] => {
+      const input = entry.input as { model?: unknown; compact?: unknown };
+      if (typeof input.model === 'string') return [{ model: input.model, step: entry.step }];
+      return input.compact === true ? [{ compact: true, step: entry.step }] : [];
+    });
 }
 
 // The provider of each model the run uses, made once on its first live call; it tells what the SDK

@@ -104,6 +104,8 @@ export interface ContinueOptions extends SessionOptions {
   message: string;
   /** The run to continue. Default: the most recent run of this working tree. */
   run?: string;
+  /** Compact the conversation first (a journaled config step, then the compact step), as `/compact` asks. */
+  compact?: boolean;
 }
 
 /**
@@ -112,7 +114,7 @@ export interface ContinueOptions extends SessionOptions {
  * follow-up; it is never added twice. Works on finished runs and on runs stopped at a limit.
  */
 export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
-  if (!options.message.trim() && options.model === undefined) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
+  if (!options.message.trim() && options.model === undefined && !options.compact) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
   const { store, synced } = await openSynced(options.dir);
   // Redacted before it is a step's key, as the task is: the journal never holds the secret.
   const message = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.message.trim());
@@ -123,7 +125,7 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   assertNoConflict(synced, record.id);
   // --model on continue is a change of model within the run (a config step), not a clash with the pinned one.
   assertPinned(record, { ...options, model: undefined });
-  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), ...(message ? { followUp: message } : {}) };
+  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), ...(message ? { followUp: message } : {}), ...(options.compact ? { compact: true } : {}) };
   return driveSession(options.model !== undefined ? { ...target, modelChange: options.model } : target, options);
 }
 

@@ -93,14 +93,16 @@ describe('the live model through the Anthropic SDK', { concurrency: true }, () =
     assertToolPairing(server.requests);
   });
 
-  test('an error event in the middle of a streamed answer stops the run, and the identical command resumes it', async () => {
+  test('an error event in the middle of every streamed answer stops the run after the retries, and the identical command resumes it', async () => {
     const server = await fake(TURNS);
     const dir = await repo();
-    server.failNext(529, 1, { midStream: true });
+    // The first attempt and both retries break off (one that breaks off once is asked again: test/model/model-service.test.ts).
+    server.failNext(529, 3, { midStream: true });
     const failed = await runCli(['run', '--yes', 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
     assert.equal(failed.code, 1, failed.stdout);
     assert.match(assertOneParagraph(failed.stderr), /broke off its answer/);
     assert.equal(stepCount(failed.stdout), 0);
+    assert.equal(server.requests.length, 3);
 
     const resumed = await runCli(['run', '--yes', 'look at the readme'], { cwd: dir.root, env: fakeEnv(server) });
     assert.equal(resumed.code, 0, resumed.stderr);

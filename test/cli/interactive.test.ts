@@ -11,6 +11,7 @@ import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, assertToolPairing, fakeEnv, gitOut, journalPaths, runCli, runIds } from '../helpers/cli.js';
 import { openTerminal, type Terminal } from '../helpers/tmux.js';
+import { turnIndex } from '../../src/model/script-turn.js';
 
 const scratch = useScratch();
 
@@ -201,5 +202,65 @@ describe('the interactive session', { concurrency: true }, () => {
     assert.equal(readFileSync(join(repo.root, 'log.txt'), 'utf8'), 'one\ntwo\n');
     const local = JSON.parse(readFileSync(join(repo.root, '.savepoint', 'settings.local.json'), 'utf8')) as { permissions: { allow: string[] } };
     assert.deepEqual(local.permissions.allow, ['run_bash(echo *)']);
+  });
+
+  test('-r with no run lists this worktree\'s runs to pick from; the chosen run gets the next message', async () => {
+    const repo = await scratch.repo({ 'README.md': '# pick\n' });
+    const fake = await scratch.fake(() => ({ text: `Answer ${fake.requests.length}.` }));
+    const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
+    assert.equal((await runCli(['run', '--yes', 'the older task'], { cwd: repo.root, env })).code, 0);
+    assert.equal((await runCli(['run', '--yes', 'the newer task'], { cwd: repo.root, env })).code, 0);
+    const term = openTerminal(['-r', '--yes', '--no-sandbox'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
+    scratch.defer(() => term.close());
+    const list = await term.waitFor(/Which run\? \[1-2, or an id\]:\s*$/m);
+    assert.match(list, /1 +the newer task +finished .*1 step/);
+    assert.match(list, /2 +the older task +finished/);
+    term.type('2');
+    await term.waitFor(/^›\s*$/m);
+    term.type('one more thing');
+    await term.waitFor(/Final answer\nAnswer 3\./);
+    term.type('/diff');
+    await term.waitFor(/› \/diff\n[\s\S]*^›\s*$/m);
+    term.type('/fork 1');
+    await term.waitFor(/Forked the-older-task-\S+ at step 1 as (\S+): the next message goes to it/);
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+    const older = (await runIds(repo.root)).find((id) => id.startsWith('the-older-task') && !id.includes('fork'))!;
+    assert.match(await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']), new RegExp(`${older} #\\d+ user "one more thing"`));
+    assert.ok((await runIds(repo.root)).some((id) => id.startsWith(`${older}-fork-1`)), 'the fork exists');
+  });
+
+  test('/compact summarizes the conversation as journaled steps; the next turn sends the summary, and a replay asks nothing', async () => {
+    const repo = await scratch.repo({ 'README.md': '# compact\n' });
+    const read = { text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] };
+    const fake = await scratch.fake((body) => {
+      if (JSON.stringify(body.messages.at(-1)).includes('after compacting')) return { text: 'After the compaction.' };
+      return turnIndex(body.messages) < 3 ? read : { text: 'Read three times.' };
+    });
+    const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
+    const term = openTerminal(['--yes', '--no-sandbox'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
+    scratch.defer(() => term.close());
+    await term.waitFor(/^›\s*$/m);
+    term.type('read it three times');
+    await term.waitFor(/Final answer\nRead three times\./);
+    const before = fake.requests.length;
+    term.type('/compact');
+    await term.waitFor(/config compact[\s\S]*compact: asked for[\s\S]*^›\s*$/m);
+    assert.equal(fake.requests.length, before + 1, 'one summarizing request');
+    term.type('after compacting, answer');
+    await term.waitFor(/Final answer\nAfter the compaction\./);
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+    const last = fake.requests.at(-1)!;
+    assert.ok(last.messages.length < fake.requests[before - 1]!.messages.length, 'the turn after /compact sends fewer messages than the one before it');
+    assert.match(JSON.stringify(last.messages[0]), /summary|Summary/);
+    const sent = fake.requests.length;
+    const id = (await runIds(repo.root))[0]!;
+    const replay = await runCli(['resume', id], { cwd: repo.root, env });
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.match(replay.stdout, /Final answer\nAfter the compaction\./);
+    assert.equal(fake.requests.length, sent, 'the replay sends nothing');
   });
 });

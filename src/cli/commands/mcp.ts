@@ -4,6 +4,7 @@
 import { loadSettings } from '../../settings/index.js';
 import { mcpServersOf, repositoryRoot } from '../view/session-settings.js';
 import { Command } from 'commander';
+import { showControls } from '../../format/text.js';
 import { findRepository } from '../../git/repository.js';
 import { describeServer, loadMcpServers, mcpLogDir, McpConnections, mcpToolName, type LoadMcpOptions, type McpListedTool } from '../../tools/mcp/index.js';
 
@@ -91,5 +92,5 @@ function formatListing(listing: McpServerListing[]): string {
 
 // A server's strings are outside input: control characters are shown, never sent to the terminal.
 function visible(text: string): string {
-  return text.replace(/[\x00-\x09\x0b-\x1f\x7f\x9b]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return showControls(text);
 }

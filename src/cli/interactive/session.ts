@@ -44,6 +44,8 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
     state.run = id;
     // Its steps replay (quietly) and an unfinished turn goes live, as `resume` does.
     await turn(state, (session) => resumeRun({ ...session, run: id }), { ...flags, model: undefined });
+    // --model with -c or -r is a change of the run's model, as /model is (nothing when it already uses it).
+    if (flags.model !== undefined && state.run) await changeModel(state, flags.model, style);
   } else {
     out.write(`${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`);
   }
@@ -76,7 +78,7 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
         await fork(state, line.step, line.bad, style);
         break;
       case 'compact':
-        out.write(`  ${style.dim('A run compacts on its own, as a journaled step, when its conversation nears the context window (--compact-at, --no-compact when it starts); there is no compaction on demand yet.')}\n`);
+        await compactNow(state);
         break;
       case 'new':
         state.run = undefined;
@@ -121,6 +123,14 @@ async function changeModel(state: SessionState, model: string | undefined, style
   const run = state.run;
   await turn(state, (session) => continueRun({ ...session, message: '', model, run }), { ...state.flags, model });
   process.stdout.write(`  ${style.dim(`From the next turn on, ${model} answers (recorded as a config step).`)}\n`);
+}
+
+// /compact: the run's conversation summarized now (a config step, then a compact step), so the next
+// turns send the summary and the recent turns instead of everything.
+async function compactNow(state: SessionState): Promise<void> {
+  if (!state.run) return void process.stdout.write('  No run yet: there is nothing to compact.\n');
+  const run = state.run;
+  await turn(state, (session) => continueRun({ ...session, message: '', compact: true, run }), { ...state.flags, model: undefined });
 }
 
 // /fork <step>: a new run with the steps before <step>; the next message goes to it.

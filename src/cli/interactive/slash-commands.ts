@@ -18,7 +18,7 @@ export const SLASH_COMMANDS: ReadonlyArray<[usage: string, what: string]> = [
   ['/diff', 'what the run changed in total (savepoint diff)'],
   ['/runs', "this worktree's runs (savepoint runs)"],
   ['/fork <step>', 'a new run with this run\'s steps before <step>; the session goes on with it'],
-  ['/compact', 'about compaction in this run'],
+  ['/compact', 'summarize the conversation now (a journaled step): later turns send the summary and the recent turns'],
   ['/new', 'the next message starts a new run'],
 ];
 

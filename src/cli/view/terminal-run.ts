@@ -99,6 +99,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         else if (event.type === 'output') return live.output(event.chunk);
         else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
         printEvent(event, printer, live.out, style);
+        if (event.type === 'model-notice' && event.notice === 'retry-wait') live.countdown(event.seconds);
       },
     });
     live.close();
@@ -169,7 +170,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return say(out, style.yellow, modelNoticeText(event), style.width);
     case 'mcp-unavailable':
       // The message holds the server's stderr: outside input, its control characters shown, not sent.
-      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${event.message.replace(/[\x00-\x1f\x7f\x9b]/g, (c) => (c === '\n' ? ' ' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`))} (its log: .git/savepoint/mcp/${event.server}.log)`, style.width);
+      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))} (its log: .git/savepoint/mcp/${event.server}.log)`, style.width);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);

@@ -82,4 +82,24 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.equal(resultText(answer!), 'sent to ops@example.com');
     assert.deepEqual(await waitForExit(serverPids(counts)), []);
   });
+
+  test('Ctrl-C during the destructive call ends savepoint within two seconds, stops the server, and the call is not made again', async () => {
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: join(counts, 'never') }) });
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
+    const stoppedAt = Date.now();
+    first.child.kill('SIGINT');
+    await first.result;
+    assert.ok(Date.now() - stoppedAt < 2000, `savepoint took ${Date.now() - stoppedAt} ms to end`);
+    assert.deepEqual(await waitForExit(serverPids(counts)), []);
+
+    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(counted(counts, 'send_mail.calls'), 1);
+    const [answer] = lastToolResults(fake.requests.at(-1)!);
+    assert.match(resultText(answer!), /outcome is unknown/);
+  });
 });
