@@ -2,6 +2,7 @@
 // Each object is written whole (temp file, fsync, rename): isomorphic-git writes objects in place
 // without fsync and never rewrites a torn one. isomorphic-git remains the reader of last resort,
 // for anything our own readers decline.
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -213,9 +214,39 @@ export class ObjectStore {
     }
     // isomorphic-git is loaded only when our own readers decline: it costs 0.1 s of start-up.
     const { default: git } = await import('isomorphic-git');
-    const { type, object } = await git.readObject({ fs: nodeFs, gitdir: this.gitdir, oid, format: 'content', cache: this.cache });
-    if (type !== expected) throw new Error(`object ${oid} is a ${type}, expected a ${expected}`);
-    return Buffer.from(object as Uint8Array);
+    let read: { type: string; object: unknown };
+    try {
+      read = await git.readObject({ fs: nodeFs, gitdir: this.gitdir, oid, format: 'content', cache: this.cache });
+    } catch (error) {
+      const fetched = (error as { code?: string }).code === 'NotFoundError' && this.isPartialClone() ? this.readFromPromisor(oid, expected) : undefined;
+      if (fetched) return fetched;
+      throw error;
+    }
+    if (read.type !== expected) throw new Error(`object ${oid} is a ${read.type}, expected a ${expected}`);
+    return Buffer.from(read.object as Uint8Array);
+  }
+
+  // Whether objects may be missing on purpose: a partial clone (`--filter=blob:none`) marks the packs
+  // it fetched with a .promisor file, and git fetches what they left out when it is first read.
+  private isPartialClone(): boolean {
+    try {
+      return nodeFs.readdirSync(join(this.objectsDir, 'pack')).some((name) => name.endsWith('.promisor'));
+    } catch {
+      return false;
+    }
+  }
+
+  // An object a partial clone left out (a fetched journal's blobs, with blob:none), read through git,
+  // which fetches it from the promisor remote; checked against its id like any object. Hooks and
+  // fsmonitor are off: savepoint's own git commands run nothing a command could have planted.
+  private readFromPromisor(oid: string, expected: ObjectType): Buffer | undefined {
+    const result = spawnSync('git', ['--git-dir', this.gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 1024 * 1024 * 1024,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    });
+    if (result.status !== 0 || !result.stdout) return undefined;
+    return hashObject(expected, result.stdout) === oid ? result.stdout : undefined;
   }
 
   private readLoose(oid: string): { type: string; body: Buffer } | undefined {

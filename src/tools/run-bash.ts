@@ -12,7 +12,21 @@ import type { Tool, ToolResult } from './types.js';
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 
 // Past this much output the command is stopped: the journal keeps every byte of what it returns.
+// It is counted as the journal's JSON will hold it, where a NUL or another control byte takes six
+// characters (\u0000): 256 MB of NUL bytes would be 1.5 GB there, past what one string can hold, and
+// the run crashed ("Invalid string length") before the result was recorded.
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+/** How many characters `chunk` takes once decoded and escaped in a JSON string (at most six per byte). */
+export function journalSize(chunk: Buffer): number {
+  let size = chunk.length;
+  for (let i = 0; i < chunk.length; i++) {
+    const byte = chunk[i]!;
+    if (byte < 0x20) size += byte === 0x0a || byte === 0x09 || byte === 0x0d || byte === 0x08 || byte === 0x0c ? 1 : 5;
+    else if (byte === 0x22 || byte === 0x5c) size += 1;
+  }
+  return size;
+}
 
 /** The input of a run_bash call. */
 export interface RunBashInput {
@@ -80,11 +94,11 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
   // character split between two reads is never mangled; the live view gets a streaming decoder.
   const chunks: Buffer[] = [];
   const errors: Buffer[] = [];
-  let bytes = 0;
+  let journalChars = 0;
   const live = onOutput ? new StringDecoder('utf8') : undefined;
   const collect = (into: Buffer[]) => (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (bytes > MAX_OUTPUT_BYTES) return stop('output');
+    journalChars += journalSize(chunk);
+    if (journalChars > MAX_OUTPUT_BYTES) return stop('output');
     into.push(chunk);
     if (live) onOutput!(live.write(chunk));
   };
@@ -119,7 +133,7 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
     return toolError(`aborted; the command and every process it started were killed\n${shownOutput}`, 'aborted');
   }
   if (stoppedBy === 'output') {
-    return toolError(`stopped: the output passed 256 MB\n${shownOutput}`, 'stopped: output over 256 MB');
+    return toolError(`stopped: the output passed 256 MB (control bytes such as NUL count six, as the journal stores them escaped)\n${shownOutput}`, 'stopped: output over 256 MB');
   }
   if (result.exitCode === undefined) {
     // bash never started, or a signal from outside ended it.

@@ -305,6 +305,34 @@ describe('--push <remote>', { concurrency: true }, () => {
     assertNoStack(result.stderr);
     assert.ok((await journalFiles(root)).some((p) => p.endsWith('000001-model.json')));
   });
+
+  test('a partial clone (--filter=blob:none) lists and resumes a fetched run: the journal blobs it left out are fetched when first read', async () => {
+    const remote = await origin(PROJECT);
+    await gitOut(remote.url, ['config', 'uploadpack.allowFilter', 'true']);
+    const rootA = await remote.clone('machine-a');
+    const script = join(tempDir('script'), 'note.json');
+    writeFileSync(script, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'note.txt', content: 'from A\n' } }] }, { text: 'Wrote the note.' }] }));
+    const a = await runCli(['run', '--yes', '--model', `script:${script}`, 'write the note'], { cwd: rootA, env: {} });
+    assert.equal(a.code, 0, a.stderr);
+    await gitOut(rootA, ['push', '-q', 'origin', 'agent-journal']);
+
+    const rootB = join(tempDir('partial'), 'machine-b');
+    await gitOut(tempDir('cwd'), ['clone', '-q', '--filter=blob:none', `file://${remote.url}`, rootB]);
+    await gitOut(rootB, ['fetch', '-q', 'origin']);
+    const runs = await runCli(['runs', '--all'], { cwd: rootB, env: {} });
+    assert.equal(runs.code, 0, runs.stderr);
+    assert.match(runs.stdout, /write the note/);
+    const [run] = (await gitOut(rootB, ['ls-tree', '--name-only', 'origin/agent-journal', 'runs/'])).trim().split('\n');
+    const b = await runCli(['resume', '--yes', run!.replace(/^runs\//, '')], { cwd: rootB, env: {} });
+    assert.equal(b.code, 0, `${b.stdout}\n${b.stderr}`);
+    assert.doesNotMatch(b.stderr, /unexpected error|Could not find/);
+    assertStepModes(b.stdout, 3, 'machine B, a partial clone');
+    assert.match(b.stdout, /Wrote the note/);
+    // The step's entry and its checkpoint tree, read whole: the edit A made, as a diff.
+    const shown = await runCli(['show', run!.replace(/^runs\//, ''), '2'], { cwd: rootB, env: {} });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /\+from A/);
+  });
 });
 
 function worktreeFile(root: string, path: string): string {

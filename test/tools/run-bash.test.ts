@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
-import { createRunBashTool } from '../../src/tools/run-bash.js';
+import { createRunBashTool, journalSize } from '../../src/tools/run-bash.js';
 import { truncateForModel } from '../../src/tools/truncate.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
@@ -58,6 +58,26 @@ describe('run_bash', () => {
     const expected = `x${'é'.repeat(100_000)}`;
     assert.equal(result.output, `exit 0\n${expected}`);
     assert.equal(live, expected);
+  });
+
+  it('stops a command that prints a flood of NUL bytes within the cap as the journal stores it, so its result can always be recorded', async () => {
+    // 100 MB of NULs is 600 MB of JSON (each one is \u0000): past what one string holds, the run crashed.
+    const result = await tool.execute({ command: 'head -c 100000000 /dev/zero; echo never-reached' });
+    assert.equal(result.isError, true);
+    assert.equal(result.summary, 'stopped: output over 256 MB');
+    assert.match(result.output, /^stopped: the output passed 256 MB \(control bytes such as NUL count six/);
+    assert.doesNotMatch(result.output, /never-reached/);
+    const recorded = JSON.stringify(result);
+    assert.ok(recorded.length <= 257 * 1024 * 1024, `${recorded.length} characters of JSON`);
+  });
+
+  it('counts output as the journal holds it: control bytes six characters, quotes and backslashes two, newlines and tabs two, the rest one', () => {
+    assert.equal(journalSize(Buffer.from('plain')), 5);
+    assert.equal(journalSize(Buffer.from([0, 1, 0x1f])), 18);
+    assert.equal(journalSize(Buffer.from('"\\\n\t')), 8);
+    for (const bytes of [Buffer.from([0, 0x22, 0x41, 0x0a, 0x1b, 0xff]), Buffer.from('é日\r')]) {
+      assert.ok(JSON.stringify(bytes.toString('utf8')).length - 2 <= journalSize(bytes));
+    }
   });
 
   it('says plainly when the program cannot be started', async () => {
