@@ -6,7 +6,7 @@ import { COMPACT_STEP_KIND } from '../agent/compaction.js';
 import { runAgent, USER_STEP_KIND, type FollowUp } from '../agent/loop.js';
 import { openJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
-import { DriftError, MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError } from '../errors/index.js';
+import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError } from '../errors/index.js';
 import { ObjectStore } from '../git/object-store.js';
 import { createJournalPusher } from '../journal/push.js';
 import { findRepository } from '../git/repository.js';
@@ -99,7 +99,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
-    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     // A finished run replays its answer; the files it answered about may have changed since.
     const changedSince = replayOnly && record ? await finishedRunChanges(record, journal, snapshotter) : undefined;
     if (changedSince) emit({ type: 'finished-over-changes', run: target.run, finishedAt: record!.updatedAt, step: changedSince.step, changes: changedSince.changes });
@@ -136,7 +136,8 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts, ...(changedSince ? { changedSince: changedSince.changes } : {}) };
   } catch (error) {
     if (options.signal?.aborted) {
-      await journal.markInterrupted().catch(() => {});
+      const reason = options.signal.reason;
+      await journal.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
     }
     // A refusal before the loop starts (no credentials, no sandbox, a drift question unanswered, a

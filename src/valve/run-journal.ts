@@ -230,12 +230,12 @@ export class RunJournal {
   }
 
   /**
-   * Notes in run.json that this process's attempt was stopped by Ctrl-C, so the next one says the
+   * Notes in run.json that this process's attempt was stopped (Ctrl-C, SIGTERM, SIGHUP: `by` says), so the next one says the
    * run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
    */
-  async markInterrupted(): Promise<void> {
+  async markInterrupted(by = 'a signal'): Promise<void> {
     const at = new Date().toISOString();
-    await this.noteInRecord('interrupted (Ctrl-C)', (attempts) => this.endAttempt(attempts, { how: 'interrupted', at }).map((a) => (a.number === this.attempt ? { ...a, interruptedAt: at } : a)));
+    await this.noteInRecord(`interrupted (${by})`, (attempts) => this.endAttempt(attempts, { how: 'interrupted', at }).map((a) => (a.number === this.attempt ? { ...a, interruptedAt: at } : a)));
   }
 
   /**
