@@ -28,7 +28,7 @@ import type { ScriptTurn } from '../src/model/script-file.js';
 import { createBenchRepo, createTempDir, latencyRow, now, percentile, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row , runAlone } from './lib.js';
 
 type Library = typeof import('../src/index.js');
-type Entry = Awaited<ReturnType<Library['readRunEntries']>>[number];
+type Entry = NonNullable<Awaited<ReturnType<Library['readRun']>>>['entries'][number];
 
 const TARGET_OVERHEAD_MS = 15;
 const TARGET_GROWTH = 1.3;
@@ -142,10 +142,9 @@ interface Steps {
 }
 
 async function readSteps(lib: Library, repo: BenchRepo): Promise<Steps> {
-  const store = await lib.JournalStore.open(repo.root);
-  const [run] = await lib.listRunIds(store);
+  const [run] = await lib.listRuns(repo.root);
   const entries = new Map<number, Entry>();
-  for (const entry of await lib.readRunEntries(store, run!)) if (entry.phase === 'result') entries.set(entry.step, entry);
+  for (const entry of (await lib.readRun(repo.root, run!))!.entries) if (entry.phase === 'result') entries.set(entry.step, entry);
   return { entries, count: entries.size };
 }
 

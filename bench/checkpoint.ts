@@ -48,8 +48,8 @@ interface Library {
 async function loadLibrary(): Promise<Library> {
   const load = async <M>(path: string) => (await import(new URL(`../dist/${path}`, import.meta.url).href)) as M;
   const snapshot = await load<SnapshotModule>('worktree/snapshot.js');
-  const objects = await load<ObjectsModule>('journal/object-store.js');
-  const repository = await load<RepositoryModule>('journal/repository.js');
+  const objects = await load<ObjectsModule>('git/object-store.js');
+  const repository = await load<RepositoryModule>('git/repository.js');
   return { WorktreeSnapshotter: snapshot.WorktreeSnapshotter, ObjectStore: objects.ObjectStore, findRepository: repository.findRepository };
 }
 
@@ -73,6 +73,8 @@ interface StageResult {
   // threads' included, git's not): under load, the steadier measure.
   editMs: number[];
   editCpuMs: number[];
+  // One checkpoint after each edit_file or write_file, which names the one path it changed.
+  editPathMs: number[];
   // `git status` alone, as the snapshotter runs it.
   statusMs: number[];
   // Files in the first checkpoint, and objects written by it.
@@ -214,6 +216,18 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
       if (snap.tree === previous) throw new Error(`edit ${i} did not change the checkpoint`);
       previous = snap.tree;
     }
+    // An edit_file or write_file names its path: the checkpoint updates that path only.
+    const editPathMs: number[] = [];
+    for (let i = 0; i < spec.edits; i++) {
+      const path = paths[(i * 991 + 7) % paths.length]!;
+      writeFileSync(join(repo.root, path), `// edited by a tool ${i}\nexport const edited = ${i};\n`);
+      collectGarbage();
+      t0 = now();
+      const snap = snapshotter.snapshotPaths([path]);
+      editPathMs.push(now() - t0);
+      if (snap.tree === previous) throw new Error(`tool edit ${i} did not change the checkpoint`);
+      previous = snap.tree;
+    }
     // The floor: the one git command every checkpoint runs (it lstat()s every tracked file and
     // reads every directory for untracked ones).
     const statusMs: number[] = [];
@@ -228,7 +242,7 @@ async function runStage(spec: StageSpec): Promise<StageResult> {
     }
     // The last checkpoint must be what git itself makes of the working tree.
     verifyAgainstGit(repo, previous);
-    return { firstMs, secondFirstMs, unchangedMs, editMs, editCpuMs, statusMs, fileCount: first.files.size, firstPeakRssMb, rssBeforeMb, ...(alone ? { alone } : {}) };
+    return { firstMs, secondFirstMs, unchangedMs, editMs, editCpuMs, editPathMs, statusMs, fileCount: first.files.size, firstPeakRssMb, rssBeforeMb, ...(alone ? { alone } : {}) };
   } finally {
     process.chdir(home);
     repo.remove();
@@ -282,6 +296,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     const p50 = percentile(result.editMs, 50);
     rows.push(latencyRow(`${label}: checkpoint after a one-file edit`, result.editMs.length, result.editMs, target(p50 <= TARGET_EDIT_P50_MS, `p50 ≤ ${TARGET_EDIT_P50_MS} ms`)));
     rows.push(latencyRow(`${label}: the same, CPU time of the process (its threads', not git's)`, result.editCpuMs.length, result.editCpuMs));
+    rows.push(latencyRow(`${label}: checkpoint after an edit_file (the one path it names)`, result.editPathMs.length, result.editPathMs));
     rows.push(latencyRow(`${label}: git status alone (the floor of a checkpoint)`, result.statusMs.length, result.statusMs));
     rows.push({ what: `${label}: p50 of an edit's checkpoint above git status's`, value: `${(p50 - percentile(result.statusMs, 50)).toFixed(1)} ms` });
     if (result.alone) rows.push({ what: `${label}: peak RSS of a process doing only the first checkpoint (Node at start)`, value: `${result.alone.maxRssMb.toFixed(0)} MB (${result.alone.rssBeforeMb.toFixed(0)} MB)` });

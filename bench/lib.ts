@@ -4,7 +4,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath as fileURLToPathOf } from 'node:url';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -159,6 +159,53 @@ export function createBenchRepo(context: Pick<BenchContext, 'keep' | 'log'>, lab
 export function createTempDir(context: Pick<BenchContext, 'keep' | 'log'>, label: string): { dir: string; remove(): void } {
   const dir = realpathSync(mkdtempSync(join(parentDir(), `${label}-`)));
   return { dir, remove: releaser(context, dir) };
+}
+
+// ── Disk ────────────────────────────────────────────────────────────────────────────────────────
+
+/** What a repository's `.git` takes: every file's size added up, and how many packs and loose objects it holds. */
+export interface GitDirSize {
+  bytes: number;
+  packs: number;
+  loose: number;
+}
+
+/** The size of the `.git` directory `gitDir` (apparent sizes: what a copy or a clone of it would carry). */
+export function gitDirSize(gitDir: string): GitDirSize {
+  const size: GitDirSize = { bytes: 0, packs: 0, loose: 0 };
+  const walk = (dir: string, depth: number, inObjects: boolean): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path, depth + 1, inObjects || (depth === 0 && entry.name === 'objects'));
+      else if (entry.isFile()) {
+        size.bytes += statSync(path).size;
+        if (inObjects && entry.name.endsWith('.pack')) size.packs++;
+        else if (inObjects && depth === 2 && /^[0-9a-f]{38}$/.test(entry.name)) size.loose++;
+      }
+    }
+  };
+  walk(gitDir, 0, false);
+  return size;
+}
+
+/**
+ * The size of a copy of `root`'s `.git` after `git repack -a -d -f` (every object deltified afresh
+ * with git's defaults, unreachable ones dropped), the reference a journal's own roll-ups are held to;
+ * with the time git took.
+ */
+export function repackedCopySize(context: Pick<BenchContext, 'keep' | 'log'>, root: string, label: string): GitDirSize & { ms: number } {
+  const copy = createTempDir(context, label);
+  try {
+    const gitDir = join(copy.dir, '.git');
+    cpSync(join(root, '.git'), gitDir, { recursive: true });
+    const started = now();
+    const result = spawnSync('git', [`--git-dir=${gitDir}`, 'repack', '-q', '-a', '-d', '-f'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const ms = now() - started;
+    if (result.status !== 0) throw new Error(`git repack -a -d -f failed in ${gitDir}: ${result.stderr || result.error?.message}`);
+    return { ...gitDirSize(gitDir), ms };
+  } finally {
+    copy.remove();
+  }
 }
 
 // ── Stages in child processes ───────────────────────────────────────────────────────────────────

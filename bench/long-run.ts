@@ -18,7 +18,7 @@ import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { isCompactionRequest } from '../src/model/compaction.js';
 import { turnIndex } from '../src/model/script-turn.js';
 import type { ScriptTurn } from '../src/model/script-file.js';
-import { createBenchRepo, latencyRow, now, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row , runAlone } from './lib.js';
+import { createBenchRepo, gitDirSize, latencyRow, megabytes, now, repackedCopySize, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row, runAlone } from './lib.js';
 
 type Library = typeof import('../src/index.js');
 
@@ -29,6 +29,8 @@ const CONTEXT_WINDOW = 40_000;
 const DOCS = 20;
 const TARGET_RSS_MB = 150;
 const TARGET_GROWTH = 1.3;
+// What the journal's roll-ups leave in .git, against `git repack -a -d -f` of the same repository (issue 25).
+const TARGET_DISK = 1.5;
 const TASK = 'benchmark: read the documents, turn after turn, for an hour';
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 const TIME = '/usr/bin/time';
@@ -136,9 +138,8 @@ async function run(context: BenchContext): Promise<Row[]> {
     drain();
     check(live.code === 0, 'the live run failed', live);
     const times = serverMs.slice(before);
-    const store = await lib.JournalStore.open(repo.root);
-    const [id] = await lib.listRunIds(store);
-    const entries = (await lib.readRunEntries(store, id!)).filter((e) => e.phase === 'result');
+    const [id] = await lib.listRuns(repo.root);
+    const entries = (await lib.readRun(repo.root, id!))!.entries.filter((e) => e.phase === 'result');
     const compactions = entries.filter((e) => e.kind === 'compact').length;
     const total = entries.length;
     check(live.at.size === total, `expected ${total} step lines, got ${live.at.size}`, live);
@@ -161,6 +162,12 @@ async function run(context: BenchContext): Promise<Row[]> {
     const overhead = live.wallMs - sum(times) - sum(entries.filter((e) => e.kind !== 'model' && e.kind !== 'compact').map((e) => e.durationMs ?? 0));
     context.log(`  ${total} steps (${compactions} compactions) in ${(live.wallMs / 1000).toFixed(1)} s; peak RSS ${live.peakRssMb?.toFixed(0) ?? '?'} MB`);
 
+    // What the run left in .git (the CLI rolls its packs up before it exits), beside git's own repack of a copy.
+    const disk = gitDirSize(`${repo.root}/.git`);
+    const repacked = repackedCopySize(context, repo.root, 'longrun-repacked');
+    const diskRatio = disk.bytes / repacked.bytes;
+    context.log(`  .git: ${megabytes(disk.bytes).toFixed(2)} MB in ${disk.packs} packs, ${disk.loose} loose; after git repack -a -d -f: ${megabytes(repacked.bytes).toFixed(2)} MB`);
+
     context.log('replay: the identical command again');
     const replay = await runCli(repo, fake.url);
     check(replay.code === 0, 'the replay failed', replay);
@@ -179,6 +186,9 @@ async function run(context: BenchContext): Promise<Row[]> {
       rss === undefined
         ? { what: 'live: peak RSS of the CLI (needs /usr/bin/time)', value: 'not measured' }
         : { what: 'live: peak RSS of the CLI', value: `${rss.toFixed(0)} MB`, ...target(`≤ ${TARGET_RSS_MB} MB`, rss <= TARGET_RSS_MB) },
+      { what: `disk: .git after ${total} steps (${disk.packs} packs, ${disk.loose} loose objects)`, n: total, value: `${megabytes(disk.bytes).toFixed(2)} MB` },
+      { what: `disk: the same .git after git repack -a -d -f (${repacked.packs} pack)`, n: total, value: `${megabytes(repacked.bytes).toFixed(2)} MB` },
+      { what: 'disk: .git / git repack -a -d -f', n: total, value: `${diskRatio.toFixed(2)}x`, ...target(`≤ ${TARGET_DISK}x`, diskRatio <= TARGET_DISK) },
       { what: 'replay (identical command, no request): spawn to exit', n: total, total: replay.wallMs },
       ...(replay.peakRssMb !== undefined ? [{ what: 'replay: peak RSS of the CLI', value: `${replay.peakRssMb.toFixed(0)} MB`, ...target(`≤ ${TARGET_RSS_MB} MB`, replay.peakRssMb <= TARGET_RSS_MB) }] : []),
     ];

@@ -12,8 +12,10 @@ import { runsGroup } from './runs.js';
 import { agentGroup } from './agent.js';
 import { checkpointGroup } from './checkpoint.js';
 import { longRunGroup } from './long-run.js';
+import { gitPartsGroup } from './git-parts.js';
+import { readingGroup } from './reading.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, longRunGroup, peersGroup, runsGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup];
 
 function usage(): string {
   return [

@@ -22,8 +22,8 @@
  * @packageDocumentation
  */
 /** The session: the whole agent run, as the CLI drives it. */
-export { startRun, resumeRun, continueRun, forkRun, driveSession, runIdForTask } from './session/index.js';
-export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, RunTarget } from './session/index.js';
+export { startRun, resumeRun, continueRun, forkRun, runIdForTask } from './session/index.js';
+export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs } from './session/index.js';
 export type { ForkResult } from './valve/fork.js';
 
 /** The agent loop and its parts, for a loop of one's own around the same valve. */
@@ -41,19 +41,14 @@ export type { ModelProvider, ModelRequest, ModelResponse, Message, AssistantBloc
 export { createTools, createReadFileTool, createWriteFileTool, createEditFileTool, createRunBashTool, createListFilesTool, createSearchTool, defineTool, truncateForModel } from './tools/index.js';
 export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolDefinition } from './tools/index.js';
 
-/** The valve. */
+/** The valve: `openJournal`, then `journal.step(kind, input, run)`. */
 export { openJournal } from './valve/open-journal.js';
-export { RunJournal } from './valve/run-journal.js';
-export type { OpenJournalOptions, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint } from './valve/run-journal.js';
-export { History, type RecordedStep, type StepCall } from './valve/history.js';
-export { canonicalJson, stepKey } from './valve/key.js';
+export type { RunJournal, OpenJournalOptions, JournalHooks, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint } from './valve/run-journal.js';
+export type { History, RecordedStep, StepCall } from './valve/history.js';
+export { stepKey } from './valve/key.js';
 
-/** The journal on disk, readable with plain git too. */
-export { JournalStore } from './journal/store.js';
-export type { JournalFile, FaultPoint, StoreOptions } from './journal/store.js';
-export { readRunEntries, readRunRecord, listRunIds } from './journal/reader.js';
-export { findRepository } from './git/repository.js';
-export type { Repository } from './git/repository.js';
+/** Runs read back from the journal (readable with plain git too: `git log agent-journal`). */
+export { listRuns, readRun, type RecordedRun } from './journal/read-runs.js';
 export type { JournalEntry, RunRecord, RunConfig, EntryUsage } from './journal/entry.js';
 export { JOURNAL_REF, stepFilePath, runRecordPath } from './journal/layout.js';
 

@@ -19,7 +19,7 @@ export const COMPACT_STEP_KIND = 'compact';
 export const KEEP_TURNS = 2;
 
 /** Why a compaction ran. */
-export type CompactReason = 'threshold' | 'prompt-too-long';
+export type CompactReason = 'threshold' | 'prompt-too-long' | 'requested';
 
 /** What a compact step records: the summary, and the conversation's size before and after. */
 export interface CompactResult {
@@ -105,7 +105,7 @@ export async function compact(
       };
     },
     {
-      describe: `compact: ${options.reason === 'threshold' ? 'near the window' : 'prompt too long'}`,
+      describe: `compact: ${{ threshold: 'near the window', 'prompt-too-long': 'prompt too long', requested: 'asked for' }[options.reason]}`,
       summarize: (r) => `${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens (estimated), ${r.summarizedMessages} messages summarized`,
       usage: (r) => r.usage,
     },

@@ -10,7 +10,7 @@ import { ConversationDigest, type ModelStepInput } from './request.js';
 export class Conversation {
   private list: Message[] = [];
   private digest: ConversationDigest;
-  private readonly config: RunConfig;
+  private config: RunConfig;
   /** The tokens the conversation held at the last response (or compaction estimate). */
   tokens = 0;
   /** Compactions since the last model response (more than one: the API still found the prompt too long). */
@@ -40,6 +40,13 @@ export class Conversation {
     this.tokens = tokens;
     this.compactionsInARow++;
     this.settled = true;
+  }
+
+  /** The run changed its model (a config step): requests and their identity name it from now on. */
+  useModel(model: string): void {
+    this.config = { ...this.config, model };
+    this.digest = this.newDigest();
+    for (const message of this.list) this.digest.push(message);
   }
 
   /** Nothing could be summarized: do not try again before the next response. */

@@ -15,8 +15,8 @@ import type { InFlightPolicy } from './in-flight.js';
 import { ContextWindowError } from '../errors/index.js';
 import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason } from './compaction.js';
 import { Conversation } from './conversation.js';
-import { continueText, cutOffResults, MAX_CONTINUATIONS, MAX_TOKENS } from './stop-reasons.js';
-import { callTool, type Approver } from './tool-call.js';
+import { continueText, invalidCallResult, MAX_CONTINUATIONS, MAX_TOKENS, notRunResults, PAUSE_TURN, REFUSAL, refusalText } from './stop-reasons.js';
+import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
@@ -28,23 +28,41 @@ export interface FollowUp {
   step?: number;
 }
 
+/**
+ * A change within the run, recorded as a config step: a new model (`/model`, `--model` on
+ * `continue`), or a compaction asked for (`/compact`). Recorded ones carry their step, a new one
+ * the earliest step it may take.
+ */
+export interface ConfigChange {
+  /** The model from this step on. */
+  model?: string;
+  /** Compact the conversation now (a compact step follows the config step). */
+  compact?: boolean;
+  /** As FollowUp's step: the step that recorded it, or for a new one the step it may come first. */
+  step?: number;
+}
+
 /** What the agent loop needs to run one task through the journal. */
 export interface AgentOptions {
   journal: RunJournal;
   task: string;
   /** What shapes every request: the run's pinned model, system prompt, tool definitions, max tokens, compaction and thinking. */
   config: RunConfig;
-  /** Made on first use, so a run that only replays needs no credentials. */
-  provider: () => ModelProvider | Promise<ModelProvider>;
+  /** Made on first use, so a run that only replays needs no credentials; asked with the model in use (it may change within the run). */
+  provider: (model: string) => ModelProvider | Promise<ModelProvider>;
   /** The tools that run the model's calls (the model is shown the config's definitions). */
   tools: AnyTool[];
   /** Follow-up instructions in order: each is taken after a final answer (or at the first model call at or after its step). */
   followUps?: readonly FollowUp[];
+  /** Changes in order, each a `config` step: taken before the next model call at or after its step, or after a final answer (before a follow-up). */
+  configChanges?: readonly ConfigChange[];
   /** The user's limits (none by default): the loop stops cleanly before the step that would pass one. */
   limits?: Limits;
   inFlight?: InFlightPolicy;
   /** Asked before a live tool call that needs approval; false records that the user declined it. */
   approve?: Approver;
+  /** Settings' allow and deny rules, asked before `approve` (a deny holds over any approver). */
+  permission?: PermissionCheck;
   /** Live model text as it streams. */
   onText?: (text: string) => void;
   /** Live extended thinking as it streams. */
@@ -53,7 +71,7 @@ export interface AgentOptions {
   onOutput?: (chunk: string) => void;
   signal?: AbortSignal;
   /** Called after each step that may have changed files: the working-tree checkpoint to record. */
-  checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
+  checkpoint?: (paths?: string[]) => Checkpoint | undefined | Promise<Checkpoint | undefined>;
   /**
    * The input a live tool call runs with, from the one the model wrote (recorded, redacted): turns
    * placeholders back into secret values. Pure to the loop; it may throw to stop before anything runs.
@@ -73,15 +91,22 @@ export interface AgentOutcome {
 /** The stop reason savepoint records for a request the API refused as longer than the context window. */
 export const PROMPT_TOO_LONG = 'prompt_too_long';
 
+/** The step kind of a change of the run's configuration within the run (today: its model). */
+export const CONFIG_STEP_KIND = 'config';
+
 /** The step kind of a follow-up instruction. */
 export const USER_STEP_KIND = 'user';
 
 /** Runs the task to its end (or to one of the user's limits), through the journal. */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
-  const { journal, config, inFlight = 'report' } = options;
+  const { journal, inFlight = 'report' } = options;
+  // The pinned configuration, with the model the run's config steps changed to (replayed or live).
+  let config = options.config;
+  const configChanges = [...(options.configChanges ?? [])];
+  const provider = () => options.provider(config.model);
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const context = { journal, tools, inFlight, approve: options.approve, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
+  const context = { journal, tools, inFlight, approve: options.approve, permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
   const followUps = [...(options.followUps ?? [])];
   const conversation = new Conversation(config);
   conversation.add({ role: 'user', content: options.task });
@@ -97,6 +122,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   for (let turn = 1; ; turn++) {
     // A follow-up recorded at this very step (it was given when the run had stopped here), or a new
     // one given to a run that stopped before its final answer: taken before the next model call.
+    await takeConfigChanges();
     if (followUps[0]?.step !== undefined && followUps[0].step <= budget.steps + 1) await takeFollowUp();
     if (pending) conversation.add({ role: 'user', content: pending });
     pending = undefined;
@@ -118,14 +144,20 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     if (response.content.length) conversation.add({ role: 'assistant', content: response.content });
     const calls = response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     const cutOff = response.stopReason === MAX_TOKENS;
-    if (cutOff && calls.length) {
-      // Never run a call from a cut-off answer: tell the model, deterministically from the record.
-      pending = cutOffResults(calls, config.maxTokens);
+    const notRun = notRunResults(response, calls, config.maxTokens);
+    if (notRun) {
+      // Never run a call from a cut-off or refused answer: tell the model, deterministically from the record.
+      pending = notRun;
+      continue;
+    }
+    if (calls.length === 0 && response.stopReason === PAUSE_TURN && continuations < MAX_CONTINUATIONS) {
+      // A paused turn is sent back as it is (already in the conversation): the model goes on from it.
+      continuations++;
       continue;
     }
     if (calls.length === 0) {
       const whole = partial + rawText(response.content);
-      final = whole.trim();
+      final = response.stopReason === REFUSAL ? refusalText(whole.trim()) : whole.trim();
       if (cutOff && continuations < MAX_CONTINUATIONS && response.content.length) {
         partial = whole;
         continuations++;
@@ -134,6 +166,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       }
       partial = '';
       continuations = 0;
+      // A change of model given after this answer comes before the follow-up it goes with.
+      await takeConfigChanges();
       if (followUps.length === 0) return { status: 'done', final, steps: budget.steps };
       if ((limit = budget.exceeded(false))) return stopped(limit);
       await takeFollowUp();
@@ -142,6 +176,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
 
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
+      const invalid = invalidCallResult(call, response);
+      if (invalid) {
+        results.push(invalid);
+        continue;
+      }
       if ((limit = budget.exceeded(false))) return stopped(limit);
       const result = await callTool(call, context);
       budget.count();
@@ -160,7 +199,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       conversation.stepInput(turn),
       async () => {
         try {
-          return await (await options.provider()).complete(request, { onText: options.onText, onThinking: options.onThinking, signal: options.signal });
+          return await (await provider()).complete(request, { onText: options.onText, onThinking: options.onThinking, signal: options.signal });
         } catch (error) {
           if (!config.compaction.enabled || !isPromptTooLong(error)) throw error;
           const usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
@@ -177,13 +216,33 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     const keepTurns = Math.max(1, KEEP_TURNS - conversation.compactionsInARow);
     const stuck = () => new ContextWindowError(journal.run, config.compaction.contextWindow, `${tokensBefore} tokens`);
     if (conversation.compactionsInARow >= 3) throw stuck();
-    const done = await compact({ journal, config, task: options.task, provider: options.provider, signal: options.signal }, conversation.messages, { reason, tokensBefore, keepTurns });
+    const done = await compact({ journal, config, task: options.task, provider, signal: options.signal }, conversation.messages, { reason, tokensBefore, keepTurns });
     if (!done) {
       if (reason === 'prompt-too-long') throw stuck();
       return conversation.hold();
     }
     budget.count({ name: done.result.model || config.model, usage: done.result.usage });
     conversation.replace(done.messages, done.result.tokensAfter);
+  }
+
+  // Records each change due by now (its step is the next one) as a config step of its own: a new
+  // model is used from then on (replayed: the recorded one, so the requests after it are the ones
+  // recorded); a compaction asked for is made right after it (replayed: from its compact step).
+  async function takeConfigChanges(): Promise<void> {
+    while (configChanges[0] && (configChanges[0].step === undefined || configChanges[0].step <= budget.steps + 1)) {
+      const next = configChanges.shift()!;
+      if (next.model !== undefined) {
+        const model = next.model;
+        const recorded = await journal.step(CONFIG_STEP_KIND, { model }, () => ({ model }), { describe: `config model ${shortValue(model, 40)}`, summarize: (r) => `model is now ${r.model}` });
+        budget.count();
+        config = { ...config, model: recorded.model };
+        conversation.useModel(recorded.model);
+      } else if (next.compact) {
+        await journal.step(CONFIG_STEP_KIND, { compact: true }, () => ({ compact: true }), { describe: 'config compact', summarize: () => 'compaction asked for' });
+        budget.count();
+        await compactNow('requested', conversation.tokens);
+      }
+    }
   }
 
   // Records the next follow-up as a step of its own and adds it to the conversation: after a final
@@ -216,7 +275,7 @@ function textOf(content: AssistantBlock[]): string {
 /** `calls read_file, run_bash` or `answers "All tests pass now."`, for the step line and commit subject. */
 export function summarizeResponse(response: ModelResponse): string {
   if (response.stopReason === PROMPT_TOO_LONG) return `refused: ${response.refused ?? 'prompt is too long'}`;
-  const cut = response.stopReason === MAX_TOKENS ? ' (cut off at max_tokens)' : '';
+  const cut = response.stopReason === MAX_TOKENS ? ' (cut off at max_tokens)' : response.stopReason === REFUSAL ? ' (refused)' : '';
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.name);
   if (calls.length) return `calls ${calls.join(', ')}${cut}`;
   return `answers "${ellipsize(textOf(response.content).replace(/\s+/g, ' '), cut ? 24 : 50)}"${cut}`;

@@ -9,16 +9,26 @@ import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
 /** Asked before a live tool call that needs approval: true runs it; false, or a reason, records that it was declined. */
 export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean | { reason: string }>;
 
+/**
+ * The person's standing rules about a call (settings' allow and deny lists), asked before the
+ * approver: 'deny' answers the model with an error and runs nothing (over --yes too), 'allow' runs
+ * it without asking, undefined leaves it to the approver.
+ */
+export type PermissionCheck = (tool: string, input: Record<string, unknown>) => { verdict: 'allow' | 'deny'; rule: string } | undefined;
+
 /** What one tool call needs from the loop around it. */
 export interface ToolCallContext {
   journal: RunJournal;
   tools: ReadonlyMap<string, AnyTool>;
   inFlight: InFlightPolicy;
   approve?: Approver;
+  /** Settings' allow and deny rules, asked before `approve`. */
+  permission?: PermissionCheck;
   signal?: AbortSignal;
   /** A live tool's output as it comes (run_bash), for a live view. */
   onOutput?: (chunk: string) => void;
-  checkpoint?: () => Checkpoint | undefined | Promise<Checkpoint | undefined>;
+  /** The checkpoint after a call that may change files; `paths`: the files it changed, when it knows them. */
+  checkpoint?: (paths?: string[]) => Checkpoint | undefined | Promise<Checkpoint | undefined>;
   /** Turns secret placeholders in a live call's input back into their values (see AgentOptions). */
   revealSecrets?: <V>(input: V) => V;
 }
@@ -33,6 +43,11 @@ export function declinedResult(reason = ''): ToolResult {
   return { isError: true, output: `The user declined this tool call, saying: ${why}\nTake that into account: ask, or try another way.`, summary: `declined: ${why.length > 50 ? `${why.slice(0, 49)}…` : why}` };
 }
 
+/** The model's answer to a call a deny rule refused, recorded in place of running it. */
+export function deniedResult(rule: string): ToolResult {
+  return { isError: true, output: `This tool call is not allowed here: the user's settings deny it (rule "${rule}"). It was not run. Try another way, or ask the user.`, summary: `denied by rule ${rule}` };
+}
+
 /** Runs (or replays) one tool call through the journal and returns its whole result. */
 export async function callTool(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResult> {
   const { journal, signal } = context;
@@ -41,9 +56,11 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
   signal?.throwIfAborted();
   const tool = context.tools.get(call.name);
   if (!tool) {
+    // A name that is not a string is one a journal recorded before names were checked: never a crash on replay.
+    const name = typeof call.name === 'string' ? call.name : String(call.name ?? '');
     const known = [...context.tools.keys()].join(', ');
-    const result: ToolResult = { isError: true, output: `There is no tool named "${call.name}". The tools are: ${known}.`, summary: 'unknown tool' };
-    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${call.name.slice(0, 40)}"`, summarize: (r) => r.summary });
+    const result: ToolResult = { isError: true, output: `There is no tool named "${name}". The tools are: ${known}.`, summary: 'unknown tool' };
+    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${name.slice(0, 40)}"`, summarize: (r) => r.summary });
   }
   const input = call.input ?? {};
   // The step's identity and record keep what the model wrote; only the effect sees the secrets.
@@ -71,14 +88,18 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       summarize: (r) => r.summary,
       onInFlight: (step) => inFlightAnswer(context.inFlight, step),
       decline: async () => {
-        // Only a live step gets here, before its intent is recorded: an unknown secret stops it with nothing written.
+        // Only a live step gets here, before its intent is recorded. A deny rule wins over
+        // everything; an allow rule skips the question (also with no terminal to ask on).
+        const ruled = context.permission?.(tool.name, input);
+        if (ruled?.verdict === 'deny') return { result: deniedResult(ruled.rule) };
+        // An unknown secret stops it with nothing written.
         if (context.revealSecrets) liveInput = context.revealSecrets(input);
-        if (!context.approve || !tool.needsApproval(input)) return undefined;
+        if (ruled?.verdict === 'allow' || !context.approve || !tool.needsApproval(input)) return undefined;
         const answer = await context.approve(tool, input);
         if (answer === true) return undefined;
         return { result: declinedResult(typeof answer === 'object' ? answer.reason : '') };
       },
-      checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!() : undefined,
+      checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!(tool.changedPaths?.(input)) : undefined,
     },
   );
 }

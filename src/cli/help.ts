@@ -70,6 +70,14 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
     note: 'On a terminal, a step longer than the screen goes through $SAVEPOINT_PAGER, else $PAGER, else\n"less" (with LESS=FRX unless set, as git does); "cat" or an empty value turns paging off.',
     exitCodes: READS,
   },
+  config: {
+    examples: [['savepoint config', 'the settings in force here, each with its file'], ['savepoint config --json', 'the same for scripts']],
+    exitCodes: 'Exit codes: 0 shown, 1 a settings file that cannot be used (named, with its key).',
+  },
+  mcp: {
+    examples: [['savepoint mcp list', 'each MCP server, whether it starts, and its tools'], ['savepoint mcp list --json', 'the same for scripts']],
+    exitCodes: 'Exit codes: 0 every server started, 1 one did not (or the configuration is invalid), 2 bad usage.',
+  },
   demo: {
     examples: [['savepoint demo', 'watch a run killed at lap 4 and resumed'], ['savepoint demo --keep', 'keep the temporary repository to look at']],
     exitCodes: 'Exit codes: 0 the demo ran, 1 it could not (git missing, a step went wrong).',

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
+import { showControls } from '../format/text.js';
 import { preferSmallHeap } from './heap.js';
 import { addCommandHelp } from './help.js';
 import { guardOutput, onClosedPipe } from './terminal/output.js';
@@ -11,6 +12,9 @@ import { useSavepointUsageErrors } from './usage.js';
 
 const EXAMPLES = `
 Examples:
+  savepoint                                   an interactive session: a task, then follow-ups (/help)
+  savepoint -c                                ...on this worktree's most recent run (-r: choose one)
+  savepoint -p "fix the failing test"         the same as savepoint run "fix the failing test"
   savepoint demo                              crash a scripted run at lap 4, resume it, no API key needed
   savepoint run "make the failing test pass"  start (or continue) a run in this repository
   savepoint run --yes "add a --verbose flag"  ...approving every command and edit without asking
@@ -29,7 +33,7 @@ Each command's --help has its own examples and exit codes.`;
 
 // The commands whose work is a run: a closed stdout must not stop it (the rest exit at once). The
 // demo too, so that its runs end and it removes its temporary repository.
-const DRIVING = new Set(['run', 'resume', 'continue', 'demo']);
+const DRIVING = new Set(['run', 'resume', 'continue', 'demo', 'session']);
 
 function version(): string {
   try {
@@ -50,6 +54,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   log: async () => (await import('./commands/log.js')).logCommand(),
   show: async () => (await import('./commands/show.js')).showCommand(),
   diff: async () => (await import('./commands/diff.js')).diffCommand(),
+  config: async () => (await import('./commands/config.js')).configCommand(),
+  session: async () => (await import('./commands/session.js')).sessionCommand(),
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand(),
   demo: async () => (await import('./commands/demo.js')).demoCommand(),
 };
 
@@ -63,9 +70,11 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
       onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit');
       if (DRIVING.has(action.name())) preferSmallHeap(); // an hour-long run stays small: heap.ts
     });
+  argv = sessionArgv(argv);
   const named = argv[2];
   const wanted = named !== undefined && Object.hasOwn(COMMANDS, named) && !argv.includes('--help') && !argv.includes('-h') ? [named] : Object.keys(COMMANDS);
-  for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(command);
+  // The session is reached without its name (`savepoint`, `savepoint -c`): not in the command list.
+  for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(command, command.name() === 'session' ? { hidden: true } : {});
   for (const command of program.commands) addCommandHelp(command); // examples and exit codes: help.ts
   for (const command of [program, ...program.commands]) useSavepointUsageErrors(command);
   return program;
@@ -75,10 +84,26 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
 export async function main(argv: string[]): Promise<void> {
   guardOutput();
   try {
-    await (await createProgram(argv)).parseAsync(argv);
+    await (await createProgram(argv)).parseAsync(sessionArgv(argv));
   } catch (error) {
     process.exitCode = reportError(error);
   }
+}
+
+/**
+ * The arguments as the commands read them: `savepoint` alone on a terminal, or with options only
+ * (`-c`, `-r`, `--yes`, ...), is the interactive session; `-p <task>` is `run <task>`, as in
+ * Claude Code. Anything else is left as it is.
+ */
+export function sessionArgv(argv: readonly string[], terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY)): string[] {
+  const [node = 'node', bin = 'savepoint', ...args] = argv;
+  const first = args[0];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [...argv];
+  const print = args.findIndex((arg) => arg === '-p' || arg === '--print');
+  if (print !== -1) return [node, bin, 'run', ...args.filter((_, i) => i !== print)];
+  if (first === undefined) return terminal ? [node, bin, 'session'] : [...argv];
+  if (first.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(first)) return [node, bin, 'session', ...args];
+  return [...argv];
 }
 
 function reportError(error: unknown): number {
@@ -88,13 +113,14 @@ function reportError(error: unknown): number {
   }
   const debug = process.env.SAVEPOINT_DEBUG === '1';
   if (isSavepointError(error)) {
-    process.stderr.write(`savepoint: ${error.message}\n`);
+    // A message may quote outside text (a name, a server's error body): shown, never obeyed.
+    process.stderr.write(`savepoint: ${showControls(error.message)}\n`);
     if (debug) process.stderr.write(`${stackFrames(error)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(
-    `savepoint: unexpected error: ${message}\nEvery finished step is kept in the journal. ` +
+    `savepoint: unexpected error: ${showControls(message)}\nEvery finished step is kept in the journal. ` +
       `${debug ? '' : 'Set SAVEPOINT_DEBUG=1 to see the stack trace, and please report it.'}\n`,
   );
   if (debug && error instanceof Error) process.stderr.write(`${stackFrames(error)}\n`);

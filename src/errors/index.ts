@@ -13,3 +13,5 @@ export * from './model.js';
 export * from './worktree.js';
 export * from './secrets.js';
 export * from './disk-full.js';
+export * from './settings.js';
+export * from './mcp.js';

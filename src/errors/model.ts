@@ -11,7 +11,7 @@ export interface ModelErrorData {
    * What went wrong: an HTTP status, no connection, no answer in time, an error event in the middle
    * of a streamed answer, no credentials at all, or something else the SDK reported.
    */
-  kind: 'status' | 'connection' | 'timeout' | 'stream' | 'credentials' | 'other';
+  kind: 'status' | 'connection' | 'timeout' | 'stream' | 'credentials' | 'retry-wait' | 'other';
   status?: number;
   /** The API's error type (`overloaded_error`, `authentication_error`, ...) and its own words. */
   type?: string;
@@ -24,6 +24,9 @@ export interface ModelErrorData {
    * own words when it gave no code.
    */
   code?: string;
+  /** For `retry-wait`: the seconds the API asked to wait (its retry-after), and the cap they passed (--max-retry-wait). */
+  waitSeconds?: number;
+  maxRetryWait?: number;
 }
 
 /** A model call that failed for good: the SDK already retried what was worth retrying. */
@@ -87,6 +90,12 @@ function describeModelFailure(data: ModelErrorData): string {
         `There is no credential for the model API at ${baseURL}: set ANTHROPIC_API_KEY (keys are made at ` +
         `https://console.anthropic.com/settings/keys) or ANTHROPIC_AUTH_TOKEN, or use a scripted model ` +
         `(--model script:<file>); "savepoint demo" runs without a key.`
+      );
+    case 'retry-wait':
+      return (
+        `The model API at ${baseURL} answered ${data.status}${data.type ? ` ${data.type}` : ''} and asked savepoint to wait ` +
+        `${data.waitSeconds} s before trying again, longer than --max-retry-wait allows (${data.maxRetryWait} s). Nothing ` +
+        `was lost: ${RESUME_HINT}, or give a larger --max-retry-wait to wait it out.${id}`
       );
     case 'other':
       return `The call to model ${model} at ${baseURL} failed${said}. Once the cause is fixed, run the same command again: the steps already finished are replayed from the journal, not redone.`;

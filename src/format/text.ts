@@ -111,6 +111,68 @@ export function wrapWords(text: string, width: number, unit: TextUnit = 'chars')
   return lines;
 }
 
+/**
+ * `text` cut into pieces of at most `width` columns (at least one character each), in one pass, so
+ * a megabyte-long word costs the same per character as a short one; every piece but the last is
+ * full. '' gives no pieces.
+ */
+export function chunkColumns(text: string, width: number): string[] {
+  const room = Math.max(1, width);
+  const pieces: string[] = [];
+  if (isAscii(text)) {
+    for (let i = 0; i < text.length; i += room) pieces.push(text.slice(i, i + room));
+    return pieces;
+  }
+  let start = 0;
+  let used = 0;
+  for (const { segment, index } of segmenter.segment(text)) {
+    const w = charWidth(segment);
+    if (used > 0 && used + w > room) {
+      pieces.push(text.slice(start, index));
+      start = index;
+      used = 0;
+    }
+    used += w;
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
 function isAscii(text: string): boolean {
   return !/[^\x00-\x7f]/.test(text);
+}
+
+// Characters a terminal acts on instead of drawing: C0 controls but tab and newline, DEL, the C1
+// controls (U+0080–U+009F: some terminals take U+009B as an escape), and the bidirectional
+// overrides and isolates, which reorder what is drawn around them.
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every character a terminal would act on made visible instead: ESC as `^[`, the other
+ * C0 controls in caret notation (`^M`, `^G`), DEL as `^?`, C1 and bidirectional controls as
+ * `<U+009B>`. Tab and newline stay. For every string from outside (model text, command output,
+ * file names, fields of a fetched journal) on its way to a terminal; a cut made after it can never
+ * split an escape sequence, because none is left.
+ */
+export function showControls(text: string): string {
+  return text.replace(CONTROLS, controlName);
+}
+
+function controlName(char: string): string {
+  const code = char.charCodeAt(0);
+  if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
+  if (code === 0x7f) return '^?';
+  return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+}
+
+/** `value` with showControls applied to every string in it, keys too (a copy; `value` is left as it is). */
+export function showControlsIn<T>(value: T): T {
+  if (typeof value === 'string') return showControls(value) as T;
+  if (Array.isArray(value)) return value.map((item) => showControlsIn(item)) as T;
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [showControlsIn(k), showControlsIn(v)])) as T;
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [showControls(k), showControlsIn(v)])) as T;
+  }
+  return value;
 }

@@ -15,17 +15,8 @@ import { PackRollup } from './pack-rollup.js';
 
 let tempCounter = 0;
 
-// Objects this process wrote or checked, by objects directory: found again, they are trusted
-// without re-reading. Bounded: past the limit it starts over (costing only re-checks).
-const verified = new Map<string, Set<string>>();
+// Past this many ids, the set of objects known good starts over (costing only re-checks).
 const VERIFIED_LIMIT = 200_000;
-
-// The directories that gained objects through write() and are not yet synced, by objects
-// directory (shared by every ObjectStore of the process: the snapshotter's and the journal's).
-const unsynced = new Map<string, DirectorySync>();
-
-// The roll-ups of small packs, by objects directory (one per process, whatever the store).
-const rollups = new Map<string, PackRollup>();
 
 // What storing a batch of objects takes: files to write, and existing files (checked good, but
 // written by someone who may not have fsynced them) to fsync.
@@ -34,7 +25,12 @@ interface Plan {
   existing: Array<{ oid: string; path: string }>;
 }
 
-/** The object database of one repository (its common git dir), with one read cache for the process. */
+/**
+ * The object database of one repository (its common git dir). A run opens one and shares it (the
+ * journal's appends and the working-tree checkpoints both write through it), because it holds what
+ * the writers rely on: the objects known good, the directories that gained objects and are not yet
+ * fsynced (an append fsyncs them all before its ref moves), and the one roll-up of small packs.
+ */
 export class ObjectStore {
   readonly gitdir: string;
   // isomorphic-git's cache: without it every packed read re-loads the pack index.
@@ -50,18 +46,11 @@ export class ObjectStore {
     this.gitdir = gitdir;
     this.objectsDir = join(gitdir, 'objects');
     this.packs = new PackReader(join(this.objectsDir, 'pack'));
-    let known = verified.get(this.objectsDir);
-    if (!known) verified.set(this.objectsDir, (known = new Set()));
-    this.verified = known;
-    let dirs = unsynced.get(this.objectsDir);
-    if (!dirs) unsynced.set(this.objectsDir, (dirs = new DirectorySync()));
-    this.unsynced = dirs;
-    let rollup = rollups.get(this.objectsDir);
-    if (!rollup) {
-      rollups.set(this.objectsDir, (rollup = new PackRollup(this.objectsDir)));
-      rollup.onRolled = ({ removed }) => this.packs.forget(removed);
-    }
-    this.rollup = rollup;
+    this.verified = new Set();
+    this.unsynced = new DirectorySync();
+    // Two stores of one repository in a process each have a roll-up: the roll-up lock lets one at a time work.
+    this.rollup = new PackRollup(this.objectsDir);
+    this.rollup.onRolled = ({ removed }) => this.packs.forget(removed);
   }
 
   private pathOf(oid: string): string {
@@ -169,6 +158,10 @@ export class ObjectStore {
     for (const object of objects) {
       if (seen.has(object.oid)) continue;
       seen.add(object.oid);
+      // Already in a pack (a fresh clone's trees, say): read and checked there (the pack's trailer,
+      // or the object hashed against its id), it is not written again. git writes and fsyncs a
+      // pack whole before it names it, so a pack on disk is one a power cut left whole.
+      if (this.packs.read(object.oid, false)) continue;
       const path = this.pathOf(object.oid);
       const found = this.checkExisting(object.oid, path);
       if (found === 'trusted') continue;

@@ -2,8 +2,8 @@
 // undeltified, each object deflated at zlib's fastest level. The journal writes the objects of
 // each append as one small pack (two files, fsynced together) instead of one loose file per object
 // (eight files a commit, each created, fsynced and renamed), and a first checkpoint of thousands of
-// new files goes into one too. Small packs are later rolled up into one, deltified (by git for
-// large roll-ups, by pack-deltify.ts at a run's end; pack-rollup.ts), so they never pile up into
+// new files goes into one too. Small packs are later rolled up into one, deltified by git for
+// large roll-ups and at a run's end (pack-rollup.ts), so they never pile up into
 // a `git gc --auto`. The format's pieces are in pack-format.ts.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
@@ -183,18 +183,6 @@ export function packIndexIds(idx: Buffer): string[] {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) ids.push(idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
   return ids;
-}
-
-/**
- * The ids a version-2 index lists, in the order their objects lie in the pack (by offset). An
- * append's pack, and packs copied together from them, lie in the order the steps were written,
- * which is the order a replay reads them in: git pack-objects, handed ids in this order, keeps it.
- */
-export function packIndexIdsInPackOrder(idx: Buffer): string[] {
-  const count = indexCount(idx);
-  const order = Array.from({ length: count }, (_, i) => ({ at: indexOffset(idx, count, i), i }));
-  order.sort((a, b) => a.at - b.at);
-  return order.map(({ i }) => idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
 }
 
 /**

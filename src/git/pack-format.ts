@@ -1,7 +1,6 @@
-// The pieces of git's pack format the journal's writers and readers share: an entry's header, an
-// OFS_DELTA's distance, the version-2 index (written, and its header, count and offsets read),
-// CRC-32. Pure code, for the append's writer (pack-file.ts), the run's-end packer
-// (pack-deltify.ts), the pack reader and the checkpoint's pack writer.
+// The pieces of git's pack format the journal's writers and readers share: an entry's header, the
+// version-2 index (written, and its header, count and offsets read), CRC-32. Pure code, for the
+// append's writer (pack-file.ts), the pack reader and the checkpoint's pack writer.
 import { createHash } from 'node:crypto';
 import * as zlib from 'node:zlib';
 
@@ -59,19 +58,6 @@ export function entryHeader(type: number, size: number): Buffer {
     size = Math.floor(size / 128);
   }
   bytes.push(byte);
-  return Buffer.from(bytes);
-}
-
-/**
- * An OFS_DELTA's distance back to its base, as git encodes it (big-endian, 7 bits a byte, each
- * continuation byte standing for one more than its value).
- */
-export function offsetBytes(distance: number): Buffer {
-  const bytes = [distance & 0x7f];
-  for (distance = Math.floor(distance / 128); distance > 0; distance = Math.floor(distance / 128)) {
-    distance--;
-    bytes.unshift(0x80 | (distance & 0x7f));
-  }
   return Buffer.from(bytes);
 }
 

@@ -4,26 +4,25 @@
 // packs have gathered, they are rolled up, the way `git repack --geometric=2` keeps packs in a
 // geometric progression: the smallest packs, and any pack not at least twice the size of all those
 // below it, go into one new pack. A small roll-up copies the packs' entries into one as they are
-// (in this process: forking git would stop it for milliseconds); a large one is deltified by git
-// itself in the background (`git pack-objects`: consecutive versions of a tree differ by a line,
-// so a delta is a few bytes), together with the loose objects this process wrote for checkpoints;
-// the last one of a run deltifies a journal of up to TIDY_ALL_BYTES here, each object against the
-// one it derives from (pack-deltify.ts: a third smaller than git's best). The new pack
-// is made durable (its files and the directory fsynced) before any pack or loose file it replaces
-// is removed, so a kill or a power cut at any point leaves every object in at least one place.
+// (in this process: forking git would stop it for milliseconds); a large one, and the last one of a
+// run, are deltified by git itself in the background (`git pack-objects --stdin-packs`, which names
+// each object by its path so that consecutive versions of a tree or step file, a line apart, become
+// deltas of a few bytes; pack-objects.ts), together with the loose objects this process wrote for
+// checkpoints. The new pack is made durable (its files and the directory fsynced) before any pack
+// or loose file it replaces is removed, so a kill or a power cut at any point leaves every object
+// in at least one place.
 // Only packs that savepoint could have made are touched: none with a .keep, .promisor, .mtimes or
 // .bitmap beside it, none over ROLL_MAX_BYTES, none a multi-pack-index lists (`git maintenance`
 // writes one; removing a pack it lists would need it rewritten). One process at a time rolls up
 // (rollup-lock.ts).
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DirectorySync, syncPathAsync } from '../os/durable-file.js';
 import { removeOrphanPackFiles } from './leftovers.js';
 import { tryRollupLock } from '../locks/rollup-lock.js';
-import { buildDeltifiedPack, MAX_OBJECTS, packHolds, readObjects } from './pack-deltify.js';
 import { packObjects } from './pack-objects.js';
-import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, packIndexIdsInPackOrder, writePackFiles } from './pack-file.js';
+import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, writePackFiles } from './pack-file.js';
 
 /** A roll-up starts once this many small packs are in the pack directory. */
 export const ROLL_TRIGGER_PACKS = 16;
@@ -31,7 +30,7 @@ export const ROLL_TRIGGER_PACKS = 16;
 /** A roll-up of this many bytes of packs or more is deltified by git; smaller ones are copied together. */
 export const DELTIFY_BYTES = 512 * 1024;
 
-/** A run's end rolls every small pack into one while they come to no more than this. */
+/** A run's end rolls every small pack into one while they come to no more than this (else the ones the geometric progression picks). */
 export const TIDY_ALL_BYTES = 2 * 1024 * 1024;
 
 /** With this many loose objects of this process waiting, the next roll-up takes them in (through git). */
@@ -108,18 +107,16 @@ export class PackRollup {
   }
 
   /**
-   * At a run's end: rolls every small pack into one deltified pack while they come to at most
-   * TIDY_ALL_BYTES together (a journal's first few thousand steps), else the packs that break the
-   * geometric progression, however few; so a finished run leaves its objects deltified.
+   * At a run's end: rolls every small pack into one pack deltified by git while they come to at
+   * most TIDY_ALL_BYTES together (a journal's first few thousand steps), else the packs that break
+   * the geometric progression, however few; so a finished run leaves its objects deltified.
    */
   async tidy(): Promise<RollupResult | undefined> {
-    let how: 'journal' | 'git' = 'git';
     const planned = () => {
       const everything = this.plan('all');
-      how = everything && everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES ? 'journal' : 'git';
-      return how === 'journal' ? everything : this.plan(2);
+      return everything && everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES ? everything : this.plan(2);
     };
-    return this.serially(() => this.rollPlanned(planned, () => how));
+    return this.serially(() => this.rollPlanned(planned, true));
   }
 
   // Runs `work` once the roll-up before it has ended, so that one process never has two at once
@@ -137,13 +134,13 @@ export class PackRollup {
 
   // A roll-up of what `planned` picks, if anything, under the roll-up lock (held by another process:
   // skipped till the next look), planned again once held: that process may just have rolled them up.
-  private async rollPlanned(planned: () => { packs: PackInfo[] } | undefined, how?: () => 'git' | 'journal'): Promise<RollupResult | undefined> {
+  private async rollPlanned(planned: () => { packs: PackInfo[] } | undefined, deltify = false): Promise<RollupResult | undefined> {
     if (!planned()) return undefined;
     const lock = tryRollupLock(this.objectsDir);
     if (!lock) return undefined;
     try {
       const plan = planned();
-      return plan ? await this.roll(plan.packs, [...this.loose], how?.() ?? (this.shouldDeltify(plan.packs) ? 'git' : 'copy')) : undefined;
+      return plan ? await this.roll(plan.packs, [...this.loose], deltify || this.shouldDeltify(plan.packs)) : undefined;
     } finally {
       lock.release();
     }
@@ -192,18 +189,17 @@ export class PackRollup {
     }
     const alone = all && candidates.some((p) => this.copied.has(p.base));
     if (candidates.length < (all ? 2 : trigger) && !alone) return undefined;
-    // Oldest first: a roll-up lays the packs' objects out in this order (see deltified).
+    // Oldest first: packs copied together keep the steps in the order they were written (git lays a
+    // pack out its own way, newest first, as `git gc` does).
     const packs = (all ? candidates : geometricRoll(candidates)).sort((a, b) => a.mtime - b.mtime);
     return packs.length >= 2 || alone ? { packs } : undefined;
   }
 
   // Rolls `packs` into one. Small roll-ups copy the packs' entries into one in this process (no
-  // child: forking git blocks this process's thread for milliseconds); past DELTIFY_BYTES, or with
-  // many loose objects to take in, git deltifies them in the background. A run's end deltifies
-  // a journal of up to TIDY_ALL_BYTES itself ('journal': pack-deltify.ts), else git does. The
-  // writes, fsyncs and removals go to the thread pool.
-  private async roll(packs: PackInfo[], loose: string[], how: 'copy' | 'git' | 'journal'): Promise<RollupResult> {
-    const deltify = how !== 'copy';
+  // child: forking git blocks this process's thread for milliseconds); past DELTIFY_BYTES, with
+  // many loose objects to take in, or at a run's end (`deltify`), git deltifies them in the
+  // background. The writes, fsyncs and removals go to the thread pool.
+  private async roll(packs: PackInfo[], loose: string[], deltify: boolean): Promise<RollupResult> {
     const looseThere = deltify ? loose.filter((oid) => existsSync(this.loosePath(oid))) : [];
     const dirs = new DirectorySync();
     const parts = deltify ? undefined : packs.map((p) => ({ pack: readFileSync(`${p.base}.pack`), idx: readFileSync(`${p.base}.idx`) }));
@@ -213,7 +209,7 @@ export class PackRollup {
       made = { pack: await writePackFiles(this.packDir, concatenated, dirs), objects: concatenated.count };
       await dirs.flush();
     } else {
-      made = await this.deltified(packs, looseThere, dirs, how === 'journal');
+      made = await this.deltified(packs, looseThere, dirs);
     }
     // The index first, so no reader sees a pack it can no longer open.
     const removed = packs.map((p) => `${p.base}.pack`).filter((path) => path !== made.pack);
@@ -231,46 +227,27 @@ export class PackRollup {
     return result;
   }
 
-  // The packs' objects and the loose ones deltified into one pack in a work directory of its own,
-  // by pack-deltify.ts (`ours`; its pack read back whole before it is used) or, when that fails,
-  // by `git pack-objects`; the new pack is durable (files, then names) before this returns.
-  private async deltified(packs: PackInfo[], loose: string[], dirs: DirectorySync, ours: boolean): Promise<{ pack: string; objects: number }> {
-    // Each pack's objects in their own order, the packs oldest first (plan): git writes them in
-    // the order given, so the new pack keeps the steps in the order a replay reads them (its reads
-    // then share their read-ahead windows, pack-reader.ts).
-    const oids = new Set<string>();
-    for (const pack of packs) for (const oid of packIndexIdsInPackOrder(readFileSync(`${pack.base}.idx`))) oids.add(oid);
-    for (const oid of loose) oids.add(oid);
+  // The packs' objects and the loose ones deltified into one pack by `git pack-objects` in a work
+  // directory of its own, checked to hold every one of them; the new pack is durable (files, then
+  // names) before this returns.
+  private async deltified(packs: PackInfo[], loose: string[], dirs: DirectorySync): Promise<{ pack: string; objects: number }> {
+    const oids = new Set<string>(loose);
+    for (const pack of packs) for (const oid of packIndexIds(readFileSync(`${pack.base}.idx`))) oids.add(oid);
     const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
     try {
-      const id = (ours && this.packedHere(packs, loose, work)) || (await packObjects(join(this.objectsDir, '..'), this.objectsDir, work, [...oids]));
-      const made = { pack: join(work, `pack-${id}.pack`), idx: join(work, `pack-${id}.idx`) };
-      if (new Set(packIndexIds(readFileSync(made.idx))).size !== oids.size) throw new Error('git pack-objects left objects out');
+      const id = await packObjects(join(this.objectsDir, '..'), this.objectsDir, work, packs.map((p) => p.base), loose);
+      const made = { pack: join(work, 'pack', `pack-${id}.pack`), idx: join(work, 'pack', `pack-${id}.idx`) };
+      const packed = new Set(packIndexIds(readFileSync(made.idx)));
+      for (const oid of oids) if (!packed.has(oid)) throw new Error(`git pack-objects left ${oid} out`);
       await Promise.all([syncPathAsync(made.pack), syncPathAsync(made.idx)]);
       const pack = join(this.packDir, `pack-${id}.pack`);
       await rename(made.pack, pack);
       await rename(made.idx, join(this.packDir, `pack-${id}.idx`));
       dirs.add(this.packDir);
       await dirs.flush();
-      return { pack, objects: oids.size };
+      return { pack, objects: packed.size };
     } finally {
       await rm(work, { recursive: true, force: true });
-    }
-  }
-
-  // pack-deltify.ts's pack of these objects, written into `work` and read back from there; its id,
-  // or undefined (git's turn) when they are too many or too large, when an object could not be
-  // read, or when one did not come back as it went in.
-  private packedHere(packs: PackInfo[], loose: string[], work: string): string | undefined {
-    if (packs.reduce((total, p) => total + p.count, loose.length) > MAX_OBJECTS) return undefined;
-    try {
-      const objects = readObjects(this.objectsDir, packs.map((p) => p.base), loose);
-      const built = buildDeltifiedPack(objects);
-      writeFileSync(join(work, `pack-${built.id}.pack`), built.pack, { mode: 0o444 });
-      writeFileSync(join(work, `pack-${built.id}.idx`), built.idx, { mode: 0o444 });
-      return built.count === objects.size && packHolds(work, objects) ? built.id : undefined;
-    } catch {
-      return undefined;
     }
   }
 

@@ -231,3 +231,16 @@ function releaseIfOurs(lockPath: string, inode: number): void {
   if (inodeOf(lockPath) === inode) unlinkQuietly(lockPath);
 }
 
+/**
+ * The branch the user's HEAD is on (`main`), or null when HEAD is detached or unreadable: recorded
+ * with a run, so that a finished run from another branch is not silently replayed for "the same
+ * task" here.
+ */
+export function readHeadBranch(repo: { gitdir: string }): string | null {
+  try {
+    const head = readFileSync(join(repo.gitdir, 'HEAD'), 'utf8').trim();
+    return /^ref: refs\/heads\/(.+)$/.exec(head)?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,7 @@
 // The journal's records, as JSON files on the branch. Pure code: no fs, no git. Every entry read
 // back is validated here, so a damaged or hand-edited file is reported, never half-replayed.
 import { CorruptEntryError } from '../errors/index.js';
+import { checkCount, checkString, isObject, MAX_TEXT_CHARS, optionalAmount, optionalFlag, optionalObjectId, type Fail } from './fields.js';
 
 /** The format tag of every journal entry file. */
 export const ENTRY_FORMAT = 'savepoint/entry@1';
@@ -69,6 +70,20 @@ export interface RunConfig {
   instructions?: { file: string; chars: number };
   /** 'journal': the note in a cut output reads as savepoint 0.1.0 wrote it (runs recorded before pinning). */
   outputNote?: 'journal';
+  /** The MCP tools among `tools`, listed from their servers when the run was created (src/tools/mcp/). */
+  mcp?: PinnedMcpTool[];
+}
+
+/** An MCP tool pinned with a run: its name for the model, the server and tool it calls, and whether its annotations said read-only. */
+export interface PinnedMcpTool {
+  /** `mcp__<server>__<tool>`, as in the run's tool definitions. */
+  name: string;
+  server: string;
+  tool: string;
+  /** `readOnlyHint: true`: safe to repeat, no intent recorded, no approval asked. */
+  readOnly: boolean;
+  /** The annotations as the server gave them (readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title). */
+  annotations?: Record<string, unknown>;
 }
 
 /** A run's metadata, `runs/<id>/run.json`. */
@@ -183,15 +198,49 @@ export function parseEntry(text: string, path: string, expected: { run: string; 
   if (entry.step !== expected.step) fail(`it says step ${JSON.stringify(entry.step)} but its file name says ${expected.step}`);
   if (entry.kind !== expected.kind) fail(`it says kind ${JSON.stringify(entry.kind)} but its file name says ${expected.kind}`);
   if (entry.phase !== expected.phase) fail(`it says phase ${JSON.stringify(entry.phase)} but its file name says ${expected.phase}`);
-  if (typeof entry.key !== 'string' || !entry.key.startsWith(`${expected.kind}:`)) fail('its key is missing or malformed');
+  if (typeof entry.key !== 'string' || !entry.key.startsWith(`${expected.kind}:`) || entry.key.length > MAX_NAME_CHARS_KEY) fail('its key is missing or malformed');
   if (typeof entry.description !== 'string') fail('its description is missing');
+  checkString(entry, 'description', fail, { max: MAX_TEXT_CHARS });
   if (!('input' in entry)) fail('its input is missing');
   if (entry.phase === 'result' && !('result' in entry)) fail('it is a result entry without a result');
   if (typeof entry.startedAt !== 'string') fail('its start time is missing');
+  checkString(entry, 'startedAt', fail);
+  checkString(entry, 'finishedAt', fail, { optional: true });
+  checkString(entry, 'summary', fail, { optional: true, max: MAX_TEXT_CHARS });
+  checkString(entry, 'resolution', fail, { optional: true });
   if (typeof entry.attempt !== 'number') fail('its attempt number is missing');
+  checkCount(entry, 'attempt', fail);
   if (entry.durationMs !== undefined && typeof entry.durationMs !== 'number') fail('its duration is not a number');
+  optionalAmount(entry, 'durationMs', fail);
   if (entry.checkpoint !== undefined && !/^[0-9a-f]{40}$/.test(String(entry.checkpoint))) fail('its checkpoint is not a tree id');
+  optionalObjectId(entry, 'checkpoint', fail);
+  if (entry.usage !== undefined) checkUsage(entry.usage, fail);
+  if (entry.checkpointSkipped !== undefined) checkSkipped(entry.checkpointSkipped, fail);
   return entry as unknown as JournalEntry;
+}
+
+// A key is a kind and a digest; a long one is not one savepoint wrote.
+const MAX_NAME_CHARS_KEY = 512;
+
+// Token counts are added up and priced: whole numbers only.
+function checkUsage(usage: unknown, fail: Fail): void {
+  if (!isObject(usage)) fail('its usage is not an object');
+  const u = usage as Record<string, unknown>;
+  for (const key of ['inputTokens', 'outputTokens']) checkCount(u, key, fail);
+  for (const key of ['cacheCreationInputTokens', 'cacheReadInputTokens']) checkCount(u, key, fail, { optional: true });
+}
+
+// The files a checkpoint left out are printed by `show`: names sized, sizes numbers.
+function checkSkipped(skipped: unknown, fail: Fail): void {
+  if (!Array.isArray(skipped)) fail('its checkpointSkipped is not a list');
+  for (const item of skipped as unknown[]) {
+    if (!isObject(item)) fail('its checkpointSkipped holds something that is not an object');
+    const s = item as Record<string, unknown>;
+    checkString(s, 'path', fail);
+    optionalAmount(s, 'size', fail);
+    if (typeof s.size !== 'number') fail('its checkpointSkipped holds a file without a size');
+    checkString(s, 'reason', fail, { max: MAX_TEXT_CHARS });
+  }
 }
 
 /** Parses and checks a run.json. */
@@ -210,6 +259,10 @@ export function parseRunRecord(text: string, path: string): RunRecord {
   if (typeof value.id !== 'string' || typeof value.task !== 'string') fail('its id or task is missing');
   if (!['running', 'finished', 'failed'].includes(value.status as string)) fail(`its status ${JSON.stringify(value.status)} is unknown`);
   if (!Array.isArray(value.attempts)) fail('its attempts list is missing');
+  if (!isValidRunId(value.id as string)) fail(`its id ${JSON.stringify((value.id as string).slice(0, 120))} is not a run id`);
+  const dirRun = /^runs\/([^/]+)\/run\.json$/.exec(path)?.[1];
+  if (dirRun !== undefined && dirRun !== value.id) fail(`it names run ${JSON.stringify(value.id)} but sits under run ${dirRun}`);
+  checkRunFields(value, fail);
   for (const attempt of value.attempts as Array<Record<string, unknown> | null>) {
     if (typeof attempt !== 'object' || attempt === null) fail('an attempt is not an object');
     const end = attempt!.end as Record<string, unknown> | null | undefined;
@@ -224,4 +277,55 @@ export function parseRunRecord(text: string, path: string): RunRecord {
     if (typeof c!.compaction !== 'object' || c!.compaction === null) fail('its config lacks the compaction settings');
   }
   return value as unknown as RunRecord;
+}
+
+// Every field of run.json a command uses: object ids that reach git's command line, names and
+// texts that are printed, numbers that are counted with.
+function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
+  checkString(run, 'task', fail, { max: MAX_TEXT_CHARS });
+  checkString(run, 'model', fail, { optional: true });
+  optionalObjectId(run, 'baseCommit', fail);
+  optionalObjectId(run, 'startCheckpoint', fail);
+  checkString(run, 'worktree', fail, { optional: true });
+  checkString(run, 'branch', fail, { optional: true, nullable: true });
+  checkString(run, 'createdAt', fail);
+  checkString(run, 'updatedAt', fail);
+  checkString(run, 'final', fail, { optional: true, max: MAX_TEXT_CHARS });
+  checkString(run, 'error', fail, { optional: true, max: MAX_TEXT_CHARS });
+  if (run.lineage !== undefined && run.lineage !== null) {
+    if (!isObject(run.lineage)) fail('its lineage is not an object');
+    const lineage = run.lineage as Record<string, unknown>;
+    if (typeof lineage.forkedFrom !== 'string' || !isValidRunId(lineage.forkedFrom)) fail('its lineage does not name a run id');
+    checkCount(lineage, 'atStep', fail);
+  }
+  for (const attempt of run.attempts as unknown[]) {
+    if (!isObject(attempt)) fail('its attempts list holds something that is not an object');
+    const a = attempt as Record<string, unknown>;
+    checkCount(a, 'number', fail);
+    checkString(a, 'startedAt', fail);
+    checkString(a, 'host', fail);
+    checkCount(a, 'pid', fail);
+    checkCount(a, 'firstLiveStep', fail);
+    checkString(a, 'worktree', fail, { optional: true });
+    checkString(a, 'interruptedAt', fail, { optional: true });
+    if (a.sandbox !== undefined) checkSandbox(a.sandbox, fail);
+  }
+  if (run.sandbox !== undefined) checkSandbox(run.sandbox, fail);
+  if (run.totals !== undefined) {
+    if (!isObject(run.totals)) fail('its totals are not an object');
+    const t = run.totals as Record<string, unknown>;
+    for (const key of ['files', 'lastStep', 'modelCalls']) checkCount(t, key, fail);
+    if (!isObject(t.tokens)) fail('its totals lack the tokens');
+    for (const key of ['input', 'output', 'cacheCreation', 'cacheRead']) checkCount(t.tokens as Record<string, unknown>, key, fail);
+    checkString(t, 'lastActivity', fail, { nullable: true });
+    optionalFlag(t, 'inFlight', fail);
+  }
+}
+
+function checkSandbox(sandbox: unknown, fail: Fail): void {
+  if (!isObject(sandbox)) fail('its sandbox is not an object');
+  const s = sandbox as Record<string, unknown>;
+  if (s.kind !== 'bwrap' && s.kind !== 'none') fail(`its sandbox kind ${JSON.stringify(s.kind)} is unknown`);
+  optionalFlag(s, 'network', fail);
+  optionalFlag(s, 'gitWrites', fail);
 }

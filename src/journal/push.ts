@@ -16,14 +16,14 @@ export function createJournalPusher(getStore: () => JournalStore, remote: string
   return async () => {
     const store = getStore();
     for (let attempt = 0; attempt < 3; attempt++) {
-      const push = await git(store, ['push', '--porcelain', remote, `${JOURNAL_REF}:${JOURNAL_REF}`]);
+      const push = await git(store, ['push', '--porcelain', '--end-of-options', remote, `${JOURNAL_REF}:${JOURNAL_REF}`]);
       if (push.status === 0) return;
       const output = `${push.stdout}\n${push.stderr}`;
       if (!/\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)/.test(output)) throw new PushFailedError(remote, output);
       const tracking = `refs/remotes/${remote}/agent-journal`;
-      const fetch = await git(store, ['fetch', '--quiet', remote, `+${JOURNAL_REF}:${tracking}`]);
+      const fetch = await git(store, ['fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
       if (fetch.status !== 0) throw new PushFailedError(remote, fetch.stderr);
-      const tip = (await git(store, ['rev-parse', '--verify', '--quiet', tracking])).stdout.trim();
+      const tip = (await git(store, ['rev-parse', '--verify', '--quiet', '--end-of-options', tracking])).stdout.trim();
       try {
         await integrate(store, tip, remote, run);
       } catch (error) {

@@ -1,12 +1,19 @@
 // Run ids derived from the task text, so that the identical command finds the same run again. The
-// text is normalised first (case, runs of whitespace, trailing punctuation), so "Fix the tests" and
-// "fix the  tests." are one run; ids made the old way (a digest of the exact text) still match.
+// text is normalised first (runs of whitespace, trailing punctuation), so "Fix the tests" and
+// "Fix the  tests." are one run. Case is kept: "Fix the tests" and "fix the tests" are two tasks
+// and two runs (a task may name a file or a flag where case matters).
+//
+// Two older id schemes are still found, so that runs made by earlier builds go on: a digest of the
+// exact trimmed text (the first), and a digest of the case-folded text (the second). A case-folded
+// id can belong to a task that differs from this one in case only, so it is taken only after the
+// run's recorded task is checked to be this very task (sameTask). Checking it for every scheme also
+// keeps two different tasks whose digests collide from sharing a run.
 import { createHash } from 'node:crypto';
 import { AmbiguousRunError } from '../errors/index.js';
 
-/** The task as ids and comparisons see it: lower case, single spaces, no trailing punctuation. */
+/** The task as ids and comparisons see it: single spaces, no trailing punctuation, its case kept. */
 export function normalizeTask(task: string): string {
-  return task.trim().toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!?,;:…]+$/u, '');
+  return task.trim().replace(/\s+/g, ' ').replace(/[\s.!?,;:…]+$/u, '');
 }
 
 /** `fix-the-failing-test-3fa9c1`: a readable slug of the task and a short digest of its normalised text. */
@@ -17,6 +24,25 @@ export function runIdForTask(task: string): string {
 /** The id the task had before ids were normalised (a digest of its exact trimmed text), so older runs are found. */
 export function legacyRunIdForTask(task: string): string {
   return `${slugOf(task)}-${digest(task.trim())}`;
+}
+
+/**
+ * The id the task had while ids folded case (a digest of its lower-cased normalised text). Shared
+ * by every task that differs from this one only in case: check the run's recorded task before
+ * taking it.
+ */
+export function caseFoldedRunIdForTask(task: string): string {
+  return `${slugOf(task)}-${digest(normalizeTask(task).toLowerCase())}`;
+}
+
+/** The id bases a task's runs may have, the current scheme first, then the older ones, each once. */
+export function taskRunBases(task: string): string[] {
+  return [...new Set([runIdForTask(task), caseFoldedRunIdForTask(task), legacyRunIdForTask(task)])];
+}
+
+/** Whether a run recorded for `recorded` is a run of `task`: the same text once normalised, case included. */
+export function sameTask(recorded: string, task: string): boolean {
+  return normalizeTask(recorded) === normalizeTask(task);
 }
 
 function slugOf(task: string): string {

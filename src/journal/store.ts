@@ -53,16 +53,16 @@ export class JournalStore {
   readonly repo: Repository;
   readonly objects: ObjectStore;
   readonly ref: string;
-  private readonly options: StoreOptions;
+  private options: StoreOptions;
   // The tip as last read or written, and its root tree id: appends build on it.
   private tipCommit: string | undefined;
   private rootTree: string | undefined;
   // Trees by id (immutable, so never stale); superseded ones are evicted to keep memory flat.
   private readonly trees = new Map<string, Tree>();
 
-  private constructor(repo: Repository, options: StoreOptions) {
+  private constructor(repo: Repository, objects: ObjectStore, options: StoreOptions) {
     this.repo = repo;
-    this.objects = new ObjectStore(repo.commonDir);
+    this.objects = objects;
     this.options = options;
     this.ref = options.ref ?? JOURNAL_REF;
   }
@@ -72,10 +72,30 @@ export class JournalStore {
    * removing the stale temp files killed writers left (leftovers.ts).
    */
   static async open(dir: string, options: StoreOptions = {}): Promise<JournalStore> {
-    const store = new JournalStore(findRepository(dir), options);
-    removeStaleTemps(store.repo.commonDir, dirname(join(store.repo.commonDir, JOURNAL_REF)));
+    const repo = findRepository(dir);
+    removeStaleTemps(repo.commonDir, dirname(join(repo.commonDir, JOURNAL_REF)));
+    const store = new JournalStore(repo, new ObjectStore(repo.commonDir), options);
     await store.refresh();
     return store;
+  }
+
+  /**
+   * Another journal ref of the same repository (a remote-tracking copy), sharing this store's
+   * repository and object store: nothing is found or opened again.
+   */
+  async forRef(ref: string): Promise<JournalStore> {
+    const store = new JournalStore(this.repo, this.objects, { ...this.options, ref, afterAppend: undefined, onRestored: undefined });
+    await store.refresh();
+    return store;
+  }
+
+  /**
+   * Sets what a run adds to the store it was opened with: the hook after each append (`--push`)
+   * and the one told when an append put a moved branch back. A session opens the store once to
+   * find its run, then hands it to the run with these.
+   */
+  hook(hooks: Pick<StoreOptions, 'afterAppend' | 'onRestored'>): void {
+    this.options = { ...this.options, ...hooks };
   }
 
   get tip(): string | undefined {

@@ -98,10 +98,10 @@ function git(store: JournalStore, args: string[]) {
 }
 
 function isAncestor(store: JournalStore, ancestor: string, of: string): boolean {
-  return git(store, ['merge-base', '--is-ancestor', ancestor, of]).status === 0;
+  return git(store, ['merge-base', '--is-ancestor', '--end-of-options', ancestor, of]).status === 0;
 }
 
 function mergeBase(store: JournalStore, a: string, b: string): string | undefined {
-  const result = git(store, ['merge-base', a, b]);
+  const result = git(store, ['merge-base', '--end-of-options', a, b]);
   return result.status === 0 ? result.stdout.trim() || undefined : undefined;
 }

@@ -8,10 +8,12 @@ export interface CallContext {
   model: string;
   baseURL: string;
   maxRetries: number;
+  /** How many times savepoint asked again after an error event in the middle of an answer. */
+  streamRetries?: number;
 }
 
 /** The ModelError for an SDK error, or `error` itself when it did not come from the SDK. */
-export function toModelError(error: unknown, { model, baseURL, maxRetries }: CallContext): unknown {
+export function toModelError(error: unknown, { model, baseURL, maxRetries, streamRetries = 0 }: CallContext): unknown {
   if (!(error instanceof AnthropicError)) return error;
   const base = { model, baseURL };
   if (error instanceof APIConnectionTimeoutError) return new ModelError({ ...base, kind: 'timeout', retries: maxRetries }, { cause: error });
@@ -25,8 +27,8 @@ export function toModelError(error: unknown, { model, baseURL, maxRetries }: Cal
       ...(error.apiMessage ? { apiMessage: error.apiMessage } : {}),
       ...(error.requestID ? { requestId: error.requestID } : {}),
     };
-    // No status: the API sent an `error` event after the answer had started (never retried).
-    if (error.status === undefined) return new ModelError({ ...base, ...details, kind: 'stream', retries: 0 }, { cause: error });
+    // No status: the API sent an `error` event after the answer had started.
+    if (error.status === undefined) return new ModelError({ ...base, ...details, kind: 'stream', retries: streamRetries }, { cause: error });
     const retries = wasRetried(error.status, error.headers) ? maxRetries : 0;
     return new ModelError({ ...base, ...details, kind: 'status', status: error.status, retries }, { cause: error });
   }

@@ -87,6 +87,12 @@ export interface ModelResponse {
    * that replay compacts at the same place without asking again.
    */
   refused?: string;
+  /**
+   * The tool calls of the answer that must not run, by id, each with what was wrong in words for
+   * the model (no name, an id used twice, input that was not JSON): the agent answers each with an
+   * error instead of running it. Absent when every call is well formed.
+   */
+  invalidCalls?: Record<string, string>;
 }
 
 /** Options of one model call: streaming callbacks and an abort signal. */

@@ -1,5 +1,6 @@
 // What Linux's /proc says about processes, for telling a live process from a dead one whose pid was
 // handed out again. Everything here is undefined off Linux (no /proc): callers then fall back.
+import { hostname } from 'node:os';
 import { readFileSync, readlinkSync } from 'node:fs';
 
 /**
@@ -64,4 +65,9 @@ export function stillRuns(owner: ProcessIdentity): boolean {
   if (fields?.[0] === 'Z') return false; // killed, not yet reaped by its parent
   const start = fields?.[19];
   return owner.startTime === undefined || start === undefined || start === owner.startTime;
+}
+
+/** This machine's name, as run.json records it with each attempt. */
+export function hostName(): string {
+  return hostname();
 }

@@ -11,9 +11,9 @@ export { UnknownRunError };
 import type { JournalEntry, RunRecord } from '../journal/entry.js';
 import { listJournalRefs, type JournalRef } from '../journal/journal-refs.js';
 import { listRunIds, listRunStepFiles, readRunEntries, readRunRecord, readStepFiles, type StepFile } from '../journal/reader.js';
-import { findRepository, type Repository } from '../git/repository.js';
 import { runLockHolder } from '../locks/run-lock.js';
 import { JournalStore } from '../journal/store.js';
+import type { Repository } from '../git/repository.js';
 import { followUpFiles, listedSteps, summaryFromTotals, trustedTotals } from './run-listing.js';
 import { buildTimeline, compareEntries, followUpMessage, type RunSummary, type Timeline } from './summarize.js';
 
@@ -27,6 +27,18 @@ export interface LoadedRun {
   timeline: Timeline;
   /** Set when the run's entries could not be read (a corrupt entry): the timeline is then empty. */
   problem: string | null;
+  /** The error behind `problem`, for a command that cannot go on without the whole run. */
+  corrupt?: CorruptEntryError;
+}
+
+/**
+ * The run as loadRun finds it, for a command that hands its fields to git (diff, show): a run
+ * whose run.json or entries did not pass their checks is refused with that error, not shown empty.
+ */
+export async function loadWholeRun(journals: Journals, id: string | undefined): Promise<LoadedRun> {
+  const run = await loadRun(journals, id);
+  if (run.corrupt) throw run.corrupt;
+  return run;
 }
 
 /** The journals of the repository around `dir`, each opened on its own ref. */
@@ -37,9 +49,11 @@ export interface Journals {
 
 /** Opens the local journal and every remote-tracking one of the repository around `dir`. */
 export async function openJournals(dir: string): Promise<Journals> {
-  const repo = findRepository(dir);
+  const local = await JournalStore.open(dir);
+  const { repo } = local;
   const refs = [];
-  for (const ref of listJournalRefs(repo.commonDir)) refs.push({ ref, store: await JournalStore.open(dir, { ref: ref.ref }) });
+  // Every ref shares the local store's repository and object store: found and opened once.
+  for (const ref of listJournalRefs(repo.commonDir)) refs.push({ ref, store: ref.ref === local.ref ? local : await local.forRef(ref.ref) });
   return { repo, refs };
 }
 
@@ -117,16 +131,17 @@ function startingRuns(commonDir: string, known: Set<string>, locked: Set<string>
 }
 
 async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | undefined> {
-  const copies: Array<{ ref: JournalRef; record: RunRecord | undefined; entries: JournalEntry[]; problem: string | null }> = [];
+  const copies: Array<{ ref: JournalRef; record: RunRecord | undefined; entries: JournalEntry[]; problem: string | null; corrupt?: CorruptEntryError }> = [];
   for (const { ref, store } of journals.refs) {
     if (!(await listRunIds(store)).includes(id)) continue;
-    const copy = { ref, record: undefined as RunRecord | undefined, entries: [] as JournalEntry[], problem: null as string | null };
+    const copy = { ref, record: undefined as RunRecord | undefined, entries: [] as JournalEntry[], problem: null as string | null, corrupt: undefined as CorruptEntryError | undefined };
     try {
       copy.record = await readRunRecord(store, id);
       copy.entries = await readRunEntries(store, id);
     } catch (error) {
       if (!(error instanceof CorruptEntryError)) throw error;
       copy.problem = error.message; // shown, not fatal: one damaged run must not hide the others
+      copy.corrupt = error;
     }
     copies.push(copy);
   }
@@ -141,7 +156,7 @@ async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | und
     shownFrom: chosen.ref.source,
     sources: copies.map((c) => c.ref.source),
   });
-  return { id, record: chosen.record, entries: chosen.entries, from: chosen.ref, timeline, problem: chosen.problem };
+  return { id, record: chosen.record, entries: chosen.entries, from: chosen.ref, timeline, problem: chosen.problem, ...(chosen.corrupt ? { corrupt: chosen.corrupt } : {}) };
 }
 
 // One journal's copy of a run, as listed: its run.json and its entry files' names, not their entries.

@@ -89,9 +89,13 @@ export function assertPinned(record: RunRecord | undefined, options: ConfigOptio
     if (options.contextWindow !== undefined && options.contextWindow !== c.contextWindow) clashes.push(`--context-window ${options.contextWindow} (it uses ${c.contextWindow})`);
   }
   if (clashes.length === 0) return;
+  // The model alone may change within the run, as a journaled step: `continue --model` says how.
+  const modelHint = options.model !== undefined && clashes[0]?.startsWith('--model')
+    ? ` To switch models from the next turn on, keep the run and give it a follow-up: savepoint continue --run ${record.id} --model ${options.model} "<what next>" (or /model in a session).`
+    : '';
   throw new UsageError(
     `Run ${record.id} is pinned to the configuration recorded when it was created (run.json), so it replays and ` +
       `continues with it; it cannot take ${clashes.join(', ')}. Drop ${clashes.length === 1 ? 'that option' : 'those options'} to go on with the ` +
-      `recorded ones, or start a new run with them: the same command with --fresh.`,
+      `recorded ones, or start a new run with them: savepoint run --fresh with the run's task.${modelHint}`,
   );
 }

@@ -1,15 +1,19 @@
-// One run's life, from opening its journal to its final answer: open the journal with the run's
-// configuration, settle the working tree against the last checkpoint, run the agent loop through
-// the valve (checkpointing files after each step that may change them), and record how it ended.
-// The CLI and the library both come through here; the named entry points are in start.ts.
+// One run's life, from opening its journal to its final answer. The entry points (start.ts) find
+// the run through a journal store they opened; that store, its repository and its object store are
+// the run's one handle, passed down from here: nothing below finds the repository again.
+//
+//   open      the run's journal (its lock, its entries), with the configuration it pinned
+//   begin     one live run per working tree; what the run is (new, resuming, finished, continuing)
+//   settle    the working tree against the last checkpoint; how commands run (the sandbox)
+//   loop      the agent loop through the valve, a checkpoint after each step that may change files
+//   end       run.json says how it ended: finished, stopped at a limit, interrupted, or failed
 import { COMPACT_STEP_KIND } from '../agent/compaction.js';
-import { runAgent, USER_STEP_KIND, type FollowUp } from '../agent/loop.js';
-import { openJournal } from '../valve/open-journal.js';
+import { CONFIG_STEP_KIND, runAgent, USER_STEP_KIND, type AgentOutcome, type ConfigChange, type FollowUp } from '../agent/loop.js';
+import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
-import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError } from '../errors/index.js';
-import { ObjectStore } from '../git/object-store.js';
+import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
 import { createJournalPusher } from '../journal/push.js';
-import { findRepository } from '../git/repository.js';
+import type { JournalStore } from '../journal/store.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
@@ -17,148 +21,282 @@ import type { RunRecord, RunSandbox } from '../journal/entry.js';
 import type { FileChange } from '../errors/index.js';
 import { findDrift } from '../worktree/drift.js';
 import { createTools } from '../tools/index.js';
+import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
+import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
-import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
+import type { OpenedAs, RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { chooseSandbox } from './sandbox.js';
 import { probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
 import { readInstructions } from './instructions.js';
 import { settleWorktree } from './worktree.js';
 
-/** The run a session drives, once the entry point has found or named it. */
+/** The run a session drives, once the entry point has found or named it through `store`. */
 export interface RunTarget {
-  /** The repository root. */
-  root: string;
+  /** The journal store the entry point opened: the run's repository and object store come with it. */
+  store: JournalStore;
   run: string;
   task: string;
   model: string;
   /** A follow-up instruction to record after the run's recorded ones (`continue`). */
   followUp?: string;
+  /** A model to change to (a config step, before the follow-up): `--model` on `continue`, `/model`. The same model as the run's is no change. */
+  modelChange?: string;
+  /** Compact the conversation before the follow-up (a config step, then a compact step): `/compact`. */
+  compact?: boolean;
 }
+
+// Errors after which the run's journal must stay exactly as it was, also once the loop started: nothing ran. A drift refusal
+// waits for --restore or --keep-worktree (so `savepoint runs` must not call the run failed, and no
+// commit lands for a question); a checkpoint refused as unsafe or blocked by a file ran nothing
+// either; nor did a run refused for want of credentials, or because another run holds the tree.
+const NOTHING_RAN = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError, MissingCredentialsError, WorktreeBusyError];
 
 /** Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a failure. */
 export async function driveSession(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
-  const env = options.env ?? process.env;
-  const emit = (event: SessionEvent) => {
-    options.onEvent?.(event);
-    // A compact step, live or replayed, is also told as a compaction with the conversation's size.
-    if ((event.type === 'recorded' || event.type === 'replayed') && event.kind === COMPACT_STEP_KIND) {
-      const result = event.result as { tokensBefore?: number; tokensAfter?: number } | undefined;
-      options.onEvent?.({ type: 'compaction', position: event.position, replayed: event.type === 'replayed', tokensBefore: result?.tokensBefore ?? null, tokensAfter: result?.tokensAfter ?? null });
-    }
-  };
-  const repo = findRepository(target.root);
-  // The sandbox probe runs while the journal opens (chooseSandbox awaits it below).
-  if (options.sandbox?.use !== false) void probeSandboxAsync(target.root);
-  const { redactor, revealer } = openRunSecrets(repo.commonDir, env);
-  let sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen below, before anything runs live
-  const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir), { redactText: redactor.text });
-  // run_bash asks for the sandbox at each call: it is chosen below, before anything runs live.
-  const tools = typeof options.tools === 'function' ? options.tools(target.root) : (options.tools ?? createTools(target.root, { sandbox: () => sandbox }));
-  const journal: RunJournal = await openJournal({
-    dir: target.root,
-    run: target.run,
-    task: target.task,
-    model: target.model,
-    // A new run pins the build's prompt (with the project's instructions), tools and settings; an
-    // existing one keeps what it recorded.
-    config: (existing) => runConfig(existing, { ...options, model: target.model }, tools, existing ? undefined : readInstructions(target.root, redactor.text)),
-    onEvent: emit,
-    redact: redactor.value,
-    sandbox: () => sandbox,
-    startCheckpoint: () => snapshotter.snapshot().tree,
-    store: {
-      ...(options.push ? { afterAppend: createJournalPusher(() => journal.store, options.push, target.run) } : {}),
-      // The branch was deleted or moved back under the run, and put back where this process left it.
-      onRestored: ({ restored, found }) => emit({ type: 'journal-restored', restored, ...(found ? { found } : {}) }),
-    },
-  });
-  // One live run per working tree (README: "Two runs, one working tree"); a finished run only replays.
-  let worktreeLock: { release(): void } | undefined;
+  const life = await RunLife.open(target, options);
   try {
-    if (journal.runRecord?.status !== 'finished' || target.followUp !== undefined) worktreeLock = holdWorktree(repo, target.run);
+    const plan = life.begin();
+    if (plan.replayOnly) await life.compareFinishedFiles();
+    else await life.settle();
+    return await life.end(await life.loop(plan.followUps, plan.configChanges));
   } catch (error) {
-    journal.close();
-    throw error;
+    return await life.fail(error);
+  } finally {
+    await life.mcp.close();
+    life.close();
   }
+}
+
+/** What `begin` found the run to be, for the loop. */
+interface RunPlan {
+  /** A finished run with no new follow-up: it replays to its final answer, with no key and no live step. */
+  replayOnly: boolean;
+  followUps: FollowUp[];
+  configChanges: ConfigChange[];
+}
+
+// One run, open: its journal, its working tree's checkpoints, its tools and secrets.
+class RunLife {
+  private sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen in settle(), before anything runs live
+  private worktreeLock: { release(): void } | undefined;
   // Until the loop starts, nothing has run: a refusal (no credentials, no sandbox, drift) leaves the run as it was.
-  let loopStarted = false;
-  try {
+  private loopStarted = false;
+  // A finished run replayed over files that differ from its last checkpoint: the step of that checkpoint, and the files.
+  private changedSince: { step: number; changes: FileChange[] } | undefined;
+
+  private constructor(
+    private readonly target: RunTarget,
+    private readonly options: SessionOptions,
+    readonly journal: RunJournal,
+    private readonly snapshotter: WorktreeSnapshotter,
+    private readonly tools: AnyTool[],
+    private readonly secrets: ReturnType<typeof openRunSecrets>,
+    private readonly emit: (event: SessionEvent) => void,
+    /** The run's MCP servers: started when a new run lists their tools or a live step calls one, stopped at its end. */
+    readonly mcp: McpConnections,
+  ) {}
+
+  /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
+  static async open(target: RunTarget, options: SessionOptions): Promise<RunLife> {
+    const { store } = target;
+    const root = store.repo.root;
+    // The sandbox probe runs while the journal opens (chooseSandbox awaits it in settle()).
+    if (options.sandbox?.use !== false) void probeSandboxAsync(root);
+    const env = options.env ?? process.env;
+    // MCP servers: checked before anything runs; their configurations' secrets are redacted too.
+    const mcpServers = loadMcpServers(root, { env, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
+    const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir) });
+    const secrets = openRunSecrets(store.repo.commonDir, mcpServers.size ? { ...env, ...mcpSecretEnv(mcpServers.values()) } : env);
+    // The checkpoints write through the run's own object store: one handle for the run.
+    const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text });
+    let life: RunLife | undefined;
+    // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
+    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox }));
+    const emit = emitterFor(options);
+    const journal = await openRunJournal(store, {
+      run: target.run,
+      task: target.task,
+      model: target.model,
+      // A new run pins the build's prompt (with the project's instructions), tools and settings; an
+      // existing one keeps what it recorded.
+      // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
+      config: async (existing) => {
+        if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
+        const offered = mcpServers.size ? await offerMcpTools(mcp, (server, message) => emit({ type: 'mcp-unavailable', server, message })) : undefined;
+        const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env });
+        const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
+        return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
+      },
+      onEvent: emit,
+      redact: secrets.redactor.value,
+      sandbox: () => life!.sandbox,
+      startCheckpoint: () => snapshotter.snapshot().tree,
+      store: {
+        ...(options.push ? { afterAppend: createJournalPusher(() => store, options.push, target.run) } : {}),
+        // The branch was deleted or moved back under the run, and put back where this process left it.
+        onRestored: ({ restored, found }) => emit({ type: 'journal-restored', restored, ...(found ? { found } : {}) }),
+      },
+    }).catch(async (error: unknown) => {
+      await mcp.close(); // servers a new run listed before its journal failed to open
+      throw error;
+    });
+    // The run's tools: the built-in ones and the MCP tools its configuration pinned.
+    const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
+    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp);
+    return life;
+  }
+
+  /**
+   * Takes the working tree for a run that will go live (one live run per working tree; a finished
+   * run only replays), adds the new follow-up, checks for credentials, and says what the run is.
+   */
+  begin(): RunPlan {
+    const { journal, target, options } = this;
     const record = journal.runRecord;
+    if (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
     const followUps = recordedFollowUps(journal);
+    const configChanges = recordedConfigChanges(journal);
+    // The model the run uses now: its last config step's, else the pinned one.
+    let model = configChanges.filter((change) => change.model !== undefined).at(-1)?.model ?? target.model;
     const newFollowUp = target.followUp !== undefined && followUps.at(-1)?.message !== target.followUp;
+    // A change of model is its own step, before the follow-up it comes with (the identical
+    // command again finds the run on that model already and adds nothing).
+    const newChange = target.modelChange !== undefined && target.modelChange !== model;
+    if (newChange) {
+      configChanges.push({ model: target.modelChange!, step: journal.history.lastPosition + 1 });
+      model = target.modelChange!;
+    }
+    // A compaction asked for: its config step comes after a change of model, before the follow-up.
+    if (target.compact) configChanges.push({ compact: true, step: journal.history.lastPosition + 1 + (newChange ? 1 : 0) });
+    const before = (newChange ? 1 : 0) + (target.compact ? 1 : 0);
     // Its step is the one after the journal's last: a run stopped short of its answer (a limit, a
     // crash) hears it before its next model call; a finished one right after its final answer.
-    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 });
-    // A finished run replays with no key; anything else needs one before anything happens.
-    const replayOnly = record?.status === 'finished' && !newFollowUp;
-    if (!replayOnly && !options.provider && !target.model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(env)) throw new MissingCredentialsError(target.model);
+    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 + before });
+    // A finished run replays with no key; anything else needs one before anything happens (a
+    // change of model alone to a finished run asks no model).
+    const replayOnly = record?.status === 'finished' && !newFollowUp && !newChange && !target.compact;
+    const asksModel = !replayOnly && !(record?.status === 'finished' && !newFollowUp && !target.compact);
+    if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
     const recordedSteps = journal.history.finishedCount;
-    const openedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
+    const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
-    emit({ type: 'opened', run: target.run, task: target.task, model: target.model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
-    // A finished run replays its answer; the files it answered about may have changed since.
-    const changedSince = replayOnly && record ? await finishedRunChanges(record, journal, snapshotter) : undefined;
-    if (changedSince) emit({ type: 'finished-over-changes', run: target.run, finishedAt: record!.updatedAt, step: changedSince.step, changes: changedSince.changes });
-    if (record && !replayOnly) await settleWorktree({ run: target.run, root: target.root, record, history: journal.history, snapshotter, reveal: revealer.partial, store: journal.store, keepReachable: (tree) => journal.keepReachable(tree), options, emit });
-    if (!replayOnly) sandbox = await chooseSandbox(target.root, options.sandbox, options.onSandboxUnavailable);
+    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    return { replayOnly, followUps, configChanges };
+  }
 
-    loopStarted = true;
-    const outcome = await runAgent({
+  /**
+   * A finished run replays its answer; the files it answered about may have changed since: say
+   * which (the CLI prints them before the answer, and --json's final event carries them).
+   */
+  async compareFinishedFiles(): Promise<void> {
+    const record = this.journal.runRecord;
+    if (!record) return;
+    this.changedSince = await finishedRunChanges(record, this.journal, this.snapshotter);
+    if (this.changedSince) this.emit({ type: 'finished-over-changes', run: this.target.run, finishedAt: record.updatedAt, step: this.changedSince.step, changes: this.changedSince.changes });
+  }
+
+  /** Before going live: the working tree against the last checkpoint (drift), then how commands run. */
+  async settle(): Promise<void> {
+    const { journal, target, options } = this;
+    const record = journal.runRecord;
+    if (record) {
+      await settleWorktree({
+        run: target.run,
+        root: target.store.repo.root,
+        record,
+        history: journal.history,
+        snapshotter: this.snapshotter,
+        reveal: this.secrets.revealer.partial,
+        store: journal.store,
+        keepReachable: (tree) => journal.keepReachable(tree),
+        options,
+        emit: (event) => this.emit(event),
+      });
+    }
+    this.sandbox = await chooseSandbox(target.store.repo.root, options.sandbox, options.onSandboxUnavailable);
+  }
+
+  /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */
+  loop(followUps: FollowUp[], configChanges: ConfigChange[]): Promise<AgentOutcome> {
+    const { journal, target, options } = this;
+    this.loopStarted = true;
+    return runAgent({
       journal,
       task: target.task,
       config: journal.config!,
-      provider: providerFor(target.model, options.provider, (notice) => emit({ type: 'model-notice', ...notice })),
-      tools,
-      revealSecrets: revealer.value,
+      provider: providerFor(options.provider, (notice) => this.emit({ type: 'model-notice', ...notice }), options.maxRetryWait),
+      tools: this.tools,
+      revealSecrets: this.secrets.revealer.value,
       followUps,
+      configChanges,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
       approve: options.approve,
-      onText: (text) => emit({ type: 'text', text }),
-      onOutput: (chunk) => emit({ type: 'output', chunk }),
-      onThinking: (text) => emit({ type: 'thinking', text }),
+      permission: options.permission,
+      onText: (text) => this.emit({ type: 'text', text }),
+      onOutput: (chunk) => this.emit({ type: 'output', chunk }),
+      onThinking: (text) => this.emit({ type: 'thinking', text }),
       signal: options.signal,
-      checkpoint: () => {
-        const snapshot = snapshotter.snapshot();
+      // An edit or a write names the one file it changed: its checkpoint updates that path only.
+      checkpoint: (paths) => {
+        const snapshot = paths ? this.snapshotter.snapshotPaths(paths) : this.snapshotter.snapshot();
         return { tree: snapshot.tree, skipped: snapshot.skipped };
       },
     });
-    const counts = journal.stats;
+  }
+
+  /** Records how the loop ended: stopped at a limit (run.json's totals only), or finished with its answer. */
+  async end(outcome: AgentOutcome): Promise<RunOutcome> {
+    const { journal, target } = this;
     if (outcome.limit) {
       await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
-      return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...counts };
+      return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
     }
     await journal.finish('finished', { final: outcome.final });
-    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...counts, ...(changedSince ? { changedSince: changedSince.changes } : {}) };
-  } catch (error) {
+    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
+  }
+
+  /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */
+  async fail(error: unknown): Promise<RunOutcome> {
+    const { journal, target, options } = this;
     if (options.signal?.aborted) {
       const reason = options.signal.reason;
       await journal.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
     }
-    // A refusal before the loop starts (no credentials, no sandbox, a drift question unanswered, a
-    // checkpoint refused as unsafe or blocked by a file) is not a failure of the run: nothing ran,
-    // and the journal must stay exactly as it was (its status and last error too), so `savepoint
-    // runs` does not report it failed, the identical command still replays a finished run, and no
-    // commit lands for a question.
-    const untouched = !loopStarted || [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError].some((type) => error instanceof type);
+    const untouched = !this.loopStarted || NOTHING_RAN.some((type) => error instanceof type);
     if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
     throw error;
-  } finally {
-    worktreeLock?.release();
-    journal.close();
-    // The run's packs go into one deltified pack, so that what a run leaves in .git is small
-    // (pack-rollup.ts: 0.1-0.3 s of this process at the end of a long run). It starts once the
-    // outcome is handed back, so the CLI prints how the run ended first (the process exits when it
-    // is done), and it never fails the run; a kill meanwhile loses nothing (the next run's end
-    // does it).
-    const { rollup } = journal.store.objects;
+  }
+
+  /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
+  close(): void {
+    this.worktreeLock?.release();
+    this.journal.close();
+    // The run's packs go into one deltified pack, so that what a run leaves in .git is small. It
+    // starts once the outcome is handed back, so the CLI prints how the run ended first (the
+    // process exits when it is done), and it never fails the run; a kill meanwhile loses nothing
+    // (the next run's end does it).
+    const { rollup } = this.journal.store.objects;
     setImmediate(() => void rollup.tidy().catch(() => undefined));
   }
+}
+
+// The session's events as the caller hears them. A compact step, live or replayed, is also told as
+// a compaction with the conversation's size.
+function emitterFor(options: SessionOptions): (event: SessionEvent) => void {
+  const { onEvent } = options;
+  return (event) => {
+    onEvent?.(event);
+    if ((event.type === 'recorded' || event.type === 'replayed') && event.kind === COMPACT_STEP_KIND) {
+      const result = event.result as { tokensBefore?: number; tokensAfter?: number } | undefined;
+      onEvent?.({ type: 'compaction', position: event.position, replayed: event.type === 'replayed', tokensBefore: result?.tokensBefore ?? null, tokensAfter: result?.tokensAfter ?? null });
+    }
+  };
 }
 
 // How the working tree differs from a finished run's last checkpoint (or its start, when it changed
@@ -178,8 +316,26 @@ function recordedFollowUps(journal: RunJournal): FollowUp[] {
     .map((entry) => ({ message: String((entry.input as { message?: unknown }).message ?? ''), step: entry.step }));
 }
 
-// The provider, made once on the first live call; it tells what the SDK says about the model once.
-function providerFor(model: string, given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void): () => Promise<ModelProvider> {
-  let provider: Promise<ModelProvider> | undefined;
-  return () => (provider ??= Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, { onNotice }))));
+// The changes the run has recorded (config steps: a model, or a compaction asked for), with the steps that recorded them.
+function recordedConfigChanges(journal: RunJournal): ConfigChange[] {
+  return journal.history
+    .entries(CONFIG_STEP_KIND)
+    .filter((entry) => entry.phase === 'result')
+    .flatMap((entry): ConfigChange[] => {
+      const input = entry.input as { model?: unknown; compact?: unknown };
+      if (typeof input.model === 'string') return [{ model: input.model, step: entry.step }];
+      return input.compact === true ? [{ compact: true, step: entry.step }] : [];
+    });
+}
+
+// The provider of each model the run uses, made once on its first live call; it tells what the SDK
+// says about that model once. A provider the caller gave serves every model.
+function providerFor(given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void, maxRetryWait: number | undefined): (model: string) => Promise<ModelProvider> {
+  const made = new Map<string, Promise<ModelProvider>>();
+  const options = { onNotice, ...(maxRetryWait !== undefined ? { maxRetryWait } : {}) };
+  return (model) => {
+    let provider = made.get(model);
+    if (!provider) made.set(model, (provider = Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, options)))));
+    return provider;
+  };
 }

@@ -3,8 +3,8 @@
  * (start, resume, continue, fork) find the run; driveSession opens its journal, settles the
  * working tree, runs the agent loop through the valve and records how it ended.
  */
-export { startRun, resumeRun, continueRun, forkRun } from './start.js';
+export { startRun, resumeRun, continueRun, forkRun, latestRunHere } from './start.js';
 export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions } from './start.js';
 export { driveSession, type RunTarget } from './drive.js';
-export { runIdForTask, legacyRunIdForTask, normalizeTask, resolveRunId, runsForTask } from '../journal/run-id.js';
+export { runIdForTask, legacyRunIdForTask, caseFoldedRunIdForTask, normalizeTask, resolveRunId, runsForTask } from '../journal/run-id.js';
 export type { SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs } from './types.js';

@@ -4,7 +4,7 @@
 // request makes sense, and hands it to driveSession.
 import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
-import { readHeadBranch } from '../git/head.js';
+import { readHeadBranch } from '../git/refs.js';
 import type { RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
@@ -13,7 +13,7 @@ import { DEFAULT_MODEL } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import { assertPinned } from './config.js';
 import { driveSession } from './drive.js';
-import { legacyRunIdForTask, normalizeTask, resolveRunId, runIdForTask, runsForTask } from '../journal/run-id.js';
+import { resolveRunId, runsForTask, sameTask, taskRunBases } from '../journal/run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
 
 /** Options of startRun: the task, and which of its runs. */
@@ -26,12 +26,23 @@ export interface StartOptions extends SessionOptions {
   fresh?: boolean;
 }
 
-// The latest run of a task among `ids`, its id derived from the normalised text or (older runs) the exact text.
-function taskRuns(task: string, ids: string[]): { latest?: string; next: string } {
-  const found = runsForTask(runIdForTask(task), ids);
-  if (found.latest) return found;
-  const legacy = runsForTask(legacyRunIdForTask(task), ids);
-  return legacy.latest ? legacy : found;
+// The latest run of a task among `ids` and the next free id for it. Its id is derived from the
+// normalised text (or, for runs of older builds, the case-folded or exact text); a run is the task's
+// only when its recorded task is this task, so a task that differs in case only, or whose digest
+// collides, never takes another task's run.
+async function taskRuns(store: JournalStore, task: string, ids: string[]): Promise<{ latest?: string; next: string }> {
+  const bases = taskRunBases(task);
+  for (const base of bases) {
+    const mine: string[] = [];
+    for (const id of ids) {
+      if (runsForTask(base, [id]).latest === undefined) continue;
+      const record = await readRunRecord(store, id);
+      if (record === undefined || sameTask(record.task, task)) mine.push(id);
+    }
+    const found = runsForTask(base, mine);
+    if (found.latest) return { latest: found.latest, next: runsForTask(base, ids).next };
+  }
+  return { next: runsForTask(bases[0]!, ids).next };
 }
 
 /**
@@ -48,20 +59,20 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   let run = options.run;
   const derived = run === undefined;
   if (run === undefined) {
-    const { latest, next } = taskRuns(task, ids);
+    const { latest, next } = await taskRuns(store, task, ids);
     run = options.fresh ? next : (latest ?? next);
   } else if (options.fresh && ids.includes(run)) {
     throw new UsageError(`Run ${run} already exists, so --fresh cannot start it anew: drop --run, or give a new id.`);
   }
   assertNoConflict(synced, run);
   const record = ids.includes(run) ? await readRunRecord(store, run) : undefined;
-  if (record && normalizeTask(record.task) !== normalizeTask(task)) {
+  if (record && !sameTask(record.task, task)) {
     throw new UsageError(`Run ${run} is for the task "${record.task}", not "${task}". Use "savepoint resume ${run}" to continue it, or another --run id.`);
   }
   // The same task finished in another worktree or on another branch: its answer is not this tree's work.
   if (derived && record?.status === 'finished' && isElsewhere(record, store.repo)) throw new FinishedElsewhereError(run, record.worktree ?? null, record.branch ?? null);
   assertPinned(record, options);
-  return driveSession({ root: store.repo.root, run, task: record?.task ?? task, model: modelOf(record, options) }, options);
+  return driveSession({ store, run, task: record?.task ?? task, model: modelOf(record, options) }, options);
 }
 
 // Whether a run was created in another worktree and never went live in this one, or on another
@@ -84,15 +95,17 @@ export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNoConflict(synced, record.id);
   assertPinned(record, options);
-  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: modelOf(record, options) }, options);
+  return driveSession({ store, run: record.id, task: record.task, model: modelOf(record, options) }, options);
 }
 
-/** Options of continueRun: the follow-up, and which run it is for. */
+/** Options of continueRun: the follow-up, and which run it is for. `model` here changes the run's model from this follow-up on (a journaled config step). */
 export interface ContinueOptions extends SessionOptions {
-  /** The follow-up instruction, recorded as a journaled user step. */
+  /** The follow-up instruction, recorded as a journaled user step ('' with `model`: only the change of model). */
   message: string;
   /** The run to continue. Default: the most recent run of this working tree. */
   run?: string;
+  /** Compact the conversation first (a journaled config step, then the compact step), as `/compact` asks. */
+  compact?: boolean;
 }
 
 /**
@@ -101,7 +114,7 @@ export interface ContinueOptions extends SessionOptions {
  * follow-up; it is never added twice. Works on finished runs and on runs stopped at a limit.
  */
 export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
-  if (!options.message.trim()) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
+  if (!options.message.trim() && options.model === undefined && !options.compact) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
   const { store, synced } = await openSynced(options.dir);
   // Redacted before it is a step's key, as the task is: the journal never holds the secret.
   const message = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.message.trim());
@@ -110,8 +123,17 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, here);
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
   assertNoConflict(synced, record.id);
-  assertPinned(record, options);
-  return driveSession({ root: store.repo.root, run: record.id, task: record.task, model: modelOf(record, options), followUp: message }, options);
+  // --model on continue is a change of model within the run (a config step), not a clash with the pinned one.
+  assertPinned(record, { ...options, model: undefined });
+  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), ...(message ? { followUp: message } : {}), ...(options.compact ? { compact: true } : {}) };
+  return driveSession(options.model !== undefined ? { ...target, modelChange: options.model } : target, options);
+}
+
+/** The id of this working tree's most recent run (created here, gone live here, or too old to say), or undefined when it has none. */
+export async function latestRunHere(dir?: string): Promise<string | undefined> {
+  const { store } = await openSynced(dir);
+  const here = (r: RunRecord) => r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
+  return (await latestRun(store, here))?.id;
 }
 
 /** Options of forkRun. */
@@ -142,9 +164,9 @@ async function resolved(store: JournalStore, given: string): Promise<string> {
   return resolveRunId(given, await listRunIds(store)) ?? given;
 }
 
-// The model a run uses: the one it recorded, else the one asked for, else the default.
+// The model a run uses: the one it recorded, else the one asked for, else settings', else the default.
 function modelOf(record: RunRecord | undefined, options: SessionOptions): string {
-  return record?.config?.model ?? record?.model ?? options.model ?? DEFAULT_MODEL;
+  return record?.config?.model ?? record?.model ?? options.model ?? options.defaultModel ?? DEFAULT_MODEL;
 }
 
 // The journal store, with every fetched journal folded into the local branch first.

@@ -2,7 +2,7 @@
 // CLI (or a library user) turns these events into lines, and answers its questions in callbacks.
 import type { LimitReached } from '../agent/budget.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
-import type { Approver } from '../agent/tool-call.js';
+import type { Approver, PermissionCheck } from '../agent/tool-call.js';
 import type { StepEvent } from '../valve/run-journal.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
@@ -15,12 +15,16 @@ export interface SessionOptions {
   dir?: string;
   /** An Anthropic model id, or `script:<file>` for a scripted model. Default: the run's model, else DEFAULT_MODEL. */
   model?: string;
+  /** The model a new run takes when `model` is not given (settings' `model`); an existing run keeps its own. */
+  defaultModel?: string;
   /** The model to talk to. Default: made from `model` on the first live call, so a replay needs no key. */
   provider?: ModelProvider | (() => ModelProvider | Promise<ModelProvider>);
   /** The tools the model gets. Default: every built-in tool (createTools) on the repository root. */
   tools?: AnyTool[] | ((root: string) => AnyTool[]);
   /** Asked before each live tool call that needs approval. Default: every call is approved. */
   approve?: Approver;
+  /** Settings' allow and deny rules, asked before `approve` for every live tool call: a deny holds even when `approve` says yes. */
+  permission?: PermissionCheck;
   /** Stop before the step that would pass this many steps of the run (any kind). No limit by default. */
   maxSteps?: number;
   /** Stop before the model call that would pass this many model calls of the run (compactions included). */
@@ -29,6 +33,8 @@ export interface SessionOptions {
   maxCost?: number;
   /** The longest answer the model may give, in tokens (pinned). Default 8192 (plus the thinking budget). */
   maxTokens?: number;
+  /** The longest retry-after (seconds) of a busy model service that is waited out; a longer one stops the run cleanly. Default 60. */
+  maxRetryWait?: number;
   /** false: never compact the conversation (pinned). Default: compact when it nears the context window. */
   compact?: boolean;
   /** The fraction of the context window at which to compact (pinned). Default 0.8. */
@@ -47,6 +53,12 @@ export interface SessionOptions {
   sandbox?: SandboxRequest;
   /** Asked when bubblewrap is missing or cannot start: true runs commands unconfined. Without it, SandboxUnavailableError stops the run. */
   onSandboxUnavailable?: (reason: string) => Promise<boolean>;
+  /**
+   * MCP servers besides `.mcp.json`'s, by name, in its format (settings' `mcpServers`); they win on
+   * a name both define. Checked as outside input. `mcpServersSource` names where they came from, for messages.
+   */
+  mcpServers?: Record<string, unknown>;
+  mcpServersSource?: string;
   /** Push the agent-journal branch to this remote after every step. */
   push?: string;
   /** The environment secrets are read from (for redaction) and credentials checked in. Default: process.env. */
@@ -84,6 +96,8 @@ export type SessionEvent =
   /** A live command's output as it comes (run_bash); the step's result holds all of it. */
   | { type: 'output'; chunk: string }
   | { type: 'journal-restored'; restored: string; found?: string }
+  /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
+  | { type: 'mcp-unavailable'; server: string; message: string }
   /** A finished run is replayed over a working tree that differs from its last checkpoint (recorded at `step`; 0: when it started): its answer was about other files. */
   | { type: 'finished-over-changes'; run: string; finishedAt: string; step: number; changes: FileChange[] }
   /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */

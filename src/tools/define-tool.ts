@@ -17,6 +17,8 @@ export interface ToolDefinition<Input> {
   isRepeatSafe?(input: Input): boolean;
   needsApproval?(input: Input): boolean;
   mayChangeFiles?(input: Input): boolean;
+  /** The files the call changes, when it knows them (see Tool.changedPaths). Default: unknown. */
+  changedPaths?(input: Input): string[] | undefined;
 }
 
 /** The Tool the agent and the journal use, built from a definition. */
@@ -39,6 +41,14 @@ export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input
     isRepeatSafe: (input) => !isValid(input) || ask(definition.isRepeatSafe, input, true),
     needsApproval: (input) => ask(definition.needsApproval, input, false),
     mayChangeFiles: (input) => ask(definition.mayChangeFiles, input, false),
+    changedPaths(input) {
+      if (!definition.changedPaths || !isValid(input)) return undefined;
+      try {
+        return definition.changedPaths(input);
+      } catch {
+        return undefined; // a path the call will refuse: the checkpoint scans, as for any call
+      }
+    },
     describe(input) {
       const given = typeof input === 'object' && input !== null ? input : {};
       try {

@@ -41,6 +41,7 @@ export function createEditFileTool(root: string): Tool<EditFileInput> {
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
+    changedPaths: ({ path }) => [toRepoRelative(root, resolveInRepo(root, path))],
     async run({ path, old_string: oldString, new_string: newString, replace_all: replaceAll = false }) {
       const file = resolveInRepo(root, path);
       const shown = toRepoRelative(root, file);

@@ -1,6 +1,6 @@
 // Where a path a tool was given really points. Every tool resolves its paths here, so the rule is in
 // one place: inside the repository root after symbolic links are followed, and never into .git.
-import { lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PathOutsideRepositoryError } from '../errors/index.js';
 
@@ -95,4 +95,17 @@ function readGitdirPointer(dotGit: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a file is when it is not a regular file ("a FIFO (named pipe)", "a character device", ...),
+ * or undefined for a regular file or a directory. Reading a FIFO waits for a writer that may never
+ * come, and a device may never end or may act on being read, so the reading tools refuse them.
+ */
+export function specialFileKind(stats: Stats): string | undefined {
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return stats.isFile() || stats.isDirectory() ? undefined : 'not a regular file';
 }

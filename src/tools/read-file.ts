@@ -1,9 +1,10 @@
 // read_file: a file's text with line numbers, as `cat -n` prints it, so the model can point at lines.
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { plural } from '../format/numbers.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
 import { asText } from './format.js';
-import { resolveInRepo, toRepoRelative } from './path-utils.js';
+import { resolveInRepo, specialFileKind, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
 
 /** Lines shown when the model gives no limit: whole files up to this size, a window beyond. */
@@ -43,8 +44,9 @@ export function createReadFileTool(root: string): Tool<ReadFileInput> {
       const shown = toRepoRelative(root, file);
       let bytes: Buffer;
       try {
-        bytes = await readFile(file);
+        bytes = await readRegularFile(file);
       } catch (error) {
+        if (error instanceof NotRegularFile) return toolError(`${shown} is ${error.kind}, not a regular file; read_file reads regular files only.`, `error: ${error.kind}`);
         return toolError(errorMessage(error, shown));
       }
       // A NUL byte is how git, grep and diff tell binary from text too.
@@ -54,6 +56,29 @@ export function createReadFileTool(root: string): Tool<ReadFileInput> {
       return toolOk(...numberLines(bytes.toString('utf8'), offset ?? 1, limit ?? DEFAULT_READ_LIMIT, shown));
     },
   });
+}
+
+class NotRegularFile extends Error {
+  constructor(readonly kind: string) {
+    super(kind);
+  }
+}
+
+// The whole file, refused when it is a FIFO, a device or a socket: checked before opening (opening a
+// device can act on it), then opened without blocking and checked again on the open descriptor, as a
+// FIFO swapped in between would otherwise wait forever for a writer (and again at every resume, since
+// reads re-run). A directory gets EISDIR's message.
+async function readRegularFile(file: string): Promise<Buffer> {
+  const before = specialFileKind(await stat(file));
+  if (before) throw new NotRegularFile(before);
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    const kind = specialFileKind(await handle.stat());
+    if (kind) throw new NotRegularFile(kind);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 // The numbered window of `text` starting at line `first`, and its summary.

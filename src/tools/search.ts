@@ -1,10 +1,12 @@
 // search: lines matching a regular expression across the project's files, via git grep, which
 // searches the same set list_files shows (tracked plus untracked-not-ignored) and skips binaries.
+import { statSync } from 'node:fs';
 import { plural } from '../format/numbers.js';
 import { cutAfter } from '../format/text.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
 import { asText } from './format.js';
 import { pathspecFor, runGit } from './git-files.js';
+import { resolveInRepo, specialFileKind } from './path-utils.js';
 import type { Tool } from './types.js';
 
 /** Matches returned at most; the model should narrow its search beyond this. */
@@ -49,6 +51,9 @@ export function createSearchTool(root: string): Tool<SearchInput> {
       } catch (error) {
         return toolError(errorMessage(error, path));
       }
+      // git grep skips a FIFO or a device silently; named as the path, it gets a clear answer instead of "no matches".
+      const special = target.shown === '.' ? undefined : specialFileKind(statSync(resolveInRepo(root, path!)));
+      if (special) return toolError(`${target.shown} is ${special}, not a regular file or a directory; search reads regular files only.`, `error: ${special}`);
       const args = ['grep', '-z', '-n', '-I', '--untracked', '--no-color', '--no-column', '-E', '-e', pattern, ...target.pathspec];
       let stdout: string;
       try {

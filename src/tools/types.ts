@@ -19,6 +19,8 @@ export interface ToolResult {
   isError: boolean;
   /** A short one-line result for the step line and the commit subject: `exit 1: 1 failed, 4 passed`. */
   summary: string;
+  /** An MCP tool's result as its server returned it (content, structuredContent, isError), kept whole in the journal and handed back exactly on replay. */
+  mcp?: Record<string, unknown>;
 }
 
 /** What a tool call is given besides its input: an abort signal and live hooks. */
@@ -48,6 +50,12 @@ export interface Tool<Input = Record<string, unknown>> {
   needsApproval(input: Input): boolean;
   /** True when the call may change files in the working tree (a checkpoint follows it). */
   mayChangeFiles(input: Input): boolean;
+  /**
+   * The files the call changes, repository-relative, when it knows them (an edit or a write changes
+   * the one file it names): the checkpoint after it then looks at those alone, not the whole tree.
+   * Undefined (or absent): any file may have changed, so the checkpoint scans the tree.
+   */
+  changedPaths?(input: Input): string[] | undefined;
   /** Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`. */
   describe(input: Input): string;
   execute(input: Input, context?: ToolContext): Promise<ToolResult>;

@@ -39,6 +39,7 @@ export function createWriteFileTool(root: string): Tool<WriteFileInput> {
     isRepeatSafe: ({ path }) => !existsSync(resolveInRepo(root, path)),
     needsApproval: () => true,
     mayChangeFiles: () => true,
+    changedPaths: ({ path }) => [toRepoRelative(root, resolveInRepo(root, path))],
     async run({ path, content }) {
       const file = resolveInRepo(root, path);
       const shown = toRepoRelative(root, file);

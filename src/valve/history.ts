@@ -5,7 +5,7 @@ import type { JournalEntry, RunTotals } from '../journal/entry.js';
 import { expandKept, isKept, keptPath, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
 import { shortValue } from '../format/text.js';
 import { canonicalJson } from './key.js';
-import { RunTally, type LastCheckpoint } from './run-totals.js';
+import { EntryTotals, type LastCheckpoint } from './run-totals.js';
 
 /** The records at one position: the intent (if the step needed one) and the result (if it finished). */
 export interface RecordedStep {
@@ -33,12 +33,12 @@ interface HeldStep {
  * A run's recorded steps by position, checked whole; `lookup` says whether a step has a recorded
  * result (or throws on a divergence). It holds only the steps a lookup may still ask for: those
  * read and not yet handed back, and an intent written and not yet finished. What later needs of
- * the others (totals, the last checkpoint) is added up as entries come (RunTally).
+ * the others (totals, the last checkpoint) is added up as entries come (EntryTotals).
  */
 export class History {
   private readonly steps = new Map<number, HeldStep>();
   private readonly run: string;
-  private readonly tally: RunTally;
+  private readonly tally: EntryTotals;
   private last = 0;
   private finished = 0;
 
@@ -49,7 +49,7 @@ export class History {
    * `tally` is what the entries add up to when the reader counted them as it read them; without
    * it they are counted here (parsing the kept ones once).
    */
-  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`, tally?: RunTally) {
+  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`, tally?: EntryTotals) {
     this.run = run;
     const where = (entry: Held): string => (isKept(entry) ? keptPath(entry) : pathOf(entry));
     for (const entry of entries) {
@@ -71,7 +71,7 @@ export class History {
       }
     }
     if (!tally) {
-      tally = new RunTally();
+      tally = new EntryTotals();
       for (const entry of entries) tally.add(parsed(entry));
     }
     this.tally = tally;

@@ -9,17 +9,26 @@ import { readKeptEntries, readRunRecord } from '../journal/reader.js';
 import { assertJournalWritable } from '../git/repository.js';
 import { acquireRunLock } from '../locks/run-lock.js';
 import { JournalStore } from '../journal/store.js';
+import { readHeadBranch, readHeadCommit } from '../git/refs.js';
+import { hostName } from '../os/proc.js';
 import { History } from './history.js';
 import { RunJournal } from './run-journal.js';
-import { RunTally } from './run-totals.js';
+import { EntryTotals } from './run-totals.js';
 import type { OpenJournalOptions } from './step-types.js';
 
 /** Opens (or prepares to create) a run and takes its lock. */
 export async function openJournal(options: OpenJournalOptions): Promise<RunJournal> {
-  if (!isValidRunId(options.run)) {
-    throw new UsageError(`"${options.run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
-  }
-  const store = await JournalStore.open(options.dir, options.store);
+  assertRunId(options.run);
+  return openRunJournal(await JournalStore.open(options.dir, options.store), options);
+}
+
+/**
+ * Opens a run on a journal store already open (the session found its run through it): nothing
+ * is found or opened again. The store's hooks (`options.store`) are set on it.
+ */
+export async function openRunJournal(store: JournalStore, options: Omit<OpenJournalOptions, 'dir'>): Promise<RunJournal> {
+  assertRunId(options.run);
+  if (options.store) store.hook(options.store);
   assertJournalWritable(store.repo);
   const lock = acquireRunLock(store.repo.commonDir, options.run);
   try {
@@ -29,17 +38,23 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
     }
     await store.refresh();
     const record = await readRunRecord(store, options.run);
-    const tally = new RunTally(); // added up while the entries are read and checked: never read again for it
+    const tally = new EntryTotals(); // added up while the entries are read and checked: never read again for it
     const entries = await readKeptEntries(store, options.run, (entry) => tally.add(entry));
-    if (typeof options.config === 'function') options = { ...options, config: options.config(record) };
+    if (typeof options.config === 'function') options = { ...options, config: await options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }
     // Committed only with the first step, after the first model call: kept from a gc until then.
     if (typeof options.startCheckpoint === 'string' && !record) await holdPendingTree(store.repo.commonDir, options.run, options.startCheckpoint);
-    return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally));
+    const { repo } = store;
+    const origin = { baseCommit: record ? record.baseCommit : readHeadCommit(repo.gitdir, repo.commonDir), branch: readHeadBranch(repo), worktree: repo.root, host: hostName(), pid: process.pid };
+    return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally), origin);
   } catch (error) {
     lock.release();
     throw error;
   }
+}
+
+function assertRunId(run: string): void {
+  if (!isValidRunId(run)) throw new UsageError(`"${run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
 }

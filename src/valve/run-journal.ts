@@ -4,18 +4,18 @@
 // exact. Open one with `openJournal` (open-journal.ts); one process at a time may hold a run open.
 import { InFlightError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
-import { ENTRY_FORMAT, isValidKind, serializeEntry, type AttemptEnd, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
-import { runRecordPath, stepFilePath } from '../journal/layout.js';
+import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
+import { stepFilePath } from '../journal/layout.js';
 import { clearLiveCommand, recordLiveCommand } from '../locks/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
 import type { RunLock } from '../locks/run-lock.js';
 import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
 import type { History, StepCall } from './history.js';
 import { stepKey } from './key.js';
-import { newRunRecord, nextRunRecord } from './run-record.js';
+import { RunRecordWriter, type RunOrigin } from './run-record.js';
 import type { InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
-export type { Checkpoint, InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
+export type { Checkpoint, InFlightAnswer, InFlightStep, JournalHooks, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
 /** One run's journal, held open by this process: `step` is the valve. */
 export class RunJournal {
@@ -23,22 +23,21 @@ export class RunJournal {
   readonly store: JournalStore;
   readonly history: History;
   private readonly lock: RunLock;
-  private readonly options: OpenJournalOptions;
-  private record: RunRecord | undefined;
+  private readonly options: Omit<OpenJournalOptions, 'dir'>;
+  // run.json: what the run as a whole says about itself (run-record.ts).
+  private readonly runFile: RunRecordWriter;
   private position = 0;
-  // Set once this process has written its first entry (and its attempt into run.json).
-  private attempt: number | undefined;
   private readonly counts = { replayed: 0, live: 0 };
   // The last position this process recorded a result at.
   private lastResult = 0;
 
-  constructor(store: JournalStore, lock: RunLock, options: OpenJournalOptions, record: RunRecord | undefined, history: History) {
+  constructor(store: JournalStore, lock: RunLock, options: Omit<OpenJournalOptions, 'dir'>, record: RunRecord | undefined, history: History, origin: RunOrigin) {
     this.store = store;
     this.lock = lock;
     this.options = options;
     this.run = options.run;
-    this.record = record;
     this.history = history;
+    this.runFile = new RunRecordWriter({ run: options.run, store, options, origin, checkOwner: () => lock.check() }, record);
   }
 
   /**
@@ -47,6 +46,7 @@ export class RunJournal {
    * not safe to repeat), run it, record the result, and only then return it.
    */
   async step<T>(kind: string, input: unknown, run: () => T | Promise<T>, options: StepOptions<T> = {}): Promise<T> {
+    assertStepOptions(options);
     const call = this.identify(kind, input, options.describe);
     try {
       const unread = this.history.unread(call.position); // a big entry: read again only now
@@ -90,7 +90,7 @@ export class RunJournal {
   }
 
   private async resolveInFlight<T>(call: StepCall, input: unknown, intent: JournalEntry, options: StepOptions<T>): Promise<InFlightAnswer<T>> {
-    const interrupted = this.record?.attempts.some((a) => a.number === intent.attempt && a.interruptedAt) ?? false;
+    const interrupted = this.runFile.current?.attempts.some((a) => a.number === intent.attempt && a.interruptedAt) ?? false;
     const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt, interrupted };
     // A one-shot step is never repeated on nobody's say-so (the mail must not go out twice).
     if (!options.onInFlight) throw new InFlightError(this.run, call.position, call.description, true);
@@ -132,12 +132,8 @@ export class RunJournal {
       description: call.description,
       input,
       startedAt: startedAt.toISOString(),
-      attempt: this.currentAttempt(),
+      attempt: this.runFile.attemptNumber,
     };
-  }
-
-  private currentAttempt(): number {
-    return this.attempt ?? (this.record?.attempts.length ?? 0) + 1;
   }
 
   // Appends one entry as one commit; the first entry of this process also records its attempt.
@@ -146,15 +142,10 @@ export class RunJournal {
     this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
-    let record: RunRecord | undefined;
-    if (this.attempt === undefined) {
-      this.attempt = this.currentAttempt();
-      record = this.nextRecord({ status: 'running', totals: this.history.totals(safe) }, entry.step);
-      // run.json holds the task, which may quote a secret: it is redacted like every entry.
-      record = this.options.redact ? this.options.redact(record) : record;
-      files.push({ path: runRecordPath(this.run), content: serializeEntry(record) });
-    }
-    const worktree = safe.checkpoint ?? (record && !this.record ? record.startCheckpoint : undefined);
+    const wasNew = this.runFile.isNew;
+    const first = this.runFile.firstWrite(entry.step, this.history.totals(safe));
+    if (first) files.push(first.file);
+    const worktree = safe.checkpoint ?? (first && wasNew ? first.record.startCheckpoint : undefined);
     if (worktree) files.push({ path: `runs/${this.run}/worktree`, tree: worktree });
     const message = this.options.redact ? this.options.redact(subject) : subject;
     let pushError: unknown;
@@ -164,12 +155,12 @@ export class RunJournal {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
       if (!appendedCommitOf(error)) {
-        if (record) this.attempt = undefined;
+        if (first) this.runFile.abandon();
         throw error;
       }
       pushError = error; // written, then the push failed: recorded like any entry, then thrown
     }
-    if (record) this.record = record;
+    if (first) this.runFile.commit(first.record);
     this.history.add(safe); // a result only counted: never looked up again (positions only move on)
     if (safe.phase === 'result') this.lastResult = safe.step;
     if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
@@ -177,37 +168,12 @@ export class RunJournal {
     return safe;
   }
 
-  private nextRecord(change: Partial<RunRecord>, firstLiveStep?: number): RunRecord {
-    const now = new Date().toISOString();
-    const base = this.record ?? newRunRecord(this.run, this.options, this.store.repo, now);
-    const attempt = firstLiveStep === undefined ? undefined : { number: this.attempt!, firstLiveStep, worktree: this.store.repo.root };
-    return nextRunRecord(base, change, now, attempt, attempt && this.options.sandbox?.(), this.options.config as RunConfig | undefined);
-  }
-
   /**
    * Marks the run finished (with its final answer) or failed. Writes nothing when the journal
    * already says so (replaying a finished run leaves the branch untouched).
    */
   async finish(status: 'finished' | 'failed', details: { final?: string; error?: string } = {}): Promise<void> {
-    if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
-    if (!this.record && this.attempt === undefined && this.history.lastPosition === 0 && status === 'failed') return;
-    const at = new Date().toISOString();
-    const end: AttemptEnd = status === 'finished' ? { how: 'finished', at } : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
-    const record = this.nextRecord({ status, ...details, totals: this.history.totals() });
-    record.attempts = this.endAttempt(record.attempts, end);
-    // A success clears an earlier attempt's error from the run's status; that attempt keeps it.
-    if (status === 'finished') delete record.error;
-    const safe = this.options.redact ? this.options.redact(record) : record;
-    const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
-    this.lock.check();
-    try {
-      await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(safe) }], `${this.run} ${oneLine(what, 200)}`);
-    } catch (error) {
-      if (appendedCommitOf(error)) this.record = safe; // recorded; only the push failed
-      throw error;
-    }
-    this.record = safe;
-    await releasePendingTree(this.store.repo.commonDir, this.run); // nothing more will reuse it
+    await this.runFile.finish(status, details, this.history.totals(), this.history.lastPosition);
   }
 
   /** Records, on this machine only, a process group the current step started (see live-commands.ts). */
@@ -235,7 +201,7 @@ export class RunJournal {
    */
   async markInterrupted(by = 'a signal'): Promise<void> {
     const at = new Date().toISOString();
-    await this.noteInRecord(`interrupted (${by})`, (attempts) => this.endAttempt(attempts, { how: 'interrupted', at }).map((a) => (a.number === this.attempt ? { ...a, interruptedAt: at } : a)));
+    await this.runFile.note(`interrupted (${by})`, this.history.totals(), (a, mine) => (mine ? { ...a, end: { how: 'interrupted', at }, interruptedAt: at } : a));
   }
 
   /**
@@ -243,33 +209,18 @@ export class RunJournal {
    * like), unfinished: else `savepoint runs` could not trust them and would read every entry.
    */
   async markStopped(limit: string): Promise<void> {
-    await this.noteInRecord(`stopped at its ${limit} limit`, (attempts) => this.endAttempt(attempts, { how: 'limit', at: new Date().toISOString(), limit }));
-  }
-
-  // `attempts` with this process's attempt saying how it ended (none to change when it wrote nothing).
-  private endAttempt(attempts: RunRecord['attempts'], end: AttemptEnd): RunRecord['attempts'] {
-    return attempts.map((a) => (a.number === this.attempt ? { ...a, end } : a));
-  }
-
-  // run.json again, with the totals as they are now (and each attempt changed by `attempt`, when
-  // given); nothing when this process wrote nothing.
-  private async noteInRecord(what: string, change?: (attempts: RunRecord['attempts']) => RunRecord['attempts']): Promise<void> {
-    if (this.attempt === undefined || !this.record) return;
-    const attempts = change ? change(this.record.attempts) : this.record.attempts;
-    const record: RunRecord = { ...this.record, attempts, updatedAt: new Date().toISOString(), totals: this.history.totals() };
-    this.lock.check();
-    await this.store.append([{ path: runRecordPath(this.run), content: serializeEntry(record) }], `${this.run} ${what} in attempt ${this.attempt}`);
-    this.record = record;
+    const at = new Date().toISOString();
+    await this.runFile.note(`stopped at its ${limit} limit`, this.history.totals(), (a, mine) => (mine ? { ...a, end: { how: 'limit', at, limit } } : a));
   }
 
   /** The run's metadata as last read or written (undefined for a run not yet written). */
   get runRecord(): RunRecord | undefined {
-    return this.record;
+    return this.runFile.current;
   }
 
   /** The configuration the run uses: the one run.json recorded, else the one it will record. */
   get config(): RunConfig | undefined {
-    return this.record?.config ?? (this.options.config as RunConfig | undefined);
+    return this.runFile.current?.config ?? (this.options.config as RunConfig | undefined);
   }
 
   /** How many steps this process replayed and ran live so far. */
@@ -289,3 +240,13 @@ export class RunJournal {
 
 const callInfo = (call: StepCall) => ({ position: call.position, kind: call.kind, description: call.description });
 
+
+// The options step() knows. One it does not know is refused: a guard renamed (gate became decline)
+// must never silently stop guarding, running a step live that the caller meant to hold back.
+const STEP_OPTIONS = new Set(['intent', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint']);
+
+function assertStepOptions(options: object): void {
+  for (const name of Object.keys(options)) {
+    if (!STEP_OPTIONS.has(name)) throw new UsageError(`step() does not know the option "${name}": it takes ${[...STEP_OPTIONS].join(', ')}. Nothing was run or recorded.`);
+  }
+}

@@ -1,22 +1,169 @@
 // A run's run.json as the valve writes it: made when the run's first entry is written, then the same
-// record with each process's attempt, its status and what the run was given added.
-import { hostname } from 'node:os';
-import { RUN_FORMAT, type RunConfig, type RunRecord, type RunSandbox } from '../journal/entry.js';
-import { readHeadBranch } from '../git/head.js';
-import { readHeadCommit } from '../git/refs.js';
-import type { Repository } from '../git/repository.js';
+// record with each process's attempt, its status and what the run was given added. The valve
+// (run-journal.ts) only asks "is there a recorded result for this step?" and records it; what the
+// run as a whole says about itself is written here.
+import { RUN_FORMAT, serializeEntry, type AttemptEnd, type RunConfig, type RunRecord, type RunSandbox, type RunTotals } from '../journal/entry.js';
+import { runRecordPath } from '../journal/layout.js';
+import { releasePendingTree } from '../journal/pending.js';
+import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
+import { oneLine, shortValue } from '../format/text.js';
 import type { OpenJournalOptions } from './step-types.js';
 
-/** The run.json of a run about to get its first entry: its task, model, base commit, where it began, its lineage. */
-export function newRunRecord(run: string, options: OpenJournalOptions, repo: Repository, now: string): RunRecord {
+/** Where a run began and who is writing it now: the facts run.json records that come from outside. */
+export interface RunOrigin {
+  /** The user's HEAD commit when the run was created (a fresh clone of it is restored from the checkpoint). */
+  baseCommit: string | undefined;
+  /** The branch HEAD was on, or null when detached. */
+  branch: string | null;
+  /** The working tree's root. */
+  worktree: string;
+  /** This machine's name and this process's pid, recorded with its attempt. */
+  host: string;
+  pid: number;
+}
+
+/** What the writer needs of the run: its id, its store, its hooks, and the guard that it still owns it. */
+export interface RunRecordContext {
+  run: string;
+  store: JournalStore;
+  options: Omit<OpenJournalOptions, 'dir'>;
+  origin: RunOrigin;
+  /** Throws when another process took the run over (run-lock.ts). */
+  checkOwner: () => void;
+}
+
+/**
+ * The run's run.json: read when the run was opened, then written with this process's attempt at
+ * its first entry, and again when the run finishes, fails, is interrupted or stops at a limit.
+ */
+export class RunRecordWriter {
+  private record: RunRecord | undefined;
+  // Set once this process has written its first entry (and its attempt into run.json).
+  private attempt: number | undefined;
+
+  constructor(
+    private readonly context: RunRecordContext,
+    record: RunRecord | undefined,
+  ) {
+    this.record = record;
+  }
+
+  /** The run's metadata as last read or written (undefined for a run not yet written). */
+  get current(): RunRecord | undefined {
+    return this.record;
+  }
+
+  /** The attempt this process's entries belong to. */
+  get attemptNumber(): number {
+    return this.attempt ?? (this.record?.attempts.length ?? 0) + 1;
+  }
+
+  /** Whether this process has written anything to the run yet. */
+  get written(): boolean {
+    return this.attempt !== undefined;
+  }
+
+  /**
+   * The run.json file to append with this process's first entry (at `step`, with the totals that
+   * entry makes), or undefined when this process has written before. Until `commit`, a failed
+   * append gives it back with `abandon`, so the next write carries it again.
+   */
+  firstWrite(step: number, totals: RunTotals): { file: JournalFile; record: RunRecord } | undefined {
+    if (this.attempt !== undefined) return undefined;
+    this.attempt = this.attemptNumber;
+    // run.json holds the task, which may quote a secret: it is redacted like every entry.
+    const record = this.redact(this.next({ status: 'running', totals }, step));
+    return { file: { path: runRecordPath(this.context.run), content: serializeEntry(record) }, record };
+  }
+
+  /** The first write's append failed and wrote nothing: the next write must carry run.json again. */
+  abandon(): void {
+    this.attempt = undefined;
+  }
+
+  /** The first write's append landed: this is the run's record now. */
+  commit(record: RunRecord): void {
+    this.record = record;
+  }
+
+  /** Whether run.json is not yet on the branch (a new run before its first entry). */
+  get isNew(): boolean {
+    return this.record === undefined;
+  }
+
+  /**
+   * Marks the run finished (with its final answer) or failed. Writes nothing when the journal
+   * already says so (replaying a finished run leaves the branch untouched), nor a failure of a run
+   * that never wrote anything. A success clears an earlier attempt's error from the run's status;
+   * the attempt that failed keeps it in its own history (the entries and the commit that said so).
+   */
+  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string }, totals: RunTotals, lastPosition: number): Promise<void> {
+    if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
+    if (!this.record && this.attempt === undefined && lastPosition === 0 && status === 'failed') return;
+    const change: Partial<RunRecord> = { status, ...details, totals };
+    const at = new Date().toISOString();
+    const end: AttemptEnd = status === 'finished' ? { how: 'finished', at } : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
+    const next = this.next(change);
+    // This process's attempt says how it ended.
+    next.attempts = next.attempts.map((a) => (a.number === this.attempt ? { ...a, end } : a));
+    const record = this.redact(next);
+    if (status === 'finished') delete record.error;
+    const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
+    this.context.checkOwner();
+    try {
+      await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${oneLine(what, 200)}`);
+    } catch (error) {
+      if (appendedCommitOf(error)) this.record = record; // recorded; only the push failed
+      throw error;
+    }
+    this.record = record;
+    await releasePendingTree(this.context.store.repo.commonDir, this.context.run); // nothing more will reuse it
+  }
+
+  /**
+   * run.json again, with the totals as they are now (and each attempt changed by `attempt`, when
+   * given); nothing when this process wrote nothing.
+   */
+  async note(what: string, totals: RunTotals, attempt?: (a: RunRecord['attempts'][number], mine: boolean) => RunRecord['attempts'][number]): Promise<void> {
+    if (this.attempt === undefined || !this.record) return;
+    const attempts = attempt ? this.record.attempts.map((a) => attempt(a, a.number === this.attempt)) : this.record.attempts;
+    const record: RunRecord = { ...this.record, attempts, updatedAt: new Date().toISOString(), totals };
+    this.context.checkOwner();
+    await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${what} in attempt ${this.attempt}`);
+    this.record = record;
+  }
+
+  private redact(record: RunRecord): RunRecord {
+    return this.context.options.redact ? this.context.options.redact(record) : record;
+  }
+
+  // The record with `change`, and with this process's attempt when it is its first write
+  // (`firstLiveStep`, with the sandbox it runs commands in); the pinned configuration is kept, or
+  // added to an older run's.
+  private next(change: Partial<RunRecord>, firstLiveStep?: number): RunRecord {
+    const now = new Date().toISOString();
+    const { options, origin } = this.context;
+    const base = this.record ?? newRunRecord(this.context.run, options, origin, now);
+    const sandbox: RunSandbox | undefined = firstLiveStep === undefined ? undefined : options.sandbox?.();
+    const attempts =
+      firstLiveStep === undefined
+        ? base.attempts
+        : [...base.attempts, { number: this.attempt!, startedAt: now, host: origin.host, pid: origin.pid, firstLiveStep, worktree: origin.worktree, ...(sandbox ? { sandbox } : {}) }];
+    const pinned = base.config ?? (options.config as RunConfig | undefined);
+    return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(pinned ? { config: pinned } : {}) };
+  }
+}
+
+// The run.json of a run about to get its first entry: its task, model, base commit, where it began, its lineage.
+function newRunRecord(run: string, options: Omit<OpenJournalOptions, 'dir'>, origin: RunOrigin, now: string): RunRecord {
   return {
     format: RUN_FORMAT,
     id: run,
     task: options.task ?? '',
     model: options.model,
-    baseCommit: 'baseCommit' in options ? options.baseCommit : readHeadCommit(repo.gitdir, repo.commonDir), // a fresh clone restores from it
-    worktree: repo.root,
-    branch: readHeadBranch(repo),
+    baseCommit: 'baseCommit' in options ? options.baseCommit : origin.baseCommit,
+    worktree: origin.worktree,
+    branch: origin.branch,
     createdAt: now,
     updatedAt: now,
     status: 'running',
@@ -24,23 +171,4 @@ export function newRunRecord(run: string, options: OpenJournalOptions, repo: Rep
     ...(typeof options.startCheckpoint === 'string' ? { startCheckpoint: options.startCheckpoint } : {}),
     attempts: [],
   };
-}
-
-/**
- * `base` with `change`, and with this process's attempt when it is its first write (`attempt`, with
- * the sandbox it runs commands in); the pinned configuration is kept, or added to an older run's.
- */
-export function nextRunRecord(
-  base: RunRecord,
-  change: Partial<RunRecord>,
-  now: string,
-  attempt?: { number: number; firstLiveStep: number; worktree: string },
-  sandbox?: RunSandbox,
-  config?: RunConfig,
-): RunRecord {
-  const pinned = base.config ?? config;
-  const attempts = attempt
-    ? [...base.attempts, { number: attempt.number, startedAt: now, host: hostname(), pid: process.pid, firstLiveStep: attempt.firstLiveStep, worktree: attempt.worktree, ...(sandbox ? { sandbox } : {}) }]
-    : base.attempts;
-  return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(pinned ? { config: pinned } : {}) };
 }

@@ -15,7 +15,7 @@ export interface LastCheckpoint {
  * length. An opened run's are added as they are read and checked (readKeptEntries), and each
  * entry the process writes after them, so its totals never need its entries again.
  */
-export class RunTally {
+export class EntryTotals {
   private files = 0;
   private lastStep = 0;
   // Whether the last step has a result (inFlight is its opposite).
@@ -62,8 +62,8 @@ export class RunTally {
     return this.checkpoint;
   }
 
-  private copy(): RunTally {
-    const copy = new RunTally();
+  private copy(): EntryTotals {
+    const copy = new EntryTotals();
     Object.assign(copy, this, { tokens: { ...this.tokens } });
     return copy;
   }
@@ -71,7 +71,7 @@ export class RunTally {
 
 /** The totals of a run whose entries are `entries` (in journal order). */
 export function countTotals(entries: readonly JournalEntry[]): RunTotals {
-  const tally = new RunTally();
+  const tally = new EntryTotals();
   for (const entry of entries) tally.add(entry);
   return tally.totals();
 }

@@ -74,9 +74,10 @@ export interface OpenJournalOptions {
   /**
    * The run's pinned configuration: recorded in run.json when the run is created (and added to the
    * run.json of an older run without one at its next write). A function is given the run's record
-   * (undefined for a new run), so an existing run's own configuration can win.
+   * (undefined for a new run), so an existing run's own configuration can win; it may take time
+   * (a new run lists its MCP servers' tools).
    */
-  config?: RunConfig | ((record: RunRecord | undefined) => RunConfig);
+  config?: RunConfig | ((record: RunRecord | undefined) => RunConfig | Promise<RunConfig>);
   /** Called for every step as it replays, starts and finishes. */
   onEvent?: (event: StepEvent) => void;
   /**
@@ -96,5 +97,9 @@ export interface OpenJournalOptions {
    * until the first step makes a checkpoint of its own). A function is called only for a new run.
    */
   startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
-  store?: StoreOptions;
+  /** What the journal store does around each append: the hook after it (`--push`), and the one told when a moved branch was put back. */
+  store?: JournalHooks;
 }
+
+/** The store's hooks a caller of the valve may set (the rest of StoreOptions is the store's own). */
+export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'onRestored'>;

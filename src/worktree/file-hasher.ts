@@ -2,7 +2,7 @@
 // was hashed (and was already older than a timestamp tick then) is not read again.
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { makeObject } from '../git/git-object.js';
-import type { ObjectBatch } from './pack-writer.js';
+import type { ObjectBatch } from '../git/object-batch.js';
 import type { FileEntry, SkippedFile } from './snapshot.js';
 import { STAT_FIELDS, StatList, StatPool, type StatFields } from './stat-pool.js';
 

@@ -4,7 +4,7 @@
 // every file that matches it, `git status` names the few that differ (with thousands of untracked
 // files, git is asked again only about the directories that changed: untracked-listing.ts), and a
 // stat cache spares re-reading files that were hashed before and have not changed since. Thousands of new objects
-// at once (a first checkpoint over an unignored node_modules) go into one pack (pack-writer.ts).
+// at once (a first checkpoint over an unignored node_modules) go into one pack (git/object-batch.ts).
 // A checked-out submodule is recorded as its working tree: a subtree at its path (not the gitlink
 // git's index has), built the same way from the submodule's own index and status, its blobs stored
 // in this repository, so an edit inside it is a change of the step like any other, `show` diffs it
@@ -16,7 +16,7 @@ import { TREE_MODE } from '../git/git-object.js';
 import { ObjectStore } from '../git/object-store.js';
 import { findRepository, type Repository } from '../git/repository.js';
 import { FileHasher } from './file-hasher.js';
-import { ObjectBatch } from './pack-writer.js';
+import { ObjectBatch } from '../git/object-batch.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
 import { buildTrees, updateTrees, type DirTree } from './tree-build.js';
@@ -186,6 +186,72 @@ export class WorktreeSnapshotter {
     return snapshot;
   }
 
+  /**
+   * The checkpoint after a step that changed only `paths` (an edit, a write: the tool knows the one
+   * file it wrote): the last checkpoint with those paths hashed again, and only the trees on their
+   * paths rebuilt, instead of a `git status` of the whole tree (a second a step on a 27,000-file
+   * repository). Anything else that changed meanwhile is the next full checkpoint's to see (after a
+   * command, or at a resume's drift check). Falls back to a full snapshot when there is no last one
+   * to build on, git's index changed, a path is in a submodule, or a file is too big to record.
+   */
+  snapshotPaths(paths: readonly string[]): Snapshot {
+    const last = this.trees;
+    const lastSnapshot = this.last?.snapshot;
+    if (!last || !lastSnapshot || this.hashEveryFile || paths.length === 0) return this.snapshot();
+    if (this.submodules.size > 0) return this.snapshot(); // their files are the full pass's to gather
+    const index = this.readIndex();
+    if (index.signature !== last.indexSignature) return this.snapshot();
+    if (paths.some((path) => !isPlainPath(path) || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
+    const batch = new ObjectBatch(this.objects, new Set());
+    const changes = new Map(last.layers.changes);
+    let untracked = last.layers.untracked;
+    const moved = new Map<string, FileEntry | undefined>();
+    for (const path of paths) {
+      const hashed = this.hasher.hash(path, batch);
+      if (hashed && 'reason' in hashed) return this.snapshot(); // too big: the full pass says so, as it always does
+      const at = index.entries.has(path) ? -1 : untracked.paths.indexOf(path);
+      if (at >= 0) {
+        // An untracked file the last checkpoint had: its entry in that list, the list itself kept.
+        const entries = [...untracked.entries];
+        entries[at] = hashed;
+        untracked = { ...untracked, entries, rehashed: [...(untracked.rehashed ?? []), at] };
+      } else if (index.entries.has(path) || !this.ignored(path)) {
+        changes.set(path, hashed);
+      } else continue; // an ignored file: no checkpoint holds it
+      moved.set(path, hashed);
+    }
+    if (moved.size === 0) return lastSnapshot;
+    const updated = updateTrees(last.dirs, moved, moved.keys(), batch);
+    batch.flush();
+    for (const [dir, entry] of updated.dirs) {
+      if (entry) last.dirs.set(dir, entry);
+      else last.dirs.delete(dir);
+    }
+    const layers: Layers = { index: index.entries, changes, untracked };
+    this.trees = { ...last, layers };
+    let files: Map<string, FileEntry> | undefined;
+    const snapshot: Snapshot = {
+      tree: updated.root,
+      skipped: lastSnapshot.skipped.filter((file) => !moved.has(file.path)),
+      get files() {
+        return (files ??= layerFiles(layers));
+      },
+    };
+    this.last = { snapshot, witness: undefined }; // the witness vouched for the tree as it was
+    return snapshot;
+  }
+
+  // Whether git ignores the untracked file at `path` (a write into node_modules, say).
+  private ignored(path: string): boolean {
+    try {
+      execFileSync('git', ['check-ignore', '-q', '--no-index', '--', path], { cwd: this.repo.root, env: GIT_ENV, stdio: 'ignore' });
+      return true;
+    } catch (error) {
+      if ((error as { status?: number }).status === 1) return false;
+      throw error;
+    }
+  }
+
   /** The paths git tracks (the index, and the submodules' indexes), for restore: only those may go. */
   trackedPaths(): Set<string> {
     const index = this.readIndex();
@@ -265,4 +331,9 @@ export class WorktreeSnapshotter {
   private git(args: string[]): string {
     return execFileSync('git', args, { cwd: this.repo.root, env: GIT_ENV, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
   }
+}
+
+// A path as git's index spells one: relative, with no empty, "." or ".." part.
+function isPlainPath(path: string): boolean {
+  return path !== '' && !path.startsWith('/') && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && part !== '.git');
 }

@@ -1,12 +1,12 @@
-// Finding runs through the real CLI: ids from normalised task text (and ids made the old way still
-// found), a unique id prefix accepted by log, show, resume, continue --run and fork, `runs` listing
+// Finding runs through the real CLI: ids from normalised task text, case kept (and ids made the old
+// ways still found, a case-folded one only by its own task), a unique id prefix accepted by log, show, resume, continue --run and fork, `runs` listing
 // this worktree's runs unless --all, a run live at its first step listed, a finished run of another
 // worktree not replayed for "the same task" here, and `savepoint diff` of a run's whole change.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { legacyRunIdForTask, runIdForTask } from '../../src/journal/run-id.js';
+import { caseFoldedRunIdForTask, legacyRunIdForTask, runIdForTask } from '../../src/journal/run-id.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertOneParagraph, assertStepModes, gitOut, runCli, runIds, startCli, waitUntil } from '../helpers/cli.js';
 
@@ -29,23 +29,56 @@ interface Row {
 const runsJson = async (cwd: string, all = false) => (JSON.parse((await runCli(['runs', '--json', ...(all ? ['--all'] : [])], { cwd })).stdout) as { runs: Row[] }).runs;
 
 describe('finding runs', { concurrency: true }, () => {
-  test('"Fix the tests" and "fix the  tests." are one run, and a run whose id was made the old way is still found', async () => {
+  test('"Fix the tests" and "Fix the  tests." are one run, and a run whose id was made the old way is still found', async () => {
     const repo = await scratch.repo();
     const script = WRITE();
     assert.equal((await runCli(['run', '--yes', '--model', script, 'Fix the tests'], { cwd: repo.root })).code, 0);
-    const again = await runCli(['run', '--model', script, 'fix the  tests.'], { cwd: repo.root });
+    const again = await runCli(['run', '--model', script, 'Fix the  tests.'], { cwd: repo.root });
     assert.equal(again.code, 0, again.stderr);
     assertStepModes(again.stdout, 3);
     assert.deepEqual(await runIds(repo.root), [runIdForTask('Fix the tests')]);
 
-    const old = legacyRunIdForTask('Write The Note');
-    assert.notEqual(old, runIdForTask('Write The Note'));
-    assert.equal((await runCli(['run', '--yes', '--model', script, '--run', old, 'Write The Note'], { cwd: repo.root })).code, 0);
-    const found = await runCli(['run', '--model', script, 'Write The Note'], { cwd: repo.root });
+    const old = legacyRunIdForTask('Write  the note!');
+    assert.notEqual(old, runIdForTask('Write  the note!'));
+    assert.equal((await runCli(['run', '--yes', '--model', script, '--run', old, 'Write  the note!'], { cwd: repo.root })).code, 0);
+    const found = await runCli(['run', '--model', script, 'Write  the note!'], { cwd: repo.root });
     assert.equal(found.code, 0, found.stderr);
     assert.match(found.stdout, new RegExp(`run ${old}`));
     assertStepModes(found.stdout, 3);
     assert.equal((await runIds(repo.root)).length, 2);
+  });
+
+  test('two tasks that differ only in case are two runs: the second goes live instead of replaying the first one\'s answer', async () => {
+    const repo = await scratch.repo();
+    const first = model([{ text: 'Answer to the upper-case task.' }]);
+    const second = model([{ text: 'Answer to the lower-case task.' }]);
+    assert.equal((await runCli(['run', '--yes', '--model', first, 'Rename README to readme'], { cwd: repo.root })).code, 0);
+    const other = await runCli(['run', '--yes', '--model', second, 'rename readme to README'], { cwd: repo.root });
+    assert.equal(other.code, 0, other.stderr);
+    assertStepModes(other.stdout, 0);
+    assert.match(other.stdout, /Answer to the lower-case task/);
+    assert.doesNotMatch(other.stdout, /upper-case/);
+    assert.equal((await runIds(repo.root)).length, 2);
+  });
+
+  test('a run an older build made under the case-folded id is found by its own task, and not by a task that differs from it in case', async () => {
+    const repo = await scratch.repo();
+    const folded = caseFoldedRunIdForTask('Write The Note');
+    // The lower-case task's current id is the upper-case task's old case-folded one: the digests meet.
+    assert.equal(folded, runIdForTask('write the note'));
+    const script = WRITE();
+    assert.equal((await runCli(['run', '--yes', '--model', script, '--run', folded, 'Write The Note'], { cwd: repo.root })).code, 0);
+
+    const found = await runCli(['run', '--model', script, 'Write The Note'], { cwd: repo.root });
+    assert.equal(found.code, 0, found.stderr);
+    assert.match(found.stdout, new RegExp(`run ${folded}\\b`));
+    assertStepModes(found.stdout, 3);
+
+    const lower = await runCli(['run', '--yes', '--model', model([{ text: 'A new answer.' }]), 'write the note'], { cwd: repo.root });
+    assert.equal(lower.code, 0, lower.stderr);
+    assertStepModes(lower.stdout, 0);
+    assert.match(lower.stdout, /A new answer/);
+    assert.deepEqual(await runIds(repo.root), [folded, `${folded}-2`]);
   });
 
   test('a unique id prefix works for log, show, resume, continue --run and fork; an ambiguous one says which runs it could be', async () => {

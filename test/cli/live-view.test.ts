@@ -1,6 +1,7 @@
 // The live view and the approval prompt on a real pseudo-terminal (util-linux `script`, which runs
 // the CLI on a pty and passes our keystrokes to it): a running command shows its elapsed time and
-// its last output lines, redrawn in place; off a terminal none of that is printed. The prompt shows
+// its last output lines, redrawn in place; off a terminal none of that is printed. A busy model
+// service's retry-after is counted down on the model step's line. The prompt shows
 // the diff of an edit, the head of a write and the command; "n <reason>" reaches the model in the
 // declined result; Ctrl-C at the prompt exits 130 with no "unexpected error", and the next run says
 // the previous attempt was interrupted.
@@ -18,9 +19,9 @@ const SKIP = HAVE_SCRIPT ? false : 'util-linux `script` is not installed: it giv
 const plain = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 
 // Runs `savepoint <args>` on a pty; each answer is typed once its `after` pattern has appeared.
-async function onPty(args: string[], cwd: string, answers: Array<{ after: RegExp; send: string }> = []): Promise<{ code: number | null; out: string }> {
+async function onPty(args: string[], cwd: string, answers: Array<{ after: RegExp; send: string }> = [], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
   const command = `stty cols 160 rows 40; exec ${[process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')}`;
-  const env = { ...baseEnv(), TERM: 'xterm-256color' } as Record<string, string>;
+  const env = { ...baseEnv(), TERM: 'xterm-256color', ...extraEnv } as Record<string, string>;
   delete env.NO_COLOR;
   const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
@@ -62,6 +63,20 @@ describe('on a terminal', { concurrency: true, skip: SKIP }, () => {
     const piped = await runCli(['run', '--yes', '--model', model, 'count in a pipe'], { cwd: repo.root });
     assert.equal(piped.code, 0, piped.stderr);
     assert.doesNotMatch(piped.stdout, /│ line|· running ·|\x1b\[/);
+  });
+
+  test("a 429's retry-after is counted down on the model step's line, then the run goes on", async () => {
+    const repo = await scratch.repo({ 'README.md': '# busy\n' });
+    const fake = await scratch.fake([{ text: 'Answered after the wait.' }]);
+    fake.failNext(429, 1, { retryAfter: 3 });
+    const tty = await onPty(['run', '--yes', 'wait for it'], repo.root, [], { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key' });
+    assert.equal(tty.code, 0, tty.out);
+    const shown = plain(tty.out);
+    assert.match(shown, /The model service is busy \(the API answered 429 rate_limit_error\): asking again in 3 s/);
+    assert.match(shown, /model turn 1 · the service is busy: asking again in 3 s/);
+    assert.match(shown, /model turn 1 · the service is busy: asking again in 1 s/, 'the seconds count down');
+    assert.match(shown, /Answered after the wait\./);
+    assert.equal(fake.requests.length, 2);
   });
 
   test('the prompt shows the diff, the write and the command; "n <reason>" reaches the model; Ctrl-C exits 130 and the next run says it was interrupted', async () => {

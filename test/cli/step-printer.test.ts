@@ -37,6 +37,23 @@ describe('StepPrinter', () => {
     });
   }
 
+  it('prints a one-megabyte word of model text in linear time, in one piece or many, broken at the width with every character kept', () => {
+    const word = 'x'.repeat(1_000_000);
+    for (const piece of [word.length, 4096]) {
+      const { printer: p, output } = printer(80);
+      const started = performance.now();
+      for (let i = 0; i < word.length; i += piece) p.onText(word.slice(i, i + piece));
+      p.onEvent(recorded(1, 'model', 'answered'));
+      const ms = performance.now() - started;
+      // Quadratic, this took many seconds (a whole line's break rescanned the rest of the word).
+      assert.ok(ms < 3000, `${ms.toFixed(0)} ms for a 1 MB word in pieces of ${piece}`);
+      const lines = output().trimEnd().split('\n');
+      for (const line of lines) assert.ok(displayWidth(line) <= 80, `${displayWidth(line)} > 80`);
+      const streamed = lines.filter((line) => line.startsWith('      ')).map((line) => line.trim());
+      assert.equal(streamed.join(''), word, 'every character of the word is shown once');
+    }
+  });
+
   it('word-wraps the savings summary to the width', () => {
     const { printer: p } = printer(60);
     for (let i = 1; i <= 3; i++) p.onEvent({ type: 'replayed', position: i, kind: 'model', description: `model turn ${i}`, summary: 'calls read_file', originalDurationMs: 2000, result: { usage: { inputTokens: 1000, outputTokens: 50 } } });

@@ -2,7 +2,7 @@
 // ellipsis), and never half an emoji, a flag or a skin-toned hand.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { charLength, characters, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, takeChars, wrapWords } from '../../src/format/text.js';
+import { charLength, characters, chunkColumns, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, showControls, showControlsIn, takeChars, wrapWords } from '../../src/format/text.js';
 
 /** True when `text` holds a lone UTF-16 surrogate, i.e. half an emoji. */
 const hasLoneSurrogate = (text: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
@@ -103,5 +103,30 @@ describe('terminal columns', () => {
     assert.deepEqual(wrapWords('😀😀 😀😀 😀😀', 9, 'columns'), ['😀😀 😀😀', '😀😀']);
     assert.deepEqual(wrapWords('para one\npara two', 40), ['para one', 'para two']);
     assert.deepEqual(wrapWords('x'.repeat(12), 5), ['xxxx…']);
+  });
+});
+
+describe('chunkColumns', () => {
+  it('cuts a word into full pieces of the width and a shorter last one, never splitting a wide character or an emoji', () => {
+    assert.deepEqual(chunkColumns('abcdefg', 3), ['abc', 'def', 'g']);
+    assert.deepEqual(chunkColumns('', 3), []);
+    assert.deepEqual(chunkColumns('日本日本日', 4), ['日本', '日本', '日']);
+    assert.deepEqual(chunkColumns('a👩‍💻b日', 3), ['a👩‍💻', 'b日']);
+    // A character wider than the width still makes progress, one per piece.
+    assert.deepEqual(chunkColumns('日日', 1), ['日', '日']);
+  });
+});
+
+describe('showControls', () => {
+  it('makes every character a terminal acts on visible, and keeps tab, newline and plain text', () => {
+    assert.equal(showControls('a\tb\nc'), 'a\tb\nc');
+    assert.equal(showControls('\x1b]52;c;eA==\x07'), '^[]52;c;eA==^G');
+    assert.equal(showControls('x\r\x7f\u009b2J\u202eé😀'), 'x^M^?<U+009B>2J<U+202E>é😀');
+  });
+
+  it('reaches strings inside objects and arrays, keys too, and leaves the original alone', () => {
+    const original = { task: 'a\x1b[2J', steps: [{ summary: '\x07' }], ['k\x1b']: 1, n: 3 };
+    assert.deepEqual(showControlsIn(original), { task: 'a^[[2J', steps: [{ summary: '^G' }], ['k^[']: 1, n: 3 });
+    assert.equal(original.task, 'a\x1b[2J');
   });
 });

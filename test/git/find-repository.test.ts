@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { findRepository, NotARepositoryError } from '../../src/index.js';
+import { NotARepositoryError } from '../../src/index.js';
+import { findRepository } from '../../src/git/repository.js';
 import { runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { DEAD_WRITER_TEMP_MS, STALE_TEMP_MS } from '../../src/git/leftovers.js';
 import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
 import { gitOut } from '../helpers/git.js';

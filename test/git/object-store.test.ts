@@ -8,7 +8,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { describe, it } from 'node:test';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { makeObject } from '../../src/git/git-object.js';
 import { ObjectStore } from '../../src/git/object-store.js';
 import { assertFsckClean, gitOut, journalFile } from '../helpers/git.js';

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, chmodSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { PackReader } from '../../src/git/pack-reader.js';
 import { gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';

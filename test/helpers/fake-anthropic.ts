@@ -12,6 +12,7 @@
 //   const fake = await startFakeAnthropic({ turns: [{ text: 'Hello there.' }] });
 //   const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
 //   fake.failNext(529);            // the next request gets 529 overloaded_error
+//   fake.quirkNext({ usageInDelta: false });  // the next streamed answer misbehaves, as some servers do
 //   ...; fake.requests.length;      // every body received, failed ones included
 //   await fake.close();
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -62,6 +63,22 @@ export interface FailOptions {
   // Fail after the stream started: status 200, message_start, then an `error` event (only for
   // streaming requests), as the real API does when it overloads in the middle of an answer.
   midStream?: boolean;
+  // Sent as `retry-after` (seconds) instead of the server's usual retry-after-ms.
+  retryAfter?: number;
+}
+
+// How a streamed answer may misbehave, as proxies, compatible servers and models have been seen to
+// (see quirkNext). Each one changes only the event stream, never the answer's JSON form.
+export interface StreamQuirks {
+  // false: message_delta carries no `usage` at all.
+  usageInDelta?: boolean;
+  // The raw input JSON of the tool call at this position among the answer's calls (0 the first), sent
+  // in place of its real input: `{"path": nope}` is a call whose input is not valid JSON.
+  toolInputJson?: Record<number, string>;
+  // true: the answer's tool_use blocks start without a `name`.
+  noToolName?: boolean;
+  // true: every tool_use block of the answer carries the id of the first.
+  sameToolId?: boolean;
 }
 
 // A running fake server.
@@ -74,6 +91,8 @@ export interface FakeAnthropic {
   headers: IncomingHttpHeaders[];
   // The next `times` requests (default 1) fail with `status` and the API's JSON error body.
   failNext(status: number, times?: number, options?: FailOptions): void;
+  // The next streamed answer (not a failed request) misbehaves as `quirks` say.
+  quirkNext(quirks: StreamQuirks): void;
   close(): Promise<void>;
 }
 
@@ -106,6 +125,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   if (Array.isArray(turns)) validateScript({ turns }, 'given to startFakeAnthropic');
   const retryAfterMs = options.retryAfterMs === undefined ? 1 : options.retryAfterMs;
   const failures: { status: number; options: FailOptions }[] = [];
+  const quirks: StreamQuirks[] = [];
   const requests: MessagesBody[] = [];
   const headers: IncomingHttpHeaders[] = [];
   let served = 0;
@@ -139,7 +159,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const failure = failures.shift();
     if (failure && !(failure.options.midStream && body.stream)) {
       const type = failure.options.type ?? ERROR_TYPES[failure.status] ?? 'api_error';
-      return sendError(res, failure.status, type, failure.options.message ?? ERROR_MESSAGES[type] ?? `Error ${failure.status}`, retryAfterMs);
+      return sendError(res, failure.status, type, failure.options.message ?? ERROR_MESSAGES[type] ?? `Error ${failure.status}`, failure.options.retryAfter === undefined ? retryAfterMs : null, failure.options.retryAfter);
     }
 
     const tokens = Math.max(1, Math.ceil(JSON.stringify(body).length / 4));
@@ -171,7 +191,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       res.end(JSON.stringify(message));
       return;
     }
-    await streamMessage(res, message, turn, failure?.options, partialInputs);
+    await streamMessage(res, message, turn, failure?.options, partialInputs, failure ? {} : (quirks.shift() ?? {}));
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -182,6 +202,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     headers,
     failNext(status, times = 1, failOptions = {}) {
       for (let i = 0; i < times; i++) failures.push({ status, options: failOptions });
+    },
+    quirkNext(next) {
+      quirks.push(next);
     },
     close() {
       server.closeAllConnections();
@@ -251,7 +274,7 @@ function cutAtMaxTokens(response: ModelResponse, maxTokens: number): { response:
   return { response, partialInputs };
 }
 
-async function streamMessage(res: ServerResponse, message: ApiMessage, turn: ScriptTurn, failure: FailOptions | undefined, partialInputs = new Map<number, string>()): Promise<void> {
+async function streamMessage(res: ServerResponse, message: ApiMessage, turn: ScriptTurn, failure: FailOptions | undefined, partialInputs = new Map<number, string>(), quirks: StreamQuirks = {}): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (event: string, data: object) => {
     if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -267,6 +290,8 @@ async function streamMessage(res: ServerResponse, message: ApiMessage, turn: Scr
   // The turn's delay is spread over the text deltas, as a live model's answer would be.
   const textPieces = message.content.reduce((n, block) => n + (block.type === 'text' ? textChunks(block.text).length : 0), 0);
   const pause = (turn.delayMs ?? 0) / Math.max(1, textPieces);
+  let calls = 0;
+  const firstId = message.content.find((block) => block.type === 'tool_use')?.id;
   for (const [index, block] of message.content.entries()) {
     if (block.type === 'thinking') {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
@@ -281,9 +306,12 @@ async function streamMessage(res: ServerResponse, message: ApiMessage, turn: Scr
         send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
       }
     } else {
-      send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
+      const call = calls++;
+      const { name: _name, ...nameless } = block as Extract<ApiBlock, { type: 'tool_use' }>;
+      const started = { ...(quirks.noToolName ? nameless : block), ...(quirks.sameToolId && firstId ? { id: firstId } : {}), input: {} };
+      send('content_block_start', { type: 'content_block_start', index, content_block: started });
       // The input arrives as partial JSON in pieces that are not valid JSON on their own.
-      const json = partialInputs.get(index) ?? JSON.stringify(block.input);
+      const json = quirks.toolInputJson?.[call] ?? partialInputs.get(index) ?? JSON.stringify((block as { input: unknown }).input);
       const half = Math.ceil(json.length / 2);
       for (const partial_json of [json.slice(0, half), json.slice(half)].filter(Boolean)) {
         send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
@@ -292,14 +320,15 @@ async function streamMessage(res: ServerResponse, message: ApiMessage, turn: Scr
     send('content_block_stop', { type: 'content_block_stop', index });
   }
   if (textPieces === 0) await wait(turn.delayMs ?? 0, res);
-  send('message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens } });
+  send('message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, ...(quirks.usageInDelta === false ? {} : { usage: { output_tokens } }) });
   send('message_stop', { type: 'message_stop' });
   res.end();
 }
 
-function sendError(res: ServerResponse, status: number, type: string, message: string, retryAfterMs: number | null = null): void {
+function sendError(res: ServerResponse, status: number, type: string, message: string, retryAfterMs: number | null = null, retryAfter?: number): void {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (retryAfterMs !== null) headers['retry-after-ms'] = String(retryAfterMs);
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   res.writeHead(status, headers);
   res.end(JSON.stringify({ type: 'error', error: { type, message } }));
 }

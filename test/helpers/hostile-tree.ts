@@ -76,3 +76,25 @@ export async function forgeLastCheckpoint(cwd: string, run: string, checkpoint: 
   }
   throw new Error(`run ${run} has no step with a checkpoint`);
 }
+
+/**
+ * Commits onto agent-journal (in the repository at `cwd`) the file at `path` (slash-separated, from
+ * the branch's root) replaced by `content`, as a collaborator with push access could. Returns the
+ * new tip.
+ */
+export async function forgeJournalFile(cwd: string, path: string, content: string | Buffer): Promise<string> {
+  const tip = await gitOut(cwd, ['rev-parse', 'agent-journal']);
+  const { execFileSync } = await import('node:child_process');
+  const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd, input: content, encoding: 'utf8' }).trim();
+  const tree = await setPath(cwd, await gitOut(cwd, ['rev-parse', `${tip}^{tree}`]), path.split('/'), { mode: '100644', oid: blob });
+  const commit = await gitOut(cwd, ['commit-tree', tree, '-p', tip, '-m', `${path} (rewritten)`]);
+  await gitOut(cwd, ['update-ref', 'refs/heads/agent-journal', commit, tip]);
+  return commit;
+}
+
+/** Rewrites the JSON file at `path` on agent-journal through `change` (see forgeJournalFile). */
+export async function forgeJournalJson(cwd: string, path: string, change: (value: Record<string, unknown>) => void): Promise<string> {
+  const value = JSON.parse(await gitOut(cwd, ['show', `agent-journal:${path}`])) as Record<string, unknown>;
+  change(value);
+  return forgeJournalFile(cwd, path, `${JSON.stringify(value, null, 2)}\n`);
+}

@@ -16,7 +16,7 @@ const appenderScript = join(root, 'test/valve/fixtures/appender.mjs');
 // source file the journal is made of (fast start), else src/index.ts through tsx (always current).
 function libraryEntry(): { execArgv: string[]; entry: string } {
   const dist = join(root, 'dist');
-  const sources = ['journal', 'durable', 'errors'].flatMap((dir) =>
+  const sources = ['journal', 'valve', 'git', 'locks', 'os', 'errors'].flatMap((dir) =>
     readdirSync(join(root, 'src', dir))
       .filter((name) => name.endsWith('.ts'))
       .map((name) => `${dir}/${name.slice(0, -3)}`),

@@ -1,8 +1,8 @@
-// A child for the roll-up kill tests (test/journal/pack-rollup.test.ts, pack-deltify.test.ts):
+// A child for the roll-up kill tests (test/git/pack-rollup.test.ts):
 // appends steps from argv[3] on to the journal of argv[2] until killed, rolling every small pack up
 // every few appends (argv[4] `tidy`: a run's end's roll-up every ten, waited for), and prints
 // `appended <n>` once each append has returned.
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { rollupStepContent, rollupStepPath } from './rollup-kills.js';
 
 const [root, first, how] = process.argv.slice(2) as [string, string, string?];

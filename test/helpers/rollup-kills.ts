@@ -1,4 +1,4 @@
-// The roll-up kill tests' shared parts (test/journal/pack-rollup.test.ts, pack-deltify.test.ts):
+// The roll-up kill tests' shared parts (test/git/pack-rollup.test.ts):
 // the step files test/helpers/rollup-child.ts appends, and a loop that starts that child again and
 // again, each time killing it with SIGKILL a little later, and collects the steps it reported.
 import assert from 'node:assert/strict';

@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { JournalMovedError, JournalStore, openJournal, readRunEntries } from '../../src/index.js';
+import { JournalMovedError, openJournal } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
+import { readRunEntries } from '../../src/journal/reader.js';
 import { assertFsckClean, gitOut, journalSubjects } from '../helpers/git.js';
 import { assertStepModes, fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';

@@ -14,7 +14,7 @@ import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { startAppender, type AppenderReport } from '../helpers/journal-child.js';
 import { createLoopFs, loopFsUnavailable, type LoopFs, type LoopFsType } from '../helpers/loop-fs.js';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { makeObject, makeTree } from '../../src/git/git-object.js';
 import { ObjectStore } from '../../src/git/object-store.js';
 

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync, utimesSync, writeFileSync, unlinkSyn
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JournalStore, type FaultPoint } from '../../src/index.js';
+import { JournalStore, type FaultPoint } from '../../src/journal/store.js';
 import { compareAndSwapRef, readRef } from '../../src/git/refs.js';
 import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journalSubjects, refNames, runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';

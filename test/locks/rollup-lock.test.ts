@@ -8,7 +8,7 @@ import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { JournalStore } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
 import { ROLLUP_LOCK_NAME, STALE_ROLLUP_LOCK_MS } from '../../src/locks/rollup-lock.js';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { rollupStepContent, rollupStepPath } from '../helpers/rollup-kills.js';
@@ -16,7 +16,7 @@ import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
 const lockModule = fileURLToPath(new URL('../../src/locks/rollup-lock.ts', import.meta.url));
-const indexModule = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
+const storeModule = fileURLToPath(new URL('../../src/journal/store.ts', import.meta.url));
 
 async function packCount(root: string): Promise<number> {
   return Number(/^packs: (\d+)$/m.exec(await gitOut(root, ['count-objects', '-v']))?.[1]);
@@ -94,7 +94,7 @@ describe('the roll-up lock', () => {
     await appendSteps(store, 0, 60);
     const packsBefore = await packCount(repo.root);
     // Two children (one store each, as two runs are), told to roll up everything at the same moment.
-    const code = `const { JournalStore } = await import(${JSON.stringify(indexModule)}); const store = await JournalStore.open(process.argv[1]); await new Promise((go) => process.stdin.once('data', go)); const rolled = await store.objects.rollup.rollNow(true); console.log(JSON.stringify({ removed: rolled?.removed.length ?? 0 }));`;
+    const code = `const { JournalStore } = await import(${JSON.stringify(storeModule)}); const store = await JournalStore.open(process.argv[1]); await new Promise((go) => process.stdin.once('data', go)); const rolled = await store.objects.rollup.rollNow(true); console.log(JSON.stringify({ removed: rolled?.removed.length ?? 0 }));`;
     const children = [0, 1].map(() => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, repo.root], { stdio: ['pipe', 'pipe', 'inherit'] }));
     const outputs = children.map((child) => new Promise<string>((resolve) => {
       let out = '';

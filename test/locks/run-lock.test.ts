@@ -9,7 +9,9 @@ import { mkdirSync, readlinkSync, readFileSync, utimesSync, writeFileSync } from
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JournalStore, openJournal, readRunEntries, RunLockedError } from '../../src/index.js';
+import { openJournal, RunLockedError } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
+import { readRunEntries } from '../../src/journal/reader.js';
 import { ROOT } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 

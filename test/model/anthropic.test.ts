@@ -128,15 +128,41 @@ test('an authToken is sent as a bearer token', async () => {
   });
 });
 
-test('an error in the middle of a streamed answer becomes a ModelError', async () => {
-  await withFake({}, async (fake) => {
+test('an overloaded error in the middle of a streamed answer is asked again, with a notice of the wait', async () => {
+  await withFake({ turns: [{ text: 'Answered the second time.' }] }, async (fake) => {
     fake.failNext(529, 1, { midStream: true });
+    const notices: unknown[] = [];
+    const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key', onNotice: (notice) => notices.push(notice) });
+    const response = await provider.complete(request());
+    assert.deepEqual(response.content, [{ type: 'text', text: 'Answered the second time.' }]);
+    assert.equal(fake.requests.length, 2);
+    assert.equal(notices.length, 1);
+    assert.match(JSON.stringify(notices[0]), /"notice":"retry-wait".*"reason":"the answer broke off \(overloaded_error\)".*"attempt":1,"attempts":2/);
+  });
+});
+
+test('an error in the middle of every streamed answer becomes a ModelError after the retries', async () => {
+  await withFake({}, async (fake) => {
+    fake.failNext(529, 3, { midStream: true });
     const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
     const error = await provider.complete(request()).then(() => assert.fail('expected a ModelError'), (e: unknown) => e);
     assert.ok(error instanceof ModelError);
     assert.equal(error.data.kind, 'stream');
     assert.equal(error.data.type, 'overloaded_error');
+    assert.equal(error.data.retries, 2);
+    assert.equal(fake.requests.length, 3, 'asked three times: the first and two retries');
     assert.match(error.message, /overloaded/);
+  });
+});
+
+test('an error event the SDK would not retry as a status (invalid_request_error) is not asked again', async () => {
+  await withFake({}, async (fake) => {
+    fake.failNext(400, 1, { midStream: true, type: 'invalid_request_error', message: 'bad' });
+    const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
+    const error = await provider.complete(request()).then(() => assert.fail('expected a ModelError'), (e: unknown) => e);
+    assert.ok(error instanceof ModelError);
+    assert.equal(error.data.kind, 'stream');
+    assert.equal(fake.requests.length, 1);
   });
 });
 

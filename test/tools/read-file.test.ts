@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -73,6 +74,23 @@ describe('read_file', () => {
     const binary = await tool.execute({ path: 'image.bin' });
     assert.equal(binary.isError, true);
     assert.match(binary.output, /binary file/);
+  });
+
+  it('answers a FIFO with an error result at once instead of waiting for a writer', async () => {
+    execFileSync('mkfifo', [join(repo.root, 'pipe')]);
+    const started = performance.now();
+    const result = await tool.execute({ path: 'pipe' });
+    assert.equal(result.isError, true);
+    assert.equal(result.output, 'pipe is a FIFO (named pipe), not a regular file; read_file reads regular files only.');
+    assert.ok(performance.now() - started < 2000);
+  });
+
+  it('answers a device node with an error result, never reading it', { skip: process.getuid?.() !== 0 && 'mknod needs root' }, async () => {
+    // /dev/zero's numbers: read, it would never end.
+    execFileSync('mknod', [join(repo.root, 'zero'), 'c', '1', '5']);
+    const result = await tool.execute({ path: 'zero' });
+    assert.equal(result.isError, true);
+    assert.match(result.output, /^zero is a character device, not a regular file/);
   });
 
   it('refuses paths outside the repository and inside .git', async () => {

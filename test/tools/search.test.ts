@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { createSearchTool } from '../../src/tools/search.js';
@@ -51,6 +52,20 @@ describe('search', () => {
     assert.equal(result.summary, '3 matches in 2 files');
     const dash = await tool.execute({ pattern: '-x' });
     assert.equal(dash.isError, false);
+  });
+
+  it('reads regular files only: a FIFO named as the path is an error result, and one in the tree is skipped without waiting', async () => {
+    const fifoRepo = await scratch.repo({ 'piped.txt': 'TODO tracked\n', 'plain.txt': 'TODO plain\n' });
+    // A tracked file replaced by a FIFO, and an untracked one: reading either would wait for a writer.
+    rmSync(join(fifoRepo.root, 'piped.txt'));
+    execFileSync('mkfifo', [join(fifoRepo.root, 'piped.txt'), join(fifoRepo.root, 'new-pipe')]);
+    const search = createSearchTool(fifoRepo.root);
+    const named = await search.execute({ pattern: 'TODO', path: 'piped.txt' });
+    assert.equal(named.isError, true);
+    assert.equal(named.output, 'piped.txt is a FIFO (named pipe), not a regular file or a directory; search reads regular files only.');
+    const all = await search.execute({ pattern: 'TODO' });
+    assert.equal(all.isError, false);
+    assert.equal(all.output, 'plain.txt:1: TODO plain');
   });
 
   it('answers "no matches" without an error', async () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { FaultPoint } from '../../src/index.js';
+import type { FaultPoint } from '../../src/journal/store.js';
 import { journalFile } from '../helpers/git.js';
 import { checkAfterKill, checkReport, range, runSubjects } from '../helpers/crash-checks.js';
 import { runAppender, usingBuiltLibrary, type AppenderOptions } from '../helpers/journal-child.js';

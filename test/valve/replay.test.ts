@@ -8,12 +8,12 @@ import {
   CorruptEntryError,
   DivergenceError,
   InFlightError,
-  JournalStore,
   openJournal,
-  readRunEntries,
   type InFlightStep,
   type StepEvent,
 } from '../../src/index.js';
+import { JournalStore } from '../../src/journal/store.js';
+import { readRunEntries } from '../../src/journal/reader.js';
 import { assertFsckClean, gitOut, journalFile, rewriteJournalFiles } from '../helpers/git.js';
 import { startAppender } from '../helpers/journal-child.js';
 import { useScratch } from '../helpers/scratch.js';

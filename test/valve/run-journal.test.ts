@@ -6,15 +6,15 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DivergenceError,
-  JournalStore,
   UsageError,
   openJournal,
-  readRunEntries,
-  readRunRecord,
   stepKey,
   type OpenJournalOptions,
   type StepEvent,
 } from '../../src/index.js';
+import { JournalStore, type StoreOptions } from '../../src/journal/store.js';
+import { openRunJournal } from '../../src/valve/open-journal.js';
+import { readRunEntries, readRunRecord } from '../../src/journal/reader.js';
 import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journalSubjects } from '../helpers/git.js';
 import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
 
@@ -28,6 +28,11 @@ after(async () => {
 
 function open(run: string, extra: Partial<OpenJournalOptions> = {}) {
   return openJournal({ dir: repo.root, run, task: `task of ${run}`, model: 'claude-test', ...extra });
+}
+
+// A run opened on a store with a fault point (a test hook of the store, not of the library).
+async function openWithFault(run: string, faultPoint: StoreOptions['faultPoint']) {
+  return openRunJournal(await JournalStore.open(repo.root, { faultPoint }), { run, task: `task of ${run}`, model: 'claude-test' });
 }
 
 // A small agent loop: a read, a command (intent first), an edit, a model call with usage.
@@ -304,16 +309,12 @@ describe('steps that fail', () => {
 
   it('a step whose journal write fails can be retried in the same process, and the run stays readable', async () => {
     let failNext = false;
-    const journal = await open('write-fails', {
-      store: {
-        faultPoint: (name) => {
-          if (name === 'after-objects' && failNext) {
-            failNext = false;
-            throw new Error('disk full');
-          }
-        },
-      },
-    });
+    const journal = await openWithFault('write-fails', (name) => {
+        if (name === 'after-objects' && failNext) {
+          failNext = false;
+          throw new Error('disk full');
+        }
+      });
     await journal.step('work', { i: 1 }, () => 1);
     failNext = true;
     await assert.rejects(journal.step('work', { i: 2 }, () => 2), /disk full/);
@@ -327,16 +328,12 @@ describe('steps that fail', () => {
 
   it("when a run's very first write fails, the retry still records run.json with the task and attempt", async () => {
     let failNext = true;
-    const journal = await open('first-write-fails', {
-      store: {
-        faultPoint: (name) => {
-          if (name === 'before-lock' && failNext) {
-            failNext = false;
-            throw new Error('disk full');
-          }
-        },
-      },
-    });
+    const journal = await openWithFault('first-write-fails', (name) => {
+        if (name === 'before-lock' && failNext) {
+          failNext = false;
+          throw new Error('disk full');
+        }
+      });
     await assert.rejects(journal.step('work', { i: 1 }, () => 1), /disk full/);
     assert.equal(await journal.step('work', { i: 1 }, () => 1), 1);
     journal.close();
@@ -368,5 +365,21 @@ describe('bad ids', () => {
     assert.equal(await journal.step('fine_kind', {}, () => 1), 1, 'a refused kind used no position');
     journal.close();
     assert.deepEqual(await journalFiles(repo.root, 'runs/kinds/steps'), ['runs/kinds/steps/000/000001-fine_kind.json']);
+  });
+});
+
+describe('options step() does not know', () => {
+  it('a step given an option step() does not know (gate, renamed decline) is refused before it runs, and takes no position', async () => {
+    const journal = await open('unknown-option');
+    let ran = 0;
+    const gated = { gate: () => ({ result: 'held back' }) } as unknown as Parameters<typeof journal.step>[3];
+    await assert.rejects(
+      journal.step('run_bash', { command: 'rm -rf build' }, () => ++ran, gated),
+      (error: unknown) => error instanceof UsageError && /does not know the option "gate"/.test(error.message) && /decline/.test(error.message),
+    );
+    assert.equal(ran, 0, 'the step did not run');
+    assert.equal(await journal.step('work', {}, () => 'ok'), 'ok', 'the next step takes the first position');
+    journal.close();
+    assert.deepEqual(await journalFiles(repo.root, 'runs/unknown-option/steps'), ['runs/unknown-option/steps/000/000001-work.json']);
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { PACK_THRESHOLD } from '../../src/worktree/pack-writer.js';
+import { PACK_THRESHOLD } from '../../src/git/object-batch.js';
 import { restoreWorktree } from '../../src/worktree/restore.js';
 import { runCli } from '../helpers/cli.js';
 import { assertFsckClean, gitOut, journalFile } from '../helpers/git.js';

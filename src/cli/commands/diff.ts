@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { Command } from 'commander';
 import { NoCheckpointError } from '../../errors/index.js';
-import { loadRun, openJournals } from '../../report/journal-runs.js';
+import { loadWholeRun, openJournals } from '../../report/journal-runs.js';
 
 // git's empty tree: the base of a run that started in a repository with no commit.
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -21,13 +21,13 @@ export function diffCommand(): Command {
     .option('--stat', 'a diffstat instead of the patch')
     .action(async (id: string | undefined, flags: { stat?: boolean }) => {
       const journals = await openJournals(process.cwd());
-      const run = await loadRun(journals, id);
+      const run = await loadWholeRun(journals, id);
       const t = run.timeline;
       const last = t.steps.filter((s) => s.checkpoint).at(-1);
       const to = last?.checkpoint ?? t.startCheckpoint;
       if (!to) throw new NoCheckpointError(run.id);
       const from = t.baseCommit ?? EMPTY_TREE;
-      const result = spawnSync('git', ['diff', ...(flags.stat ? ['--stat'] : []), from, to], { cwd: journals.repo.root, stdio: 'inherit' });
+      const result = spawnSync('git', ['diff', ...(flags.stat ? ['--stat'] : []), '--end-of-options', from, to], { cwd: journals.repo.root, stdio: 'inherit' });
       process.exitCode = result.status === 0 ? 0 : 1;
     });
 }

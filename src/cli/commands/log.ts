@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { ReportWriteError } from '../../errors/index.js';
 import { compactCount, formatCount, formatDuration, formatUsd, plural } from '../../format/numbers.js';
-import { displayWidth, fitColumns, wrapWords } from '../../format/text.js';
+import { displayWidth, fitColumns, showControls, showControlsIn, wrapWords } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
 import { attemptEndingText } from '../../report/attempt-ending.js';
 import { renderHtmlTimeline } from '../../report/html-timeline.js';
@@ -52,7 +52,10 @@ export function logCommand(): Command {
 }
 
 /** The human timeline. */
-export function printTimeline(t: Timeline, out: Out, style: Style, now: number, problem: string | null = null): void {
+export function printTimeline(recorded: Timeline, out: Out, style: Style, now: number, recordedProblem: string | null = null): void {
+  // Everything in a timeline came from a journal, perhaps a fetched one: shown, never obeyed.
+  const t = showControlsIn(recorded);
+  const problem = recordedProblem === null ? null : showControls(recordedProblem);
   const r = t.run;
   const status = problem ? 'corrupt' : r.status;
   const activity = `last activity ${relativeTime(r.lastActivity, now)}`;

@@ -3,7 +3,7 @@
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { compactCount } from '../../format/numbers.js';
-import { fitColumns } from '../../format/text.js';
+import { fitColumns, showControlsIn } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
 import { listAllRuns, openJournals, type ListedRun } from '../../report/journal-runs.js';
 import type { RunSummary } from '../../report/summarize.js';
@@ -50,7 +50,9 @@ function followUpNote(followUps: string[]): string {
 }
 
 /** The human table. */
-export function printRuns(runs: ListedRun[], out: Out, style: Style, now: number, hidden = 0): void {
+export function printRuns(listed: ListedRun[], out: Out, style: Style, now: number, hidden = 0): void {
+  // Ids, tasks, models and problems come from journals, fetched ones too: shown, never obeyed.
+  const runs = showControlsIn(listed);
   const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them.` : '';
   if (runs.length === 0) {
     out.write(hidden ? `No runs in this worktree yet. ${elsewhere}\n` : 'No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');

@@ -4,8 +4,9 @@
 import { Command } from 'commander';
 import { NoSuchStepError, UsageError } from '../../errors/index.js';
 import { formatCount, formatDuration, formatUsd } from '../../format/numbers.js';
+import { showControls, showControlsIn } from '../../format/text.js';
 import type { JournalEntry, RunConfig } from '../../journal/entry.js';
-import { loadRun, openJournals } from '../../report/journal-runs.js';
+import { loadWholeRun, openJournals } from '../../report/journal-runs.js';
 import { formatInput, formatResult } from '../../report/step-detail.js';
 import type { StepView, Timeline } from '../../report/summarize.js';
 import { whereNote } from '../view/run-format.js';
@@ -37,7 +38,7 @@ export function showCommand(): Command {
     .action(async (id: string, stepText: string, flags: { json?: boolean }) => {
       const step = stepText === 'config' ? 0 : parseStep(stepText);
       const journals = await openJournals(process.cwd());
-      const run = await loadRun(journals, id);
+      const run = await loadWholeRun(journals, id);
       if (step === 0) {
         const config = run.record?.config ?? null;
         if (flags.json) process.stdout.write(`${JSON.stringify({ run: run.id, config }, null, 2)}\n`);
@@ -47,7 +48,7 @@ export function showCommand(): Command {
       const view = run.timeline.steps.find((s) => s.step === step);
       if (!view) throw new NoSuchStepError(run.id, step, run.timeline.steps.at(-1)?.step ?? 0);
       const style = styleFor(process.stdout);
-      const diff = await stepDiff(journals.repo.root, run.timeline, step, { color: !flags.json && style.color, stat: !flags.json });
+      const diff = await stepDiff(journals.repo.root, run.timeline, step, { stat: !flags.json });
       const intent = run.entries.find((e) => e.step === step && e.phase === 'intent') ?? null;
       const result = run.entries.find((e) => e.step === step && e.phase === 'result') ?? null;
       if (flags.json) {
@@ -77,7 +78,12 @@ const RESOLUTIONS: Record<string, string> = {
 };
 
 /** The human view of one step. */
-export function printStep(t: Timeline, s: StepView, intent: JournalEntry | null, result: JournalEntry | null, diff: StepDiff | undefined, out: Out, style: Style): void {
+export function printStep(timeline: Timeline, view: StepView, intentEntry: JournalEntry | null, resultEntry: JournalEntry | null, rawDiff: StepDiff | undefined, out: Out, style: Style): void {
+  // Every field of a step, and the diff of its files, came from a journal (perhaps a fetched one):
+  // control characters are made visible before anything is cut or coloured, and the diff is
+  // coloured here rather than by git, so no escape in a file's content reaches the terminal.
+  const [t, s, intent, result] = [showControlsIn(timeline), showControlsIn(view), showControlsIn(intentEntry), showControlsIn(resultEntry)];
+  const diff = rawDiff && { ...rawDiff, text: paintDiff(showControls(rawDiff.text), style) };
   const heading = (text: string) => out.write(`\n${style.bold(style.cyan(text))}\n`);
   const field = (name: string, value: string) => out.write(`  ${style.dim(name.padEnd(11))} ${value}\n`);
   out.write(`${style.bold(`#${s.step} ${s.description}`)}  ${style.dim(`· ${s.kind} · run ${t.run.id}`)}\n`);
@@ -117,7 +123,8 @@ export function printStep(t: Timeline, s: StepView, intent: JournalEntry | null,
 }
 
 // What a run was told and given: its pinned configuration (run.json's `config`).
-function printConfig(id: string, config: RunConfig | null, out: Out, style: Style): void {
+function printConfig(id: string, recorded: RunConfig | null, out: Out, style: Style): void {
+  const config = showControlsIn(recorded);
   if (!config) {
     out.write(`Run ${id} was recorded before run.json pinned its configuration: it uses this build's system prompt, tools and settings.\n`);
     return;
@@ -148,5 +155,23 @@ function indent(text: string): string {
     .replace(/\n+$/, '')
     .split('\n')
     .map((line) => `  ${line}`)
+    .join('\n');
+}
+
+// A unified diff coloured as git colours one: headers bold, hunks cyan, additions green, removals red.
+function paintDiff(text: string, style: Style): string {
+  if (!style.color) return text;
+  let inHeader = false;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('diff --git ')) inHeader = true;
+      else if (line.startsWith('@@')) inHeader = false;
+      if (inHeader) return style.bold(line);
+      if (line.startsWith('@@')) return style.cyan(line);
+      if (line.startsWith('+')) return style.green(line);
+      if (line.startsWith('-')) return style.red(line);
+      return line;
+    })
     .join('\n');
 }

@@ -1,13 +1,17 @@
 // Asking a person before a live command or write. Replayed steps never ask: they do not run. The
 // question shows what will happen (the whole command, the diff of an edit, the head of a write); a
 // "no" may carry a reason, which the model reads in the declined result; Ctrl-C at the question
-// stops the run like Ctrl-C anywhere (InterruptedError, exit 130).
+// stops the run like Ctrl-C anywhere (InterruptedError, exit 130). Settings' rules are asked
+// before this (tool-call.ts), so a call a rule allows or denies never gets here; the mode from
+// settings (`defaultMode`) approves edits, or everything, without asking; `a` offers to remember a
+// rule for the session, or to write it to .savepoint/settings.local.json.
 import { createInterface } from 'node:readline';
 import { createPatch } from 'diff';
 import { ApprovalRequiredError, InterruptedError } from '../../errors/index.js';
 import type { Approver } from '../../agent/tool-call.js';
 import type { AnyTool } from '../../tools/types.js';
 import { fitColumns } from '../../format/text.js';
+import { addLocalAllowRule, suggestRule, type PermissionMode, type PermissionRules } from '../../settings/index.js';
 import { type Style } from '../terminal/style.js';
 
 /** How many lines of a write's content, or of an edit's diff, the question shows. */
@@ -16,6 +20,12 @@ export const PREVIEW_LINES = 12;
 /** What createApprover needs: the answers' source, where to ask, and what to do on Ctrl-C. */
 export interface ApproverOptions {
   yes: boolean;
+  /** Settings' defaultMode: 'yes' is --yes, 'acceptEdits' approves edits and writes without asking. Default 'ask'. */
+  mode?: PermissionMode;
+  /** The session's rules, where `a` adds the rule it remembers. */
+  rules?: PermissionRules;
+  /** The repository root, whose .savepoint/settings.local.json `a` may write the rule to. */
+  root?: string;
   interactive: boolean;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
@@ -26,31 +36,54 @@ export interface ApproverOptions {
   onInterrupt?: () => void;
 }
 
-/** `--yes` approves everything; a terminal asks (y / n [reason] / a = yes to all); otherwise a live step fails. */
+/** The tools `acceptEdits` approves without asking. */
+export const EDIT_TOOLS: ReadonlySet<string> = new Set(['edit_file', 'write_file']);
+
+/** `--yes` (or mode yes) approves everything; a terminal asks (y / n [reason] / a = remember a rule); otherwise a live step fails. */
 export function createApprover(options: ApproverOptions): Approver {
-  if (options.yes) return async () => true;
+  if (options.yes || options.mode === 'yes') return async () => true;
+  const acceptsEdits = options.mode === 'acceptEdits';
   if (!options.interactive) {
     return async (tool, input) => {
+      if (acceptsEdits && EDIT_TOOLS.has(tool.name)) return true;
       throw new ApprovalRequiredError(tool.describe(input));
     };
   }
-  let all = false;
   return async (tool, input) => {
-    if (all) return true;
+    if (acceptsEdits && EDIT_TOOLS.has(tool.name)) return true;
+    // A rule remembered earlier in this session (`a`): the same rules the tool call asked first.
+    if (options.rules?.decide(tool.name, input)?.verdict === 'allow') return true;
     const output = options.output ?? process.stderr;
     options.onAsk?.(true, tool.describe(input));
     try {
       output.write(preview(tool, input, options.style));
-      const answer = (await ask(`  Allow ${tool.describe(input)}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]ll: `, options)).trim();
+      const answer = (await ask(`  Allow ${tool.describe(input)}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]lways: `, options)).trim();
       const word = answer.toLowerCase().split(/\s+/)[0] ?? '';
-      if (word === 'a' || word === 'all') all = true;
-      if (all || word === 'y' || word === 'yes') return true;
+      if (word === 'a' || word === 'always' || word === 'all') {
+        await rememberRule(tool.name, input, options);
+        return true;
+      }
+      if (word === 'y' || word === 'yes') return true;
       const reason = /^(n|no)\b[\s,:;.-]*/i.test(answer) ? answer.replace(/^(n|no)\b[\s,:;.-]*/i, '') : word === '' ? '' : answer;
       return reason ? { reason } : false;
     } finally {
       options.onAsk?.(false);
     }
   };
+}
+
+// `a`: the rule that allows calls like this one, for the rest of the session or written to the
+// project's local settings (so the next session, and a run with no terminal, allows them too).
+async function rememberRule(tool: string, input: Record<string, unknown>, options: ApproverOptions): Promise<void> {
+  const rule = suggestRule(tool, input);
+  const output = options.output ?? process.stderr;
+  const where = options.root ? ' / [w]rite it to .savepoint/settings.local.json' : '';
+  const answer = (await ask(`  Allow "${rule}" from now on: [s]ession only${where}: `, options)).trim().toLowerCase();
+  options.rules?.addAllow(rule);
+  if (options.root && (answer === 'w' || answer === 'write')) {
+    const file = addLocalAllowRule(options.root, rule);
+    output.write(`    ${options.style ? options.style.dim(`added "${rule}" to ${file}`) : `added "${rule}" to ${file}`}\n`);
+  }
 }
 
 /** One question on the terminal; Ctrl-C (or the input closing) calls onInterrupt and rejects with InterruptedError. */

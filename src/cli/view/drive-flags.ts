@@ -8,7 +8,7 @@ import type { SessionOptions } from '../../session/types.js';
  * The flags of a command that drives a run, as commander parses them: the limits and pinned
  * settings go to the session as they are (SessionOptions documents them); the rest are mapped.
  */
-export interface DriveFlags extends Pick<SessionOptions, 'model' | 'maxSteps' | 'maxTurns' | 'maxCost' | 'maxTokens' | 'compact' | 'compactAt' | 'contextWindow' | 'thinking' | 'push'> {
+export interface DriveFlags extends Pick<SessionOptions, 'model' | 'maxSteps' | 'maxTurns' | 'maxCost' | 'maxTokens' | 'maxRetryWait' | 'compact' | 'compactAt' | 'contextWindow' | 'thinking' | 'push'> {
   yes?: boolean;
   inFlight: InFlightPolicy;
   restore?: boolean;
@@ -29,6 +29,7 @@ export function addDriveOptions(command: Command): Command {
     .option('--max-turns <n>', 'stop before the run passes n model calls; no limit by default', positiveInt('--max-turns'))
     .option('--max-cost <usd>', 'stop before a model call once the run\'s estimated cost reaches this many US dollars; no limit by default', positiveNumber('--max-cost'))
     .option('--max-tokens <n>', 'the longest answer the model may give, in tokens (pinned with a new run; default 8192)', positiveInt('--max-tokens'))
+    .option('--max-retry-wait <seconds>', 'the longest wait a busy model service may ask for (retry-after) before savepoint stops cleanly instead; default 60', positiveNumber('--max-retry-wait'))
     .option('--context-window <tokens>', "the model's context window (pinned with a new run; default: the model's known window, else 200,000)", positiveInt('--context-window'))
     .option('--compact-at <fraction>', 'compact the conversation when it reaches this fraction of the context window (pinned; default 0.8)', fraction('--compact-at'))
     .option('--thinking <budget>', 'extended thinking with this many tokens of budget, at least 1024 (pinned with a new run; default off)', thinkingBudget)

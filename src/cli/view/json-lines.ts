@@ -21,6 +21,7 @@ export const JSON_EVENT_TYPES = [
   'finished-over-changes',
   'compaction',
   'model-notice',
+  'mcp-unavailable',
   'final',
   'savings',
   'summary',

@@ -20,6 +20,8 @@ interface Block {
   started: number;
   tail: string[];
   partial: string;
+  /** While the model service is busy: when savepoint asks it again (performance.now() time). */
+  retryAt?: number;
 }
 
 /** A redrawn-in-place block for the step in progress. */
@@ -61,6 +63,13 @@ export class LiveView {
     if (!this.enabled) return;
     this.block = { what: description, doing: kind === 'model' ? 'waiting for the model' : kind === 'run_bash' ? 'running' : 'working', started: performance.now(), tail: [], partial: '' };
     this.timer ??= setInterval(() => this.redraw(), 120).unref();
+    this.redraw();
+  }
+
+  /** The model service asked for a wait: count it down in place of "waiting for the model". */
+  countdown(seconds: number): void {
+    if (!this.block) return;
+    this.block.retryAt = performance.now() + seconds * 1000;
     this.redraw();
   }
 
@@ -117,8 +126,11 @@ export class LiveView {
     const shown = [...block.tail, ...(block.partial ? [block.partial] : [])].slice(-OUTPUT_LINES);
     const lines = shown.map((line) => this.style.dim(`      │ ${fitColumns(line, width - 10)}`));
     this.frame = (this.frame + 1) % FRAMES.length;
-    const elapsed = formatDuration(performance.now() - block.started);
-    lines.push(`      ${this.style.cyan(FRAMES[this.frame]!)} ${fitColumns(block.what, width - 48)} ${this.style.dim(`· ${block.doing} · ${elapsed}`)}`);
+    const now = performance.now();
+    const elapsed = formatDuration(now - block.started);
+    const left = block.retryAt === undefined ? 0 : Math.ceil((block.retryAt - now) / 1000);
+    const doing = left > 0 ? `the service is busy: asking again in ${left} s` : block.doing;
+    lines.push(`      ${this.style.cyan(FRAMES[this.frame]!)} ${fitColumns(block.what, width - 48)} ${this.style.dim(`· ${doing} · ${elapsed}`)}`);
     this.real.write(lines.join('\n'));
     this.drawn = lines.length;
   }

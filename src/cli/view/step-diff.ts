@@ -33,7 +33,7 @@ export async function stepDiff(root: string, timeline: Timeline, step: number, o
   const to = timeline.steps.find((s) => s.step === step)?.checkpoint;
   if (!to) return undefined;
   const { from, fromLabel } = diffBase(timeline, step);
-  const args = ['diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), from, to];
+  const args = ['diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), '--end-of-options', from, to];
   const { execa } = await import('execa'); // loaded on first use: `runs` and most commands never diff
   const result = await execa('git', args, { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, env: { GIT_PAGER: 'cat' } });
   if (result.exitCode !== 0) {
@@ -43,13 +43,57 @@ export async function stepDiff(root: string, timeline: Timeline, step: number, o
   return { from, fromLabel, to, text: String(result.stdout), error: null };
 }
 
-/** The diffs of every checkpointed step of a run (for the HTML page), by step number. */
+/**
+ * The diffs of every checkpointed step of a run (for the HTML page), by step number: one git
+ * process for all of them (`git diff-tree --stdin` reads the pairs of trees and echoes each before
+ * its diff), each step's base found in one pass, so a run of thousands of steps costs about what
+ * its diffs do, not a process and a scan of the steps each.
+ */
 export async function allStepDiffs(root: string, timeline: Timeline): Promise<Map<number, StepDiff>> {
-  const diffs = new Map<number, StepDiff>();
+  const pairs: Array<{ step: number; from: string; fromLabel: string; to: string }> = [];
+  let base = diffBase(timeline, 0);
   for (const s of timeline.steps) {
     if (!s.checkpoint) continue;
-    const diff = await stepDiff(root, timeline, s.step);
-    if (diff) diffs.set(s.step, diff);
+    pairs.push({ step: s.step, ...base, to: s.checkpoint });
+    base = { from: s.checkpoint, fromLabel: `the checkpoint of #${s.step}` };
+  }
+  const diffs = new Map<number, StepDiff>();
+  if (!pairs.length) return diffs;
+  const base0 = pairs[0]!.from;
+  const { execa } = await import('execa');
+  // diff-tree compares trees: the base commit is given as its tree.
+  if (pairs[0]!.from === timeline.baseCommit && /^[0-9a-f]{40}$/.test(timeline.baseCommit)) {
+    const tree = await execa('git', ['rev-parse', '--verify', '--quiet', `${timeline.baseCommit}^{tree}`], { cwd: root, reject: false });
+    if (tree.exitCode !== 0) return eachAlone(root, timeline, pairs); // the base commit is not here: each step says so
+    pairs[0]!.from = String(tree.stdout).trim();
+  }
+  const input = pairs.map((p) => `${p.from} ${p.to}\n`).join('');
+  const result = await execa('git', ['diff-tree', '--stdin', '-r', '-p', '--no-color', '--no-commit-id'], { cwd: root, reject: false, input, stripFinalNewline: false, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+  // Some tree is missing (a journal fetched without its objects): each step alone says which.
+  if (result.exitCode !== 0) return eachAlone(root, timeline, pairs);
+  // The output is each echoed pair, then its diff (nothing when the trees are the same).
+  const lines = String(result.stdout).split('\n');
+  let i = 0;
+  for (const [n, p] of pairs.entries()) {
+    const header = `${p.from} ${p.to}`;
+    while (i < lines.length && lines[i] !== header) i++;
+    const start = ++i;
+    const next = pairs[n + 1];
+    const nextHeader = next ? `${next.from} ${next.to}` : undefined;
+    while (i < lines.length && lines[i] !== nextHeader) i++;
+    const body = lines.slice(start, i);
+    const text = body.length && body.some((line) => line !== '') ? `${body.join('\n').replace(/\n*$/, '')}\n` : '';
+    diffs.set(p.step, { from: n === 0 ? base0 : p.from, fromLabel: p.fromLabel, to: p.to, text, error: null });
+  }
+  return diffs;
+}
+
+// The diffs one git process each, for when some cannot be made: each step then says why.
+async function eachAlone(root: string, timeline: Timeline, pairs: Array<{ step: number }>): Promise<Map<number, StepDiff>> {
+  const diffs = new Map<number, StepDiff>();
+  for (const p of pairs) {
+    const diff = await stepDiff(root, timeline, p.step);
+    if (diff) diffs.set(p.step, diff);
   }
   return diffs;
 }

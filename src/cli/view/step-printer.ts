@@ -6,7 +6,7 @@
 import type { Writable } from 'node:stream';
 import type { StepEvent } from '../../valve/run-journal.js';
 import { formatCount, formatDuration } from '../../format/numbers.js';
-import { displayWidth, ellipsize, fitColumns, takeChars, wrapWords } from '../../format/text.js';
+import { chunkColumns, displayWidth, ellipsize, fitColumns, showControls, wrapWords } from '../../format/text.js';
 import { padVisible, visibleLength } from './run-format.js';
 import type { Style } from '../terminal/style.js';
 
@@ -80,21 +80,22 @@ export class StepPrinter {
       this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs));
     } else if (event.type === 'in-flight') {
       this.endText();
-      const what = `#${event.position} ${event.description} was ${event.interrupted ? 'interrupted by a signal before its result was recorded' : 'started before a crash and never recorded'}: `;
+      const what = `#${event.position} ${showControls(event.description)} was ${event.interrupted ? 'interrupted by a signal before its result was recorded' : 'started before a crash and never recorded'}: `;
       const then = event.decision === 'rerun' ? 'running it again' : 'telling the model its outcome is unknown';
       if (displayWidth(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
       else this.out.write(`${wrapWords(what + then, this.style.width - 2, 'columns').map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);
     } else if (event.type === 'orphan') {
       this.endText();
       const how = { stopped: 'stopped it (SIGTERM)', killed: 'killed it (SIGKILL)', unreachable: 'it was started on another machine or in another container, so it could not be stopped from here' }[event.outcome];
-      const what = `#${event.position} ${event.description}, started by the crashed attempt at ${event.startedAt}, was still running (process group ${event.pgid}): `;
+      const what = `#${event.position} ${showControls(event.description)}, started by the crashed attempt at ${event.startedAt}, was still running (process group ${event.pgid}): `;
       this.out.write(`${this.style.red(`  ${what}`)}${how}\n`);
     }
   };
 
   // Live extended thinking: dimmed, after a "thinking:" mark, apart from the answer's text.
-  readonly onThinking = (text: string): void => {
-    if (!text) return;
+  readonly onThinking = (streamed: string): void => {
+    if (!streamed) return;
+    const text = showControls(streamed);
     if (!this.thinking) {
       this.endText();
       this.out.write(`      ${this.style.dim('thinking: ')}`);
@@ -105,8 +106,10 @@ export class StepPrinter {
   };
 
   /** Live model text, streamed as it arrives, indented under the steps and word-wrapped to the width. */
-  readonly onText = (text: string): void => {
-    if (!text) return;
+  readonly onText = (streamed: string): void => {
+    if (!streamed) return;
+    // The model's text is outside text: shown, never obeyed by the terminal.
+    const text = showControls(streamed);
     if (this.thinking) this.endText();
     if (!this.streaming) {
       this.out.write(TEXT_INDENT);
@@ -125,7 +128,7 @@ export class StepPrinter {
       } else {
         this.word += piece;
         // A word longer than a whole line is broken where the line ends.
-        while (TEXT_INDENT.length + displayWidth(this.word) > this.style.width) shown += this.breakWord();
+        if (TEXT_INDENT.length + displayWidth(this.word) > this.style.width) shown += this.breakWord();
       }
     }
     // Shown now if it fits where it is (the model may pause mid-sentence); the rest of the word, if
@@ -151,11 +154,12 @@ export class StepPrinter {
     return text;
   }
 
-  // The first line's worth of an over-long pending word, on a line of its own.
+  // The whole lines' worth of an over-long pending word, each on a line of its own; what is left
+  // (shorter than a line) stays pending. One pass over the word: a megabyte-long word is linear.
   private breakWord(): string {
-    const head = takeChars(this.word, this.style.width - TEXT_INDENT.length, 'columns');
-    this.word = this.word.slice(head.length);
-    const text = `${this.column > TEXT_INDENT.length ? `\n${TEXT_INDENT}` : ''}${head}\n${TEXT_INDENT}`;
+    const lines = chunkColumns(this.word, this.style.width - TEXT_INDENT.length);
+    this.word = lines.pop() ?? '';
+    const text = `${this.column > TEXT_INDENT.length ? `\n${TEXT_INDENT}` : ''}${lines.map((line) => `${line}\n${TEXT_INDENT}`).join('')}`;
     this.column = TEXT_INDENT.length;
     this.space = false;
     return text;
@@ -187,7 +191,9 @@ export class StepPrinter {
   // `#4  REPLAYED  read_file a.txt → 12 lines  · took 3 ms`, cut to the width. The description
   // column is as wide on every line (sized for a typical time), and a longer time takes its room
   // from the result. `note` follows the result in red, with what room the result leaves.
-  private line(position: number, label: string, description: string, summary: string, time: string, note = ''): void {
+  private line(position: number, label: string, recordedDescription: string, recordedSummary: string, time: string, note = ''): void {
+    // A description and a result name files, commands and their output: outside text.
+    const [description, summary] = [showControls(recordedDescription), showControls(recordedSummary)];
     const labelWidth = this.wide ? REPLAYED_LABEL.length : SHORT_LABELS.replayed.length;
     const number = `#${position}`.padStart(4);
     const fixed = displayWidth(number) + 2 + labelWidth + 2 + 3 + 4; // `  `, `  `, ` → `, `  · `

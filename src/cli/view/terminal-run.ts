@@ -4,7 +4,7 @@
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import type { Writable } from 'node:stream';
 import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, type StopSignal } from '../../errors/index.js';
-import { displayWidth, wrapWords } from '../../format/text.js';
+import { displayWidth, showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
 import { ask, createApprover } from './approval.js';
@@ -16,14 +16,29 @@ import type { DriveFlags } from './drive-flags.js';
 import { LIMIT_EXIT_CODE } from './drive-flags.js';
 import type { LimitReached } from '../../agent/budget.js';
 import { StepPrinter } from './step-printer.js';
+import { sessionSettings } from './session-settings.js';
 import { styleFor, type Style } from '../terminal/style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
 
+/** How an interactive session wants a turn shown (the commands leave these unset). */
+export interface TurnView {
+  /** Replayed steps are counted on one line instead of one line each, and the header is one line. */
+  quietReplay?: boolean;
+  /** Ctrl-C goes back to the prompt: the ending says so instead of "run the same command again". */
+  inSession?: boolean;
+  /** Every session event, after it is printed (the session learns the run's id from `opened`). */
+  onEvent?: (event: SessionEvent) => void;
+  /** The run's totals when the turn ends (/cost shows them). */
+  onTally?: (tally: RunTally) => void;
+}
+
 /** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
-export async function runOnTerminal(drive: (options: SessionOptions) => Promise<RunOutcome>, flags: DriveFlags, out: Out = process.stdout): Promise<number> {
+export async function runOnTerminal(drive: (options: SessionOptions) => Promise<RunOutcome>, flags: DriveFlags, out: Out = process.stdout, view: TurnView = {}): Promise<number> {
   if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
   const env = process.env;
+  // Before anything else: a settings file that cannot be used stops the command here.
+  const settings = sessionSettings(flags, process.cwd(), env);
   const interactive = Boolean(process.stdin.isTTY);
   const json = flags.json ? new JsonLines(out) : undefined;
   // With --json, stdout is the event stream: everything for people goes to stderr.
@@ -44,7 +59,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     controller.abort(new StoppedBySignalError(signal));
     // savepoint ends within two seconds of the signal, whatever the step in progress does; a
     // record cut short then is what a crash leaves, and the next run handles it as one.
-    setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
+    // In a session, Ctrl-C goes back to the prompt instead.
+    if (!view.inSession || signal !== 'SIGINT') setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
   };
   const onSigint = () => stopWith('SIGINT');
   const onSigterm = () => stopWith('SIGTERM');
@@ -57,13 +73,22 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     doing.asking = on ? (what ?? true) : false;
     return on ? live.pause() : live.resume();
   };
+  // Quiet replay: the replayed steps as one line, said before the first thing that is not one.
+  let replayedQuietly = 0;
+  const sayReplayed = () => {
+    if (replayedQuietly) live.out.write(style.dim(`  ${replayedQuietly} earlier step${replayedQuietly === 1 ? '' : 's'} replayed from the journal\n`));
+    replayedQuietly = 0;
+  };
   try {
     const outcome = await drive({
       model: flags.model,
+      defaultModel: settings.defaultModel,
+      ...(settings.mcpServers ? { mcpServers: settings.mcpServers.servers, mcpServersSource: settings.mcpServers.source } : {}),
       maxSteps: flags.maxSteps,
       maxTurns: flags.maxTurns,
       maxCost: flags.maxCost,
       maxTokens: flags.maxTokens,
+      maxRetryWait: flags.maxRetryWait,
       // commander's --no-compact leaves `compact` true when it is not given: only false is a choice.
       ...(flags.compact === false ? { compact: false } : {}),
       compactAt: flags.compactAt,
@@ -72,11 +97,12 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
-      sandbox: { use: flags.sandbox !== false, network: Boolean(flags.allowNetwork), gitWrites: Boolean(flags.allowGitWrites) },
+      sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
       onEvent: (event) => {
         tally.add(event);
@@ -85,19 +111,30 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
           if (stopped?.step?.position === event.position) stopped.recorded = event.summary;
           doing.step = undefined;
         }
+        view.onEvent?.(event);
         if (json) return json.event(event);
+        if (view.quietReplay && event.type === 'opened') return void live.out.write(style.dim(`run ${event.run}  ·  model ${event.model}\n`));
+        if (view.quietReplay && event.type === 'replayed') return void replayedQuietly++;
+        if (view.quietReplay && event.type !== 'output') sayReplayed();
         if (event.type === 'started') live.begin(event.description, event.kind);
         else if (event.type === 'output') return live.output(event.chunk);
         else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
         printEvent(event, printer, live.out, style);
+        if (event.type === 'model-notice' && event.notice === 'retry-wait') live.countdown(event.seconds);
       },
     });
     live.close();
+    sayReplayed();
+    view.onTally?.(tally);
     if (json) json.end(outcome, tally);
     const o = live.out;
-    const saved = printer.summary();
+    const saved = view.quietReplay ? '' : printer.summary();
     const totals = wrapWords(tally.line(), style.width, 'columns').map((line) => style.dim(line)).join('\n');
     if (outcome.status === 'interrupted') {
+      if (view.inSession) {
+        o.write('Stopped. Every finished step is kept; the next message goes on from here.\n');
+        return 130;
+      }
       say(o, (text) => text, stoppedText(stopped), style.width);
       o.write(`${totals}\n`);
       return 130;
@@ -108,7 +145,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${totals}\n`);
       return LIMIT_EXIT_CODE;
     }
-    if (!json) o.write(`\n${style.bold('Final answer')}\n${outcome.final || '(the model gave no text)'}\n`);
+    if (!json) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
     if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
@@ -132,7 +169,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       const n = event.recordedSteps;
       // The model goes on a line of its own when the header would not fit the terminal.
       const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
-      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${event.model}\n`);
+      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${showControls(event.model)}\n`);
       if (event.interrupted && event.openedAs !== 'finished') say(out, style.yellow, `The previous attempt was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP), not crashed${event.inFlight ? ': the step it left in flight is handled as in flight' : ''}.`, style.width);
       if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
       if (event.openedAs === 'finished') say(out, style.dim, `This run finished before: replaying its ${n} steps from the journal.`, style.width);
@@ -153,6 +190,9 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return printer.onThinking(event.text);
     case 'model-notice':
       return say(out, style.yellow, modelNoticeText(event), style.width);
+    case 'mcp-unavailable':
+      // The message holds the server's stderr: outside input, its control characters shown, not sent.
+      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))} (its log: .git/savepoint/mcp/${event.server}.log)`, style.width);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);

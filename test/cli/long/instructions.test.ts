@@ -3,7 +3,7 @@
 // picks the edit up; `log --json` and `show <run> config` say what the run was told.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../../../src/journal/entry.js';
 import { useScratch } from '../../helpers/scratch.js';
@@ -65,5 +65,18 @@ describe('project instructions', { concurrency: true }, () => {
     const id = /run (\S+)/.exec(none.stdout)![1]!;
     const shown = await runCli(['show', id, 'config'], { cwd: bare.root });
     assert.match(shown.stdout, /instructions\s+none/);
+  });
+
+  test("run from a subfolder, the user's AGENTS.md, the root's and the subfolder's are pinned, the more general first", async () => {
+    const repo = await scratch.repo({ 'README.md': '# nested\n', 'AGENTS.md': 'Root rule.\n', 'web/AGENTS.md': 'Web rule.\n', 'web/app.js': '1\n' });
+    const config = scratch.dir('savepoint-xdg-');
+    mkdirSync(join(config, 'savepoint'));
+    writeFileSync(join(config, 'savepoint', 'AGENTS.md'), 'My own rule.\n');
+    const fake = await scratch.fake([{ text: 'Fine.' }]);
+    const run = await runCli(['run', '--yes', 'say fine'], { cwd: join(repo.root, 'web'), env: fakeEnv(fake, { XDG_CONFIG_HOME: config }) });
+    assert.equal(run.code, 0, run.stderr);
+    const system = systemOf(fake.requests[0]!);
+    assert.match(system, /Project instructions \(from [^)]*savepoint\/AGENTS\.md, AGENTS\.md, web\/AGENTS\.md\)/);
+    assert.ok(system.indexOf('My own rule') < system.indexOf('Root rule') && system.indexOf('Root rule') < system.indexOf('Web rule'), system);
   });
 });

@@ -6,14 +6,14 @@
 // (temp file, fsync, rename, directory fsync) before any tree naming its objects is handed out.
 // Objects git already has, loose or packed, are left out, so a later run over the same files adds
 // nothing. Few objects still go loose (ObjectStore.write), and the journal's next roll-up takes
-// them into a pack (journal/pack-rollup.ts).
+// them into a pack (pack-rollup.ts).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GitObject } from '../git/git-object.js';
-import type { ObjectStore } from '../git/object-store.js';
+import type { GitObject } from './git-object.js';
+import type { ObjectStore } from './object-store.js';
 import { DirectorySync } from '../os/durable-file.js';
-import { PackBuilder, writePackFilesSync } from '../git/pack-file.js';
-import { indexPosition, isIndexV2 } from '../git/pack-format.js';
+import { PackBuilder, writePackFilesSync } from './pack-file.js';
+import { indexPosition, isIndexV2 } from './pack-format.js';
 
 /** From this many new objects in one checkpoint on, they are written as one pack. */
 export const PACK_THRESHOLD = 256;

@@ -1,0 +1,61 @@
+// `savepoint config`: the effective settings and the file each came from (user, project, local),
+// so that "why did it not ask?" and "why this model?" have an answer. A file that cannot be used
+// is named with its key, as for every command that drives a run.
+import type { Writable } from 'node:stream';
+import { Command } from 'commander';
+import { loadSettings, type Settings, type Sourced } from '../../settings/index.js';
+import { repositoryRoot } from '../view/session-settings.js';
+import { styleFor, type Style } from '../terminal/style.js';
+
+/** The `config` command. */
+export function configCommand(): Command {
+  return new Command('config')
+    .summary('show the effective settings and the file each came from')
+    .description(
+      'Show the settings in force here: the user\'s $XDG_CONFIG_HOME/savepoint/settings.json (default ~/.config), ' +
+        'the project\'s .savepoint/settings.json, then .savepoint/settings.local.json, each later one overriding the ' +
+        'earlier ones (rules add up); flags given to a command go over all of them. Each value names its file.',
+    )
+    .option('--json', 'print the settings as JSON')
+    .action((flags: { json?: boolean }) => {
+      const settings = loadSettings(repositoryRoot(process.cwd()), process.env);
+      if (flags.json) process.stdout.write(`${JSON.stringify(settingsJson(settings), null, 2)}\n`);
+      else printSettings(settings, process.stdout, styleFor(process.stdout));
+    });
+}
+
+/** The settings as `config --json` prints them: every value as { value, source }. */
+export function settingsJson(settings: Settings): Record<string, unknown> {
+  return {
+    files: settings.files,
+    model: settings.model ?? null,
+    permissions: { defaultMode: settings.defaultMode, allow: settings.allow, deny: settings.deny },
+    sandbox: { network: settings.sandbox.network ?? null, gitWrites: settings.sandbox.gitWrites ?? null },
+    mcpServers: settings.mcpServers,
+    unknownKeys: settings.unknownKeys,
+  };
+}
+
+function printSettings(settings: Settings, out: Writable, style: Style): void {
+  const from = (s: Sourced<unknown> | undefined) => style.dim(s ? (s.source === 'default' ? '(default)' : `from ${s.source}`) : '(not set)');
+  const lines: string[] = [style.bold('Settings files') + style.dim(' (later ones override earlier ones; rules add up; flags go over all)')];
+  for (const file of settings.files) lines.push(`  ${file.scope.padEnd(8)} ${file.path}  ${style.dim(file.found ? 'read' : 'not there')}`);
+  lines.push('', style.bold('Effective settings'));
+  const row = (name: string, value: string, source: Sourced<unknown> | undefined) => lines.push(`  ${name.padEnd(28)} ${value}  ${from(source)}`);
+  row('model', settings.model?.value ?? 'the run\'s own, else the default', settings.model);
+  row('permissions.defaultMode', settings.defaultMode.value, settings.defaultMode);
+  for (const list of ['allow', 'deny'] as const) {
+    if (settings[list].length === 0) row(`permissions.${list}`, '(no rules)', undefined);
+    for (const rule of settings[list]) row(`permissions.${list}`, rule.value, rule);
+  }
+  row('sandbox.network', String(settings.sandbox.network?.value ?? false), settings.sandbox.network);
+  row('sandbox.gitWrites', String(settings.sandbox.gitWrites?.value ?? false), settings.sandbox.gitWrites);
+  const servers = Object.entries(settings.mcpServers);
+  if (servers.length === 0) row('mcpServers', '(none)', undefined);
+  for (const [name, server] of servers) {
+    const what = 'url' in server.value ? server.value.url : [server.value.command, ...(server.value.args ?? [])].join(' ');
+    row(`mcpServers.${name}`, what, server);
+  }
+  for (const { file, key } of settings.unknownKeys) lines.push(style.yellow(`  "${key}" in ${file} is not a savepoint setting: it is ignored.`));
+  out.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,21 @@
+// `savepoint` with no command: the interactive session (src/cli/interactive/). Hidden from the
+// command list because it is reached without its name: `savepoint`, `savepoint -c`, `savepoint -r`.
+import { Command } from 'commander';
+import { runInteractive } from '../interactive/session.js';
+import { addDriveOptions, type DriveFlags } from '../view/drive-flags.js';
+
+/** The session command (main.ts routes `savepoint [session options]` to it). */
+export function sessionCommand(): Command {
+  const command = new Command('session')
+    .summary('an interactive session (what plain "savepoint" opens on a terminal)')
+    .description(
+      'Open a prompt: the first message is a new run\'s task, every later one a follow-up of the same run, in this process. ' +
+        'Ctrl-C stops the step in progress and comes back to the prompt; Ctrl-C at an empty prompt, Ctrl-D or /exit leave. /help lists the slash commands.',
+    )
+    .option('-c, --continue', "open this worktree's most recent run (its steps replay first)")
+    .option('-r, --resume [run]', 'open a chosen run (a picker when no id is given)');
+  addDriveOptions(command);
+  return command.action(async (flags: DriveFlags & { continue?: boolean; resume?: string | true }) => {
+    process.exitCode = await runInteractive(flags, { continueLatest: Boolean(flags.continue), ...(flags.resume !== undefined ? { resume: flags.resume } : {}) });
+  });
+}

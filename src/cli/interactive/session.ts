@@ -1,0 +1,194 @@
+// The interactive session: `savepoint` with no arguments on a terminal. The first message is a new
+// run's task, every later one a follow-up (a journaled `user` step) of the same run, each turn
+// driven as `run` and `continue` drive theirs, in this process, with the same live step lines,
+// approvals and Ctrl-C; the steps a turn replays first are counted on one line. Ctrl-C in a turn
+// stops its step in progress (recorded as stopped) and comes back to the prompt; Ctrl-C at an
+// empty prompt, Ctrl-D or /exit leave with exit 0. `-c` opens this worktree's most recent run,
+// `-r` a chosen one: its steps replay first (an unfinished turn, after a kill -9, is finished
+// then), and the prompt follows.
+import { spawnSync } from 'node:child_process';
+import { isSavepointError, UsageError } from '../../errors/index.js';
+import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
+import type { RunTally } from '../view/run-tally.js';
+import type { DriveFlags } from '../view/drive-flags.js';
+import { runOnTerminal, type TurnView } from '../view/terminal-run.js';
+import { styleFor, type Style } from '../terminal/style.js';
+import { pickRun } from './picker.js';
+import { readPromptLine, type PromptHistory } from './prompt.js';
+import { parsePromptLine, SLASH_COMMANDS } from './slash-commands.js';
+
+/** How the session opens: on a new run (the first message), this worktree's latest run, or a chosen one. */
+export interface SessionStart {
+  continueLatest?: boolean;
+  /** A run id, or true to pick one on the terminal. */
+  resume?: string | true;
+}
+
+/** The prompt's text. */
+export const PROMPT = '› ';
+
+/** Runs the session until the person leaves; resolves with the exit code (0). */
+export async function runInteractive(flags: DriveFlags, start: SessionStart = {}): Promise<number> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new UsageError('An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.');
+  }
+  if (flags.json) throw new UsageError('--json is for "savepoint run", "resume" and "continue": an interactive session prints for people.');
+  const out = process.stdout;
+  const style = styleFor(out);
+  const state: SessionState = { flags, run: undefined, model: flags.model, tally: undefined };
+  const history: PromptHistory = [];
+
+  if (start.continueLatest || start.resume) {
+    const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
+    if (!id) throw new UsageError('This worktree has no runs to continue yet: run "savepoint" and type a task.');
+    state.run = id;
+    // Its steps replay (quietly) and an unfinished turn goes live, as `resume` does.
+    await turn(state, (session) => resumeRun({ ...session, run: id }), { ...flags, model: undefined });
+    // --model with -c or -r is a change of the run's model, as /model is (nothing when it already uses it).
+    if (flags.model !== undefined && state.run) await changeModel(state, flags.model, style);
+  } else {
+    out.write(`${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`);
+  }
+
+  for (;;) {
+    const answer = await readPromptLine(PROMPT, history);
+    if ('leave' in answer) return 0;
+    const line = parsePromptLine(answer.line);
+    switch (line.type) {
+      case 'message':
+        if (line.text) await message(state, line.text);
+        break;
+      case 'exit':
+        return 0;
+      case 'help':
+        out.write(`${SLASH_COMMANDS.map(([usage, what]) => `  ${usage.padEnd(14)} ${style.dim(what)}`).join('\n')}\n`);
+        break;
+      case 'model':
+        await changeModel(state, line.model, style);
+        break;
+      case 'cost':
+        out.write(state.tally ? `  ${style.dim(state.tally.line())}\n` : '  No model calls yet in this session.\n');
+        break;
+      case 'diff':
+      case 'runs':
+        if (line.type === 'diff' && !state.run) out.write('  No run yet: the first message starts one.\n');
+        else ownCommand(line.type === 'diff' ? ['diff', state.run!] : ['runs']);
+        break;
+      case 'fork':
+        await fork(state, line.step, line.bad, style);
+        break;
+      case 'compact':
+        await compactNow(state);
+        break;
+      case 'new':
+        state.run = undefined;
+        state.tally = undefined;
+        out.write('  The next message starts a new run.\n');
+        break;
+      case 'unknown':
+        out.write(`  There is no /${line.name}: /help lists the commands.\n`);
+        break;
+    }
+  }
+}
+
+// What the session knows between turns.
+interface SessionState {
+  flags: DriveFlags;
+  /** The run the next message goes to; undefined: the next message starts one. */
+  run: string | undefined;
+  /** The model a new run starts with (--model, or /model before the first message). */
+  model: string | undefined;
+  /** The totals of the last turn (its replayed steps included: the whole run). */
+  tally: RunTally | undefined;
+}
+
+// A message: a new run's task, or a follow-up of the session's run.
+async function message(state: SessionState, text: string): Promise<void> {
+  if (!state.run) {
+    await turn(state, (session) => startRun({ ...session, task: text, fresh: true }), { ...state.flags, model: state.model });
+    return;
+  }
+  const run = state.run;
+  await turn(state, (session) => continueRun({ ...session, message: text, run }), { ...state.flags, model: undefined });
+}
+
+// /model <id>: before the first message, the new run's model; after it, a config step of the run now.
+async function changeModel(state: SessionState, model: string | undefined, style: Style): Promise<void> {
+  if (!model) return void process.stdout.write(`  ${state.run ? 'The run uses the model in its header above (the latest /model, if any).' : `A new run starts with ${state.model ?? 'the settings\' or the default model'}.`} /model <id> changes it.\n`);
+  if (!state.run) {
+    state.model = model;
+    return void process.stdout.write(`  The new run starts with ${model}.\n`);
+  }
+  const run = state.run;
+  await turn(state, (session) => continueRun({ ...session, message: '', model, run }), { ...state.flags, model });
+  process.stdout.write(`  ${style.dim(`From the next turn on, ${model} answers (recorded as a config step).`)}\n`);
+}
+
+// /compact: the run's conversation summarized now (a config step, then a compact step), so the next
+// turns send the summary and the recent turns instead of everything.
+async function compactNow(state: SessionState): Promise<void> {
+  if (!state.run) return void process.stdout.write('  No run yet: there is nothing to compact.\n');
+  const run = state.run;
+  await turn(state, (session) => continueRun({ ...session, message: '', compact: true, run }), { ...state.flags, model: undefined });
+}
+
+// /fork <step>: a new run with the steps before <step>; the next message goes to it.
+async function fork(state: SessionState, step: number | undefined, bad: string | undefined, style: Style): Promise<void> {
+  if (!state.run) return void process.stdout.write('  No run yet to fork: the first message starts one.\n');
+  if (step === undefined) return void process.stdout.write(`  /fork needs a step number (1 or more)${bad ? `, not "${bad}"` : ''}: /fork 4 keeps steps 1-3 and does step 4 anew.\n`);
+  try {
+    const forked = await forkRun({ from: state.run, at: step });
+    state.run = forked.id;
+    process.stdout.write(`  ${style.dim(`Forked ${forked.from} at step ${step} as ${forked.id}: the next message goes to it (its files are put back at its first live step).`)}\n`);
+  } catch (error) {
+    report(error);
+  }
+}
+
+// One turn through runOnTerminal (the same printer, approvals and Ctrl-C as `run`); an error is
+// told in one paragraph and the prompt comes back.
+async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags): Promise<void> {
+  // A run exists in the journal once a step of it is recorded: stopped before that, it does not.
+  let recorded = false;
+  const view: TurnView = {
+    quietReplay: true,
+    inSession: true,
+    onEvent: (event) => {
+      if (event.type === 'opened') {
+        state.run = event.run;
+        recorded ||= event.recordedSteps > 0;
+      } else if (event.type === 'recorded' || event.type === 'replayed') recorded = true;
+    },
+    onTally: (tally) => (state.tally = tally),
+  };
+  try {
+    await runOnTerminal(drive, flags, process.stdout, view);
+  } catch (error) {
+    report(error);
+  }
+  if (!recorded && state.run) {
+    state.run = undefined;
+    process.stdout.write('  Nothing of this run was recorded, so the next message starts a new one.\n');
+  }
+}
+
+// An error as the CLI tells it, without leaving the session: one paragraph, a stack trace only with SAVEPOINT_DEBUG=1.
+function report(error: unknown): void {
+  const debug = process.env.SAVEPOINT_DEBUG === '1';
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`savepoint: ${isSavepointError(error) ? message : `unexpected error: ${message}. Every finished step is kept in the journal.`}\n`);
+  if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+}
+
+// Another savepoint command, run as its own process on this terminal (diff, runs): the same output as typing it.
+function ownCommand(args: string[]): void {
+  // Ctrl-C while it runs stops it, not the session (the terminal sends SIGINT to both).
+  const stay = () => {};
+  process.on('SIGINT', stay);
+  try {
+    spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { stdio: 'inherit', env: { ...process.env, SAVEPOINT_PAGER: process.env.SAVEPOINT_PAGER ?? 'cat' } });
+  } finally {
+    setImmediate(() => process.off('SIGINT', stay)); // after a SIGINT that arrived meanwhile is handled
+  }
+}

@@ -1,0 +1,59 @@
+// The settings files applied to a command that drives a run, flags last: which model a new run
+// takes, how approvals go (defaultMode; --yes over it), the rules every live tool call is checked
+// against, and the sandbox's switches. Read before anything runs, so a broken settings file stops
+// the command with its name and key and leaves every run as it was.
+import { isSavepointError } from '../../errors/index.js';
+import { findRepository } from '../../git/repository.js';
+import { loadSettings, permissionRules, type PermissionMode, type PermissionRules, type Settings } from '../../settings/index.js';
+import type { DriveFlags } from './drive-flags.js';
+
+/** The settings as one command uses them, flags applied. */
+export interface SessionSettings {
+  settings: Settings;
+  /** The repository root around the current directory, when there is one. */
+  root?: string;
+  /** The rules in force (a session adds to them: `a` at an approval). */
+  rules: PermissionRules;
+  /** How a call no rule decides is approved: --yes is 'yes'. */
+  mode: PermissionMode;
+  /** The model a new run takes when --model is not given (settings' `model`). */
+  defaultModel?: string;
+  network: boolean;
+  gitWrites: boolean;
+  /** Settings' MCP servers by name (later files win on a name), for the session's `mcpServers`; undefined when none. */
+  mcpServers?: { servers: Record<string, unknown>; source: string };
+}
+
+/** Loads the settings for `dir` (the current directory) and applies `flags` over them. */
+export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env): SessionSettings {
+  const root = repositoryRoot(dir, env);
+  const settings = loadSettings(root, env);
+  return {
+    settings,
+    ...(root ? { root } : {}),
+    rules: permissionRules(settings),
+    mode: flags.yes ? 'yes' : settings.defaultMode.value,
+    ...(settings.model ? { defaultModel: settings.model.value } : {}),
+    network: Boolean(flags.allowNetwork) || settings.sandbox.network?.value === true,
+    gitWrites: Boolean(flags.allowGitWrites) || settings.sandbox.gitWrites?.value === true,
+    ...(mcpServersOf(settings) ? { mcpServers: mcpServersOf(settings)! } : {}),
+  };
+}
+
+/** Settings' MCP servers in the `{ servers, source }` shape the MCP configuration takes, or undefined when there are none. */
+export function mcpServersOf(settings: Settings): { servers: Record<string, unknown>; source: string } | undefined {
+  const entries = Object.entries(settings.mcpServers);
+  if (entries.length === 0) return undefined;
+  const files = [...new Set(entries.map(([, server]) => server.source))];
+  return { servers: Object.fromEntries(entries.map(([name, server]) => [name, server.value])), source: files.join(', ') };
+}
+
+/** The repository root around `dir`, or undefined outside one (the command then says so itself). */
+export function repositoryRoot(dir: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    return findRepository(dir, env).root;
+  } catch (error) {
+    if (isSavepointError(error)) return undefined;
+    throw error;
+  }
+}

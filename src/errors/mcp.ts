@@ -1,0 +1,17 @@
+// Errors of MCP servers (src/tools/mcp/): a configuration that does not hold, a server that cannot start.
+import { SavepointError } from './savepoint-error.js';
+
+/** `.mcp.json` (or an `mcpServers` object from settings) that is not valid: names the file and the key. */
+export class McpConfigError extends SavepointError<{ file: string; key: string }> {
+  constructor(file: string, key: string, problem: string) {
+    super('EMCPCONFIG', `${file}: ${key ? `mcpServers key "${key}"` : 'the file'} ${problem}. See docs/mcp.md for the format: {"mcpServers": {"<name>": {"command", "args", "env"} | {"type": "http", "url", "headers"}}}.`, { file, key });
+  }
+}
+
+/** An MCP server that did not start (or did not answer its handshake): what was run, and the end of what it wrote to stderr. */
+export class McpServerStartError extends SavepointError<{ server: string; command: string; stderrTail: string }> {
+  constructor(server: string, command: string, why: string, stderrTail: string) {
+    const tail = stderrTail.trim() ? ` Its stderr ended with:\n${stderrTail.trim()}` : ' It wrote nothing to stderr.';
+    super('EMCPSTART', `The MCP server "${server}" (${command}) could not be started: ${why}.${tail}`, { server, command, stderrTail });
+  }
+}

@@ -1,0 +1,15 @@
+// Errors of the settings files (user, project, local): a file that does not parse, or a key of the
+// wrong shape. Each names the file and the key, so the fix is one edit away.
+import { SavepointError } from './savepoint-error.js';
+
+/** A settings file that cannot be used: not JSON, not an object, or a key of the wrong type. Nothing ran. */
+export class SettingsFileError extends SavepointError<{ file: string; key?: string; problem: string }> {
+  constructor(file: string, problem: string, key?: string) {
+    super(
+      'ESETTINGS',
+      `The settings file ${file} cannot be used: ${key ? `"${key}" ${problem}` : problem}. Fix or remove it and run the ` +
+        `command again; nothing was run (see docs/settings.md for the keys).`,
+      { file, problem, ...(key ? { key } : {}) },
+    );
+  }
+}

@@ -1,0 +1,5 @@
+// Settings: the user's, the project's and the local settings files, merged, with the permission
+// rules they hold. Below the session and above git: it reads files and knows no run.
+export { loadSettings, permissionRules, addLocalAllowRule, localSettingsFile, settingsFiles, userConfigDir, type Settings, type Sourced, type SettingsScope } from './load.js';
+export { PermissionRules, parseRule, ruleMatches, suggestRule, type RuleVerdict, type ParsedRule } from './permissions.js';
+export { readSettingsFile, parseSettings, PERMISSION_MODES, MAX_SETTINGS_BYTES, type PermissionMode, type McpServerSettings, type SettingsLayer } from './settings-file.js';

@@ -1,0 +1,103 @@
+// The settings in force: the user's file ($XDG_CONFIG_HOME/savepoint/settings.json, default
+// ~/.config), the project's .savepoint/settings.json, its .savepoint/settings.local.json (the
+// person's own, git-ignored), in that order, each later one overriding the earlier for a single
+// value (model, defaultMode, sandbox switches, an MCP server of the same name) and adding to the
+// earlier ones' rules. Flags come last, at the caller. Each value remembers the file it came from,
+// for `savepoint config`.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { SettingsFileError } from '../errors/index.js';
+import { PermissionRules } from './permissions.js';
+import { readSettingsFile, parseSettings, type McpServerSettings, type PermissionMode } from './settings-file.js';
+
+/** A value and where it came from: a settings file's path, or "flag" / "default". */
+export interface Sourced<T> {
+  value: T;
+  source: string;
+}
+
+/** Which settings file: the user's, the project's, or the project's local one. */
+export type SettingsScope = 'user' | 'project' | 'local';
+
+/** The merged settings, each value with its source. */
+export interface Settings {
+  model?: Sourced<string>;
+  defaultMode: Sourced<PermissionMode>;
+  allow: Sourced<string>[];
+  deny: Sourced<string>[];
+  sandbox: { network?: Sourced<boolean>; gitWrites?: Sourced<boolean> };
+  mcpServers: Record<string, Sourced<McpServerSettings>>;
+  /** The files looked at, in order, and whether each was there. */
+  files: { scope: SettingsScope; path: string; found: boolean }[];
+  /** Keys a file holds that this build does not use. */
+  unknownKeys: { file: string; key: string }[];
+}
+
+/** The user's settings folder: $XDG_CONFIG_HOME/savepoint, else ~/.config/savepoint. */
+export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
+  return join(base, 'savepoint');
+}
+
+/** The settings files in the order they apply; the project ones only with a repository root. */
+export function settingsFiles(root: string | undefined, env: NodeJS.ProcessEnv = process.env): { scope: SettingsScope; path: string }[] {
+  const files: { scope: SettingsScope; path: string }[] = [{ scope: 'user', path: join(userConfigDir(env), 'settings.json') }];
+  if (root) files.push({ scope: 'project', path: join(root, '.savepoint', 'settings.json') }, { scope: 'local', path: localSettingsFile(root) });
+  return files;
+}
+
+/** The project's local settings file, where `a` at an approval writes a rule. */
+export function localSettingsFile(root: string): string {
+  return join(root, '.savepoint', 'settings.local.json');
+}
+
+/** Reads and merges every settings file; throws SettingsFileError for the first one that cannot be used. */
+export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = process.env): Settings {
+  const settings: Settings = { defaultMode: { value: 'ask', source: 'default' }, allow: [], deny: [], sandbox: {}, mcpServers: {}, files: [], unknownKeys: [] };
+  for (const { scope, path } of settingsFiles(root, env)) {
+    const layer = readSettingsFile(path);
+    settings.files.push({ scope, path, found: layer !== undefined });
+    if (!layer) continue;
+    const from = <T>(value: T): Sourced<T> => ({ value, source: path });
+    if (layer.model !== undefined) settings.model = from(layer.model);
+    if (layer.permissions?.defaultMode) settings.defaultMode = from(layer.permissions.defaultMode);
+    for (const rule of layer.permissions?.allow ?? []) settings.allow.push(from(rule));
+    for (const rule of layer.permissions?.deny ?? []) settings.deny.push(from(rule));
+    if (layer.sandbox?.network !== undefined) settings.sandbox.network = from(layer.sandbox.network);
+    if (layer.sandbox?.gitWrites !== undefined) settings.sandbox.gitWrites = from(layer.sandbox.gitWrites);
+    for (const [name, server] of Object.entries(layer.mcpServers ?? {})) settings.mcpServers[name] = from(server);
+    for (const key of layer.unknownKeys) settings.unknownKeys.push({ file: path, key });
+  }
+  return settings;
+}
+
+/** The rules of `settings` as a matcher (a session may add to it: `a` at an approval). */
+export function permissionRules(settings: Settings): PermissionRules {
+  return new PermissionRules({ allow: settings.allow.map((r) => r.value), deny: settings.deny.map((r) => r.value) });
+}
+
+/**
+ * Adds an allow rule to the project's local settings file, keeping everything else in it. The file
+ * is checked first (a broken one is named, not overwritten) and replaced whole (temp file, rename).
+ */
+export function addLocalAllowRule(root: string, rule: string): string {
+  const file = localSettingsFile(root);
+  let current: Record<string, unknown> = {};
+  try {
+    const text = readFileSync(file, 'utf8');
+    if (text.trim()) current = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new SettingsFileError(file, `cannot be read to add a rule (${(error as Error).message})`);
+  }
+  parseSettings(current, file);
+  const permissions = { ...((current.permissions as Record<string, unknown> | undefined) ?? {}) };
+  const allow = [...((permissions.allow as string[] | undefined) ?? [])];
+  if (!allow.includes(rule)) allow.push(rule);
+  const next = { ...current, permissions: { ...permissions, allow } };
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(next, null, 2)}\n`);
+  renameSync(temp, file);
+  return file;
+}

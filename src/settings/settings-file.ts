@@ -1,0 +1,135 @@
+// One settings file (user, project or local), read and checked key by key. A file that is missing
+// is no settings; a file that is there must be a JSON object whose known keys have the right
+// shapes, else SettingsFileError names the file and the key before anything runs. Keys this build
+// does not know are kept aside (`savepoint config` lists them) rather than refused, so that a
+// settings file shared with a newer build, or copied from another tool, still works.
+import { readFileSync, statSync } from 'node:fs';
+import { SettingsFileError } from '../errors/index.js';
+import { parseRule } from './permissions.js';
+
+/** How a step that no rule decides is approved: ask each time, approve edits and writes, or approve everything. */
+export type PermissionMode = 'ask' | 'acceptEdits' | 'yes';
+
+/** The permission modes, as settings and docs spell them. */
+export const PERMISSION_MODES: readonly PermissionMode[] = ['ask', 'acceptEdits', 'yes'];
+
+/** An MCP server as settings (and `.mcp.json`) describe it: a command to start, or an HTTP endpoint. Passed through to whoever starts servers. */
+export type McpServerSettings =
+  | { command: string; args?: string[]; env?: Record<string, string> }
+  | { type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
+
+/** What one settings file says, checked. */
+export interface SettingsLayer {
+  model?: string;
+  permissions?: { allow?: string[]; deny?: string[]; defaultMode?: PermissionMode };
+  sandbox?: { network?: boolean; gitWrites?: boolean };
+  mcpServers?: Record<string, McpServerSettings>;
+  /** Top-level keys this build does not know, left unused. */
+  unknownKeys: string[];
+}
+
+/** The largest settings file read: a settings file is a few hundred bytes, anything this big is a mistake. */
+export const MAX_SETTINGS_BYTES = 1024 * 1024;
+
+const KNOWN_KEYS = new Set(['model', 'permissions', 'sandbox', 'mcpServers', '$schema']);
+
+/** The settings in `file`, or undefined when there is no such file. Throws SettingsFileError for a file that cannot be used. */
+export function readSettingsFile(file: string): SettingsLayer | undefined {
+  let size: number;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new SettingsFileError(file, 'is not a regular file');
+    size = stat.size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw error instanceof SettingsFileError ? error : new SettingsFileError(file, `cannot be read (${(error as Error).message})`);
+  }
+  if (size > MAX_SETTINGS_BYTES) throw new SettingsFileError(file, `is ${size} bytes, more than the ${MAX_SETTINGS_BYTES} a settings file may have`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SettingsFileError(file, `cannot be read (${(error as Error).message})`);
+  }
+  if (!text.trim()) return { unknownKeys: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new SettingsFileError(file, `is not valid JSON (${(error as Error).message})`);
+  }
+  return parseSettings(parsed, file);
+}
+
+/** Checks parsed JSON as settings; `file` names it in errors. */
+export function parseSettings(value: unknown, file: string): SettingsLayer {
+  if (!isObject(value)) throw new SettingsFileError(file, 'must hold a JSON object ({ "model": ..., "permissions": ... })');
+  const layer: SettingsLayer = { unknownKeys: Object.keys(value).filter((key) => !KNOWN_KEYS.has(key)) };
+  const bad = (key: string, problem: string) => new SettingsFileError(file, problem, key);
+  if (value.model !== undefined) {
+    if (typeof value.model !== 'string' || !value.model.trim()) throw bad('model', 'must be a model id (a non-empty string)');
+    layer.model = value.model.trim();
+  }
+  if (value.permissions !== undefined) {
+    const p = value.permissions;
+    if (!isObject(p)) throw bad('permissions', 'must be an object with "allow", "deny" and "defaultMode"');
+    const permissions: NonNullable<SettingsLayer['permissions']> = {};
+    for (const list of ['allow', 'deny'] as const) {
+      if (p[list] === undefined) continue;
+      const rules = p[list];
+      if (!Array.isArray(rules)) throw bad(`permissions.${list}`, 'must be a list of rules such as "run_bash(npm test*)"');
+      permissions[list] = rules.map((rule, i) => {
+        const problem = typeof rule === 'string' ? parseRule(rule).problem : 'is not a string';
+        if (problem) throw bad(`permissions.${list}[${i}]`, problem);
+        return (rule as string).trim();
+      });
+    }
+    if (p.defaultMode !== undefined) {
+      if (!PERMISSION_MODES.includes(p.defaultMode as PermissionMode)) throw bad('permissions.defaultMode', `must be one of ${PERMISSION_MODES.join(', ')}`);
+      permissions.defaultMode = p.defaultMode as PermissionMode;
+    }
+    layer.permissions = permissions;
+  }
+  if (value.sandbox !== undefined) {
+    const s = value.sandbox;
+    if (!isObject(s)) throw bad('sandbox', 'must be an object with "network" and "gitWrites"');
+    const sandbox: NonNullable<SettingsLayer['sandbox']> = {};
+    for (const key of ['network', 'gitWrites'] as const) {
+      if (s[key] === undefined) continue;
+      if (typeof s[key] !== 'boolean') throw bad(`sandbox.${key}`, 'must be true or false');
+      sandbox[key] = s[key] as boolean;
+    }
+    layer.sandbox = sandbox;
+  }
+  if (value.mcpServers !== undefined) {
+    const servers = value.mcpServers;
+    if (!isObject(servers)) throw bad('mcpServers', 'must be an object of servers by name');
+    for (const [name, server] of Object.entries(servers)) {
+      const problem = serverProblem(name, server);
+      if (problem) throw bad(`mcpServers.${name}`, problem);
+    }
+    layer.mcpServers = servers as Record<string, McpServerSettings>;
+  }
+  return layer;
+}
+
+// What is wrong with one MCP server's entry, if anything (its fields' types; the MCP code does the rest).
+function serverProblem(name: string, server: unknown): string | undefined {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) return 'has a name that is not letters, digits, "_" or "-" (it becomes part of tool names)';
+  if (!isObject(server)) return 'must be an object: {"command", "args", "env"} or {"type": "http", "url", "headers"}';
+  const strings = (v: unknown) => isObject(v) && Object.values(v).every((x) => typeof x === 'string');
+  if (server.type === 'http' || server.type === 'sse') {
+    if (typeof server.url !== 'string' || !server.url) return 'needs a "url" (a string)';
+    if (server.headers !== undefined && !strings(server.headers)) return 'has "headers" that are not an object of strings';
+    return undefined;
+  }
+  if (server.type !== undefined && server.type !== 'stdio') return `has a "type" other than "stdio", "http" or "sse"`;
+  if (typeof server.command !== 'string' || !server.command) return 'needs a "command" (a string), or "type": "http" with a "url"';
+  if (server.args !== undefined && !(Array.isArray(server.args) && server.args.every((a) => typeof a === 'string'))) return 'has "args" that are not a list of strings';
+  if (server.env !== undefined && !strings(server.env)) return 'has an "env" that is not an object of strings';
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,189 @@
+// The MCP servers of one process: each started (or, over HTTP, reached) the first time something
+// needs it, kept for the rest of the run, and stopped at its end. A stdio server runs under
+// the guard of stdio-guard.ts, so a kill -9 of savepoint leaves no server behind; its stderr goes to
+// `.git/savepoint/mcp/<server>.log`, never the terminal, and its last lines are kept for the
+// message when it fails to start. The SDK is loaded only here, when a server is first needed, so a
+// run that only replays never loads it.
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import { McpServerStartError } from '../../errors/index.js';
+import { describeServer, type McpServerConfig } from './config.js';
+import { GUARD_SCRIPT } from './stdio-guard.js';
+
+/** How long a server may take to start and answer its handshake, when MCP_TIMEOUT (ms, as Claude Code reads it) does not say. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** How long one tool call may take, when MCP_TOOL_TIMEOUT (ms) does not say. Progress notifications reset it. */
+export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
+
+// The end of a server's stderr kept for a failure's message.
+const STDERR_TAIL_BYTES = 2048;
+
+/** A tool a server offers, as it listed it. */
+export type McpListedTool = McpToolInfo;
+
+/** What McpConnections needs besides the servers. */
+export interface McpConnectionOptions {
+  /** Where each server's stderr log goes (`<dir>/<server>.log`). Default: nowhere (discarded). */
+  logDir?: string;
+  startTimeoutMs?: number;
+  callTimeoutMs?: number;
+  /** Told each time a server is started or reached (for tests and `mcp list`). */
+  onStart?: (server: string) => void;
+}
+
+interface Connection {
+  client: Client;
+  /** The stdio guard's pid: SIGTERM to it takes the server's whole process group down at once. */
+  pid?: number;
+  tools?: Promise<McpListedTool[]>;
+}
+
+/** The MCP servers a process uses, started lazily and closed together. */
+export class McpConnections {
+  private readonly open = new Map<string, Promise<Connection>>();
+  private readonly logs: WriteStream[] = [];
+  private closed = false;
+
+  constructor(
+    readonly servers: ReadonlyMap<string, McpServerConfig>,
+    private readonly options: McpConnectionOptions = {},
+  ) {}
+
+  /** The connection to `server`, started on first use; a failure to start is remembered for this process. */
+  connect(server: string): Promise<Connection> {
+    let connection = this.open.get(server);
+    if (!connection) {
+      connection = this.start(server);
+      this.open.set(server, connection);
+    }
+    return connection;
+  }
+
+  /** Every tool `server` offers now (every page of its list), asked once per process. */
+  async listTools(server: string): Promise<McpListedTool[]> {
+    const connection = await this.connect(server);
+    connection.tools ??= (async () => {
+      const tools: McpListedTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await connection.client.listTools(cursor ? { cursor } : undefined, { timeout: this.startTimeoutMs });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor && tools.length < 10_000);
+      return tools;
+    })();
+    return connection.tools;
+  }
+
+  /** Calls `tool` on `server` with `args`; aborting `signal` cancels the request. */
+  async callTool(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    const { client } = await this.connect(server);
+    const timeout = this.options.callTimeoutMs ?? envMs('MCP_TOOL_TIMEOUT') ?? DEFAULT_CALL_TIMEOUT_MS;
+    return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, resetTimeoutOnProgress: true })) as CallToolResult;
+  }
+
+  /** Stops every server this process started (stdio servers get SIGTERM, then SIGKILL, from the SDK). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const open = [...this.open.values()];
+    this.open.clear();
+    // The guard first: the SDK's own close waits up to 2 s for a server to exit once its stdin closes.
+    const stop = (c: Connection) => {
+      try {
+        if (c.pid) process.kill(c.pid, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+      return c.client.close();
+    };
+    await Promise.all(open.map((connection) => connection.then(stop, () => undefined).catch(() => undefined)));
+    for (const log of this.logs) log.end();
+  }
+
+  private get startTimeoutMs(): number {
+    return this.options.startTimeoutMs ?? envMs('MCP_TIMEOUT') ?? DEFAULT_START_TIMEOUT_MS;
+  }
+
+  private async start(name: string): Promise<Connection> {
+    const server = this.servers.get(name);
+    if (!server) throw new Error(`no MCP server named "${name}" is configured (in .mcp.json or settings)`);
+    if (this.closed) throw new Error('the run has ended');
+    const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    ]);
+    const command = describeServer(server);
+    let tail = '';
+    const keepTail = (chunk: Buffer) => {
+      tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    };
+    const transport =
+      server.type === 'stdio'
+        ? new StdioClientTransport({ command: process.execPath, args: ['-e', GUARD_SCRIPT, server.command, ...server.args], env: server.env, stderr: 'pipe' })
+        : new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
+    if (transport instanceof StdioClientTransport) {
+      const stderr = transport.stderr as PassThrough | null;
+      const log = this.openLog(name);
+      stderr?.on('data', (chunk: Buffer) => {
+        keepTail(chunk);
+        log?.write(chunk);
+      });
+    }
+    const client = new Client({ name: 'savepoint', version: '0.1.0' }, { capabilities: {} });
+    this.options.onStart?.(name);
+    const timeoutMs = this.startTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.connect(transport, { timeout: timeoutMs }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`it did not answer the MCP handshake within ${timeoutMs / 1000} s (MCP_TIMEOUT sets the limit in ms)`)), timeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      await transport.close().catch(() => undefined);
+      // The last of its stderr may still be on its way through the pipe.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      throw new McpServerStartError(name, command, startFailure(error), tail);
+    } finally {
+      clearTimeout(timer);
+    }
+    return { client, ...(transport instanceof StdioClientTransport && transport.pid ? { pid: transport.pid } : {}) };
+  }
+
+  private openLog(server: string): WriteStream | undefined {
+    if (!this.options.logDir) return undefined;
+    try {
+      mkdirSync(this.options.logDir, { recursive: true });
+      const log = createWriteStream(join(this.options.logDir, `${server}.log`), { flags: 'a' });
+      log.on('error', () => undefined); // a log that cannot be written never fails a call
+      log.write(`--- ${new Date().toISOString()} started by savepoint (pid ${process.pid})\n`);
+      this.logs.push(log);
+      return log;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Where stdio servers' stderr logs go in a repository whose git common directory is `commonDir`. */
+export function mcpLogDir(commonDir: string): string {
+  return join(commonDir, 'savepoint', 'mcp');
+}
+
+function startFailure(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  if (/Connection closed/i.test(message)) return 'it exited (or closed its output) before answering the MCP handshake';
+  return message.replace(/^MCP error -?\d+: /, '');
+}
+
+function envMs(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}

@@ -1,0 +1,144 @@
+// Settings through the real CLI, with HOME and XDG_CONFIG_HOME pointed at temp folders: an allowed
+// command runs with no terminal and no --yes; a write no rule allows stops the run before the file
+// is written; a deny rule holds under --yes and the run finishes, the model told why; the user
+// file's model is what a new run asks for; a broken file is named with its key and nothing runs;
+// `savepoint config` shows each value with the file it came from.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useScratch } from '../helpers/scratch.js';
+import { assertNoStack, assertOneParagraph, fakeEnv, git, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+
+const scratch = useScratch();
+
+// A user config folder of its own for each test, with `settings` in it (none when undefined).
+function userHome(settings?: unknown): Record<string, string> {
+  const home = scratch.dir('savepoint-home-');
+  const config = join(home, '.config');
+  if (settings !== undefined) {
+    mkdirSync(join(config, 'savepoint'), { recursive: true });
+    writeFileSync(join(config, 'savepoint', 'settings.json'), typeof settings === 'string' ? settings : JSON.stringify(settings));
+  }
+  return { HOME: home, XDG_CONFIG_HOME: config };
+}
+
+function projectSettings(root: string, settings: unknown, file = 'settings.json'): string {
+  mkdirSync(join(root, '.savepoint'), { recursive: true });
+  const path = join(root, '.savepoint', file);
+  writeFileSync(path, typeof settings === 'string' ? settings : JSON.stringify(settings));
+  return path;
+}
+
+describe('settings', { concurrency: true }, () => {
+  test('a command an allow rule covers runs with no terminal and no --yes', async () => {
+    const repo = await scratch.repo();
+    projectSettings(repo.root, { permissions: { allow: ['run_bash(echo *)'] } });
+    const fake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo allowed > out.txt' } }] }, { text: 'Done.' }]);
+    const result = await runCli(['run', '--no-sandbox', 'write out'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readFileSync(join(repo.root, 'out.txt'), 'utf8'), 'allowed\n');
+    assert.equal(fake.requests.length, 2);
+  });
+
+  test('a write no rule allows, with no terminal, stops the run before anything is written', async () => {
+    const repo = await scratch.repo();
+    projectSettings(repo.root, { permissions: { allow: ['run_bash'] } });
+    const fake = await scratch.fake([{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }] }, { text: 'Done.' }]);
+    const result = await runCli(['run', '--no-sandbox', 'write notes'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    assert.equal(result.code, 1);
+    assert.match(assertOneParagraph(result.stderr), /write_file notes\.txt/);
+    assertNoStack(result.stderr);
+    assert.equal(existsSync(join(repo.root, 'notes.txt')), false);
+    assert.equal(fake.requests.length, 1);
+  });
+
+  test('a deny rule holds under --yes: the model gets an is_error result naming the rule, and the run finishes', async () => {
+    const repo = await scratch.repo({ 'keep.txt': 'keep\n' });
+    const home = userHome({ permissions: { deny: ['run_bash(rm *)'] } });
+    const fake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'rm keep.txt' } }] }, { text: 'I was not allowed to remove it.' }]);
+    const result = await runCli(['run', '--yes', '--no-sandbox', 'remove keep'], { cwd: repo.root, env: { ...fakeEnv(fake), ...home } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readFileSync(join(repo.root, 'keep.txt'), 'utf8'), 'keep\n');
+    const [denied] = lastToolResults(fake.requests[1]!);
+    assert.equal(denied?.is_error, true);
+    assert.match(resultText(denied!), /deny it \(rule "run_bash\(rm \*\)"\)/);
+    assert.match(result.stdout, /Final answer\nI was not allowed to remove it\./);
+    // Replayed, the denied step is the recorded answer: no rule is asked and nothing runs.
+    const again = await runCli(['run', 'remove keep'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(fake.requests.length, 2);
+  });
+
+  test("the user file's model is what a new run asks for when --model is not given; the local file overrides it", async () => {
+    const repo = await scratch.repo();
+    const fake = await scratch.fake([{ text: 'Hello.' }, { text: 'Hello again.' }]);
+    const home = userHome({ model: 'claude-from-user-settings' });
+    const first = await runCli(['run', 'say hello'], { cwd: repo.root, env: { ...fakeEnv(fake), ...home } });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(fake.requests[0]!.model, 'claude-from-user-settings');
+    projectSettings(repo.root, { model: 'claude-from-local-settings' }, 'settings.local.json');
+    const second = await runCli(['run', 'say hello again'], { cwd: repo.root, env: { ...fakeEnv(fake), ...home } });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(fake.requests[1]!.model, 'claude-from-local-settings');
+  });
+
+  test('a settings file that does not parse, or has a key of the wrong type, is named and nothing runs', async () => {
+    const repo = await scratch.repo();
+    const fake = await scratch.fake([{ text: 'never' }]);
+    const broken = projectSettings(repo.root, '{ "model": ');
+    const result = await runCli(['run', '--yes', 'anything'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    assert.equal(result.code, 1);
+    const paragraph = assertOneParagraph(result.stderr);
+    assert.ok(paragraph.includes(broken), paragraph);
+    assert.match(paragraph, /not valid JSON/);
+    assertNoStack(result.stderr);
+
+    const home = userHome({ permissions: { allow: 'write_file' } });
+    const typed = await runCli(['continue', '--yes', 'anything'], { cwd: repo.root, env: { ...fakeEnv(fake), ...home } });
+    assert.equal(typed.code, 1);
+    assert.match(assertOneParagraph(typed.stderr), /settings\.json cannot be used: "permissions\.allow" must be a list/);
+    assert.equal(fake.requests.length, 0);
+    assert.notEqual((await git(repo.root, ['rev-parse', '--verify', '-q', 'agent-journal'])).code, 0, 'no journal was written');
+  });
+
+  test('savepoint config shows each setting with the file it came from, and --json the same for scripts', async () => {
+    const repo = await scratch.repo();
+    const home = userHome({ model: 'claude-user', permissions: { allow: ['run_bash(npm test*)'] }, hooks: {} });
+    const project = projectSettings(repo.root, { permissions: { deny: ['write_file(secrets/**)'], defaultMode: 'acceptEdits' }, sandbox: { network: true } });
+    const local = projectSettings(repo.root, { model: 'claude-local', mcpServers: { gh: { command: 'gh-mcp', args: ['--stdio'] } } }, 'settings.local.json');
+    const user = join(home.XDG_CONFIG_HOME, 'savepoint', 'settings.json');
+    const shown = await runCli(['config'], { cwd: repo.root, env: home });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, new RegExp(`model +claude-local  from ${local}`));
+    assert.match(shown.stdout, new RegExp(`permissions\\.allow +run_bash\\(npm test\\*\\)  from ${user}`));
+    assert.match(shown.stdout, new RegExp(`permissions\\.deny +write_file\\(secrets/\\*\\*\\)  from ${project}`));
+    assert.match(shown.stdout, /permissions\.defaultMode +acceptEdits/);
+    assert.match(shown.stdout, /mcpServers\.gh +gh-mcp --stdio/);
+    assert.match(shown.stdout, /"hooks" in .* is not a savepoint setting/);
+
+    const json = JSON.parse((await runCli(['config', '--json'], { cwd: repo.root, env: home })).stdout) as Record<string, any>;
+    assert.deepEqual(json.model, { value: 'claude-local', source: local });
+    assert.deepEqual(json.permissions.defaultMode, { value: 'acceptEdits', source: project });
+    assert.deepEqual(json.sandbox.network, { value: true, source: project });
+    assert.deepEqual(json.files.map((f: { scope: string; found: boolean }) => `${f.scope}:${f.found}`), ['user:true', 'project:true', 'local:true']);
+  });
+
+  test('defaultMode acceptEdits writes without asking, also with no terminal', async () => {
+    const repo = await scratch.repo();
+    projectSettings(repo.root, { permissions: { defaultMode: 'acceptEdits' } });
+    const fake = await scratch.fake([{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }] }, { text: 'Done.' }]);
+    const result = await runCli(['run', '--no-sandbox', 'write notes'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
+  });
+
+  test("settings' mcpServers reach the MCP configuration: mcp list names the server and the settings file it came from", async () => {
+    const repo = await scratch.repo();
+    const home = userHome();
+    const file = projectSettings(repo.root, { mcpServers: { ghost: { command: 'no-such-mcp-server-binary' } } });
+    const listed = await runCli(['mcp', 'list', '--json'], { cwd: repo.root, env: home });
+    const servers = (JSON.parse(listed.stdout) as { servers: Array<{ name: string; source: string; starts: boolean }> }).servers;
+    assert.deepEqual(servers.map((s) => [s.name, s.source, s.starts]), [['ghost', file, false]]);
+  });
+});

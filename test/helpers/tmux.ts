@@ -1,0 +1,94 @@
+// The real CLI in a real pseudo-terminal, through tmux on a socket of the test's own (so a test
+// never touches anyone else's tmux), for the interactive session's tests:
+//
+//   const term = await openTerminal(['--yes'], { cwd: repo.root, env: fakeEnv(fake) });
+//   await term.type('fix the test');               // the keys, then Enter
+//   await term.waitFor(/Final answer/);            // polls capture-pane
+//   term.kill9();                                  // SIGKILL to the savepoint process
+//   await term.close();
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { BIN, baseEnv } from './cli.js';
+
+export interface Terminal {
+  /** Types `text` and presses Enter. */
+  type(text: string): void;
+  /** Sends tmux key names (C-c, C-d, Enter). */
+  keys(...names: string[]): void;
+  /** The whole screen and scrollback as text. */
+  screen(): string;
+  /** Waits until the screen matches `pattern`; resolves with the screen. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** The savepoint process's exit code once it has ended, or undefined while it runs. */
+  exitCode(): number | undefined;
+  /** SIGKILL to the savepoint process. */
+  kill9(): void;
+  close(): void;
+}
+
+const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/** Starts `savepoint <args>` in a 120x40 terminal in `cwd`; its pid and exit code are written under `scratchDir`. */
+export function openTerminal(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; scratchDir: string }): Terminal {
+  const socket = `sp-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const env: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color' };
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  const pidFile = join(options.scratchDir, `${socket}.pid`);
+  const codeFile = join(options.scratchDir, `${socket}.code`);
+  // The shell starts savepoint as a job and brings it to the foreground (job control: `set -m`),
+  // so that it has the terminal and Ctrl-C; then records its exit code, and the pane stays for
+  // capture-pane. `$!` is savepoint itself (the subshell execs it).
+  const script = `set -m; cd ${quote(options.cwd)} || exit; (exec ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}) & echo $! > ${quote(pidFile)}; fg; echo $? > ${quote(codeFile)}; sleep 600`;
+  const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' });
+  tmux('new-session', '-d', '-x', '120', '-y', '40', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), 'bash', '-c', script);
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const term: Terminal = {
+    type(text) {
+      tmux('send-keys', '-t', '0', '-l', text);
+      tmux('send-keys', '-t', '0', 'Enter');
+    },
+    keys(...names) {
+      tmux('send-keys', '-t', '0', ...names);
+    },
+    screen() {
+      return tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', '0');
+    },
+    async waitFor(pattern, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const screen = term.screen();
+        if (pattern.test(screen)) return screen;
+        if (Date.now() > deadline) assert.fail(`timed out waiting for ${pattern} on the terminal:\n${screen}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    exitCode() {
+      const code = read(codeFile);
+      return code === undefined || code === '' ? undefined : Number(code);
+    },
+    kill9() {
+      const pid = Number(read(pidFile));
+      assert.ok(pid > 0, 'the savepoint process wrote its pid');
+      process.kill(pid, 'SIGKILL');
+    },
+    close() {
+      try {
+        tmux('kill-server');
+      } catch {
+        // already gone
+      }
+    },
+  };
+  return term;
+}

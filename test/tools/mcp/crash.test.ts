@@ -1,0 +1,105 @@
+// The issue's "Holds when", on the real CLI against the fake Anthropic server and the tests' own
+// MCP server (which counts its starts and calls in files): a read-only call, then a destructive one
+// killed with SIGKILL in progress, then the identical command, then the identical command again.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScriptTurn } from '../../../src/model/script-file.js';
+import { useScratch } from '../../helpers/scratch.js';
+import { assertOneParagraph, assertToolPairing, assistantMessages, fakeEnv, lastToolResults, resultText, runCli, startCli, waitUntil } from '../../helpers/cli.js';
+import { counted, countingServer, serverPids, waitForExit, writeMcpJson } from './helpers.js';
+
+const scratch = useScratch();
+
+describe('an MCP run killed with SIGKILL during a destructive call', () => {
+  const task = 'look the key up, then mail it';
+  const turns: ScriptTurn[] = [
+    { text: 'Looking it up.', tools: [{ name: 'mcp__counter__lookup', input: { key: 'alpha' } }] },
+    { text: 'Mailing it.', tools: [{ name: 'mcp__counter__send_mail', input: { to: 'ops@example.com', body: '42' } }] },
+    { text: 'Done: looked up and mailed (or told it is unknown).' },
+  ];
+  const args = ['run', '--yes', '--no-sandbox', task];
+
+  test('the identical command calls neither tool again, tells the model the mail is unknown, re-sends no finished request, and finishes; once more it starts no server', async () => {
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    // send_mail waits on a file that is never made: it is in progress until the kill.
+    writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: join(counts, 'never') }) });
+
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
+    first.kill();
+    assert.equal((await first.result).signal, 'SIGKILL');
+    assert.equal(counted(counts, 'lookup.calls'), 1);
+    assert.equal(fake.requests.length, 2, 'two model calls before the kill');
+    // The server was mid-call, its stdin closed: it is gone all the same, no orphan left.
+    assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no MCP server process outlives a kill -9 of savepoint');
+
+    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(counted(counts, 'send_mail.calls'), 1, 'the destructive call is not made again');
+    assert.equal(counted(counts, 'lookup.calls'), 1, 'the read-only call finished and replays');
+    assert.equal(counted(counts, 'starts'), 1, 'the resumed run needed no server: nothing went live on one');
+    const fresh = fake.requests.slice(2);
+    assert.deepEqual(fresh.map(assistantMessages), [2], 'only the unfinished turn is asked for');
+    const [answer] = lastToolResults(fresh[0]!);
+    assert.equal(answer?.is_error, true);
+    assert.match(resultText(answer!), /mcp__counter__send_mail.*outcome is unknown.*not run again/s);
+    assertToolPairing(fake.requests);
+
+    const third = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(third.code, 0, third.stderr);
+    assert.equal(fake.requests.length, 3, 'a finished run sends no request');
+    assert.equal(counted(counts, 'starts'), 1, 'replaying a finished run starts no MCP server');
+    assert.equal(counted(counts, 'lookup.calls') + counted(counts, 'send_mail.calls'), 2);
+    assert.deepEqual(await waitForExit(serverPids(counts)), []);
+  });
+
+  test('--in-flight fail stops on the unknown call, and --in-flight rerun makes it again, once', async () => {
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    const release = join(counts, 'release');
+    writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: release }) });
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
+    first.kill();
+    await first.result;
+
+    const failed = await runCli(['run', '--yes', '--no-sandbox', '--in-flight', 'fail', task], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(failed.code, 1);
+    assert.match(assertOneParagraph(failed.stderr), /mcp__counter__send_mail/);
+    assert.equal(counted(counts, 'send_mail.calls'), 1, '--in-flight fail calls nothing');
+
+    writeFileSync(release, '');
+    const rerun = await runCli(['run', '--yes', '--no-sandbox', '--in-flight', 'rerun', task], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.equal(counted(counts, 'send_mail.calls'), 2, '--in-flight rerun makes the call again');
+    assert.equal(counted(counts, 'lookup.calls'), 1);
+    const [answer] = lastToolResults(fake.requests.at(-1)!);
+    assert.equal(resultText(answer!), 'sent to ops@example.com');
+    assert.deepEqual(await waitForExit(serverPids(counts)), []);
+  });
+
+  test('Ctrl-C during the destructive call ends savepoint within two seconds, stops the server, and the call is not made again', async () => {
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: join(counts, 'never') }) });
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
+    const stoppedAt = Date.now();
+    first.child.kill('SIGINT');
+    await first.result;
+    assert.ok(Date.now() - stoppedAt < 2000, `savepoint took ${Date.now() - stoppedAt} ms to end`);
+    assert.deepEqual(await waitForExit(serverPids(counts)), []);
+
+    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(counted(counts, 'send_mail.calls'), 1);
+    const [answer] = lastToolResults(fake.requests.at(-1)!);
+    assert.match(resultText(answer!), /outcome is unknown/);
+  });
+});

@@ -1,0 +1,97 @@
+// Against a real server from npm, @modelcontextprotocol/server-everything (a devDependency, run
+// from node_modules with no network): its results (text, an image, structured content) are
+// recorded whole and replayed exactly, a secret in the server's configuration never reaches the
+// journal, and `savepoint mcp list` shows its tools with their annotations. Approval with the
+// tests' own server: a read-only tool runs without asking, any other needs approval.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { ScriptTurn } from '../../../src/model/script-file.js';
+import { useScratch } from '../../helpers/scratch.js';
+import { assertOneParagraph, fakeEnv, gitOut, journalJson, journalPaths, lastToolResults, REPLAYED, resultText, runCli } from '../../helpers/cli.js';
+import { counted, countingServer, writeMcpJson } from './helpers.js';
+
+const scratch = useScratch();
+const EVERYTHING = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+const SECRET = 'mcp-secret-value-7f3a9c81d2';
+const everything = { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { SERVICE_API_TOKEN: SECRET } };
+
+describe('server-everything from npm', { concurrency: true }, () => {
+  test('its results are recorded whole, replayed exactly, and a secret of its configuration is redacted', async () => {
+    const turns: ScriptTurn[] = [
+      { tools: [{ name: 'mcp__everything__echo', input: { message: 'hello over MCP' } }, { name: 'mcp__everything__get-tiny-image', input: {} }] },
+      { tools: [{ name: 'mcp__everything__get-structured-content', input: { location: 'Chicago' } }, { name: 'mcp__everything__get-env', input: {} }] },
+      { text: 'Seen everything.' },
+    ];
+    const fake = await scratch.fake(turns);
+    const repo = await scratch.repo();
+    writeMcpJson(repo.root, { everything });
+    const args = ['run', '--yes', '--no-sandbox', 'try the everything server'];
+    const first = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(first.code, 0, first.stderr);
+
+    // The model reads text, and a line for each binary part.
+    const [echo, image] = lastToolResults(fake.requests[1]!);
+    assert.match(resultText(echo!), /hello over MCP/);
+    assert.match(resultText(image!), /\[image: image\/png, [\d.]+ (KB|bytes)\]/);
+    const [structured, env] = lastToolResults(fake.requests[2]!);
+    assert.match(resultText(structured!), /temperature/);
+    assert.match(resultText(env!), /\[REDACTED:MCP_EVERYTHING_SERVICE_API_TOKEN\]/, 'the model sees the placeholder');
+    assert.doesNotMatch(resultText(env!), new RegExp(SECRET));
+
+    // The journal keeps the server's whole result: the image's data, the structured content.
+    const paths = await journalPaths(repo.root);
+    const imageStep = await journalJson<{ result: { mcp: { content: Array<{ type: string; data?: string; mimeType?: string }> } } }>(repo.root, paths.find((path) => path.endsWith('-mcp__everything__get-tiny-image.json'))!);
+    const part = imageStep.result.mcp.content.find((c) => c.type === 'image');
+    assert.equal(part?.mimeType, 'image/png');
+    assert.ok((part?.data?.length ?? 0) > 100, 'the image data is kept whole');
+    const structuredStep = await journalJson<{ result: { mcp: { structuredContent: { temperature: number } } } }>(repo.root, paths.find((path) => path.endsWith('-mcp__everything__get-structured-content.json'))!);
+    assert.equal(typeof structuredStep.result.mcp.structuredContent.temperature, 'number');
+    const history = await gitOut(repo.root, ['log', '-p', 'agent-journal']);
+    assert.ok(!history.includes(SECRET), 'the secret is nowhere in the journal');
+    const run = await journalJson<{ config: { tools: Array<{ name: string }>; mcp: Array<{ name: string; readOnly: boolean }> } }>(repo.root, paths.find((path) => path.endsWith('run.json'))!);
+    assert.ok(run.config.tools.some((tool) => tool.name === 'mcp__everything__echo'), 'the tools are pinned with the run');
+    assert.equal(run.config.mcp.find((pin) => pin.name === 'mcp__everything__get-env')?.readOnly, true);
+
+    // Replayed, the recorded results rebuild the same requests: no divergence, nothing asked.
+    const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(fake.requests.length, 3);
+    assert.equal(again.stdout.split('\n').filter((line) => line.includes(`${REPLAYED}  mcp__everything__`)).length, 4, again.stdout);
+  });
+
+  test('savepoint mcp list shows each server, whether it starts, and its tools with their annotations', async () => {
+    const repo = await scratch.repo();
+    writeMcpJson(repo.root, { everything, gone: { command: 'no-such-mcp-server-anywhere' } });
+    const listed = await runCli(['mcp', 'list', '--json'], { cwd: repo.root });
+    assert.equal(listed.code, 1, 'a server that does not start makes the exit code 1');
+    const { servers } = JSON.parse(listed.stdout) as { servers: Array<{ name: string; starts: boolean; error?: string; tools: Array<{ name: string; annotations: Record<string, unknown> }> }> };
+    const byName = new Map(servers.map((server) => [server.name, server]));
+    assert.equal(byName.get('everything')?.starts, true);
+    assert.equal(byName.get('everything')?.tools.find((tool) => tool.name === 'mcp__everything__echo')?.annotations.readOnlyHint, true);
+    assert.equal(byName.get('gone')?.starts, false);
+    assert.match(byName.get('gone')?.error ?? '', /no-such-mcp-server-anywhere.*ENOENT/s);
+    const human = await runCli(['mcp', 'list'], { cwd: repo.root });
+    assert.match(human.stdout, /mcp__everything__echo {2}read-only: replays, no approval/);
+    assert.match(human.stdout, /gone .*\n {2}does not start: /);
+  });
+});
+
+describe('approval of MCP tools', () => {
+  test('a read-only tool runs without asking; a destructive one needs approval, and with no terminal nothing runs', async () => {
+    const fake = await scratch.fake([
+      { tools: [{ name: 'mcp__counter__lookup', input: { key: 'k' } }] },
+      { tools: [{ name: 'mcp__counter__send_mail', input: { to: 'a@b.c', body: 'hi' } }] },
+      { text: 'done' },
+    ]);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts) });
+    const result = await runCli(['run', '--no-sandbox', 'look up and mail'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(result.code, 1);
+    assert.match(assertOneParagraph(result.stderr), /The next step \(mcp__counter__send_mail .*\) needs approval/);
+    assert.equal(counted(counts, 'lookup.calls'), 1);
+    assert.equal(counted(counts, 'send_mail.calls'), 0);
+  });
+});

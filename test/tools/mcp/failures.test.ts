@@ -1,0 +1,111 @@
+// Servers that fail: missing, hanging at start, answering garbage, exiting, or no longer offering a
+// pinned tool. Each gives the live step a clear is_error result and the run goes on; nothing of the
+// journal is lost. The run pins its tools with a working server, stops at --max-steps 1 before its
+// first MCP call, and then the server's configuration is broken before the run goes on
+// (--keep-worktree: .mcp.json is a file of the working tree, and it changed).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ScriptTurn } from '../../../src/model/script-file.js';
+import { useScratch } from '../../helpers/scratch.js';
+import { assertNoStack, assertOneParagraph, fakeEnv, journalJson, journalPaths, lastToolResults, resultText, runCli } from '../../helpers/cli.js';
+import { counted, countingServer, serverPids, waitForExit, writeMcpJson } from './helpers.js';
+
+const scratch = useScratch();
+
+// Pins the counting server's tools into a new run that stops before calling `tool`, then breaks
+// the server as `broken` says and lets the run go on: what the model was told, and the run's end.
+async function callWithBrokenServer(tool: string, broken: (counts: string) => Record<string, unknown>, env: Record<string, string> = {}) {
+  const turns: ScriptTurn[] = [{ tools: [{ name: `mcp__counter__${tool}`, input: tool === 'lookup' ? { key: 'k' } : { to: 'a@b.c', body: 'hi' } }] }, { text: 'Understood: the server failed.' }];
+  const fake = await scratch.fake(turns);
+  const repo = await scratch.repo();
+  const counts = scratch.dir('savepoint-mcp-counts-');
+  writeMcpJson(repo.root, { counter: countingServer(counts) });
+  const task = `call ${tool} on a server that breaks`;
+  const stopped = await runCli(['run', '--yes', '--no-sandbox', '--max-steps', '1', task], { cwd: repo.root, env: fakeEnv(fake) });
+  assert.equal(stopped.code, 3, stopped.stderr);
+  writeMcpJson(repo.root, { counter: broken(counts) });
+  const resumed = await runCli(['run', '--yes', '--no-sandbox', '--keep-worktree', task], { cwd: repo.root, env: fakeEnv(fake, env) });
+  assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+  assertNoStack(resumed.stdout + resumed.stderr);
+  const [answer] = lastToolResults(fake.requests.at(-1)!);
+  assert.equal(answer?.is_error, true, 'the model gets an is_error result');
+  assert.equal(fake.requests.length, 2, 'no model request is sent twice');
+  const paths = await journalPaths(repo.root);
+  assert.ok(paths.some((path) => path.endsWith(`-mcp__counter__${tool}.json`)), 'the failed call is a recorded step');
+  const run = await journalJson<{ status: string }>(repo.root, paths.find((path) => path.endsWith('run.json'))!);
+  assert.equal(run.status, 'finished');
+  assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no server is left running');
+  return { text: resultText(answer!), counts };
+}
+
+describe('an MCP server that cannot serve a live step', { concurrency: true }, () => {
+  test('a missing command gives an error result naming the command and what it said', async () => {
+    const { text } = await callWithBrokenServer('lookup', () => ({ command: 'no-such-mcp-server-anywhere', args: ['--flag'] }));
+    assert.match(text, /MCP server "counter" \(no-such-mcp-server-anywhere --flag\) could not be started/);
+    assert.match(text, /ENOENT/);
+    assert.match(text, /did not run/);
+  });
+
+  test('a server that hangs at start gives an error result once the start timeout passes', async () => {
+    const { text } = await callWithBrokenServer('lookup', (counts) => countingServer(counts, '--hang'), { MCP_TIMEOUT: '1500' });
+    assert.match(text, /did not answer the MCP handshake within 1\.5 s/);
+    assert.match(text, /hanging on purpose/, 'the stderr tail is in the message');
+  });
+
+  test('a server that answers garbage gives an error result', async () => {
+    const { text } = await callWithBrokenServer('lookup', (counts) => countingServer(counts, '--garbage'), { MCP_TIMEOUT: '1500' });
+    assert.match(text, /MCP server "counter" .* could not be started/);
+    assert.match(text, /about to write garbage/);
+  });
+
+  test('a server that exits at start gives an error result with its stderr', async () => {
+    const { text } = await callWithBrokenServer('send_mail', (counts) => countingServer(counts, '--exit'));
+    assert.match(text, /exited .* before answering the MCP handshake/);
+    assert.match(text, /the database at \/nowhere is unreachable/);
+  });
+
+  test('a pinned tool the server no longer offers gets an error result naming it, and is not called', async () => {
+    const { text, counts } = await callWithBrokenServer('send_mail', (dir) => countingServer(dir, '--without-send-mail'));
+    assert.match(text, /no longer offers the tool "send_mail" \(mcp__counter__send_mail was pinned when this run was created\)/);
+    assert.match(text, /It offers now: lookup, snapshot/);
+    assert.equal(counted(counts, 'send_mail.calls'), 0);
+  });
+});
+
+describe('a .mcp.json that does not hold', { concurrency: true }, () => {
+  for (const [what, config, key] of [
+    ['not JSON', '{"mcpServers": {', /\.mcp\.json: the file is not valid JSON/],
+    ['a server without a command', '{"mcpServers": {"db": {"args": ["x"]}}}', /\.mcp\.json: mcpServers key "db" needs "command"/],
+    ['args that are not strings', '{"mcpServers": {"db": {"command": "x", "args": [1]}}}', /mcpServers key "db" has "args" that is not a list of strings/],
+    ['an sse server', '{"mcpServers": {"web": {"type": "sse", "url": "http://localhost:1/sse"}}}', /mcpServers key "web" uses "type": "sse"/],
+    ['a variable that is not set', '{"mcpServers": {"db": {"command": "x", "env": {"TOKEN": "${SAVEPOINT_TEST_UNSET_VAR}"}}}}', /uses \$\{SAVEPOINT_TEST_UNSET_VAR\} in "env.TOKEN"/],
+  ] as const) {
+    test(`${what} stops the command with one paragraph naming the file and the key, before anything runs`, async () => {
+      const fake = await scratch.fake([{ text: 'never asked' }]);
+      const repo = await scratch.repo({ 'README.md': '# x\n', '.mcp.json': config });
+      const result = await runCli(['run', '--yes', '--no-sandbox', 'anything'], { cwd: repo.root, env: fakeEnv(fake) });
+      assert.equal(result.code, 1);
+      assert.match(assertOneParagraph(result.stderr), key);
+      assert.equal(fake.requests.length, 0);
+      assert.deepEqual(await journalPaths(repo.root).catch(() => []), [], 'nothing was recorded');
+    });
+  }
+});
+
+describe('a server that does not start when a run is created', () => {
+  test('is said once, its tools are not pinned, and the run goes on with the other servers\' tools', async () => {
+    const fake = await scratch.fake([{ tools: [{ name: 'mcp__counter__lookup', input: { key: 'k' } }] }, { text: 'ok' }]);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts), broken: countingServer(counts, '--exit') });
+    const result = await runCli(['run', '--yes', '--no-sandbox', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /MCP server "broken" is not offered to this run: .*the database at \/nowhere is unreachable/s);
+    const offered = (fake.requests[0]!.tools as Array<{ name: string }>).map((tool) => tool.name).filter((name) => name.startsWith('mcp__'));
+    assert.deepEqual(offered, ['mcp__counter__lookup', 'mcp__counter__send_mail', 'mcp__counter__snapshot']);
+    assert.equal(counted(counts, 'lookup.calls'), 1);
+    const json = await runCli(['run', '--yes', '--no-sandbox', '--json', '--fresh', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
+    const event = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; server?: string }).find((line) => line.type === 'mcp-unavailable');
+    assert.equal(event?.server, 'broken');
+  });
+});

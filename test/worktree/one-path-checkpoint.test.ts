@@ -1,0 +1,86 @@
+// The checkpoint after an edit or a write: the tool names the one file it changed, and the
+// checkpoint updates that path alone, with no `git status` of the tree. git is the judge: after
+// each kind of change, the tree is the one `git add -A` + `git write-tree` makes of the same files.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { useScratch } from '../helpers/scratch.js';
+import { countGit, gitWorktreeTree, snapshotterFor } from './support.js';
+
+const scratch = useScratch();
+
+async function repoWithFiles() {
+  const repo = await scratch.repo({ 'README.md': '# r\n', 'src/a.js': 'a\n', 'src/b.js': 'b\n', '.gitignore': 'build/\n' });
+  writeFileSync(join(repo.root, 'notes.txt'), 'untracked\n');
+  return repo;
+}
+
+describe('a checkpoint of the paths a step changed', () => {
+  test('an edited tracked file, a rewritten untracked one and a new file in a new directory each give the tree git makes, with no git command', async () => {
+    const repo = await repoWithFiles();
+    const root = repo.root;
+    const snapshotter = snapshotterFor(root);
+    snapshotter.snapshot();
+    const cases: Array<[string, string]> = [
+      ['src/a.js', 'a changed\n'],
+      ['notes.txt', 'untracked, rewritten\n'],
+      ['lib/deep/new.js', 'new\n'],
+      ['src/a.js', 'a again\n'],
+    ];
+    for (const [path, content] of cases) {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), content);
+      const { value, spawns } = countGit(() => snapshotter.snapshotPaths([path]));
+      assert.equal(spawns, path === 'lib/deep/new.js' ? 1 : 0, `${path}: only a new untracked file is asked about (is it ignored?)`);
+      assert.equal(value.tree, await gitWorktreeTree(root), `${path}: the tree git makes`);
+    }
+    // The next full checkpoint agrees with the one-path ones.
+    const full = snapshotter.snapshot();
+    assert.equal(full.tree, await gitWorktreeTree(root));
+  });
+
+  test('a write to an ignored path leaves the checkpoint as it was', async () => {
+    const repo = await repoWithFiles();
+    const root = repo.root;
+    const snapshotter = snapshotterFor(root);
+    const before = snapshotter.snapshot().tree;
+    mkdirSync(join(root, 'build'));
+    writeFileSync(join(root, 'build/out.js'), 'built\n');
+    assert.equal(snapshotter.snapshotPaths(['build/out.js']).tree, before);
+    assert.equal(before, await gitWorktreeTree(root));
+  });
+
+  test('with no checkpoint to build on, or a changed index, it takes a full one', async () => {
+    const repo = await repoWithFiles();
+    const root = repo.root;
+    const fresh = snapshotterFor(root);
+    writeFileSync(join(root, 'src/b.js'), 'b changed\n');
+    writeFileSync(join(root, 'other.txt'), 'other\n');
+    assert.equal(fresh.snapshotPaths(['src/b.js']).tree, await gitWorktreeTree(root), 'no last checkpoint: the whole tree, other.txt included');
+    await repo.git('add', 'other.txt');
+    writeFileSync(join(root, 'src/a.js'), 'a changed\n');
+    const { value, spawns } = countGit(() => fresh.snapshotPaths(['src/a.js']));
+    assert.ok(spawns > 0, 'the index changed: git status ran');
+    assert.equal(value.tree, await gitWorktreeTree(root));
+  });
+});
+
+describe('the first checkpoint of a fresh clone', () => {
+  test('writes no object the clone already has in its pack: every tree of a clean checkout is there', async () => {
+    const source = await scratch.repo({ 'README.md': '# r\n', 'a/b/c.txt': 'c\n', 'a/d.txt': 'd\n', 'e/f/g/h.txt': 'h\n' });
+    const clone = await scratch.dir();
+    execFileSync('git', ['clone', '-q', '--no-local', source.root, clone]);
+    const loose = () => readdirSync(join(clone, '.git/objects')).filter((name) => /^[0-9a-f]{2}$/.test(name)).flatMap((dir) => readdirSync(join(clone, '.git/objects', dir)));
+    assert.deepEqual(loose(), [], 'the clone holds its objects in a pack');
+    const snapshot = snapshotterFor(clone).snapshot();
+    assert.equal(snapshot.tree, execFileSync('git', ['rev-parse', 'HEAD^{tree}'], { cwd: clone, encoding: 'utf8' }).trim());
+    assert.deepEqual(loose(), [], 'no object was written again as a loose file');
+    // A change then writes only what is new: the blob and the trees on its path.
+    writeFileSync(join(clone, 'a/b/c.txt'), 'changed\n');
+    const changed = snapshotterFor(clone).snapshot();
+    assert.equal(changed.tree, await gitWorktreeTree(clone));
+    assert.equal(loose().length, 4, 'the new blob, and the trees of a/b, a and the root');
+  });
+});
