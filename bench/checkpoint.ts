@@ -3,7 +3,7 @@
 // a checkpoint after a one-file edit <= 30 ms (p50 over 20 edits): the cost follows what changed,
 // not the size of the repository.
 //
-// It measures the built code (dist/, which `npm run bench` builds first), each scenario in its own
+// It measures the snapshotter's source (through tsx; the first checkpoint alone, bundled by esbuild), each scenario in its own
 // child process (this file, started with `--stage`), so "first" really means a cold process: no
 // stat cache, no index cache, no JIT. Registered in bench/run.ts as the group `checkpoint`; it also
 // runs alone: `npm run build && node --import tsx bench/checkpoint.ts [--quick] [--keep]`.
@@ -17,13 +17,14 @@
 //             ≤ 150 MB peak RSS, growing at most linearly to 40,000; after an edit ≤ 50 ms
 //
 // The RSS of an untracked stage is measured in a process of its own that does nothing but the
-// first checkpoint (plain node loading dist/, no tsx, none of the bench's own paths): its maxRSS
+// first checkpoint (plain node loading a bundle of the snapshotter, no tsx, none of the bench's own paths): its maxRSS
 // from getrusage, Node itself included. What it stored is removed again before the stage's own
 // (in-process) first checkpoint, so that one is cold too.
 import { spawnSync } from 'node:child_process';
+import { buildSync } from 'esbuild';
 import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { collectGarbage, createBenchRepo, formatTable, latencyRow, megabytes, MemorySampler, now, percentile, runStageInChild, type BenchContext, type BenchGroup, type Row } from './lib.js';
 
 type SnapshotModule = typeof import('../src/worktree/snapshot.js');
@@ -46,10 +47,12 @@ interface Library {
 }
 
 async function loadLibrary(): Promise<Library> {
-  const load = async <M>(path: string) => (await import(new URL(`../dist/${path}`, import.meta.url).href)) as M;
-  const snapshot = await load<SnapshotModule>('worktree/snapshot.js');
-  const objects = await load<ObjectsModule>('git/object-store.js');
-  const repository = await load<RepositoryModule>('git/repository.js');
+  // The snapshotter is not part of the library's exports (dist/ is a bundle of those): its source
+  // is loaded, compiled by tsx as the bench runs.
+  const load = async <M>(path: string) => (await import(new URL(`../src/${path}`, import.meta.url).href)) as M;
+  const snapshot = await load<SnapshotModule>('worktree/snapshot.ts');
+  const objects = await load<ObjectsModule>('git/object-store.ts');
+  const repository = await load<RepositoryModule>('git/repository.ts');
   return { WorktreeSnapshotter: snapshot.WorktreeSnapshotter, ObjectStore: objects.ObjectStore, findRepository: repository.findRepository };
 }
 
@@ -95,10 +98,8 @@ interface AloneResult {
 
 // The first checkpoint in a plain node process of its own, loading the built code and nothing else.
 const ALONE_SOURCE = `
-const [root, dist] = process.argv.slice(1);
-const { WorktreeSnapshotter } = await import(dist + '/worktree/snapshot.js');
-const { ObjectStore } = await import(dist + '/journal/object-store.js');
-const { findRepository } = await import(dist + '/journal/repository.js');
+const [root, bundle] = process.argv.slice(1);
+const { WorktreeSnapshotter, ObjectStore, findRepository } = await import(bundle);
 const rssBefore = process.memoryUsage().rss;
 const t0 = performance.now();
 const repo = findRepository(root);
@@ -108,11 +109,25 @@ const mb = (bytes) => bytes / (1024 * 1024);
 process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, rssBeforeMb: mb(rssBefore), tree }));
 `;
 
+// The snapshotter, its object store and findRepository bundled into one file by esbuild, as the
+// library's bundle would hold them (they are not among its exports): plain node loads it, no tsx.
+let bundled: string | undefined;
+function snapshotterBundle(): string {
+  if (bundled) return bundled;
+  const src = fileURLToPath(new URL('../src/', import.meta.url));
+  // Inside node_modules/, so that its imports of the dependencies resolve.
+  const out = fileURLToPath(new URL(`../node_modules/.cache/savepoint-bench/snapshotter-${process.pid}.mjs`, import.meta.url));
+  buildSync({
+    stdin: { contents: `export { WorktreeSnapshotter } from './worktree/snapshot.ts'; export { ObjectStore } from './git/object-store.ts'; export { findRepository } from './git/repository.ts';`, resolveDir: src, loader: 'ts' },
+    bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: out, packages: 'external', logLevel: 'error',
+  });
+  return (bundled = out);
+}
+
 function firstCheckpointAlone(root: string): AloneResult {
   const objects = join(root, '.git', 'objects');
   const before = new Set(objectFiles(objects));
-  const dist = fileURLToPath(new URL('../dist', import.meta.url));
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', ALONE_SOURCE, root, dist], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', ALONE_SOURCE, root, pathToFileURL(snapshotterBundle()).href], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (result.status !== 0) throw new Error(`the first checkpoint alone failed: ${result.stderr}`);
   // What it stored goes again: the stage's own first checkpoint must find nothing stored.
   for (const file of objectFiles(objects)) if (!before.has(file)) rmSync(file);

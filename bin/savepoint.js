@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// The `savepoint` command. `npm install` (prepare) compiles the TypeScript sources to dist/ and
-// bundles the command line into dist/bundle/ (scripts/bundle.js): one file to load, for start-up.
+// The `savepoint` command. It runs dist/cli.js, the command line as scripts/bundle.js bundled it: in
+// a clone `npm install` builds it (prepare), in the package it was built before packing (prepack).
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/bundle/main.js', import.meta.url);
+const entry = new URL('../dist/cli.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('savepoint: the build is missing (dist/). Run "npm install" or "npm run build" in the savepoint folder first.\n');
   process.exit(1);
 }
-// A stack trace (SAVEPOINT_DEBUG=1) names the lines of src/*.ts, through the bundle's source maps.
+// In a clone, a stack trace (SAVEPOINT_DEBUG=1) names the lines of src/*.ts through the bundle's
+// source maps; the package ships none (it ships no src/), so there it names dist/ lines.
 if (process.env.SAVEPOINT_DEBUG === '1') process.setSourceMapsEnabled(true);
 const { main } = await import(entry.href);
 await main(process.argv);

@@ -43,7 +43,8 @@ export class ScriptError extends SavepointError<{ file: string; reason: string }
       'ESCRIPT',
       `The model script ${file} ${reason}. A script is a JSON object such as ` +
         `{"model": "scripted-demo", "turns": [{"text": "...", "tools": [{"name": "read_file", "input": {"path": "a.js"}}]}]}; ` +
-        `the format is described in fixtures/scripts/README.md.`,
+        `a turn may also have "delayMs", "usage" and "stopReason", and an unknown key is refused. ` +
+        `The format is described in docs/scripted-models.md (in the savepoint package and its repository).`,
       { file, reason },
       options,
     );

@@ -1,5 +1,5 @@
 // Reading and checking a model script (the format is described at the top of scripted.ts and in
-// fixtures/scripts/README.md). Checking is strict, unknown keys included, because a typo such as
+// docs/scripted-models.md). Checking is strict, unknown keys included, because a typo such as
 // "tool" for "tools" would otherwise make a demo silently do nothing.
 import { readFile } from 'node:fs/promises';
 import { ScriptError } from '../errors/index.js';

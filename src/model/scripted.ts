@@ -2,7 +2,7 @@
 // anyone without a key. Select it with `--model script:<file>` (the path is relative to the
 // current directory).
 //
-// Format (also in fixtures/scripts/README.md):
+// Format (also in docs/scripted-models.md):
 //
 //   { "model": "scripted-demo",
 //     "description": "optional, for people",

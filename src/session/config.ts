@@ -6,7 +6,7 @@
 import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
 import { UsageError } from '../errors/index.js';
 import type { RunConfig, RunRecord } from '../journal/entry.js';
-import { contextWindowFor } from '../model/context.js';
+import { contextWindowFor } from '../model/defaults.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { LEGACY_RUN_BASH_DESCRIPTION } from './legacy-config.js';

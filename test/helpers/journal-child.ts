@@ -12,20 +12,13 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const appenderScript = join(root, 'test/valve/fixtures/appender.mjs');
 
-// The library the child imports: the built dist/index.js when it is at least as new as every
-// source file the journal is made of (fast start), else src/index.ts through tsx (always current).
+// The library the child imports: the built dist/index.js (one bundle, scripts/bundle.js) when it is
+// at least as new as every source file (fast start), else src/index.ts through tsx (always current).
 function libraryEntry(): { execArgv: string[]; entry: string } {
-  const dist = join(root, 'dist');
-  const sources = ['journal', 'valve', 'git', 'locks', 'os', 'errors'].flatMap((dir) =>
-    readdirSync(join(root, 'src', dir))
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => `${dir}/${name.slice(0, -3)}`),
-  );
-  const fresh = ['index', ...sources].every((name) => {
-    const built = join(dist, `${name}.js`);
-    return existsSync(built) && statSync(built).mtimeMs >= statSync(join(root, 'src', `${name}.ts`)).mtimeMs;
-  });
-  return fresh ? { execArgv: [], entry: join(dist, 'index.js') } : { execArgv: ['--import', 'tsx'], entry: join(root, 'src/index.ts') };
+  const built = join(root, 'dist', 'index.js');
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)]));
+  const fresh = existsSync(built) && walk(join(root, 'src')).every((file) => statSync(file).mtimeMs <= statSync(built).mtimeMs);
+  return fresh ? { execArgv: [], entry: built } : { execArgv: ['--import', 'tsx'], entry: join(root, 'src/index.ts') };
 }
 
 const library = libraryEntry();

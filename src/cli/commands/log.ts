@@ -29,7 +29,7 @@ export function logCommand(): Command {
         'resuming saved (model calls, tokens, an estimated cost, seconds).',
     )
     .argument('[run]', 'the run id (see "savepoint runs"; default: the most recently active run)')
-    .option('--json', 'print the timeline as JSON (see README, "Reading runs")')
+    .option('--json', 'print the timeline as JSON (see docs/json-events.md)')
     .option('--html <file>', 'also write the timeline as one self-contained HTML page')
     .action(async (id: string | undefined, flags: { json?: boolean; html?: string }) => {
       const journals = await openJournals(process.cwd());
@@ -111,7 +111,7 @@ export function printTimeline(recorded: Timeline, out: Out, style: Style, now: n
         'handed back from the journal instead of run again',
       style.green,
     );
-    para('', '(cost is an estimate from list prices per model; see README)', style.dim);
+    para('', '(cost is an estimate from list prices per model; see docs/cli.md)', style.dim);
   } else if (r.resumes === 0) {
     para('Resumes saved', 'nothing yet: the run was never resumed', style.dim);
   }

@@ -22,7 +22,7 @@ export function runsCommand(): Command {
         'how often it was resumed, last activity and task. A run in both is shown once, from the local journal.',
     )
     .option('--all', "list every worktree's runs and those only in fetched remote journals (default: this worktree's)")
-    .option('--json', 'print the runs as JSON (see README, "Reading runs")')
+    .option('--json', 'print the runs as JSON (see docs/json-events.md)')
     .action(async (flags: { json?: boolean; all?: boolean }) => {
       const journals = await openJournals(process.cwd());
       const all = await listAllRuns(journals);

@@ -34,7 +34,7 @@ export function showCommand(): Command {
     .description("Show one step of a run in full: its input, its whole result, timings, token usage, how its result came about, and the diff of the files it changed.")
     .argument('<run>', 'the run id (see "savepoint runs")')
     .argument('<step>', 'the step number (see "savepoint log <run>"), or "config" for what the run was told: its pinned system prompt, tools and settings')
-    .option('--json', 'print the step as JSON (see README, "Reading runs")')
+    .option('--json', 'print the step as JSON (see docs/json-events.md)')
     .action(async (id: string, stepText: string, flags: { json?: boolean }) => {
       const step = stepText === 'config' ? 0 : parseStep(stepText);
       const journals = await openJournals(process.cwd());

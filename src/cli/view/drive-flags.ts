@@ -41,7 +41,7 @@ export function addDriveOptions(command: Command): Command {
     )
     .option('--restore', 'if the files differ from the journal\'s last checkpoint, put them back as recorded')
     .option('--keep-worktree', 'if the files differ from the journal\'s last checkpoint, go on with them as they are')
-    .option('--json', 'print JSON Lines on stdout, one object per event (see README, "--json events"); messages for people go to stderr')
+    .option('--json', 'print JSON Lines on stdout, one object per event (see docs/json-events.md); messages for people go to stderr')
     .option('--push <remote>', 'push the agent-journal branch to this remote after every step (stops if another machine moved the run on)')
     .option('--no-sandbox', 'run commands unconfined, with your whole environment and file system (default: in bubblewrap where the machine has it)')
     .option('--allow-network', 'let commands in the sandbox reach the network')

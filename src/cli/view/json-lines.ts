@@ -1,5 +1,5 @@
 // `--json` on `run`, `resume` and `continue`: JSON Lines on stdout, one object per session event,
-// each with `type` and `time` (ISO 8601). The README's "--json events" table is the contract:
+// each with `type` and `time` (ISO 8601). docs/json-events.md is the contract:
 // fields are only ever added, never renamed or removed. An event type this file does not know
 // (`compaction`, emitted by the session) goes out with its own fields as they are.
 import type { Writable } from 'node:stream';

@@ -15,7 +15,7 @@ export type TallyTokens = TokenTotals;
 export interface TallyTotals {
   /** Every model call's tokens, replayed and live. */
   tokens: TallyTokens;
-  /** The estimate of what those tokens cost at list prices (see README, pricing). */
+  /** The estimate of what those tokens cost at list prices (docs/cli.md, "Cost is an estimate"). */
   estimatedCostUsd: number;
   /** Of them, what this process spent live. */
   liveTokens: TallyTokens;
