@@ -7,7 +7,7 @@
 // of a working tree is kept for the process, as long as that directory and its git dir are the
 // same ones (not removed, not made anew).
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   GitDirMismatchError,
@@ -219,4 +219,41 @@ export function readGitConfig(gitdir: string, file = 'config'): Map<string, stri
     if (pair && section) values.set(`${section}.${pair[1]!.toLowerCase()}`, (pair[2] ?? 'true').trim());
   }
   return values;
+}
+
+/**
+ * What savepoint's own git commands in a working tree start with: config that keeps git from
+ * running anything a command could have planted (an fsmonitor hook, hooks, a pager, a submodule
+ * summary), overriding every config file. Used by buildOwnGit, never on its own.
+ */
+export const NEUTRAL_GIT_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat', '-c', 'status.submoduleSummary=false', '-c', 'submodule.recurse=false', '-c', 'diff.ignoreSubmodules=all'];
+
+// Config given through the environment is applied after `-c`: a value there would win over the
+// neutral config above.
+const CONFIG_VARIABLES = /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)$/;
+
+/**
+ * The command line and environment of one of savepoint's own git commands in a working tree
+ * (status, ls-files, check-ignore, diff, config): the neutral config first, `env` without config
+ * variables, optional locks off (reading must never write the index). Every such git call is built here.
+ */
+export function buildOwnGit(args: readonly string[], env: NodeJS.ProcessEnv = process.env): { args: string[]; env: NodeJS.ProcessEnv } {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([name]) => !CONFIG_VARIABLES.test(name)));
+  return { args: [...NEUTRAL_GIT_CONFIG, ...args], env: { ...cleaned, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' } };
+}
+
+/**
+ * Whether the repository `inner` (a submodule checked out inside `outer`'s working tree) keeps its
+ * git dir where a command cannot have made or changed it: inside `outer`'s common git dir
+ * (`.git/modules/...`, read-only in the sandbox). A git dir in the working tree itself is the
+ * command's work, not configuration savepoint may run git with.
+ */
+export function keepsGitDirInside(inner: Repository, outer: Repository): boolean {
+  try {
+    const gitdir = realpathSync(inner.gitdir);
+    const common = realpathSync(outer.commonDir);
+    return gitdir.startsWith(`${common}/`);
+  } catch {
+    return false;
+  }
 }

@@ -5,6 +5,7 @@ import { makeObject } from '../git/git-object.js';
 import type { ObjectBatch } from '../git/object-batch.js';
 import type { FileEntry, SkippedFile } from './snapshot.js';
 import { STAT_FIELDS, StatList, StatPool, type StatFields } from './stat-pool.js';
+import { fsckRefusal } from './fsck-rules.js';
 
 /** From this many files on, hashAll checks their stats on two threads. */
 export const POOL_FROM = 4000;
@@ -158,8 +159,15 @@ export class FileHasher {
     const key: StatKey = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, mode: stat.mode };
     const hashedAt = Date.now();
     let entry: FileEntry | SkippedFile;
-    if ((stat.mode & TYPE_MASK) === SYMLINK) {
-      const blob = makeObject('blob', Buffer.from(readlinkSync(full)));
+    const refused = (stat.mode & TYPE_MASK) === SYMLINK ? fsckRefusal(path, { symlink: true }) : undefined;
+    if (refused) {
+      entry = { path, size: stat.size, reason: refused };
+    } else if ((stat.mode & TYPE_MASK) === SYMLINK) {
+      // A link's target is content like a file's: a secret in it is redacted like one.
+      const target = readlinkSync(full, 'buffer');
+      const text = target.toString('utf8');
+      const redacted = this.redactText(text);
+      const blob = makeObject('blob', redacted === text ? target : Buffer.from(redacted));
       out.push(blob);
       entry = { mode: '120000', oid: blob.oid };
     } else if (stat.size > this.maxFileBytes) {
@@ -170,9 +178,13 @@ export class FileHasher {
       const text = content.subarray(0, 8000).includes(0) ? undefined : content.toString('utf8');
       const redacted = text === undefined ? undefined : this.redactText(text);
       if (redacted !== text) content = Buffer.from(redacted!);
-      const blob = makeObject('blob', content);
-      out.push(blob);
-      entry = { mode: stat.mode & 0o111 ? '100755' : '100644', oid: blob.oid };
+      const unpushable = fsckRefusal(path, { content });
+      if (unpushable) entry = { path, size: stat.size, reason: unpushable };
+      else {
+        const blob = makeObject('blob', content);
+        out.push(blob);
+        entry = { mode: stat.mode & 0o111 ? '100755' : '100644', oid: blob.oid };
+      }
     }
     this.cache.set(path, { stat: key, entry, hashedAt });
     return entry;

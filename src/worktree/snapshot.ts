@@ -14,7 +14,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TREE_MODE } from '../git/git-object.js';
 import { ObjectStore } from '../git/object-store.js';
-import { findRepository, type Repository } from '../git/repository.js';
+import { buildOwnGit, findRepository, keepsGitDirInside, type Repository } from '../git/repository.js';
 import { FileHasher } from './file-hasher.js';
 import { ObjectBatch } from '../git/object-batch.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
@@ -60,8 +60,6 @@ export interface SnapshotOptions {
 }
 /** Files larger than this are left out of a checkpoint, with a note. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-// Reading git's index and status must not write the index: no optional locks, no refresh.
-const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
 
 /** Takes checkpoints of one working tree, keeping caches between them. */
 export class WorktreeSnapshotter {
@@ -244,7 +242,8 @@ export class WorktreeSnapshotter {
   // Whether git ignores the untracked file at `path` (a write into node_modules, say).
   private ignored(path: string): boolean {
     try {
-      execFileSync('git', ['check-ignore', '-q', '--no-index', '--', path], { cwd: this.repo.root, env: GIT_ENV, stdio: 'ignore' });
+      const git = buildOwnGit(['check-ignore', '-q', '--no-index', '--', path]);
+      execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, stdio: 'ignore' });
       return true;
     } catch (error) {
       if ((error as { status?: number }).status === 1) return false;
@@ -278,6 +277,10 @@ export class WorktreeSnapshotter {
       return undefined; // not a repository we can read: its gitlink stays
     }
     if (repo.root !== root) return undefined;
+    // A git dir a command made (`git init` in a submodule that was not checked out) or pointed
+    // elsewhere: its config is the command's, and git run in it would run its fsmonitor hook or
+    // filters on the host. Its gitlink stays, as for a submodule that is not checked out.
+    if (!keepsGitDirInside(repo, this.repo)) return undefined;
     const snapshotter = new WorktreeSnapshotter(repo, this.objects, {
       maxFileBytes: this.maxFileBytes,
       redactText: this.redactText,
@@ -329,7 +332,8 @@ export class WorktreeSnapshotter {
   }
 
   private git(args: string[]): string {
-    return execFileSync('git', args, { cwd: this.repo.root, env: GIT_ENV, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+    const git = buildOwnGit(args);
+    return execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
   }
 }
 

@@ -1,5 +1,6 @@
 // The code diff a step made: its working-tree checkpoint (a git tree id) against the checkpoint
 // before it, or against the run's base commit for the first one, as `git diff` prints it.
+import { buildOwnGit } from '../../git/repository.js';
 import type { Timeline } from '../../report/summarize.js';
 
 // git's empty tree: the base of a run that started in a repository with no commit.
@@ -35,7 +36,8 @@ export async function stepDiff(root: string, timeline: Timeline, step: number, o
   const { from, fromLabel } = diffBase(timeline, step);
   const args = ['diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), '--end-of-options', from, to];
   const { execa } = await import('execa'); // loaded on first use: `runs` and most commands never diff
-  const result = await execa('git', args, { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, env: { GIT_PAGER: 'cat' } });
+  const git = buildOwnGit(args);
+  const result = await execa('git', git.args, { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, env: { ...git.env, GIT_PAGER: 'cat' }, extendEnv: false });
   if (result.exitCode !== 0) {
     const why = String(result.stderr).trim().split('\n')[0] || `git diff exited with ${result.exitCode}`;
     return { from, fromLabel, to, text: '', error: `git cannot compare the trees (${why}); fetch the journal's objects, or the base commit, first` };
