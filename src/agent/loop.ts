@@ -132,6 +132,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       await compactNow('threshold', conversation.tokens);
       if ((limit = budget.exceeded(true))) return stopped(limit);
     }
+    options.signal?.throwIfAborted(); // stopped during the last tool call, recorded as stopped
     const response = await modelStep(turn);
     budget.count({ name: response.model || config.model, usage: response.usage });
     if (response.stopReason === PROMPT_TOO_LONG) {

@@ -51,6 +51,9 @@ export function deniedResult(rule: string): ToolResult {
 /** Runs (or replays) one tool call through the journal and returns its whole result. */
 export async function callTool(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResult> {
   const { journal, signal } = context;
+  // Stopped before this call began (the one before it was stopped): nothing is recorded for it,
+  // so the next run asks for it and runs it live.
+  signal?.throwIfAborted();
   const tool = context.tools.get(call.name);
   if (!tool) {
     // A name that is not a string is one a journal recorded before names were checked: never a crash on replay.
@@ -71,10 +74,9 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       const groups: number[] = [];
       const onSpawn = (pid: number) => (groups.push(pid), journal.trackCommand(pid, tool.describe(input)));
       try {
-        const result = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput });
-        // Interrupted (Ctrl-C): record nothing, so the step stays in flight for the next run to handle.
-        signal?.throwIfAborted();
-        return result;
+        // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP): a command's group is stopped and its
+        // result says so; it is recorded like any result. Only a step whose process died with it is in flight.
+        return await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput });
       } finally {
         for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
       }

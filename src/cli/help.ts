@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 const RUNS = 'Exit codes: 0 finished, 1 a failure (one paragraph on stderr: a model or API error, files that\n' +
   'differ from the journal, another process on the run), 2 bad usage, 3 stopped at a limit you set\n' +
   '(--max-steps, --max-turns, --max-cost; the same command with a higher limit goes on), 130 stopped by\n' +
-  'Ctrl-C (the step in progress is left unrecorded; the same command continues). When stdout is a\n' +
+  'Ctrl-C, SIGTERM or SIGHUP (a live command is stopped and recorded as stopped, with its output so\n' +
+  'far; a model call in progress is made again; the same command continues). When stdout is a\n' +
   'closed pipe (`| head`), the run goes on and stops writing to it.';
 
 const READS = 'Exit codes: 0 shown, 1 a failure (not in a git repository, no such run or step, an unreadable\n' +

@@ -28,11 +28,11 @@ const EXAMPLES: Record<string, string> = {
 /** The UsageError for a commander parse error of `command`, or undefined for other outcomes (help, version). */
 export function usageErrorFrom(error: CommanderError, command: Command): UsageError | undefined {
   if (!USAGE_CODES.has(error.code)) return undefined;
-  const what = error.message.replace(/^error: /, '').replace(/\.$/, '');
+  const what = suggestionTold(error.message.replace(/^error: /, '').replace(/\.$/, ''));
   const name = commandPath(command);
   const example = EXAMPLES[command.name()];
   const usage = `Usage: ${name} ${command.usage()}${example ? `, for example ${example}` : ''}.`;
-  return new UsageError(`${what}. ${usage} "${name} --help" lists the options, examples and exit codes.`);
+  return new UsageError(`${what}${what.endsWith('?') ? '' : '.'} ${usage} "${name} --help" lists the options, examples and exit codes.`);
 }
 
 /** Makes `command` (and nothing else) report its parse errors as savepoint usage paragraphs. */
@@ -40,6 +40,15 @@ export function useSavepointUsageErrors(command: Command): void {
   command.configureOutput({ outputError: () => {} }).exitOverride((error) => {
     throw usageErrorFrom(error, command) ?? error;
   });
+}
+
+// commander's "unknown command 'rn'\n(Did you mean run?)" as one sentence ("unknown command 'rn':
+// did you mean run?"), without a suggestion that is only the start of the word typed ('login' is not 'log').
+function suggestionTold(what: string): string {
+  const match = /^(unknown command '([^']*)')\s*\(Did you mean ([^?]+)\?\)$/s.exec(what);
+  if (!match) return what.replace(/\s*\n\s*/g, ' ');
+  const [, head, typed, suggested] = match as unknown as [string, string, string, string];
+  return typed.startsWith(suggested) ? head : `${head}: did you mean ${suggested}?`;
 }
 
 function commandPath(command: Command): string {

@@ -125,6 +125,24 @@ export class InterruptedError extends SavepointError<{ question: string }> {
   }
 }
 
+/** The signals a person stops a run with: Ctrl-C, a `kill`, the terminal closing. */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
+/** How a stop signal reads to a person: `Ctrl-C`, `SIGTERM`, `SIGHUP, the terminal closing`. */
+export function stopSignalWords(signal: StopSignal): string {
+  return signal === 'SIGINT' ? 'Ctrl-C' : signal === 'SIGHUP' ? 'SIGHUP, the terminal closing' : 'SIGTERM';
+}
+
+/**
+ * The reason a run's AbortSignal carries when a person stopped it with a signal: a live command
+ * reads it to record who stopped it, and how long it had run.
+ */
+export class StoppedBySignalError extends SavepointError<{ signal: StopSignal }> {
+  constructor(signal: StopSignal) {
+    super('ESTOPPED', `Stopped by ${stopSignalWords(signal)}.`, { signal });
+  }
+}
+
 /** A run id prefix that more than one run starts with. */
 export class AmbiguousRunError extends SavepointError<{ prefix: string; matches: string[] }> {
   constructor(prefix: string, matches: string[]) {

@@ -1,8 +1,8 @@
 /**
  * A small price table for estimating what model calls cost, in US dollars per million tokens.
  * It is an estimate: list prices as published by Anthropic when this was written, matched on the
- * model name; a model it does not know (a scripted model, a local server) is counted at Sonnet
- * rates and marked `assumed`. Cache writes cost 1.25× the input price, cache reads 0.1×.
+ * model name; a scripted model costs nothing; a model it does not know (a local server) is counted
+ * at Sonnet rates and marked `assumed`. Cache writes cost 1.25× the input price, cache reads 0.1×.
  */
 export interface ModelPrice {
   /** The family the model was matched to, e.g. `claude-sonnet`. */
@@ -24,9 +24,14 @@ const TABLE: Array<{ match: RegExp; family: string; input: number; output: numbe
 
 const DEFAULT = TABLE[2]!;
 
+// The ids a scripted model goes by: the `script:` model option, and the ids its answers report.
+const SCRIPTED = /^(script:|scripted(\b|[-_]))/;
+
 /** The price used for `model` (an Anthropic model id, or anything else). */
 export function priceFor(model: string | undefined): ModelPrice {
   const name = (model ?? '').toLowerCase();
+  // A scripted model (`script:<file>`, reporting "scripted" or "scripted-…") calls no API: it costs nothing.
+  if (SCRIPTED.test(name)) return { family: 'scripted', inputPerMTok: 0, outputPerMTok: 0, assumed: false };
   const row = TABLE.find((candidate) => candidate.match.test(name));
   const chosen = row ?? DEFAULT;
   return { family: chosen.family, inputPerMTok: chosen.input, outputPerMTok: chosen.output, assumed: row === undefined };

@@ -11,7 +11,7 @@ import { COMPACT_STEP_KIND } from '../agent/compaction.js';
 import { CONFIG_STEP_KIND, runAgent, USER_STEP_KIND, type AgentOutcome, type ConfigChange, type FollowUp } from '../agent/loop.js';
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
-import { DriftError, MissingCredentialsError, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
+import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
 import { createJournalPusher } from '../journal/push.js';
 import type { JournalStore } from '../journal/store.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
@@ -184,7 +184,7 @@ class RunLife {
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
-    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     return { replayOnly, followUps, configChanges };
   }
 
@@ -264,7 +264,8 @@ class RunLife {
   async fail(error: unknown): Promise<RunOutcome> {
     const { journal, target, options } = this;
     if (options.signal?.aborted) {
-      await journal.markInterrupted().catch(() => {});
+      const reason = options.signal.reason;
+      await journal.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
     }
     const untouched = !this.loopStarted || NOTHING_RAN.some((type) => error instanceof type);

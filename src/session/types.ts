@@ -63,7 +63,11 @@ export interface SessionOptions {
   push?: string;
   /** The environment secrets are read from (for redaction) and credentials checked in. Default: process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Aborting stops the step in progress and leaves it unrecorded (Ctrl-C). */
+  /**
+   * Aborting stops the run (Ctrl-C): a live command's process group is stopped and the step recorded
+   * as stopped, with its output so far; a model call in progress is dropped (it is made again). A
+   * StoppedBySignalError as the abort reason names the signal in that record.
+   */
   signal?: AbortSignal;
   /** Every step, streamed text and working-tree decision, as it happens. */
   onEvent?: (event: SessionEvent) => void;
@@ -83,8 +87,8 @@ export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 /** What a session reports besides the valve's own step events. `followUpGivenAt`: the step that already recorded this follow-up (the identical `continue` again). */
 export type SessionEvent =
   | StepEvent
-  /** interrupted: the last attempt was stopped by Ctrl-C (not a crash); followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run. */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; followUpGivenAt?: number; instructions?: string }
+  /** interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run. */
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; followUpGivenAt?: number; instructions?: string }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
   /** The conversation was compacted at `position` (a compact step): its size in tokens before and after. */

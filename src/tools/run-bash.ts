@@ -2,6 +2,7 @@
 // so a timeout, an abort, or the command's end takes down everything it started, not just bash.
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { StoppedBySignalError, stopSignalWords } from '../errors/index.js';
 import { oneLine } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './format.js';
@@ -75,6 +76,7 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
   const run = sandboxedCommand(root, `exec 2>&1; ${command}`, sandbox);
   // A process group of its own (setsid), so that kill(-pid) reaches every descendant (inside
   // bubblewrap too: its pid namespace dies with it).
+  const startedAt = Date.now();
   const child = spawn(run.file, run.args, { cwd: root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   if (child.pid) onSpawn?.(child.pid); // its group's id: recorded, so a crash cannot orphan it unseen
   let stoppedBy: 'timeout' | 'abort' | 'output' | undefined;
@@ -130,7 +132,15 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
     );
   }
   if (stoppedBy === 'abort') {
-    return toolError(`aborted; the command and every process it started were killed\n${shownOutput}`, 'aborted');
+    // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP) or the caller: not a crash. The model hears
+    // exactly that, with how long it ran and what it printed until then.
+    const reason = signal?.reason;
+    const who = reason instanceof StoppedBySignalError ? `by the person (${stopSignalWords(reason.data.signal)})` : 'by the caller (aborted)';
+    const seconds = formatSeconds(Date.now() - startedAt);
+    return toolError(
+      `stopped ${who} after ${seconds}: the command and every process it started were stopped before it ended. Its output so far:\n${shownOutput}`,
+      `stopped ${reason instanceof StoppedBySignalError ? `by ${stopSignalWords(reason.data.signal).replace(/, .*$/, '')}` : '(aborted)'} after ${seconds}`,
+    );
   }
   if (stoppedBy === 'output') {
     return toolError(`stopped: the output passed 256 MB (control bytes such as NUL count six, as the journal stores them escaped)\n${shownOutput}`, 'stopped: output over 256 MB');

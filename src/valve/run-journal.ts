@@ -196,12 +196,12 @@ export class RunJournal {
   }
 
   /**
-   * Notes in run.json that this process's attempt was stopped by Ctrl-C, so the next one says the
+   * Notes in run.json that this process's attempt was stopped (Ctrl-C, SIGTERM, SIGHUP: `by` says), so the next one says the
    * run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
    */
-  async markInterrupted(): Promise<void> {
+  async markInterrupted(by = 'a signal'): Promise<void> {
     const at = new Date().toISOString();
-    await this.runFile.note('interrupted (Ctrl-C)', this.history.totals(), (a, mine) => (mine ? { ...a, end: { how: 'interrupted', at }, interruptedAt: at } : a));
+    await this.runFile.note(`interrupted (${by})`, this.history.totals(), (a, mine) => (mine ? { ...a, end: { how: 'interrupted', at }, interruptedAt: at } : a));
   }
 
   /**

@@ -53,6 +53,8 @@ describe('a finished run over changed files', { concurrency: true }, () => {
     // Under the answer too, where a log's reader ends up.
     assert.match(again.stdout.slice(again.stdout.indexOf('Final answer')), /the files have changed since this run finished \(modified src\/add\.js\); --fresh starts anew/);
     assert.equal(repo.read('src/add.js'), BROKEN, 'a replay changes no file');
+    // A scripted model calls no API: it costs nothing, live or replayed.
+    assert.match(again.stdout, /\(\$0 estimated\)/);
   });
 
   test("--json's final event carries the changed files, and an empty list when nothing changed", async () => {

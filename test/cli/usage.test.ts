@@ -9,6 +9,24 @@ import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
 import { assertNoStack, assertOneParagraph, git, runCli } from '../helpers/cli.js';
 
 describe('the command line', { concurrency: true }, () => {
+  test("runs --help says it lists this worktree's runs, and --all every run", async () => {
+    const help = await runCli(['runs', '--help'], { cwd: tmpdir() });
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /List the runs of this worktree .*with --all, every worktree's runs/);
+    assert.doesNotMatch(help.stdout, /List every run/);
+  });
+
+  test('a mistyped command gets its suggestion in one sentence, and no suggestion that is only the start of the word typed', async () => {
+    const typo = await runCli(['rn'], { cwd: tmpdir() });
+    assert.equal(typo.code, 2, typo.stderr);
+    assert.match(assertOneParagraph(typo.stderr), /^savepoint: unknown command 'rn': did you mean run\? Usage: savepoint /);
+    const login = await runCli(['login'], { cwd: tmpdir() });
+    assert.equal(login.code, 2, login.stderr);
+    const message = assertOneParagraph(login.stderr);
+    assert.match(message, /^savepoint: unknown command 'login'\. Usage: /);
+    assert.doesNotMatch(message, /did you mean/i);
+  });
+
   describe('help', { concurrency: true }, () => {
     test('savepoint --help exits 0 and names the commands', async () => {
       const help = await runCli(['--help'], { cwd: tmpdir() });

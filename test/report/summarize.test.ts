@@ -105,11 +105,13 @@ describe('compareEntries', () => {
 });
 
 describe('pricing', () => {
-  it('prices known families and marks unknown models as assumed at Sonnet rates', () => {
+  it('prices known families, scripted models at nothing, and marks unknown models as assumed at Sonnet rates', () => {
     assert.deepEqual(priceFor('claude-opus-4-1-20250805'), { family: 'claude-opus', inputPerMTok: 15, outputPerMTok: 75, assumed: false });
     assert.equal(priceFor('claude-haiku-4-5').inputPerMTok, 1);
     assert.equal(priceFor('claude-3-5-haiku-latest').inputPerMTok, 0.8);
-    assert.deepEqual(priceFor('scripted-demo'), { family: 'claude-sonnet', inputPerMTok: 3, outputPerMTok: 15, assumed: true });
+    assert.deepEqual(priceFor('scripted-demo'), { family: 'scripted', inputPerMTok: 0, outputPerMTok: 0, assumed: false }, 'a scripted model costs nothing');
+    assert.deepEqual(priceFor('script:fix.json'), { family: 'scripted', inputPerMTok: 0, outputPerMTok: 0, assumed: false });
+    assert.deepEqual(priceFor('llama3-local'), { family: 'claude-sonnet', inputPerMTok: 3, outputPerMTok: 15, assumed: true });
     const cost = estimateCost(priceFor('claude-sonnet-4-5'), { input: 1_000_000, output: 0, cacheCreation: 1_000_000, cacheRead: 1_000_000 });
     assert.ok(Math.abs(cost - (3 + 3.75 + 0.3)) < 1e-9);
   });

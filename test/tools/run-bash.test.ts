@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
+import { StoppedBySignalError } from '../../src/errors/index.js';
 import { createRunBashTool, journalSize } from '../../src/tools/run-bash.js';
 import { truncateForModel } from '../../src/tools/truncate.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -156,9 +157,18 @@ describe('run_bash', () => {
     const result = await tool.execute({ command: 'sleep 30 & echo $! > aborted.pid; wait' }, { signal: controller.signal });
     assert.ok(Date.now() - started < 5000);
     assert.equal(result.isError, true);
-    assert.equal(result.summary, 'aborted');
-    assert.match(result.output, /^aborted; /);
+    assert.match(result.summary, /^stopped \(aborted\) after 0\.\d s$/);
+    assert.match(result.output, /^stopped by the caller \(aborted\) after 0\.\d s: the command and every process it started were stopped before it ended\. Its output so far:\n\(no output\)$/);
     assert.equal(isAlive(await readPid(join(repo.root, 'aborted.pid'))), false);
+  });
+
+  it('stopped by a person\'s signal, says which and after how long, with the output so far', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new StoppedBySignalError('SIGTERM')), 300);
+    const result = await tool.execute({ command: 'echo begun; sleep 30' }, { signal: controller.signal });
+    assert.equal(result.isError, true);
+    assert.match(result.summary, /^stopped by SIGTERM after 0\.\d s$/);
+    assert.match(result.output, /^stopped by the person \(SIGTERM\) after 0\.\d s: .*\nbegun$/);
   });
 
   it('does not start a command when the signal is already aborted', async () => {
@@ -232,7 +242,7 @@ describe('run_bash in bubblewrap', { skip: bwrapMissing }, () => {
     assert.equal(processesRunning(marker), 2);
     controller.abort();
     const result = await running;
-    assert.match(result.output, /^aborted/);
+    assert.match(result.output, /^stopped by the caller \(aborted\)/);
     for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
     assert.equal(processesRunning(marker), 0);
   });

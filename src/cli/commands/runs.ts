@@ -15,9 +15,10 @@ type Out = Writable & { isTTY?: boolean; columns?: number };
 /** The `runs` command. */
 export function runsCommand(): Command {
   return new Command('runs')
-    .summary('list every run, here and in fetched remote journals')
+    .summary("list this worktree's runs (--all: every run, also in fetched remote journals)")
     .description(
-      'List every run in this repository\'s agent-journal branch and in remote-tracking journals ' +
+      "List the runs of this worktree (created here, or gone live here) in the repository's agent-journal " +
+        'branch; with --all, every worktree\'s runs and those only in remote-tracking journals ' +
         '(refs/remotes/*/agent-journal, after "git fetch"): id, status, steps, model calls, tokens, ' +
         'how often it was resumed, last activity and task. A run in both is shown once, from the local journal.',
     )

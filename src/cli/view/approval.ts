@@ -30,8 +30,8 @@ export interface ApproverOptions {
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   style?: Style;
-  /** Called before asking and after the answer (a live view takes its block away meanwhile). */
-  onAsk?: (asking: boolean) => void;
+  /** Called before asking (with what is asked about) and after the answer (a live view takes its block away meanwhile). */
+  onAsk?: (asking: boolean, what?: string) => void;
   /** Ctrl-C at the question: stop the run (the caller aborts it) before the question fails. */
   onInterrupt?: () => void;
 }
@@ -54,7 +54,7 @@ export function createApprover(options: ApproverOptions): Approver {
     // A rule remembered earlier in this session (`a`): the same rules the tool call asked first.
     if (options.rules?.decide(tool.name, input)?.verdict === 'allow') return true;
     const output = options.output ?? process.stderr;
-    options.onAsk?.(true);
+    options.onAsk?.(true, tool.describe(input));
     try {
       output.write(preview(tool, input, options.style));
       const answer = (await ask(`  Allow ${tool.describe(input)}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]lways: `, options)).trim();

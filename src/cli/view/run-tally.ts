@@ -65,7 +65,8 @@ export class RunTally {
       this.saved.originalMs += event.originalDurationMs;
       this.replayStarted ??= performance.now();
       this.saved.replayMs = Math.round(performance.now() - this.replayStarted);
-      if (event.kind === 'run_bash') this.saved.commands++;
+      // A command that was declined never ran: replaying it saves no command.
+      if (event.kind === 'run_bash' && (event.result as { summary?: string } | undefined)?.summary?.startsWith('declined') !== true) this.saved.commands++;
     } else this.totals.liveSteps++;
     if (event.kind !== 'model') return;
     if (event.type === 'replayed') this.saved.modelCalls++;
@@ -103,7 +104,7 @@ export class RunTally {
     const live = t.replayedSteps && t.liveSteps ? `; live this time ${formatCount(t.liveTokens.input)} in, ${formatCount(t.liveTokens.output)} out, ${formatUsd(t.liveCostUsd)}` : '';
     return (
       `Tokens ${formatCount(t.tokens.input)} in, ${formatCount(t.tokens.output)} out (${formatUsd(t.estimatedCostUsd)} estimated${live}) · ` +
-      `${t.modelCalls} model call${t.modelCalls === 1 ? '' : 's'} · ${t.replayedSteps + t.liveSteps} steps (${t.replayedSteps} replayed, ${t.liveSteps} live) · ${formatDuration(t.elapsedMs)}`
+      `${t.modelCalls} model call${t.modelCalls === 1 ? '' : 's'} · ${t.replayedSteps + t.liveSteps} step${t.replayedSteps + t.liveSteps === 1 ? '' : 's'} (${t.replayedSteps} replayed, ${t.liveSteps} live) · ${formatDuration(t.elapsedMs)}`
     );
   }
 }

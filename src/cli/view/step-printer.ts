@@ -80,7 +80,7 @@ export class StepPrinter {
       this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs));
     } else if (event.type === 'in-flight') {
       this.endText();
-      const what = `#${event.position} ${showControls(event.description)} was ${event.interrupted ? 'interrupted (Ctrl-C) before its result was recorded' : 'started before a crash and never recorded'}: `;
+      const what = `#${event.position} ${showControls(event.description)} was ${event.interrupted ? 'interrupted by a signal before its result was recorded' : 'started before a crash and never recorded'}: `;
       const then = event.decision === 'rerun' ? 'running it again' : 'telling the model its outcome is unknown';
       if (displayWidth(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
       else this.out.write(`${wrapWords(what + then, this.style.width - 2, 'columns').map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);

@@ -3,7 +3,7 @@
 // happened to the working tree), asks the questions a person answers (approval, drift), turns
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import type { Writable } from 'node:stream';
-import { describeChanges, UsageError } from '../../errors/index.js';
+import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, type StopSignal } from '../../errors/index.js';
 import { displayWidth, showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
@@ -48,15 +48,31 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   const printer = new StepPrinter(live.out, style);
   const tally = new RunTally();
   const controller = new AbortController();
-  const stop = () => {
-    if (controller.signal.aborted) process.exit(130);
+  // What was going on when a signal came, so the last words say only what happened.
+  const doing: Doing = { step: undefined, asking: false };
+  let stopped: Stopped | undefined;
+  const stopWith = (signal: StopSignal) => {
+    if (controller.signal.aborted) process.exit(130); // a second signal: the command's group was stopped at the first
+    stopped = { signal, step: doing.step, asking: doing.asking, recorded: undefined };
     live.end();
-    live.out.write(style.red('\n  Stopping: the step in progress is left unrecorded; every finished step is kept.\n'));
-    controller.abort();
+    live.out.write(style.red(`\n  Stopping on ${stopSignalWords(signal)}: every finished step is kept.\n`));
+    controller.abort(new StoppedBySignalError(signal));
+    // savepoint ends within two seconds of the signal, whatever the step in progress does; a
+    // record cut short then is what a crash leaves, and the next run handles it as one.
+    // In a session, Ctrl-C goes back to the prompt instead.
+    if (!view.inSession || signal !== 'SIGINT') setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  const asking = (on: boolean) => (on ? live.pause() : live.resume());
+  const onSigint = () => stopWith('SIGINT');
+  const onSigterm = () => stopWith('SIGTERM');
+  const onSighup = () => stopWith('SIGHUP');
+  const stop = onSigint; // Ctrl-C at a question
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  process.on('SIGHUP', onSighup);
+  const asking = (on: boolean, what?: string) => {
+    doing.asking = on ? (what ?? true) : false;
+    return on ? live.pause() : live.resume();
+  };
   // Quiet replay: the replayed steps as one line, said before the first thing that is not one.
   let replayedQuietly = 0;
   const sayReplayed = () => {
@@ -90,6 +106,11 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
       onEvent: (event) => {
         tally.add(event);
+        if (event.type === 'started') doing.step = { position: event.position, kind: event.kind, description: event.description };
+        else if (event.type === 'recorded') {
+          if (stopped?.step?.position === event.position) stopped.recorded = event.summary;
+          doing.step = undefined;
+        }
         view.onEvent?.(event);
         if (json) return json.event(event);
         if (view.quietReplay && event.type === 'opened') return void live.out.write(style.dim(`run ${event.run}  ·  model ${event.model}\n`));
@@ -114,7 +135,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         o.write('Stopped. Every finished step is kept; the next message goes on from here.\n');
         return 130;
       }
-      o.write('Stopped. Run the same command again to continue: finished steps replay, and the interrupted one is handled as in flight.\n');
+      say(o, (text) => text, stoppedText(stopped), style.width);
       o.write(`${totals}\n`);
       return 130;
     }
@@ -135,8 +156,9 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     json?.error(error);
     throw error;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+    process.off('SIGHUP', onSighup);
   }
 }
 
@@ -148,7 +170,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       // The model goes on a line of its own when the header would not fit the terminal.
       const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
       out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${showControls(event.model)}\n`);
-      if (event.interrupted && event.openedAs !== 'finished') out.write(style.yellow('  The previous attempt was interrupted (Ctrl-C), not crashed: its step in progress, if any, is handled as in flight.\n'));
+      if (event.interrupted && event.openedAs !== 'finished') say(out, style.yellow, `The previous attempt was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP), not crashed${event.inFlight ? ': the step it left in flight is handled as in flight' : ''}.`, style.width);
       if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
       if (event.openedAs === 'finished') say(out, style.dim, `This run finished before: replaying its ${n} steps from the journal.`, style.width);
       else if (event.openedAs === 'continuing') say(out, style.dim, `Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.`, style.width);
@@ -190,6 +212,37 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       // A session event this printer does not know yet (compaction) prints nothing.
       if (['replayed', 'started', 'recorded', 'in-flight', 'orphan'].includes(event.type)) return printer.onEvent(event as Parameters<StepPrinter['onEvent']>[0]);
   }
+}
+
+/** How long savepoint takes at most, after Ctrl-C, SIGTERM or SIGHUP, to record the stopped step and end. */
+export const STOP_GRACE_MS = 1800;
+
+// The live step in progress and whether a question is open.
+interface Doing {
+  step: { position: number; kind: string; description: string } | undefined;
+  /** A question is open: true, or the step it asks about. */
+  asking: boolean | string;
+}
+
+// The signal that stopped the run, what was going on then, and the stopped step's recorded summary.
+interface Stopped extends Doing {
+  signal: StopSignal;
+  recorded: string | undefined;
+}
+
+// What the stop did, in the words of what happened: a command stopped and recorded, a model call
+// dropped (it is made again), a question left unanswered, or a step left in flight.
+function stoppedText(stopped: Stopped | undefined): string {
+  const how = `Stopped by ${stopped ? stopSignalWords(stopped.signal) : 'the caller'}`;
+  const goOn = 'Every finished step is kept: run the same command again to continue.';
+  const step = stopped?.step;
+  if (typeof stopped?.asking === 'string') return `${how} at the question for ${stopped.asking}: it did not run. ${goOn}`;
+  if (!stopped || !step) return stopped?.asking ? `${how} at the question: nothing ran for it. ${goOn}` : `${how} between steps. ${goOn}`;
+  const what = `#${step.position} ${step.description}`;
+  if (stopped.recorded !== undefined) return `${how}: ${what} is recorded as ${stopped.recorded}, with its output so far; the model is told so when the run goes on. ${goOn}`;
+  if (stopped.asking) return `${how} at the question for ${what}: it did not run. ${goOn}`;
+  if (step.kind === 'model' || step.kind === 'compact') return `${how} during the model call ${what}: it is not recorded and is made again when the run goes on. ${goOn}`;
+  return `${how} during ${what}, which is left in flight (started, not recorded): the next run handles it as in flight. ${goOn}`;
 }
 
 // What stopped the run, and how to go on.
