@@ -4,6 +4,7 @@
 // each timed from spawn to exit. The targets: `log` at most 3x git's `log --stat`, the HTML page
 // (every checkpointed step's diff included) at most 2x `log`. Registered in bench/run.ts as the
 // group `reading`; alone: `npm run build && node --import tsx bench/reading.ts [--quick] [--keep]`.
+// BENCH_BEFORE_BIN=<another checkout>/bin/savepoint.js times that build too, over the same journal.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { createBenchRepo, latencyRow, now, percentile, runAlone, type BenchContext, type BenchGroup, type Row } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
+// Another build's bin/savepoint.js (a checkout of an earlier commit), timed over the same journal.
+const BEFORE_BIN = process.env.BENCH_BEFORE_BIN;
 const ROUNDS = 5;
 
 function timed(cwd: string, command: string, args: string[]): number {
@@ -35,7 +38,13 @@ async function run(context: BenchContext): Promise<Row[]> {
     const log: number[] = [];
     const page: number[] = [];
     const git: number[] = [];
+    const beforeLog: number[] = [];
+    const beforePage: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
+      if (BEFORE_BIN) {
+        beforeLog.push(timed(repo.root, process.execPath, [BEFORE_BIN, 'log']));
+        beforePage.push(timed(repo.root, process.execPath, [BEFORE_BIN, 'log', '--html', html]));
+      }
       log.push(timed(repo.root, process.execPath, [BIN, 'log']));
       page.push(timed(repo.root, process.execPath, [BIN, 'log', '--html', html]));
       git.push(timed(repo.root, 'git', ['log', '--stat', 'agent-journal']));
@@ -49,6 +58,9 @@ async function run(context: BenchContext): Promise<Row[]> {
       latencyRow(`${steps} steps: savepoint log`, ROUNDS, log),
       latencyRow(`${steps} steps: git log --stat agent-journal (same commits)`, ROUNDS, git),
       latencyRow(`${steps} steps: savepoint log --html (every step's diff)`, ROUNDS, page),
+      ...(BEFORE_BIN
+        ? [latencyRow(`${steps} steps: log, the build at BENCH_BEFORE_BIN`, ROUNDS, beforeLog), latencyRow(`${steps} steps: log --html, the build at BENCH_BEFORE_BIN`, ROUNDS, beforePage)]
+        : []),
       { what: 'log / git log --stat, p50', value: `${ratio(logMs, gitMs).toFixed(2)}x`, ...target(ratio(logMs, gitMs) <= 3, '≤ 3x') },
       { what: 'log --html / log, p50', value: `${ratio(pageMs, logMs).toFixed(2)}x`, ...target(ratio(pageMs, logMs) <= 2, '≤ 2x') },
     ];
