@@ -6,7 +6,7 @@
 // else records its intent first, asks for approval like run_bash, and is checkpointed after.
 import type { PinnedMcpTool, RunConfig } from '../../journal/entry.js';
 import { oneLine } from '../../format/text.js';
-import { isSavepointError } from '../../errors/index.js';
+import { isSavepointError, StoppedBySignalError, stopSignalWords } from '../../errors/index.js';
 import { toolError } from '../define-tool.js';
 import type { AnyTool, ToolInputSchema, ToolResult } from '../types.js';
 import type { McpConnections } from './connections.js';
@@ -114,7 +114,12 @@ export function createMcpTool(pin: PinnedMcpTool, definition: ToolSpec, connecti
       try {
         return mcpToolResult(await connections.callTool(server, tool, input as Record<string, unknown>, context.signal));
       } catch (error) {
-        if (context.signal?.aborted) return toolError(`aborted: the call to ${name} was cancelled`, 'aborted');
+        if (context.signal?.aborted) {
+          // The server had the request: whether it acted on it before the cancel is not known.
+          const reason = context.signal.reason;
+          const who = reason instanceof StoppedBySignalError ? `by the person (${stopSignalWords(reason.data.signal)})` : 'by the caller (aborted)';
+          return toolError(`stopped ${who} while the call to ${name} was in progress: the server had received it, so its outcome is unknown (it may have taken effect). It was not called again.`, 'stopped: outcome unknown');
+        }
         const message = isSavepointError(error) ? error.message : `The MCP server "${server}" answered the call to "${tool}" with an error: ${(error as Error)?.message ?? String(error)}`;
         return toolError(message);
       }
