@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { gitOut } from '../helpers/git.js';
-import { forgeLastCheckpoint, hashBlob, mktree, type ForgedEntry } from '../helpers/hostile-tree.js';
+import { forgeLastCheckpoint, hashBlob, mktree, type ForgedEntry, projectAt } from '../helpers/hostile-tree.js';
 import { assertOneParagraph, runCli, startCli, waitUntil } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 
@@ -26,13 +26,7 @@ interface Killed {
 // A repository at <dir>/a and a run in it killed during its second model call (after write_file
 // recorded a checkpoint), so the run is unfinished and its last checkpoint is step 2's.
 async function killedRun(): Promise<Killed> {
-  const dir = scratch.dir('savepoint-hostile-');
-  const root = join(dir, 'a');
-  mkdirSync(root);
-  await gitOut(root, ['init', '-q', '-b', 'main']);
-  writeFileSync(join(root, 'README.md'), '# project\n');
-  await gitOut(root, ['add', '-A']);
-  await gitOut(root, ['commit', '-q', '-m', 'the project']);
+  const { dir, root } = await projectAt(() => scratch.dir('savepoint-hostile-'));
   const script = join(dir, 'script.json');
   writeFileSync(script, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'notes\n' } }] }, { text: 'slow', delayMs: 60_000 }, { text: 'done' }] }));
   const cli = startCli(['run', '--yes', '--model', `script:${script}`, TASK], { cwd: root });

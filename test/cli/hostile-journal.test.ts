@@ -3,11 +3,11 @@
 // run (`diff`, `show`, `log`, `runs`, `resume`) is never made to run git with an option of the
 // forger's choosing, to read a huge record whole, or to have their terminal driven.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { gitOut } from '../helpers/git.js';
-import { forgeJournalJson } from '../helpers/hostile-tree.js';
+import { forgeJournalJson, projectAt } from '../helpers/hostile-tree.js';
 import { assertOneParagraph, runCli } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 
@@ -24,13 +24,7 @@ interface Published {
 // A repository at <dir>/a with a finished run (step 2 wrote notes.txt), its journal pushed to the
 // bare repository <dir>/remote.git.
 async function publishedRun(): Promise<Published> {
-  const dir = scratch.dir('savepoint-forged-');
-  const root = join(dir, 'a');
-  mkdirSync(root);
-  await gitOut(root, ['init', '-q', '-b', 'main']);
-  writeFileSync(join(root, 'README.md'), '# project\n');
-  await gitOut(root, ['add', '-A']);
-  await gitOut(root, ['commit', '-q', '-m', 'the project']);
+  const { dir, root } = await projectAt(() => scratch.dir('savepoint-forged-'));
   const script = join(dir, 'script.json');
   writeFileSync(script, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'notes\n' } }] }, { text: 'done' }] }));
   const result = await runCli(['run', '--yes', '--model', `script:${script}`, TASK], { cwd: root });
@@ -151,13 +145,7 @@ describe('the terminal is never driven from outside', { concurrency: true }, () 
   });
 
   test('a live run: escapes in the model text, a file name and a command output reach the terminal as text', async () => {
-    const dir = scratch.dir('savepoint-escapes-');
-    const root = join(dir, 'a');
-    mkdirSync(root);
-    await gitOut(root, ['init', '-q', '-b', 'main']);
-    writeFileSync(join(root, 'README.md'), '# project\n');
-    await gitOut(root, ['add', '-A']);
-    await gitOut(root, ['commit', '-q', '-m', 'the project']);
+    const { dir, root } = await projectAt(() => scratch.dir('savepoint-escapes-'));
     const script = join(dir, 'script.json');
     writeFileSync(
       script,

@@ -3,23 +3,18 @@
 // bare remote with receive.fsckObjects=true (as GitHub checks), is never refused; the checkpoint
 // leaves those files out with a note in the step, and git fsck --strict finds nothing.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gitOut } from '../helpers/git.js';
 import { runCli } from '../helpers/cli.js';
+import { projectAt } from '../helpers/hostile-tree.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
 
 test('a .gitmodules symlink and a .gitmodules url that reads as an option are left out, and every push to a checking remote is taken', async () => {
-  const dir = scratch.dir('savepoint-fsck-');
-  const root = join(dir, 'a');
-  mkdirSync(root);
-  await gitOut(root, ['init', '-q', '-b', 'main']);
-  writeFileSync(join(root, 'README.md'), '# project\n');
-  await gitOut(root, ['add', '-A']);
-  await gitOut(root, ['commit', '-q', '-m', 'the project']);
+  const { dir, root } = await projectAt(() => scratch.dir('savepoint-fsck-'));
   const remote = join(dir, 'remote.git');
   await gitOut(dir, ['init', '-q', '--bare', remote]);
   await gitOut(remote, ['config', 'receive.fsckObjects', 'true']);

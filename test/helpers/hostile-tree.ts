@@ -4,6 +4,8 @@
 //
 //   const tree = await mktree(root, [{ mode: '040000', name: '..', oid: await mktree(root, [...]) }]);
 //   await forgeLastCheckpoint(root, run, tree);
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gitOut } from './git.js';
 
 /** One entry for mktree: type is worked out from the mode. */
@@ -97,4 +99,19 @@ export async function forgeJournalJson(cwd: string, path: string, change: (value
   const value = JSON.parse(await gitOut(cwd, ['show', `agent-journal:${path}`])) as Record<string, unknown>;
   change(value);
   return forgeJournalFile(cwd, path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * A project repository at `<dir>/a` with one commit (a README), in a new folder `dir` made by
+ * `makeDir`: the place a hostile test records a run, pushes its journal beside it, or clones it.
+ */
+export async function projectAt(makeDir: () => string): Promise<{ dir: string; root: string }> {
+  const dir = makeDir();
+  const root = join(dir, 'a');
+  mkdirSync(root);
+  await gitOut(root, ['init', '-q', '-b', 'main']);
+  writeFileSync(join(root, 'README.md'), '# project\n');
+  await gitOut(root, ['add', '-A']);
+  await gitOut(root, ['commit', '-q', '-m', 'the project']);
+  return { dir, root };
 }
