@@ -70,6 +70,15 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
     note: 'On a terminal, a step longer than the screen goes through $SAVEPOINT_PAGER, else $PAGER, else\n"less" (with LESS=FRX unless set, as git does); "cat" or an empty value turns paging off.',
     exitCodes: READS,
   },
+  diff: {
+    examples: [
+      ['savepoint diff', "what the most recently active run changed, as a patch (paged on a terminal, like git)"],
+      ['savepoint diff fix-login-3a4b5c --stat', 'the same run as a diffstat'],
+      ['savepoint diff fix-login-3a4b5c | git apply --check', 'the patch, piped: plain, for other tools'],
+    ],
+    note: "The diff starts from the working tree the run started from (its start checkpoint), so your own\nuncommitted edits from before the run are not counted as the run's; runs recorded before start\ncheckpoints existed start from their base commit.",
+    exitCodes: READS,
+  },
   config: {
     examples: [['savepoint config', 'the settings in force here, each with its file'], ['savepoint config --json', 'the same for scripts']],
     exitCodes: 'Exit codes: 0 shown, 1 a settings file that cannot be used (named, with its key).',

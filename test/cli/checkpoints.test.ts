@@ -99,3 +99,24 @@ describe('checkpoints in the journal', () => {
     assert.equal(afterRun.index, before.index);
   });
 });
+
+describe('savepoint diff', () => {
+  test("counts only the run's changes: the person's uncommitted edits from before the run are not the run's", async () => {
+    const repo = await scratch.repo({ 'README.md': '# project\n', 'src/app.js': 'const x = 1;\n' });
+    writeFileSync(join(repo.root, 'README.md'), '# project, edited by the person\n'); // before any run, never committed
+    const dir = scratch.dir('savepoint-diff-');
+    const reads = join(dir, 'reads.json');
+    writeFileSync(reads, JSON.stringify({ turns: [{ tools: [{ name: 'read_file', input: { path: 'src/app.js' } }] }, { text: 'read it' }] }));
+    assert.equal((await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${reads}`, 'only read the app'], { cwd: repo.root })).code, 0);
+    const readOnly = await runCli(['diff', '--stat'], { cwd: repo.root });
+    assert.equal(readOnly.code, 0, readOnly.stderr);
+    assert.equal(readOnly.stdout.trim(), '', 'a run that only read files changed nothing');
+    const writes = join(dir, 'writes.json');
+    writeFileSync(writes, JSON.stringify({ turns: [{ tools: [{ name: 'edit_file', input: { path: 'src/app.js', old_string: '1', new_string: '2' } }] }, { text: 'edited' }] }));
+    assert.equal((await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${writes}`, 'edit the app'], { cwd: repo.root })).code, 0);
+    const edited = await runCli(['diff'], { cwd: repo.root });
+    assert.equal(edited.code, 0, edited.stderr);
+    assert.match(edited.stdout, /\+const x = 2;/);
+    assert.doesNotMatch(edited.stdout, /README/, "the person's README edit is not the run's");
+  });
+});
