@@ -12,7 +12,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { TREE_MODE } from '../git/git-object.js';
+import { FILE_MODE, TREE_MODE } from '../git/git-object.js';
+import { pathViolation } from '../git/path-rules.js';
 import { ObjectStore } from '../git/object-store.js';
 import { buildOwnGit, findRepository, keepsGitDirInside, type Repository } from '../git/repository.js';
 import { FileHasher } from './file-hasher.js';
@@ -199,7 +200,7 @@ export class WorktreeSnapshotter {
     if (this.submodules.size > 0) return this.snapshot(); // their files are the full pass's to gather
     const index = this.readIndex();
     if (index.signature !== last.indexSignature) return this.snapshot();
-    if (paths.some((path) => !isPlainPath(path) || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
+    if (paths.some((path) => pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
     const batch = new ObjectBatch(this.objects, new Set());
     const changes = new Map(last.layers.changes);
     let untracked = last.layers.untracked;
@@ -335,9 +336,4 @@ export class WorktreeSnapshotter {
     const git = buildOwnGit(args);
     return execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
   }
-}
-
-// A path as git's index spells one: relative, with no empty, "." or ".." part.
-function isPlainPath(path: string): boolean {
-  return path !== '' && !path.startsWith('/') && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && part !== '.git');
 }
