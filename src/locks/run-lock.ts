@@ -7,7 +7,10 @@
 //   - The owner renews a lease: it touches the lock file's mtime every LEASE/6 (5 s by default).
 //   - Same boot id and same pid namespace as the owner (/proc/sys/kernel/random/boot_id,
 //     /proc/self/ns/pid): its pid and start time are checked, so a crashed owner's lock is taken
-//     over at once, and a live one is never taken whatever its lease says (a stopped process).
+//     over at once, and a running one is never taken whatever its lease says (its event loop may
+//     be blocked for a while). A stopped one (SIGSTOP, Ctrl-Z, a debugger: state T in /proc) is
+//     taken once its lease ran out, as from anywhere else: it may stay stopped for ever, and the
+//     fence at the append (journal/store.ts) makes it stop when it wakes.
 //   - Anywhere else (another container, another machine over a shared file system, no /proc), only
 //     the lease counts: a lock not renewed for LEASE (30 s by default, SAVEPOINT_RUN_LOCK_LEASE_MS)
 //     is stale and taken over. The lease assumes the clocks agree to well within LEASE.
@@ -20,7 +23,7 @@ import { join } from 'node:path';
 import { RunLockedError, RunLockLostError, type RunLockOwner } from '../errors/index.js';
 import { unlinkQuietly, writeFileAtomically } from '../os/durable-file.js';
 import { readQuietly, takeOverLock } from './lock-file.js';
-import { pidMeansHere, stillRuns, thisProcess, type ProcessIdentity } from '../os/proc.js';
+import { isStopped, pidMeansHere, stillRuns, thisProcess, type ProcessIdentity } from '../os/proc.js';
 
 /** How long a lock whose owner cannot be checked by pid stays valid without renewal, by default. */
 export const DEFAULT_RUN_LOCK_LEASE_MS = 30_000;
@@ -123,10 +126,18 @@ function parseOwner(text: string): LockContent | undefined {
   }
 }
 
-// The pid is checked only where it means the owner's process: same boot, same pid namespace.
-// Elsewhere the lease decides. A lock file that is gone has no live owner.
+// The pid is checked only where it means the owner's process: same boot, same pid namespace; a
+// stopped owner there is judged by its lease. Elsewhere the lease decides. A lock file that is gone has no live owner.
 function isAlive(owner: LockContent, path: string): boolean {
-  if (pidMeansHere(owner)) return stillRuns(owner);
+  if (pidMeansHere(owner)) {
+    if (!stillRuns(owner)) return false;
+    if (!isStopped(owner.pid)) return true;
+  }
+  return leaseHolds(owner, path);
+}
+
+// Whether the lock at `path` was renewed within its owner's lease.
+function leaseHolds(owner: LockContent, path: string): boolean {
   let mtime: number;
   try {
     mtime = statSync(path).mtimeMs;
