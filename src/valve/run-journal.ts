@@ -61,10 +61,7 @@ export class RunJournal {
       if (declined) return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
       const intent = typeof options.intent === 'function' ? options.intent() : options.intent;
       if (intent && !recorded?.intent) await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
-      // A step with no intent (a new file written, a read) has no append before it to stop a
-      // process that lost the run while it was paused (approval, a model call): ask here, so an
-      // owner that was taken over never starts another effect.
-      if (!intent) this.lock.check();
+      else this.lock.check(); // no append just now: a run taken over meanwhile stops here, before its effect
       this.emit({ type: 'started', ...callInfo(call) });
       const started = Date.now();
       const result = await run();
