@@ -41,8 +41,8 @@ export class RunLockedError extends SavepointError<{ run: string; owner: RunLock
     super(
       'ERUNLOCKED',
       `Run ${run} is already running (pid ${owner.pid} on ${owner.host}, since ${owner.since}). ` +
-        `One process at a time may drive a run: wait for it to finish or stop it. A lock held from ` +
-        `another container or machine is taken over once its holder has stopped renewing it for its ` +
+        `One process at a time may drive a run: wait for it to finish or stop it. A lock held by a stopped ` +
+        `process (SIGSTOP, Ctrl-Z) or from another container or machine is taken over once its holder has stopped renewing it for its ` +
         `lease (30 s by default); a holder that is gone for good can also be cleared by deleting ${lockPath}.`,
       { run, owner, lockPath },
     );
