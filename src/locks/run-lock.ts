@@ -40,6 +40,11 @@ export interface RunLock {
   release(): void;
   /** Throws RunLockLostError when the lock is no longer this process's (taken over as stale). */
   check(): void;
+  /**
+   * Calls `handler` once the renewal finds the lock another's (or gone) twice in a row: the run was
+   * taken over while this process was paused, and what it still has running must stop.
+   */
+  onLost(handler: () => void): void;
 }
 
 /** Takes the lock of `run`, or throws RunLockedError naming the live process that holds it. */
@@ -82,8 +87,19 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
 
 function holdLock(run: string, path: string, text: string, leaseMs: number): RunLock {
   let held = true;
+  let missed = 0; // renewals in a row that found the lock not this process's
+  const losers: Array<() => void> = [];
   const renew = () => {
-    if (readQuietly(path) !== text) return; // moved aside for a moment, or taken: `check` decides
+    if (readQuietly(path) !== text) {
+      // Moved aside for a moment (a taker puts back a lock renewed meanwhile, at once), or taken:
+      // twice in a row, a lease period apart, it is taken.
+      if (++missed === 2) {
+        clearInterval(timer);
+        for (const handler of losers.splice(0)) handler();
+      }
+      return;
+    }
+    missed = 0;
     const now = new Date();
     try {
       utimesSync(path, now, now);
@@ -114,7 +130,7 @@ function holdLock(run: string, path: string, text: string, leaseMs: number): Run
     throw new RunLockLostError(run, path, parseOwner(readQuietly(path) ?? ''));
   };
   process.on('exit', release);
-  return { path, release, check };
+  return { path, release, check, onLost: (handler) => void losers.push(handler) };
 }
 
 function parseOwner(text: string): LockContent | undefined {

@@ -113,4 +113,7 @@ describe('a run stopped past its lease and taken over', { concurrency: true }, (
   test('paused in a model call, same pid namespace: the woken process stops and records nothing', () => pausedTakeOver('model call', false));
   test('paused in a model call, its own pid namespace: the woken process stops and records nothing', { skip: canUnshare ? false : 'needs root and unshare --pid --fork --mount-proc to make a pid namespace' }, () => pausedTakeOver('model call', true));
   test('paused while its run_bash command runs: the new owner stops the command, the woken process records nothing', () => pausedTakeOver('run_bash command', false));
+  // The new owner cannot reach a command in another pid namespace: the woken process finds its lock
+  // taken and stops the command itself (else this test waits for its two minutes of sleep and fails).
+  test('paused while its run_bash command runs, its own pid namespace: woken, it stops its command itself and records nothing', { skip: canUnshare ? false : 'needs root and unshare --pid --fork --mount-proc to make a pid namespace' }, () => pausedTakeOver('run_bash command', true));
 });
