@@ -48,14 +48,14 @@ async function pausedTakeOver(phase: Phase, own: boolean): Promise<void> {
   const turns = [{ tools: [{ name: 'write_file', input: { path: 'a.txt', content: 'one\n' } }] }, { tools: [{ name: 'run_bash', input: { command } }] }, { text: 'All done.' }];
   // The first process's second model call is held until the test lets it go; every other call is answered at once.
   let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => (release = resolve));
+  const answer = new Promise<void>((resolve) => (release = resolve));
   let holding = false;
   const fake = await startFakeAnthropic({
     turns,
     gate: (index) => {
       if (phase !== 'model call' || index !== 1 || holding) return undefined;
       holding = true;
-      return held;
+      return answer;
     },
   });
   scratch.defer(() => fake.close());
@@ -78,8 +78,10 @@ async function pausedTakeOver(phase: Phase, own: boolean): Promise<void> {
       // already gone
     }
   });
-  const lock = join(locks, readdirSync(locks).find((name) => name.endsWith('.lock'))!);
-  await waitUntil(() => !existsSync(lock) || Date.now() - statSync(lock).mtimeMs > LEASE_MS * 2, 'the stopped process to miss its lease');
+  // The run's lock and the working tree's (_worktree.lock): both must have missed the lease.
+  const held = readdirSync(locks).filter((name) => name.endsWith('.lock')).map((name) => join(locks, name));
+  assert.equal(held.length, 2, `the run's and the working tree's locks: ${held.join(', ')}`);
+  await waitUntil(() => held.every((lock) => !existsSync(lock) || Date.now() - statSync(lock).mtimeMs > LEASE_MS * 2), 'the stopped process to miss its lease');
 
   const second = await runCli(args, { cwd: repo.root, env });
   assert.equal(second.code, 0, `the second process takes the run over and finishes it:\n${second.stdout}\n${second.stderr}`);
