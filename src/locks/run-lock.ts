@@ -17,6 +17,8 @@
 // The owner checks the lock is still its own before every append (`check`), so a holder whose lease
 // lapsed (its event loop blocked for LEASE) stops with RunLockLostError instead of writing beside a
 // new owner.
+// A renewal that finds the lock another's twice in a row tells `onLost`: the run was taken over
+// while this process was stopped, and the commands it still runs are stopped (valve/run-journal.ts).
 import { hostname } from 'node:os';
 import { linkSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
