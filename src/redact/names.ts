@@ -20,8 +20,12 @@ const MAX_NAME_BYTES = 255;
 const TAG = /^(.*)~([0-9a-f]{8})$/s;
 const MARK = '[REDACTED:';
 
-/** Maps one real path component to the name the journal records for it. */
-export type NameRecorder = (name: string) => string;
+/**
+ * Maps one real path component to the name the journal records for it. `adopt`, when there, is told
+ * a recorded name a restore revealed (another machine's tag): from then on the real name is
+ * recorded under it, so the next checkpoint does not show the file renamed.
+ */
+export type NameRecorder = ((name: string) => string) & { adopt?: (recorded: string, real: string) => void };
 
 /** What a restore can put back of a recorded path: the real path, or the placeholders nobody here knows. */
 export type NameRevealer = (text: string) => { text: string; unknown: string[] };
@@ -33,7 +37,7 @@ export type NameRevealer = (text: string) => { text: string; unknown: string[] }
  */
 export function createNameRecorder(redactText: (text: string) => string, book?: SecretBook): NameRecorder {
   const known = new Map<string, string>();
-  return (name) => {
+  const record: NameRecorder = (name) => {
     let recorded = known.get(name);
     if (recorded !== undefined) return recorded;
     const redacted = redactText(name);
@@ -41,6 +45,14 @@ export function createNameRecorder(redactText: (text: string) => string, book?: 
     known.set(name, recorded);
     return recorded;
   };
+  record.adopt = (recorded, real) => {
+    const tag = TAG.exec(recorded)?.[2];
+    // Only a name this machine would redact too, recorded with nothing it would redact (a forged
+    // one could hold a value in clear), and only a tag its book takes for it.
+    if (!tag || !book?.remember || known.get(real) === recorded || redactText(real) === real || redactText(recorded) !== recorded) return;
+    if (book.remember(`[REDACTED:${NAME_KIND}:${tag}]`, NAME_KIND, real)) known.set(real, recorded);
+  };
+  return record;
 }
 
 /** The recorded form of a slash-separated path, component by component. */
@@ -54,14 +66,25 @@ export function recordPath(path: string, record: NameRecorder): string {
  * is not a recorded one (no placeholder, or no tag) is its own real name.
  */
 export function revealPath(path: string, reveal: NameRevealer | undefined): string | undefined {
-  if (!path.includes(MARK)) return path;
+  return revealPathHow(path, reveal)?.path;
+}
+
+/**
+ * revealPath, and whether the path is exact: every name in it was recorded as it is or revealed by
+ * its tag. Revealed from the placeholders alone it is a guess: two names that redact alike (a
+ * token's name beside a file literally named after its placeholder) reveal to the same path.
+ */
+export function revealPathHow(path: string, reveal: NameRevealer | undefined): { path: string; exact: boolean } | undefined {
+  if (!path.includes(MARK)) return { path, exact: true };
   const names: string[] = [];
+  let exact = true;
   for (const name of path.split('/')) {
     const real = revealName(name, reveal);
     if (real === undefined) return undefined;
-    names.push(real);
+    names.push(real.name);
+    exact &&= real.exact;
   }
-  return names.join('/');
+  return { path: names.join('/'), exact };
 }
 
 /**
@@ -73,21 +96,21 @@ export function revealedPlace(path: string, reveal: NameRevealer | undefined): {
   const names = path.split('/');
   const real: string[] = [];
   for (let i = 0; i < names.length; i++) {
-    const name = revealName(names[i]!, reveal);
+    const name = revealName(names[i]!, reveal)?.name;
     if (name === undefined || name.includes('/')) return { dir: real.join('/'), file: i === names.length - 1 };
     real.push(name);
   }
   return { dir: real.slice(0, -1).join('/'), file: true };
 }
 
-function revealName(name: string, reveal: NameRevealer | undefined): string | undefined {
+function revealName(name: string, reveal: NameRevealer | undefined): { name: string; exact: boolean } | undefined {
   const match = TAG.exec(name);
-  if (!match || !match[1]!.includes(MARK)) return name;
+  if (!match || !match[1]!.includes(MARK)) return { name, exact: true };
   if (!reveal) return undefined;
   const byTag = reveal(`[REDACTED:${NAME_KIND}:${match[2]}]`);
-  if (byTag.unknown.length === 0) return byTag.text;
+  if (byTag.unknown.length === 0) return { name: byTag.text, exact: true };
   const byText = reveal(match[1]!);
-  return byText.unknown.length === 0 ? byText.text : undefined;
+  return byText.unknown.length === 0 ? { name: byText.text, exact: false } : undefined;
 }
 
 function tagOf(name: string, book: SecretBook | undefined): string {

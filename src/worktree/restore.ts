@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { RestoreConflictError } from '../errors/index.js';
 import type { ObjectStore } from '../git/object-store.js';
 import { beneathNonDirectory, GITLINK_MODE, LINK_MODE, pathViolation } from '../git/path-rules.js';
-import { recordPath, revealedPlace, revealPath, type NameRecorder } from '../redact/names.js';
+import { recordPath, revealedPlace, revealPathHow, type NameRecorder } from '../redact/names.js';
 import { readCheckpoint, readCheckpointBlob } from './checkpoint-tree.js';
 import type { PlannedChange } from './finished-edits.js';
 import type { FileEntry, Snapshot } from './snapshot.js';
@@ -111,8 +111,9 @@ export async function restoreWorktree(
 
 // The checkpoint's files by their real paths (and, for the renamed ones, the path each is recorded
 // under). A recorded name is put back from the working tree (a file here records to it), else
-// revealed (the book's tag, the placeholders' values); one that cannot be, or that reveals to a path
-// git's rules refuse or to a path another file already has, is not restored and is named.
+// revealed (the book's tag, the placeholders' values); one that cannot be, that reveals to a path
+// git's rules refuse, or whose guessed path another file also claims, is not restored and is named.
+// A name revealed here is adopted by this machine's recorder (its tag then stays the file's).
 function realNames(recorded: Map<string, FileEntry>, current: Snapshot, unrestorable: string[], reveal?: RevealText, recordName?: NameRecorder): { wanted: Map<string, FileEntry>; recordedAs: Names } {
   const here: Names = new Map();
   if (recordName) {
@@ -123,16 +124,32 @@ function realNames(recorded: Map<string, FileEntry>, current: Snapshot, unrestor
   }
   const wanted = new Map<string, FileEntry>();
   const recordedAs: Names = new Map();
-  // Names recorded as they are first: a revealed name never takes the place of one of them.
-  const ordered = [...recorded].sort(([a], [b]) => Number(revealPath(a, undefined) === undefined) - Number(revealPath(b, undefined) === undefined));
-  for (const [path, entry] of ordered) {
-    const real = here.get(path) ?? revealPath(path, reveal);
-    if (real === undefined || (real !== path && (pathViolation(real, entry.mode) || wanted.has(real) || real.includes('\0')))) {
+  // Each file's real path, and whether it is sure: recorded as it is, found here, or revealed by
+  // its tag. A guess (revealed from its placeholders alone) that another file also claims is not
+  // written: the two cannot be told apart (a token's name and a file literally named after it).
+  const claims = new Map<string, Array<{ path: string; entry: FileEntry; exact: boolean }>>();
+  for (const [path, entry] of recorded) {
+    const found = here.get(path);
+    const real = found !== undefined ? { path: found, exact: true } : revealPathHow(path, reveal);
+    if (real === undefined || (real.path !== path && (pathViolation(real.path, entry.mode) || real.path.includes('\0')))) {
       unrestorable.push(path);
       continue;
     }
-    wanted.set(real, entry);
-    if (real !== path) recordedAs.set(real, path);
+    const list = claims.get(real.path) ?? [];
+    list.push({ path, entry, exact: real.exact });
+    claims.set(real.path, list);
+  }
+  for (const [real, list] of claims) {
+    const sure = list.filter((claim) => claim.exact);
+    const chosen = sure.length === 1 ? sure[0]! : list.length === 1 ? list[0]! : undefined;
+    for (const claim of list) if (claim !== chosen) unrestorable.push(claim.path);
+    if (!chosen) continue;
+    wanted.set(real, chosen.entry);
+    if (real === chosen.path) continue;
+    recordedAs.set(real, chosen.path);
+    if (here.has(chosen.path) || !recordName?.adopt) continue;
+    const [names, reals] = [chosen.path.split('/'), real.split('/')];
+    names.forEach((name, i) => name !== reals[i] && recordName.adopt!(name, reals[i]!));
   }
   const beneath = recordedAs.size ? beneathNonDirectory(new Map([...wanted].map(([path, entry]) => [path, entry.mode]))) : undefined;
   if (beneath) {

@@ -107,6 +107,33 @@ describe('secrets in names', { concurrency: true }, () => {
     await assertFsckClean(repo.root);
   });
 
+  test('a machine without the book but with the value restores the real names it can tell apart, and takes their tags', async () => {
+    const { repo, file } = await crashedRun();
+    removeMadeFiles(repo.root);
+    const book = join(repo.root, '.git/savepoint/secrets.json');
+    renameSync(book, `${book}.away`);
+    const env = { DEPLOY_TOKEN: SECRET };
+    const result = await runCli(['run', '--yes', '--restore', '--model', `script:${file}`, TASK], { cwd: repo.root, env });
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    // `${SECRET}.txt` and the file literally named `[REDACTED:DEPLOY_TOKEN].txt` reveal alike: neither is guessed.
+    const said = result.stdout.replace(/\s+/g, ' ');
+    assert.match(said, /2 file\(s\) of the checkpoint were not restored: their names hold a secret this machine has no value for \(\[REDACTED:DEPLOY_TOKEN\]\.txt~[0-9a-f]{8}, \[REDACTED:DEPLOY_TOKEN\]\.txt~[0-9a-f]{8}\)/);
+    for (const path of [`${SECRET}.txt`, LITERAL]) assert.ok(!existsSync(join(repo.root, path)), `${path} is not guessed`);
+    for (const path of [`notes-${SECRET}.txt`, `dir-${SECRET}/inner.txt`]) assert.equal(readFileSync(join(repo.root, path), 'utf8'), FILES[path], `${path} is back under its real name`);
+    // This machine's book took the journal's tags for them: the files it restored are not seen as renamed.
+    const taken = JSON.parse(readFileSync(book, 'utf8')) as { secrets: Record<string, { kind: string; value: string }> };
+    const names = Object.values(taken.secrets).filter((entry) => entry.kind === 'FILE_NAME').map((entry) => entry.value).sort();
+    assert.deepEqual(names, [`dir-${SECRET}`, `notes-${SECRET}.txt`].sort());
+    const again = await runCli(['run', '--yes', '--model', `script:${file}`, TASK], { cwd: repo.root, env });
+    assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
+    assert.match(
+      again.stdout.replace(/\s+/g, ' '),
+      /differs from this run's last checkpoint: deleted \[REDACTED:DEPLOY_TOKEN\]\.txt~[0-9a-f]{8}, deleted \[REDACTED:DEPLOY_TOKEN\]\.txt~[0-9a-f]{8}\. /,
+      `only the two files it could not restore differ, nothing is renamed:\n${again.stdout}`,
+    );
+    assert.ok(!allObjects(repo.root).includes(SECRET));
+  });
+
   test('a machine that knows neither the secret nor the book says which files it cannot restore, and keeps the rest', async () => {
     const { repo, file } = await crashedRun();
     removeMadeFiles(repo.root);
