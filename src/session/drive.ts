@@ -184,7 +184,9 @@ class RunLife {
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
-    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    // The follow-up this process answers, new or given before (the identical `continue` again).
+    const followUpStep = newFollowUp ? followUps.at(-1)!.step : givenAt;
+    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     return { replayOnly, followUps, configChanges };
   }
 
@@ -217,7 +219,10 @@ class RunLife {
         emit: (event) => this.emit(event),
       });
     }
-    this.sandbox = await chooseSandbox(target.store.repo.root, options.sandbox, options.onSandboxUnavailable);
+    const { sandbox, choice } = await chooseSandbox(target.store.repo.root, options.sandbox, options.onSandboxUnavailable);
+    this.sandbox = sandbox;
+    // Said in the run's header: how this process's commands run.
+    this.emit({ type: 'sandbox', ...sandbox, choice });
   }
 
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */

@@ -6,7 +6,8 @@ import { StoppedBySignalError, stopSignalWords } from '../errors/index.js';
 import { oneLine } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './format.js';
-import { sandboxedCommand, type SandboxConfig } from './sandbox.js';
+import { gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
+import { sandboxNote } from './sandbox-notes.js';
 import type { Tool, ToolResult } from './types.js';
 
 /** How long a command may run when the model does not say. */
@@ -152,6 +153,10 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
   }
   const tail = lastLine(output);
   const summary = tail ? `exit ${result.exitCode}: ${oneLine(tail, 60)}` : `exit ${result.exitCode}`;
+  // A command that hit a sandbox boundary is told so (and the person, on its step line), in words
+  // made from its output alone: recorded with the result, handed back the same on replay.
+  const note = sandbox.kind === 'bwrap' ? sandboxNote(output, { root, gitDirs: gitPaths(root), home: process.env.HOME, network: Boolean(sandbox.network), gitWrites: Boolean(sandbox.gitWrites) }) : undefined;
+  if (note) return { ...toolOk(`exit ${result.exitCode}\n${shownOutput}\n${note.text}`, summary), note: note.short };
   return toolOk(`exit ${result.exitCode}\n${shownOutput}`, summary);
 }
 
