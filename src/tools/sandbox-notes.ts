@@ -30,19 +30,19 @@ type Boundary = 'network' | 'git' | 'home' | 'outside';
 const NOTES: Record<Boundary, { text: string; short: string }> = {
   network: {
     text: "note: this command ran in savepoint's sandbox, which has no network: downloads, installs, fetches and pushes fail in it. The person can run such a step themselves, or allow the network with --allow-network.",
-    short: 'sandbox: no network',
+    short: 'no network',
   },
   git: {
     text: "note: this command ran in savepoint's sandbox, where the repository's .git is read-only: git commit, git add and changes to branches or tags fail in it. The person can do that themselves, or allow it with --allow-git-writes.",
-    short: 'sandbox: .git read-only',
+    short: '.git read-only',
   },
   home: {
     text: "note: this command ran in savepoint's sandbox, where $HOME is read-only (only the working tree and a private /tmp are writable): caches, configuration and global installs there fail. Point them at the working tree or /tmp, or the person runs the step with --no-sandbox.",
-    short: 'sandbox: $HOME read-only',
+    short: '$HOME read-only',
   },
   outside: {
     text: "note: this command ran in savepoint's sandbox, where only the working tree and a private /tmp are writable; everything else is read-only. The person can run such a step themselves, or with --no-sandbox.",
-    short: 'sandbox: read-only outside the tree',
+    short: 'read-only outside the tree',
   },
 };
 
@@ -70,7 +70,7 @@ export function sandboxNote(output: string, b: SandboxBoundaries): SandboxNote |
   }
   if (found.size === 0) return undefined;
   const notes = (['network', 'git', 'home', 'outside'] as const).filter((boundary) => found.has(boundary) && !(boundary === 'outside' && (found.has('git') || found.has('home'))));
-  return { text: notes.map((boundary) => NOTES[boundary].text).join('\n'), short: notes.map((boundary) => NOTES[boundary].short).join(', ') };
+  return { text: notes.map((boundary) => NOTES[boundary].text).join('\n'), short: `sandbox: ${notes.map((boundary) => NOTES[boundary].short).join(', ')}` };
 }
 
 function pathsOn(line: string): string[] {

@@ -14,7 +14,7 @@ export function sandboxLine(event: SandboxEvent): string {
   if (event.kind === 'none') {
     return event.choice === 'asked' ? 'commands run unconfined: bubblewrap cannot start a sandbox here, and you chose to go on without one' : 'commands run unconfined (--no-sandbox)';
   }
-  const network = event.network ? 'network allowed (--allow-network)' : 'no network';
-  const tree = event.gitWrites ? 'the working tree (.git too: --allow-git-writes)' : 'the working tree (not .git)';
+  const network = event.network ? 'network allowed' : 'no network';
+  const tree = event.gitWrites ? 'the working tree (.git too)' : 'the working tree (not .git)';
   return `commands run in a sandbox: ${network}; writable: ${tree} and a private /tmp; no secret-named variables (--no-sandbox to lift)`;
 }
