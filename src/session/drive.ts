@@ -184,8 +184,9 @@ class RunLife {
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
-    // The follow-up this process answers, new or given before (the identical `continue` again).
-    const followUpStep = newFollowUp ? followUps.at(-1)!.step : givenAt;
+    // The run's latest follow-up, new or recorded (the identical `continue` again, a resume after a
+    // crash in its answer): the steps before it are the conversation it continued.
+    const followUpStep = followUps.at(-1)?.step;
     this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     return { replayOnly, followUps, configChanges };
   }

@@ -89,7 +89,7 @@ export type SessionEvent =
   | StepEvent
   /**
    * interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run;
-   * followUpStep: the step of the follow-up this process answers (`continue`): the steps before it are the conversation it continues, so replaying them rebuilds that conversation and saves nothing.
+   * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing.
    */
   | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
   /** How this process's commands run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */

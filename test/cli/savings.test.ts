@@ -95,4 +95,20 @@ describe('cost and savings', { concurrency: true }, () => {
     assert.match(human.stdout, /scripted model: no cost/);
     assert.doesNotMatch(human.stdout, /\$\d|<\$/);
   });
+
+  test("the same continue again after its answer stopped saves the answer's steps, not the conversation before it", async () => {
+    const { cli } = await scripted([
+      { text: 'It says keep.' },
+      { tools: [{ name: 'run_bash', input: { command: 'cat keep.txt' } }] },
+      { text: 'Still keep.' },
+    ]);
+    assert.equal((await cli(['run', 'read keep'])).code, 0);
+    // The follow-up (step 2) and its model call (step 3) are recorded; the limit stops before the command (step 4).
+    assert.equal((await cli(['continue', '--max-steps', '3', 'look again'])).code, 3);
+    const again = await cli(['continue', '--json', 'look again']);
+    assert.equal(again.code, 0, again.stderr);
+    const savings = jsonLines(again.stdout).find((line) => line.type === 'savings')!;
+    assert.deepEqual([savings.replayedSteps, savings.modelCalls, savings.commands], [2, 1, 0]);
+    assert.match(savedSentence(again.stderr) ?? '', /^Replayed 2 steps from the journal in \d+ ms instead of \d+ ms: 1 model call, [\d,]+ tokens not re-run; 2 steps ran live\.$/, again.stderr);
+  });
 });
