@@ -88,8 +88,10 @@ describe('cost and savings', { concurrency: true }, () => {
 
     const log = await runCli(['log', '--json'], { cwd: repo.root });
     assert.equal(log.code, 0, log.stderr);
-    const timeline = JSON.parse(log.stdout) as { saved: { replayedSteps: number; byAttempt: unknown[] }; totals: { commands: number } };
-    assert.deepEqual([timeline.saved.replayedSteps, timeline.saved.byAttempt], [0, []]);
+    const timeline = JSON.parse(log.stdout) as { run: { id: string }; saved: { replayedSteps: number; byAttempt: unknown[] }; totals: { estimatedCostUsd: number } };
+    assert.deepEqual([timeline.saved.replayedSteps, timeline.saved.byAttempt, timeline.totals.estimatedCostUsd], [0, [], 0]);
+    const step = await runCli(['show', timeline.run.id, '1'], { cwd: repo.root });
+    assert.match(step.stdout, /usage +[\d,]+ tokens in, [\d,]+ out \(scripted model: no cost\)/);
     const human = await runCli(['log'], { cwd: repo.root, env: { COLUMNS: '200' } });
     assert.doesNotMatch(human.stdout, /Resumes saved/);
     assert.match(human.stdout, /scripted model: no cost/);
