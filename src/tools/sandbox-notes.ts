@@ -58,6 +58,8 @@ const ADDRESS = /\b(\d{1,3}(?:\.\d{1,3}){3})\b|\[([0-9a-f:]+)\]|\bto (?:host )?(
 
 /** The note for `output` of a command that ran in the sandbox `b`, or undefined when it hit no boundary. */
 export function sandboxNote(output: string, b: SandboxBoundaries): SandboxNote | undefined {
+  // One pass over the whole output first: most commands hit no boundary, and an output may be huge.
+  if (!READ_ONLY.test(output) && (b.network || !(NO_NETWORK.test(output) || REFUSED.test(output)))) return undefined;
   const found = new Set<Boundary>();
   const lines = output.split('\n');
   if (!b.network && lines.some((line) => NO_NETWORK.test(line) || (REFUSED.test(line) && refusedElsewhere(line)))) found.add('network');
