@@ -2,6 +2,7 @@
 // was hashed (and was already older than a timestamp tick then) is not read again.
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { makeObject } from '../git/git-object.js';
+import { fsPath } from '../os/path-bytes.js';
 import type { ObjectBatch } from '../git/object-batch.js';
 import type { FileEntry, SkippedFile } from './snapshot.js';
 import { STAT_FIELDS, StatList, StatPool, type StatFields } from './stat-pool.js';
@@ -137,7 +138,7 @@ export class FileHasher {
    * `known` is its lstat from a check (null: there was none), else it is stat()ed here.
    */
   hash(path: string, out: ObjectBatch, known?: StatFields | null): FileEntry | SkippedFile | undefined {
-    const full = `${this.root}/${path}`; // git's paths are normalised: no join() needed
+    const full = fsPath(`${this.root}/${path}`); // git's paths are normalised: no join() needed; bytes for a name that is not UTF-8
     let stat: StatFields;
     if (known !== undefined) {
       if (known === null) return undefined;

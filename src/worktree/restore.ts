@@ -8,6 +8,7 @@
 // way is checked for files that would be lost, and nothing is ever written through a symbolic link.
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import { fsPath, pathFromBytes } from '../os/path-bytes.js';
 import { RestoreConflictError } from '../errors/index.js';
 import type { ObjectStore } from '../git/object-store.js';
 import { GITLINK_MODE, LINK_MODE } from '../git/path-rules.js';
@@ -81,7 +82,7 @@ export async function restoreWorktree(
   const deletable = new Set(result.deleted);
   for (const write of writes) checkWay(root, write.path, deletable);
   for (const path of result.deleted) assertNoLinkOnTheWay(root, path);
-  for (const path of result.deleted) rmSync(join(root, path), { force: true });
+  for (const path of result.deleted) rmSync(onDisk(root, path), { force: true });
   for (const write of writes) {
     writeEntry(root, write);
     result.written.push(write.path);
@@ -89,7 +90,12 @@ export async function restoreWorktree(
   return result;
 }
 
-function lstatOrUndefined(path: string): Stats | undefined {
+// `path` of the working tree at `root` as the file system takes it: the name's bytes (os/path-bytes.ts).
+function onDisk(root: string, path: string): string | Buffer {
+  return fsPath(join(root, path));
+}
+
+function lstatOrUndefined(path: string | Buffer): Stats | undefined {
   try {
     return lstatSync(path);
   } catch (error) {
@@ -108,17 +114,17 @@ function leadingDirs(path: string): string[] {
 // missing, or a tracked file the restore deletes anyway; a directory at `path` itself holds only such files.
 function checkWay(root: string, path: string, deletable: ReadonlySet<string>): void {
   for (const dir of leadingDirs(path)) {
-    const stat = lstatOrUndefined(join(root, dir));
+    const stat = lstatOrUndefined(onDisk(root, dir));
     if (!stat) return;
     if (stat.isDirectory()) continue;
     if (!deletable.has(dir)) throw new RestoreConflictError(path, dir);
     return;
   }
-  const stat = lstatOrUndefined(join(root, path));
+  const stat = lstatOrUndefined(onDisk(root, path));
   if (!stat?.isDirectory()) return;
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const rel = `${dir}/${entry.name}`;
+    for (const entry of readdirSync(onDisk(root, dir), { withFileTypes: true, encoding: 'buffer' })) {
+      const rel = `${dir}/${pathFromBytes(entry.name)}`;
       if (entry.isDirectory()) walk(rel);
       else if (!deletable.has(rel)) throw new RestoreConflictError(path, rel);
     }
@@ -130,7 +136,7 @@ function checkWay(root: string, path: string, deletable: ReadonlySet<string>): v
 // has_symlink_leading_path): unlinking through one would remove a file outside the working tree.
 function assertNoLinkOnTheWay(root: string, path: string): void {
   for (const dir of leadingDirs(path)) {
-    const stat = lstatOrUndefined(join(root, dir));
+    const stat = lstatOrUndefined(onDisk(root, dir));
     if (stat && !stat.isDirectory()) throw new RestoreConflictError(path, dir);
   }
 }
@@ -139,7 +145,7 @@ function assertNoLinkOnTheWay(root: string, path: string): void {
 // file or link with an exclusive create, so that nothing is written through a link that appeared.
 function writeEntry(root: string, { path, entry, content }: Write): void {
   for (const dir of leadingDirs(path)) {
-    const full = join(root, dir);
+    const full = onDisk(root, dir);
     const stat = lstatOrUndefined(full);
     if (!stat) mkdirSync(full);
     else if (!stat.isDirectory()) {
@@ -148,11 +154,11 @@ function writeEntry(root: string, { path, entry, content }: Write): void {
       mkdirSync(full);
     }
   }
-  const full = join(root, path);
+  const full = onDisk(root, path);
   const stat = lstatOrUndefined(full);
   if (stat?.isDirectory()) removeEmptyDirs(full);
   else if (stat) unlinkSync(full);
-  if (entry.mode === LINK_MODE) symlinkSync(content.toString('utf8'), full);
+  if (entry.mode === LINK_MODE) symlinkSync(content, full); // the target's bytes, as recorded
   else {
     writeFileSync(full, content, { flag: 'wx' });
     chmodSync(full, entry.mode === '100755' ? 0o755 : 0o644);
@@ -160,7 +166,7 @@ function writeEntry(root: string, { path, entry, content }: Write): void {
 }
 
 // Removes a directory that holds only (empty) directories, once its tracked files are deleted.
-function removeEmptyDirs(dir: string): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeEmptyDirs(join(dir, entry.name));
+function removeEmptyDirs(dir: string | Buffer): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) if (entry.isDirectory()) removeEmptyDirs(Buffer.concat([Buffer.from(dir), Buffer.from('/'), entry.name]));
   rmdirSync(dir);
 }

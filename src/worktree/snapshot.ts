@@ -16,6 +16,7 @@ import { FILE_MODE, TREE_MODE } from '../git/git-object.js';
 import { pathViolation } from '../git/path-rules.js';
 import { ObjectStore } from '../git/object-store.js';
 import { buildOwnGit, findRepository, keepsGitDirInside, type Repository } from '../git/repository.js';
+import { hasRawBytes, pathFromBytes } from '../os/path-bytes.js';
 import { FileHasher } from './file-hasher.js';
 import { ObjectBatch } from '../git/object-batch.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
@@ -200,7 +201,7 @@ export class WorktreeSnapshotter {
     if (this.submodules.size > 0) return this.snapshot(); // their files are the full pass's to gather
     const index = this.readIndex();
     if (index.signature !== last.indexSignature) return this.snapshot();
-    if (paths.some((path) => pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
+    if (paths.some((path) => hasRawBytes(path) || pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
     const batch = new ObjectBatch(this.objects, new Set());
     const changes = new Map(last.layers.changes);
     let untracked = last.layers.untracked;
@@ -332,8 +333,9 @@ export class WorktreeSnapshotter {
     return { changes, untracked, ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
   }
 
+  // git's answer as bytes, decoded so that a name that is not UTF-8 keeps its bytes (os/path-bytes.ts).
   private git(args: string[]): string {
     const git = buildOwnGit(args);
-    return execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+    return pathFromBytes(execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }));
   }
 }
