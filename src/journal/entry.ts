@@ -116,6 +116,8 @@ export interface RunRecord {
   /** How run_bash ran commands in the latest attempt. */
   sandbox?: RunSandbox;
   final?: string;
+  /** The final answer was the model's refusal (stop reason "refusal"): the run ended, its task not done. */
+  refused?: boolean;
   error?: string;
   /** What shapes its model requests (see RunConfig); absent in runs recorded before it was pinned. */
   config?: RunConfig;
@@ -292,6 +294,7 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
   checkString(run, 'updatedAt', fail);
   checkString(run, 'final', fail, { optional: true, max: MAX_TEXT_CHARS });
   checkString(run, 'error', fail, { optional: true, max: MAX_TEXT_CHARS });
+  if (run.refused !== undefined && typeof run.refused !== 'boolean') fail('its refused mark is not true or false');
   if (run.lineage !== undefined && run.lineage !== null) {
     if (!isObject(run.lineage)) fail('its lineage is not an object');
     const lineage = run.lineage as Record<string, unknown>;

@@ -197,6 +197,7 @@ export function runSummary(id: string, record: RunRecord | undefined, facts: Ste
 function statusOf(record: RunRecord | undefined, lastInFlight: boolean, context: RunContext): RunStatus {
   if (context.running) return 'running';
   if (context.diverged) return 'diverged';
+  if (record?.status === 'finished' && record.refused) return 'refused'; // it ended, its task not done
   if (record?.status === 'finished' || record?.status === 'failed') return record.status;
   return lastInFlight ? 'in-flight' : 'interrupted';
 }

@@ -7,7 +7,7 @@ import type { RunRecord } from '../journal/entry.js';
  * recorded. interrupted: it stopped otherwise unfinished. diverged: this machine's journal and a
  * remote-tracking one each hold entries of the run the other lacks.
  */
-export type RunStatus = 'running' | 'finished' | 'failed' | 'in-flight' | 'interrupted' | 'diverged';
+export type RunStatus = 'running' | 'finished' | 'refused' | 'failed' | 'in-flight' | 'interrupted' | 'diverged';
 
 /** Token counts, summed or of one call. */
 export interface TokenTotals {

@@ -184,7 +184,7 @@ class RunLife {
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
-    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     return { replayOnly, followUps, configChanges };
   }
 
@@ -256,8 +256,8 @@ class RunLife {
       await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
       return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
     }
-    await journal.finish('finished', { final: outcome.final });
-    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
+    await journal.finish('finished', { final: outcome.final, ...(outcome.refused ? { refused: true } : {}) });
+    return { run: target.run, status: outcome.refused ? 'refused' : 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
   }
 
   /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */

@@ -88,7 +88,7 @@ export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 export type SessionEvent =
   | StepEvent
   /** interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run. */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; followUpGivenAt?: number; instructions?: string }
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; followUpGivenAt?: number; instructions?: string }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
   /** The conversation was compacted at `position` (a compact step): its size in tokens before and after. */
@@ -108,8 +108,12 @@ export type SessionEvent =
 /** How a session's run ended. An error (divergence, drift refused, a failed model call) is thrown instead. */
 export interface RunOutcome {
   run: string;
-  /** finished: the model gave its final answer; max-steps, max-turns, max-cost: stopped at that limit; interrupted: the signal aborted it. */
-  status: 'finished' | LimitReached['limit'] | 'interrupted';
+  /**
+   * finished: the model gave its final answer; refused: its final answer was a refusal (stop reason
+   * "refusal"), the task not done; max-steps, max-turns, max-cost: stopped at that limit;
+   * interrupted: the signal aborted it.
+   */
+  status: 'finished' | 'refused' | LimitReached['limit'] | 'interrupted';
   /** The limit that stopped it (its value, and where the run stood), when the status names one. */
   limit?: LimitReached;
   /** The final answer ('' unless finished). */

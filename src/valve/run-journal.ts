@@ -172,7 +172,7 @@ export class RunJournal {
    * Marks the run finished (with its final answer) or failed. Writes nothing when the journal
    * already says so (replaying a finished run leaves the branch untouched).
    */
-  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string } = {}): Promise<void> {
+  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string; refused?: boolean } = {}): Promise<void> {
     await this.runFile.finish(status, details, this.history.totals(), this.history.lastPosition);
   }
 

@@ -97,8 +97,8 @@ export class RunRecordWriter {
    * that never wrote anything. A success clears an earlier attempt's error from the run's status;
    * the attempt that failed keeps it in its own history (the entries and the commit that said so).
    */
-  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string }, totals: RunTotals, lastPosition: number): Promise<void> {
-    if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
+  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string; refused?: boolean }, totals: RunTotals, lastPosition: number): Promise<void> {
+    if (this.record && this.record.status === status && this.record.final === details.final && Boolean(this.record.refused) === Boolean(details.refused) && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && lastPosition === 0 && status === 'failed') return;
     const change: Partial<RunRecord> = { status, ...details, totals };
     const at = new Date().toISOString();
@@ -108,7 +108,10 @@ export class RunRecordWriter {
     next.attempts = next.attempts.map((a) => (a.number === this.attempt ? { ...a, end } : a));
     const record = this.redact(next);
     if (status === 'finished') delete record.error;
-    const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
+    // A refusal ends the run as finishing does (nothing more to do without a follow-up), but says so;
+    // a later answer to a follow-up clears it.
+    if (!details.refused) delete record.refused;
+    const what = details.refused ? `refused: ${shortValue(details.final ?? '', 60)}` : status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
     try {
       await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${oneLine(what, 200)}`, this.context.checkOwner);
     } catch (error) {
