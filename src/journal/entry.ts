@@ -110,9 +110,11 @@ export interface RunRecord {
    * One per process that went live on this run, with how that process ran commands.
    * interruptedAt: when the attempt was stopped by Ctrl-C (a signal it handled), not by a crash;
    * worktree: the working tree's root it ran in; end: how it ended, when it lived to say so (an
-   * attempt without one crashed, or is still running).
+   * attempt without one crashed, or is still running); rerun: the step left in flight by a crash
+   * that this attempt ran again (`--in-flight rerun`), noted before it did, so an attempt killed
+   * before it recorded anything still leaves its trace.
    */
-  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string; end?: AttemptEnd }>;
+  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string; end?: AttemptEnd; rerun?: number }>;
   /** How run_bash ran commands in the latest attempt. */
   sandbox?: RunSandbox;
   final?: string;
@@ -309,6 +311,7 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
     checkString(a, 'host', fail);
     checkCount(a, 'pid', fail);
     checkCount(a, 'firstLiveStep', fail);
+    if (a.rerun !== undefined) checkCount(a, 'rerun', fail);
     checkString(a, 'worktree', fail, { optional: true });
     checkString(a, 'interruptedAt', fail, { optional: true });
     if (a.sandbox !== undefined) checkSandbox(a.sandbox, fail);

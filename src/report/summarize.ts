@@ -142,6 +142,7 @@ function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positi
     replayedSteps: steps.filter((s) => s.state === 'finished' && s.step < a.firstLiveStep).length,
     liveSteps: steps.filter((s) => s.state === 'finished' && s.attempt === a.number).length,
     leftInFlight,
+    rerun: a.rerun ?? null,
     interruptedAt: a.interruptedAt ?? null,
     ended,
   };

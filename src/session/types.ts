@@ -88,7 +88,7 @@ export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 export type SessionEvent =
   | StepEvent
   /** interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run. */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; followUpGivenAt?: number; instructions?: string }
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; instructions?: string }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
   /** The conversation was compacted at `position` (a compact step): its size in tokens before and after. */
@@ -104,6 +104,16 @@ export type SessionEvent =
   | ({ type: 'model-notice' } & ModelNotice)
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
+
+/** The last attempt, when it ran an in-flight step again (--in-flight rerun) and was killed before it recorded anything: who it was. */
+export interface KilledAttempt {
+  attempt: number;
+  startedAt: string;
+  host: string;
+  pid: number;
+  /** The step it was running again. */
+  rerun: number;
+}
 
 /** How a session's run ended. An error (divergence, drift refused, a failed model call) is thrown instead. */
 export interface RunOutcome {

@@ -56,6 +56,7 @@ export class RunJournal {
       if (recorded?.intent) {
         const answer = await this.resolveInFlight(call, input, recorded.intent, options);
         if ('result' in answer) return await this.recordResult(call, input, answer.result, Date.now(), options, answer);
+        await this.noteRerun(call); // its intent is recorded already: nothing else would say this attempt began
       }
       const declined = await options.decline?.(); // only a live step asks (approval); a replayed one never does
       if (declined) return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
@@ -138,6 +139,25 @@ export class RunJournal {
 
   // Appends one entry as one commit; the first entry of this process also records its attempt.
   // Returns the entry as written (redacted).
+  // Before a step left in flight runs again: this attempt in run.json (who, when, which step), so
+  // that a kill before its result leaves a trace. Nothing when this process has written already.
+  private async noteRerun(call: StepCall): Promise<void> {
+    this.lock.check();
+    const first = this.runFile.firstWrite(call.position, this.history.totals(), call.position);
+    if (!first) return;
+    try {
+      await this.store.append([first.file], `${this.run} #${call.position} ${oneLine(call.description, 120)} (running again: in flight at a crash)`, () => this.lock.check());
+    } catch (error) {
+      if (!appendedCommitOf(error)) {
+        this.runFile.abandon();
+        throw error;
+      }
+      this.runFile.commit(first.record);
+      throw error; // written, then the push failed
+    }
+    this.runFile.commit(first.record);
+  }
+
   private async write(entry: JournalEntry, subject: string): Promise<JournalEntry> {
     this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;

@@ -68,11 +68,11 @@ export class RunRecordWriter {
    * entry makes), or undefined when this process has written before. Until `commit`, a failed
    * append gives it back with `abandon`, so the next write carries it again.
    */
-  firstWrite(step: number, totals: RunTotals): { file: JournalFile; record: RunRecord } | undefined {
+  firstWrite(step: number, totals: RunTotals, rerun?: number): { file: JournalFile; record: RunRecord } | undefined {
     if (this.attempt !== undefined) return undefined;
     this.attempt = this.attemptNumber;
     // run.json holds the task, which may quote a secret: it is redacted like every entry.
-    const record = this.redact(this.next({ status: 'running', totals }, step));
+    const record = this.redact(this.next({ status: 'running', totals }, step, rerun));
     return { file: { path: runRecordPath(this.context.run), content: serializeEntry(record) }, record };
   }
 
@@ -141,7 +141,7 @@ export class RunRecordWriter {
   // The record with `change`, and with this process's attempt when it is its first write
   // (`firstLiveStep`, with the sandbox it runs commands in); the pinned configuration is kept, or
   // added to an older run's.
-  private next(change: Partial<RunRecord>, firstLiveStep?: number): RunRecord {
+  private next(change: Partial<RunRecord>, firstLiveStep?: number, rerun?: number): RunRecord {
     const now = new Date().toISOString();
     const { options, origin } = this.context;
     const base = this.record ?? newRunRecord(this.context.run, options, origin, now);
@@ -149,7 +149,7 @@ export class RunRecordWriter {
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
-        : [...base.attempts, { number: this.attempt!, startedAt: now, host: origin.host, pid: origin.pid, firstLiveStep, worktree: origin.worktree, ...(sandbox ? { sandbox } : {}) }];
+        : [...base.attempts, { number: this.attempt!, startedAt: now, host: origin.host, pid: origin.pid, firstLiveStep, worktree: origin.worktree, ...(sandbox ? { sandbox } : {}), ...(rerun !== undefined ? { rerun } : {}) }];
     const pinned = base.config ?? (options.config as RunConfig | undefined);
     return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(pinned ? { config: pinned } : {}) };
   }

@@ -185,6 +185,8 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
       out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${showControls(event.model)}\n`);
       if (event.interrupted && event.openedAs !== 'finished') say(out, style.yellow, `The previous attempt was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP), not crashed${event.inFlight ? ': the step it left in flight is handled as in flight' : ''}.`, style.width);
+      const killed = event.killedBeforeRecording;
+      if (killed) say(out, style.yellow, `Attempt ${killed.attempt} (pid ${killed.pid} on ${showControls(killed.host)}, started ${killed.startedAt}) was killed before it recorded anything, while running #${killed.rerun} again: that step is still in flight.`, style.width);
       if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
       if (event.openedAs === 'finished') say(out, style.dim, `This run ${event.refused ? 'ended with the model\'s refusal' : 'finished'} before: replaying its ${n} steps from the journal.`, style.width);
       else if (event.openedAs === 'continuing') say(out, style.dim, `Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.`, style.width);
