@@ -56,7 +56,6 @@ export class RunJournal {
       if (recorded?.intent) {
         const answer = await this.resolveInFlight(call, input, recorded.intent, options);
         if ('result' in answer) return await this.recordResult(call, input, answer.result, Date.now(), options, answer);
-        await this.noteRerun(call); // its intent is recorded already: nothing else would say this attempt began
       }
       const declined = await options.decline?.(); // only a live step asks (approval); a replayed one never does
       if (declined) return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
@@ -97,6 +96,7 @@ export class RunJournal {
     if (!options.onInFlight) throw new InFlightError(this.run, call.position, call.description, true);
     const answer = await options.onInFlight(step);
     this.emit({ type: 'in-flight', ...callInfo(call), decision: 'result' in answer ? 'answered' : 'rerun', interrupted });
+    if (!('result' in answer)) await this.noteRerun(call); // its intent is recorded already: nothing else would say this attempt began
     return answer;
   }
 
