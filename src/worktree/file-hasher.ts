@@ -44,6 +44,8 @@ export class FileHasher {
   // The last list hashAll checked on the pool: its stats as expected (StatList), and its entries.
   private listed: { of: readonly string[]; stats: StatList; entries: Array<FileEntry | SkippedFile | undefined> } | undefined;
   private begun = false; // a check of listed.stats is running (prestat)
+  /** The paths git filters (filters.ts): read, they are stored in their clean form, as `git add` stores them. */
+  clean: { has(path: string): boolean; apply(path: string, content: Buffer): Buffer } | undefined;
 
   constructor(root: string, maxFileBytes: number, redactText: (text: string) => string) {
     this.root = root;
@@ -174,7 +176,8 @@ export class FileHasher {
     } else if (stat.size > this.maxFileBytes) {
       entry = { path, size: stat.size, reason: `larger than ${Math.round(this.maxFileBytes / 1024 / 1024)} MB` };
     } else {
-      let content = readFileSync(full);
+      let content: Buffer = readFileSync(full);
+      if (this.clean?.has(path)) content = this.clean.apply(path, content);
       // The bytes as they are unless redaction changed the text (no copy; non-UTF-8 text kept as is).
       const text = content.subarray(0, 8000).includes(0) ? undefined : content.toString('utf8');
       const redacted = text === undefined ? undefined : this.redactText(text);

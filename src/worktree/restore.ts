@@ -26,6 +26,12 @@ export interface RestoreResult {
   unrevealed: string[];
 }
 
+/** A checkpoint's files in their working-tree form: which paths git filters, and a blob smudged for its path (filters.ts). */
+export interface Smudger {
+  filtered(paths: Iterable<string>): Set<string>;
+  smudge(path: string, oid: string): Buffer;
+}
+
 /** Puts secrets back into a checkpoint's (redacted) text: the text, and the placeholders it could not fill. */
 export type RevealText = (text: string) => { text: string; unknown: string[] };
 
@@ -49,6 +55,7 @@ export async function restoreWorktree(
   tracked: ReadonlySet<string>,
   guard?: (changes: ReadonlyMap<string, PlannedChange>) => Promise<void>,
   reveal?: RevealText,
+  smudger?: Smudger,
 ): Promise<RestoreResult> {
   const wanted = await readCheckpoint(objects, target);
   const writes: Write[] = [];
@@ -58,6 +65,10 @@ export async function restoreWorktree(
     if (have && have.oid === entry.oid && have.mode === entry.mode) continue;
     writes.push({ path, entry, content: await readCheckpointBlob(objects, target, path, entry) });
   }
+  // A checkpoint holds a filtered file in its clean form (an LFS pointer): written as `git checkout`
+  // writes it, smudged by git for its path. Links are never filtered.
+  const filtered = smudger ? smudger.filtered(writes.filter((write) => write.entry.mode !== LINK_MODE).map((write) => write.path)) : new Set<string>();
+  for (const write of writes) if (filtered.has(write.path)) write.content = smudger!.smudge(write.path, write.entry.oid);
   const result: RestoreResult = { written: [], deleted: [], kept: [], unrevealed: [] };
   // Text files get their secrets back where this machine knows them (checkpoints hold placeholders).
   for (const write of reveal ? writes : []) {
