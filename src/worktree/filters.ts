@@ -7,6 +7,7 @@
 // count. The configuration of a git dir a command made (a nested repository) is never read here,
 // and a .gitattributes a command wrote can only choose among the user's own drivers.
 import { execFileSync } from 'node:child_process';
+import { FilterFailedError } from '../errors/index.js';
 import { buildOwnGit } from '../git/repository.js';
 import { hasRawBytes, pathFromBytes, pathToBytes } from '../os/path-bytes.js';
 
@@ -45,14 +46,22 @@ export class WorktreeFilters {
 
   /** `content` (the working-tree file at `path`) in its clean form, as `git add` stores it. */
   clean(path: string, content: Buffer): Buffer {
-    // hash-object applies the clean filter for --path; -w stores the result, read back by its id.
-    const oid = this.git(['hash-object', '-w', '--stdin', `--path=${path}`], content).toString('latin1').trim();
-    return this.git(['cat-file', 'blob', oid]);
+    try {
+      // hash-object applies the clean filter for --path; -w stores the result, read back by its id.
+      const oid = this.git(['hash-object', '-w', '--stdin', `--path=${path}`], content).toString('latin1').trim();
+      return this.git(['cat-file', 'blob', oid]);
+    } catch (error) {
+      throw new FilterFailedError(path, 'clean', stderrOf(error), error);
+    }
   }
 
   /** The blob `oid` (a checkpoint's, in this repository) in its working-tree form for `path`, as `git checkout` writes it. */
   smudge(path: string, oid: string): Buffer {
-    return this.git(['cat-file', '--filters', `--path=${path}`, oid]);
+    try {
+      return this.git(['cat-file', '--filters', `--path=${path}`, oid]);
+    } catch (error) {
+      throw new FilterFailedError(path, 'smudge', stderrOf(error), error);
+    }
   }
 
   private readDrivers(): Set<string> {
@@ -75,4 +84,11 @@ export class WorktreeFilters {
     const git = buildOwnGit(args);
     return execFileSync('git', git.args, { cwd: this.root, env: git.env, input, maxBuffer: 1 << 30, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
   }
+}
+
+// What a failed git command said on stderr (the filter's own message is there), as one line.
+function stderrOf(error: unknown): string {
+  const stderr = (error as { stderr?: Buffer | string }).stderr;
+  const text = stderr === undefined ? (error as Error).message : stderr.toString();
+  return text.trim().replace(/\s*\n\s*/g, ' ');
 }

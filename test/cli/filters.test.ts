@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
-import { runCli } from '../helpers/cli.js';
+import { assertOneParagraph, runCli } from '../helpers/cli.js';
 
 const scratch = useScratch();
 const hasBwrap = ['/usr/bin/bwrap', '/bin/bwrap'].some((path) => existsSync(path));
@@ -68,6 +68,15 @@ describe('clean and smudge filters', () => {
     assert.equal(readFileSync(join(repo.root, 'c.rot'), 'utf8'), 'fresh\n');
     // git agrees: b.rot is as committed, a.rot is the run's change.
     assert.deepEqual((await gitOut(repo.root, ['status', '--porcelain', '--', 'a.rot', 'b.rot'])).split('\n'), [' M a.rot']);
+
+    // A smudge filter that fails (required, as git-lfs sets it): one clear paragraph, nothing written.
+    await repo.git('config', 'filter.rot.smudge', 'false');
+    await repo.git('config', 'filter.rot.required', 'true');
+    writeFileSync(join(repo.root, 'b.rot'), 'by hand again\n');
+    const failing = await runCli(['resume', ...args, '--restore', '--max-steps', '2', 'filtered'], { cwd: repo.root, env: {} });
+    assert.equal(failing.code, 1, failing.stdout + failing.stderr);
+    assert.match(assertOneParagraph(failing.stderr), /The filter git runs for b\.rot failed while restoring it/);
+    assert.equal(readFileSync(join(repo.root, 'b.rot'), 'utf8'), 'by hand again\n', 'nothing was written');
 
     assert.ok(existsSync(join(repo.root, 'nested', '.git', 'config')), 'the command made its git dir');
     assert.ok(!existsSync(planted), 'a filter the command planted ran on the host');
