@@ -1,4 +1,5 @@
-// The disk (or the user's quota) ran out, or began refusing writes, while savepoint was writing to the journal.
+// Resources that ran out under a run: the disk (or the user's quota), a disk that began refusing writes, and
+// the file descriptors (`ulimit -n`).
 import { SavepointError } from './savepoint-error.js';
 
 // What a failed write of the journal leaves: files are written whole or not at all, and the
