@@ -114,7 +114,7 @@ export interface RunRecord {
    * that this attempt ran again (`--in-flight rerun`), noted before it did, so an attempt killed
    * before it recorded anything still leaves its trace.
    */
-  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string; end?: AttemptEnd; rerun?: number }>;
+  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string; end?: AttemptEnd; rerun?: number; killed?: KilledNote }>;
   /** How run_bash ran commands in the latest attempt. */
   sandbox?: RunSandbox;
   final?: string;
@@ -129,6 +129,15 @@ export interface RunRecord {
    * only while the run still has exactly `files` entry files (src/report/run-listing.ts).
    */
   totals?: RunTotals;
+}
+
+/**
+ * An attempt that ran a step left in flight again and was killed before it recorded anything, as
+ * the next attempt found it (its process could not say): when, and which attempt noticed.
+ */
+export interface KilledNote {
+  noticedAt: string;
+  noticedBy: number;
 }
 
 /** How one attempt ended, as the process that made it recorded: finished, stopped at a limit, interrupted by a signal, or failed. */
@@ -312,6 +321,11 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
     checkCount(a, 'pid', fail);
     checkCount(a, 'firstLiveStep', fail);
     if (a.rerun !== undefined) checkCount(a, 'rerun', fail);
+    if (a.killed !== undefined) {
+      if (!isObject(a.killed)) fail('an attempt\'s killed note is not an object');
+      checkString(a.killed as Record<string, unknown>, 'noticedAt', fail);
+      checkCount(a.killed as Record<string, unknown>, 'noticedBy', fail);
+    }
     checkString(a, 'worktree', fail, { optional: true });
     checkString(a, 'interruptedAt', fail, { optional: true });
     if (a.sandbox !== undefined) checkSandbox(a.sandbox, fail);

@@ -183,12 +183,9 @@ class RunLife {
     const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
-    // The last attempt noted that it ran a step again, and that step is still in flight: it was
-    // killed before it recorded anything (its line in run.json is all it left).
-    const lastAttempt = record?.attempts.at(-1);
-    const killed = lastAttempt?.rerun !== undefined && !lastAttempt.end && !lastAttempt.interruptedAt && journal.history.inFlight && journal.history.lastPosition === lastAttempt.rerun
-      ? { attempt: lastAttempt.number, startedAt: lastAttempt.startedAt, host: lastAttempt.host, pid: lastAttempt.pid, rerun: lastAttempt.rerun }
-      : undefined;
+    // The last attempt ran a step again and was killed before it recorded anything.
+    const lastAttempt = journal.killedAttempt;
+    const killed = lastAttempt && { attempt: lastAttempt.number, startedAt: lastAttempt.startedAt, host: lastAttempt.host, pid: lastAttempt.pid, rerun: lastAttempt.rerun! };
     const told = journal.config?.instructions;
     this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(killed ? { killedBeforeRecording: killed } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     return { replayOnly, followUps, configChanges };

@@ -38,6 +38,18 @@ export class RunJournal {
     this.run = options.run;
     this.history = history;
     this.runFile = new RunRecordWriter({ run: options.run, store, options, origin, checkOwner: () => lock.check() }, record);
+    const killed = this.killedAttempt;
+    if (killed) this.runFile.noteKilled(killed.number);
+  }
+
+  /**
+   * The last attempt, when it ran a step left in flight again (`rerun`) and that step is still in
+   * flight: it was killed before it recorded anything (its line in run.json is all it left).
+   */
+  get killedAttempt(): RunRecord['attempts'][number] | undefined {
+    const last = this.runFile.current?.attempts.at(-1);
+    if (last?.rerun === undefined || last.end || last.interruptedAt) return undefined;
+    return this.history.inFlight && this.history.lastPosition === last.rerun ? last : undefined;
   }
 
   /**

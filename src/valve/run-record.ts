@@ -40,6 +40,8 @@ export class RunRecordWriter {
   private record: RunRecord | undefined;
   // Set once this process has written its first entry (and its attempt into run.json).
   private attempt: number | undefined;
+  // The attempt found killed before it recorded anything, to note at this process's first write (noteKilled).
+  private killed: number | undefined;
 
   constructor(
     private readonly context: RunRecordContext,
@@ -74,6 +76,14 @@ export class RunRecordWriter {
     // run.json holds the task, which may quote a secret: it is redacted like every entry.
     const record = this.redact(this.next({ status: 'running', totals }, step, rerun));
     return { file: { path: runRecordPath(this.context.run), content: serializeEntry(record) }, record };
+  }
+
+  /**
+   * The last attempt ran a step again and was killed before it recorded anything (RunJournal finds
+   * that at open): this process's first write notes it on that attempt.
+   */
+  noteKilled(attempt: number): void {
+    this.killed = attempt;
   }
 
   /** The first write's append failed and wrote nothing: the next write must carry run.json again. */
@@ -146,10 +156,11 @@ export class RunRecordWriter {
     const { options, origin } = this.context;
     const base = this.record ?? newRunRecord(this.context.run, options, origin, now);
     const sandbox: RunSandbox | undefined = firstLiveStep === undefined ? undefined : options.sandbox?.();
+    const noted = (a: RunRecord['attempts'][number]) => (a.number === this.killed && !a.killed ? { ...a, killed: { noticedAt: now, noticedBy: this.attempt! } } : a);
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
-        : [...base.attempts, { number: this.attempt!, startedAt: now, host: origin.host, pid: origin.pid, firstLiveStep, worktree: origin.worktree, ...(sandbox ? { sandbox } : {}), ...(rerun !== undefined ? { rerun } : {}) }];
+        : [...base.attempts.map(noted), { number: this.attempt!, startedAt: now, host: origin.host, pid: origin.pid, firstLiveStep, worktree: origin.worktree, ...(sandbox ? { sandbox } : {}), ...(rerun !== undefined ? { rerun } : {}) }];
     const pinned = base.config ?? (options.config as RunConfig | undefined);
     return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(pinned ? { config: pinned } : {}) };
   }

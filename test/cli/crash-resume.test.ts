@@ -176,6 +176,9 @@ describe('kill -9 and the identical command again', { concurrency: true }, () =>
       assert.equal(third.code, 0, third.stderr);
       assert.match(third.stdout.replace(/\s+/g, ' '), new RegExp(`Attempt 2 \\(pid ${rerun.pid} on .*\\) was killed before it recorded anything, while running #2 again`));
       assert.deepEqual(lines(counter), ['x', 'x'], 'reported, not run a third time');
+      // And run.json keeps it: the attempt that noticed wrote it down on attempt 2.
+      const after = await journalJson<{ attempts: Array<{ number: number; killed?: { noticedAt: string; noticedBy: number } }> }>(repo.root, `runs/${id}/run.json`);
+      assert.equal(after.attempts.find((a) => a.number === 2)?.killed?.noticedBy, 3, JSON.stringify(after.attempts));
       await assertFsckClean(repo.root);
     });
 
