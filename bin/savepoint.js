@@ -11,5 +11,16 @@ if (!existsSync(entry)) {
 // In a clone, a stack trace (SAVEPOINT_DEBUG=1) names the lines of src/*.ts through the bundle's
 // source maps; the package ships none (it ships no src/), so there it names dist/ lines.
 if (process.env.SAVEPOINT_DEBUG === '1') process.setSourceMapsEnabled(true);
-const { main } = await import(entry.href);
+let main;
+try {
+  ({ main } = await import(entry.href));
+} catch (error) {
+  // Loading the command line opens its files; with `ulimit -n` set very low there is no descriptor
+  // left for them. Said as what to do, as the command line itself says it once it is loaded.
+  if (!['EMFILE', 'ENFILE'].includes(error?.code) || process.env.SAVEPOINT_DEBUG === '1') throw error;
+  process.stderr.write(
+    `savepoint ran out of open files while starting (${error.code}): raise the limit of open files, for example with "ulimit -n 1024" in this shell, then run the same command again.\n`,
+  );
+  process.exit(1);
+}
 await main(process.argv);

@@ -86,6 +86,8 @@ export interface AgentOutcome {
   steps: number;
   /** Which limit, when the status is 'limit'. */
   limit?: LimitReached;
+  /** The final answer stopped as a refusal (stop reason "refusal"): the task was not done. */
+  refused?: boolean;
 }
 
 /** The stop reason savepoint records for a request the API refused as longer than the context window. */
@@ -168,7 +170,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       continuations = 0;
       // A change of model given after this answer comes before the follow-up it goes with.
       await takeConfigChanges();
-      if (followUps.length === 0) return { status: 'done', final, steps: budget.steps };
+      if (followUps.length === 0) return { status: 'done', final, steps: budget.steps, ...(response.stopReason === REFUSAL ? { refused: true } : {}) };
       if ((limit = budget.exceeded(false))) return stopped(limit);
       await takeFollowUp();
       continue;

@@ -3,7 +3,8 @@
 // only with SAVEPOINT_DEBUG=1. A closed stdout (`| head`) is never an error: see output.ts.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { isSavepointError, UsageError } from '../errors/index.js';
+import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../errors/index.js';
+import { openFileLimit } from '../os/proc.js';
 import { showControls } from '../format/text.js';
 import { preferSmallHeap } from './heap.js';
 import { addCommandHelp } from './help.js';
@@ -83,6 +84,7 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
 /** Runs the CLI with `argv` and sets the process exit code. */
 export async function main(argv: string[]): Promise<void> {
   guardOutput();
+  fileLimit = openFileLimit(); // read now: once the descriptors have run out, /proc cannot be opened either
   try {
     await (await createProgram(argv)).parseAsync(sessionArgv(argv));
   } catch (error) {
@@ -106,16 +108,24 @@ export function sessionArgv(argv: readonly string[], terminal = Boolean(process.
   return [...argv];
 }
 
+// The limit of open files when the command started (`ulimit -n`), for the message when it runs out.
+let fileLimit: number | undefined;
+
 function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
     // commander printed its own message (or the help / version) already
     return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(error.code) ? 0 : 2;
   }
   const debug = process.env.SAVEPOINT_DEBUG === '1';
+  // Out of file descriptors (`ulimit -n 32`), wherever it struck (a spawn of git, a module load):
+  // what to do about it, not an internal error.
+  const noFiles = error instanceof TooManyOpenFilesError ? undefined : noFilesLeftCode(error);
+  if (noFiles) error = new TooManyOpenFilesError(noFiles, fileLimit, error);
   if (isSavepointError(error)) {
     // A message may quote outside text (a name, a server's error body): shown, never obeyed.
     process.stderr.write(`savepoint: ${showControls(error.message)}\n`);
     if (debug) process.stderr.write(`${stackFrames(error)}\n`);
+    if (debug && error.cause instanceof Error) process.stderr.write(`caused by ${error.cause.message}\n${stackFrames(error.cause)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
   const message = error instanceof Error ? error.message : String(error);

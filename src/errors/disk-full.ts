@@ -1,4 +1,5 @@
-// The disk (or the user's quota) ran out, or began refusing writes, while savepoint was writing to the journal.
+// Resources that ran out under a run: the disk (or the user's quota), a disk that began refusing writes, and
+// the file descriptors (`ulimit -n`).
 import { SavepointError } from './savepoint-error.js';
 
 // What a failed write of the journal leaves: files are written whole or not at all, and the
@@ -60,4 +61,37 @@ export function asWriteFailure(error: unknown, path: string): unknown {
   if (!code) return error;
   if (DISK_FULL_CODES.has(code)) return new DiskFullError(path, code, error);
   return WRITE_REFUSED_CODES.has(code) ? new JournalWriteRefusedError(path, code, error) : error;
+}
+
+/** The errno codes that mean this process (EMFILE) or the whole system (ENFILE) has no file descriptor left. */
+export const NO_FILES_LEFT_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE']);
+
+/** The errno of `error` or of an error in its cause chain when it is one of NO_FILES_LEFT_CODES (git's spawn says it only in its message). */
+export function noFilesLeftCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code && NO_FILES_LEFT_CODES.has(code)) return code;
+    const named = /\b(EMFILE|ENFILE)\b/.exec(e.message)?.[1];
+    if (named) return named;
+  }
+  return undefined;
+}
+
+/**
+ * The process ran out of file descriptors (`ulimit -n` set low) or the system did: Node.js, git and
+ * the commands it runs each need some. Said as what to do, not as an internal error.
+ */
+export class TooManyOpenFilesError extends SavepointError<{ errno: string; limit: number | null }> {
+  constructor(errno: string, limit: number | undefined, cause?: unknown) {
+    const why =
+      errno === 'ENFILE'
+        ? 'the system has no file descriptor left for savepoint (ENFILE): close some programs'
+        : `savepoint may have only ${limit ?? 'a few'} files open at once (ulimit -n${limit === undefined ? '' : ` is ${limit}`}), fewer than Node.js, git and the commands it runs need together (EMFILE): raise the limit, for example with "ulimit -n 1024" in this shell`;
+    super(
+      'ETOOMANYFILES',
+      `Too many open files: ${why}, then run the same command again. Every step recorded before this is kept in the journal, and the same command goes on from there.`,
+      { errno, limit: limit ?? null },
+      { cause },
+    );
+  }
 }

@@ -134,3 +134,21 @@ export class RestoreWouldUndoError extends SavepointError<{ run: string; other: 
     );
   }
 }
+
+/**
+ * The repository's clean or smudge filter (`filter=<driver>` in .gitattributes, its command in the
+ * git configuration: git-lfs, say) failed for a file a checkpoint records or a restore writes. A
+ * restore has written nothing yet; a checkpoint is not recorded.
+ */
+export class FilterFailedError extends SavepointError<{ path: string; direction: 'clean' | 'smudge'; detail: string }> {
+  constructor(path: string, direction: 'clean' | 'smudge', detail: string, cause?: unknown) {
+    const doing = direction === 'clean' ? 'recording it in a checkpoint (git\'s clean filter, as git add runs it)' : 'restoring it (git\'s smudge filter, as git checkout runs it)';
+    super(
+      'EFILTER',
+      `The filter git runs for ${shown(path)} failed while ${doing}: ${shown(detail.slice(0, 300)) || 'no message'}. ` +
+        `Check the filter's command (git config --get-regexp '^filter\\.', and .gitattributes): for git-lfs, that git lfs is installed and the file's content can be fetched (git lfs pull). Nothing was written; the same command tries again.`,
+      { path, direction, detail },
+      { cause },
+    );
+  }
+}

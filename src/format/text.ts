@@ -144,14 +144,15 @@ function isAscii(text: string): boolean {
 
 // Characters a terminal acts on instead of drawing: C0 controls but tab and newline, DEL, the C1
 // controls (U+0080–U+009F: some terminals take U+009B as an escape), and the bidirectional
-// overrides and isolates, which reorder what is drawn around them.
+// overrides and isolates, which reorder what is drawn around them. Also a lone U+DC80–U+DCFF: a
+// byte of a file name that is not UTF-8 (os/path-bytes.ts), drawn as `\xff`.
 // eslint-disable-next-line no-control-regex
-const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]|(?<![\ud800-\udbff])[\udc80-\udcff]/g;
 
 /**
  * `text` with every character a terminal would act on made visible instead: ESC as `^[`, the other
  * C0 controls in caret notation (`^M`, `^G`), DEL as `^?`, C1 and bidirectional controls as
- * `<U+009B>`. Tab and newline stay. For every string from outside (model text, command output,
+ * `<U+009B>`, a raw byte of a name that is not UTF-8 as `\xff`. Tab and newline stay. For every string from outside (model text, command output,
  * file names, fields of a fetched journal) on its way to a terminal; a cut made after it can never
  * split an escape sequence, because none is left.
  */
@@ -163,6 +164,7 @@ function controlName(char: string): string {
   const code = char.charCodeAt(0);
   if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
   if (code === 0x7f) return '^?';
+  if (code >= 0xdc80 && code <= 0xdcff) return `\\x${(code - 0xdc00).toString(16).padStart(2, '0')}`;
   return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
 }
 

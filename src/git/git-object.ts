@@ -3,6 +3,7 @@
 // every object of an append is known, with its id, before any is written.
 import { createHash } from 'node:crypto';
 import { deflateSync, constants as zlib } from 'node:zlib';
+import { pathFromBytes, pathToBytes } from '../os/path-bytes.js';
 
 /** The kinds of git object the journal writes and reads. */
 export type ObjectType = 'blob' | 'tree' | 'commit';
@@ -65,24 +66,31 @@ export function decodeLoose(raw: Buffer): { type: string; body: Buffer } | undef
  * Serialises a tree in git's canonical order (a subtree sorts as if its name ended in '/'), into
  * one buffer. Every append re-serialises the trees on its path (up to 100 entries each), so this
  * sorts by precomputed keys, comparing plain strings when every name is ASCII (the same order as
- * comparing bytes) and UTF-8 bytes otherwise.
+ * comparing bytes) and the names' bytes otherwise. A name is written as its bytes
+ * (os/path-bytes.ts: a name that is not UTF-8 keeps the bytes it has on disk).
  */
 export function makeTree(entries: Tree): GitObject {
-  const items: Array<{ name: string; entry: TreeEntry; key: string }> = [];
+  const items: Array<{ name: string; entry: TreeEntry; key: string; bytes?: Buffer }> = [];
   let ascii = true;
-  let size = 0;
   for (const [name, entry] of entries) {
     const key = entry.mode === TREE_MODE ? `${name}/` : name;
     if (ascii && !/^[\x00-\x7f]*$/.test(key)) ascii = false;
     items.push({ name, entry, key });
-    size += entry.mode.length + Buffer.byteLength(name) + 22; // "<mode> <name>\0" and 20 id bytes
   }
   if (ascii) items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  else items.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  else {
+    for (const item of items) item.bytes = pathToBytes(item.key);
+    items.sort((a, b) => Buffer.compare(a.bytes!, b.bytes!));
+  }
+  let size = 0;
+  for (const item of items) size += item.entry.mode.length + (item.bytes ? item.bytes.length - (item.entry.mode === TREE_MODE ? 1 : 0) : item.name.length) + 22; // "<mode> <name>\0" and 20 id bytes
   const body = Buffer.alloc(size);
   let at = 0;
-  for (const { name, entry } of items) {
-    at += body.write(`${entry.mode} ${name}\0`, at);
+  for (const { name, entry, bytes } of items) {
+    at += body.write(`${entry.mode} `, at, 'latin1');
+    if (bytes) at += bytes.copy(body, at, 0, bytes.length - (entry.mode === TREE_MODE ? 1 : 0));
+    else at += body.write(name, at, 'latin1');
+    body[at++] = 0;
     at += body.write(entry.oid, at, 'hex');
   }
   return makeObject('tree', body.subarray(0, at));
@@ -96,7 +104,7 @@ export function parseTree(body: Buffer): Tree {
     const space = body.indexOf(32, at);
     const nul = body.indexOf(0, space);
     const mode = body.subarray(at, space).toString();
-    const name = body.subarray(space + 1, nul).toString('utf8');
+    const name = pathFromBytes(body.subarray(space + 1, nul));
     const oid = body.subarray(nul + 1, nul + 21).toString('hex');
     entries.set(name, { mode: mode === '040000' ? TREE_MODE : mode, oid });
     at = nul + 21;

@@ -2,6 +2,7 @@
 // verify_dotfile, path.c's is_ntfs_dotgit, utf8.c's is_hfs_dotgit, fsck's modes), as pure code:
 // a checkpoint fetched from another machine is input, not trust, and is checked against these
 // before a single file of it is written. No I/O here: the caller reads the trees.
+import { pathFromBytes } from '../os/path-bytes.js';
 
 /** A tree entry as stored, with its name still in bytes (names need not be UTF-8 in git). */
 export interface RawTreeEntry {
@@ -25,8 +26,6 @@ export const DIR_MODE = '40000';
 export const LINK_MODE = '120000';
 /** The mode of a submodule (a gitlink): its own repository, never written by a restore. */
 export const GITLINK_MODE = '160000';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Splits a tree object's body into its entries, in order, duplicates kept; throws on a torn body. */
 export function parseRawTree(body: Buffer): RawTreeEntry[] {
@@ -52,13 +51,9 @@ export function modeViolation(mode: string): PathViolation | undefined {
 export function nameViolation(name: Buffer, mode: string): PathViolation | undefined {
   if (name.length === 0) return { rule: 'empty', reason: 'has an empty name' };
   if (name.includes(0x2f)) return { rule: 'slash', reason: 'has a "/" inside one name (a tree entry is one component)' };
-  let text: string;
-  try {
-    text = utf8.decode(name);
-  } catch {
-    return { rule: 'utf8', reason: 'has a name that is not valid UTF-8, so it cannot be written exactly' };
-  }
-  return componentViolation(text, mode);
+  // Git allows any bytes but NUL and '/' in a name; one that is not UTF-8 is kept as its bytes
+  // (os/path-bytes.ts), and its escapes match none of the names below.
+  return componentViolation(pathFromBytes(name), mode);
 }
 
 /**

@@ -110,12 +110,16 @@ export interface RunRecord {
    * One per process that went live on this run, with how that process ran commands.
    * interruptedAt: when the attempt was stopped by Ctrl-C (a signal it handled), not by a crash;
    * worktree: the working tree's root it ran in; end: how it ended, when it lived to say so (an
-   * attempt without one crashed, or is still running).
+   * attempt without one crashed, or is still running); rerun: the step left in flight by a crash
+   * that this attempt ran again (`--in-flight rerun`), noted before it did, so an attempt killed
+   * before it recorded anything still leaves its trace.
    */
-  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string; end?: AttemptEnd }>;
+  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string; end?: AttemptEnd; rerun?: number; killed?: KilledNote }>;
   /** How run_bash ran commands in the latest attempt. */
   sandbox?: RunSandbox;
   final?: string;
+  /** The final answer was the model's refusal (stop reason "refusal"): the run ended, its task not done. */
+  refused?: boolean;
   error?: string;
   /** What shapes its model requests (see RunConfig); absent in runs recorded before it was pinned. */
   config?: RunConfig;
@@ -125,6 +129,15 @@ export interface RunRecord {
    * only while the run still has exactly `files` entry files (src/report/run-listing.ts).
    */
   totals?: RunTotals;
+}
+
+/**
+ * An attempt that ran a step left in flight again and was killed before it recorded anything, as
+ * the next attempt found it (its process could not say): when, and which attempt noticed.
+ */
+export interface KilledNote {
+  noticedAt: string;
+  noticedBy: number;
 }
 
 /** How one attempt ended, as the process that made it recorded: finished, stopped at a limit, interrupted by a signal, or failed. */
@@ -292,6 +305,7 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
   checkString(run, 'updatedAt', fail);
   checkString(run, 'final', fail, { optional: true, max: MAX_TEXT_CHARS });
   checkString(run, 'error', fail, { optional: true, max: MAX_TEXT_CHARS });
+  if (run.refused !== undefined && typeof run.refused !== 'boolean') fail('its refused mark is not true or false');
   if (run.lineage !== undefined && run.lineage !== null) {
     if (!isObject(run.lineage)) fail('its lineage is not an object');
     const lineage = run.lineage as Record<string, unknown>;
@@ -306,6 +320,12 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
     checkString(a, 'host', fail);
     checkCount(a, 'pid', fail);
     checkCount(a, 'firstLiveStep', fail);
+    if (a.rerun !== undefined) checkCount(a, 'rerun', fail);
+    if (a.killed !== undefined) {
+      if (!isObject(a.killed)) fail('an attempt\'s killed note is not an object');
+      checkString(a.killed as Record<string, unknown>, 'noticedAt', fail);
+      checkCount(a.killed as Record<string, unknown>, 'noticedBy', fail);
+    }
     checkString(a, 'worktree', fail, { optional: true });
     checkString(a, 'interruptedAt', fail, { optional: true });
     if (a.sandbox !== undefined) checkSandbox(a.sandbox, fail);

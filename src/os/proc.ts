@@ -80,3 +80,13 @@ export function isStopped(pid: number): boolean {
 export function hostName(): string {
   return hostname();
 }
+
+/** This process's soft limit of open files (`ulimit -n`), from /proc/self/limits; undefined where it cannot be read. */
+export function openFileLimit(): number | undefined {
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return line ? Number(line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}

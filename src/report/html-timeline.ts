@@ -120,7 +120,7 @@ function lanes(t: Timeline): string {
   const offsets: number[] = [];
   widths.reduce((at, w, i) => ((offsets[i] = at), at + w), 0);
   const pct = (v: number) => `${((v / scale) * 100).toFixed(3)}%`;
-  const attempts: AttemptView[] = t.attempts.length ? t.attempts : [{ number: 1, startedAt: '', host: '', pid: 0, firstLiveStep: 1, replayedSteps: 0, liveSteps: t.steps.length, leftInFlight: null, interruptedAt: null, ended: { how: 'crashed', at: null, limit: null, error: null } }];
+  const attempts: AttemptView[] = t.attempts.length ? t.attempts : [{ number: 1, startedAt: '', host: '', pid: 0, firstLiveStep: 1, replayedSteps: 0, liveSteps: t.steps.length, leftInFlight: null, rerun: null, interruptedAt: null, ended: { how: 'crashed', at: null, limit: null, error: null } }];
   const rows = attempts.map((a, index) => {
     const next = attempts[index + 1];
     const segments = t.steps

@@ -158,6 +158,7 @@ function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positi
     replayedSteps: steps.filter((s) => s.state === 'finished' && s.step < a.firstLiveStep).length,
     liveSteps: steps.filter((s) => s.state === 'finished' && s.attempt === a.number).length,
     leftInFlight,
+    rerun: a.rerun ?? null,
     interruptedAt: a.interruptedAt ?? null,
     ended,
   };
@@ -213,6 +214,7 @@ export function runSummary(id: string, record: RunRecord | undefined, facts: Ste
 function statusOf(record: RunRecord | undefined, lastInFlight: boolean, context: RunContext): RunStatus {
   if (context.running) return 'running';
   if (context.diverged) return 'diverged';
+  if (record?.status === 'finished' && record.refused) return 'refused'; // it ended, its task not done
   if (record?.status === 'finished' || record?.status === 'failed') return record.status;
   return lastInFlight ? 'in-flight' : 'interrupted';
 }

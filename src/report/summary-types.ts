@@ -7,7 +7,7 @@ import type { RunRecord } from '../journal/entry.js';
  * recorded. interrupted: it stopped otherwise unfinished. diverged: this machine's journal and a
  * remote-tracking one each hold entries of the run the other lacks.
  */
-export type RunStatus = 'running' | 'finished' | 'failed' | 'in-flight' | 'interrupted' | 'diverged';
+export type RunStatus = 'running' | 'finished' | 'refused' | 'failed' | 'in-flight' | 'interrupted' | 'diverged';
 
 /** Token counts, summed or of one call. */
 export interface TokenTotals {
@@ -85,6 +85,8 @@ export interface AttemptView {
   liveSteps: number;
   /** A step this attempt started and did not record (it stopped mid-step), if any. */
   leftInFlight: number | null;
+  /** The step left in flight by an earlier crash that this attempt ran again (--in-flight rerun), else null. */
+  rerun: number | null;
   /** When it was stopped by Ctrl-C (run.json says so), else null (it finished, or crashed). */
   interruptedAt: string | null;
   /** How it ended (see AttemptEnding). */

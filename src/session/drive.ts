@@ -183,11 +183,14 @@ class RunLife {
     const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
+    // The last attempt ran a step again and was killed before it recorded anything.
+    const lastAttempt = journal.killedAttempt;
+    const killed = lastAttempt && { attempt: lastAttempt.number, startedAt: lastAttempt.startedAt, host: lastAttempt.host, pid: lastAttempt.pid, rerun: lastAttempt.rerun! };
     const told = journal.config?.instructions;
     // The run's latest follow-up, new or recorded (the identical `continue` again, a resume after a
     // crash in its answer): the steps before it are the conversation it continued.
     const followUpStep = followUps.at(-1)?.step;
-    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(killed ? { killedBeforeRecording: killed } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     return { replayOnly, followUps, configChanges };
   }
 
@@ -262,8 +265,8 @@ class RunLife {
       await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
       return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
     }
-    await journal.finish('finished', { final: outcome.final });
-    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
+    await journal.finish('finished', { final: outcome.final, ...(outcome.refused ? { refused: true } : {}) });
+    return { run: target.run, status: outcome.refused ? 'refused' : 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
   }
 
   /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */

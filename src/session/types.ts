@@ -91,7 +91,7 @@ export type SessionEvent =
    * interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run;
    * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing.
    */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
   /** How this process's commands run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */
   | { type: 'sandbox'; kind: 'bwrap' | 'none'; network: boolean; gitWrites: boolean; choice: SandboxChoice }
   | { type: 'text'; text: string }
@@ -110,11 +110,25 @@ export type SessionEvent =
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[]; unrestorable: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
 
+/** The last attempt, when it ran an in-flight step again (--in-flight rerun) and was killed before it recorded anything: who it was. */
+export interface KilledAttempt {
+  attempt: number;
+  startedAt: string;
+  host: string;
+  pid: number;
+  /** The step it was running again. */
+  rerun: number;
+}
+
 /** How a session's run ended. An error (divergence, drift refused, a failed model call) is thrown instead. */
 export interface RunOutcome {
   run: string;
-  /** finished: the model gave its final answer; max-steps, max-turns, max-cost: stopped at that limit; interrupted: the signal aborted it. */
-  status: 'finished' | LimitReached['limit'] | 'interrupted';
+  /**
+   * finished: the model gave its final answer; refused: its final answer was a refusal (stop reason
+   * "refusal"), the task not done; max-steps, max-turns, max-cost: stopped at that limit;
+   * interrupted: the signal aborted it.
+   */
+  status: 'finished' | 'refused' | LimitReached['limit'] | 'interrupted';
   /** The limit that stopped it (its value, and where the run stood), when the status names one. */
   limit?: LimitReached;
   /** The final answer ('' unless finished). */

@@ -42,6 +42,18 @@ export class RunJournal {
     this.runFile = new RunRecordWriter({ run: options.run, store, options, origin, checkOwner: () => lock.check() }, record);
     // Taken over while paused: a command this process still runs is stopped, as the new owner may not reach it.
     lock.onLost(() => stopOwnCommands(this.liveGroups));
+    const killed = this.killedAttempt;
+    if (killed) this.runFile.noteKilled(killed.number);
+  }
+
+  /**
+   * The last attempt, when it ran a step left in flight again (`rerun`) and that step is still in
+   * flight: it was killed before it recorded anything (its line in run.json is all it left).
+   */
+  get killedAttempt(): RunRecord['attempts'][number] | undefined {
+    const last = this.runFile.current?.attempts.at(-1);
+    if (last?.rerun === undefined || last.end || last.interruptedAt) return undefined;
+    return this.history.inFlight && this.history.lastPosition === last.rerun ? last : undefined;
   }
 
   /**
@@ -101,6 +113,7 @@ export class RunJournal {
     if (!options.onInFlight) throw new InFlightError(this.run, call.position, call.description, true);
     const answer = await options.onInFlight(step);
     this.emit({ type: 'in-flight', ...callInfo(call), decision: 'result' in answer ? 'answered' : 'rerun', interrupted });
+    if (!('result' in answer)) await this.noteRerun(call); // its intent is recorded already: nothing else would say this attempt began
     return answer;
   }
 
@@ -143,6 +156,25 @@ export class RunJournal {
 
   // Appends one entry as one commit; the first entry of this process also records its attempt.
   // Returns the entry as written (redacted).
+  // Before a step left in flight runs again: this attempt in run.json (who, when, which step), so
+  // that a kill before its result leaves a trace. Nothing when this process has written already.
+  private async noteRerun(call: StepCall): Promise<void> {
+    this.lock.check();
+    const first = this.runFile.firstWrite(call.position, this.history.totals(), call.position);
+    if (!first) return;
+    try {
+      await this.store.append([first.file], `${this.run} #${call.position} ${oneLine(call.description, 120)} (running again: in flight at a crash)`, () => this.lock.check());
+    } catch (error) {
+      if (!appendedCommitOf(error)) {
+        this.runFile.abandon();
+        throw error;
+      }
+      this.runFile.commit(first.record);
+      throw error; // written, then the push failed
+    }
+    this.runFile.commit(first.record);
+  }
+
   private async write(entry: JournalEntry, subject: string): Promise<JournalEntry> {
     this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;
@@ -177,7 +209,7 @@ export class RunJournal {
    * Marks the run finished (with its final answer) or failed. Writes nothing when the journal
    * already says so (replaying a finished run leaves the branch untouched).
    */
-  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string } = {}): Promise<void> {
+  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string; refused?: boolean } = {}): Promise<void> {
     await this.runFile.finish(status, details, this.history.totals(), this.history.lastPosition);
   }
 

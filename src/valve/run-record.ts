@@ -40,6 +40,8 @@ export class RunRecordWriter {
   private record: RunRecord | undefined;
   // Set once this process has written its first entry (and its attempt into run.json).
   private attempt: number | undefined;
+  // The attempt found killed before it recorded anything, to note at this process's first write (noteKilled).
+  private killed: number | undefined;
 
   constructor(
     private readonly context: RunRecordContext,
@@ -68,12 +70,20 @@ export class RunRecordWriter {
    * entry makes), or undefined when this process has written before. Until `commit`, a failed
    * append gives it back with `abandon`, so the next write carries it again.
    */
-  firstWrite(step: number, totals: RunTotals): { file: JournalFile; record: RunRecord } | undefined {
+  firstWrite(step: number, totals: RunTotals, rerun?: number): { file: JournalFile; record: RunRecord } | undefined {
     if (this.attempt !== undefined) return undefined;
     this.attempt = this.attemptNumber;
     // run.json holds the task, which may quote a secret: it is redacted like every entry.
-    const record = this.redact(this.next({ status: 'running', totals }, step));
+    const record = this.redact(this.next({ status: 'running', totals }, step, rerun));
     return { file: { path: runRecordPath(this.context.run), content: serializeEntry(record) }, record };
+  }
+
+  /**
+   * The last attempt ran a step again and was killed before it recorded anything (RunJournal finds
+   * that at open): this process's first write notes it on that attempt.
+   */
+  noteKilled(attempt: number): void {
+    this.killed = attempt;
   }
 
   /** The first write's append failed and wrote nothing: the next write must carry run.json again. */
@@ -97,8 +107,8 @@ export class RunRecordWriter {
    * that never wrote anything. A success clears an earlier attempt's error from the run's status;
    * the attempt that failed keeps it in its own history (the entries and the commit that said so).
    */
-  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string }, totals: RunTotals, lastPosition: number): Promise<void> {
-    if (this.record && this.record.status === status && this.record.final === details.final && this.attempt === undefined) return;
+  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string; refused?: boolean }, totals: RunTotals, lastPosition: number): Promise<void> {
+    if (this.record && this.record.status === status && this.record.final === details.final && Boolean(this.record.refused) === Boolean(details.refused) && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && lastPosition === 0 && status === 'failed') return;
     const change: Partial<RunRecord> = { status, ...details, totals };
     const at = new Date().toISOString();
@@ -108,7 +118,10 @@ export class RunRecordWriter {
     next.attempts = next.attempts.map((a) => (a.number === this.attempt ? { ...a, end } : a));
     const record = this.redact(next);
     if (status === 'finished') delete record.error;
-    const what = status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
+    // A refusal ends the run as finishing does (nothing more to do without a follow-up), but says so;
+    // a later answer to a follow-up clears it.
+    if (!details.refused) delete record.refused;
+    const what = details.refused ? `refused: ${shortValue(details.final ?? '', 60)}` : status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
     try {
       await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${oneLine(what, 200)}`, this.context.checkOwner);
     } catch (error) {
@@ -138,15 +151,16 @@ export class RunRecordWriter {
   // The record with `change`, and with this process's attempt when it is its first write
   // (`firstLiveStep`, with the sandbox it runs commands in); the pinned configuration is kept, or
   // added to an older run's.
-  private next(change: Partial<RunRecord>, firstLiveStep?: number): RunRecord {
+  private next(change: Partial<RunRecord>, firstLiveStep?: number, rerun?: number): RunRecord {
     const now = new Date().toISOString();
     const { options, origin } = this.context;
     const base = this.record ?? newRunRecord(this.context.run, options, origin, now);
     const sandbox: RunSandbox | undefined = firstLiveStep === undefined ? undefined : options.sandbox?.();
+    const noted = (a: RunRecord['attempts'][number]) => (a.number === this.killed && !a.killed ? { ...a, killed: { noticedAt: now, noticedBy: this.attempt! } } : a);
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
-        : [...base.attempts, { number: this.attempt!, startedAt: now, host: origin.host, pid: origin.pid, firstLiveStep, worktree: origin.worktree, ...(sandbox ? { sandbox } : {}) }];
+        : [...base.attempts.map(noted), { number: this.attempt!, startedAt: now, host: origin.host, pid: origin.pid, firstLiveStep, worktree: origin.worktree, ...(sandbox ? { sandbox } : {}), ...(rerun !== undefined ? { rerun } : {}) }];
     const pinned = base.config ?? (options.config as RunConfig | undefined);
     return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(pinned ? { config: pinned } : {}) };
   }

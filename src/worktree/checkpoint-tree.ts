@@ -5,6 +5,7 @@
 import { UnsafeCheckpointError } from '../errors/index.js';
 import type { ObjectStore } from '../git/object-store.js';
 import { beneathNonDirectory, DIR_MODE, LINK_MODE, modeViolation, nameViolation, parseRawTree } from '../git/path-rules.js';
+import { pathByteLength, pathFromBytes } from '../os/path-bytes.js';
 import type { FileEntry } from './snapshot.js';
 
 /** More entries than this in one checkpoint are refused (a tree can repeat a subtree to look enormous). */
@@ -36,12 +37,12 @@ export async function readCheckpoint(objects: ObjectStore, tree: string): Promis
     }
     const seen = new Set<string>();
     for (const entry of entries) {
-      const path = `${prefix}${entry.name.toString('utf8')}`;
+      const path = `${prefix}${pathFromBytes(entry.name)}`; // the name's bytes, kept (os/path-bytes.ts)
       const violation = nameViolation(entry.name, entry.mode) ?? modeViolation(entry.mode);
       if (violation) throw refuse(path, violation.rule, violation.reason);
       if (seen.has(path)) throw refuse(path, 'duplicate', 'appears twice in the same directory');
       seen.add(path);
-      if (entry.name.length > MAX_NAME_BYTES || Buffer.byteLength(path) > MAX_PATH_BYTES) throw refuse(path, 'too-long', 'is longer than a file name or path may be');
+      if (entry.name.length > MAX_NAME_BYTES || pathByteLength(path) > MAX_PATH_BYTES) throw refuse(path, 'too-long', 'is longer than a file name or path may be');
       if (++count > MAX_CHECKPOINT_ENTRIES) throw refuse(path, 'too-many', `would make the checkpoint hold more than ${MAX_CHECKPOINT_ENTRIES} entries`);
       if (entry.mode === DIR_MODE) pending.push({ oid: entry.oid, prefix: `${path}/` });
       else files.set(path, { mode: entry.mode, oid: entry.oid });

@@ -2,6 +2,7 @@
 // was hashed (and was already older than a timestamp tick then) is not read again.
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { makeObject } from '../git/git-object.js';
+import { fsPath } from '../os/path-bytes.js';
 import type { ObjectBatch } from '../git/object-batch.js';
 import type { FileEntry, SkippedFile } from './snapshot.js';
 import { STAT_FIELDS, StatList, StatPool, type StatFields } from './stat-pool.js';
@@ -43,6 +44,8 @@ export class FileHasher {
   // The last list hashAll checked on the pool: its stats as expected (StatList), and its entries.
   private listed: { of: readonly string[]; stats: StatList; entries: Array<FileEntry | SkippedFile | undefined> } | undefined;
   private begun = false; // a check of listed.stats is running (prestat)
+  /** The paths git filters (filters.ts): read, they are stored in their clean form, as `git add` stores them. */
+  clean: { has(path: string): boolean; apply(path: string, content: Buffer): Buffer } | undefined;
 
   constructor(root: string, maxFileBytes: number, redactText: (text: string) => string) {
     this.root = root;
@@ -137,7 +140,7 @@ export class FileHasher {
    * `known` is its lstat from a check (null: there was none), else it is stat()ed here.
    */
   hash(path: string, out: ObjectBatch, known?: StatFields | null): FileEntry | SkippedFile | undefined {
-    const full = `${this.root}/${path}`; // git's paths are normalised: no join() needed
+    const full = fsPath(`${this.root}/${path}`); // git's paths are normalised: no join() needed; bytes for a name that is not UTF-8
     let stat: StatFields;
     if (known !== undefined) {
       if (known === null) return undefined;
@@ -173,7 +176,8 @@ export class FileHasher {
     } else if (stat.size > this.maxFileBytes) {
       entry = { path, size: stat.size, reason: `larger than ${Math.round(this.maxFileBytes / 1024 / 1024)} MB` };
     } else {
-      let content = readFileSync(full);
+      let content: Buffer = readFileSync(full);
+      if (this.clean?.has(path)) content = this.clean.apply(path, content);
       // The bytes as they are unless redaction changed the text (no copy; non-UTF-8 text kept as is).
       const text = content.subarray(0, 8000).includes(0) ? undefined : content.toString('utf8');
       const redacted = text === undefined ? undefined : this.redactText(text);

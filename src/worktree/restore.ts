@@ -11,6 +11,7 @@
 // and files that may be it are kept.
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import { fsPath, pathFromBytes } from '../os/path-bytes.js';
 import { RestoreConflictError } from '../errors/index.js';
 import type { ObjectStore } from '../git/object-store.js';
 import { beneathNonDirectory, GITLINK_MODE, LINK_MODE, pathViolation } from '../git/path-rules.js';
@@ -32,6 +33,12 @@ export interface RestoreResult {
    * cannot put back (or one that reveals to no usable name), as the checkpoint names them.
    */
   unrestorable: string[];
+}
+
+/** A checkpoint's files in their working-tree form: which paths git filters, and a blob smudged for its path (filters.ts). */
+export interface Smudger {
+  filtered(paths: Iterable<string>): Set<string>;
+  smudge(path: string, oid: string): Buffer;
 }
 
 /** Puts secrets back into a checkpoint's (redacted) text: the text, and the placeholders it could not fill. */
@@ -60,6 +67,7 @@ export async function restoreWorktree(
   guard?: (changes: ReadonlyMap<string, PlannedChange>) => Promise<void>,
   reveal?: RevealText,
   recordName?: NameRecorder,
+  smudger?: Smudger,
 ): Promise<RestoreResult> {
   const result: RestoreResult = { written: [], deleted: [], kept: [], unrevealed: [], unrestorable: [] };
   // The checkpoint's trees hold names with secrets redacted (redact/names.ts): each file is
@@ -73,6 +81,10 @@ export async function restoreWorktree(
     if (have && have.oid === entry.oid && have.mode === entry.mode) continue;
     writes.push({ path, entry, content: await readCheckpointBlob(objects, target, recordedAs.get(path) ?? path, entry) });
   }
+  // A checkpoint holds a filtered file in its clean form (an LFS pointer): written as `git checkout`
+  // writes it, smudged by git for its path. Links are never filtered.
+  const filtered = smudger ? smudger.filtered(writes.filter((write) => write.entry.mode !== LINK_MODE).map((write) => write.path)) : new Set<string>();
+  for (const write of writes) if (filtered.has(write.path)) write.content = smudger!.smudge(write.path, write.entry.oid);
   // Text files and link targets get their secrets back where this machine knows them (checkpoints hold placeholders).
   for (const write of reveal ? writes : []) {
     const { content } = write;
@@ -101,7 +113,7 @@ export async function restoreWorktree(
   const deletable = new Set(result.deleted);
   for (const write of writes) checkWay(root, write.path, deletable);
   for (const path of result.deleted) assertNoLinkOnTheWay(root, path);
-  for (const path of result.deleted) rmSync(join(root, path), { force: true });
+  for (const path of result.deleted) rmSync(onDisk(root, path), { force: true });
   for (const write of writes) {
     writeEntry(root, write);
     result.written.push(write.path);
@@ -165,7 +177,12 @@ function parentOf(path: string): string {
   return slash < 0 ? '' : path.slice(0, slash);
 }
 
-function lstatOrUndefined(path: string): Stats | undefined {
+// `path` of the working tree at `root` as the file system takes it: the name's bytes (os/path-bytes.ts).
+function onDisk(root: string, path: string): string | Buffer {
+  return fsPath(join(root, path));
+}
+
+function lstatOrUndefined(path: string | Buffer): Stats | undefined {
   try {
     return lstatSync(path);
   } catch (error) {
@@ -184,17 +201,17 @@ function leadingDirs(path: string): string[] {
 // missing, or a tracked file the restore deletes anyway; a directory at `path` itself holds only such files.
 function checkWay(root: string, path: string, deletable: ReadonlySet<string>): void {
   for (const dir of leadingDirs(path)) {
-    const stat = lstatOrUndefined(join(root, dir));
+    const stat = lstatOrUndefined(onDisk(root, dir));
     if (!stat) return;
     if (stat.isDirectory()) continue;
     if (!deletable.has(dir)) throw new RestoreConflictError(path, dir);
     return;
   }
-  const stat = lstatOrUndefined(join(root, path));
+  const stat = lstatOrUndefined(onDisk(root, path));
   if (!stat?.isDirectory()) return;
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const rel = `${dir}/${entry.name}`;
+    for (const entry of readdirSync(onDisk(root, dir), { withFileTypes: true, encoding: 'buffer' })) {
+      const rel = `${dir}/${pathFromBytes(entry.name)}`;
       if (entry.isDirectory()) walk(rel);
       else if (!deletable.has(rel)) throw new RestoreConflictError(path, rel);
     }
@@ -206,7 +223,7 @@ function checkWay(root: string, path: string, deletable: ReadonlySet<string>): v
 // has_symlink_leading_path): unlinking through one would remove a file outside the working tree.
 function assertNoLinkOnTheWay(root: string, path: string): void {
   for (const dir of leadingDirs(path)) {
-    const stat = lstatOrUndefined(join(root, dir));
+    const stat = lstatOrUndefined(onDisk(root, dir));
     if (stat && !stat.isDirectory()) throw new RestoreConflictError(path, dir);
   }
 }
@@ -215,7 +232,7 @@ function assertNoLinkOnTheWay(root: string, path: string): void {
 // file or link with an exclusive create, so that nothing is written through a link that appeared.
 function writeEntry(root: string, { path, entry, content }: Write): void {
   for (const dir of leadingDirs(path)) {
-    const full = join(root, dir);
+    const full = onDisk(root, dir);
     const stat = lstatOrUndefined(full);
     if (!stat) mkdirSync(full);
     else if (!stat.isDirectory()) {
@@ -224,11 +241,11 @@ function writeEntry(root: string, { path, entry, content }: Write): void {
       mkdirSync(full);
     }
   }
-  const full = join(root, path);
+  const full = onDisk(root, path);
   const stat = lstatOrUndefined(full);
   if (stat?.isDirectory()) removeEmptyDirs(full);
   else if (stat) unlinkSync(full);
-  if (entry.mode === LINK_MODE) symlinkSync(content.toString('utf8'), full);
+  if (entry.mode === LINK_MODE) symlinkSync(content, full); // the target's bytes, as recorded
   else {
     writeFileSync(full, content, { flag: 'wx' });
     chmodSync(full, entry.mode === '100755' ? 0o755 : 0o644);
@@ -236,7 +253,7 @@ function writeEntry(root: string, { path, entry, content }: Write): void {
 }
 
 // Removes a directory that holds only (empty) directories, once its tracked files are deleted.
-function removeEmptyDirs(dir: string): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeEmptyDirs(join(dir, entry.name));
+function removeEmptyDirs(dir: string | Buffer): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) if (entry.isDirectory()) removeEmptyDirs(Buffer.concat([Buffer.from(dir), Buffer.from('/'), entry.name]));
   rmdirSync(dir);
 }

@@ -16,8 +16,10 @@ import { FILE_MODE, TREE_MODE } from '../git/git-object.js';
 import { pathViolation } from '../git/path-rules.js';
 import { ObjectStore } from '../git/object-store.js';
 import { buildOwnGit, findRepository, keepsGitDirInside, type Repository } from '../git/repository.js';
+import { hasRawBytes, pathFromBytes } from '../os/path-bytes.js';
 import { FileHasher } from './file-hasher.js';
 import type { NameRecorder } from '../redact/names.js';
+import { WorktreeFilters } from './filters.js';
 import { ObjectBatch } from '../git/object-batch.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
@@ -86,6 +88,9 @@ export class WorktreeSnapshotter {
   private small = true; // the last pass saw few files: the next asks for ignored paths, for a witness
   private readonly untrackedListingFrom: number;
   private listing: UntrackedListing | undefined; // many untracked files: listed by directory
+  /** The repository's clean and smudge filters (a restore writes the smudged form). */
+  readonly filters: WorktreeFilters;
+  private untrackedFiltered: { of: readonly string[]; paths: Set<string> } | undefined; // the last untracked list's filtered files
 
   constructor(repo: Repository, objects: ObjectStore, options: SnapshotOptions = {}) {
     this.repo = repo;
@@ -96,6 +101,17 @@ export class WorktreeSnapshotter {
     this.hashEveryFile = options.hashEveryFile ?? false;
     this.untrackedListingFrom = options.untrackedListingFrom ?? UNTRACKED_LISTING_FROM;
     this.hasher = new FileHasher(repo.root, this.maxFileBytes, this.redactText);
+    this.filters = new WorktreeFilters(repo.root);
+  }
+
+  // Tells the hasher which of the files it may read git filters (one `git check-attr` for them,
+  // the untracked list's answer kept while the list is the same); nothing where no driver is defined.
+  private useFilters(changed: readonly string[], untracked: readonly string[]): void {
+    if (!this.filters.any) return;
+    if (this.untrackedFiltered?.of !== untracked) this.untrackedFiltered = { of: untracked, paths: this.filters.filtered(untracked) };
+    const fromUntracked = this.untrackedFiltered.paths;
+    const fromChanged = this.filters.filtered(changed);
+    this.hasher.clean = { has: (path) => fromChanged.has(path) || fromUntracked.has(path), apply: (path, content) => this.filters.clean(path, content) };
   }
 
   /** Records the working tree as it is now; writes only objects that are new. */
@@ -122,6 +138,7 @@ export class WorktreeSnapshotter {
         skipped.push(tracked ? { ...hashed, reason: `${hashed.reason}: the checkpoint keeps the version in git's index, not this one` } : hashed);
       } else changes.set(path, hashed);
     };
+    this.useFilters(status.changes.filter((change) => change.state !== 'deleted').map((change) => change.path), status.untracked);
     for (const { path, state } of status.changes) put(path, state === 'deleted' ? undefined : this.hasher.hash(path, batch));
     // Thousands of untracked files are stat()ed together, on two threads (stat-pool.ts), and only
     // the ones whose stat moved are looked at: they stay a layer of their own (layers.ts).
@@ -206,8 +223,9 @@ export class WorktreeSnapshotter {
     if (this.submodules.size > 0) return this.snapshot(); // their files are the full pass's to gather
     const index = this.readIndex();
     if (index.signature !== last.indexSignature) return this.snapshot();
-    if (paths.some((path) => pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
+    if (paths.some((path) => hasRawBytes(path) || pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
     const batch = new ObjectBatch(this.objects, new Set());
+    this.useFilters(paths, this.untrackedFiltered?.of ?? []);
     const changes = new Map(last.layers.changes);
     let untracked = last.layers.untracked;
     const moved = new Map<string, FileEntry | undefined>();
@@ -339,8 +357,9 @@ export class WorktreeSnapshotter {
     return { changes, untracked, ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
   }
 
+  // git's answer as bytes, decoded so that a name that is not UTF-8 keeps its bytes (os/path-bytes.ts).
   private git(args: string[]): string {
     const git = buildOwnGit(args);
-    return execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+    return pathFromBytes(execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }));
   }
 }

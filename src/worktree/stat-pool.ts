@@ -11,6 +11,7 @@
 // process alive; if one stops answering, this thread checks the whole list again and the pool is
 // not used again.
 import { lstatSync } from 'node:fs';
+import { fsPath, hasRawBytes } from '../os/path-bytes.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -64,7 +65,7 @@ for (let claimed = 0; ; claimed++) {
   Atomics.notify(control, ${DONE});
 }`;
 const CHECK_PARAMS = ['lstat', 'job', 'chunks', 'paths', 'known', 'fresh', 'changed', 'control'] as const;
-type Check = (lstat: typeof lstatSync, job: number, chunks: number, paths: readonly string[], known: Float64Array, fresh: Float64Array, changed: Int32Array, control: Int32Array) => number;
+type Check = (lstat: typeof lstatSync, job: number, chunks: number, paths: ReadonlyArray<string | Buffer>, known: Float64Array, fresh: Float64Array, changed: Int32Array, control: Int32Array) => number;
 const check = new Function(...CHECK_PARAMS, CHECK_SOURCE) as Check;
 
 // The worker: keeps the latest list (paths and arrays); for each job, claims chunks like this thread.
@@ -89,7 +90,7 @@ parentPort.on('message', (message) => {
  */
 export class StatList {
   /** What is lstat()ed: the paths as given, or joined to the directory. */
-  readonly paths: readonly string[];
+  readonly paths: ReadonlyArray<string | Buffer>;
   readonly known: Float64Array;
   /** Replaced (no longer shared) when the worker stopped answering in the middle of a check. */
   fresh: Float64Array;
@@ -102,7 +103,9 @@ export class StatList {
   constructor(paths: readonly string[], root: string, known?: Float64Array) {
     this.root = root;
     this.relative = process.cwd() === root;
-    this.paths = this.relative ? paths : paths.map((path) => `${root}/${path}`);
+    // A name that is not UTF-8 is lstat()ed as its bytes (os/path-bytes.ts), which a worker takes as a Uint8Array.
+    const listed = this.relative ? paths : paths.map((path) => `${root}/${path}`);
+    this.paths = listed.some(hasRawBytes) ? listed.map(fsPath) : listed;
     const slots = Math.max(1, paths.length);
     this.known = new Float64Array(new SharedArrayBuffer(slots * FIELDS * 8)).fill(NaN);
     if (known) this.known.set(known);

@@ -14,6 +14,7 @@
 // lstats cost as much as git status does. The same kind of witness (StatWitness) lets a big
 // working tree's checkpoint take git's last answer for its few tracked files (TrackedStatus).
 import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { fsPath, pathFromBytes } from '../os/path-bytes.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
@@ -57,14 +58,15 @@ export class UnchangedWitness {
       const dir = pending.pop()!;
       let children;
       try {
-        children = readdirSync(join(input.root, dir), { withFileTypes: true });
+        children = readdirSync(fsPath(join(input.root, dir)), { withFileTypes: true, encoding: 'buffer' });
       } catch {
         return undefined;
       }
       for (const child of children) {
         if (!child.isDirectory()) continue;
-        const path = dir ? `${dir}/${child.name}` : child.name;
-        if ((dir === '' && child.name === '.git') || dirs.has(path) || input.ignored.has(`${path}/`)) continue;
+        const name = pathFromBytes(child.name); // its bytes kept, as git names it (os/path-bytes.ts)
+        const path = dir ? `${dir}/${name}` : name;
+        if ((dir === '' && name === '.git') || dirs.has(path) || input.ignored.has(`${path}/`)) continue;
         dirs.add(path);
         pending.push(path);
         if (dirs.size > WITNESS_LIMIT) return undefined;
@@ -144,7 +146,7 @@ function gitConfigHome(): string {
 // lstat fails with ENOTDIR there, which throwIfNoEntry does not cover).
 function statOf(path: string): Stats | undefined {
   try {
-    return lstatSync(path);
+    return lstatSync(fsPath(path));
   } catch {
     return undefined;
   }

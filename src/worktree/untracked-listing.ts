@@ -17,6 +17,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { fsPath, hasRawBytes, pathFromBytes } from '../os/path-bytes.js';
 import { configuredFiles, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { TrackedStatus } from './unchanged.js';
 
@@ -138,6 +139,7 @@ export class UntrackedListing {
     let bytes = 0;
     for (const dir of this.dirs.keys()) {
       if (listed.has(dir) || !listed.has(parentOf(dir))) continue;
+      if (hasRawBytes(dir)) return false; // a command line is UTF-8: its name cannot be said there
       specs.push(`:(top,exclude,literal)${dir}/`);
       bytes += dir.length + 24;
       if (bytes > MAX_PATHSPEC_BYTES) return false;
@@ -207,13 +209,14 @@ export class UntrackedListing {
       if (this.dirs.get(dir)?.opaque) continue;
       let children;
       try {
-        children = readdirSync(this.path(dir), { withFileTypes: true });
+        children = readdirSync(fsPath(this.path(dir)), { withFileTypes: true, encoding: 'buffer' });
       } catch {
         continue; // gone since git listed it: its parent's stat has moved, so it is listed again
       }
       for (const child of children) {
-        if (!child.isDirectory() || child.name === '.git') continue;
-        const path = dir ? `${dir}/${child.name}` : child.name;
+        const name = pathFromBytes(child.name); // its bytes kept, as git names it (os/path-bytes.ts)
+        if (!child.isDirectory() || name === '.git') continue;
+        const path = dir ? `${dir}/${name}` : name;
         if (ignored.has(`${path}/`)) continue;
         if (this.dirs.has(path)) {
           if (fresh.has(path)) pending.push(path);
@@ -281,7 +284,7 @@ function parentOf(path: string): string {
 // An entry's lstat; undefined when there is none (gone, or beneath what is no longer a directory).
 function statOf(path: string): Stats | undefined {
   try {
-    return lstatSync(path);
+    return lstatSync(fsPath(path));
   } catch {
     return undefined;
   }

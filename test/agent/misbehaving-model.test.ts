@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
-import { assertNoStack, assertStepModes, assertToolPairing, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { assertNoStack, assertOneParagraph, assertStepModes, assertToolPairing, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
 
 const scratch = useScratch();
 
@@ -23,9 +23,11 @@ describe('misbehaving model answers', () => {
     const fake = await scratch.fake([
       { text: 'I started, but', tools: [RUN_IT], stopReason: 'refusal' },
       { text: 'I cannot help with that.', stopReason: 'refusal' },
+      { text: 'Hello.' },
     ]);
-    const run = await runCli(['run', '--yes', 'run the command'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const run = await runCli(['run', '--yes', '--run', 'refused', 'run the command'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(run.code, 1, 'a refusal is not a success: ' + run.stdout + run.stderr);
+    assert.match(assertOneParagraph(run.stderr), /The model refused \(stop reason "refusal"\): the task was not done/);
     assert.equal(existsSync(join(repo.root, 'ran.txt')), false, 'the call of a refused answer never ran');
     assert.match(run.stdout, /model turn 1\s+→ calls run_bash \(refused\)/);
     const [told] = lastToolResults(fake.requests[1]!);
@@ -34,10 +36,30 @@ describe('misbehaving model answers', () => {
     assert.match(run.stdout, /model turn 2\s+→ answers "I cannot help with that\." \(refused\)/);
     assert.match(run.stdout, /I cannot help with that\.\s+\(The model refused: stop reason "refusal"\.\)/);
     assertToolPairing(fake.requests);
-    const again = await runCli(['run', '--yes', 'run the command'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(again.code, 0, again.stderr);
+    // runs, log --json and the final event say "refused", never "finished".
+    const runs = await runCli(['runs', '--json'], { cwd: repo.root, env: {} });
+    assert.equal(runs.code, 0, runs.stderr);
+    assert.equal((JSON.parse(runs.stdout) as { runs: Array<{ id: string; status: string }> }).runs.find((r) => r.id === 'refused')?.status, 'refused');
+    const log = await runCli(['log', '--json', 'refused'], { cwd: repo.root, env: {} });
+    assert.equal(log.code, 0, log.stderr);
+    assert.equal((JSON.parse(log.stdout) as { run: { status: string } }).run.status, 'refused');
+    // The identical command replays the refusal and says so, asking nothing.
+    const again = await runCli(['run', '--yes', '--json', '--run', 'refused', 'run the command'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 1, again.stdout + again.stderr);
+    const final = again.stdout.trim().split('\n').map((line) => JSON.parse(line) as { event?: string; type?: string; status?: string }).find((e) => (e.event ?? e.type) === 'final');
+    assert.equal(final?.status, 'refused');
+    assert.equal(fake.requests.length, 2, 'the replay asks nothing');
+    const plain = await runCli(['run', '--yes', '--run', 'refused', 'run the command'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(plain.code, 1);
+    assert.match(plain.stdout, /This run ended with the model's refusal before: replaying its \d+ steps/);
+    assert.match(assertOneParagraph(plain.stderr), /ended before with the model's refusal \(stop reason "refusal"\), replayed from the journal: the task was not done/);
     assert.equal(fake.requests.length, 2, 'the replay asks nothing');
     assert.equal(existsSync(join(repo.root, 'ran.txt')), false);
+    // A follow-up answered normally clears it: the run is finished.
+    const followed = await runCli(['continue', '--yes', '--run', 'refused', 'then say hello'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(followed.code, 0, followed.stdout + followed.stderr);
+    const after = await runCli(['log', '--json', 'refused'], { cwd: repo.root, env: {} });
+    assert.equal((JSON.parse(after.stdout) as { run: { status: string } }).run.status, 'finished');
   });
 
   test('a call without a name, two calls with one id and input that is not JSON each get an is_error result, and the run and its replay go on', async () => {

@@ -17,9 +17,11 @@ import {
   assertToolPairing,
   assistantMessages,
   fakeEnv,
+  journalJson,
   lastToolResults,
   resultText,
   runCli,
+  runIds,
   startCli,
   waitUntil,
   worktreeFiles,
@@ -149,6 +151,35 @@ describe('kill -9 and the identical command again', { concurrency: true }, () =>
       assert.notEqual(result!.is_error, true);
       assert.match(resultText(result!), /^exit 0/);
       assertToolPairing(fake.requests);
+    });
+
+    test('with --in-flight rerun, an attempt killed before it records anything leaves its trace in run.json, and the next open says so', async () => {
+      const { repo, fake, counter } = await crashDuringCommand();
+      const hold = holdFile(repo); // the command waits again, so the rerun can be killed in it
+      const rerun = startCli(['run', '--yes', '--in-flight', 'rerun', task], { cwd: repo.root, env: fakeEnv(fake) });
+      await waitUntil(() => lines(counter).length === 2, 'the command to run again', { child: rerun });
+      rerun.kill(); // SIGKILL: before the result of the step it was running again
+      await rerun.result;
+      rmSync(hold);
+      const [id] = await runIds(repo.root);
+      const record = await journalJson<{ attempts: Array<{ number: number; pid: number; host: string; startedAt: string; rerun?: number; end?: unknown }> }>(repo.root, `runs/${id}/run.json`);
+      const second = record.attempts.find((a) => a.number === 2);
+      assert.ok(second, `attempt 2 is in run.json: ${JSON.stringify(record.attempts)}`);
+      assert.equal(second.pid, rerun.pid, 'by whom');
+      assert.equal(second.rerun, 2, 'the step it ran again');
+      assert.equal(second.end, undefined);
+      assert.match(second.startedAt, /^\d{4}-\d\d-\d\dT/);
+      // The next open says how it ended, and so does log.
+      const log = await runCli(['log'], { cwd: repo.root, env: {} });
+      assert.match(log.stdout, /attempt 2 .*killed before it recorded anything, while running #2 again/);
+      const third = await runCli(['run', '--yes', task], { cwd: repo.root, env: fakeEnv(fake) });
+      assert.equal(third.code, 0, third.stderr);
+      assert.match(third.stdout.replace(/\s+/g, ' '), new RegExp(`Attempt 2 \\(pid ${rerun.pid} on .*\\) was killed before it recorded anything, while running #2 again`));
+      assert.deepEqual(lines(counter), ['x', 'x'], 'reported, not run a third time');
+      // And run.json keeps it: the attempt that noticed wrote it down on attempt 2.
+      const after = await journalJson<{ attempts: Array<{ number: number; killed?: { noticedAt: string; noticedBy: number } }> }>(repo.root, `runs/${id}/run.json`);
+      assert.equal(after.attempts.find((a) => a.number === 2)?.killed?.noticedBy, 3, JSON.stringify(after.attempts));
+      await assertFsckClean(repo.root);
     });
 
     test('with --in-flight fail the run stops with a clear message and no stack trace', async () => {

@@ -41,10 +41,11 @@ describe('git path rules', { concurrency: true }, () => {
     assert.equal(rule('.gitmodules', '100644'), undefined);
   });
 
-  test('tree entry names: empty, a slash inside, not UTF-8', () => {
+  test('tree entry names: empty, a slash inside; a name that is not UTF-8 is allowed, as git allows it', () => {
     assert.equal(nameViolation(Buffer.from(''), '100644')?.rule, 'empty');
     assert.equal(nameViolation(Buffer.from('a/b'), '100644')?.rule, 'slash');
-    assert.equal(nameViolation(Buffer.from([0x66, 0xff, 0x6f]), '100644')?.rule, 'utf8');
+    assert.equal(nameViolation(Buffer.from([0x66, 0xff, 0x6f]), '100644'), undefined);
+    assert.equal(nameViolation(Buffer.from([0x2e, 0x67, 0x69, 0x74]), '40000')?.rule, 'dotgit', 'still .git');
     assert.equal(nameViolation(Buffer.from('caf\u00e9.txt'), '100644'), undefined);
   });
 

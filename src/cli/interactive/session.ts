@@ -7,7 +7,8 @@
 // `-r` a chosen one: its steps replay first (an unfinished turn, after a kill -9, is finished
 // then), and the prompt follows.
 import { spawnSync } from 'node:child_process';
-import { isSavepointError, UsageError } from '../../errors/index.js';
+import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
+import { openFileLimit } from '../../os/proc.js';
 import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
 import type { RunTally } from '../view/run-tally.js';
 import type { DriveFlags } from '../view/drive-flags.js';
@@ -179,6 +180,8 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
 // An error as the CLI tells it, without leaving the session: one paragraph, a stack trace only with SAVEPOINT_DEBUG=1.
 function report(error: unknown): void {
   const debug = process.env.SAVEPOINT_DEBUG === '1';
+  const noFiles = noFilesLeftCode(error);
+  if (noFiles && !(error instanceof TooManyOpenFilesError)) error = new TooManyOpenFilesError(noFiles, openFileLimit(), error);
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`savepoint: ${isSavepointError(error) ? message : `unexpected error: ${message}. Every finished step is kept in the journal.`}\n`);
   if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);

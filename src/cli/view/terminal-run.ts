@@ -155,6 +155,14 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     }
     if (!json) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
+    if (outcome.status === 'refused') {
+      // Not a success: the answer was the model's refusal, and a script must not take it for one.
+      // The one paragraph of a failure (exit 1) goes to stderr, with the answer above it on stdout.
+      if (!json) process.stderr.write(`savepoint: ${refusedText(outcome.run, outcome.replayed > 0 && outcome.live === 0)}\n`);
+      if (saved) o.write(`\n${saved}\n`);
+      o.write(`${saved ? '' : '\n'}${totals}\n`);
+      return 1;
+    }
     if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
     o.write(`${saved ? '' : '\n'}${totals}\n`);
@@ -170,6 +178,12 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   }
 }
 
+// What a run that ended with the model's refusal says under its answer (`replayed`: it had ended so before).
+function refusedText(run: string, replayed: boolean): string {
+  const when = replayed ? 'This run ended before with the model\'s refusal (stop reason "refusal"), replayed from the journal' : 'The model refused (stop reason "refusal")';
+  return `${when}: the task was not done. Give it another instruction with savepoint continue --run ${run} <message>, or start anew with --fresh.`;
+}
+
 // One session event as the person at the terminal reads it.
 function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: Style): void {
   switch (event.type) {
@@ -179,8 +193,10 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
       out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${showControls(event.model)}\n`);
       if (event.interrupted && event.openedAs !== 'finished') say(out, style.yellow, `The previous attempt was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP), not crashed${event.inFlight ? ': the step it left in flight is handled as in flight' : ''}.`, style.width);
+      const killed = event.killedBeforeRecording;
+      if (killed) say(out, style.yellow, `Attempt ${killed.attempt} (pid ${killed.pid} on ${showControls(killed.host)}, started ${killed.startedAt}) was killed before it recorded anything, while running #${killed.rerun} again: that step is still in flight.`, style.width);
       if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
-      if (event.openedAs === 'finished') say(out, style.dim, `This run finished before: replaying its ${n} steps from the journal.`, style.width);
+      if (event.openedAs === 'finished') say(out, style.dim, `This run ${event.refused ? 'ended with the model\'s refusal' : 'finished'} before: replaying its ${n} steps from the journal.`, style.width);
       else if (event.openedAs === 'continuing') say(out, style.dim, `Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.`, style.width);
       else if (n > 0) say(out, style.dim, `Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.`, style.width);
       if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
