@@ -84,4 +84,33 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
     assert.match(out, /edit app\.js: it will fail: old_string was not found in app\.js\./);
     assert.match(out, /#2 {2}LIVE \(running now\) +edit_file app\.js +→ error: old_string not found/);
   });
+
+  test('a declined step says "declined" once: on its line as it happens, when it replays, and in log', async () => {
+    const repo = await scratch.repo({ 'package.json': '{}\n' });
+    const model = script(scratch.dir(), [
+      { tools: [{ name: 'run_bash', input: { command: 'npm install left-pad' } }] },
+      { tools: [{ name: 'run_bash', input: { command: 'npm install right-pad' } }] },
+      { text: 'I will use pnpm.' },
+    ]);
+    const args = ['run', '--run', 'declined', '--model', model, 'add left-pad'];
+    const tty = await onPty(args, repo.root, [
+      { after: /Allow run_bash "npm install left-pad"\?/, send: 'n use pnpm\r' },
+      { after: /Allow run_bash "npm install right-pad"\?/, send: 'n\r' },
+    ]);
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    assert.match(out, /#2 {2}DECLINED \(not run\) +run_bash "npm install left-pad" +→ reason: use pnpm {2}·/, 'the label says declined; the result gives the reason');
+    assert.match(out, /#4 {2}DECLINED \(not run\) +run_bash "npm install right-pad" +→ no reason given {2}·/);
+
+    const replay = await runCli(args, { cwd: repo.root });
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.match(replay.stdout, /#2 {2}REPLAYED \(from journal\) +run_bash "npm install left-pad" +→ declined: use pnpm {2}·/);
+
+    const log = await runCli(['log', 'declined'], { cwd: repo.root });
+    assert.equal(log.code, 0, log.stderr);
+    const line = log.stdout.split('\n').find((l) => l.includes('npm install left-pad'));
+    assert.match(line ?? '', /→ declined: use pnpm +\d/, log.stdout);
+    assert.doesNotMatch(log.stdout, /\(declined\)/, 'log does not say it twice');
+    assert.match(log.stdout, /→ declined by the user +\d/);
+  });
 });

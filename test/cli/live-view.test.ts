@@ -76,7 +76,7 @@ describe('on a terminal', { concurrency: true, skip: SKIP }, () => {
     assert.match(out, /edit app\.js:\n +--- a\/app\.js\n +\+\+\+ b\/app\.js\n +@@ -1 \+1 @@\n +-const port = 80;\n +\+const port = 8080;\n/, 'the edit is shown as its diff');
     assert.match(out, /write notes\.txt \(a new file, 2 lines, 23 bytes\):\n +--- \/dev\/null\n +\+\+\+ b\/notes\.txt\n +@@ -0,0 \+1,2 @@\n +\+first line\n +\+second line/, 'a new file shows as new');
     assert.match(out, /\$ echo add left-pad\n +Allow run_bash/, 'the command in full');
-    assert.match(out, /#4 {2}DECLINED \(not run\) +write_file notes\.txt +→ declined: keep notes out of the repo/);
+    assert.match(out, /#4 {2}DECLINED \(not run\) +write_file notes\.txt +→ reason: keep notes out of the repo/);
     assert.equal(first.code, 130, out);
     assert.doesNotMatch(out, /unexpected error|please report/);
     assertNoStack(out);

@@ -77,7 +77,7 @@ export class StepPrinter {
           : event.resolution === 'declined'
             ? this.style.red(this.wide ? DECLINED_LABEL : SHORT_LABELS.declined)
             : this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live);
-      this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs));
+      this.line(event.position, label, event.description, event.resolution === 'declined' ? declinedSummary(event.summary) : event.summary, formatDuration(event.durationMs));
     } else if (event.type === 'in-flight') {
       this.endText();
       const what = `#${event.position} ${showControls(event.description)} was ${event.interrupted ? 'interrupted by a signal before its result was recorded' : 'started before a crash and never recorded'}: `;
@@ -218,4 +218,12 @@ export class StepPrinter {
       `instead of ${formatDuration(s.originalMs)}: ${parts.join(', ')} not re-run; ${s.liveSteps} step${s.liveSteps === 1 ? '' : 's'} ran live.`;
     return wrapWords(text, this.style.width, 'columns').join('\n');
   }
+}
+
+// A declined step's result beside its DECLINED label, which already says it was declined: the
+// person's reason ("reason: use pnpm"), or that none was given; a deny rule's summary as it is.
+function declinedSummary(summary: string): string {
+  if (summary.startsWith('declined: ')) return `reason: ${summary.slice('declined: '.length)}`;
+  if (summary === 'declined by the user') return 'no reason given';
+  return summary;
 }
