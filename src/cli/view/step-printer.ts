@@ -42,6 +42,12 @@ export interface ReplayTally {
 export class StepPrinter {
   private readonly out: Writable;
   private readonly style: Style;
+  // Live text is streamed as it comes (a terminal); else each model turn's text is one line.
+  private readonly stream: boolean;
+  // The text streamed during the model step in progress, and during the last step when it was a
+  // live model step (else ''): a final answer streamed in full is not printed again.
+  private streamedNow = '';
+  private streamedLast = '';
   private streaming = false;
   // The visible column of streamed text, the word it has not printed yet, and whether a space
   // goes before that word (dropped when the word starts a new line).
@@ -53,9 +59,17 @@ export class StepPrinter {
   private replayEnded: number | undefined;
   readonly replayed: ReplayTally = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
 
-  constructor(out: Writable, style: Style) {
+  /** `stream: false` (a pipe, a log): no text as it arrives; each model turn's text is shown as one line above its step line, as a replayed turn's is. */
+  constructor(out: Writable, style: Style, options: { stream?: boolean } = {}) {
     this.out = out;
     this.style = style;
+    this.stream = options.stream ?? true;
+  }
+
+  /** Whether `final` is the text this printer streamed, in full, for the last step (a live model turn): it is on the screen already. */
+  streamedAnswer(final: string): boolean {
+    const text = this.streamedLast.trim();
+    return text !== '' && text === final.trim();
   }
 
   /** The journal's event hook. */
@@ -64,6 +78,8 @@ export class StepPrinter {
       this.replayStarted ??= performance.now();
       this.replayEnded = performance.now();
       this.tally(event.kind, event.result, event.originalDurationMs);
+      this.streamedLast = '';
+      if (event.kind === 'model') this.said(event.result);
       const took = this.wide
         ? `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`
         : this.style.dim(`took ${formatDuration(event.originalDurationMs)}`);
@@ -71,6 +87,9 @@ export class StepPrinter {
     } else if (event.type === 'recorded') {
       this.endText();
       this.replayed.liveSteps++;
+      this.streamedLast = event.kind === 'model' ? this.streamedNow : '';
+      this.streamedNow = '';
+      if (event.kind === 'model' && !this.stream) this.said(event.result);
       const label =
         event.resolution === 'in-flight-reported'
           ? this.style.red(this.wide ? NOT_RUN_LABEL : SHORT_LABELS.notRun)
@@ -94,7 +113,7 @@ export class StepPrinter {
 
   // Live extended thinking: dimmed, after a "thinking:" mark, apart from the answer's text.
   readonly onThinking = (streamed: string): void => {
-    if (!streamed) return;
+    if (!streamed || !this.stream) return;
     const text = showControls(streamed);
     if (!this.thinking) {
       this.endText();
@@ -107,7 +126,8 @@ export class StepPrinter {
 
   /** Live model text, streamed as it arrives, indented under the steps and word-wrapped to the width. */
   readonly onText = (streamed: string): void => {
-    if (!streamed) return;
+    if (!streamed || !this.stream) return;
+    this.streamedNow += streamed;
     // The model's text is outside text: shown, never obeyed by the terminal.
     const text = showControls(streamed);
     if (this.thinking) this.endText();
@@ -136,6 +156,20 @@ export class StepPrinter {
     if (this.word && this.column + (this.space ? 1 : 0) + displayWidth(this.word) <= this.style.width) shown += this.takeWord();
     if (shown) this.out.write(this.style.dim(shown));
   };
+
+  // What a model turn said on its way to calling tools, on one line above its step line (a replayed
+  // turn, or any turn off a terminal): its text, whitespace folded, controls shown, cut to the width.
+  // A turn that only answers is the final answer (or part of it), printed in full under "Final answer".
+  private said(result: unknown): void {
+    const content = (result as { content?: unknown } | undefined)?.content;
+    if (!Array.isArray(content) || !content.some((block) => (block as { type?: unknown })?.type === 'tool_use')) return;
+    const text = content
+      .filter((block): block is { type: 'text'; text: string } => (block as { type?: unknown })?.type === 'text' && typeof (block as { text?: unknown }).text === 'string')
+      .map((block) => block.text)
+      .join(' ');
+    const line = fitColumns(showControls(text), this.style.width - TEXT_INDENT.length);
+    if (line) this.out.write(`${TEXT_INDENT}${this.style.dim(line)}\n`);
+  }
 
   private get wide(): boolean {
     return this.style.width >= WIDE_COLUMNS;

@@ -4,7 +4,7 @@
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import type { Writable } from 'node:stream';
 import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, type StopSignal } from '../../errors/index.js';
-import { displayWidth, showControls, wrapWords } from '../../format/text.js';
+import { showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
 import { ask, createApprover } from './approval.js';
@@ -16,6 +16,7 @@ import type { DriveFlags } from './drive-flags.js';
 import { LIMIT_EXIT_CODE } from './drive-flags.js';
 import type { LimitReached } from '../../agent/budget.js';
 import { StepPrinter } from './step-printer.js';
+import { headerLines } from './run-header.js';
 import { sessionSettings } from './session-settings.js';
 import { styleFor, type Style } from '../terminal/style.js';
 
@@ -45,7 +46,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   const screen: Out = json ? process.stderr : out;
   const style = styleFor(screen, env);
   const live = new LiveView(screen, style, Boolean(screen.isTTY) && !json);
-  const printer = new StepPrinter(live.out, style);
+  // Model text streams in as it comes on a terminal; in a pipe each turn's text is one line.
+  const printer = new StepPrinter(live.out, style, { stream: Boolean(screen.isTTY) && !json });
   const tally = new RunTally();
   const controller = new AbortController();
   // What was going on when a signal came, so the last words say only what happened.
@@ -145,7 +147,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${totals}\n`);
       return LIMIT_EXIT_CODE;
     }
-    if (!json) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
+    // The answer once: streamed live on a terminal (it is on the screen already), else in full here.
+    if (!json && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
     if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
@@ -167,9 +170,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
   switch (event.type) {
     case 'opened': {
       const n = event.recordedSteps;
-      // The model goes on a line of its own when the header would not fit the terminal.
-      const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
-      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${showControls(event.model)}\n`);
+      out.write(`${headerLines(event.run, event.model, style).join('\n')}\n`);
       if (event.interrupted && event.openedAs !== 'finished') say(out, style.yellow, `The previous attempt was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP), not crashed${event.inFlight ? ': the step it left in flight is handled as in flight' : ''}.`, style.width);
       if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
       if (event.openedAs === 'finished') say(out, style.dim, `This run finished before: replaying its ${n} steps from the journal.`, style.width);
