@@ -1,6 +1,6 @@
 // The approval question on a real pseudo-terminal shows the diff the step will really make: for an
 // edit, the file's own line numbers and its indentation; for a write over a file, the diff against
-// what is there; for a new file, a new file's diff. Each is what `savepoint show` prints for that
+// what is there; for a new file, a new file's diff, named as git names it. Each is what `savepoint show` prints for that
 // step afterwards. A declined step's line and `log` say "declined" once.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,13 +46,13 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
     const model = script(scratch.dir(), [
       { tools: [{ name: 'edit_file', input: { path: 'app.js', old_string: 'return 1;', new_string: '    return 1;' } }] },
       { tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'alpha\nBETA\ngamma\n' } }] },
-      { tools: [{ name: 'write_file', input: { path: 'docs/new.md', content: '# New\n\n\tindented by a tab\n' } }] },
+      { tools: [{ name: 'write_file', input: { path: 'docs/new café.md', content: '# New\n\n\tindented by a tab\n' } }] },
       { text: 'Indented.' },
     ]);
     const tty = await onPty(['run', '--run', 'indent', '--model', model, 'indent the return'], repo.root, [
       { after: /Allow edit_file app\.js\?/, send: 'y\r' },
       { after: /Allow write_file notes\.txt\?/, send: 'y\r' },
-      { after: /Allow write_file docs\/new\.md\?/, send: 'y\r' },
+      { after: /Allow write_file docs\/new café\.md\?/, send: 'y\r' },
     ]);
     const out = plain(tty.out);
     assert.equal(tty.code, 0, out);
@@ -67,9 +67,10 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
     assert.deepEqual(write, ['--- a/notes.txt', '+++ b/notes.txt', '@@ -1,3 +1,3 @@', ' alpha', '-beta', '+BETA', ' gamma'], 'a write over a file shows its diff');
     assert.deepEqual(write, await shown(repo.root, 'indent', 4, 'notes.txt'));
 
-    const created = asked(out, 'write docs/new.md (a new file, 3 lines, 26 bytes):');
-    assert.deepEqual(created, ['--- /dev/null', '+++ b/docs/new.md', '@@ -0,0 +1,3 @@', '+# New', '+', '+\tindented by a tab'], 'a new file shows as new');
-    assert.deepEqual(created, await shown(repo.root, 'indent', 6, 'docs/new.md'));
+    const created = asked(out, 'write docs/new café.md (a new file, 3 lines, 26 bytes):');
+    // git names the file as it names one in a diff: quoted, its non-ASCII bytes in octal, a tab after a name with a space.
+    assert.deepEqual(created, ['--- /dev/null', '+++ "b/docs/new caf\\303\\251.md"\t', '@@ -0,0 +1,3 @@', '+# New', '+', '+\tindented by a tab'], 'a new file shows as new');
+    assert.deepEqual(created, await shown(repo.root, 'indent', 6, 'docs/new café.md'));
   });
 
   test('an edit that will fail says so instead of a diff', async () => {

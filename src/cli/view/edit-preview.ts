@@ -3,10 +3,10 @@
 // with the repository's own diff settings, so the hunks, their file line numbers and their
 // indentation are the ones `savepoint show` prints for the step afterwards (a checkpoint diffed by
 // `git diff`). A file that does not exist yet shows as new (`--- /dev/null`, `@@ -0,0 +1,n @@`).
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildOwnGit } from '../../git/repository.js';
+import { dirname, join } from 'node:path';
+import { buildOwnGit, findRepository } from '../../git/repository.js';
 import { applyEdit } from '../../tools/edit-file.js';
 import { resolveInRepo, toRepoRelative } from '../../tools/path-utils.js';
 
@@ -41,38 +41,39 @@ export async function editPreview(root: string, tool: string, input: Record<stri
   } else {
     after = typeof input.content === 'string' ? input.content : '';
   }
-  const diff = await gitDiff(root, missing ? null : (before as Buffer), after);
+  const diff = await gitDiff(root, path, missing ? null : (before as Buffer), after);
   if (diff.error) return { path, failure: diff.error };
-  return { path, lines: withHeaders(diff.text, path, missing), created: missing };
+  return { path, lines: diff.lines, created: missing };
 }
 
-// `git diff --no-index` of the two contents, written to a private temporary folder. It runs in the
-// repository, so its config (diff.algorithm, diff.indentHeuristic) is the config `show` diffs with.
-async function gitDiff(root: string, before: Buffer | null, after: string): Promise<{ text: string; error?: string }> {
+// `git diff --no-index --no-prefix` of the two contents, written to a private temporary folder as
+// `a/<path>` and `b/<path>`: git itself then names the file in its `---` / `+++` lines (quoted as it
+// quotes one), as `git diff` names it in the step's checkpoint. It reads the repository's config
+// (diff.algorithm, diff.indentHeuristic, core.quotePath) through GIT_DIR, as `show` diffs with it.
+async function gitDiff(root: string, path: string, before: Buffer | null, after: string): Promise<{ lines: string[]; error?: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'savepoint-approval-'));
   try {
-    const [a, b] = [before === null ? '/dev/null' : join(dir, 'before'), join(dir, 'after')];
-    if (before !== null) await writeFile(a, before);
-    await writeFile(b, after);
+    const [a, b] = [before === null ? '/dev/null' : `a/${path}`, `b/${path}`];
+    for (const [name, content] of [[a, before], [b, after]] as const) {
+      if (content === null) continue;
+      await mkdir(dirname(join(dir, name)), { recursive: true });
+      await writeFile(join(dir, name), content);
+    }
     const { execa } = await import('execa'); // loaded on first use: most runs never ask
-    const git = buildOwnGit(['diff', '--no-index', '--no-ext-diff', '--no-textconv', '--no-color', '--', a, b]);
-    const result = await execa('git', git.args, { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, env: { ...git.env, GIT_PAGER: 'cat' }, extendEnv: false, maxBuffer: 256 * 1024 * 1024 });
+    const git = buildOwnGit(['diff', '--no-index', '--no-prefix', '--no-ext-diff', '--no-textconv', '--no-color', '--', a, b]);
+    const env = { ...git.env, GIT_DIR: findRepository(root, git.env).gitdir, GIT_PAGER: 'cat' };
+    const result = await execa('git', git.args, { cwd: dir, reject: false, stdin: 'ignore', stripFinalNewline: false, env, extendEnv: false, maxBuffer: 256 * 1024 * 1024 });
     // --no-index exits 1 when the files differ, 0 when they are the same.
     if (result.exitCode !== 0 && result.exitCode !== 1) {
-      return { text: '', error: `git could not diff it (${String(result.stderr).trim().split('\n')[0] || `exit ${result.exitCode}`})` };
+      return { lines: [], error: `git could not diff it (${String(result.stderr).trim().split('\n')[0] || `exit ${result.exitCode}`})` };
     }
-    return { text: String(result.stdout) };
+    const text = String(result.stdout);
+    if (!text) return { lines: ['(no change: the file already holds exactly this)'] };
+    // From the file names on: the `diff --git`, mode and index lines name the temporary files.
+    const lines = text.replace(/\n$/, '').split('\n');
+    const first = lines.findIndex((line) => line.startsWith('--- ') || line.startsWith('Binary files '));
+    return { lines: lines.slice(first < 0 ? 0 : first) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-// The hunks as git made them, under the file's own names instead of the temporary ones: the
-// `---` / `+++` lines `git diff` prints for the file in the step's checkpoint.
-function withHeaders(text: string, path: string, created: boolean): string[] {
-  const lines = text.replace(/\n$/, '').split('\n');
-  const first = lines.findIndex((line) => line.startsWith('@@'));
-  if (!text) return ['(no change: the file already holds exactly this)'];
-  if (first < 0) return [lines.find((line) => line.startsWith('Binary files')) ? `Binary files ${created ? '/dev/null' : `a/${path}`} and b/${path} differ` : (lines.at(-1) ?? '')];
-  return [created ? '--- /dev/null' : `--- a/${path}`, `+++ b/${path}`, ...lines.slice(first)];
 }
