@@ -44,8 +44,9 @@ export class StepPrinter {
   private readonly style: Style;
   // Live text is streamed as it comes (a terminal); else each model turn's text is one line.
   private readonly stream: boolean;
-  // The text streamed during the model step in progress, and during the last step when it was a
-  // live model step (else ''): a final answer streamed in full is not printed again.
+  // The text streamed during the model step in progress, and during the live model steps since the
+  // last step of any other kind or turn that called tools (an answer cut off at max_tokens goes on
+  // in the next turn): a final answer streamed in full is not printed again.
   private streamedNow = '';
   private streamedLast = '';
   private streaming = false;
@@ -87,7 +88,7 @@ export class StepPrinter {
     } else if (event.type === 'recorded') {
       this.endText();
       this.replayed.liveSteps++;
-      this.streamedLast = event.kind === 'model' ? this.streamedNow : '';
+      this.streamedLast = event.kind === 'model' && !callsTools(event.result) ? this.streamedLast + this.streamedNow : '';
       this.streamedNow = '';
       if (event.kind === 'model' && !this.stream) this.said(event.result);
       const label =
@@ -162,7 +163,7 @@ export class StepPrinter {
   // A turn that only answers is the final answer (or part of it), printed in full under "Final answer".
   private said(result: unknown): void {
     const content = (result as { content?: unknown } | undefined)?.content;
-    if (!Array.isArray(content) || !content.some((block) => (block as { type?: unknown })?.type === 'tool_use')) return;
+    if (!Array.isArray(content) || !callsTools(result)) return;
     const text = content
       .filter((block): block is { type: 'text'; text: string } => (block as { type?: unknown })?.type === 'text' && typeof (block as { text?: unknown }).text === 'string')
       .map((block) => block.text)
@@ -260,4 +261,10 @@ function declinedSummary(summary: string): string {
   if (summary.startsWith('declined: ')) return `reason: ${summary.slice('declined: '.length)}`;
   if (summary === 'declined by the user') return 'no reason given';
   return summary;
+}
+
+// Whether a model step's result (its response) calls a tool.
+function callsTools(result: unknown): boolean {
+  const content = (result as { content?: unknown } | undefined)?.content;
+  return Array.isArray(content) && content.some((block) => (block as { type?: unknown })?.type === 'tool_use');
 }
