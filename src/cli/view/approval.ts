@@ -138,8 +138,8 @@ export async function preview(tool: AnyTool, input: Record<string, unknown>, sty
     const lines = content.replace(/\n$/, '').split('\n').length;
     const size = `${lines} line${lines === 1 ? '' : 's'}, ${Buffer.byteLength(content)} bytes`;
     const what = tool.name === 'edit_file' ? `edit ${showControls(diff.path)}${input.replace_all === true ? ' (every occurrence)' : ''}` : `write ${showControls(diff.path)}`;
-    const heading = `${what}${tool.name === 'write_file' && !('failure' in diff) ? ` (${diff.created ? 'a new file, ' : ''}${size})` : ''}`;
-    if ('failure' in diff) return `    ${dim(`${heading}: ${showControls(diff.failure)}`)}\n`;
+    const heading = `${what}${tool.name === 'write_file' && !('note' in diff) ? ` (${diff.created ? 'a new file, ' : ''}${size})` : ''}`;
+    if ('note' in diff) return `    ${dim(`${heading}: ${showControls(diff.note)}`)}\n`;
     const paint = (line: string) => (!style ? line : /^(---|\+\+\+) /.test(line) ? style.bold(line) : paintDiff(line, style));
     // The two file-name lines and the hunks: the diff is shown whole up to PREVIEW_LINES of it.
     return `    ${dim(`${heading}:`)}\n${show(diff.lines, diff.lines.length, paint, DIFF_PREVIEW_LINES)}`;

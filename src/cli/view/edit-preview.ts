@@ -10,8 +10,11 @@ import { buildOwnGit, findRepository } from '../../git/repository.js';
 import { applyEdit } from '../../tools/edit-file.js';
 import { resolveInRepo, toRepoRelative } from '../../tools/path-utils.js';
 
-/** What the question shows for an edit or a write: the diff's lines, or why the call will fail. */
-export type EditPreview = { path: string; lines: string[]; created: boolean } | { path: string; failure: string };
+/** What the question shows for an edit or a write: the diff's lines, or instead a note (why the call will fail, or why no diff is shown). */
+export type EditPreview = { path: string; lines: string[]; created: boolean } | { path: string; note: string };
+
+/** The largest file (before or after) the question diffs: a bigger one is described, not copied twice to diff. */
+export const MAX_PREVIEW_BYTES = 16 * 1024 * 1024;
 
 /** The diff `tool` (edit_file or write_file) would make to the file under `root`, or undefined for other tools. */
 export async function editPreview(root: string, tool: string, input: Record<string, unknown>): Promise<EditPreview | undefined> {
@@ -23,26 +26,29 @@ export async function editPreview(root: string, tool: string, input: Record<stri
     file = resolveInRepo(root, given);
     path = toRepoRelative(root, file);
   } catch (error) {
-    return { path: given, failure: `it will fail: ${(error as Error).message}` };
+    return { path: given, note: `it will fail: ${(error as Error).message}` };
   }
+  const size = await stat(file).then((s) => s.size, () => 0);
+  const content = typeof input.content === 'string' ? Buffer.byteLength(input.content) : 0;
+  if (Math.max(size, content) > MAX_PREVIEW_BYTES) return { path, note: `${path} is over ${MAX_PREVIEW_BYTES / 1024 / 1024} MB: no diff here (savepoint show prints it once the step has run)` };
   // The bytes as they are: the diff then shows what the write really does to them.
   const before = await readFile(file).catch((error: NodeJS.ErrnoException) => error);
   const missing = before instanceof Error && before.code === 'ENOENT';
   if (before instanceof Error && !missing) {
     const directory = await stat(file).then((s) => s.isDirectory(), () => false);
-    return { path, failure: `it will fail: ${directory ? `${path} is a directory` : `${path} cannot be read (${before.code ?? before.message})`}` };
+    return { path, note: `it will fail: ${directory ? `${path} is a directory` : `${path} cannot be read (${before.code ?? before.message})`}` };
   }
   let after: string;
   if (tool === 'edit_file') {
-    if (missing) return { path, failure: `it will fail: ${path} does not exist (edit_file changes an existing file)` };
+    if (missing) return { path, note: `it will fail: ${path} does not exist (edit_file changes an existing file)` };
     const edit = applyEdit((before as Buffer).toString('utf8'), { path, old_string: String(input.old_string ?? ''), new_string: String(input.new_string ?? ''), replace_all: input.replace_all === true });
-    if ('error' in edit) return { path, failure: `it will fail: ${edit.error}` };
+    if ('error' in edit) return { path, note: `it will fail: ${edit.error}` };
     after = edit.after;
   } else {
     after = typeof input.content === 'string' ? input.content : '';
   }
   const diff = await gitDiff(root, path, missing ? null : (before as Buffer), after);
-  if (diff.error) return { path, failure: diff.error };
+  if (diff.error) return { path, note: diff.error };
   return { path, lines: diff.lines, created: missing };
 }
 
