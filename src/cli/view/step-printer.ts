@@ -155,20 +155,27 @@ export class StepPrinter {
     // Shown now if it fits where it is (the model may pause mid-sentence); the rest of the word, if
     // more comes, follows it or wraps.
     if (this.word && this.column + (this.space ? 1 : 0) + displayWidth(this.word) <= this.style.width) shown += this.takeWord();
-    if (shown) this.out.write(this.style.dim(shown));
+    // In the terminal's own colour, not dimmed: it may be the final answer, printed only here.
+    if (shown) this.out.write(shown);
   };
 
-  // What a model turn said on its way to calling tools, on one line above its step line (a replayed
-  // turn, or any turn off a terminal): its text, whitespace folded, controls shown, cut to the width.
-  // A turn that only answers is the final answer (or part of it), printed in full under "Final answer".
+  // What a model turn thought and said, one line each above its step line (a replayed turn, or any
+  // turn off a terminal): whitespace folded, controls shown, cut to the width. A turn's text is
+  // shown when it called tools: a turn that only answers is the final answer (or part of it),
+  // printed in full under "Final answer".
   private said(result: unknown): void {
     const content = (result as { content?: unknown } | undefined)?.content;
-    if (!Array.isArray(content) || !callsTools(result)) return;
-    const text = content
-      .filter((block): block is { type: 'text'; text: string } => (block as { type?: unknown })?.type === 'text' && typeof (block as { text?: unknown }).text === 'string')
-      .map((block) => block.text)
-      .join(' ');
-    const line = fitColumns(showControls(text), this.style.width - TEXT_INDENT.length);
+    if (!Array.isArray(content)) return;
+    const of = (type: 'text' | 'thinking') =>
+      content
+        .map((block) => (block as Record<string, unknown>) ?? {})
+        .filter((block) => block.type === type && typeof block[type] === 'string')
+        .map((block) => block[type] as string)
+        .join(' ');
+    const room = this.style.width - TEXT_INDENT.length;
+    const thought = fitColumns(showControls(of('thinking')), room - 'thinking: '.length);
+    if (thought) this.out.write(`${TEXT_INDENT}${this.style.dim(`thinking: ${thought}`)}\n`);
+    const line = callsTools(result) ? fitColumns(showControls(of('text')), room) : '';
     if (line) this.out.write(`${TEXT_INDENT}${this.style.dim(line)}\n`);
   }
 
@@ -203,7 +210,7 @@ export class StepPrinter {
   private endText(): void {
     if (this.streaming) {
       const rest = this.takeWord();
-      this.out.write(`${rest ? this.style.dim(rest) : ''}\n`);
+      this.out.write(`${rest}\n`);
     }
     this.streaming = false;
     this.thinking = false;

@@ -46,8 +46,9 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   const screen: Out = json ? process.stderr : out;
   const style = styleFor(screen, env);
   const live = new LiveView(screen, style, Boolean(screen.isTTY) && !json);
-  // Model text streams in as it comes on a terminal; in a pipe each turn's text is one line.
-  const printer = new StepPrinter(live.out, style, { stream: Boolean(screen.isTTY) && !json });
+  // Model text streams in as it comes on a terminal (or where FORCE_COLOR says one renders the
+  // output); in a pipe each turn's text is one line.
+  const printer = new StepPrinter(live.out, style, { stream: (Boolean(screen.isTTY) || style.color) && !json });
   const tally = new RunTally();
   const controller = new AbortController();
   // What was going on when a signal came, so the last words say only what happened.
