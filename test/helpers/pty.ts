@@ -20,8 +20,17 @@ export interface PtyOptions {
   env?: Record<string, string>;
 }
 
-/** Runs `savepoint <args>` on a pty in `cwd`; each answer is typed once its `after` pattern has appeared. */
-export async function onPty(args: string[], cwd: string, answers: Array<{ after: RegExp; send: string }> = [], options: PtyOptions = {}): Promise<{ code: number | null; out: string }> {
+/** A CLI running on a pty: what it printed so far, typing into it, and its end. */
+export interface PtyProcess {
+  /** Everything the pty showed so far, escapes and all (see `plain`). */
+  readonly out: string;
+  /** Types `text` on the terminal (`\x03` is Ctrl-C: the terminal sends SIGINT to the CLI). */
+  type(text: string): void;
+  result: Promise<{ code: number | null; out: string }>;
+}
+
+/** Starts `savepoint <args>` on a pty in `cwd`; each answer is typed once its `after` pattern has appeared. */
+export function startOnPty(args: string[], cwd: string, answers: Array<{ after: RegExp; send: string }> = [], options: PtyOptions = {}): PtyProcess {
   const command = `stty cols ${options.cols ?? 160} rows ${options.rows ?? 40}; exec ${[process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')}`;
   const env = { ...baseEnv(), TERM: 'xterm-256color', ...(options.env ?? {}) } as Record<string, string>;
   delete env.NO_COLOR;
@@ -36,7 +45,22 @@ export async function onPty(args: string[], cwd: string, answers: Array<{ after:
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  clearTimeout(timer);
-  return { code, out };
+  const result = new Promise<{ code: number | null; out: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    }),
+  );
+  return {
+    get out() {
+      return out;
+    },
+    type: (text) => void child.stdin.write(text),
+    result,
+  };
+}
+
+/** Runs `savepoint <args>` on a pty in `cwd` to its end; each answer is typed once its `after` pattern has appeared. */
+export function onPty(args: string[], cwd: string, answers: Array<{ after: RegExp; send: string }> = [], options: PtyOptions = {}): Promise<{ code: number | null; out: string }> {
+  return startOnPty(args, cwd, answers, options).result;
 }
