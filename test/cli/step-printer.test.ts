@@ -54,14 +54,6 @@ describe('StepPrinter', () => {
     }
   });
 
-  it('word-wraps the savings summary to the width', () => {
-    const { printer: p } = printer(60);
-    for (let i = 1; i <= 3; i++) p.onEvent({ type: 'replayed', position: i, kind: 'model', description: `model turn ${i}`, summary: 'calls read_file', originalDurationMs: 2000, result: { usage: { inputTokens: 1000, outputTokens: 50 } } });
-    const summary = p.summary();
-    assert.match(summary.replace(/\n/g, ' '), /^Replayed 3 steps from the journal in \d+ ms instead of 6\.0 s: 3 model calls, 3,150 tokens, 0 commands not re-run; 0 steps ran live\.$/);
-    for (const line of summary.split('\n')) assert.ok(displayWidth(line) <= 60, line);
-  });
-
   const turn = (text: string, tool?: string) => ({ content: [{ type: 'text', text }, ...(tool ? [{ type: 'tool_use', id: 't1', name: tool, input: {} }] : [])] });
 
   it("shows a replayed turn's text on one line above its step line, and an answer-only turn's not at all (it is the final answer)", () => {
