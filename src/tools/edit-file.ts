@@ -45,30 +45,17 @@ export function createEditFileTool(root: string): Tool<EditFileInput> {
     async run({ path, old_string: oldString, new_string: newString, replace_all: replaceAll = false }) {
       const file = resolveInRepo(root, path);
       const shown = toRepoRelative(root, file);
-      if (oldString === '') return toolError('old_string is empty; give the exact text to replace (use write_file to create a file).');
-      if (oldString === newString) return toolError('old_string and new_string are the same; there is nothing to change.', 'error: no change');
+      const problem = editProblem(oldString, newString);
+      if (problem) return toolError(...problem);
       let before: string;
       try {
         before = await readFile(file, 'utf8');
       } catch (error) {
         return toolError(errorMessage(error, shown));
       }
-      // split/join rather than String.replace, which would treat `$&` and friends in new_string specially.
-      const pieces = before.split(oldString);
-      const matches = pieces.length - 1;
-      if (matches === 0) {
-        return toolError(
-          `old_string was not found in ${shown}. Read the file again and copy the text exactly, including whitespace and indentation.`,
-          'error: old_string not found',
-        );
-      }
-      if (matches > 1 && !replaceAll) {
-        return toolError(
-          `old_string occurs ${matches} times in ${shown}. Include more surrounding lines so that it matches exactly once, or set replace_all to true to replace all ${matches}.`,
-          `error: old_string matches ${matches} times`,
-        );
-      }
-      const after = pieces.join(newString);
+      const edit = applyEdit(before, { path: shown, old_string: oldString, new_string: newString, replace_all: replaceAll });
+      if ('error' in edit) return toolError(edit.error, edit.summary);
+      const { after, matches } = edit;
       try {
         await writeFile(file, after);
       } catch (error) {
@@ -91,4 +78,37 @@ async function diffOf(shown: string, before: string, after: string, replacements
     else if (line.startsWith('-')) removed++;
   }
   return [formatPatch(patch, FILE_HEADERS_ONLY), `${plural(replacements, 'replacement')}, +${added} -${removed} lines`];
+}
+
+/** What an edit makes of a file's content: the new content and how many places changed, or why it cannot be made. */
+export type EditOutcome = { after: string; matches: number } | { error: string; summary?: string };
+
+// The edit's own input is unusable, whatever the file holds.
+function editProblem(oldString: string, newString: string): [string, string?] | undefined {
+  if (oldString === '') return ['old_string is empty; give the exact text to replace (use write_file to create a file).'];
+  if (oldString === newString) return ['old_string and new_string are the same; there is nothing to change.', 'error: no change'];
+  return undefined;
+}
+
+/**
+ * The edit applied to `before` (the file's content), with no I/O: the tool runs it, and the approval
+ * question runs it on the file as it is on disk, so the diff a person approves is the one made.
+ */
+export function applyEdit(before: string, input: EditFileInput): EditOutcome {
+  const { path: shown, old_string: oldString, new_string: newString, replace_all: replaceAll = false } = input;
+  const problem = editProblem(oldString, newString);
+  if (problem) return { error: problem[0], ...(problem[1] ? { summary: problem[1] } : {}) };
+  // split/join rather than String.replace, which would treat `$&` and friends in new_string specially.
+  const pieces = before.split(oldString);
+  const matches = pieces.length - 1;
+  if (matches === 0) {
+    return { error: `old_string was not found in ${shown}. Read the file again and copy the text exactly, including whitespace and indentation.`, summary: 'error: old_string not found' };
+  }
+  if (matches > 1 && !replaceAll) {
+    return {
+      error: `old_string occurs ${matches} times in ${shown}. Include more surrounding lines so that it matches exactly once, or set replace_all to true to replace all ${matches}.`,
+      summary: `error: old_string matches ${matches} times`,
+    };
+  }
+  return { after: pieces.join(newString), matches };
 }

@@ -16,9 +16,9 @@ import {
   fakeEnv,
   journalPaths,
   runCli,
-  startCli,
   waitUntil,
 } from '../helpers/cli.js';
+import { plain, SKIP_NO_PTY, startOnPty } from '../helpers/pty.js';
 
 const scratch = useScratch();
 const repo = (): Promise<TempRepo> => scratch.repo({ 'README.md': '# live\n' });
@@ -31,21 +31,23 @@ const TURNS: ScriptTurn[] = [
 ];
 
 describe('the live model through the Anthropic SDK', { concurrency: true }, () => {
-  test('a live model turn streams its text to stdout before the call ends', async () => {
+  test('a live model turn streams its text to the terminal before the call ends', { skip: SKIP_NO_PTY }, async () => {
     const text = 'alpha beta gamma delta epsilon zeta eta theta';
     const server = await fake([{ text, delayMs: 3000 }]);
     const dir = await repo();
-    const cli = startCli(['run', '--yes', 'say the words'], { cwd: dir.root, env: fakeEnv(server) });
-    await waitUntil(() => cli.stdout.includes('alpha'), 'the first words on stdout', { child: cli });
+    const cli = startOnPty(['run', '--yes', 'say the words'], dir.root, [], { env: fakeEnv(server) as Record<string, string> });
+    await waitUntil(() => plain(cli.out).includes('alpha'), 'the first words on the terminal');
     // The answer is still arriving: its end has not come, and its step has not been recorded.
-    assert.ok(!cli.stdout.includes('theta'), cli.stdout);
-    assert.doesNotMatch(cli.stdout, /#1\s+LIVE/);
+    assert.ok(!plain(cli.out).includes('theta'), plain(cli.out));
+    assert.doesNotMatch(plain(cli.out), /#1\s+LIVE/);
     const result = await cli.result;
-    assert.equal(result.code, 0, result.stderr);
-    const streamed = result.stdout.indexOf('alpha');
-    const step = result.stdout.search(/#1\s+LIVE \(running now\)/);
-    assert.ok(streamed >= 0 && step > streamed, `the text streams above its step line:\n${result.stdout}`);
-    assert.match(result.stdout.slice(streamed, step).replace(/\s+/g, ' '), /alpha beta gamma delta epsilon zeta eta theta/);
+    const out = plain(result.out);
+    assert.equal(result.code, 0, out);
+    const streamed = out.indexOf('alpha');
+    const step = out.search(/#1\s+LIVE \(running now\)/);
+    assert.ok(streamed >= 0 && step > streamed, `the text streams above its step line:\n${out}`);
+    assert.match(out.slice(streamed, step).replace(/\s+/g, ' '), /alpha beta gamma delta epsilon zeta eta theta/);
+    assert.doesNotMatch(out, /Final answer/, 'streamed on the terminal, the answer is not printed again');
     assert.equal(server.requests[0]!.stream, true);
   });
 

@@ -34,6 +34,12 @@ async function exited(term: Terminal): Promise<number> {
   return term.exitCode()!;
 }
 
+// A live answer in the session: streamed under the steps (on a terminal it is not printed again
+// under "Final answer"), then its step line; `then` is what must follow it.
+function answered(text: RegExp, then?: RegExp): RegExp {
+  return new RegExp(`^ {6}${text.source}\\n.*→ answers "${text.source}"${then ? then.source : ''}`, 'm');
+}
+
 describe('the interactive session', { concurrency: true }, () => {
   test('a task and a follow-up, /exit, -c and a third message, a kill -9 mid-turn and -c again: one run, each message once, nothing sent or run twice', async () => {
     const repo = await scratch.repo({ 'README.md': '# session\n' });
@@ -47,9 +53,9 @@ describe('the interactive session', { concurrency: true }, () => {
     scratch.defer(() => first.close());
     await first.waitFor(/^›\s*$/m);
     first.type('read the readme');
-    await first.waitFor(/Final answer\nFirst answer\./);
+    await first.waitFor(answered(/First answer\./));
     first.type('now log it');
-    await first.waitFor(/Final answer\nSecond answer\./);
+    await first.waitFor(answered(/Second answer\./));
     assert.match(first.screen(), /3 earlier steps replayed from the journal/);
     first.type('/exit');
     assert.equal(await exited(first), 0);
@@ -68,7 +74,7 @@ describe('the interactive session', { concurrency: true }, () => {
     hold.delete(4);
     const third = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
     scratch.defer(() => third.close());
-    await third.waitFor(/Final answer\nThird answer\.[\s\S]*^›\s*$/m);
+    await third.waitFor(answered(/Third answer\./, /[\s\S]*^›\s*$/m));
     third.keys('C-d');
     assert.equal(await exited(third), 0);
     screens.push(third.screen());
@@ -101,13 +107,13 @@ describe('the interactive session', { concurrency: true }, () => {
     term.type('/nonsense');
     await term.waitFor(/There is no \/nonsense: \/help lists the commands\./);
     term.type('say hello');
-    await term.waitFor(/Final answer\nHello\./);
+    await term.waitFor(answered(/Hello\./));
     term.type('/cost');
     await term.waitFor(/› \/cost\n {2}Tokens .* 1 model call/);
     term.type('/model claude-two');
     await term.waitFor(/From the next turn on, claude-two answers/);
     term.type('again');
-    await term.waitFor(/Final answer\nHello on the new model\./);
+    await term.waitFor(answered(/Hello on the new model\./));
     term.type('/runs');
     await term.waitFor(/› \/runs\n[\s\S]*say hello[\s\S]*^›\s*$/m);
     term.keys('C-c');
@@ -143,7 +149,7 @@ describe('the interactive session', { concurrency: true }, () => {
     await term.waitFor(/Stopped\. Every finished step is kept; the next message goes on from here\.\n^›\s*$/m);
     hold.delete(1);
     term.type('go on');
-    await term.waitFor(/Final answer\nAnswered after the stop\./);
+    await term.waitFor(answered(/Answered after the stop\./));
     term.type('/exit');
     assert.equal(await exited(term), 0);
     assertNoStack(term.screen());
@@ -161,7 +167,7 @@ describe('the interactive session', { concurrency: true }, () => {
     scratch.defer(() => term.close());
     await term.waitFor(/^›\s*$/m);
     term.type('first');
-    await term.waitFor(/Final answer\nOne\./);
+    await term.waitFor(answered(/One\./));
     term.type('/model claude-two');
     await term.waitFor(/From the next turn on, claude-two answers/);
     term.type('second');
@@ -172,7 +178,7 @@ describe('the interactive session', { concurrency: true }, () => {
     hold.delete(1);
     const again = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
     scratch.defer(() => again.close());
-    await again.waitFor(/Final answer\nTwo\.[\s\S]*^›\s*$/m);
+    await again.waitFor(answered(/Two\./, /[\s\S]*^›\s*$/m));
     assert.match(again.screen(), /model claude-two/);
     again.type('/exit');
     assert.equal(await exited(again), 0);
@@ -196,7 +202,7 @@ describe('the interactive session', { concurrency: true }, () => {
     term.type('a');
     await term.waitFor(/Allow "run_bash\(echo \*\)" from now on: \[s\]ession only \/ \[w\]rite it to \.savepoint\/settings\.local\.json:\s*$/m);
     term.type('w');
-    await term.waitFor(/Final answer\nLogged twice\./);
+    await term.waitFor(answered(/Logged twice\./));
     assert.equal(await exited(term), 0);
     assert.doesNotMatch(term.screen(), /Allow run_bash "echo two/);
     assert.equal(readFileSync(join(repo.root, 'log.txt'), 'utf8'), 'one\ntwo\n');
@@ -218,7 +224,7 @@ describe('the interactive session', { concurrency: true }, () => {
     term.type('2');
     await term.waitFor(/^›\s*$/m);
     term.type('one more thing');
-    await term.waitFor(/Final answer\nAnswer 3\./);
+    await term.waitFor(answered(/Answer 3\./));
     term.type('/diff');
     await term.waitFor(/› \/diff\n[\s\S]*^›\s*$/m);
     term.type('/fork 1');
@@ -243,13 +249,13 @@ describe('the interactive session', { concurrency: true }, () => {
     scratch.defer(() => term.close());
     await term.waitFor(/^›\s*$/m);
     term.type('read it three times');
-    await term.waitFor(/Final answer\nRead three times\./);
+    await term.waitFor(answered(/Read three times\./));
     const before = fake.requests.length;
     term.type('/compact');
     await term.waitFor(/config compact[\s\S]*compact: asked for[\s\S]*^›\s*$/m);
     assert.equal(fake.requests.length, before + 1, 'one summarizing request');
     term.type('after compacting, answer');
-    await term.waitFor(/Final answer\nAfter the compaction\./);
+    await term.waitFor(answered(/After the compaction\./));
     term.type('/exit');
     assert.equal(await exited(term), 0);
     assertNoStack(term.screen());

@@ -2,41 +2,20 @@
 // the CLI on a pty and passes our keystrokes to it): a running command shows its elapsed time and
 // its last output lines, redrawn in place; off a terminal none of that is printed. A busy model
 // service's retry-after is counted down on the model step's line. The prompt shows
-// the diff of an edit, the head of a write and the command; "n <reason>" reaches the model in the
+// the diff of an edit, a new file's diff and the command (test/cli/approval.test.ts: the diff is show's); "n <reason>" reaches the model in the
 // declined result; Ctrl-C at the prompt exits 130 with no "unexpected error", and the next run says
 // the previous attempt was interrupted.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
-import { BIN, assertNoStack, baseEnv, gitOut, journalJson, journalPaths, runCli } from '../helpers/cli.js';
+import { assertNoStack, gitOut, journalJson, journalPaths, runCli } from '../helpers/cli.js';
+import { onPty as runOnPty, plain, SKIP_NO_PTY } from '../helpers/pty.js';
 
 const scratch = useScratch();
-const HAVE_SCRIPT = spawnSync('script', ['--version']).status === 0;
-const SKIP = HAVE_SCRIPT ? false : 'util-linux `script` is not installed: it gives the CLI a pseudo-terminal';
-const plain = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-
-// Runs `savepoint <args>` on a pty; each answer is typed once its `after` pattern has appeared.
-async function onPty(args: string[], cwd: string, answers: Array<{ after: RegExp; send: string }> = [], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  const command = `stty cols 160 rows 40; exec ${[process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')}`;
-  const env = { ...baseEnv(), TERM: 'xterm-256color', ...extraEnv } as Record<string, string>;
-  delete env.NO_COLOR;
-  const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  const pending = [...answers];
-  const onData = (chunk: Buffer) => {
-    out += chunk.toString();
-    while (pending[0] && pending[0].after.test(plain(out))) child.stdin.write(pending.shift()!.send);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  clearTimeout(timer);
-  return { code, out };
-}
+const SKIP = SKIP_NO_PTY;
+const onPty = (args: string[], cwd: string, answers: Array<{ after: RegExp; send: string }> = [], env: Record<string, string> = {}) => runOnPty(args, cwd, answers, { env });
 
 function script(dir: string, turns: unknown[]): string {
   const path = join(dir, 'model.json');
@@ -94,10 +73,10 @@ describe('on a terminal', { concurrency: true, skip: SKIP }, () => {
       { after: /Allow run_bash "echo add left-pad"\?/, send: '\x03' },
     ]);
     const out = plain(first.out);
-    assert.match(out, /edit app\.js:\n +@@ .* @@\n +-port = 80\n +\+port = 8080\n/, 'the edit is shown as a diff');
-    assert.match(out, /write notes\.txt \(2 lines, 23 bytes\):\n +first line\n +second line/, 'the head of the write');
+    assert.match(out, /edit app\.js:\n +--- a\/app\.js\n +\+\+\+ b\/app\.js\n +@@ -1 \+1 @@\n +-const port = 80;\n +\+const port = 8080;\n/, 'the edit is shown as its diff');
+    assert.match(out, /write notes\.txt \(a new file, 2 lines, 23 bytes\):\n +--- \/dev\/null\n +\+\+\+ b\/notes\.txt\n +@@ -0,0 \+1,2 @@\n +\+first line\n +\+second line/, 'a new file shows as new');
     assert.match(out, /\$ echo add left-pad\n +Allow run_bash/, 'the command in full');
-    assert.match(out, /#4 {2}DECLINED \(not run\) +write_file notes\.txt +→ declined: keep notes out of the repo/);
+    assert.match(out, /#4 {2}DECLINED \(not run\) +write_file notes\.txt +→ reason: keep notes out of the repo/);
     assert.equal(first.code, 130, out);
     assert.doesNotMatch(out, /unexpected error|please report/);
     assertNoStack(out);

@@ -7,11 +7,11 @@ import { StepPrinter } from '../../src/cli/view/step-printer.js';
 import { styleFor } from '../../src/cli/terminal/style.js';
 import { displayWidth } from '../../src/format/text.js';
 
-function printer(columns: number) {
+function printer(columns: number, options: { stream?: boolean } = {}) {
   let text = '';
   const out = new Writable({ write: (chunk, _encoding, done) => ((text += String(chunk)), done()) });
   const style = styleFor(Object.assign(out, { isTTY: false }), { COLUMNS: String(columns), NO_COLOR: '1' });
-  return { printer: new StepPrinter(out, style), output: () => text };
+  return { printer: new StepPrinter(out, style, options), output: () => text };
 }
 
 const recorded = (position: number, description: string, summary: string, resolution?: string) =>
@@ -52,5 +52,36 @@ describe('StepPrinter', () => {
       const streamed = lines.filter((line) => line.startsWith('      ')).map((line) => line.trim());
       assert.equal(streamed.join(''), word, 'every character of the word is shown once');
     }
+  });
+
+  const turn = (text: string, tool?: string) => ({ content: [{ type: 'text', text }, ...(tool ? [{ type: 'tool_use', id: 't1', name: tool, input: {} }] : [])] });
+
+  it("shows a replayed turn's text on one line above its step line, and an answer-only turn's not at all (it is the final answer)", () => {
+    const { printer: p, output } = printer(60);
+    p.onEvent({ type: 'replayed', position: 1, kind: 'model', description: 'model turn 1', summary: 'calls read_file', originalDurationMs: 5, result: turn(`First I read\n\nthe README \u001b[31mred\u001b[0m, ${'then more '.repeat(10)}`, 'read_file') });
+    p.onEvent({ type: 'replayed', position: 2, kind: 'model', description: 'model turn 2', summary: 'answers "Done."', originalDurationMs: 5, result: turn('Done.') });
+    const lines = output().trimEnd().split('\n');
+    assert.equal(lines.length, 3, output());
+    assert.match(lines[0]!, /^ {6}First I read the README \^\[\[31mred\^\[\[0m, then more .*…$/);
+    assert.ok(displayWidth(lines[0]!) <= 60);
+    assert.match(lines[1]!, /#1 {2}REPLAYED/);
+    assert.match(lines[2]!, /#2 {2}REPLAYED .*answers "Done\."/);
+  });
+
+  it('off a terminal streams nothing and shows a live turn as a replayed one; on one it knows the answer it streamed', () => {
+    const piped = printer(80, { stream: false });
+    piped.printer.onText('Let me look.');
+    piped.printer.onEvent({ type: 'recorded', position: 1, kind: 'model', description: 'model turn 1', summary: 'calls read_file', durationMs: 5, result: turn('Let me look.', 'read_file') });
+    assert.match(piped.output(), /^ {6}Let me look\.\n {2}#1 {2}LIVE/);
+    assert.equal(piped.printer.streamedAnswer('Let me look.'), false);
+
+    const tty = printer(80);
+    tty.printer.onText('All ');
+    tty.printer.onText('done.');
+    tty.printer.onEvent({ type: 'recorded', position: 1, kind: 'model', description: 'model turn 1', summary: 'answers "All done."', durationMs: 5, result: turn('All done.') });
+    assert.equal(tty.printer.streamedAnswer('All done.'), true);
+    assert.equal(tty.printer.streamedAnswer('Something else.'), false);
+    tty.printer.onEvent({ type: 'replayed', position: 2, kind: 'model', description: 'model turn 2', summary: 'answers "All done."', originalDurationMs: 5, result: turn('All done.') });
+    assert.equal(tty.printer.streamedAnswer('All done.'), false, 'the last step replayed: its answer was not streamed here');
   });
 });

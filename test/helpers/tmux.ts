@@ -3,7 +3,7 @@
 //
 //   const term = await openTerminal(['--yes'], { cwd: repo.root, env: fakeEnv(fake) });
 //   await term.type('fix the test');               // the keys, then Enter
-//   await term.waitFor(/Final answer/);            // polls capture-pane
+//   await term.waitFor(/answers "/);               // polls capture-pane
 //   term.kill9();                                  // SIGKILL to the savepoint process
 //   await term.close();
 import { execFileSync } from 'node:child_process';

@@ -15,8 +15,9 @@ import { createServer as createTlsServer } from 'node:tls';
 import { createAnthropicProvider } from '../../src/model/anthropic.js';
 import { ModelError } from '../../src/errors/index.js';
 import { useScratch } from '../helpers/scratch.js';
-import { assertNoStack, fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';
+import { assertNoStack, fakeEnv, runCli, waitUntil } from '../helpers/cli.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { plain, SKIP_NO_PTY, startOnPty } from '../helpers/pty.js';
 
 const scratch = useScratch();
 
@@ -77,21 +78,22 @@ test('an https server whose certificate is not trusted is a connection error tha
   assert.equal(fake.requests.length, 0);
 });
 
-test('Ctrl-C in the middle of a streamed answer stops the run at once, and the same command finishes it', async () => {
+test('Ctrl-C in the middle of a streamed answer stops the run at once, and the same command finishes it', { skip: SKIP_NO_PTY }, async () => {
   const repo = await scratch.repo({ 'README.md': '# app\n' });
   let slow = true;
   const fake = await startFakeAnthropic({ turns: () => (slow ? { text: 'one two three four five six seven eight nine ten', delayMs: 20_000 } : { text: 'Finished after the interrupt.' }) });
   scratch.defer(() => fake.close());
   const args = ['run', '--yes', 'say something'];
-  const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
-  await waitUntil(() => first.stdout.includes('one'), 'the answer to start streaming', { child: first });
+  // On a terminal, where the answer streams and Ctrl-C is the terminal's SIGINT.
+  const first = startOnPty(args, repo.root, [], { env: fakeEnv(fake) as Record<string, string> });
+  await waitUntil(() => plain(first.out).includes('one'), 'the answer to start streaming');
   const interrupted = Date.now();
-  first.child.kill('SIGINT');
+  first.type('\x03');
   const stopped = await first.result;
-  assert.equal(stopped.code, 130, stopped.stdout + stopped.stderr);
+  assert.equal(stopped.code, 130, plain(stopped.out));
   assert.ok(Date.now() - interrupted < 5_000, 'the run did not wait for the answer to end');
-  assert.doesNotMatch(stopped.stdout, /ten/);
-  assertNoStack(stopped.stdout + stopped.stderr);
+  assert.doesNotMatch(plain(stopped.out), /ten/);
+  assertNoStack(plain(stopped.out));
   slow = false;
   const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
   assert.equal(again.code, 0, again.stdout + again.stderr);

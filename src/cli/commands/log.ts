@@ -142,11 +142,18 @@ function columns(t: Timeline, style: Style): Layout {
   return { num, kind, what, result: Math.max(8, room - what), bar };
 }
 
+// Whether a summary already names how the step was resolved (a declined or denied step's does).
+function saysResolution(summary: string, resolution: string): boolean {
+  if (resolution === 'declined' || resolution === 'gated') return /^(declined|denied)\b/.test(summary);
+  return summary.includes(resolution);
+}
+
 function stepLine(s: StepView, l: Layout, maxMs: number, style: Style): string {
   const inFlight = s.state === 'in-flight';
   let result = inFlight ? 'in flight: started, never recorded' : (s.summary ?? '');
   if (s.resolution === 'in-flight-reported' && !/crash/.test(result)) result += ' (was in flight at a crash)';
-  else if (s.resolution && s.resolution !== 'in-flight-reported') result += ` (${s.resolution})`;
+  // A declined step's summary says so itself ("declined: use pnpm", "denied by rule …"): said once.
+  else if (s.resolution && s.resolution !== 'in-flight-reported' && !saysResolution(result, s.resolution)) result += ` (${s.resolution})`;
   const resultText = fitColumns(result, l.result);
   const painted = inFlight || s.isError || s.resolution === 'in-flight-reported' ? style.red(resultText) : resultText;
   const duration = s.durationMs === null ? '–' : formatDuration(s.durationMs);

@@ -13,6 +13,9 @@ export interface Style {
   cyan(text: string): string;
 }
 
+/** The narrowest width lines are laid out for: a narrower terminal wraps them. */
+export const MIN_WIDTH = 40;
+
 /** The style for a stream: colours when it is a terminal and NO_COLOR is unset (or FORCE_COLOR set). */
 export function styleFor(stream: Writable & { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv = process.env): Style {
   const color = env.FORCE_COLOR ? env.FORCE_COLOR !== '0' : Boolean(stream.isTTY) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
@@ -20,7 +23,8 @@ export function styleFor(stream: Writable & { isTTY?: boolean; columns?: number 
   return {
     color,
     // A pseudo-terminal with no size (`script` without a terminal) reports 0 columns: unknown.
-    width: Math.max(60, Math.min(stream.columns || Number(env.COLUMNS) || 120, 200)),
+    // Lines are laid out for MIN_WIDTH columns at the least.
+    width: Math.max(MIN_WIDTH, Math.min(stream.columns || Number(env.COLUMNS) || 120, 200)),
     green: paint('32', '39'),
     yellow: paint('33', '39'),
     red: paint('31', '39'),

@@ -6,16 +6,19 @@
 // settings (`defaultMode`) approves edits, or everything, without asking; `a` offers to remember a
 // rule for the session, or to write it to .savepoint/settings.local.json.
 import { createInterface } from 'node:readline';
-import { createPatch } from 'diff';
 import { ApprovalRequiredError, InterruptedError } from '../../errors/index.js';
 import type { Approver } from '../../agent/tool-call.js';
 import type { AnyTool } from '../../tools/types.js';
-import { fitColumns } from '../../format/text.js';
+import { ellipsize, showControls } from '../../format/text.js';
 import { addLocalAllowRule, suggestRule, type PermissionMode, type PermissionRules } from '../../settings/index.js';
 import { type Style } from '../terminal/style.js';
+import { editPreview } from './edit-preview.js';
+import { paintDiff } from './step-diff.js';
 
-/** How many lines of a write's content, or of an edit's diff, the question shows. */
+/** How many lines of a command, or of a write's content outside a repository, the question shows. */
 export const PREVIEW_LINES = 12;
+/** How many lines of an edit's or a write's diff (file names and hunks) the question shows. */
+export const DIFF_PREVIEW_LINES = 24;
 
 /** What createApprover needs: the answers' source, where to ask, and what to do on Ctrl-C. */
 export interface ApproverOptions {
@@ -56,7 +59,7 @@ export function createApprover(options: ApproverOptions): Approver {
     const output = options.output ?? process.stderr;
     options.onAsk?.(true, tool.describe(input));
     try {
-      output.write(preview(tool, input, options.style));
+      output.write(await preview(tool, input, options.style, options.root));
       const answer = (await ask(`  Allow ${tool.describe(input)}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]lways: `, options)).trim();
       const word = answer.toLowerCase().split(/\s+/)[0] ?? '';
       if (word === 'a' || word === 'always' || word === 'all') {
@@ -109,13 +112,19 @@ export function ask(question: string, options: Pick<ApproverOptions, 'input' | '
   });
 }
 
-/** What the call will do, shown above the question: the command, the edit's diff, the write's head. */
-export function preview(tool: AnyTool, input: Record<string, unknown>, style?: Style): string {
+/**
+ * What the call will do, shown above the question: the command; for an edit or a write under
+ * `root`, the real unified diff of the file as it is on disk now (as `savepoint show` prints the
+ * step's diff afterwards), or why the call will fail; the head of a write when there is no root.
+ */
+export async function preview(tool: AnyTool, input: Record<string, unknown>, style?: Style, root?: string): Promise<string> {
   const dim = (text: string) => (style ? style.dim(text) : text);
   const width = style?.width ?? 100;
-  const show = (lines: string[], total: number, paint: (line: string) => string = dim) => {
-    const shown = lines.slice(0, PREVIEW_LINES).map((line) => `    ${paint(fitColumns(line, width - 6) || ' ')}`);
-    if (total > PREVIEW_LINES) shown.push(`    ${dim(`… ${total - PREVIEW_LINES} more line${total - PREVIEW_LINES === 1 ? '' : 's'}`)}`);
+  // Every line is outside text (a command, a file's content): its controls are shown, then it is
+  // cut to the width, its whitespace kept as it is (an indentation-only edit shows its indentation).
+  const show = (lines: string[], total: number, paint: (line: string) => string = dim, most = PREVIEW_LINES) => {
+    const shown = lines.slice(0, most).map((line) => `    ${paint(ellipsize(showControls(line), width - 6, 'columns') || ' ')}`);
+    if (total > most) shown.push(`    ${dim(`… ${total - most} more line${total - most === 1 ? '' : 's'}`)}`);
     return `${shown.join('\n')}\n`;
   };
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
@@ -123,16 +132,26 @@ export function preview(tool: AnyTool, input: Record<string, unknown>, style?: S
     const lines = text(input.command).split('\n');
     return show(lines.map((line, i) => `${i === 0 ? '$ ' : '  '}${line}`), lines.length, (line) => line);
   }
+  const diff = root ? await editPreview(root, tool.name, input) : undefined;
+  if (diff) {
+    const content = text(input.content);
+    const lines = content.replace(/\n$/, '').split('\n').length;
+    const size = `${lines} line${lines === 1 ? '' : 's'}, ${Buffer.byteLength(content)} bytes`;
+    const what = tool.name === 'edit_file' ? `edit ${showControls(diff.path)}${input.replace_all === true ? ' (every occurrence)' : ''}` : `write ${showControls(diff.path)}`;
+    const heading = `${what}${tool.name === 'write_file' && !('note' in diff) ? ` (${diff.created ? 'a new file, ' : ''}${size})` : ''}`;
+    if ('note' in diff) return `    ${dim(`${heading}: ${showControls(diff.note)}`)}\n`;
+    const paint = (line: string) => (!style ? line : /^(---|\+\+\+) /.test(line) ? style.bold(line) : paintDiff(line, style));
+    // The two file-name lines and the hunks: the diff is shown whole up to PREVIEW_LINES of it.
+    return `    ${dim(`${heading}:`)}\n${show(diff.lines, diff.lines.length, paint, DIFF_PREVIEW_LINES)}`;
+  }
   if (tool.name === 'edit_file') {
-    const patch = createPatch(text(input.path), text(input.old_string), text(input.new_string), '', '', { context: 2 }).split('\n').slice(4).filter((line) => line !== '\\ No newline at end of file');
-    while (patch.at(-1) === '') patch.pop();
-    const paint = (line: string) => (!style ? line : line.startsWith('+') ? style.green(line) : line.startsWith('-') ? style.red(line) : style.dim(line));
-    return `    ${dim(`edit ${text(input.path)}${input.replace_all ? ' (every occurrence)' : ''}:`)}\n${show(patch, patch.length, paint)}`;
+    const lines = [...text(input.old_string).split('\n').map((line) => `-${line}`), ...text(input.new_string).split('\n').map((line) => `+${line}`)];
+    return `    ${dim(`edit ${showControls(text(input.path))} (outside a repository: the text replaced, without line numbers):`)}\n${show(lines, lines.length, (line) => (style ? paintDiff(line, style) : line))}`;
   }
   if (tool.name === 'write_file') {
     const content = text(input.content);
     const lines = content.replace(/\n$/, '').split('\n');
-    return `    ${dim(`write ${text(input.path)} (${lines.length} line${lines.length === 1 ? '' : 's'}, ${Buffer.byteLength(content)} bytes):`)}\n${show(lines, lines.length)}`;
+    return `    ${dim(`write ${showControls(text(input.path))} (${lines.length} line${lines.length === 1 ? '' : 's'}, ${Buffer.byteLength(content)} bytes):`)}\n${show(lines, lines.length)}`;
   }
   return '';
 }

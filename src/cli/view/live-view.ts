@@ -5,7 +5,7 @@
 // and `out` is the stream itself.
 import { Writable } from 'node:stream';
 import { formatDuration } from '../../format/numbers.js';
-import { fitColumns } from '../../format/text.js';
+import { displayWidth, fitColumns } from '../../format/text.js';
 import type { Style } from '../terminal/style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
@@ -130,7 +130,10 @@ export class LiveView {
     const elapsed = formatDuration(now - block.started);
     const left = block.retryAt === undefined ? 0 : Math.ceil((block.retryAt - now) / 1000);
     const doing = left > 0 ? `the service is busy: asking again in ${left} s` : block.doing;
-    lines.push(`      ${this.style.cyan(FRAMES[this.frame]!)} ${fitColumns(block.what, width - 48)} ${this.style.dim(`· ${doing} · ${elapsed}`)}`);
+    // The line fits the width whole (a wrapped one would break the redraw): the step's name gives way first, then what it is doing.
+    const state = fitColumns(`· ${doing} · ${elapsed}`, Math.max(1, width - 9));
+    const what = fitColumns(block.what, Math.min(width - 48, width - 10 - displayWidth(state)));
+    lines.push(`      ${this.style.cyan(FRAMES[this.frame]!)} ${what ? `${what} ` : ''}${this.style.dim(state)}`);
     this.real.write(lines.join('\n'));
     this.drawn = lines.length;
   }

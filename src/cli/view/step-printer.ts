@@ -32,6 +32,13 @@ export const DECLINED_LABEL = 'DECLINED (not run)';
 export class StepPrinter {
   private readonly out: Writable;
   private readonly style: Style;
+  // Live text is streamed as it comes (a terminal); else each model turn's text is one line.
+  private readonly stream: boolean;
+  // The text streamed during the model step in progress, and during the live model steps since the
+  // last step of any other kind or turn that called tools (an answer cut off at max_tokens goes on
+  // in the next turn): a final answer streamed in full is not printed again.
+  private streamedNow = '';
+  private streamedLast = '';
   private streaming = false;
   // The visible column of streamed text, the word it has not printed yet, and whether a space
   // goes before that word (dropped when the word starts a new line).
@@ -40,27 +47,40 @@ export class StepPrinter {
   private space = false;
   private thinking = false;
 
-  constructor(out: Writable, style: Style) {
+  /** `stream: false` (a pipe, a log): no text as it arrives; each model turn's text is shown as one line above its step line, as a replayed turn's is. */
+  constructor(out: Writable, style: Style, options: { stream?: boolean } = {}) {
     this.out = out;
     this.style = style;
+    this.stream = options.stream ?? true;
+  }
+
+  /** Whether `final` is the text this printer streamed, in full, for the last step (a live model turn): it is on the screen already. */
+  streamedAnswer(final: string): boolean {
+    const text = this.streamedLast.trim();
+    return text !== '' && text === final.trim();
   }
 
   /** The journal's event hook. */
   readonly onEvent = (event: StepEvent): void => {
     if (event.type === 'replayed') {
+      this.streamedLast = '';
+      if (event.kind === 'model') this.said(event.result);
       const took = this.wide
         ? `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`
         : this.style.dim(`took ${formatDuration(event.originalDurationMs)}`);
       this.line(event.position, this.style.green(this.wide ? REPLAYED_LABEL : SHORT_LABELS.replayed), event.description, event.summary, took, noteOf(event.result));
     } else if (event.type === 'recorded') {
       this.endText();
+      this.streamedLast = event.kind === 'model' && !callsTools(event.result) ? this.streamedLast + this.streamedNow : '';
+      this.streamedNow = '';
+      if (event.kind === 'model' && !this.stream) this.said(event.result);
       const label =
         event.resolution === 'in-flight-reported'
           ? this.style.red(this.wide ? NOT_RUN_LABEL : SHORT_LABELS.notRun)
           : event.resolution === 'declined'
             ? this.style.red(this.wide ? DECLINED_LABEL : SHORT_LABELS.declined)
             : this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live);
-      this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs), noteOf(event.result));
+      this.line(event.position, label, event.description, event.resolution === 'declined' ? declinedSummary(event.summary) : event.summary, formatDuration(event.durationMs), noteOf(event.result));
     } else if (event.type === 'in-flight') {
       this.endText();
       const what = `#${event.position} ${showControls(event.description)} was ${event.interrupted ? 'interrupted by a signal before its result was recorded' : 'started before a crash and never recorded'}: `;
@@ -77,7 +97,7 @@ export class StepPrinter {
 
   // Live extended thinking: dimmed, after a "thinking:" mark, apart from the answer's text.
   readonly onThinking = (streamed: string): void => {
-    if (!streamed) return;
+    if (!streamed || !this.stream) return;
     const text = showControls(streamed);
     if (!this.thinking) {
       this.endText();
@@ -90,7 +110,8 @@ export class StepPrinter {
 
   /** Live model text, streamed as it arrives, indented under the steps and word-wrapped to the width. */
   readonly onText = (streamed: string): void => {
-    if (!streamed) return;
+    if (!streamed || !this.stream) return;
+    this.streamedNow += streamed;
     // The model's text is outside text: shown, never obeyed by the terminal.
     const text = showControls(streamed);
     if (this.thinking) this.endText();
@@ -117,8 +138,29 @@ export class StepPrinter {
     // Shown now if it fits where it is (the model may pause mid-sentence); the rest of the word, if
     // more comes, follows it or wraps.
     if (this.word && this.column + (this.space ? 1 : 0) + displayWidth(this.word) <= this.style.width) shown += this.takeWord();
-    if (shown) this.out.write(this.style.dim(shown));
+    // In the terminal's own colour, not dimmed: it may be the final answer, printed only here.
+    if (shown) this.out.write(shown);
   };
+
+  // What a model turn thought and said, one line each above its step line (a replayed turn, or any
+  // turn off a terminal): whitespace folded, controls shown, cut to the width. A turn's text is
+  // shown when it called tools: a turn that only answers is the final answer (or part of it),
+  // printed in full under "Final answer".
+  private said(result: unknown): void {
+    const content = (result as { content?: unknown } | undefined)?.content;
+    if (!Array.isArray(content)) return;
+    const of = (type: 'text' | 'thinking') =>
+      content
+        .map((block) => (block as Record<string, unknown>) ?? {})
+        .filter((block) => block.type === type && typeof block[type] === 'string')
+        .map((block) => block[type] as string)
+        .join(' ');
+    const room = this.style.width - TEXT_INDENT.length;
+    const thought = fitColumns(showControls(of('thinking')), room - 'thinking: '.length);
+    if (thought) this.out.write(`${TEXT_INDENT}${this.style.dim(`thinking: ${thought}`)}\n`);
+    const line = callsTools(result) ? fitColumns(showControls(of('text')), room) : '';
+    if (line) this.out.write(`${TEXT_INDENT}${this.style.dim(line)}\n`);
+  }
 
   private get wide(): boolean {
     return this.style.width >= WIDE_COLUMNS;
@@ -151,7 +193,7 @@ export class StepPrinter {
   private endText(): void {
     if (this.streaming) {
       const rest = this.takeWord();
-      this.out.write(`${rest ? this.style.dim(rest) : ''}\n`);
+      this.out.write(`${rest}\n`);
     }
     this.streaming = false;
     this.thinking = false;
@@ -180,4 +222,18 @@ export class StepPrinter {
 function noteOf(result: unknown): string {
   const note = (result as { note?: unknown } | null | undefined)?.note;
   return typeof note === 'string' && note ? ` (${note})` : '';
+}
+
+// A declined step's result beside its DECLINED label, which already says it was declined: the
+// person's reason ("reason: use pnpm"), or that none was given; a deny rule's summary as it is.
+function declinedSummary(summary: string): string {
+  if (summary.startsWith('declined: ')) return `reason: ${summary.slice('declined: '.length)}`;
+  if (summary === 'declined by the user') return 'no reason given';
+  return summary;
+}
+
+// Whether a model step's result (its response) calls a tool.
+function callsTools(result: unknown): boolean {
+  const content = (result as { content?: unknown } | undefined)?.content;
+  return Array.isArray(content) && content.some((block) => (block as { type?: unknown })?.type === 'tool_use');
 }

@@ -4,7 +4,7 @@
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import type { Writable } from 'node:stream';
 import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, type StopSignal } from '../../errors/index.js';
-import { displayWidth, showControls, wrapWords } from '../../format/text.js';
+import { showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
 import { ask, createApprover } from './approval.js';
@@ -17,6 +17,7 @@ import type { DriveFlags } from './drive-flags.js';
 import { LIMIT_EXIT_CODE } from './drive-flags.js';
 import type { LimitReached } from '../../agent/budget.js';
 import { StepPrinter } from './step-printer.js';
+import { headerLines } from './run-header.js';
 import { sessionSettings } from './session-settings.js';
 import { styleFor, type Style } from '../terminal/style.js';
 
@@ -48,7 +49,9 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   const screen: Out = json ? process.stderr : out;
   const style = styleFor(screen, env);
   const live = new LiveView(screen, style, Boolean(screen.isTTY) && !json);
-  const printer = new StepPrinter(live.out, style);
+  // Model text streams in as it comes on a terminal (or where FORCE_COLOR says one renders the
+  // output); in a pipe each turn's text is one line.
+  const printer = new StepPrinter(live.out, style, { stream: (Boolean(screen.isTTY) || style.color) && !json });
   const tally = new RunTally();
   const controller = new AbortController();
   // What was going on when a signal came, so the last words say only what happened.
@@ -153,7 +156,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${totals}\n`);
       return LIMIT_EXIT_CODE;
     }
-    if (!json) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
+    // The answer once: streamed live on a terminal (it is on the screen already), else in full here.
+    if (!json && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
     if (outcome.status === 'refused') {
       // Not a success: the answer was the model's refusal, and a script must not take it for one.
@@ -189,9 +193,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
   switch (event.type) {
     case 'opened': {
       const n = event.recordedSteps;
-      // The model goes on a line of its own when the header would not fit the terminal.
-      const fits = displayWidth(`savepoint  run ${event.run}  ·  model ${event.model}`) <= style.width;
-      out.write(`${style.bold('savepoint')}  run ${style.cyan(event.run)}${fits ? `  ${style.dim('·')}  ` : '\n  '}model ${showControls(event.model)}\n`);
+      out.write(`${headerLines(event.run, event.model, style).join('\n')}\n`);
       if (event.interrupted && event.openedAs !== 'finished') say(out, style.yellow, `The previous attempt was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP), not crashed${event.inFlight ? ': the step it left in flight is handled as in flight' : ''}.`, style.width);
       const killed = event.killedBeforeRecording;
       if (killed) say(out, style.yellow, `Attempt ${killed.attempt} (pid ${killed.pid} on ${showControls(killed.host)}, started ${killed.startedAt}) was killed before it recorded anything, while running #${killed.rerun} again: that step is still in flight.`, style.width);

@@ -1,0 +1,85 @@
+// The diff an approval question shows for edit_file and write_file: the change the tool will make,
+// computed on the file as it is on disk now (edit_file's own applyEdit), and diffed by git itself
+// with the repository's own diff settings, so the hunks, their file line numbers and their
+// indentation are the ones `savepoint show` prints for the step afterwards (a checkpoint diffed by
+// `git diff`). A file that does not exist yet shows as new (`--- /dev/null`, `@@ -0,0 +1,n @@`).
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { buildOwnGit, findRepository } from '../../git/repository.js';
+import { applyEdit } from '../../tools/edit-file.js';
+import { resolveInRepo, toRepoRelative } from '../../tools/path-utils.js';
+
+/** What the question shows for an edit or a write: the diff's lines, or instead a note (why the call will fail, or why no diff is shown). */
+export type EditPreview = { path: string; lines: string[]; created: boolean } | { path: string; note: string };
+
+/** The largest file (before or after) the question diffs: a bigger one is described, not copied twice to diff. */
+export const MAX_PREVIEW_BYTES = 16 * 1024 * 1024;
+
+/** The diff `tool` (edit_file or write_file) would make to the file under `root`, or undefined for other tools. */
+export async function editPreview(root: string, tool: string, input: Record<string, unknown>): Promise<EditPreview | undefined> {
+  if (tool !== 'edit_file' && tool !== 'write_file') return undefined;
+  const given = typeof input.path === 'string' ? input.path : '';
+  let file: string;
+  let path: string;
+  try {
+    file = resolveInRepo(root, given);
+    path = toRepoRelative(root, file);
+  } catch (error) {
+    return { path: given, note: `it will fail: ${(error as Error).message}` };
+  }
+  const size = await stat(file).then((s) => s.size, () => 0);
+  const content = typeof input.content === 'string' ? Buffer.byteLength(input.content) : 0;
+  if (Math.max(size, content) > MAX_PREVIEW_BYTES) return { path, note: `${path} is over ${MAX_PREVIEW_BYTES / 1024 / 1024} MB: no diff here (savepoint show prints it once the step has run)` };
+  // The bytes as they are: the diff then shows what the write really does to them.
+  const before = await readFile(file).catch((error: NodeJS.ErrnoException) => error);
+  const missing = before instanceof Error && before.code === 'ENOENT';
+  if (before instanceof Error && !missing) {
+    const directory = await stat(file).then((s) => s.isDirectory(), () => false);
+    return { path, note: `it will fail: ${directory ? `${path} is a directory` : `${path} cannot be read (${before.code ?? before.message})`}` };
+  }
+  let after: string;
+  if (tool === 'edit_file') {
+    if (missing) return { path, note: `it will fail: ${path} does not exist (edit_file changes an existing file)` };
+    const edit = applyEdit((before as Buffer).toString('utf8'), { path, old_string: String(input.old_string ?? ''), new_string: String(input.new_string ?? ''), replace_all: input.replace_all === true });
+    if ('error' in edit) return { path, note: `it will fail: ${edit.error}` };
+    after = edit.after;
+  } else {
+    after = typeof input.content === 'string' ? input.content : '';
+  }
+  const diff = await gitDiff(root, path, missing ? null : (before as Buffer), after);
+  if (diff.error) return { path, note: diff.error };
+  return { path, lines: diff.lines, created: missing };
+}
+
+// `git diff --no-index --no-prefix` of the two contents, written to a private temporary folder as
+// `a/<path>` and `b/<path>`: git itself then names the file in its `---` / `+++` lines (quoted as it
+// quotes one), as `git diff` names it in the step's checkpoint. It reads the repository's config
+// (diff.algorithm, diff.indentHeuristic, core.quotePath) through GIT_DIR, as `show` diffs with it.
+async function gitDiff(root: string, path: string, before: Buffer | null, after: string): Promise<{ lines: string[]; error?: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'savepoint-approval-'));
+  try {
+    const [a, b] = [before === null ? '/dev/null' : `a/${path}`, `b/${path}`];
+    for (const [name, content] of [[a, before], [b, after]] as const) {
+      if (content === null) continue;
+      await mkdir(dirname(join(dir, name)), { recursive: true });
+      await writeFile(join(dir, name), content);
+    }
+    const { execa } = await import('execa'); // loaded on first use: most runs never ask
+    const git = buildOwnGit(['diff', '--no-index', '--no-prefix', '--no-ext-diff', '--no-textconv', '--no-color', '--', a, b]);
+    const env = { ...git.env, GIT_DIR: findRepository(root, git.env).gitdir, GIT_PAGER: 'cat' };
+    const result = await execa('git', git.args, { cwd: dir, reject: false, stdin: 'ignore', stripFinalNewline: false, env, extendEnv: false, maxBuffer: 256 * 1024 * 1024 });
+    // --no-index exits 1 when the files differ, 0 when they are the same.
+    if (result.exitCode !== 0 && result.exitCode !== 1) {
+      return { lines: [], error: `git could not diff it (${String(result.stderr).trim().split('\n')[0] || `exit ${result.exitCode}`})` };
+    }
+    const text = String(result.stdout);
+    if (!text) return { lines: ['(no change: the file already holds exactly this)'] };
+    // From the file names on: the `diff --git`, mode and index lines name the temporary files.
+    const lines = text.replace(/\n$/, '').split('\n');
+    const first = lines.findIndex((line) => line.startsWith('--- ') || line.startsWith('Binary files '));
+    return { lines: lines.slice(first < 0 ? 0 : first) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,117 @@
+// The approval question on a real pseudo-terminal shows the diff the step will really make: for an
+// edit, the file's own line numbers and its indentation; for a write over a file, the diff against
+// what is there; for a new file, a new file's diff, named as git names it. Each is what `savepoint show` prints for that
+// step afterwards. A declined step's line and `log` say "declined" once.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useScratch } from '../helpers/scratch.js';
+import { runCli } from '../helpers/cli.js';
+import { onPty, plain, SKIP_NO_PTY } from '../helpers/pty.js';
+
+const scratch = useScratch();
+
+function script(dir: string, turns: unknown[]): string {
+  const path = join(dir, 'model.json');
+  writeFileSync(path, JSON.stringify({ turns }));
+  return `script:${path}`;
+}
+
+// The diff lines the question printed under `heading` (their 4-space indent taken off), up to the question.
+function asked(out: string, heading: string): string[] {
+  const lines = out.split('\n');
+  const start = lines.findIndex((line) => line.trim() === heading);
+  assert.ok(start >= 0, `the question shows "${heading}":\n${out}`);
+  const end = lines.findIndex((line, i) => i > start && /^ {2}Allow /.test(line));
+  return lines.slice(start + 1, end).map((line) => line.replace(/^ {4}/, ''));
+}
+
+// What `savepoint show <run> <step>` prints of the file's diff: from its `---` line to the end of its hunks.
+async function shown(root: string, run: string, step: number, path: string): Promise<string[]> {
+  const show = await runCli(['show', run, String(step)], { cwd: root });
+  assert.equal(show.code, 0, show.stderr);
+  const lines = show.stdout.replace(/\n+$/, '').split('\n');
+  const start = lines.findIndex((line) => line === `--- a/${path}` || line === '--- /dev/null');
+  assert.ok(start >= 0, `show prints the diff of ${path}:\n${show.stdout}`);
+  const end = lines.findIndex((line, i) => i > start && line.startsWith('diff --git '));
+  return lines.slice(start, end < 0 ? undefined : end);
+}
+
+describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () => {
+  test("shows the real diff, with the file's line numbers and indentation, exactly as show prints it afterwards", async () => {
+    const lines = Array.from({ length: 16 }, (_, i) => `// line ${i + 1}`);
+    lines[11] = 'return 1;'; // line 12
+    const repo = await scratch.repo({ 'app.js': `${lines.join('\n')}\n`, 'notes.txt': 'alpha\nbeta\ngamma\n' });
+    const model = script(scratch.dir(), [
+      { tools: [{ name: 'edit_file', input: { path: 'app.js', old_string: 'return 1;', new_string: '    return 1;' } }] },
+      { tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'alpha\nBETA\ngamma\n' } }] },
+      { tools: [{ name: 'write_file', input: { path: 'docs/new café.md', content: '# New\n\n\tindented by a tab\n' } }] },
+      { text: 'Indented.' },
+    ]);
+    const tty = await onPty(['run', '--run', 'indent', '--model', model, 'indent the return'], repo.root, [
+      { after: /Allow edit_file app\.js\?/, send: 'y\r' },
+      { after: /Allow write_file notes\.txt\?/, send: 'y\r' },
+      { after: /Allow write_file docs\/new café\.md\?/, send: 'y\r' },
+    ]);
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+
+    const edit = asked(out, 'edit app.js:');
+    assert.deepEqual(edit.slice(0, 3), ['--- a/app.js', '+++ b/app.js', '@@ -9,7 +9,7 @@'], "the hunk is numbered by the file's lines, not the snippet's");
+    assert.ok(edit.includes('-return 1;') && edit.includes('+    return 1;'), `the whole lines, indentation kept:\n${edit.join('\n')}`);
+    assert.ok(edit.includes(' // line 11') && edit.includes(' // line 15'), 'with the context around it');
+    assert.deepEqual(edit, await shown(repo.root, 'indent', 2, 'app.js'), 'the question shows what show prints for the step');
+
+    const write = asked(out, 'write notes.txt (3 lines, 17 bytes):');
+    assert.deepEqual(write, ['--- a/notes.txt', '+++ b/notes.txt', '@@ -1,3 +1,3 @@', ' alpha', '-beta', '+BETA', ' gamma'], 'a write over a file shows its diff');
+    assert.deepEqual(write, await shown(repo.root, 'indent', 4, 'notes.txt'));
+
+    const created = asked(out, 'write docs/new café.md (a new file, 3 lines, 26 bytes):');
+    // git names the file as it names one in a diff: quoted, its non-ASCII bytes in octal, a tab after a name with a space.
+    assert.deepEqual(created, ['--- /dev/null', '+++ "b/docs/new caf\\303\\251.md"\t', '@@ -0,0 +1,3 @@', '+# New', '+', '+\tindented by a tab'], 'a new file shows as new');
+    assert.deepEqual(created, await shown(repo.root, 'indent', 6, 'docs/new café.md'));
+  });
+
+  test('an edit that will fail says so instead of a diff', async () => {
+    const repo = await scratch.repo({ 'app.js': 'const port = 80;\n' });
+    const model = script(scratch.dir(), [
+      { tools: [{ name: 'edit_file', input: { path: 'app.js', old_string: 'port = 443', new_string: 'port = 8443' } }] },
+      { text: 'Could not.' },
+    ]);
+    const tty = await onPty(['run', '--model', model, 'change a port that is not there'], repo.root, [{ after: /Allow edit_file app\.js\?/, send: 'y\r' }]);
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    assert.match(out, /edit app\.js: it will fail: old_string was not found in app\.js\./);
+    assert.match(out, /#2 {2}LIVE \(running now\) +edit_file app\.js +→ error: old_string not found/);
+  });
+
+  test('a declined step says "declined" once: on its line as it happens, when it replays, and in log', async () => {
+    const repo = await scratch.repo({ 'package.json': '{}\n' });
+    const model = script(scratch.dir(), [
+      { tools: [{ name: 'run_bash', input: { command: 'npm install left-pad' } }] },
+      { tools: [{ name: 'run_bash', input: { command: 'npm install right-pad' } }] },
+      { text: 'I will use pnpm.' },
+    ]);
+    const args = ['run', '--run', 'declined', '--model', model, 'add left-pad'];
+    const tty = await onPty(args, repo.root, [
+      { after: /Allow run_bash "npm install left-pad"\?/, send: 'n use pnpm\r' },
+      { after: /Allow run_bash "npm install right-pad"\?/, send: 'n\r' },
+    ]);
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    assert.match(out, /#2 {2}DECLINED \(not run\) +run_bash "npm install left-pad" +→ reason: use pnpm {2}·/, 'the label says declined; the result gives the reason');
+    assert.match(out, /#4 {2}DECLINED \(not run\) +run_bash "npm install right-pad" +→ no reason given {2}·/);
+
+    const replay = await runCli(args, { cwd: repo.root });
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.match(replay.stdout, /#2 {2}REPLAYED \(from journal\) +run_bash "npm install left-pad" +→ declined: use pnpm {2}·/);
+
+    const log = await runCli(['log', 'declined'], { cwd: repo.root });
+    assert.equal(log.code, 0, log.stderr);
+    const line = log.stdout.split('\n').find((l) => l.includes('npm install left-pad'));
+    assert.match(line ?? '', /→ declined: use pnpm +\d/, log.stdout);
+    assert.doesNotMatch(log.stdout, /\(declined\)/, 'log does not say it twice');
+    assert.match(log.stdout, /→ declined by the user +\d/);
+  });
+});
