@@ -11,6 +11,7 @@ import { ask, createApprover } from './approval.js';
 import { JsonLines } from './json-lines.js';
 import { LiveView } from './live-view.js';
 import { modelNoticeText } from './model-notice.js';
+import { pushEventText } from './push-events.js';
 import { RunTally } from './run-tally.js';
 import type { DriveFlags } from './drive-flags.js';
 import { LIMIT_EXIT_CODE } from './drive-flags.js';
@@ -97,6 +98,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
+      pushTimeout: flags.pushTimeout,
+      pushRetry: flags.pushRetry,
       sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
@@ -188,6 +191,11 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return;
     case 'thinking':
       return printer.onThinking(event.text);
+    case 'push-retrying':
+    case 'push-reached':
+    case 'push-caught-up':
+    case 'push-behind':
+      return say(out, style.yellow, pushEventText(event), style.width);
     case 'model-notice':
       return say(out, style.yellow, modelNoticeText(event), style.width);
     case 'mcp-unavailable':
