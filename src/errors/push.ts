@@ -10,8 +10,8 @@ export interface PushStalledData {
   reason: string;
   /** How long pushes had been failing when the run gave up waiting, in seconds. */
   failingSeconds: number;
-  /** What the run was about to do: a one-shot effect (`run_bash "make deploy"`), or its end. */
-  waitingFor: string;
+  /** What the run was about to do: a one-shot effect (`run_bash "make deploy"`); undefined: it was ending. */
+  waitingFor?: string;
 }
 
 /**
@@ -21,12 +21,17 @@ export interface PushStalledData {
  */
 export class PushStalledError extends SavepointError<PushStalledData> {
   constructor(data: PushStalledData) {
+    const failing = `The journal could not be pushed to ${data.remote}${data.failingSeconds ? ` for ${data.failingSeconds} s` : ''} (${data.reason})`;
     super(
       'EPUSHSTALLED',
-      `The journal could not be pushed to ${data.remote} for ${data.failingSeconds} s (${data.reason}), so run ${data.run} stops ` +
-        `here, before ${data.waitingFor}: another machine must be able to see a one-shot effect as started before it runs. ` +
-        `Every step is recorded in this machine's agent-journal branch; run the same command again to go on once ` +
-        `${data.remote} answers (--push-timeout and --push-retry set how long savepoint waits).`,
+      data.waitingFor === undefined
+        ? `${failing}, and run ${data.run} ended with steps that are only in this machine's agent-journal branch. ` +
+            `Nothing is lost: push them with "git push ${data.remote} agent-journal" once ${data.remote} answers ` +
+            `(--push-timeout and --push-retry set how long savepoint waits).`
+        : `${failing}, so run ${data.run} stops here, before ${data.waitingFor}: another machine must be able to see a ` +
+            `one-shot effect as started before it runs. Every step is recorded in this machine's agent-journal branch; ` +
+            `run the same command again to go on once ${data.remote} answers (--push-timeout and --push-retry set how ` +
+            `long savepoint waits).`,
       data,
     );
   }

@@ -8,7 +8,7 @@
 // retry window (--push-retry), saying so. A final failure (another machine's run, no permission)
 // stops the run at its next append.
 import { PushRejectedError, PushStalledError } from '../errors/index.js';
-import { formatSeconds, pushOnce, stopPushes } from './push.js';
+import { pushOnce, stopPushes } from './push.js';
 import type { JournalStore } from './store.js';
 
 /** What the pusher tells the run as it goes (the CLI prints them; --json passes them on). */
@@ -36,6 +36,8 @@ export interface FlushReport {
   unpushed: string[];
   /** Why they did not (the last failure). */
   reason?: string;
+  /** The failure as an error: the push failed for good (EPUSHFAILED, EPUSHREJECTED) or kept failing (EPUSHSTALLED). */
+  error?: Error;
 }
 
 export const DEFAULT_PUSH_TIMEOUT_MS = 30_000;
@@ -45,8 +47,8 @@ const MAX_BACKOFF_MS = 5_000;
 
 interface Waiter {
   seq: number;
-  /** What the run waits to do, for the message. */
-  what: string;
+  /** What the run waits to do, for the message (undefined: its end). */
+  what: string | undefined;
   /** Give up at this time even if the retry window has not passed (the end after Ctrl-C). */
   capAt?: number;
   resolve(): void;
@@ -103,10 +105,11 @@ export class JournalPusher {
    */
   async flush(capMs?: number): Promise<FlushReport> {
     try {
-      await this.until(this.seq, 'the end of the run', capMs);
+      await this.until(this.seq, undefined, capMs);
       return { remote: this.remote, unpushed: [] };
     } catch (error) {
-      return { remote: this.remote, unpushed: await this.unpushed(), reason: this.fatal ? this.fatal.message : this.lastReason || (error as Error).message };
+      const failure = this.fatal ?? (error as Error);
+      return { remote: this.remote, unpushed: await this.unpushed(), reason: this.lastReason || failure.message, error: failure };
     }
   }
 
@@ -117,7 +120,7 @@ export class JournalPusher {
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the run ended'));
   }
 
-  private until(seq: number, what: string, capMs?: number): Promise<void> {
+  private until(seq: number, what: string | undefined, capMs?: number): Promise<void> {
     if (seq <= this.landedSeq) return Promise.resolve();
     if (this.fatal) return Promise.reject(this.fatal);
     return new Promise<void>((resolve, reject) => {
@@ -187,8 +190,8 @@ export class JournalPusher {
     this.waiters = waiting;
     const failingMs = this.failingSince === undefined ? 0 : now - this.failingSince;
     for (const waiter of late) {
-      const reason = this.lastReason || `still pushing after ${formatSeconds(now - (waiter.capAt ?? now))}`;
-      waiter.reject(new PushStalledError({ remote: this.remote, run: this.run, reason, failingSeconds: Number((failingMs / 1000).toFixed(1)), waitingFor: waiter.what }));
+      const reason = this.lastReason || `a push was still under way when the run had to end`;
+      waiter.reject(new PushStalledError({ remote: this.remote, run: this.run, reason, failingSeconds: Number((failingMs / 1000).toFixed(1)), ...(waiter.what !== undefined ? { waitingFor: waiter.what } : {}) }));
     }
   }
 

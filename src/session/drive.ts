@@ -263,12 +263,13 @@ class RunLife {
     const { journal, target } = this;
     if (outcome.limit) {
       await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
-      await this.flush();
-      return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
+      const pushFailure = await this.flush();
+      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
     }
     await journal.finish('finished', { final: outcome.final });
-    await this.flush();
-    return { run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
+    const pushFailure = await this.flush();
+    return {
+      ...(pushFailure ? { pushFailure } : {}), run: target.run, status: 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
   }
 
   /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */
@@ -287,12 +288,14 @@ class RunLife {
   }
 
   // --push: what is left goes to the remote now, or the run says which steps did not and how to
-  // push them later. Never throws: the run's outcome stays its own.
-  private async flush(capMs?: number): Promise<void> {
-    if (!this.pusher) return;
+  // push them later, and hands back why. Never throws: the run's outcome stays its own.
+  private async flush(capMs?: number): Promise<Error | undefined> {
+    if (!this.pusher) return undefined;
     const report = await this.pusher.flush(capMs);
     this.pusher.close();
-    if (report.unpushed.length) this.emit({ type: 'push-behind', remote: report.remote, unpushed: report.unpushed, reason: report.reason ?? '', command: `git push ${report.remote} agent-journal` });
+    if (!report.unpushed.length) return undefined;
+    this.emit({ type: 'push-behind', remote: report.remote, unpushed: report.unpushed, reason: report.reason ?? '', command: `git push ${report.remote} agent-journal` });
+    return report.error;
   }
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */

@@ -130,4 +130,6 @@ export interface RunOutcome {
   live: number;
   /** A finished run replayed over changed files: how they differ from its last checkpoint. */
   changedSince?: FileChange[];
+  /** `--push`: the run ended with steps not on the remote (a push-behind event named them); why. The CLI exits 1 with it. */
+  pushFailure?: Error;
 }

@@ -146,6 +146,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`\n${style.yellow(limitMessage(outcome.limit))}\n`);
       if (saved) o.write(`${saved}\n`);
       o.write(`${totals}\n`);
+      if (outcome.pushFailure) throw outcome.pushFailure; // the journal is whole here, not on the remote
       return LIMIT_EXIT_CODE;
     }
     if (!json) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
@@ -153,6 +154,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
     o.write(`${saved ? '' : '\n'}${totals}\n`);
+    if (outcome.pushFailure) throw outcome.pushFailure; // finished here, but the remote lacks steps: exit 1
     return 0;
   } catch (error) {
     live.close();
