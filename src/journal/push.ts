@@ -39,8 +39,10 @@ export async function pushOnce(store: JournalStore, remote: string, run: string,
   if (!push.timedOut && REJECTED.test(output)) return foldIn(store, remote, run, timeoutMs);
   // Git says it failed; the remote may say otherwise (it took the push, then something after failed).
   const there = await git(store, ['ls-remote', '--end-of-options', remote, JOURNAL_REF], timeoutMs);
-  if (there.status === 0 && there.stdout.split(/\s/)[0] === commit) return { outcome: 'landed', reported: lastLines(output) };
-  if (push.timedOut || (!REFUSED.test(output) && PASSING.test(output))) return { outcome: 'passing', reason: lastLines(output) };
+  // What git said went wrong is on stderr (stdout holds --porcelain's status lines).
+  const said = push.timedOut ? output : lastLines(push.stderr) || lastLines(output);
+  if (there.status === 0 && there.stdout.split(/\s/)[0] === commit) return { outcome: 'landed', reported: said };
+  if (push.timedOut || (!REFUSED.test(output) && PASSING.test(output))) return { outcome: 'passing', reason: said };
   return { outcome: 'final', error: new PushFailedError(remote, showControls(output)) };
 }
 

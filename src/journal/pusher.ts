@@ -71,6 +71,9 @@ export class JournalPusher {
   private failures = 0;
   private lastReason = '';
   private closed = false;
+  private toldReached = false;
+  // Ends the wait between tries at once (close).
+  private wake: (() => void) | undefined;
   /** How many pushes were started (round-trips to the remote's receive side, retries included). */
   pushes = 0;
 
@@ -116,6 +119,7 @@ export class JournalPusher {
   /** Stops retrying and ends a push in progress: the run is over. */
   close(): void {
     this.closed = true;
+    this.wake?.();
     stopPushes();
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the run ended'));
   }
@@ -123,11 +127,13 @@ export class JournalPusher {
   private until(seq: number, what: string | undefined, capMs?: number): Promise<void> {
     if (seq <= this.landedSeq) return Promise.resolve();
     if (this.fatal) return Promise.reject(this.fatal);
-    return new Promise<void>((resolve, reject) => {
+    let cap: NodeJS.Timeout | undefined;
+    const waiting = new Promise<void>((resolve, reject) => {
       this.waiters.push({ seq, what, resolve, reject, ...(capMs !== undefined ? { capAt: Date.now() + capMs } : {}) });
       this.kick();
-      if (capMs !== undefined) setTimeout(() => this.giveUp(Date.now()), capMs).unref();
+      if (capMs !== undefined) cap = setTimeout(() => this.giveUp(Date.now()), capMs);
     });
+    return waiting.finally(() => clearTimeout(cap));
   }
 
   private kick(): void {
@@ -150,7 +156,9 @@ export class JournalPusher {
       const attempt = await pushOnce(store, this.remote, this.run, tip, this.timeoutMs).catch((error: unknown) => ({ outcome: 'passing' as const, reason: (error as Error).message }));
       if (this.closed) return;
       if (attempt.outcome === 'landed') {
-        if (attempt.reported) this.tell({ type: 'push-reached', remote: this.remote, commit: tip, reported: attempt.reported });
+        // Said once: a remote that always answers so (a proxy's timeout) would say it at every push.
+        if (attempt.reported && !this.toldReached) this.tell({ type: 'push-reached', remote: this.remote, commit: tip, reported: attempt.reported });
+        if (attempt.reported) this.toldReached = true;
         if (this.failingSince !== undefined) this.tell({ type: 'push-caught-up', remote: this.remote, failures: this.failures });
         this.failingSince = undefined;
         this.failures = 0;
@@ -168,10 +176,19 @@ export class JournalPusher {
         this.lastReason = attempt.reason;
         this.giveUp(now);
         this.tell({ type: 'push-retrying', remote: this.remote, reason: attempt.reason, waitMs: backoff, failingForMs: now - this.failingSince });
-        await new Promise<void>((resolve) => setTimeout(resolve, backoff).unref());
+        await this.sleep(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
+  }
+
+  // The wait before the next try. It keeps the process alive (a run waiting at a fence has nothing
+  // else to wait on), so close() ends it.
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => ((this.wake = undefined), resolve()), ms);
+      this.wake = () => (clearTimeout(timer), (this.wake = undefined), resolve());
+    });
   }
 
   // Everything appended up to `seq` is on the remote.

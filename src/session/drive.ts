@@ -53,7 +53,7 @@ export interface RunTarget {
 // commit lands for a question); a checkpoint refused as unsafe or blocked by a file ran nothing
 // either; nor did a run refused for want of credentials, or because another run holds the tree.
 // After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets this long of them.
-const INTERRUPTED_FLUSH_MS = 1000;
+const INTERRUPTED_FLUSH_MS = 800;
 
 const NOTHING_RAN = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError, MissingCredentialsError, WorktreeBusyError];
 
