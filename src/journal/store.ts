@@ -255,7 +255,7 @@ export class JournalStore {
     try {
       await this.options.afterAppend?.(commit, append);
     } catch (error) {
-      if (error !== null && typeof error === 'object') Object.defineProperty(error, APPENDED, { value: commit, enumerable: false });
+      if (error !== null && typeof error === 'object') Object.defineProperty(error, APPENDED, { value: commit, enumerable: false, configurable: true }); // one error may end several appends (a push that failed for good)
       throw error;
     }
   }
