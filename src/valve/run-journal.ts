@@ -59,15 +59,7 @@ export class RunJournal {
       }
       const declined = await options.decline?.(); // only a live step asks (approval); a replayed one never does
       if (declined) return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
-      const fence = typeof options.fence === 'function' ? options.fence() : options.fence;
-      const intent = fence || (typeof options.intent === 'function' ? options.intent() : options.intent);
-      if (intent && !recorded?.intent) {
-        // A one-shot effect another machine must see as started: everything before its intent is
-        // pushed first (a remote that cannot be reached stops the run here, with nothing written),
-        // then the intent itself, before it runs (--push; see journal/pusher.ts).
-        if (fence) await this.store.settle(call.description);
-        await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`, fence ? call.description : undefined);
-      }
+      if (!recorded?.intent) await this.recordIntent(call, input, options); // a step not safe to repeat
       this.emit({ type: 'started', ...callInfo(call) });
       const started = Date.now();
       const result = await run();
@@ -82,6 +74,18 @@ export class RunJournal {
     }
   }
   // ─────────────────────────────────────────────────────────────────────────────────────────────
+
+  // The intent of a step not safe to repeat, recorded before it runs. A fenced one (a one-shot effect
+  // another machine must see as started) waits until everything before it is pushed (a remote that
+  // cannot be reached stops the run here, with nothing written), then until its intent is (--push;
+  // see journal/pusher.ts).
+  private async recordIntent<T>(call: StepCall, input: unknown, options: StepOptions<T>): Promise<void> {
+    const fence = typeof options.fence === 'function' ? options.fence() : options.fence;
+    const intent = fence || (typeof options.intent === 'function' ? options.intent() : options.intent);
+    if (!intent) return;
+    if (fence) await this.store.settle(call.description);
+    await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`, fence ? call.description : undefined);
+  }
 
   private identify(kind: string, input: unknown, describe: string | undefined): StepCall {
     if (!isValidKind(kind)) throw new UsageError(`"${kind}" is not a valid step kind: use letters, digits, "_" or "-".`);

@@ -80,7 +80,7 @@ describe('--push to a remote that misbehaves', { concurrency: true }, () => {
     await assertRemoteHasAll(root, remote);
   });
 
-  test('a slowed remote (each answer 1 s late) does not slow the pure steps: fewer pushes than steps, and the command ran only once its intent was on the remote', async () => {
+  test('a slowed remote (each answer 1 s late) does not slow the pure steps: fewer pushes than steps, and the command ran only once its intent was on the remote', async (t) => {
     const { root, remote } = await project();
     remote.behave({ delayMs: 1000 });
     const writes = Array.from({ length: 8 }, (_, i) => write(`f${i}.txt`, `${i}\n`));
@@ -92,6 +92,7 @@ describe('--push to a remote that misbehaves', { concurrency: true }, () => {
     assert.match(result.stdout, /exit 0: 1\b/, 'the intent was on the remote when the command ran');
     const steps = (await journalFiles(root)).filter((p) => /\/steps\/.*\d{6}-[a-z_]+\.json$/.test(p)).length;
     assert.equal(steps, 19, '10 model calls (the last one the final answer), 8 writes and 1 command');
+    t.diagnostic(`${remote.pushes()} pushes for ${steps} steps`);
     assert.ok(remote.pushes() < steps / 2, `pushes carry many steps each: ${remote.pushes()} pushes for ${steps} steps`);
     await assertRemoteHasAll(root, remote);
   });
