@@ -271,11 +271,14 @@ export class JournalStore {
   /**
    * Moves the branch from the tip this store last saw to `next`, a commit already in the object
    * store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
+   * `from` is the tip the caller built `next` on (default: the tip as last seen): an append of this
+   * same store while the caller worked (a background push folding a fetched journal in) is then
+   * never dropped, the swap fails instead.
    */
-  async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal'): Promise<boolean> {
+  async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal', from: string | undefined = this.tipCommit): Promise<boolean> {
     assertNotCheckedOut(this.repo, this.ref);
     await this.objects.syncNames(); // a merge commit stored with write(): its names first
-    const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, this.tipCommit, next, {
+    const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, from, next, {
       staleMs: this.options.staleLockMs,
       reflog,
       isAncestor: (oid, tip) => this.isAncestor(oid, tip),
