@@ -27,6 +27,8 @@ export interface PusherOptions {
   /** How long pushes may keep failing before a push that must land gives up, in ms. Default 60 s. */
   retryForMs?: number;
   onEvent?: (event: PushEvent) => void;
+  /** Aborting it (Ctrl-C) ends a wait before a one-shot effect at once: the effect does not run. */
+  signal?: AbortSignal;
 }
 
 /** What a flush at the run's end found: everything on the remote, or the steps that are not and why. */
@@ -86,6 +88,7 @@ export class JournalPusher {
     this.remote = remote;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_PUSH_TIMEOUT_MS;
     this.retryForMs = options.retryForMs ?? DEFAULT_PUSH_RETRY_MS;
+    options.signal?.addEventListener('abort', () => this.stopFences(options.signal!.reason), { once: true });
   }
 
   /**
@@ -210,6 +213,13 @@ export class JournalPusher {
       const reason = this.lastReason || `a push was still under way when the run had to end`;
       waiter.reject(new PushStalledError({ remote: this.remote, run: this.run, reason, failingSeconds: Number((failingMs / 1000).toFixed(1)), ...(waiter.what !== undefined ? { waitingFor: waiter.what } : {}) }));
     }
+  }
+
+  // Ctrl-C: the waits before one-shot effects end (the end's flush still waits, for its cap).
+  private stopFences(reason: unknown): void {
+    const [fences, others] = partition(this.waiters, (w) => w.capAt === undefined);
+    this.waiters = others;
+    for (const waiter of fences) waiter.reject(reason instanceof Error ? reason : new Error('the run was stopped'));
   }
 
   private fail(error: Error): void {

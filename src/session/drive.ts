@@ -119,7 +119,7 @@ class RunLife {
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text });
     let life: RunLife | undefined;
     // --push: in the background, waited for only before a one-shot effect and at the end.
-    const pusher = options.push ? new JournalPusher(() => store, options.push, target.run, { ...pusherOptions(options, env), onEvent: (event) => emit(event) }) : undefined;
+    const pusher = options.push ? new JournalPusher(() => store, options.push, target.run, { ...pusherOptions(options, env), onEvent: (event) => emit(event), ...(options.signal ? { signal: options.signal } : {}) }) : undefined;
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
     const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox }));
     const emit = emitterFor(options);

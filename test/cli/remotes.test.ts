@@ -143,6 +143,22 @@ describe('--push to a remote that misbehaves', { concurrency: true }, () => {
     assertNoStack(stopped.stderr);
   });
 
+  test('Ctrl-C while a command waits for a hung remote stops the run at once, the command not run and not in flight', async () => {
+    const { root, remote } = await project();
+    remote.behave({ hang: true });
+    const fake = await scratch.fake(turnsOf([bash('touch ran.txt'), { text: 'done' }]));
+    const cli = startCli(['run', '--yes', '--no-sandbox', '--push', 'origin', 'touch ran when pushed'], { cwd: root, env: fakeEnv(fake), timeoutMs: 120_000 });
+    // The model asked for the command; the run now waits for the remote to have step 1.
+    await waitUntil(() => /#1 .*calls run_bash/.test(said(cli)), 'the model asking for the command', { child: cli });
+    cli.child.kill('SIGINT');
+    const result = await cli.result;
+    assert.equal(result.code, 130, `${result.stdout}\n${result.stderr}`);
+    assert.ok(!existsSync(join(root, 'ran.txt')), 'the command did not run');
+    assert.ok(!(await journalFiles(root)).some((p) => p.includes('000002-run_bash')), 'nothing of it was recorded: it is not in flight');
+    assert.match(said(result), /Not on origin: step 1 and the run's record \(run\.json\)/);
+    assertNoStack(result.stderr);
+  });
+
   test('a push git reports as failed but that reached the remote (a proxy answering 500 after the remote took it) says so, and the run goes on', async () => {
     const { root, remote } = await project();
     remote.behave({ failAfterPush: 500 });
