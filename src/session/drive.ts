@@ -12,7 +12,7 @@ import { CONFIG_STEP_KIND, runAgent, USER_STEP_KIND, type AgentOutcome, type Con
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
-import { JournalPusher } from '../journal/pusher.js';
+import type { JournalPusher } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
@@ -31,7 +31,7 @@ import { probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
 import { readInstructions } from './instructions.js';
 import { settleWorktree } from './worktree.js';
-import { pusherOptions } from './push-options.js';
+import { createRunPusher, flushRunPushes } from './pushing.js';
 
 /** The run a session drives, once the entry point has found or named it through `store`. */
 export interface RunTarget {
@@ -111,6 +111,10 @@ class RunLife {
     // The sandbox probe runs while the journal opens (chooseSandbox awaits it in settle()).
     if (options.sandbox?.use !== false) void probeSandboxAsync(root);
     const env = options.env ?? process.env;
+    const emit = emitterFor(options);
+    // --push: in the background, waited for only before a one-shot effect and at the end (a bad
+    // $SAVEPOINT_PUSH_TIMEOUT stops here, before anything starts).
+    const pusher = createRunPusher(store, target.run, options, env, emit);
     // MCP servers: checked before anything runs; their configurations' secrets are redacted too.
     const mcpServers = loadMcpServers(root, { env, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
     const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir) });
@@ -118,11 +122,8 @@ class RunLife {
     // The checkpoints write through the run's own object store: one handle for the run.
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text });
     let life: RunLife | undefined;
-    // --push: in the background, waited for only before a one-shot effect and at the end.
-    const pusher = options.push ? new JournalPusher(() => store, options.push, target.run, { ...pusherOptions(options, env), onEvent: (event) => emit(event), ...(options.signal ? { signal: options.signal } : {}) }) : undefined;
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
     const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox }));
-    const emit = emitterFor(options);
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
@@ -287,15 +288,9 @@ class RunLife {
     throw error;
   }
 
-  // --push: what is left goes to the remote now, or the run says which steps did not and how to
-  // push them later, and hands back why. Never throws: the run's outcome stays its own.
-  private async flush(capMs?: number): Promise<Error | undefined> {
-    if (!this.pusher) return undefined;
-    const report = await this.pusher.flush(capMs);
-    this.pusher.close();
-    if (!report.unpushed.length) return undefined;
-    this.emit({ type: 'push-behind', remote: report.remote, unpushed: report.unpushed, reason: report.reason ?? '', command: `git push ${report.remote} agent-journal` });
-    return report.error;
+  // --push: what is left goes to the remote now, or the run says what did not (pushing.ts).
+  private flush(capMs?: number): Promise<Error | undefined> {
+    return flushRunPushes(this.pusher, this.emit, capMs);
   }
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */

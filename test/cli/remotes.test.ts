@@ -187,6 +187,19 @@ describe('--push to a remote that misbehaves', { concurrency: true }, () => {
     await assertRemoteHasAll(root, remote);
   });
 
+  test('--push-timeout and --push-retry take seconds above 0, and so do $SAVEPOINT_PUSH_TIMEOUT and $SAVEPOINT_PUSH_RETRY', async () => {
+    const { root } = await project();
+    const fake = await scratch.fake([{ text: 'done' }]);
+    const flag = await runCli(['run', '--push', 'origin', '--push-timeout', '0', 'say done'], { cwd: root, env: fakeEnv(fake) });
+    assert.equal(flag.code, 2, flag.stderr);
+    assert.match(said(flag), /--push-timeout needs a number above 0, not "0"/);
+    const env = await runCli(['run', '--push', 'origin', 'say done'], { cwd: root, env: fakeEnv(fake, { SAVEPOINT_PUSH_RETRY: 'soon' }) });
+    assert.equal(env.code, 2, env.stderr);
+    assert.match(said(env), /SAVEPOINT_PUSH_RETRY needs a number of seconds above 0 \(as --push-retry takes\), not "soon"/);
+    assert.equal(fake.requests.length, 0, 'nothing ran');
+    assertNoStack(env.stderr);
+  });
+
   test('Ctrl-C with the remote down names the steps that did not reach it and the command that pushes them', async () => {
     const { root, remote } = await project();
     await remote.stop();
