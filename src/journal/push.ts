@@ -43,7 +43,7 @@ export async function pushOnce(store: JournalStore, remote: string, run: string,
   const said = push.timedOut ? output : lastLines(push.stderr) || lastLines(output);
   if (there.status === 0 && there.stdout.split(/\s/)[0] === commit) return { outcome: 'landed', reported: said };
   if (push.timedOut || (!REFUSED.test(output) && PASSING.test(output))) return { outcome: 'passing', reason: said };
-  return { outcome: 'final', error: new PushFailedError(remote, showControls(output)) };
+  return { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
 }
 
 // The remote moved on: fetch its journal and fold it in; another machine's entries on this run end it.
@@ -52,7 +52,7 @@ async function foldIn(store: JournalStore, remote: string, run: string, timeoutM
   const fetch = await git(store, ['fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`], timeoutMs);
   if (fetch.status !== 0) {
     const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
-    return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', error: new PushFailedError(remote, showControls(output)) };
+    return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
   }
   const tip = (await git(store, ['rev-parse', '--verify', '--quiet', '--end-of-options', tracking], timeoutMs)).stdout.trim();
   try {
@@ -81,6 +81,14 @@ function lastLines(output: string): string {
       .slice(-2)
       .join(' '),
   ).slice(0, 300);
+}
+
+// What git said went wrong, for a message: its fatal:, error:, remote: and ! lines (else every
+// line), without the advice that follows them, control characters shown.
+function gitSays(output: string): string {
+  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const said = lines.filter((line) => /^(?:fatal|error|remote):|^!/.test(line));
+  return showControls((said.length ? said : lines).join('\n').replace(/\.$/, ''));
 }
 
 interface GitRun {

@@ -115,7 +115,7 @@ export class JournalPusher {
       return { remote: this.remote, unpushed: [] };
     } catch (error) {
       const failure = this.fatal ?? (error as Error);
-      return { remote: this.remote, unpushed: await this.unpushed(), reason: this.lastReason || failure.message, error: failure };
+      return { remote: this.remote, unpushed: await this.unpushed(), reason: this.fatal ? finalReason(this.fatal) : this.lastReason || failure.message, error: failure };
     }
   }
 
@@ -243,6 +243,11 @@ export class JournalPusher {
   private tell(event: PushEvent): void {
     this.options.onEvent?.(event);
   }
+}
+
+// A final failure in a few words (its error's own message says it all, once).
+function finalReason(error: Error): string {
+  return error instanceof PushRejectedError ? 'another machine moved this run on there (EPUSHREJECTED)' : `the remote refused the push for good (${(error as { code?: string }).code ?? error.name})`;
 }
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
