@@ -48,7 +48,9 @@ describe('a remote whose pre-receive hook refuses', () => {
     }
     assert.ok(ticks >= 5, `timers fired while git pushed (${ticks} ticks in a push of over 0.4 s)`);
     assert.ok(report.unpushed.includes('#1'), `step 1 is named as not pushed: ${report.unpushed.join(', ')}`);
-    assert.match(report.reason ?? '', /pre-receive hook declined|refused by policy/);
+    assert.match(report.reason ?? '', /refused the push for good \(EPUSHFAILED\)/);
+    assert.ok(report.error instanceof PushFailedError);
+    assert.match(report.error.message, /pre-receive hook declined|refused by policy/);
     // The refusal is final: the next append says so, after recording its step at position 2.
     await assert.rejects(journal.step('work', { n: 2 }, () => (ran++, { n: 2 })), (error: unknown) => {
       assert.ok(error instanceof PushFailedError, `a PushFailedError, not ${String(error)}`);
