@@ -31,14 +31,18 @@ const REFUSED = /(?:returned error:|HTTP) 4(?!08|29)\d\d\b/;
 const PASSING =
   /Failed to connect|Couldn't connect|Connection refused|Connection reset|Connection timed out|timed out|Could not resolve (?:host|proxy)|returned error: (?:5\d\d|408|429)|HTTP (?:5\d\d|408|429)|RPC failed|early EOF|hung up unexpectedly|unexpected disconnect|Empty reply from server|Recv failure|Send failure|SSL_|gnutls|TLS connection/i;
 
-/** Pushes `commit` (the local tip) to the journal branch of `remote`, giving git `timeoutMs` per call. */
-export async function pushOnce(store: JournalStore, remote: string, run: string, commit: string, timeoutMs: number): Promise<PushAttempt> {
-  const push = await git(store, ['push', '--porcelain', '--end-of-options', remote, `${commit}:${JOURNAL_REF}`], timeoutMs);
+/**
+ * Pushes `commit` (the local tip) to the journal branch of `remote`, giving git `timeoutMs` per
+ * call; the process groups of the git calls under way are in `running` meanwhile (stopGits ends them).
+ */
+export async function pushOnce(store: JournalStore, remote: string, run: string, commit: string, timeoutMs: number, running: Set<number> = new Set()): Promise<PushAttempt> {
+  const git = (args: string[]) => runGit(store, args, timeoutMs, running);
+  const push = await git(['push', '--porcelain', '--end-of-options', remote, `${commit}:${JOURNAL_REF}`]);
   if (push.status === 0) return { outcome: 'landed' };
   const output = push.timedOut ? noAnswer(timeoutMs) : `${push.stdout}\n${push.stderr}`;
-  if (!push.timedOut && REJECTED.test(output)) return foldIn(store, remote, run, timeoutMs);
+  if (!push.timedOut && REJECTED.test(output)) return foldIn(store, remote, run, timeoutMs, git);
   // Git says it failed; the remote may say otherwise (it took the push, then something after failed).
-  const there = await git(store, ['ls-remote', '--end-of-options', remote, JOURNAL_REF], timeoutMs);
+  const there = await git(['ls-remote', '--end-of-options', remote, JOURNAL_REF]);
   // What git said went wrong is on stderr (stdout holds --porcelain's status lines).
   const said = push.timedOut ? output : lastLines(push.stderr) || lastLines(output);
   if (there.status === 0 && there.stdout.split(/\s/)[0] === commit) return { outcome: 'landed', reported: said };
@@ -47,14 +51,14 @@ export async function pushOnce(store: JournalStore, remote: string, run: string,
 }
 
 // The remote moved on: fetch its journal and fold it in; another machine's entries on this run end it.
-async function foldIn(store: JournalStore, remote: string, run: string, timeoutMs: number): Promise<PushAttempt> {
+async function foldIn(store: JournalStore, remote: string, run: string, timeoutMs: number, git: (args: string[]) => Promise<GitRun>): Promise<PushAttempt> {
   const tracking = `refs/remotes/${remote}/agent-journal`;
-  const fetch = await git(store, ['fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`], timeoutMs);
+  const fetch = await git(['fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
   if (fetch.status !== 0) {
     const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
     return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
   }
-  const tip = (await git(store, ['rev-parse', '--verify', '--quiet', '--end-of-options', tracking], timeoutMs)).stdout.trim();
+  const tip = (await git(['rev-parse', '--verify', '--quiet', '--end-of-options', tracking])).stdout.trim();
   try {
     await integrate(store, tip, remote, run);
   } catch (error) {
@@ -101,7 +105,7 @@ interface GitRun {
 // Runs git without blocking the event loop (a push can take seconds: a slow remote, a hook), so a
 // model stream, a timer or a Ctrl-C handler keeps running meanwhile. It runs in a process group of
 // its own, so the timeout ends git and its helpers (git-remote-http, ssh) together.
-function git(store: JournalStore, args: string[], timeoutMs: number): Promise<GitRun> {
+function runGit(store: JournalStore, args: string[], timeoutMs: number, running: Set<number>): Promise<GitRun> {
   return new Promise((resolve) => {
     const child = spawn('git', args, { cwd: store.repo.root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
@@ -111,20 +115,17 @@ function git(store: JournalStore, args: string[], timeoutMs: number): Promise<Gi
       timedOut = true;
       killGroup(child.pid);
     }, timeoutMs);
-    running.add(child.pid);
+    if (child.pid !== undefined) running.add(child.pid);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', (error) => (clearTimeout(timer), resolve({ status: null, stdout, stderr: `${stderr}${error.message}`, timedOut })));
     child.on('close', (status) => {
       clearTimeout(timer);
-      running.delete(child.pid);
+      if (child.pid !== undefined) running.delete(child.pid);
       resolve({ status, stdout, stderr, timedOut });
     });
   });
 }
-
-// The process groups of the git calls in progress, so that `stopPushes` can end them.
-const running = new Set<number | undefined>();
 
 function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
@@ -135,7 +136,7 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-/** Ends every git call this process has in progress (the run is over and will not wait for them). */
-export function stopPushes(): void {
+/** Ends the git calls in `running` (the run is over and will not wait for them). */
+export function stopGits(running: Set<number>): void {
   for (const pid of running) killGroup(pid);
 }

@@ -8,7 +8,7 @@
 // retry window (--push-retry), saying so. A final failure (another machine's run, no permission)
 // stops the run at its next append.
 import { PushRejectedError, PushStalledError } from '../errors/index.js';
-import { pushOnce, stopPushes } from './push.js';
+import { pushOnce, stopGits } from './push.js';
 import type { JournalStore } from './store.js';
 
 /** What the pusher tells the run as it goes (the CLI prints them; --json passes them on). */
@@ -74,6 +74,8 @@ export class JournalPusher {
   private lastReason = '';
   private closed = false;
   private toldReached = false;
+  // The process groups of this pusher's git calls under way (close ends them).
+  private readonly gits = new Set<number>();
   // Ends the wait between tries at once (close).
   private wake: (() => void) | undefined;
   /** How many pushes were started (round-trips to the remote's receive side, retries included). */
@@ -123,7 +125,7 @@ export class JournalPusher {
   close(): void {
     this.closed = true;
     this.wake?.();
-    stopPushes();
+    stopGits(this.gits);
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the run ended'));
   }
 
@@ -156,7 +158,7 @@ export class JournalPusher {
       const upto = this.seq;
       const tip = store.tip!;
       this.pushes++;
-      const attempt = await pushOnce(store, this.remote, this.run, tip, this.timeoutMs).catch((error: unknown) => ({ outcome: 'passing' as const, reason: (error as Error).message }));
+      const attempt = await pushOnce(store, this.remote, this.run, tip, this.timeoutMs, this.gits).catch((error: unknown) => ({ outcome: 'passing' as const, reason: (error as Error).message }));
       if (this.closed) return;
       if (attempt.outcome === 'landed') {
         // Said once: a remote that always answers so (a proxy's timeout) would say it at every push.
