@@ -52,5 +52,8 @@ export { listRuns, readRun, type RecordedRun } from './journal/read-runs.js';
 export type { JournalEntry, RunRecord, RunConfig, EntryUsage } from './journal/entry.js';
 export { JOURNAL_REF, stepFilePath, runRecordPath } from './journal/layout.js';
 
+/** `--push` for any loop: `store: { afterAppend: pusher.afterAppend, beforeFence: pusher.settle }`, then `await pusher.flush()` and `pusher.close()`. */
+export { JournalPusher, type PusherOptions, type PushEvent, type FlushReport } from './journal/pusher.js';
+
 /** Every error savepoint raises on purpose, each with a stable code. */
 export * from './errors/index.js';

@@ -84,6 +84,9 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
     {
       // Asked only when the step goes live: a replayed step never looks at the files.
       intent: () => !tool.isRepeatSafe(input),
+      // An effect whose reach is known files of this working tree (an edit, a write) is restored
+      // from the checkpoint elsewhere; any other one-shot effect (a command, an MCP call) is fenced.
+      fence: () => !tool.isRepeatSafe(input) && tool.changedPaths?.(input) === undefined,
       describe: tool.describe(input),
       summarize: (r) => r.summary,
       onInFlight: (step) => inFlightAnswer(context.inFlight, step),

@@ -15,3 +15,4 @@ export * from './secrets.js';
 export * from './disk-full.js';
 export * from './settings.js';
 export * from './mcp.js';
+export * from './push.js';

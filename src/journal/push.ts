@@ -1,56 +1,142 @@
-// `--push <remote>`: after every step the journal branch is pushed with the git CLI (isomorphic-git
-// speaks only HTTP). A rejected push means the remote moved on: fetch it and fold it in; if another
-// machine appended to this same run, stop, keeping every local entry.
+// One push of the journal branch to a remote, with the git CLI (isomorphic-git speaks only HTTP),
+// and what it really did. Every git call here has a timeout: a remote that takes the connection and
+// never answers is killed after it, like one that is down. A rejected push means the remote moved
+// on: fetch it and fold it in (sync.ts); if another machine appended to this same run, that is final.
+// A push git reports as failed may still have landed (a proxy that gave up after the remote took it,
+// a failing hook after the update): the remote's ref is asked before a failure is believed.
+// The queue that runs these in the background, with retries, is pusher.ts.
 import { spawn } from 'node:child_process';
-import { JournalConflictError, PushFailedError, PushRejectedError } from '../errors/index.js';
+import { JournalConflictError, PushFailedError, PushRejectedError, type SavepointError } from '../errors/index.js';
+import { showControls } from '../format/text.js';
 import { JOURNAL_REF } from './layout.js';
 import type { JournalStore } from './store.js';
 import { integrate } from './sync.js';
 
+/** How one push attempt ended. */
+export type PushAttempt =
+  /** On the remote now; `reported` is the failure git reported although the remote has the commit. */
+  | { outcome: 'landed'; reported?: string }
+  /** The remote had moved on and was folded in here: push the new tip at once. */
+  | { outcome: 'merged' }
+  /** Worth trying again later: the remote is down, slow, busy or silent. */
+  | { outcome: 'passing'; reason: string }
+  /** Trying again changes nothing (no such remote, no permission, refused by policy, another machine's run). */
+  | { outcome: 'final'; error: SavepointError };
+
+// A push refused because the remote's branch is not what ours builds on (or was being updated).
+const REJECTED = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)/;
+// HTTP answers that say "not you, not this": no retry changes them (408 and 429 are passing).
+const REFUSED = /(?:returned error:|HTTP) 4(?!08|29)\d\d\b/;
+// Failures of the way there, not of the push: worth another try.
+const PASSING =
+  /Failed to connect|Couldn't connect|Connection refused|Connection reset|Connection timed out|timed out|Could not resolve (?:host|proxy)|returned error: (?:5\d\d|408|429)|HTTP (?:5\d\d|408|429)|RPC failed|early EOF|hung up unexpectedly|unexpected disconnect|Empty reply from server|Recv failure|Send failure|SSL_|gnutls|TLS connection/i;
+
 /**
- * A hook for JournalStore's afterAppend that pushes the branch to `remote` (asynchronously: the
- * event loop runs on while git talks to the remote). A failure is the push's, never the append's:
- * the step it follows is already recorded.
+ * Pushes `commit` (the local tip) to the journal branch of `remote`, giving git `timeoutMs` per
+ * call; the process groups of the git calls under way are in `running` meanwhile (stopGits ends them).
  */
-export function createJournalPusher(getStore: () => JournalStore, remote: string, run: string): (commit: string) => Promise<void> {
-  return async () => {
-    const store = getStore();
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const push = await git(store, ['push', '--porcelain', '--end-of-options', remote, `${JOURNAL_REF}:${JOURNAL_REF}`]);
-      if (push.status === 0) return;
-      const output = `${push.stdout}\n${push.stderr}`;
-      if (!/\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)/.test(output)) throw new PushFailedError(remote, output);
-      const tracking = `refs/remotes/${remote}/agent-journal`;
-      const fetch = await git(store, ['fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
-      if (fetch.status !== 0) throw new PushFailedError(remote, fetch.stderr);
-      const tip = (await git(store, ['rev-parse', '--verify', '--quiet', '--end-of-options', tracking])).stdout.trim();
-      try {
-        await integrate(store, tip, remote, run);
-      } catch (error) {
-        if (error instanceof JournalConflictError) throw new PushRejectedError(run, remote, error.data.entries);
-        throw error;
-      }
-    }
-    throw new PushRejectedError(run, remote, []);
-  };
+export async function pushOnce(store: JournalStore, remote: string, run: string, commit: string, timeoutMs: number, running: Set<number> = new Set()): Promise<PushAttempt> {
+  const git = (args: string[]) => runGit(store, args, timeoutMs, running);
+  const push = await git(['push', '--porcelain', '--end-of-options', remote, `${commit}:${JOURNAL_REF}`]);
+  if (push.status === 0) return { outcome: 'landed' };
+  const output = push.timedOut ? noAnswer(timeoutMs) : `${push.stdout}\n${push.stderr}`;
+  if (!push.timedOut && REJECTED.test(output)) return foldIn(store, remote, run, timeoutMs, git);
+  // Git says it failed; the remote may say otherwise (it took the push, then something after failed).
+  const there = await git(['ls-remote', '--end-of-options', remote, JOURNAL_REF]);
+  // What git said went wrong is on stderr (stdout holds --porcelain's status lines).
+  const said = push.timedOut ? output : lastLines(push.stderr) || lastLines(output);
+  if (there.status === 0 && there.stdout.split(/\s/)[0] === commit) return { outcome: 'landed', reported: said };
+  if (push.timedOut || (!REFUSED.test(output) && PASSING.test(output))) return { outcome: 'passing', reason: said };
+  return { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
+}
+
+// The remote moved on: fetch its journal and fold it in; another machine's entries on this run end it.
+async function foldIn(store: JournalStore, remote: string, run: string, timeoutMs: number, git: (args: string[]) => Promise<GitRun>): Promise<PushAttempt> {
+  const tracking = `refs/remotes/${remote}/agent-journal`;
+  const fetch = await git(['fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
+  if (fetch.status !== 0) {
+    const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
+    return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
+  }
+  const tip = (await git(['rev-parse', '--verify', '--quiet', '--end-of-options', tracking])).stdout.trim();
+  try {
+    await integrate(store, tip, remote, run);
+  } catch (error) {
+    if (error instanceof JournalConflictError) return { outcome: 'final', error: new PushRejectedError(run, remote, error.data.entries) };
+    throw error;
+  }
+  return { outcome: 'merged' };
+}
+
+const noAnswer = (timeoutMs: number) => `git got no answer within ${formatSeconds(timeoutMs)} (--push-timeout)`;
+
+/** Milliseconds as people read them in a message: `0.5 s`, `30 s`. */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+}
+
+// The last lines of git's output, on one line with control characters shown: what a message quotes.
+function lastLines(output: string): string {
+  return showControls(
+    output
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && line !== 'Done' && !line.startsWith('To '))
+      .slice(-2)
+      .join(' '),
+  ).slice(0, 300);
+}
+
+// What git said went wrong, for a message: its fatal:, error:, remote: and ! lines (else every
+// line), without the advice that follows them, control characters shown.
+function gitSays(output: string): string {
+  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const said = lines.filter((line) => /^(?:fatal|error|remote):|^!/.test(line));
+  return showControls((said.length ? said : lines).join('\n').replace(/\.$/, ''));
 }
 
 interface GitRun {
   status: number | null;
   stdout: string;
   stderr: string;
+  timedOut: boolean;
 }
 
 // Runs git without blocking the event loop (a push can take seconds: a slow remote, a hook), so a
-// model stream, a timer or a Ctrl-C handler keeps running meanwhile.
-function git(store: JournalStore, args: string[]): Promise<GitRun> {
+// model stream, a timer or a Ctrl-C handler keeps running meanwhile. It runs in a process group of
+// its own, so the timeout ends git and its helpers (git-remote-http, ssh) together.
+function runGit(store: JournalStore, args: string[], timeoutMs: number, running: Set<number>): Promise<GitRun> {
   return new Promise((resolve) => {
-    const child = spawn('git', args, { cwd: store.repo.root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { cwd: store.repo.root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
+    if (child.pid !== undefined) running.add(child.pid);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', (error) => resolve({ status: null, stdout, stderr: `${stderr}${error.message}` }));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.on('error', (error) => (clearTimeout(timer), resolve({ status: null, stdout, stderr: `${stderr}${error.message}`, timedOut })));
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      if (child.pid !== undefined) running.delete(child.pid);
+      resolve({ status, stdout, stderr, timedOut });
+    });
   });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Ends the git calls in `running` (the run is over and will not wait for them). */
+export function stopGits(running: Set<number>): void {
+  for (const pid of running) killGroup(pid);
 }

@@ -29,11 +29,20 @@ export interface StoreOptions {
   ref?: string;
   /**
    * Runs after every append has moved the branch (`--push`); a throw stops the caller, but what
-   * was appended stays appended (the error is marked: appendedCommitOf).
+   * was appended stays appended (the error is marked: appendedCommitOf). `fence` says the append is
+   * the intent of a one-shot effect (`what`), which must be seen elsewhere before it runs.
    */
-  afterAppend?: (commit: string) => Promise<void>;
+  afterAppend?: (commit: string, append: AppendInfo) => Promise<void>;
+  /** Asked before the intent of a one-shot effect is appended: waits until earlier appends reached where afterAppend sends them. */
+  beforeFence?: (what: string) => Promise<void>;
   /** Told when an append found the branch deleted or moved back under it and put it back (store.ts). */
   onRestored?: (event: { restored: string; found: string | undefined }) => void;
+}
+
+/** What afterAppend is told about an append: whether it fences a one-shot effect, and which. */
+export interface AppendInfo {
+  fence: boolean;
+  what?: string;
 }
 
 type DirChanges = PathDir<TreeEntry>;
@@ -87,7 +96,7 @@ export class JournalStore {
    * repository and object store: nothing is found or opened again.
    */
   async forRef(ref: string): Promise<JournalStore> {
-    const store = new JournalStore(this.repo, this.objects, { ...this.options, ref, afterAppend: undefined, onRestored: undefined });
+    const store = new JournalStore(this.repo, this.objects, { ...this.options, ref, afterAppend: undefined, beforeFence: undefined, onRestored: undefined });
     await store.refresh();
     return store;
   }
@@ -97,7 +106,7 @@ export class JournalStore {
    * and the one told when an append put a moved branch back. A session opens the store once to
    * find its run, then hands it to the run with these.
    */
-  hook(hooks: Pick<StoreOptions, 'afterAppend' | 'onRestored'>): void {
+  hook(hooks: Pick<StoreOptions, 'afterAppend' | 'beforeFence' | 'onRestored'>): void {
     this.options = { ...this.options, ...hooks };
   }
 
@@ -146,9 +155,10 @@ export class JournalStore {
    * Adds `files` to the branch in one commit with `message`; returns the new commit id. `owns`, when
    * given, is asked before every attempt, the first and each one after losing the race to another
    * append: a process paused past its lease finds out there, before it builds on a tip that a new
-   * owner of its run wrote, and stops (it throws).
+   * owner of its run wrote, and stops (it throws). `fence` names the one-shot effect this append is
+   * the intent of (afterAppend then waits for it to be pushed).
    */
-  async append(files: JournalFile[], message: string, owns?: () => void): Promise<string> {
+  async append(files: JournalFile[], message: string, owns?: () => void, fence?: string): Promise<string> {
     const fault = this.options.faultPoint ?? (() => {});
     assertNotCheckedOut(this.repo, this.ref); // as git refuses to move a branch checked out elsewhere
     for (;;) {
@@ -183,7 +193,7 @@ export class JournalStore {
         this.tipCommit = commit.oid;
         this.rootTree = root;
         this.objects.rollup.afterAppend();
-        await this.afterAppend(commit.oid);
+        await this.afterAppend(commit.oid, fence === undefined ? { fence: false } : { fence: true, what: fence });
         return commit.oid;
       }
       await this.followTip(parent); // another process appended first: rebuild on its tip
@@ -241,23 +251,34 @@ export class JournalStore {
 
   // The push hook, run once the branch has moved: what it throws is marked as thrown after the
   // append landed (appendedCommitOf), so a caller does not take the entries for unwritten.
-  private async afterAppend(commit: string): Promise<void> {
+  private async afterAppend(commit: string, append: AppendInfo): Promise<void> {
     try {
-      await this.options.afterAppend?.(commit);
+      await this.options.afterAppend?.(commit, append);
     } catch (error) {
-      if (error !== null && typeof error === 'object') Object.defineProperty(error, APPENDED, { value: commit, enumerable: false });
+      if (error !== null && typeof error === 'object') Object.defineProperty(error, APPENDED, { value: commit, enumerable: false, configurable: true }); // one error may end several appends (a push that failed for good)
       throw error;
     }
   }
 
   /**
+   * Waits, before the intent of the one-shot effect `what` is appended, until every earlier append
+   * reached where afterAppend sends it (`--push`); throws when it cannot, and nothing is appended.
+   */
+  async settle(what: string): Promise<void> {
+    await this.options.beforeFence?.(what);
+  }
+
+  /**
    * Moves the branch from the tip this store last saw to `next`, a commit already in the object
    * store (a fast-forward to a fetched journal, or a merge commit). False if the tip moved meanwhile.
+   * `from` is the tip the caller built `next` on (default: the tip as last seen): an append of this
+   * same store while the caller worked (a background push folding a fetched journal in) is then
+   * never dropped, the swap fails instead.
    */
-  async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal'): Promise<boolean> {
+  async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal', from: string | undefined = this.tipCommit): Promise<boolean> {
     assertNotCheckedOut(this.repo, this.ref);
     await this.objects.syncNames(); // a merge commit stored with write(): its names first
-    const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, this.tipCommit, next, {
+    const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, from, next, {
       staleMs: this.options.staleLockMs,
       reflog,
       isAncestor: (oid, tip) => this.isAncestor(oid, tip),

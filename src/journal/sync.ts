@@ -42,12 +42,12 @@ export async function integrate(store: JournalStore, theirs: string, source: str
     await store.refresh();
     const ours = store.tip;
     if (!ours) {
-      if (await store.moveTip(theirs, `savepoint: created from ${source}`)) return { source, action: 'created' };
+      if (await store.moveTip(theirs, `savepoint: created from ${source}`, undefined)) return { source, action: 'created' };
       continue;
     }
     if (ours === theirs || isAncestor(store, theirs, ours)) return { source, action: 'up-to-date' };
     if (isAncestor(store, ours, theirs)) {
-      if (await store.moveTip(theirs, `savepoint: fast-forward to ${source}`)) return { source, action: 'fast-forward' };
+      if (await store.moveTip(theirs, `savepoint: fast-forward to ${source}`, ours)) return { source, action: 'fast-forward' };
       continue;
     }
     const base = mergeBase(store, ours, theirs);
@@ -60,7 +60,7 @@ export async function integrate(store: JournalStore, theirs: string, source: str
     }
     const commit = makeCommit({ tree, parents: [ours, theirs], message: `Merge the agent journal from ${source}` });
     store.objects.write([...objects, commit]);
-    if (await store.moveTip(commit.oid, `savepoint: merge the journal from ${source}`)) return { source, action: 'merged' };
+    if (await store.moveTip(commit.oid, `savepoint: merge the journal from ${source}`, ours)) return { source, action: 'merged' };
   }
 }
 

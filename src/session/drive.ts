@@ -12,7 +12,7 @@ import { CONFIG_STEP_KIND, runAgent, USER_STEP_KIND, type AgentOutcome, type Con
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
-import { createJournalPusher } from '../journal/push.js';
+import type { JournalPusher } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
@@ -31,6 +31,7 @@ import { probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
 import { readInstructions } from './instructions.js';
 import { settleWorktree } from './worktree.js';
+import { createRunPusher, flushRunPushes } from './pushing.js';
 
 /** The run a session drives, once the entry point has found or named it through `store`. */
 export interface RunTarget {
@@ -51,6 +52,9 @@ export interface RunTarget {
 // waits for --restore or --keep-worktree (so `savepoint runs` must not call the run failed, and no
 // commit lands for a question); a checkpoint refused as unsafe or blocked by a file ran nothing
 // either; nor did a run refused for want of credentials, or because another run holds the tree.
+// After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets this long of them.
+const INTERRUPTED_FLUSH_MS = 800;
+
 const NOTHING_RAN = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError, MissingCredentialsError, WorktreeBusyError];
 
 /** Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a failure. */
@@ -96,6 +100,8 @@ class RunLife {
     private readonly emit: (event: SessionEvent) => void,
     /** The run's MCP servers: started when a new run lists their tools or a live step calls one, stopped at its end. */
     readonly mcp: McpConnections,
+    /** --push: the background pusher, flushed at the run's end. */
+    private readonly pusher: JournalPusher | undefined,
   ) {}
 
   /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
@@ -105,6 +111,10 @@ class RunLife {
     // The sandbox probe runs while the journal opens (chooseSandbox awaits it in settle()).
     if (options.sandbox?.use !== false) void probeSandboxAsync(root);
     const env = options.env ?? process.env;
+    const emit = emitterFor(options);
+    // --push: in the background, waited for only before a one-shot effect and at the end (a bad
+    // $SAVEPOINT_PUSH_TIMEOUT stops here, before anything starts).
+    const pusher = createRunPusher(store, target.run, options, env, emit);
     // MCP servers: checked before anything runs; their configurations' secrets are redacted too.
     const mcpServers = loadMcpServers(root, { env, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
     const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir) });
@@ -114,7 +124,6 @@ class RunLife {
     let life: RunLife | undefined;
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
     const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox }));
-    const emit = emitterFor(options);
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
@@ -134,17 +143,18 @@ class RunLife {
       sandbox: () => life!.sandbox,
       startCheckpoint: () => snapshotter.snapshot().tree,
       store: {
-        ...(options.push ? { afterAppend: createJournalPusher(() => store, options.push, target.run) } : {}),
+        ...(pusher ? { afterAppend: pusher.afterAppend, beforeFence: pusher.settle } : {}),
         // The branch was deleted or moved back under the run, and put back where this process left it.
         onRestored: ({ restored, found }) => emit({ type: 'journal-restored', restored, ...(found ? { found } : {}) }),
       },
     }).catch(async (error: unknown) => {
+      pusher?.close();
       await mcp.close(); // servers a new run listed before its journal failed to open
       throw error;
     });
     // The run's tools: the built-in ones and the MCP tools its configuration pinned.
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
-    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp);
+    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher);
     return life;
   }
 
@@ -263,10 +273,13 @@ class RunLife {
     const { journal, target } = this;
     if (outcome.limit) {
       await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
-      return { run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
+      const pushFailure = await this.flush();
+      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
     }
     await journal.finish('finished', { final: outcome.final, ...(outcome.refused ? { refused: true } : {}) });
-    return { run: target.run, status: outcome.refused ? 'refused' : 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
+    const pushFailure = await this.flush();
+    return {
+      ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.refused ? 'refused' : 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
   }
 
   /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */
@@ -275,15 +288,23 @@ class RunLife {
     if (options.signal?.aborted) {
       const reason = options.signal.reason;
       await journal.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
+      await this.flush(INTERRUPTED_FLUSH_MS);
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
     }
     const untouched = !this.loopStarted || NOTHING_RAN.some((type) => error instanceof type);
     if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
+    await this.flush();
     throw error;
+  }
+
+  // --push: what is left goes to the remote now, or the run says what did not (pushing.ts).
+  private flush(capMs?: number): Promise<Error | undefined> {
+    return flushRunPushes(this.pusher, this.emit, capMs);
   }
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
   close(): void {
+    this.pusher?.close();
     this.worktreeLock?.release();
     this.journal.close();
     // The run's packs go into one deltified pack, so that what a run leaves in .git is small. It

@@ -8,6 +8,7 @@ import type { ModelNotice, ModelProvider } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
 import type { SandboxChoice, SandboxRequest } from './sandbox.js';
 import type { FileChange } from '../errors/index.js';
+import type { PushEvent } from '../journal/pusher.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
 export interface SessionOptions {
@@ -59,8 +60,12 @@ export interface SessionOptions {
    */
   mcpServers?: Record<string, unknown>;
   mcpServersSource?: string;
-  /** Push the agent-journal branch to this remote after every step. */
+  /** Push the agent-journal branch to this remote after every step (in the background; see journal/pusher.ts). */
   push?: string;
+  /** One git call's limit when pushing, in seconds (--push-timeout). Default: $SAVEPOINT_PUSH_TIMEOUT, else 30. */
+  pushTimeout?: number;
+  /** How long pushes may keep failing before a push that must land gives up, in seconds (--push-retry). Default: $SAVEPOINT_PUSH_RETRY, else 60. */
+  pushRetry?: number;
   /** The environment secrets are read from (for redaction) and credentials checked in. Default: process.env. */
   env?: NodeJS.ProcessEnv;
   /**
@@ -101,6 +106,10 @@ export type SessionEvent =
   /** A live command's output as it comes (run_bash); the step's result holds all of it. */
   | { type: 'output'; chunk: string }
   | { type: 'journal-restored'; restored: string; found?: string }
+  /** `--push`: a push failed and is tried again, landed although git said it failed, or landed again after failing. */
+  | PushEvent
+  /** `--push`: the run ended with appends not on the remote (`#4` for step 4, `run.json`): why, and the command that pushes them. */
+  | { type: 'push-behind'; remote: string; unpushed: string[]; reason: string; command: string }
   /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
   | { type: 'mcp-unavailable'; server: string; message: string }
   /** A finished run is replayed over a working tree that differs from its last checkpoint (recorded at `step`; 0: when it started): its answer was about other files. */
@@ -140,4 +149,6 @@ export interface RunOutcome {
   live: number;
   /** A finished run replayed over changed files: how they differ from its last checkpoint. */
   changedSince?: FileChange[];
+  /** `--push`: the run ended with steps not on the remote (a push-behind event named them); why. The CLI exits 1 with it. */
+  pushFailure?: Error;
 }

@@ -75,9 +75,7 @@ export class RunJournal {
       }
       const declined = await options.decline?.(); // only a live step asks (approval); a replayed one never does
       if (declined) return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
-      const intent = typeof options.intent === 'function' ? options.intent() : options.intent;
-      if (intent && !recorded?.intent) await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
-      else this.lock.check(); // no append just now: a run taken over meanwhile stops here, before its effect
+      if (!recorded?.intent) await this.recordIntent(call, input, options); // a step not safe to repeat
       this.emit({ type: 'started', ...callInfo(call) });
       const started = Date.now();
       const result = await run();
@@ -92,6 +90,18 @@ export class RunJournal {
     }
   }
   // ─────────────────────────────────────────────────────────────────────────────────────────────
+
+  // The intent of a step not safe to repeat, recorded before it runs. A fenced one (a one-shot effect
+  // another machine must see as started) waits until everything before it is pushed (a remote that
+  // cannot be reached stops the run here, with nothing written), then until its intent is (--push;
+  // see journal/pusher.ts).
+  private async recordIntent<T>(call: StepCall, input: unknown, options: StepOptions<T>): Promise<void> {
+    const fence = typeof options.fence === 'function' ? options.fence() : options.fence;
+    const intent = fence || (typeof options.intent === 'function' ? options.intent() : options.intent);
+    if (!intent) return this.lock.check(); // no append just now: a run taken over meanwhile stops here, before its effect
+    if (fence) await this.store.settle(call.description);
+    await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`, fence ? call.description : undefined);
+  }
 
   private identify(kind: string, input: unknown, describe: string | undefined): StepCall {
     if (!isValidKind(kind)) throw new UsageError(`"${kind}" is not a valid step kind: use letters, digits, "_" or "-".`);
@@ -175,7 +185,7 @@ export class RunJournal {
     this.runFile.commit(first.record);
   }
 
-  private async write(entry: JournalEntry, subject: string): Promise<JournalEntry> {
+  private async write(entry: JournalEntry, subject: string, fence?: string): Promise<JournalEntry> {
     this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
@@ -187,7 +197,7 @@ export class RunJournal {
     const message = this.options.redact ? this.options.redact(subject) : subject;
     let pushError: unknown;
     try {
-      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`, () => this.lock.check());
+      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`, () => this.lock.check(), fence);
     } catch (error) {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
@@ -282,7 +292,7 @@ const callInfo = (call: StepCall) => ({ position: call.position, kind: call.kind
 
 // The options step() knows. One it does not know is refused: a guard renamed (gate became decline)
 // must never silently stop guarding, running a step live that the caller meant to hold back.
-const STEP_OPTIONS = new Set(['intent', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint']);
+const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint']);
 
 function assertStepOptions(options: object): void {
   for (const name of Object.keys(options)) {

@@ -11,6 +11,12 @@ export interface StepOptions<T> {
    * A function is asked only when the step goes live, so a replayed step never looks at the world.
    */
   intent?: boolean | (() => boolean);
+  /**
+   * The step's effect reaches beyond this machine's working tree (a command, an MCP call that
+   * changes things): with `--push`, every earlier entry and then its intent must be pushed before it
+   * runs, so another machine sees it as started. Implies `intent`. Asked like `intent`.
+   */
+  fence?: boolean | (() => boolean);
   /** For people: `run_bash "npm test"`. Defaults to the kind and a short rendering of the input. */
   describe?: string;
   /** A one-line result for people: `exit 1: 1 failed`. Defaults to a short rendering of the result. */
@@ -102,4 +108,4 @@ export interface OpenJournalOptions {
 }
 
 /** The store's hooks a caller of the valve may set (the rest of StoreOptions is the store's own). */
-export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'onRestored'>;
+export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'beforeFence' | 'onRestored'>;

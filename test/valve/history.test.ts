@@ -12,7 +12,7 @@ import { JournalStore } from '../../src/journal/store.js';
 import { readRunEntries, readRunRecord } from '../../src/journal/reader.js';
 import { countTotals } from '../../src/valve/run-totals.js';
 import { PushFailedError } from '../../src/errors/index.js';
-import { createJournalPusher } from '../../src/journal/push.js';
+import { JournalPusher } from '../../src/journal/pusher.js';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
@@ -167,20 +167,23 @@ describe("a run's history after replay", () => {
     writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "refused by policy" >&2\nexit 1\n');
     chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
     await pushed.git('remote', 'add', 'origin', remote);
+    const pusher: JournalPusher = new JournalPusher(() => journal.store, 'origin', 'pushed');
     const journal: Awaited<ReturnType<typeof openJournal>> = await openJournal({
       dir: pushed.root,
       run: 'pushed',
       task: 'push me',
-      store: { afterAppend: createJournalPusher(() => journal.store, 'origin', 'pushed') },
+      store: { afterAppend: pusher.afterAppend, beforeFence: pusher.settle },
     });
     let ran = 0;
-    await assert.rejects(journal.step('deploy', { to: 'prod' }, () => ++ran, { intent: true }), PushFailedError);
+    // A fenced step (a one-shot effect another machine must see started) waits for its intent's push.
+    await assert.rejects(journal.step('deploy', { to: 'prod' }, () => ++ran, { fence: true }), PushFailedError);
     assert.equal(ran, 0, 'the intent landed, its push failed: nothing ran');
     await assert.rejects(
-      journal.step('deploy', { to: 'prod' }, () => ++ran, { intent: true, onInFlight: (step) => (assert.equal(step.position, 1), { rerun: true }) }),
+      journal.step('deploy', { to: 'prod' }, () => ++ran, { fence: true, onInFlight: (step) => (assert.equal(step.position, 1), { rerun: true }) }),
       PushFailedError,
     );
     assert.equal(ran, 1);
+    pusher.close();
     journal.close();
     assert.deepEqual((await readRunEntries(await JournalStore.open(pushed.root), 'pushed')).map((e) => `${e.step} ${e.phase}`), ['1 intent', '1 result']);
     const again = await openJournal({ dir: pushed.root, run: 'pushed' });

@@ -8,7 +8,7 @@ import type { SessionOptions } from '../../session/types.js';
  * The flags of a command that drives a run, as commander parses them: the limits and pinned
  * settings go to the session as they are (SessionOptions documents them); the rest are mapped.
  */
-export interface DriveFlags extends Pick<SessionOptions, 'model' | 'maxSteps' | 'maxTurns' | 'maxCost' | 'maxTokens' | 'maxRetryWait' | 'compact' | 'compactAt' | 'contextWindow' | 'thinking' | 'push'> {
+export interface DriveFlags extends Pick<SessionOptions, 'model' | 'maxSteps' | 'maxTurns' | 'maxCost' | 'maxTokens' | 'maxRetryWait' | 'compact' | 'compactAt' | 'contextWindow' | 'thinking' | 'push' | 'pushTimeout' | 'pushRetry'> {
   yes?: boolean;
   inFlight: InFlightPolicy;
   restore?: boolean;
@@ -42,7 +42,9 @@ export function addDriveOptions(command: Command): Command {
     .option('--restore', 'if the files differ from the journal\'s last checkpoint, put them back as recorded')
     .option('--keep-worktree', 'if the files differ from the journal\'s last checkpoint, go on with them as they are')
     .option('--json', 'print JSON Lines on stdout, one object per event (see docs/json-events.md); messages for people go to stderr')
-    .option('--push <remote>', 'push the agent-journal branch to this remote after every step (stops if another machine moved the run on)')
+    .option('--push <remote>', 'push the agent-journal branch to this remote as the run goes, in the background; a command waits until the remote has its start (stops if another machine moved the run on)')
+    .option('--push-timeout <seconds>', 'the longest one git call of --push may take before it is given up and tried again ($SAVEPOINT_PUSH_TIMEOUT; default 30)', positiveNumber('--push-timeout'))
+    .option('--push-retry <seconds>', 'how long --push keeps retrying a failing remote before the run stops at its next command ($SAVEPOINT_PUSH_RETRY; default 60)', positiveNumber('--push-retry'))
     .option('--no-sandbox', 'run commands unconfined, with your whole environment and file system (default: in bubblewrap where the machine has it)')
     .option('--allow-network', 'let commands in the sandbox reach the network')
     .option('--allow-git-writes', 'let commands in the sandbox write .git (commit, branch, tag); the journal branch is then unprotected');

@@ -11,6 +11,7 @@ import { ask, createApprover } from './approval.js';
 import { JsonLines } from './json-lines.js';
 import { LiveView } from './live-view.js';
 import { modelNoticeText } from './model-notice.js';
+import { pushEventText } from './push-events.js';
 import { RunTally } from './run-tally.js';
 import { sandboxLine } from './sandbox-line.js';
 import type { DriveFlags } from './drive-flags.js';
@@ -103,6 +104,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
       push: flags.push,
+      pushTimeout: flags.pushTimeout,
+      pushRetry: flags.pushRetry,
       sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
@@ -154,6 +157,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`\n${style.yellow(limitMessage(outcome.limit))}\n`);
       if (saved) o.write(`${saved}\n`);
       o.write(`${totals}\n`);
+      if (outcome.pushFailure) throw outcome.pushFailure; // the journal is whole here, not on the remote
       return LIMIT_EXIT_CODE;
     }
     // The answer once: streamed live on a terminal (it is on the screen already), else in full here.
@@ -170,6 +174,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
     o.write(`${saved ? '' : '\n'}${totals}\n`);
+    if (outcome.pushFailure) throw outcome.pushFailure; // finished here, but the remote lacks steps: exit 1
     return 0;
   } catch (error) {
     live.close();
@@ -214,6 +219,11 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return;
     case 'thinking':
       return printer.onThinking(event.text);
+    case 'push-retrying':
+    case 'push-reached':
+    case 'push-caught-up':
+    case 'push-behind':
+      return say(out, style.yellow, pushEventText(event), style.width);
     case 'model-notice':
       return say(out, style.yellow, modelNoticeText(event), style.width);
     case 'mcp-unavailable':
