@@ -59,6 +59,11 @@ export interface SnapshotOptions {
   /** From this many untracked files on, they are listed directory by directory (untracked-listing.ts). */
   untrackedListingFrom?: number;
 }
+/** How one checkpoint stores its objects. */
+export interface CheckpointOptions {
+  /** Leave a few new objects to the object store's next append, which carries them (ObjectStore.hold). */
+  hold?: boolean;
+}
 /** Files larger than this are left out of a checkpoint, with a note. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -92,13 +97,17 @@ export class WorktreeSnapshotter {
     this.hasher = new FileHasher(repo.root, this.maxFileBytes, this.redactText);
   }
 
-  /** Records the working tree as it is now; writes only objects that are new. */
-  snapshot(): Snapshot {
+  /**
+   * Records the working tree as it is now; writes only objects that are new. With `hold`, a few new
+   * objects are left to the object store's next append, which carries them (ObjectStore.hold):
+   * for a checkpoint that the next journal entry records.
+   */
+  snapshot(options: CheckpointOptions = {}): Snapshot {
     if (this.last?.witness?.holds()) return this.last.snapshot;
     const index = this.readIndex();
     const skipped: SkippedFile[] = [];
     // No "already stored" list across snapshots: a gc may have pruned an unreferenced one since.
-    const batch = new ObjectBatch(this.objects, new Set());
+    const batch = new ObjectBatch(this.objects, new Set(), options);
     const statusStartedAt = Date.now();
     this.hasher.prestat(); // the untracked files of last time, checked on the worker meanwhile
     const status = this.changedPaths(index, statusStartedAt);
@@ -125,7 +134,7 @@ export class WorktreeSnapshotter {
     for (const path of index.gitlinks) {
       const snapshotter = this.submodule(path);
       if (!snapshotter) continue;
-      const inner = snapshotter.snapshot();
+      const inner = snapshotter.snapshot(options);
       nested.set(path, inner);
       changes.set(path, { mode: TREE_MODE, oid: inner.tree });
       for (const file of inner.skipped) nestedSkipped.push({ ...file, path: `${path}/${file.path}` });
@@ -193,21 +202,22 @@ export class WorktreeSnapshotter {
    * command, or at a resume's drift check). Falls back to a full snapshot when there is no last one
    * to build on, git's index changed, a path is in a submodule, or a file is too big to record.
    */
-  snapshotPaths(paths: readonly string[]): Snapshot {
+  snapshotPaths(paths: readonly string[], options: CheckpointOptions = {}): Snapshot {
     const last = this.trees;
     const lastSnapshot = this.last?.snapshot;
-    if (!last || !lastSnapshot || this.hashEveryFile || paths.length === 0) return this.snapshot();
-    if (this.submodules.size > 0) return this.snapshot(); // their files are the full pass's to gather
+    const full = () => this.snapshot(options);
+    if (!last || !lastSnapshot || this.hashEveryFile || paths.length === 0) return full();
+    if (this.submodules.size > 0) return full(); // their files are the full pass's to gather
     const index = this.readIndex();
-    if (index.signature !== last.indexSignature) return this.snapshot();
-    if (paths.some((path) => pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
-    const batch = new ObjectBatch(this.objects, new Set());
+    if (index.signature !== last.indexSignature) return full();
+    if (paths.some((path) => pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return full();
+    const batch = new ObjectBatch(this.objects, new Set(), options);
     const changes = new Map(last.layers.changes);
     let untracked = last.layers.untracked;
     const moved = new Map<string, FileEntry | undefined>();
     for (const path of paths) {
       const hashed = this.hasher.hash(path, batch);
-      if (hashed && 'reason' in hashed) return this.snapshot(); // too big: the full pass says so, as it always does
+      if (hashed && 'reason' in hashed) return full(); // too big: the full pass says so, as it always does
       const at = index.entries.has(path) ? -1 : untracked.paths.indexOf(path);
       if (at >= 0) {
         // An untracked file the last checkpoint had: its entry in that list, the list itself kept.
@@ -320,7 +330,7 @@ export class WorktreeSnapshotter {
       // The ignored paths are wanted only for a witness (a small tree) or for the untracked
       // listing to start from; asking git for them costs a fifth more than `git status` itself on
       // a big tree, so a big tree with few untracked files is scanned without (measured in
-      // bench/checkpoint.ts, the 27,000-file row), and asked again, once, if it now has many.
+      // bench/scan.ts), and asked again, once, if it now has many.
       const ignoredArgs = (asked: boolean) => (asked ? ['--ignored=matching'] : []);
       let status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', ...ignoredArgs(witnessed)]));
       if (status.untracked.length >= this.untrackedListingFrom) {

@@ -1,11 +1,17 @@
 // The checkpoint after an edit or a write: the tool names the one file it changed, and the
 // checkpoint updates that path alone, with no `git status` of the tree. git is the judge: after
 // each kind of change, the tree is the one `git add -A` + `git write-tree` makes of the same files.
+// A step's checkpoint may leave its few new objects to the step's own commit (hold), which stores
+// them in its pack.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { findRepository } from '../../src/git/repository.js';
+import { JournalStore } from '../../src/journal/store.js';
+import { WorktreeSnapshotter } from '../../src/worktree/snapshot.js';
+import { assertFsckClean } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 import { countGit, gitWorktreeTree, snapshotterFor } from './support.js';
 
@@ -82,5 +88,35 @@ describe('the first checkpoint of a fresh clone', () => {
     const changed = snapshotterFor(clone).snapshot();
     assert.equal(changed.tree, await gitWorktreeTree(clone));
     assert.equal(loose().length, 4, 'the new blob, and the trees of a/b, a and the root');
+  });
+});
+
+describe("a step's checkpoint stored with the step's commit", () => {
+  test('held objects are read back before the append, go into its pack (no loose file), and are stored by any other write that comes first', async () => {
+    const repo = await scratch.repo({ 'src/a.js': 'a\n', 'src/deep/b.js': 'b\n' });
+    const { root } = repo;
+    const store = await JournalStore.open(root);
+    const snapshotter = new WorktreeSnapshotter(findRepository(root), store.objects);
+    snapshotter.snapshot();
+    const loose = () => readdirSync(join(root, '.git/objects')).filter((name) => /^[0-9a-f]{2}$/.test(name)).flatMap((dir) => readdirSync(join(root, '.git/objects', dir)).map((file) => dir + file));
+    const before = loose();
+    writeFileSync(join(root, 'src/deep/b.js'), 'b changed by a command\n');
+    const held = snapshotter.snapshot({ hold: true });
+    assert.deepEqual(loose(), before, 'nothing written yet');
+    const blob = held.files.get('src/deep/b.js')!.oid;
+    assert.equal((await store.objects.read(blob, 'blob')).toString(), 'b changed by a command\n', 'read back from memory');
+    await store.append([{ path: 'runs/r/worktree', tree: held.tree }], 'a step and its checkpoint');
+    assert.deepEqual(loose(), before, 'the blob and its three trees are in the append pack');
+    assert.equal(execFileSync('git', ['cat-file', 'blob', blob], { cwd: root, encoding: 'utf8' }), 'b changed by a command\n');
+    await assertFsckClean(root);
+    assert.equal(held.tree, await gitWorktreeTree(root)); // (git's own add writes loose objects)
+
+    // Held, then another checkpoint that is not (a resume's drift check): that write stores both.
+    writeFileSync(join(root, 'src/a.js'), 'a, held\n');
+    const second = snapshotter.snapshotPaths(['src/a.js'], { hold: true });
+    writeFileSync(join(root, 'src/deep/b.js'), 'b, written at once\n');
+    const third = snapshotter.snapshot();
+    for (const tree of [second.tree, third.tree]) assert.equal(execFileSync('git', ['cat-file', '-t', tree], { cwd: root, encoding: 'utf8' }).trim(), 'tree');
+    assert.equal(execFileSync('git', ['cat-file', 'blob', `${second.tree}:src/a.js`], { cwd: root, encoding: 'utf8' }), 'a, held\n');
   });
 });
