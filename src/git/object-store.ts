@@ -207,12 +207,15 @@ export class ObjectStore {
 
   // 'bad' (only when asked to tell it from 'missing'): a file is there, and it is not the object.
   private checkExisting(oid: string, path: string, tellBad = false): 'missing' | 'trusted' | 'good' | 'bad' {
-    let size: number;
+    // No exception for a missing file (the usual case: an append's objects are new), which costs
+    // an Error and its stack each time.
+    let size: number | undefined;
     try {
-      size = statSync(path).size;
+      size = statSync(path, { throwIfNoEntry: false })?.size;
     } catch {
-      return 'missing';
+      // unreadable (EACCES...): as missing, the object is written
     }
+    if (size === undefined) return 'missing';
     const bad = tellBad ? 'bad' : 'missing';
     if (size === 0) return bad;
     if (this.verified.has(oid)) return 'trusted';
