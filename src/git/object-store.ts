@@ -229,6 +229,16 @@ export class ObjectStore {
   }
 
   /**
+   * An object's body when this process can read it at once (held, packed or loose; a pack that
+   * appeared since is looked for too), else undefined: for callers that cannot wait.
+   */
+  readNow(oid: string, expected: ObjectType): Buffer | undefined {
+    const held = this.held.get(oid);
+    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true));
+    return found?.type === expected ? found.body : undefined;
+  }
+
+  /**
    * Reads an object's body. Loose objects are read directly (fast), and so are packed ones (after
    * `git gc`); isomorphic-git reads whatever the pack reader declines.
    */

@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FILE_MODE, TREE_MODE } from '../git/git-object.js';
+import { FILE_MODE, parseCommit, TREE_MODE } from '../git/git-object.js';
 import { pathViolation } from '../git/path-rules.js';
 import { ObjectStore } from '../git/object-store.js';
 import { buildOwnGit, findRepository, keepsGitDirInside, type Repository } from '../git/repository.js';
@@ -20,7 +20,7 @@ import { FileHasher } from './file-hasher.js';
 import { ObjectBatch } from '../git/object-batch.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
-import { buildTrees, updateTrees, type DirTree } from './tree-build.js';
+import { buildTrees, StoredTrees, UnreadableTreeError, updateTrees, type DirTrees } from './tree-build.js';
 import { UnchangedWitness, WITNESS_LIMIT } from './unchanged.js';
 import { UNTRACKED_LISTING_FROM, UntrackedListing } from './untracked-listing.js';
 
@@ -77,7 +77,7 @@ export class WorktreeSnapshotter {
   private index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } | undefined;
   // The last snapshot's trees by directory, the index they were built on, its files' layers, and
   // the untracked files it left out.
-  private trees: { indexSignature: string; layers: Layers; skipped: SkippedFile[]; dirs: Map<string, DirTree> } | undefined;
+  private trees: { indexSignature: string; layers: Layers; skipped: SkippedFile[]; dirs: DirTrees } | undefined;
   private readonly hashEveryFile: boolean;
   // Checked-out submodules by path, each with its own snapshotter.
   private readonly submodules = new Map<string, WorktreeSnapshotter>();
@@ -160,11 +160,13 @@ export class WorktreeSnapshotter {
     const last = this.trees?.indexSignature === index.signature ? this.trees : undefined;
     const untrackedSkipped = skippedUntracked(untracked, this.trees && { untracked: this.trees.layers.untracked, skipped: this.trees.skipped });
     skipped.push(...untrackedSkipped, ...nestedSkipped);
-    let tree: string;
-    let dirs: Map<string, DirTree>;
-    if (last) {
+    let tree: string | undefined;
+    let dirs: DirTrees | undefined;
+    const updated = last && unlessUnreadable(() => {
       const moved = changedSince(last.layers, layers);
-      const updated = updateTrees(last.dirs, moved, moved.keys(), batch);
+      return updateTrees(last.dirs, moved, moved.keys(), batch);
+    });
+    if (last && updated) {
       tree = updated.root;
       dirs = last.dirs;
       batch.flush();
@@ -174,9 +176,12 @@ export class WorktreeSnapshotter {
         else dirs.delete(dir);
       }
     } else {
-      const built = buildTrees(layerFiles(layers), batch);
-      tree = built.root;
-      dirs = built.dirs;
+      // A checkout that is HEAD's as it stands (a fresh clone, a clean working tree): HEAD's trees
+      // are the checkpoint's, read from the repository only as later checkpoints rebuild them.
+      const stored = !this.trees && status.changes.length === 0 ? this.headTrees(status.head, index, untracked.paths.length) : undefined;
+      const built = stored ? undefined : buildTrees(layerFiles(layers), batch);
+      tree = stored ? stored.get('')!.oid : built!.root;
+      dirs = stored ?? built!.dirs;
       batch.flush();
     }
     this.trees = { indexSignature: index.signature, layers, skipped: untrackedSkipped, dirs };
@@ -230,7 +235,11 @@ export class WorktreeSnapshotter {
       moved.set(path, hashed);
     }
     if (moved.size === 0) return lastSnapshot;
-    const updated = updateTrees(last.dirs, moved, moved.keys(), batch);
+    const updated = unlessUnreadable(() => updateTrees(last.dirs, moved, moved.keys(), batch));
+    if (!updated) {
+      this.trees = undefined; // a tree read back is not usable: the full pass builds them all
+      return full();
+    }
     batch.flush();
     for (const [dir, entry] of updated.dirs) {
       if (entry) last.dirs.set(dir, entry);
@@ -248,6 +257,17 @@ export class WorktreeSnapshotter {
     };
     this.last = { snapshot, witness: undefined }; // the witness vouched for the tree as it was
     return snapshot;
+  }
+
+  // HEAD's trees, when the working tree is HEAD's as git's index has it: `git status` named no
+  // change (staged ones included) and no untracked file, and no submodule is recorded as its
+  // working tree. undefined when HEAD's commit or root tree cannot be read here, or is not as git
+  // would write it.
+  private headTrees(head: string | undefined, index: { entries: ReadonlyMap<string, FileEntry>; gitlinks: string[] }, untracked: number): StoredTrees | undefined {
+    if (!head || untracked > 0 || index.gitlinks.length > 0 || index.entries.size === 0 || this.hashEveryFile) return undefined;
+    const commit = this.objects.readNow(head, 'commit');
+    if (!commit) return undefined;
+    return unlessUnreadable(() => new StoredTrees(parseCommit(head, commit).tree, (oid) => this.objects.readNow(oid, 'tree')));
   }
 
   // Whether git ignores the untracked file at `path` (a write into node_modules, say).
@@ -321,10 +341,10 @@ export class WorktreeSnapshotter {
   // Paths whose working-tree file differs from the index, unmerged ones, and untracked ones (with
   // hashEveryFile, every file of the index too); for a small tree, also the ignored ones (a witness).
   // Many untracked files are listed by directory from then on (untracked-listing.ts).
-  private changedPaths(index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] }, startedAt: number): { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> } {
+  private changedPaths(index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] }, startedAt: number): { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string>; head?: string } {
     const { entries, gitlinks } = index;
     const witnessed = this.small && entries.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
-    let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> };
+    let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string>; head?: string };
     if (this.listing) listed = this.listing.list(index);
     else {
       // The ignored paths are wanted only for a witness (a small tree) or for the untracked
@@ -332,7 +352,7 @@ export class WorktreeSnapshotter {
       // a big tree, so a big tree with few untracked files is scanned without (measured in
       // bench/scan.ts), and asked again, once, if it now has many.
       const ignoredArgs = (asked: boolean) => (asked ? ['--ignored=matching'] : []);
-      let status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', ...ignoredArgs(witnessed)]));
+      let status = parseStatus(this.git([...STATUS_ARGS, '--branch', '--no-ahead-behind', '--untracked-files=all', ...ignoredArgs(witnessed)]));
       if (status.untracked.length >= this.untrackedListingFrom) {
         if (!witnessed) {
           startedAt = Date.now();
@@ -344,15 +364,26 @@ export class WorktreeSnapshotter {
       listed = status;
     }
     const { changes, untracked } = listed;
+    const head = 'head' in listed ? (listed.head as string | undefined) : undefined;
     if (this.hashEveryFile) {
       const seen = new Set(changes.map((change) => change.path));
       for (const [path, entry] of entries) if (!seen.has(path) && entry.mode !== GITLINK_MODE) changes.push({ path, state: 'changed' });
     }
-    return { changes, untracked, ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
+    return { changes, untracked, ...(head ? { head } : {}), ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
   }
 
   private git(args: string[]): string {
     const git = buildOwnGit(args);
     return execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+}
+
+// What `read` gives, or undefined when a tree read back from the repository is not usable.
+function unlessUnreadable<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof UnreadableTreeError) return undefined;
+    throw error;
   }
 }

@@ -5,7 +5,7 @@
 // them in its pack.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { findRepository } from '../../src/git/repository.js';
@@ -80,14 +80,23 @@ describe('the first checkpoint of a fresh clone', () => {
     execFileSync('git', ['clone', '-q', '--no-local', source.root, clone]);
     const loose = () => readdirSync(join(clone, '.git/objects')).filter((name) => /^[0-9a-f]{2}$/.test(name)).flatMap((dir) => readdirSync(join(clone, '.git/objects', dir)));
     assert.deepEqual(loose(), [], 'the clone holds its objects in a pack');
-    const snapshot = snapshotterFor(clone).snapshot();
+    const snapshotter = snapshotterFor(clone);
+    const snapshot = snapshotter.snapshot();
     assert.equal(snapshot.tree, execFileSync('git', ['rev-parse', 'HEAD^{tree}'], { cwd: clone, encoding: 'utf8' }).trim());
     assert.deepEqual(loose(), [], 'no object was written again as a loose file');
-    // A change then writes only what is new: the blob and the trees on its path.
+    assert.equal(snapshot.files.get('e/f/g/h.txt')?.oid, execFileSync('git', ['rev-parse', 'HEAD:e/f/g/h.txt'], { cwd: clone, encoding: 'utf8' }).trim());
+    // A change then writes only what is new: the blob and the trees on its path (HEAD's trees of
+    // the directories beside it are read back, by this snapshotter and by a new one).
     writeFileSync(join(clone, 'a/b/c.txt'), 'changed\n');
-    const changed = snapshotterFor(clone).snapshot();
-    assert.equal(changed.tree, await gitWorktreeTree(clone));
+    const changed = snapshotter.snapshot();
     assert.equal(loose().length, 4, 'the new blob, and the trees of a/b, a and the root');
+    assert.equal(snapshotterFor(clone).snapshot().tree, changed.tree);
+    writeFileSync(join(clone, 'e/f/new.txt'), 'new\n');
+    rmSync(join(clone, 'a/d.txt'));
+    const more = snapshotter.snapshotPaths(['e/f/new.txt', 'a/d.txt']);
+    assert.equal(more.tree, snapshotter.snapshot().tree);
+    assert.equal(more.tree, await gitWorktreeTree(clone));
+    assert.equal(changed.tree, execFileSync('git', ['rev-parse', `${changed.tree}^{tree}`], { cwd: clone, encoding: 'utf8' }).trim());
   });
 });
 
