@@ -100,6 +100,29 @@ describe('the first checkpoint of a fresh clone', () => {
   });
 });
 
+describe('a checkout that is HEAD\'s, with a HEAD tree git would not write', () => {
+  test('gets the tree git makes of the files, not HEAD\'s (a zero-padded mode, as some old tools wrote)', async () => {
+    const repo = await scratch.repo({ 'a/x.txt': 'x\n', 'b.txt': 'b\n' });
+    const { root } = repo;
+    const git = (args: string[], input?: string) => execFileSync('git', args, { cwd: root, encoding: 'utf8', input }).trim();
+    const sub = git(['rev-parse', 'HEAD:a']);
+    const blob = git(['rev-parse', 'HEAD:b.txt']);
+    // The root tree by hand: "040000 a" (git writes "40000"), then a commit of it checked out.
+    const body = Buffer.concat([Buffer.from('040000 a\0'), Buffer.from(sub, 'hex'), Buffer.from('100644 b.txt\0'), Buffer.from(blob, 'hex')]);
+    const odd = execFileSync('git', ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], { cwd: root, input: body, encoding: 'utf8' }).trim();
+    const commit = git(['commit-tree', odd, '-m', 'an old tool\'s tree']);
+    git(['reset', '-q', '--hard', commit]);
+    assert.equal(git(['status', '--porcelain']), '', 'the checkout is HEAD\'s');
+    const snapshot = snapshotterFor(root).snapshot();
+    assert.notEqual(snapshot.tree, odd);
+    // git's own tree of the files from an empty index: a copy of this one may still hold HEAD's
+    // tree in its cache and give it back as it is.
+    const env = { ...process.env, GIT_INDEX_FILE: join(root, '.git', 'judge-index') };
+    execFileSync('git', ['add', '-A'], { cwd: root, env });
+    assert.equal(snapshot.tree, execFileSync('git', ['write-tree'], { cwd: root, env, encoding: 'utf8' }).trim());
+  });
+});
+
 describe("a step's checkpoint stored with the step's commit", () => {
   test('held objects are read back before the append, go into its pack (no loose file), and are stored by any other write that comes first', async () => {
     const repo = await scratch.repo({ 'src/a.js': 'a\n', 'src/deep/b.js': 'b\n' });
