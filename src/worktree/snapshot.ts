@@ -352,7 +352,9 @@ export class WorktreeSnapshotter {
       // a big tree, so a big tree with few untracked files is scanned without (measured in
       // bench/scan.ts), and asked again, once, if it now has many.
       const ignoredArgs = (asked: boolean) => (asked ? ['--ignored=matching'] : []);
-      let status = parseStatus(this.git([...STATUS_ARGS, '--branch', '--no-ahead-behind', '--untracked-files=all', ...ignoredArgs(witnessed)]));
+      // HEAD's commit only for a first build (headTrees); no ahead/behind count: it walks history.
+      const branch = this.trees ? [] : ['--branch', '--no-ahead-behind'];
+      let status = parseStatus(this.git([...STATUS_ARGS, ...branch, '--untracked-files=all', ...ignoredArgs(witnessed)]));
       if (status.untracked.length >= this.untrackedListingFrom) {
         if (!witnessed) {
           startedAt = Date.now();
@@ -364,7 +366,7 @@ export class WorktreeSnapshotter {
       listed = status;
     }
     const { changes, untracked } = listed;
-    const head = 'head' in listed ? (listed.head as string | undefined) : undefined;
+    const head = listed.head;
     if (this.hashEveryFile) {
       const seen = new Set(changes.map((change) => change.path));
       for (const [path, entry] of entries) if (!seen.has(path) && entry.mode !== GITLINK_MODE) changes.push({ path, state: 'changed' });
