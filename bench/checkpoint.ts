@@ -89,7 +89,8 @@ interface StageResult {
   alone?: AloneResult;
 }
 
-interface AloneResult {
+/** What the first checkpoint in a process of its own took, and gave. */
+export interface AloneResult {
   ms: number;
   maxRssMb: number;
   rssBeforeMb: number;
@@ -124,13 +125,17 @@ function snapshotterBundle(): string {
   return (bundled = out);
 }
 
-function firstCheckpointAlone(root: string): AloneResult {
+/**
+ * The first checkpoint of the working tree at `root` in a plain node process of its own (the
+ * snapshotter's source bundled); what it stored is removed again unless `keepObjects`.
+ */
+export function firstCheckpointAlone(root: string, options: { keepObjects?: boolean } = {}): AloneResult {
   const objects = join(root, '.git', 'objects');
   const before = new Set(objectFiles(objects));
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', ALONE_SOURCE, root, pathToFileURL(snapshotterBundle()).href], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (result.status !== 0) throw new Error(`the first checkpoint alone failed: ${result.stderr}`);
   // What it stored goes again: the stage's own first checkpoint must find nothing stored.
-  for (const file of objectFiles(objects)) if (!before.has(file)) rmSync(file);
+  if (!options.keepObjects) for (const file of objectFiles(objects)) if (!before.has(file)) rmSync(file);
   return JSON.parse(result.stdout) as AloneResult;
 }
 

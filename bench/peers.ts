@@ -42,7 +42,10 @@ const MODEL = 'claude-sonnet-4-5';
 const TURNS = 100;
 const QUICK_TURNS = 20;
 const ROUNDS = 2;
-const TARGET_RATIO = 1.0;
+// A sandboxed bash turn's gap at most 1.5x pi's, and savepoint's own work in it (the gap less the
+// floor of its durable commits, measured in the same run) at most pi's whole gap (issue 25).
+const TARGET_BASH_RATIO = 1.5;
+const TARGET_OWN_WORK_RATIO = 1.0;
 const TARGET_STARTUP_MS = 200;
 const TARGET_DISK_RATIO = 3.0;
 const TASK = 'benchmark: call the tool once per turn, many times';
@@ -243,28 +246,35 @@ async function run(context: BenchContext): Promise<Row[]> {
     if (!piCli) continue;
     const theirs = gapsOf(`pi ${kind}`);
     rows.push(latencyRow(`pi: ${label}, response end → next request`, theirs.length, theirs));
-    const ratioRow = (who: string, samples: number[]): Row => {
+    const ratioRow = (who: string, samples: number[], targeted: boolean): Row => {
       const ratio = mean(samples) / mean(theirs);
       const ratioP50 = percentile(samples, 50) / percentile(theirs, 50);
       return {
         what: `${kind} turns: ${who} / pi, mean gap (p50s: ${ratioP50.toFixed(2)}x)`,
         n: samples.length,
         value: `${ratio.toFixed(2)}x`,
-        ...(checked ? { target: `≤ ${TARGET_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_RATIO } : {}),
+        ...(checked && targeted ? { target: `≤ ${TARGET_BASH_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_BASH_RATIO } : {}),
       };
     };
-    rows.push(ratioRow('savepoint', ours));
+    rows.push(ratioRow('savepoint', ours, kind === 'bash'));
     // What the disk alone takes for the commits of such a turn (one per journal entry: the model's
     // answer, the command's intent and its result; a read has no intent): the part of the gap no
     // code change removes while every entry is durable before the next request.
     const perTurn = floors.get(kind) ?? [];
     rows.push(latencyRow(`floor: the file operations of ${kind === 'bash' ? 3 : 2} durable commits (a ${kind} turn's entries)`, perTurn.length, perTurn));
     rows.push({ what: `${kind} turns: that floor / pi's whole gap (p50s)`, value: `${(percentile(perTurn, 50) / percentile(theirs, 50)).toFixed(2)}x` });
+    // savepoint's own work in a turn: its gap less what the disk takes for the turn's commits.
+    const own = (percentile(ours, 50) - percentile(perTurn, 50)) / percentile(theirs, 50);
+    rows.push({
+      what: `${kind} turns: savepoint's own work (gap p50 − floor p50) / pi's gap p50`,
+      value: `${own.toFixed(2)}x`,
+      ...(checked && kind === 'bash' ? { target: `≤ ${TARGET_OWN_WORK_RATIO.toFixed(1)}x`, ok: own <= TARGET_OWN_WORK_RATIO } : {}),
+    });
     if (kind === 'bash') {
       // pi runs its commands unconfined; bubblewrap costs ~5 ms a command (namespaces, mounts).
       const unconfined = gapsOf('unsandboxed bash');
       rows.push(latencyRow(`savepoint --no-sandbox: ${label}, response end → next request`, unconfined.length, unconfined));
-      rows.push(ratioRow('savepoint --no-sandbox', unconfined));
+      rows.push(ratioRow('savepoint --no-sandbox', unconfined, false));
     }
   }
   for (const harness of harnesses.filter((h) => h !== 'unsandboxed')) {

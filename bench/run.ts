@@ -14,8 +14,9 @@ import { checkpointGroup } from './checkpoint.js';
 import { longRunGroup } from './long-run.js';
 import { gitPartsGroup } from './git-parts.js';
 import { readingGroup } from './reading.js';
+import { scanGroup } from './scan.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup];
 
 function usage(): string {
   return [

@@ -30,9 +30,13 @@ export class ObjectBatch {
   private pack: PackBuilder | undefined;
   private presence: ObjectPresence | undefined;
 
-  constructor(store: ObjectStore, stored: Set<string>) {
+  private readonly hold: boolean;
+
+  /** With `hold`, the few loose objects are handed to the store to go with its next append (ObjectStore.hold). */
+  constructor(store: ObjectStore, stored: Set<string>, options: { hold?: boolean } = {}) {
     this.store = store;
     this.stored = stored;
+    this.hold = options.hold ?? false;
   }
 
   /**
@@ -56,7 +60,10 @@ export class ObjectBatch {
     this.loose = [];
   }
 
-  /** Writes everything added, durably; returns how many objects went into a new pack (0: none). */
+  /**
+   * Writes everything added, durably (with `hold` and no pack, the store holds the few objects for
+   * its next append); returns how many objects went into a new pack (0: none).
+   */
   flush(): number {
     const packed = this.pack?.count ?? 0;
     if (packed > 0) {
@@ -65,7 +72,8 @@ export class ObjectBatch {
       writePackFilesSync(join(this.store.gitdir, 'objects', 'pack'), this.pack!.build(), dirs);
       dirs.flushSync();
     }
-    this.store.write(this.loose);
+    if (this.hold && packed === 0) this.store.hold(this.loose);
+    else this.store.write(this.loose);
     this.loose = [];
     this.pack = undefined;
     for (const oid of this.added.splice(0)) this.stored.add(oid);

@@ -42,6 +42,8 @@ export class ObjectStore {
   private readonly unsynced: DirectorySync;
   /** Rolls the small packs of appends up into one, in the background (pack-rollup.ts). */
   readonly rollup: PackRollup;
+  // Objects handed over with hold(): stored by the next writePacked or write, whichever comes first.
+  private readonly held = new Map<string, GitObject>();
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
@@ -67,7 +69,7 @@ export class ObjectStore {
    * directory fsyncs of its own (one after another, they cost a disk flush each).
    */
   write(objects: Iterable<GitObject>): void {
-    const { writes, existing } = this.plan(objects);
+    const { writes, existing } = this.plan(this.withHeld(objects));
     for (const { path, data, temp } of writes) writeFileDurably(path, data, { mode: 0o444, temp, dirs: this.unsynced });
     try {
       for (const { path } of existing) {
@@ -79,6 +81,24 @@ export class ObjectStore {
     }
     this.remember(writes, existing);
     this.rollup.noteLoose(writes.map((w) => w.oid));
+    this.held.clear();
+  }
+
+  /**
+   * Takes objects that only the next append will name (a step's working-tree checkpoint: its new
+   * blobs and trees), to be stored with it: they go into that append's pack (writePacked), or are
+   * written by the next write(), whichever comes first, and either way are on disk before any ref
+   * or file names them. A checkpoint then costs no fsync of its own: the step's commit, durable
+   * anyway, carries it. Until then read() finds them here; a crash loses only objects nothing names.
+   */
+  hold(objects: Iterable<GitObject>): void {
+    for (const object of objects) if (!this.packs.read(object.oid, false)) this.held.set(object.oid, object);
+  }
+
+  // The objects held, then `objects`.
+  private withHeld(objects: Iterable<GitObject>): Iterable<GitObject> {
+    if (this.held.size === 0) return objects;
+    return [...this.held.values(), ...objects];
   }
 
   /**
@@ -90,7 +110,8 @@ export class ObjectStore {
    * at objects that are.
    */
   async writeAll(objects: Iterable<GitObject>): Promise<void> {
-    const { writes, existing } = this.plan(objects);
+    const held = [...this.held.keys()];
+    const { writes, existing } = this.plan(this.withHeld(objects));
     const results = await Promise.allSettled([
       ...writes.map(({ path, data, temp }) => writeFileDurablyAsync(path, data, { mode: 0o444, temp, dirs: this.unsynced })),
       ...existing.map(({ path }) => syncPathAsync(path).then(() => this.unsynced.add(dirname(path)))),
@@ -99,6 +120,7 @@ export class ObjectStore {
     if (failed) throw asWriteFailure(failed.reason, this.objectsDir);
     await this.syncNames();
     this.remember(writes, existing);
+    for (const oid of held) this.held.delete(oid);
   }
 
   /**
@@ -112,7 +134,8 @@ export class ObjectStore {
   async writePacked(objects: Iterable<GitObject>): Promise<string | undefined> {
     const builder = new PackBuilder();
     const torn: GitObject[] = [];
-    for (const object of objects) {
+    const held = [...this.held.keys()];
+    for (const object of this.withHeld(objects)) {
       // Trusted as stored only while still there (a rare case: an append's objects are new).
       if (this.verified.has(object.oid) && (this.packs.holds(object.oid) || this.checkExisting(object.oid, this.pathOf(object.oid)) === 'trusted')) continue;
       const before = builder.count;
@@ -125,6 +148,7 @@ export class ObjectStore {
     if (torn.length) this.write(torn);
     if (builder.count === 0) {
       await this.syncNames();
+      for (const oid of held) this.held.delete(oid);
       return undefined;
     }
     const built = builder.build();
@@ -138,6 +162,7 @@ export class ObjectStore {
     // Not remembered as verified: an append's objects are new (an entry, the trees on its path, a
     // commit) and never written again, and 10,000 steps' worth of ids would hold 6.5 MB.
     this.packs.addWritten(path, built.pack, built.idx);
+    for (const oid of held) this.held.delete(oid); // on disk now, in the pack
     return path;
   }
 
@@ -182,12 +207,15 @@ export class ObjectStore {
 
   // 'bad' (only when asked to tell it from 'missing'): a file is there, and it is not the object.
   private checkExisting(oid: string, path: string, tellBad = false): 'missing' | 'trusted' | 'good' | 'bad' {
-    let size: number;
+    // No exception for a missing file (the usual case: an append's objects are new), which costs
+    // an Error and its stack each time.
+    let size: number | undefined;
     try {
-      size = statSync(path).size;
+      size = statSync(path, { throwIfNoEntry: false })?.size;
     } catch {
-      return 'missing';
+      // unreadable (EACCES...): as missing, the object is written
     }
+    if (size === undefined) return 'missing';
     const bad = tellBad ? 'bad' : 'missing';
     if (size === 0) return bad;
     if (this.verified.has(oid)) return 'trusted';
@@ -201,13 +229,24 @@ export class ObjectStore {
   }
 
   /**
+   * An object's body when this process can read it at once (held, packed or loose; a pack that
+   * appeared since is looked for too), else undefined: for callers that cannot wait.
+   */
+  readNow(oid: string, expected: ObjectType): Buffer | undefined {
+    const held = this.held.get(oid);
+    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true));
+    return found?.type === expected ? found.body : undefined;
+  }
+
+  /**
    * Reads an object's body. Loose objects are read directly (fast), and so are packed ones (after
    * `git gc`); isomorphic-git reads whatever the pack reader declines.
    */
   async read(oid: string, expected: ObjectType): Promise<Buffer> {
     // The packs already seen first (no system call), then the loose file, then packs that appeared
     // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object.
-    const found = this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true);
+    const held = this.held.get(oid);
+    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true));
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;

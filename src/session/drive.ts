@@ -261,8 +261,11 @@ class RunLife {
       onThinking: (text) => this.emit({ type: 'thinking', text }),
       signal: options.signal,
       // An edit or a write names the one file it changed: its checkpoint updates that path only.
+      // The step's result entry records the checkpoint at once: its few new objects go into that
+      // append's pack, durable with it, instead of an fsynced file each before it.
       checkpoint: (paths) => {
-        const snapshot = paths ? this.snapshotter.snapshotPaths(paths) : this.snapshotter.snapshot();
+        const hold = { hold: true };
+        const snapshot = paths ? this.snapshotter.snapshotPaths(paths, hold) : this.snapshotter.snapshot(hold);
         return { tree: snapshot.tree, skipped: snapshot.skipped };
       },
     });

@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FILE_MODE, TREE_MODE } from '../git/git-object.js';
+import { FILE_MODE, parseCommit, TREE_MODE } from '../git/git-object.js';
 import { pathViolation } from '../git/path-rules.js';
 import { ObjectStore } from '../git/object-store.js';
 import { buildOwnGit, findRepository, keepsGitDirInside, type Repository } from '../git/repository.js';
@@ -23,7 +23,7 @@ import { WorktreeFilters } from './filters.js';
 import { ObjectBatch } from '../git/object-batch.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
-import { buildTrees, updateTrees, type DirTree } from './tree-build.js';
+import { buildTrees, StoredTrees, UnreadableTreeError, updateTrees, type DirTrees } from './tree-build.js';
 import { UnchangedWitness, WITNESS_LIMIT } from './unchanged.js';
 import { UNTRACKED_LISTING_FROM, UntrackedListing } from './untracked-listing.js';
 
@@ -64,6 +64,11 @@ export interface SnapshotOptions {
   /** From this many untracked files on, they are listed directory by directory (untracked-listing.ts). */
   untrackedListingFrom?: number;
 }
+/** How one checkpoint stores its objects. */
+export interface CheckpointOptions {
+  /** Leave a few new objects to the object store's next append, which carries them (ObjectStore.hold). */
+  hold?: boolean;
+}
 /** Files larger than this are left out of a checkpoint, with a note. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -79,7 +84,7 @@ export class WorktreeSnapshotter {
   private index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } | undefined;
   // The last snapshot's trees by directory, the index they were built on, its files' layers, and
   // the untracked files it left out.
-  private trees: { indexSignature: string; layers: Layers; skipped: SkippedFile[]; dirs: Map<string, DirTree> } | undefined;
+  private trees: { indexSignature: string; layers: Layers; skipped: SkippedFile[]; dirs: DirTrees } | undefined;
   private readonly hashEveryFile: boolean;
   // Checked-out submodules by path, each with its own snapshotter.
   private readonly submodules = new Map<string, WorktreeSnapshotter>();
@@ -114,13 +119,17 @@ export class WorktreeSnapshotter {
     this.hasher.clean = { has: (path) => fromChanged.has(path) || fromUntracked.has(path), apply: (path, content) => this.filters.clean(path, content) };
   }
 
-  /** Records the working tree as it is now; writes only objects that are new. */
-  snapshot(): Snapshot {
+  /**
+   * Records the working tree as it is now; writes only objects that are new. With `hold`, a few new
+   * objects are left to the object store's next append, which carries them (ObjectStore.hold):
+   * for a checkpoint that the next journal entry records.
+   */
+  snapshot(options: CheckpointOptions = {}): Snapshot {
     if (this.last?.witness?.holds()) return this.last.snapshot;
     const index = this.readIndex();
     const skipped: SkippedFile[] = [];
     // No "already stored" list across snapshots: a gc may have pruned an unreferenced one since.
-    const batch = new ObjectBatch(this.objects, new Set());
+    const batch = new ObjectBatch(this.objects, new Set(), options);
     const statusStartedAt = Date.now();
     this.hasher.prestat(); // the untracked files of last time, checked on the worker meanwhile
     const status = this.changedPaths(index, statusStartedAt);
@@ -148,7 +157,7 @@ export class WorktreeSnapshotter {
     for (const path of index.gitlinks) {
       const snapshotter = this.submodule(path);
       if (!snapshotter) continue;
-      const inner = snapshotter.snapshot();
+      const inner = snapshotter.snapshot(options);
       nested.set(path, inner);
       changes.set(path, { mode: TREE_MODE, oid: inner.tree });
       for (const file of inner.skipped) nestedSkipped.push({ ...file, path: `${path}/${file.path}` });
@@ -174,11 +183,13 @@ export class WorktreeSnapshotter {
     const last = this.trees?.indexSignature === index.signature ? this.trees : undefined;
     const untrackedSkipped = skippedUntracked(untracked, this.trees && { untracked: this.trees.layers.untracked, skipped: this.trees.skipped });
     skipped.push(...untrackedSkipped, ...nestedSkipped);
-    let tree: string;
-    let dirs: Map<string, DirTree>;
-    if (last) {
+    let tree: string | undefined;
+    let dirs: DirTrees | undefined;
+    const updated = last && unlessUnreadable(() => {
       const moved = changedSince(last.layers, layers);
-      const updated = updateTrees(last.dirs, moved, moved.keys(), batch, this.recordName);
+      return updateTrees(last.dirs, moved, moved.keys(), batch, this.recordName);
+    });
+    if (last && updated) {
       tree = updated.root;
       dirs = last.dirs;
       batch.flush();
@@ -188,9 +199,12 @@ export class WorktreeSnapshotter {
         else dirs.delete(dir);
       }
     } else {
-      const built = buildTrees(layerFiles(layers), batch, this.recordName);
-      tree = built.root;
-      dirs = built.dirs;
+      // A checkout that is HEAD's as it stands (a fresh clone, a clean working tree): HEAD's trees
+      // are the checkpoint's, read from the repository only as later checkpoints rebuild them.
+      const stored = !this.trees && status.changes.length === 0 ? this.headTrees(status.head, index, untracked.paths.length) : undefined;
+      const built = stored ? undefined : buildTrees(layerFiles(layers), batch, this.recordName);
+      tree = stored ? stored.get('')!.oid : built!.root;
+      dirs = stored ?? built!.dirs;
       batch.flush();
     }
     this.trees = { indexSignature: index.signature, layers, skipped: untrackedSkipped, dirs };
@@ -216,22 +230,23 @@ export class WorktreeSnapshotter {
    * command, or at a resume's drift check). Falls back to a full snapshot when there is no last one
    * to build on, git's index changed, a path is in a submodule, or a file is too big to record.
    */
-  snapshotPaths(paths: readonly string[]): Snapshot {
+  snapshotPaths(paths: readonly string[], options: CheckpointOptions = {}): Snapshot {
     const last = this.trees;
     const lastSnapshot = this.last?.snapshot;
-    if (!last || !lastSnapshot || this.hashEveryFile || paths.length === 0) return this.snapshot();
-    if (this.submodules.size > 0) return this.snapshot(); // their files are the full pass's to gather
+    const full = () => this.snapshot(options);
+    if (!last || !lastSnapshot || this.hashEveryFile || paths.length === 0) return full();
+    if (this.submodules.size > 0) return full(); // their files are the full pass's to gather
     const index = this.readIndex();
-    if (index.signature !== last.indexSignature) return this.snapshot();
-    if (paths.some((path) => hasRawBytes(path) || pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return this.snapshot();
-    const batch = new ObjectBatch(this.objects, new Set());
+    if (index.signature !== last.indexSignature) return full();
+    if (paths.some((path) => hasRawBytes(path) || pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return full();
+    const batch = new ObjectBatch(this.objects, new Set(), options);
     this.useFilters(paths, this.untrackedFiltered?.of ?? []);
     const changes = new Map(last.layers.changes);
     let untracked = last.layers.untracked;
     const moved = new Map<string, FileEntry | undefined>();
     for (const path of paths) {
       const hashed = this.hasher.hash(path, batch);
-      if (hashed && 'reason' in hashed) return this.snapshot(); // too big: the full pass says so, as it always does
+      if (hashed && 'reason' in hashed) return full(); // too big: the full pass says so, as it always does
       const at = index.entries.has(path) ? -1 : untracked.paths.indexOf(path);
       if (at >= 0) {
         // An untracked file the last checkpoint had: its entry in that list, the list itself kept.
@@ -244,7 +259,11 @@ export class WorktreeSnapshotter {
       moved.set(path, hashed);
     }
     if (moved.size === 0) return lastSnapshot;
-    const updated = updateTrees(last.dirs, moved, moved.keys(), batch, this.recordName);
+    const updated = unlessUnreadable(() => updateTrees(last.dirs, moved, moved.keys(), batch, this.recordName));
+    if (!updated) {
+      this.trees = undefined; // a tree read back is not usable: the full pass builds them all
+      return full();
+    }
     batch.flush();
     for (const [dir, entry] of updated.dirs) {
       if (entry) last.dirs.set(dir, entry);
@@ -262,6 +281,27 @@ export class WorktreeSnapshotter {
     };
     this.last = { snapshot, witness: undefined }; // the witness vouched for the tree as it was
     return snapshot;
+  }
+
+  // HEAD's trees, when the working tree is HEAD's as git's index has it: `git status` named no
+  // change (staged ones included) and no untracked file, and no submodule is recorded as its
+  // working tree. undefined when HEAD's commit or root tree cannot be read here, or is not as git
+  // would write it.
+  private headTrees(head: string | undefined, index: { entries: ReadonlyMap<string, FileEntry>; gitlinks: string[] }, untracked: number): StoredTrees | undefined {
+    if (!head || untracked > 0 || index.gitlinks.length > 0 || index.entries.size === 0 || this.hashEveryFile) return undefined;
+    if (!this.namesAsTheyAre(index.entries.keys())) return undefined;
+    const commit = this.objects.readNow(head, 'commit');
+    if (!commit) return undefined;
+    return unlessUnreadable(() => new StoredTrees(parseCommit(head, commit).tree, (oid) => this.objects.readNow(oid, 'tree')));
+  }
+
+  // HEAD's trees hold every name as it is: they are the checkpoint's only when no name of the index
+  // would be recorded otherwise (a secret in it, redact/names.ts). One pass of the redactor over all
+  // the paths at once (the name recorder is the same redactor's): a match across two names only
+  // sends this checkpoint the long way, which redacts name by name.
+  private namesAsTheyAre(paths: Iterable<string>): boolean {
+    const all = [...paths].join('\n');
+    return !all.includes('[REDACTED:') && this.redactText(all) === all;
   }
 
   // Whether git ignores the untracked file at `path` (a write into node_modules, say).
@@ -336,30 +376,52 @@ export class WorktreeSnapshotter {
   // Paths whose working-tree file differs from the index, unmerged ones, and untracked ones (with
   // hashEveryFile, every file of the index too); for a small tree, also the ignored ones (a witness).
   // Many untracked files are listed by directory from then on (untracked-listing.ts).
-  private changedPaths(index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] }, startedAt: number): { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> } {
+  private changedPaths(index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] }, startedAt: number): { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string>; head?: string } {
     const { entries, gitlinks } = index;
     const witnessed = this.small && entries.size <= WITNESS_LIMIT && gitlinks.length === 0 && !this.hashEveryFile;
-    let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string> };
+    let listed: { changes: PathChange[]; untracked: readonly string[]; ignored?: Set<string>; head?: string };
     if (this.listing) listed = this.listing.list(index);
     else {
-      const status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
-      listed = status;
+      // The ignored paths are wanted only for a witness (a small tree) or for the untracked
+      // listing to start from; asking git for them costs a fifth more than `git status` itself on
+      // a big tree, so a big tree with few untracked files is scanned without (measured in
+      // bench/scan.ts), and asked again, once, if it now has many.
+      const ignoredArgs = (asked: boolean) => (asked ? ['--ignored=matching'] : []);
+      // HEAD's commit only for a first build (headTrees); no ahead/behind count: it walks history.
+      const branch = this.trees ? [] : ['--branch', '--no-ahead-behind'];
+      let status = parseStatus(this.git([...STATUS_ARGS, ...branch, '--untracked-files=all', ...ignoredArgs(witnessed)]));
       if (status.untracked.length >= this.untrackedListingFrom) {
+        if (!witnessed) {
+          startedAt = Date.now();
+          status = parseStatus(this.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching']));
+        }
         this.listing = new UntrackedListing({ ...this.repo, git: (args) => this.git(args) });
         this.listing.adopt(status.untracked, status.ignored, status.changes, startedAt, index);
       }
+      listed = status;
     }
     const { changes, untracked } = listed;
+    const head = listed.head;
     if (this.hashEveryFile) {
       const seen = new Set(changes.map((change) => change.path));
       for (const [path, entry] of entries) if (!seen.has(path) && entry.mode !== GITLINK_MODE) changes.push({ path, state: 'changed' });
     }
-    return { changes, untracked, ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
+    return { changes, untracked, ...(head ? { head } : {}), ...(witnessed && listed.ignored ? { ignored: listed.ignored } : {}) };
   }
 
   // git's answer as bytes, decoded so that a name that is not UTF-8 keeps its bytes (os/path-bytes.ts).
   private git(args: string[]): string {
     const git = buildOwnGit(args);
     return pathFromBytes(execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }));
+  }
+}
+
+// What `read` gives, or undefined when a tree read back from the repository is not usable.
+function unlessUnreadable<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof UnreadableTreeError) return undefined;
+    throw error;
   }
 }

@@ -2,7 +2,7 @@
 // that changed, from the trees of the last one. Paths come in as the working tree has them; each
 // name goes into a tree as `record` gives it (a secret in it redacted: redact/names.ts), while the
 // trees by directory stay keyed by the real paths.
-import { makeTree, nestPaths, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
+import { makeTree, nestPaths, parseTree, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
 import type { NameRecorder } from '../redact/names.js';
 import type { FileEntry } from './snapshot.js';
 
@@ -12,6 +12,59 @@ const same: NameRecorder = (name) => name;
 export interface DirTree {
   entries: Tree;
   oid: string;
+}
+
+/** The trees of the last checkpoint by directory ('' is the root): a Map, or trees read on demand. */
+export interface DirTrees {
+  get(dir: string): DirTree | undefined;
+  set(dir: string, tree: DirTree): unknown;
+  delete(dir: string): unknown;
+}
+
+/** A tree of a checkpoint could not be read back, or is not the one git would write for its entries. */
+export class UnreadableTreeError extends Error {}
+
+/**
+ * The trees under a root tree the repository already has (HEAD's, for a checkout that matches it),
+ * each read from the object store only when a later checkpoint rebuilds its directory: the first
+ * checkpoint of a clean checkout then builds no tree at all. A tree is taken only if it is the one
+ * git would write for its entries (sorted, canonical modes): else UnreadableTreeError, and the
+ * caller builds the trees itself.
+ */
+export class StoredTrees implements DirTrees {
+  private readonly known = new Map<string, DirTree>();
+  private readonly read: (oid: string) => Buffer | undefined;
+
+  constructor(root: string, read: (oid: string) => Buffer | undefined) {
+    this.read = read;
+    this.load('', root);
+  }
+
+  get(dir: string): DirTree | undefined {
+    const known = this.known.get(dir);
+    if (known || dir === '') return known;
+    const slash = dir.lastIndexOf('/');
+    const entry = this.get(slash < 0 ? '' : dir.slice(0, slash))?.entries.get(dir.slice(slash + 1));
+    return entry?.mode === TREE_MODE ? this.load(dir, entry.oid) : undefined;
+  }
+
+  set(dir: string, tree: DirTree): void {
+    this.known.set(dir, tree);
+  }
+
+  delete(dir: string): void {
+    this.known.delete(dir); // its parent, rebuilt with it, no longer names it
+  }
+
+  private load(dir: string, oid: string): DirTree {
+    const body = this.read(oid);
+    if (!body) throw new UnreadableTreeError(`tree ${oid} (${dir || 'the root'}) is not readable here`);
+    const entries = parseTree(body);
+    if (makeTree(entries).oid !== oid) throw new UnreadableTreeError(`tree ${oid} (${dir || 'the root'}) is not as git writes trees`);
+    const tree = { entries, oid };
+    this.known.set(dir, tree);
+    return tree;
+  }
 }
 
 /**
@@ -40,7 +93,7 @@ export function buildTrees(files: Map<string, FileEntry>, out: { push(object: Gi
  * tree (a submodule's working tree): it is replaced or removed like a file.
  */
 export function updateTrees(
-  base: ReadonlyMap<string, DirTree>,
+  base: Pick<DirTrees, 'get'>,
   files: { get(path: string): FileEntry | undefined },
   touched: Iterable<string>,
   out: { push(object: GitObject): void },

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { gitOut, journalFile, userState } from '../helpers/git.js';
+import { assertFsckClean, gitOut, journalFile, userState } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 import { runCli } from '../helpers/cli.js';
 import { gitWorktreeTree } from '../worktree/support.js';
@@ -46,6 +46,8 @@ describe('checkpoints in the journal', () => {
     const base = before.head;
     const result = await runCli(['run', '--yes', '--run', 'cp', '--model', `script:${script}`, 'change some files'], { cwd: repo.root, env: {} });
     assert.equal(result.code, 0, result.stderr);
+    // Each step's checkpoint objects are stored with that step's commit: all there, git says.
+    await assertFsckClean(repo.root);
 
     // Steps: #1 model, #2 write_file, #3 model, #4 edit_file, #5 model, #6 read_file, #7 model,
     // #8 run_bash, #9 model.
