@@ -151,4 +151,19 @@ describe('secrets in names', { concurrency: true }, () => {
     assert.deepEqual(readFileSync(join(repo.root, 'README.md'), 'utf8'), '# project\n');
     await assertFsckClean(repo.root);
   });
+  test('a committed file named after a secret is recorded redacted, even when the checkout is HEAD\'s as it stands', async () => {
+    // A clean checkout's first checkpoint may be HEAD's own trees (nothing to build); they name the file in clear.
+    const repo = await scratch.repo({ 'README.md': '# project\n', [`notes-${SECRET}.txt`]: 'committed\n' });
+    const file = script([{ text: 'Nothing to do.' }]);
+    const result = await runCli(['run', '--yes', '--model', `script:${file}`, 'look only'], { cwd: repo.root, env: { DEPLOY_TOKEN: SECRET } });
+    assert.equal(result.code, 0, result.stderr);
+    const trees = (await gitOut(repo.root, ['ls-tree', '-r', '-d', 'agent-journal', 'runs/'])).split('\n').filter((line) => line.endsWith('/worktree'));
+    assert.ok(trees.length >= 1, 'the run recorded a checkpoint');
+    for (const line of trees) {
+      const listing = await gitOut(repo.root, ['ls-tree', '-r', '--name-only', line.split(/\s+/)[2]!]);
+      assert.ok(!listing.includes(SECRET), `the checkpoint names no secret:\n${listing}`);
+      assert.match(listing, /notes-\[REDACTED:DEPLOY_TOKEN\]\.txt~[0-9a-f]{8}/);
+    }
+    await assertFsckClean(repo.root);
+  });
 });
