@@ -3,11 +3,11 @@
 // without fsync and never rewrites a torn one. isomorphic-git remains the reader of last resort,
 // for anything our own readers decline.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { inflateSync } from 'node:zlib';
-import { asWriteFailure } from '../errors/index.js';
+import { constants, inflateSync } from 'node:zlib';
+import { asWriteFailure, ObjectTooLargeError } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
 import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
@@ -32,6 +32,14 @@ interface Plan {
  * the writers rely on: the objects known good, the directories that gained objects and are not yet
  * fsynced (an append fsyncs them all before its ref moves), and the one roll-up of small packs.
  */
+/**
+ * The largest tree savepoint reads: a directory of some 600,000 entries, far past what a working
+ * tree (or the journal's shards of 100 steps) holds; a fetched tree larger than this is refused.
+ */
+export const MAX_TREE_BYTES = 32 * 1024 * 1024;
+/** The largest commit savepoint reads (its message is a step's one-line subject). */
+export const MAX_COMMIT_BYTES = 1024 * 1024;
+
 export class ObjectStore {
   readonly gitdir: string;
   // isomorphic-git's cache: without it every packed read re-loads the pack index.
@@ -201,10 +209,58 @@ export class ObjectStore {
   }
 
   /**
-   * Reads an object's body. Loose objects are read directly (fast), and so are packed ones (after
-   * `git gc`); isomorphic-git reads whatever the pack reader declines.
+   * The type and size of an object, from its header alone (a pack's object header, the first
+   * bytes of a loose object, else `git cat-file --batch-check`): nothing of its body is inflated,
+   * so a small push of highly compressible data is known to be large before it is read. Undefined
+   * when there is no such object here.
    */
-  async read(oid: string, expected: ObjectType): Promise<Buffer> {
+  sizeOf(oid: string): { type: string; size: number } | undefined {
+    return this.packs.sizeOf(oid, false) ?? this.looseSize(oid) ?? this.packs.sizeOf(oid, true) ?? this.gitSize(oid);
+  }
+
+  private looseSize(oid: string): { type: string; size: number } | undefined {
+    const head = Buffer.alloc(512);
+    let fd: number;
+    try {
+      fd = openSync(this.pathOf(oid), 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const raw = inflateSync(head.subarray(0, readSync(fd, head, 0, head.length, 0)), { finishFlush: constants.Z_SYNC_FLUSH });
+      const header = /^(blob|tree|commit|tag) (\d{1,20})\0/.exec(raw.subarray(0, 64).toString('latin1'));
+      return header ? { type: header[1]!, size: Number(header[2]) } : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  // What savepoint's own readers cannot tell (an old pack index, a partial clone's promisor), git
+  // tells from the object's header; hooks and fsmonitor off, as in every git savepoint runs.
+  private gitSize(oid: string): { type: string; size: number } | undefined {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
+    const result = spawnSync('git', ['--git-dir', this.gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', '--batch-check'], {
+      input: `${oid}\n`,
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1' },
+    });
+    const line = /^[0-9a-f]{40} (blob|tree|commit|tag) (\d+)$/m.exec(result.stdout?.toString('latin1') ?? '');
+    return line ? { type: line[1]!, size: Number(line[2]) } : undefined;
+  }
+
+  /**
+   * Reads an object's body. Loose objects are read directly (fast), and so are packed ones (after
+   * `git gc`); isomorphic-git reads whatever the pack reader declines. With `maxBytes`, its size is
+   * read from its header first, and an object larger than that is refused (ObjectTooLargeError)
+   * before any of its body is read.
+   */
+  async read(oid: string, expected: ObjectType, maxBytes?: number): Promise<Buffer> {
+    if (maxBytes !== undefined) {
+      const found = this.sizeOf(oid);
+      if (found && found.size > maxBytes) throw new ObjectTooLargeError(oid, found.type, found.size, maxBytes);
+    }
     // The packs already seen first (no system call), then the loose file, then packs that appeared
     // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object.
     const found = this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true);
@@ -257,13 +313,13 @@ export class ObjectStore {
     }
   }
 
-  /** The entries of tree `oid`. */
+  /** The entries of tree `oid` (one larger than MAX_TREE_BYTES is refused unread). */
   async readTree(oid: string): Promise<Tree> {
-    return parseTree(await this.read(oid, 'tree'));
+    return parseTree(await this.read(oid, 'tree', MAX_TREE_BYTES));
   }
 
-  /** The tree a commit points at, its parents and its message. */
+  /** The tree a commit points at, its parents and its message (one larger than MAX_COMMIT_BYTES is refused unread). */
   async readCommit(oid: string): Promise<CommitInfo> {
-    return parseCommit(oid, await this.read(oid, 'commit'));
+    return parseCommit(oid, await this.read(oid, 'commit', MAX_COMMIT_BYTES));
   }
 }

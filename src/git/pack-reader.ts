@@ -11,7 +11,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
+import { constants, inflateSync } from 'node:zlib';
 import { hashObject } from './git-object.js';
 import { applyDelta } from './pack-delta.js';
 import { indexCount, indexOffset, indexPosition, INDEX_IDS, isIndexV2 } from './pack-format.js';
@@ -121,6 +121,72 @@ export class PackReader {
       this.closeFiles();
       return undefined;
     }
+  }
+
+  /**
+   * The type and size of an object from the packs there are now, read from its header (and, for a
+   * delta, the first bytes of the delta, which name the size it makes) without inflating its body:
+   * so a fetched object is known to be too large before it is read. Undefined when no pack
+   * here holds it or its header cannot be read. `rescan` as for read.
+   */
+  sizeOf(oid: string, rescan: boolean): { type: string; size: number } | undefined {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
+    if (rescan || !this.packs) this.packs = this.scan();
+    const found = this.locate(Buffer.from(oid, 'hex'));
+    if (!found) return undefined;
+    try {
+      return this.headerAt(found.pack, found.offset, 0);
+    } catch {
+      return undefined;
+    }
+  }
+
+  // The type and size of the object at `offset`: a delta's type is its base's, its size its own.
+  private headerAt(pack: Pack, offset: number, depth: number): { type: string; size: number } | undefined {
+    if (depth > 10_000) return undefined;
+    const head = this.bytes(pack, offset, 32);
+    let at = 0;
+    let byte = head[at++]!;
+    const type = (byte >> 4) & 7;
+    let size = byte & 15;
+    for (let shift = 4; byte & 0x80; shift += 7) {
+      byte = head[at++]!;
+      size += (byte & 0x7f) * 2 ** shift;
+    }
+    let baseOffset: number | undefined;
+    if (type === OFS_DELTA) {
+      byte = head[at++]!;
+      let distance = byte & 0x7f;
+      while (byte & 0x80) {
+        byte = head[at++]!;
+        distance = (distance + 1) * 128 + (byte & 0x7f);
+      }
+      baseOffset = offset - distance;
+    } else if (type === REF_DELTA) {
+      baseOffset = findOffset(pack, head.subarray(at, at + 20));
+      at += 20;
+      if (baseOffset === undefined) return undefined;
+    } else {
+      const name = PACK_TYPES[type];
+      return name ? { type: name, size } : undefined;
+    }
+    // A delta starts with two sizes (its base's, then the result's), 7 bits a byte: a partial
+    // inflate of its first bytes reads them.
+    const delta = inflateSync(this.bytes(pack, offset + at, 256), { finishFlush: constants.Z_SYNC_FLUSH });
+    let pos = 0;
+    const varint = (): number => {
+      let value = 0;
+      for (let shift = 0; ; shift += 7) {
+        if (pos >= delta.length) throw new Error('delta header cut short');
+        const b = delta[pos++]!;
+        value += (b & 0x7f) * 2 ** shift;
+        if (!(b & 0x80)) return value;
+      }
+    };
+    varint();
+    const result = varint();
+    const base = this.headerAt(pack, baseOffset, depth + 1);
+    return base ? { type: base.type, size: result } : undefined;
   }
 
   /**

@@ -36,7 +36,8 @@ interface Write {
 
 /**
  * Makes the working tree at `root` match the checkpoint tree `target`, given its current snapshot
- * and the set of paths git tracks. Throws UnsafeCheckpointError (a tree git would refuse) or
+ * and the paths git tracks (with the blob its index has for each, when known: a file of that very
+ * blob may be larger than checkpoints record others). Throws UnsafeCheckpointError (a tree git would refuse) or
  * RestoreConflictError (an untracked file in the way) before writing anything, and whatever `guard`
  * throws when it is shown the files the restore would change.
  */
@@ -45,7 +46,7 @@ export async function restoreWorktree(
   objects: ObjectStore,
   target: string,
   current: Snapshot,
-  tracked: ReadonlySet<string>,
+  tracked: ReadonlySet<string> | ReadonlyMap<string, string>,
   guard?: (changes: ReadonlyMap<string, PlannedChange>) => Promise<void>,
   reveal?: RevealText,
 ): Promise<RestoreResult> {
@@ -55,7 +56,8 @@ export async function restoreWorktree(
     if (entry.mode === GITLINK_MODE) continue; // a submodule: its own repository
     const have = current.files.get(path);
     if (have && have.oid === entry.oid && have.mode === entry.mode) continue;
-    writes.push({ path, entry, content: await readCheckpointBlob(objects, target, path, entry) });
+    const indexBlob = tracked instanceof Map ? tracked.get(path) : undefined;
+    writes.push({ path, entry, content: await readCheckpointBlob(objects, target, path, entry, indexBlob) });
   }
   const result: RestoreResult = { written: [], deleted: [], kept: [], unrevealed: [] };
   // Text files get their secrets back where this machine knows them (checkpoints hold placeholders).
