@@ -7,36 +7,14 @@
 // the previous attempt was interrupted.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
-import { BIN, assertNoStack, baseEnv, gitOut, journalJson, journalPaths, runCli } from '../helpers/cli.js';
+import { assertNoStack, gitOut, journalJson, journalPaths, runCli } from '../helpers/cli.js';
+import { onPty, plain, PTY_SKIP } from '../helpers/pty.js';
 
 const scratch = useScratch();
-const HAVE_SCRIPT = spawnSync('script', ['--version']).status === 0;
-const SKIP = HAVE_SCRIPT ? false : 'util-linux `script` is not installed: it gives the CLI a pseudo-terminal';
-const plain = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-
-// Runs `savepoint <args>` on a pty; each answer is typed once its `after` pattern has appeared.
-async function onPty(args: string[], cwd: string, answers: Array<{ after: RegExp; send: string }> = [], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  const command = `stty cols 160 rows 40; exec ${[process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')}`;
-  const env = { ...baseEnv(), TERM: 'xterm-256color', ...extraEnv } as Record<string, string>;
-  delete env.NO_COLOR;
-  const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  const pending = [...answers];
-  const onData = (chunk: Buffer) => {
-    out += chunk.toString();
-    while (pending[0] && pending[0].after.test(plain(out))) child.stdin.write(pending.shift()!.send);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  clearTimeout(timer);
-  return { code, out };
-}
+const SKIP = PTY_SKIP;
 
 function script(dir: string, turns: unknown[]): string {
   const path = join(dir, 'model.json');

@@ -129,4 +129,24 @@ describe('showControls', () => {
     assert.deepEqual(showControlsIn(original), { task: 'a^[[2J', steps: [{ summary: '^G' }], ['k^[']: 1, n: 3 });
     assert.equal(original.task, 'a\x1b[2J');
   });
+
+  it('a cut never keeps half of a control character made visible, at any length, by characters or columns', () => {
+    const shown = showControls('ab\x1b]0;t\x07\u009b2J\x1e\x1b😀\u202ez');
+    assert.equal(shown, 'ab^[]0;t^G<U+009B>2J^^^[😀<U+202E>z');
+    // Every place a cut may end: the start of each visible control, or between two of them.
+    const whole = (kept: string) => /^(?:[^^<]|\^[@A-Z[\\\]^_?]|<U\+[0-9A-F]{4}>|<(?!U\+))*$/u.test(kept);
+    for (let max = 0; max <= shown.length + 2; max++) {
+      for (const unit of ['chars', 'columns'] as const) {
+        const taken = takeChars(shown, max, unit);
+        assert.ok(whole(taken), `takeChars ${max} ${unit}: ${taken}`);
+        const cut = ellipsize(shown, max, unit);
+        assert.ok(whole(cut.replace(/…$/, '')), `ellipsize ${max} ${unit}: ${cut}`);
+      }
+      const ascii = showControls('abc\x1b[1A\x1b[2K\x1e\x1bdef');
+      assert.ok(whole(ellipsize(ascii, max)), `ascii ellipsize ${max}: ${ellipsize(ascii, max)}`);
+      assert.ok(whole(takeChars(ascii, max)), `ascii takeChars ${max}: ${takeChars(ascii, max)}`);
+    }
+    assert.equal(ellipsize('x^[y', 3), 'x…');
+    assert.equal(ellipsize('^^^[abc', 4), '^^…');
+  });
 });

@@ -11,7 +11,7 @@ import { formatInput, formatResult } from '../../report/step-detail.js';
 import type { StepView, Timeline } from '../../report/summarize.js';
 import { whereNote } from '../view/run-format.js';
 import { writePaged } from '../terminal/pager.js';
-import { stepDiff, type StepDiff } from '../view/step-diff.js';
+import { paintDiff, stepDiff, type StepDiff } from '../view/step-diff.js';
 import { styleFor, type Style } from '../terminal/style.js';
 import { estimateCost, priceFor } from '../../model/pricing.js';
 
@@ -155,23 +155,5 @@ function indent(text: string): string {
     .replace(/\n+$/, '')
     .split('\n')
     .map((line) => `  ${line}`)
-    .join('\n');
-}
-
-// A unified diff coloured as git colours one: headers bold, hunks cyan, additions green, removals red.
-function paintDiff(text: string, style: Style): string {
-  if (!style.color) return text;
-  let inHeader = false;
-  return text
-    .split('\n')
-    .map((line) => {
-      if (line.startsWith('diff --git ')) inHeader = true;
-      else if (line.startsWith('@@')) inHeader = false;
-      if (inHeader) return style.bold(line);
-      if (line.startsWith('@@')) return style.cyan(line);
-      if (line.startsWith('+')) return style.green(line);
-      if (line.startsWith('-')) return style.red(line);
-      return line;
-    })
     .join('\n');
 }

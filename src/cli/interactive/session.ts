@@ -8,6 +8,7 @@
 // then), and the prompt follows.
 import { spawnSync } from 'node:child_process';
 import { isSavepointError, UsageError } from '../../errors/index.js';
+import { showControls } from '../../format/text.js';
 import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
 import type { RunTally } from '../view/run-tally.js';
 import type { DriveFlags } from '../view/drive-flags.js';
@@ -177,7 +178,7 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
 function report(error: unknown): void {
   const debug = process.env.SAVEPOINT_DEBUG === '1';
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`savepoint: ${isSavepointError(error) ? message : `unexpected error: ${message}. Every finished step is kept in the journal.`}\n`);
+  process.stderr.write(`savepoint: ${isSavepointError(error) ? showControls(message) : `unexpected error: ${showControls(message)}. Every finished step is kept in the journal.`}\n`);
   if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
 }
 

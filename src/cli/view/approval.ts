@@ -10,7 +10,7 @@ import { createPatch } from 'diff';
 import { ApprovalRequiredError, InterruptedError } from '../../errors/index.js';
 import type { Approver } from '../../agent/tool-call.js';
 import type { AnyTool } from '../../tools/types.js';
-import { fitColumns } from '../../format/text.js';
+import { fitColumns, showControls } from '../../format/text.js';
 import { addLocalAllowRule, suggestRule, type PermissionMode, type PermissionRules } from '../../settings/index.js';
 import { type Style } from '../terminal/style.js';
 
@@ -57,7 +57,7 @@ export function createApprover(options: ApproverOptions): Approver {
     options.onAsk?.(true, tool.describe(input));
     try {
       output.write(preview(tool, input, options.style));
-      const answer = (await ask(`  Allow ${tool.describe(input)}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]lways: `, options)).trim();
+      const answer = (await ask(`  Allow ${showControls(tool.describe(input))}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]lways: `, options)).trim();
       const word = answer.toLowerCase().split(/\s+/)[0] ?? '';
       if (word === 'a' || word === 'always' || word === 'all') {
         await rememberRule(tool.name, input, options);
@@ -118,7 +118,8 @@ export function preview(tool: AnyTool, input: Record<string, unknown>, style?: S
     if (total > PREVIEW_LINES) shown.push(`    ${dim(`… ${total - PREVIEW_LINES} more line${total - PREVIEW_LINES === 1 ? '' : 's'}`)}`);
     return `${shown.join('\n')}\n`;
   };
-  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  // The model wrote all of it: shown, never obeyed by the terminal.
+  const text = (value: unknown) => (typeof value === 'string' ? showControls(value) : '');
   if (tool.name === 'run_bash') {
     const lines = text(input.command).split('\n');
     return show(lines.map((line, i) => `${i === 0 ? '$ ' : '  '}${line}`), lines.length, (line) => line);

@@ -2,6 +2,7 @@
 // before it, or against the run's base commit for the first one, as `git diff` prints it.
 import { buildOwnGit } from '../../git/repository.js';
 import type { Timeline } from '../../report/summarize.js';
+import type { Style } from '../terminal/style.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../../worktree/snapshot.js';
 
 // git's empty tree: the base of a run that started in a repository with no commit.
@@ -103,4 +104,22 @@ async function eachAlone(root: string, timeline: Timeline, pairs: Array<{ step: 
     if (diff) diffs.set(p.step, diff);
   }
   return diffs;
+}
+
+/** A unified diff coloured as git colours one: headers bold, hunks cyan, additions green, removals red. */
+export function paintDiff(text: string, style: Style): string {
+  if (!style.color) return text;
+  let inHeader = false;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('diff --git ')) inHeader = true;
+      else if (line.startsWith('@@')) inHeader = false;
+      if (inHeader) return style.bold(line);
+      if (line.startsWith('@@')) return style.cyan(line);
+      if (line.startsWith('+')) return style.green(line);
+      if (line.startsWith('-')) return style.red(line);
+      return line;
+    })
+    .join('\n');
 }
