@@ -1,7 +1,7 @@
 // The terminal is never driven from outside, on a real pseudo-terminal, where the live view, the
 // streamed model text and colours are on: a clipboard write (OSC 52), a title (OSC 0), cursor
 // movement that hides lines (CSI 7 A, erase line) and a C1 CSI, from the model's text, a command's
-// output (in the live view's block and the step line), a file name, and a fetched run's task and
+// output (in the live view's block and the step line), a file name and its content (`diff`), and a fetched run's task and
 // final answer (`log`, `runs`; `resume`, which stops at the changed task), reach the pty only as text (`^[]52;...`). savepoint's
 // own escapes (colours, its redraw) are the only ones the pty gets.
 import assert from 'node:assert/strict';
@@ -34,7 +34,7 @@ describe('on a terminal, escapes from outside are shown as text', { concurrency:
       model,
       JSON.stringify({
         turns: [
-          { text: 'look\x1b[7A\x1b[2K here', tools: [{ name: 'write_file', input: { path: 'notes\x1b]0;title\x07.txt', content: 'notes\n' } }] },
+          { text: 'look\x1b[7A\x1b[2K here', tools: [{ name: 'write_file', input: { path: 'notes\x1b]0;title\x07.txt', content: 'notes\x1b]52;c;cHduZWQ=\x07\x1b[7A\x1b[2K\n' } }] },
           { tools: [{ name: 'run_bash', input: { command: output } }] },
           { text: 'done\x1b]52;c;cHduZWQ=\x07' },
         ],
@@ -52,6 +52,10 @@ describe('on a terminal, escapes from outside are shown as text', { concurrency:
     assert.match(shown, /done\^\[\]52;c;cHduZWQ=\^G/, 'the final answer');
 
     const run = /run (\S+)/.exec(shown)![1]!;
+    const diff = await onPty(['diff', run], root, [], { SAVEPOINT_PAGER: 'cat' });
+    assert.equal(diff.code, 0, diff.out);
+    assertNoRaw(diff.out, 'diff');
+    assert.match(plain(diff.out), /\+notes\^\[\]52;c;cHduZWQ=\^G\^\[\[7A\^\[\[2K/, "diff shows the file's escapes as text");
     await forgeJournalJson(root, `runs/${run}/run.json`, (record) => {
       record.task = `write the notes\x1b]52;c;cHduZWQ=\x07\x1b[7A\x1b[2K`;
       record.final = `done\x1b]0;title\x07\u009b2J`;
