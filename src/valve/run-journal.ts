@@ -5,7 +5,6 @@
 import { InFlightError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
 import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
-import { MAX_ENTRY_BYTES } from '../journal/fields.js';
 import { stepFilePath } from '../journal/layout.js';
 import { clearLiveCommand, recordLiveCommand } from '../locks/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
@@ -51,7 +50,7 @@ export class RunJournal {
     const call = this.identify(kind, input, options.describe);
     try {
       const unread = this.history.unread(call.position); // a big entry: read again only now
-      if (unread) this.history.supply(call.position, await this.store.objects.read(unread, 'blob', MAX_ENTRY_BYTES));
+      if (unread) this.history.supply(call.position, await this.store.objects.read(unread, 'blob'));
       const recorded = this.history.lookup(call); // a different step here than last time: DivergenceError
       if (recorded?.result) return this.replay<T>(call, recorded.result);
       if (recorded?.intent) {
