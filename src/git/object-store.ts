@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { constants, inflateSync } from 'node:zlib';
 import { asWriteFailure, ObjectTooLargeError } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
-import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
+import { decodeLoose, encodeLoose, hashObject, looseHeader, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
 import { PackReader } from './pack-reader.js';
 import { PackRollup } from './pack-rollup.js';
@@ -227,11 +227,7 @@ export class ObjectStore {
       return undefined;
     }
     try {
-      const raw = inflateSync(head.subarray(0, readSync(fd, head, 0, head.length, 0)), { finishFlush: constants.Z_SYNC_FLUSH });
-      const header = /^(blob|tree|commit|tag) (\d{1,20})\0/.exec(raw.subarray(0, 64).toString('latin1'));
-      return header ? { type: header[1]!, size: Number(header[2]) } : undefined;
-    } catch {
-      return undefined;
+      return headerOf(head.subarray(0, readSync(fd, head, 0, head.length, 0)));
     } finally {
       closeSync(fd);
     }
@@ -257,13 +253,16 @@ export class ObjectStore {
    * before any of its body is read.
    */
   async read(oid: string, expected: ObjectType, maxBytes?: number): Promise<Buffer> {
-    if (maxBytes !== undefined) {
-      const found = this.sizeOf(oid);
-      if (found && found.size > maxBytes) throw new ObjectTooLargeError(oid, found.type, found.size, maxBytes);
-    }
+    const tooLarge = (found: { type: string; size: number } | undefined) => {
+      if (found && maxBytes !== undefined && found.size > maxBytes) throw new ObjectTooLargeError(oid, found.type, found.size, maxBytes);
+    };
     // The packs already seen first (no system call), then the loose file, then packs that appeared
-    // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object.
-    const found = this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true);
+    // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object. With a
+    // limit, an object's header is read first (a packed delta's too), its body only when it fits.
+    if (maxBytes !== undefined) tooLarge(this.packs.sizeOf(oid, false));
+    let found = this.packs.read(oid, false) ?? this.readLoose(oid, maxBytes);
+    if (!found && maxBytes !== undefined) tooLarge(this.sizeOf(oid));
+    found ??= this.packs.read(oid, true);
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;
@@ -305,9 +304,21 @@ export class ObjectStore {
     return hashObject(expected, result.stdout) === oid ? result.stdout : undefined;
   }
 
-  private readLoose(oid: string): { type: string; body: Buffer } | undefined {
+  // A loose object, inflated whole; with `maxBytes`, its header is inflated first (from the same
+  // read of the file) and an object larger than that is refused before the rest is.
+  private readLoose(oid: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
+    let raw: Buffer;
     try {
-      return decodeLoose(inflateSync(readFileSync(this.pathOf(oid))));
+      raw = readFileSync(this.pathOf(oid));
+    } catch {
+      return undefined;
+    }
+    if (maxBytes !== undefined) {
+      const header = headerOf(raw);
+      if (header && header.size > maxBytes) throw new ObjectTooLargeError(oid, header.type, header.size, maxBytes);
+    }
+    try {
+      return decodeLoose(inflateSync(raw));
     } catch {
       return undefined;
     }
@@ -321,5 +332,14 @@ export class ObjectStore {
   /** The tree a commit points at, its parents and its message (one larger than MAX_COMMIT_BYTES is refused unread). */
   async readCommit(oid: string): Promise<CommitInfo> {
     return parseCommit(oid, await this.read(oid, 'commit', MAX_COMMIT_BYTES));
+  }
+}
+
+// The type and size a loose object's file names, from its first compressed bytes alone.
+function headerOf(compressed: Buffer): { type: string; size: number } | undefined {
+  try {
+    return looseHeader(inflateSync(compressed.subarray(0, 512), { finishFlush: constants.Z_SYNC_FLUSH }));
+  } catch {
+    return undefined;
   }
 }

@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { constants, inflateSync } from 'node:zlib';
 import { hashObject } from './git-object.js';
-import { applyDelta } from './pack-delta.js';
-import { indexCount, indexOffset, indexPosition, INDEX_IDS, isIndexV2 } from './pack-format.js';
+import { applyDelta, deltaResultSize } from './pack-delta.js';
+import { indexCount, indexOffset, indexPosition, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
 
 interface Pack {
   path: string;
@@ -33,8 +33,6 @@ interface Pack {
 }
 
 const PACK_TYPES = ['', 'commit', 'tree', 'blob', 'tag'] as const;
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
 // Packs up to this size are checked whole once (a journal's pack is a few MB); the objects of larger
 // ones (a big repository's history) are each re-hashed.
 const CHECKED_PACK_BYTES = 32 * 1024 * 1024;
@@ -141,52 +139,20 @@ export class PackReader {
     }
   }
 
-  // The type and size of the object at `offset`: a delta's type is its base's, its size its own.
+  // The type and size of the object at `offset`: a delta's type is its base's, its size its own
+  // (the first bytes of the delta, inflated alone, name it).
   private headerAt(pack: Pack, offset: number, depth: number): { type: string; size: number } | undefined {
     if (depth > 10_000) return undefined;
-    const head = this.bytes(pack, offset, 32);
-    let at = 0;
-    let byte = head[at++]!;
-    const type = (byte >> 4) & 7;
-    let size = byte & 15;
-    for (let shift = 4; byte & 0x80; shift += 7) {
-      byte = head[at++]!;
-      size += (byte & 0x7f) * 2 ** shift;
+    const header = parseEntryHeader(this.bytes(pack, offset, 32));
+    if (header.type !== OFS_DELTA && header.type !== REF_DELTA) {
+      const type = PACK_TYPES[header.type];
+      return type ? { type, size: header.size } : undefined;
     }
-    let baseOffset: number | undefined;
-    if (type === OFS_DELTA) {
-      byte = head[at++]!;
-      let distance = byte & 0x7f;
-      while (byte & 0x80) {
-        byte = head[at++]!;
-        distance = (distance + 1) * 128 + (byte & 0x7f);
-      }
-      baseOffset = offset - distance;
-    } else if (type === REF_DELTA) {
-      baseOffset = findOffset(pack, head.subarray(at, at + 20));
-      at += 20;
-      if (baseOffset === undefined) return undefined;
-    } else {
-      const name = PACK_TYPES[type];
-      return name ? { type: name, size } : undefined;
-    }
-    // A delta starts with two sizes (its base's, then the result's), 7 bits a byte: a partial
-    // inflate of its first bytes reads them.
-    const delta = inflateSync(this.bytes(pack, offset + at, 256), { finishFlush: constants.Z_SYNC_FLUSH });
-    let pos = 0;
-    const varint = (): number => {
-      let value = 0;
-      for (let shift = 0; ; shift += 7) {
-        if (pos >= delta.length) throw new Error('delta header cut short');
-        const b = delta[pos++]!;
-        value += (b & 0x7f) * 2 ** shift;
-        if (!(b & 0x80)) return value;
-      }
-    };
-    varint();
-    const result = varint();
+    const baseOffset = header.baseId ? findOffset(pack, header.baseId) : offset - header.distance!;
+    if (baseOffset === undefined) return undefined;
+    const size = deltaResultSize(inflateSync(this.bytes(pack, offset + header.at, 256), { finishFlush: constants.Z_SYNC_FLUSH }));
     const base = this.headerAt(pack, baseOffset, depth + 1);
-    return base ? { type: base.type, size: result } : undefined;
+    return base && { type: base.type, size };
   }
 
   /**
@@ -284,35 +250,18 @@ export class PackReader {
     const cached = this.bases.get(key);
     if (cached) return cached;
     if (depth > 10_000) throw new Error('delta chain too long');
-    let head = this.bytes(pack, offset, 32);
-    let at = 0;
-    let byte = head[at++]!;
-    const type = (byte >> 4) & 7;
-    let size = byte & 15;
-    for (let shift = 4; byte & 0x80; shift += 7) {
-      byte = head[at++]!;
-      size += (byte & 0x7f) * 2 ** shift;
-    }
+    const { type, size, at, distance, baseId } = parseEntryHeader(this.bytes(pack, offset, 32));
     let base: { type: number; body: Buffer } | undefined;
-    if (type === OFS_DELTA) {
-      byte = head[at++]!;
-      let distance = byte & 0x7f;
-      while (byte & 0x80) {
-        byte = head[at++]!;
-        distance = (distance + 1) * 128 + (byte & 0x7f);
-      }
-      base = this.objectAt(pack, offset - distance, depth + 1);
-    } else if (type === REF_DELTA) {
-      const baseOffset = findOffset(pack, head.subarray(at, at + 20));
+    if (type === OFS_DELTA) base = this.objectAt(pack, offset - distance!, depth + 1);
+    else if (type === REF_DELTA) {
+      const baseOffset = findOffset(pack, baseId!);
       if (baseOffset === undefined) throw new Error('ref-delta base outside this pack');
-      at += 20;
       base = this.objectAt(pack, baseOffset, depth + 1);
     } else if (!PACK_TYPES[type]) {
       throw new Error(`unknown packed object type ${type}`);
     }
     // zlib's worst case is a little over the input size; inflate stops at the end of the stream.
-    head = this.bytes(pack, offset + at, size + (size >> 10) + 64);
-    const data = inflateSync(head, { chunkSize: Math.max(64, size + 1) }); // one right-sized output buffer
+    const data = inflateSync(this.bytes(pack, offset + at, size + (size >> 10) + 64), { chunkSize: Math.max(64, size + 1) }); // one right-sized output buffer
     if (data.length !== size) throw new Error('packed object has the wrong size');
     if (!base) return { type, body: data };
     const object = { type: base.type, body: applyDelta(data, base.body) };

@@ -122,5 +122,12 @@ describe('an object\'s size from its header', () => {
       assert.deepEqual(store.sizeOf(oid!), { type, size: Number(size) }, line);
     }
     assert.equal(store.sizeOf('0'.repeat(40)), undefined);
+    // A limit below an object's size refuses it, packed whole, as a delta or loose; at its size it is read.
+    const blobs = listed.map((line) => line.split(' ')).filter(([, type, size]) => type === 'blob' && Number(size) > 0);
+    for (const [oid, , size] of blobs) {
+      await assert.rejects(store.read(oid!, 'blob', Number(size) - 1), (error: Error & { code?: string }) => error.code === 'EOBJECTTOOBIG' && error.message.includes(`is ${size} bytes`));
+      assert.equal((await store.read(oid!, 'blob', Number(size))).length, Number(size));
+    }
+    assert.ok(blobs.length >= 3);
   });
 });
