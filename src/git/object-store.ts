@@ -253,20 +253,16 @@ export class ObjectStore {
    * before any of its body is read.
    */
   async read(oid: string, expected: ObjectType, maxBytes?: number): Promise<Buffer> {
-    const tooLarge = (found: { type: string; size: number } | undefined) => {
-      if (found && maxBytes !== undefined && found.size > maxBytes) throw new ObjectTooLargeError(oid, found.type, found.size, maxBytes);
-    };
     // The packs already seen first (no system call), then the loose file, then packs that appeared
     // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object. With a
     // limit, an object's header is read first (a packed delta's too), its body only when it fits.
-    if (maxBytes !== undefined) tooLarge(this.packs.sizeOf(oid, false));
-    let found = this.packs.read(oid, false) ?? this.readLoose(oid, maxBytes);
-    if (!found && maxBytes !== undefined) tooLarge(this.sizeOf(oid));
-    found ??= this.packs.read(oid, true);
+    const found = this.packs.read(oid, false, maxBytes) ?? this.readLoose(oid, maxBytes) ?? this.packs.read(oid, true, maxBytes);
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;
     }
+    const sized = maxBytes === undefined ? undefined : this.gitSize(oid); // what our readers cannot read, git sizes
+    if (sized && sized.size > maxBytes!) throw new ObjectTooLargeError(oid, sized.type, sized.size, maxBytes!);
     // isomorphic-git is loaded only when our own readers decline: it costs 0.1 s of start-up.
     const { default: git } = await import('isomorphic-git');
     let read: { type: string; object: unknown };
