@@ -33,6 +33,9 @@ describe('savepoint demo', { concurrency: true }, () => {
     assert.ok(after.length >= 7);
     assert.match(resumed, /Final answer/);
     assert.match(resumed, /Replayed 6 steps from the journal/);
+    // The demo's model is scripted: it calls no API and costs nothing, so no estimate is shown.
+    assert.match(resumed, /\(scripted model: no cost; live this time/);
+    assert.doesNotMatch(demo.stdout, /estimated|\$\d|<\$|\b0 commands\b/);
     assert.match(demo.stdout, /git log --oneline agent-journal/);
     assert.equal(existsSync(dirname(repositoryOf(demo))), false, 'the temporary repository is removed without --keep');
   });
