@@ -195,3 +195,17 @@ export function showControlsIn<T>(value: T): T {
   }
   return value;
 }
+
+// What JSON.stringify leaves as it is and a terminal may act on: DEL, the C1 controls, the
+// bidirectional marks, overrides and isolates, and the line and paragraph separators.
+const JSON_RAW = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `value` as JSON (JSON.stringify with `space`) that is safe to print on a terminal: besides the C0
+ * controls JSON escapes itself, DEL, C1 controls and bidirectional controls are written as `\uXXXX`
+ * escapes, so a script reads the same value and a terminal is never driven by it.
+ */
+export function terminalJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(JSON_RAW, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+

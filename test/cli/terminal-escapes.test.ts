@@ -72,5 +72,8 @@ describe('on a terminal, escapes from outside are shown as text', { concurrency:
       // (resume stops at step 1: the task is part of the model's first request, and it was changed.)
       if (args[0] !== 'resume') assert.match(plain(tty.out), /write the notes\^\[\]52;c;/, `${args.join(' ')} shows the task as text`);
     }
+    const json = await onPty(['log', '--json', run], clone, [], { SAVEPOINT_PAGER: 'cat' });
+    assertNoRaw(json.out, 'log --json');
+    assert.match(json.out, /"final": "done\\u001b\]0;title\\u0007\\u009b2J"/, 'log --json escapes them in its strings');
   });
 });

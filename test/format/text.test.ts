@@ -2,7 +2,7 @@
 // ellipsis), and never half an emoji, a flag or a skin-toned hand.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { charLength, characters, chunkColumns, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, showControls, showControlsIn, takeChars, wrapWords } from '../../src/format/text.js';
+import { charLength, characters, chunkColumns, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, showControls, showControlsIn, takeChars, terminalJson, wrapWords } from '../../src/format/text.js';
 
 /** True when `text` holds a lone UTF-16 surrogate, i.e. half an emoji. */
 const hasLoneSurrogate = (text: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
@@ -148,5 +148,14 @@ describe('showControls', () => {
     }
     assert.equal(ellipsize('x^[y', 3), 'x…');
     assert.equal(ellipsize('^^^[abc', 4), '^^…');
+  });
+
+  it('terminalJson escapes what JSON.stringify leaves raw (DEL, C1, bidirectional, line separators), and parses back the same', () => {
+    const value = { final: 'a\x1b]0;t\x07\x7f\u009b2J\u202e\u2028z', n: 1 };
+    const json = terminalJson(value, 2);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(json, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u202e]/);
+    assert.match(json, /\\u001b\]0;t\\u0007\\u007f\\u009b2J\\u202e\\u2028z/);
+    assert.deepEqual(JSON.parse(json), value);
   });
 });
