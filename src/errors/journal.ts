@@ -128,6 +128,16 @@ export class CorruptEntryError extends SavepointError<{ path: string; step?: num
   }
 }
 
+/**
+ * An object is larger than what savepoint reads of that kind (an entry, a checkpoint's file), known
+ * from its header before any of it was read. The callers name what it is for; this is their cause.
+ */
+export class ObjectTooLargeError extends SavepointError<{ oid: string; type: string; size: number; max: number }> {
+  constructor(oid: string, type: string, size: number, max: number) {
+    super('EOBJECTTOOBIG', `The ${type} ${oid} is ${size} bytes, more than the ${max} savepoint reads for it; it was not read.`, { oid, type, size, max });
+  }
+}
+
 /** Both this machine and another appended to the same run since their journals last agreed. */
 export class JournalConflictError extends SavepointError<{ run: string; source: string; entries: string[] }> {
   constructor(run: string, source: string, entries: string[]) {

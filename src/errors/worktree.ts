@@ -11,7 +11,7 @@ export class UnsafeCheckpointError extends SavepointError<{ checkpoint: string; 
     super(
       'EUNSAFETREE',
       `The checkpoint ${checkpoint} that savepoint was asked to restore holds "${shown(path)}", which ${reason} ` +
-        `(git's path rule "${rule}"), so the whole checkpoint was refused and nothing was written. git ` +
+        `(${rule === 'too-large' || rule === 'fsck' ? "savepoint's" : "git's path"} rule "${rule}"), so the whole checkpoint was refused and nothing was written. git ` +
         `itself would never check out such a tree; it can only come from a journal written by hand, ` +
         `for example one fetched from a remote someone rewrote. Inspect it with "git ls-tree -r ${checkpoint}"; ` +
         `to go on without restoring, run the same command with --keep-worktree, or fork the run from an ` +

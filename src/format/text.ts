@@ -39,15 +39,18 @@ export function charLength(text: string): number {
   return n;
 }
 
-/** The first `max` characters (or columns) of `text`, all of it when it is shorter, never splitting one. */
+/**
+ * The first `max` characters (or columns) of `text`, all of it when it is shorter, never splitting
+ * one, nor a control character showControls made visible (`^[`, `<U+009B>`).
+ */
 export function takeChars(text: string, max: number, unit: TextUnit = 'chars'): string {
   if (max <= 0) return '';
-  if (isAscii(text)) return text.slice(0, max);
+  if (isAscii(text)) return text.slice(0, wholeShown(text, max));
   if (unit === 'chars' && text.length <= max) return text; // at most max UTF-16 units: at most max characters
   let used = 0;
   for (const { segment, index } of segmenter.segment(text)) {
     used += unit === 'chars' ? 1 : charWidth(segment);
-    if (used > max) return text.slice(0, index);
+    if (used > max) return text.slice(0, wholeShown(text, index));
   }
   return text;
 }
@@ -55,18 +58,34 @@ export function takeChars(text: string, max: number, unit: TextUnit = 'chars'): 
 /**
  * `text` cut to at most `max` characters (or columns), the last of which is `…` when anything was
  * cut. With no room for a character and the ellipsis (`max` of 1 or less), a cut text becomes ''.
+ * A cut never splits a character, nor a control character showControls made visible.
  */
 export function ellipsize(text: string, max: number, unit: TextUnit = 'chars'): string {
-  if (isAscii(text)) return text.length <= max ? text : max <= 1 ? '' : `${text.slice(0, max - 1)}…`;
+  if (isAscii(text)) return text.length <= max ? text : max <= 1 ? '' : `${text.slice(0, wholeShown(text, max - 1))}…`;
   if (unit === 'chars' && text.length <= max) return text; // at most max UTF-16 units: at most max characters
   let used = 0;
   let keep = 0; // where the cut goes: the longest start that leaves room for the ellipsis
   for (const { segment, index } of segmenter.segment(text)) {
     used += unit === 'chars' ? 1 : charWidth(segment);
-    if (used > max) return max <= 1 ? '' : `${text.slice(0, keep)}…`;
+    if (used > max) return max <= 1 ? '' : `${text.slice(0, wholeShown(text, keep))}…`;
     if (used <= max - 1) keep = index + segment.length;
   }
   return text;
+}
+
+// Where a cut of `text` at `end` goes so that it keeps no half of a control character that
+// showControls made visible: before a `^` whose letter would be cut off, or before a `<U+XXXX>`
+// that would lose its end. (A `^` or `<U+` typed as text is cut the same way: a cut anyway.)
+function wholeShown(text: string, end: number): number {
+  if (end <= 0 || end >= text.length) return end;
+  // A run of carets pairs up from its start (`^^` is one character, U+001E): an odd run before a
+  // caret's letter would keep half of the last pair.
+  let carets = 0;
+  while (carets < end && text[end - 1 - carets] === '^') carets++;
+  if (carets % 2 === 1 && /[@A-Z[\\\]^_?]/.test(text[end]!)) return end - 1;
+  const open = text.lastIndexOf('<U+', end - 1);
+  if (open >= 0 && open > end - 8 && open + 8 > end && /^<U\+[0-9A-F]{4}>/.test(text.slice(open, open + 8))) return open;
+  return end;
 }
 
 /** The first `max` characters of `text`, then `…` when there was more (at most `max` + 1 in all). */
@@ -178,3 +197,17 @@ export function showControlsIn<T>(value: T): T {
   }
   return value;
 }
+
+// What JSON.stringify leaves as it is and a terminal may act on: DEL, the C1 controls, the
+// bidirectional marks, overrides and isolates, and the line and paragraph separators.
+const JSON_RAW = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `value` as JSON (JSON.stringify with `space`) that is safe to print on a terminal: besides the C0
+ * controls JSON escapes itself, DEL, C1 controls and bidirectional controls are written as `\uXXXX`
+ * escapes, so a script reads the same value and a terminal is never driven by it.
+ */
+export function terminalJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(JSON_RAW, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+

@@ -51,6 +51,12 @@ export function encodeLoose(object: GitObject): Buffer {
   return deflateSync(raw, { level: zlib.Z_BEST_SPEED });
 }
 
+/** The type and size a loose object's (inflated) first bytes name, or undefined when they name none. */
+export function looseHeader(start: Buffer): { type: string; size: number } | undefined {
+  const header = /^(blob|tree|commit|tag) (\d{1,20})\0/.exec(start.subarray(0, 64).toString('latin1'));
+  return header ? { type: header[1]!, size: Number(header[2]) } : undefined;
+}
+
 /** Splits an inflated loose object into its type and body; undefined when the header is malformed. */
 export function decodeLoose(raw: Buffer): { type: string; body: Buffer } | undefined {
   const space = raw.indexOf(32);

@@ -3,13 +3,13 @@
 // without fsync and never rewrites a torn one. isomorphic-git remains the reader of last resort,
 // for anything our own readers decline.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { inflateSync } from 'node:zlib';
-import { asWriteFailure } from '../errors/index.js';
+import { constants, inflateSync } from 'node:zlib';
+import { asWriteFailure, ObjectTooLargeError } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
-import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
+import { decodeLoose, encodeLoose, hashObject, looseHeader, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
 import { PackReader } from './pack-reader.js';
 import { PackRollup } from './pack-rollup.js';
@@ -32,6 +32,14 @@ interface Plan {
  * the writers rely on: the objects known good, the directories that gained objects and are not yet
  * fsynced (an append fsyncs them all before its ref moves), and the one roll-up of small packs.
  */
+/**
+ * The largest tree savepoint reads: a directory of some 600,000 entries, far past what a working
+ * tree (or the journal's shards of 100 steps) holds; a fetched tree larger than this is refused.
+ */
+export const MAX_TREE_BYTES = 32 * 1024 * 1024;
+/** The largest commit savepoint reads (its message is a step's one-line subject). */
+export const MAX_COMMIT_BYTES = 1024 * 1024;
+
 export class ObjectStore {
   readonly gitdir: string;
   // isomorphic-git's cache: without it every packed read re-loads the pack index.
@@ -239,18 +247,64 @@ export class ObjectStore {
   }
 
   /**
-   * Reads an object's body. Loose objects are read directly (fast), and so are packed ones (after
-   * `git gc`); isomorphic-git reads whatever the pack reader declines.
+   * The type and size of an object, from its header alone (a pack's object header, the first
+   * bytes of a loose object, else `git cat-file --batch-check`): nothing of its body is inflated,
+   * so a small push of highly compressible data is known to be large before it is read. Undefined
+   * when there is no such object here.
    */
-  async read(oid: string, expected: ObjectType): Promise<Buffer> {
-    // The packs already seen first (no system call), then the loose file, then packs that appeared
-    // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object.
+  sizeOf(oid: string): { type: string; size: number } | undefined {
     const held = this.held.get(oid);
-    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true));
+    if (held) return { type: held.type, size: held.body.length };
+    return this.packs.sizeOf(oid, false) ?? this.looseSize(oid) ?? this.packs.sizeOf(oid, true) ?? this.gitSize(oid);
+  }
+
+  private looseSize(oid: string): { type: string; size: number } | undefined {
+    const head = Buffer.alloc(512);
+    let fd: number;
+    try {
+      fd = openSync(this.pathOf(oid), 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      return headerOf(head.subarray(0, readSync(fd, head, 0, head.length, 0)));
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  // What savepoint's own readers cannot tell (an old pack index, a partial clone's promisor), git
+  // tells from the object's header; hooks and fsmonitor off, as in every git savepoint runs.
+  private gitSize(oid: string): { type: string; size: number } | undefined {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
+    const result = spawnSync('git', ['--git-dir', this.gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', '--batch-check'], {
+      input: `${oid}\n`,
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1' },
+    });
+    const line = /^[0-9a-f]{40} (blob|tree|commit|tag) (\d+)$/m.exec(result.stdout?.toString('latin1') ?? '');
+    return line ? { type: line[1]!, size: Number(line[2]) } : undefined;
+  }
+
+  /**
+   * Reads an object's body. Loose objects are read directly (fast), and so are packed ones (after
+   * `git gc`); isomorphic-git reads whatever the pack reader declines. With `maxBytes`, its size is
+   * read from its header first, and an object larger than that is refused (ObjectTooLargeError)
+   * before any of its body is read.
+   */
+  async read(oid: string, expected: ObjectType, maxBytes?: number): Promise<Buffer> {
+    // The packs already seen first (no system call), then the loose file, then packs that appeared
+    // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object. With a
+    // limit, an object's header is read first (a packed delta's too), its body only when it fits.
+    // A held object is this process's own, not yet in a pack (ObjectStore.hold).
+    const held = this.held.get(oid);
+    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false, maxBytes) ?? this.readLoose(oid, maxBytes) ?? this.packs.read(oid, true, maxBytes));
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;
     }
+    const sized = maxBytes === undefined ? undefined : this.gitSize(oid); // what our readers cannot read, git sizes
+    if (sized && sized.size > maxBytes!) throw new ObjectTooLargeError(oid, sized.type, sized.size, maxBytes!);
     // isomorphic-git is loaded only when our own readers decline: it costs 0.1 s of start-up.
     const { default: git } = await import('isomorphic-git');
     let read: { type: string; object: unknown };
@@ -288,21 +342,42 @@ export class ObjectStore {
     return hashObject(expected, result.stdout) === oid ? result.stdout : undefined;
   }
 
-  private readLoose(oid: string): { type: string; body: Buffer } | undefined {
+  // A loose object, inflated whole; with `maxBytes`, its header is inflated first (from the same
+  // read of the file) and an object larger than that is refused before the rest is.
+  private readLoose(oid: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
+    let raw: Buffer;
     try {
-      return decodeLoose(inflateSync(readFileSync(this.pathOf(oid))));
+      raw = readFileSync(this.pathOf(oid));
+    } catch {
+      return undefined;
+    }
+    if (maxBytes !== undefined) {
+      const header = headerOf(raw);
+      if (header && header.size > maxBytes) throw new ObjectTooLargeError(oid, header.type, header.size, maxBytes);
+    }
+    try {
+      return decodeLoose(inflateSync(raw));
     } catch {
       return undefined;
     }
   }
 
-  /** The entries of tree `oid`. */
+  /** The entries of tree `oid` (one larger than MAX_TREE_BYTES is refused unread). */
   async readTree(oid: string): Promise<Tree> {
-    return parseTree(await this.read(oid, 'tree'));
+    return parseTree(await this.read(oid, 'tree', MAX_TREE_BYTES));
   }
 
-  /** The tree a commit points at, its parents and its message. */
+  /** The tree a commit points at, its parents and its message (one larger than MAX_COMMIT_BYTES is refused unread). */
   async readCommit(oid: string): Promise<CommitInfo> {
-    return parseCommit(oid, await this.read(oid, 'commit'));
+    return parseCommit(oid, await this.read(oid, 'commit', MAX_COMMIT_BYTES));
+  }
+}
+
+// The type and size a loose object's file names, from its first compressed bytes alone.
+function headerOf(compressed: Buffer): { type: string; size: number } | undefined {
+  try {
+    return looseHeader(inflateSync(compressed.subarray(0, 512), { finishFlush: constants.Z_SYNC_FLUSH }));
+  } catch {
+    return undefined;
   }
 }

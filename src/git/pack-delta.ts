@@ -1,5 +1,21 @@
 // Git's pack delta format, applied (see pack-reader.ts). Pure code.
 
+/** The size of the object a delta makes, from the delta's first bytes (its base size, then that size); throws when they are cut short. */
+export function deltaResultSize(prefix: Buffer): number {
+  let at = 0;
+  const size = (): number => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (at >= prefix.length) throw new Error('the delta header is cut short');
+      const byte = prefix[at++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if (!(byte & 0x80)) return value;
+    }
+  };
+  size();
+  return size();
+}
+
 /** The object a delta makes of `base`: the base size, the result size, then copy-from-base and insert instructions. */
 export function applyDelta(delta: Buffer, base: Buffer): Buffer {
   let at = 0;

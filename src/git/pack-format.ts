@@ -61,6 +61,45 @@ export function entryHeader(type: number, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
+/** A pack entry's header as read: its type, its size, where its data starts, and a delta's base. */
+export interface PackedHeader {
+  type: number;
+  size: number;
+  /** Bytes of header: the entry's zlib stream starts here. */
+  at: number;
+  /** An offset delta's base: this many bytes before the entry. */
+  distance?: number;
+  /** A ref delta's base: its id (20 bytes). */
+  baseId?: Buffer;
+}
+
+/** Reads the header at the start of `head` (at least 32 bytes of the entry, or all there are): see entryHeader. */
+export function parseEntryHeader(head: Buffer): PackedHeader {
+  let at = 0;
+  let byte = head[at++]!;
+  const type = (byte >> 4) & 7;
+  let size = byte & 15;
+  for (let shift = 4; byte & 0x80; shift += 7) {
+    byte = head[at++]!;
+    size += (byte & 0x7f) * 2 ** shift;
+  }
+  if (type === OFS_DELTA) {
+    byte = head[at++]!;
+    let distance = byte & 0x7f;
+    while (byte & 0x80) {
+      byte = head[at++]!;
+      distance = (distance + 1) * 128 + (byte & 0x7f);
+    }
+    return { type, size, at, distance };
+  }
+  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: head.subarray(at, at + 20) };
+  return { type, size, at };
+}
+
+/** The pack entry types of deltas: against an earlier offset, against an object id. */
+export const OFS_DELTA = 6;
+export const REF_DELTA = 7;
+
 /**
  * A version-2 pack index of `entries` (each object's id, its entry's offset and CRC-32): fan-out,
  * sorted ids, CRC-32s, offsets (large ones in a second table), the pack's checksum and its own.

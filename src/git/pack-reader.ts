@@ -11,10 +11,11 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
+import { constants, inflateSync } from 'node:zlib';
+import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
-import { applyDelta } from './pack-delta.js';
-import { indexCount, indexOffset, indexPosition, INDEX_IDS, isIndexV2 } from './pack-format.js';
+import { applyDelta, deltaResultSize } from './pack-delta.js';
+import { indexCount, indexOffset, indexPosition, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
 
 interface Pack {
   path: string;
@@ -33,8 +34,18 @@ interface Pack {
 }
 
 const PACK_TYPES = ['', 'commit', 'tree', 'blob', 'tag'] as const;
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
+// pack-objects.c's try_delta: git never deltifies an object against a base over 32 times its size.
+const BASE_RATIO = 32;
+
+// An object (or a base on its way) over the read's limit, found inside objectAt.
+class TooLarge extends Error {
+  constructor(
+    readonly type: string,
+    readonly size: number,
+  ) {
+    super(`a ${type} of ${size} bytes`);
+  }
+}
 // Packs up to this size are checked whole once (a journal's pack is a few MB); the objects of larger
 // ones (a big repository's history) are each re-hashed.
 const CHECKED_PACK_BYTES = 32 * 1024 * 1024;
@@ -97,30 +108,65 @@ export class PackReader {
    * that met a pack going away (another process's roll-up removing what it replaced, between the
    * directory's listing and the read) looks once more: the pack replacing it was on disk first.
    */
-  read(oid: string, rescan: boolean): { type: string; body: Buffer } | undefined {
+  read(oid: string, rescan: boolean, maxBytes?: number): { type: string; body: Buffer } | undefined {
     this.packGone = false;
-    const found = this.readOnce(oid, rescan);
-    return found ?? (rescan && this.packGone ? this.readOnce(oid, true) : undefined);
+    const found = this.readOnce(oid, rescan, maxBytes);
+    return found ?? (rescan && this.packGone ? this.readOnce(oid, true, maxBytes) : undefined);
   }
 
-  private readOnce(oid: string, rescan: boolean): { type: string; body: Buffer } | undefined {
+  private readOnce(oid: string, rescan: boolean, maxBytes?: number): { type: string; body: Buffer } | undefined {
     if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
     if (rescan || !this.packs) this.packs = this.scan();
     const found = this.locate(Buffer.from(oid, 'hex'));
     if (!found) return undefined;
     try {
-      const object = this.objectAt(found.pack, found.offset, 0);
+      const object = this.objectAt(found.pack, found.offset, 0, maxBytes);
       const type = PACK_TYPES[object.type];
       if (!type) return undefined;
       // A checked pack: each zlib stream carries its own checksum (inflate throws on damage), and
       // the bytes are those its trailer covers. Otherwise every object is hashed against its id.
       return found.pack.verified || hashObject(type, object.body) === oid ? { type, body: object.body } : undefined;
-    } catch {
+    } catch (error) {
+      if (error instanceof TooLarge) throw new ObjectTooLargeError(oid, error.type, error.size, maxBytes!);
       this.packs = undefined; // removed by a repack, or damaged: look again next time
       this.packGone = true;
       this.closeFiles();
       return undefined;
     }
+  }
+
+  /**
+   * The type and size of an object from the packs there are now, read from its header (and, for a
+   * delta, the first bytes of the delta, which name the size it makes) without inflating its body:
+   * so a fetched object is known to be too large before it is read. Undefined when no pack
+   * here holds it or its header cannot be read. `rescan` as for read.
+   */
+  sizeOf(oid: string, rescan: boolean): { type: string; size: number } | undefined {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
+    if (rescan || !this.packs) this.packs = this.scan();
+    const found = this.locate(Buffer.from(oid, 'hex'));
+    if (!found) return undefined;
+    try {
+      return this.headerAt(found.pack, found.offset, 0);
+    } catch {
+      return undefined;
+    }
+  }
+
+  // The type and size of the object at `offset`: a delta's type is its base's, its size its own
+  // (the first bytes of the delta, inflated alone, name it).
+  private headerAt(pack: Pack, offset: number, depth: number): { type: string; size: number } | undefined {
+    if (depth > 10_000) return undefined;
+    const header = parseEntryHeader(this.bytes(pack, offset, 32));
+    if (header.type !== OFS_DELTA && header.type !== REF_DELTA) {
+      const type = PACK_TYPES[header.type];
+      return type ? { type, size: header.size } : undefined;
+    }
+    const baseOffset = header.baseId ? findOffset(pack, header.baseId) : offset - header.distance!;
+    if (baseOffset === undefined) return undefined;
+    const size = deltaResultSize(inflateSync(this.bytes(pack, offset + header.at, 256), { finishFlush: constants.Z_SYNC_FLUSH }));
+    const base = this.headerAt(pack, baseOffset, depth + 1);
+    return base && { type: base.type, size };
   }
 
   /**
@@ -213,42 +259,26 @@ export class PackReader {
   }
 
   // The object at `offset`, its deltas applied.
-  private objectAt(pack: Pack, offset: number, depth: number): { type: number; body: Buffer } {
+  // With `maxBytes`, an object larger than that is refused (TooLarge) from its header, or for a
+  // delta from the size its own first bytes name, before its body or its base is read; a base may
+  // be up to BASE_RATIO times larger, as git pairs no delta with a base larger than that.
+  private objectAt(pack: Pack, offset: number, depth: number, maxBytes?: number): { type: number; body: Buffer } {
     const key = `${pack.path}:${offset}`;
     const cached = this.bases.get(key);
     if (cached) return cached;
     if (depth > 10_000) throw new Error('delta chain too long');
-    let head = this.bytes(pack, offset, 32);
-    let at = 0;
-    let byte = head[at++]!;
-    const type = (byte >> 4) & 7;
-    let size = byte & 15;
-    for (let shift = 4; byte & 0x80; shift += 7) {
-      byte = head[at++]!;
-      size += (byte & 0x7f) * 2 ** shift;
-    }
-    let base: { type: number; body: Buffer } | undefined;
-    if (type === OFS_DELTA) {
-      byte = head[at++]!;
-      let distance = byte & 0x7f;
-      while (byte & 0x80) {
-        byte = head[at++]!;
-        distance = (distance + 1) * 128 + (byte & 0x7f);
-      }
-      base = this.objectAt(pack, offset - distance, depth + 1);
-    } else if (type === REF_DELTA) {
-      const baseOffset = findOffset(pack, head.subarray(at, at + 20));
-      if (baseOffset === undefined) throw new Error('ref-delta base outside this pack');
-      at += 20;
-      base = this.objectAt(pack, baseOffset, depth + 1);
-    } else if (!PACK_TYPES[type]) {
-      throw new Error(`unknown packed object type ${type}`);
-    }
+    const { type, size, at, distance, baseId } = parseEntryHeader(this.bytes(pack, offset, 32));
+    const delta = type === OFS_DELTA || type === REF_DELTA;
+    if (!delta && !PACK_TYPES[type]) throw new Error(`unknown packed object type ${type}`);
+    if (!delta && maxBytes !== undefined && size > maxBytes) throw new TooLarge(PACK_TYPES[type]!, size);
     // zlib's worst case is a little over the input size; inflate stops at the end of the stream.
-    head = this.bytes(pack, offset + at, size + (size >> 10) + 64);
-    const data = inflateSync(head, { chunkSize: Math.max(64, size + 1) }); // one right-sized output buffer
+    const data = inflateSync(this.bytes(pack, offset + at, size + (size >> 10) + 64), { chunkSize: Math.max(64, size + 1) }); // one right-sized output buffer
     if (data.length !== size) throw new Error('packed object has the wrong size');
-    if (!base) return { type, body: data };
+    if (!delta) return { type, body: data };
+    if (maxBytes !== undefined && deltaResultSize(data) > maxBytes) throw new TooLarge('object', deltaResultSize(data));
+    const baseOffset = baseId ? findOffset(pack, baseId) : offset - distance!;
+    if (baseOffset === undefined) throw new Error('ref-delta base outside this pack');
+    const base = this.objectAt(pack, baseOffset, depth + 1, maxBytes === undefined ? undefined : maxBytes * BASE_RATIO);
     const object = { type: base.type, body: applyDelta(data, base.body) };
     if (depth > 0) this.remember(key, object); // it is itself a base: keep it for its siblings
     return object;

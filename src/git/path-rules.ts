@@ -75,6 +75,25 @@ export function componentViolation(name: string, mode: string): PathViolation | 
   return undefined;
 }
 
+// The files git reads out of a tree, with the stems of their NTFS short names (path.c's is_ntfs_dot*).
+const READ_BY_GIT: ReadonlyArray<[string, string]> = [
+  ['gitmodules', 'gi7eba'],
+  ['gitattributes', 'gi7d29'],
+  ['gitignore', 'gi250a'],
+  ['mailmap', 'maba30'],
+];
+
+/**
+ * Which of the files git reads out of a tree (`.gitmodules`, `.gitattributes`, `.gitignore`,
+ * `.mailmap`) the one path component `name` is to git, in any spelling NTFS or HFS+ fold to it
+ * (`.GITMODULES`, `.gitmodules .`, `GITMOD~1`, `.git\u200cmodules`), or undefined. git fsck checks
+ * such a file by what it is to git, not by how it is spelled.
+ */
+export function gitReadFile(name: string): string | undefined {
+  for (const [dotName, shortPrefix] of READ_BY_GIT) if (isNtfsDotGeneric(name, dotName, shortPrefix) || isHfsDot(name, dotName)) return `.${dotName}`;
+  return undefined;
+}
+
 /** The slash-separated `path` (with `mode`) breaks git's rules, or undefined: no absolute or empty names. */
 export function pathViolation(path: string, mode: string): PathViolation | undefined {
   if (path.startsWith('/')) return { rule: 'absolute', reason: 'is an absolute path' };

@@ -8,6 +8,15 @@ export const OBJECT_ID = /^[0-9a-f]{40}$/;
 
 /** The longest text a field of a record may hold where a person reads it (a task, an answer, an error). */
 export const MAX_TEXT_CHARS = 1024 * 1024;
+/**
+ * The largest entry file savepoint reads: a run_bash step keeps up to 256 MB of output as its JSON
+ * holds it (tools/run-bash.ts), and the rest of an entry is small, so no entry savepoint writes
+ * comes near; one larger is refused from its size alone, before it is read.
+ */
+export const MAX_ENTRY_BYTES = 320 * 1024 * 1024;
+/** The largest run.json savepoint reads: its task, answer and error hold up to 1 MB each, its pinned system prompt and tools a few. */
+export const MAX_RUN_RECORD_BYTES = 64 * 1024 * 1024;
+
 /** The longest a name-like field may be (a host, a time, a model id, a path). */
 export const MAX_NAME_CHARS = 4096;
 

@@ -1,6 +1,8 @@
 // Reading runs back from the branch: a run's metadata and its entries in order, each validated.
-import { CorruptEntryError } from '../errors/index.js';
+import { CorruptEntryError, ObjectTooLargeError } from '../errors/index.js';
+import { formatBytes } from '../format/numbers.js';
 import { parseEntry, parseRunRecord, type JournalEntry, type RunRecord } from './entry.js';
+import { MAX_ENTRY_BYTES, MAX_RUN_RECORD_BYTES } from './fields.js';
 import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
 import { parseStepFileName, runRecordPath, STEPS_PER_SHARD, type Phase } from './layout.js';
 import { TREE_MODE } from '../git/git-object.js';
@@ -9,8 +11,27 @@ import type { JournalStore } from './store.js';
 /** A run's run.json at the tip, or undefined when the run does not exist. */
 export async function readRunRecord(store: JournalStore, run: string): Promise<RunRecord | undefined> {
   const path = runRecordPath(run);
-  const bytes = await store.fileAt(path);
+  const bytes = await sized(path, undefined, () => store.fileAt(path, MAX_RUN_RECORD_BYTES));
   return bytes ? parseRunRecord(bytes.toString('utf8'), path) : undefined;
+}
+
+/**
+ * The bytes of entry file `file`, its size checked from the object's header first: one larger than
+ * MAX_ENTRY_BYTES (a fetched journal's, since savepoint writes none) is CorruptEntryError, unread.
+ */
+export function readEntryBytes(store: JournalStore, file: { path: string; step?: number; oid: string }): Promise<Buffer> {
+  return sized(file.path, file.step, () => store.objects.read(file.oid, 'blob', MAX_ENTRY_BYTES));
+}
+
+// A read whose object was refused for its size becomes the record's own error, naming its path.
+async function sized<T>(path: string, step: number | undefined, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof ObjectTooLargeError)) throw error;
+    const { size, max } = error.data;
+    throw new CorruptEntryError(path, `it is ${formatBytes(size)} (${size} bytes), more than the ${formatBytes(max)} savepoint reads of one (it writes none larger), so it was not read`, step);
+  }
 }
 
 /** One entry file of a run as its shard trees list it: where it is, what its name says, its blob. */
@@ -61,7 +82,7 @@ export async function readStepFiles(store: JournalStore, run: string, files: rea
   // A shard's worth at a time: a long run's texts are never all held at once.
   for (let start = 0; start < files.length; start += READ_BATCH) {
     const batch = files.slice(start, start + READ_BATCH);
-    const texts = await Promise.all(batch.map((file) => store.objects.read(file.oid, 'blob')));
+    const texts = await Promise.all(batch.map((file) => readEntryBytes(store, file)));
     batch.forEach((file, i) => entries.push(parseEntry(texts[i]!.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase })));
   }
   return entries;
@@ -84,7 +105,7 @@ export async function readKeptEntries(store: JournalStore, run: string, onEntry?
     // them all at once.
     for (let i = 0; i < files.length; i++) {
       const file = files[i]!;
-      const bytes = await store.objects.read(file.oid, 'blob');
+      const bytes = await readEntryBytes(store, file);
       const entry = parseEntry(bytes.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
       onEntry?.(entry);
       let kind = kinds.get(entry.kind);

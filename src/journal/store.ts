@@ -135,11 +135,11 @@ export class JournalStore {
     return oid ? this.tree(oid) : undefined;
   }
 
-  /** The bytes of the file at `path` at the tip, or undefined. */
-  async fileAt(path: string): Promise<Buffer | undefined> {
+  /** The bytes of the file at `path` at the tip, or undefined; one over `maxBytes` is refused unread (ObjectTooLargeError). */
+  async fileAt(path: string, maxBytes?: number): Promise<Buffer | undefined> {
     const slash = path.lastIndexOf('/');
     const entry = (await this.treeAt(path.slice(0, Math.max(slash, 0))))?.get(path.slice(slash + 1));
-    return entry && entry.mode !== TREE_MODE ? this.objects.read(entry.oid, 'blob') : undefined;
+    return entry && entry.mode !== TREE_MODE ? this.objects.read(entry.oid, 'blob', maxBytes) : undefined;
   }
 
   async tree(oid: string): Promise<Tree> {

@@ -2,17 +2,21 @@
 // (duplicates kept, names as bytes) and checked against git's path rules before the caller writes
 // anything, so a tree someone forged (a `.git/hooks/...` file, a `..` directory, a file beneath a
 // symbolic link) is refused as a whole.
-import { UnsafeCheckpointError } from '../errors/index.js';
+import { ObjectTooLargeError, UnsafeCheckpointError } from '../errors/index.js';
+import { formatBytes } from '../format/numbers.js';
 import type { ObjectStore } from '../git/object-store.js';
 import { beneathNonDirectory, DIR_MODE, LINK_MODE, modeViolation, nameViolation, parseRawTree } from '../git/path-rules.js';
 import { pathByteLength, pathFromBytes } from '../os/path-bytes.js';
-import type { FileEntry } from './snapshot.js';
+import { fsckRefusal } from './fsck-rules.js';
+import { DEFAULT_MAX_FILE_BYTES, type FileEntry } from './snapshot.js';
 
 /** More entries than this in one checkpoint are refused (a tree can repeat a subtree to look enormous). */
 export const MAX_CHECKPOINT_ENTRIES = 1_000_000;
 // Longer paths and names than Linux accepts would fail half-way through a restore.
 const MAX_PATH_BYTES = 4095;
 const MAX_NAME_BYTES = 255;
+// The longest symbolic-link target Linux accepts (PATH_MAX less its NUL): a checkpoint records what readlink gave.
+const MAX_LINK_BYTES = 4095;
 
 /** Every file of checkpoint tree `tree` (path -> mode and blob), once all of it is checked; else UnsafeCheckpointError. */
 export async function readCheckpoint(objects: ObjectStore, tree: string): Promise<Map<string, FileEntry>> {
@@ -53,16 +57,32 @@ export async function readCheckpoint(objects: ObjectStore, tree: string): Promis
   return files;
 }
 
-/** The content of one file of the checkpoint, checked to be a blob (and, for a link, a usable target). */
-export async function readCheckpointBlob(objects: ObjectStore, tree: string, path: string, entry: FileEntry): Promise<Buffer> {
+/**
+ * The content of one file of the checkpoint, checked to be a blob (and, for a link, a usable
+ * target) that a checkpoint could have recorded: its size is read from the object's header first,
+ * and a file over the cap checkpoints write with (DEFAULT_MAX_FILE_BYTES; a link over PATH_MAX) is
+ * refused before any of it is read, unless it is the very blob git's index has at that path
+ * (`indexBlob`: tracked files are recorded as git has them, whatever their size). A `.gitmodules`
+ * that git fsck rejects is refused too: a checkpoint never records one.
+ */
+export async function readCheckpointBlob(objects: ObjectStore, tree: string, path: string, entry: FileEntry, indexBlob?: string): Promise<Buffer> {
+  const fromIndex = indexBlob === entry.oid;
+  const max = entry.mode === LINK_MODE ? MAX_LINK_BYTES : fromIndex ? undefined : DEFAULT_MAX_FILE_BYTES;
   let content: Buffer;
   try {
-    content = await objects.read(entry.oid, 'blob');
+    content = await objects.read(entry.oid, 'blob', max);
   } catch (error) {
+    if (error instanceof ObjectTooLargeError) {
+      const { size } = error.data;
+      const what = entry.mode === LINK_MODE ? `a symbolic link whose target is ${size} bytes, longer than a link can be` : `${formatBytes(size)} (${size} bytes), more than the ${formatBytes(max!)} a checkpoint records of a file`;
+      throw new UnsafeCheckpointError(tree, path, 'too-large', `is ${what}, so it was not read`);
+    }
     throw new UnsafeCheckpointError(tree, path, 'object', `names ${entry.oid}, which is not a readable blob here (${(error as Error).message})`);
   }
   if (entry.mode === LINK_MODE && (content.length === 0 || content.includes(0))) {
     throw new UnsafeCheckpointError(tree, path, 'symlink-target', 'is a symbolic link with an empty target or a NUL byte in it');
   }
+  const unpushable = fromIndex || entry.mode === LINK_MODE ? undefined : fsckRefusal(path, { content });
+  if (unpushable) throw new UnsafeCheckpointError(tree, path, 'fsck', `is ${unpushable}; a checkpoint never records one`);
   return content;
 }

@@ -54,7 +54,8 @@ type Names = Map<string, string>;
 
 /**
  * Makes the working tree at `root` match the checkpoint tree `target`, given its current snapshot
- * and the set of paths git tracks. Throws UnsafeCheckpointError (a tree git would refuse) or
+ * and the paths git tracks (with the blob its index has for each, when known: a file of that very
+ * blob may be larger than checkpoints record others). Throws UnsafeCheckpointError (a tree git would refuse) or
  * RestoreConflictError (an untracked file in the way) before writing anything, and whatever `guard`
  * throws when it is shown the files the restore would change.
  */
@@ -63,7 +64,7 @@ export async function restoreWorktree(
   objects: ObjectStore,
   target: string,
   current: Snapshot,
-  tracked: ReadonlySet<string>,
+  tracked: ReadonlySet<string> | ReadonlyMap<string, string>,
   guard?: (changes: ReadonlyMap<string, PlannedChange>) => Promise<void>,
   reveal?: RevealText,
   recordName?: NameRecorder,
@@ -79,7 +80,8 @@ export async function restoreWorktree(
     if (entry.mode === GITLINK_MODE) continue; // a submodule: its own repository
     const have = current.files.get(path);
     if (have && have.oid === entry.oid && have.mode === entry.mode) continue;
-    writes.push({ path, entry, content: await readCheckpointBlob(objects, target, recordedAs.get(path) ?? path, entry) });
+    const indexBlob = tracked instanceof Map ? tracked.get(path) : undefined;
+    writes.push({ path, entry, content: await readCheckpointBlob(objects, target, recordedAs.get(path) ?? path, entry, indexBlob) });
   }
   // A checkpoint holds a filtered file in its clean form (an LFS pointer): written as `git checkout`
   // writes it, smudged by git for its path. Links are never filtered.

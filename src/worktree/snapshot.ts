@@ -317,6 +317,19 @@ export class WorktreeSnapshotter {
   }
 
   /** The paths git tracks (the index, and the submodules' indexes), for restore: only those may go. */
+  /** Every path git tracks (submodules' files included) with the blob git's index has for it. */
+  trackedBlobs(): Map<string, string> {
+    const index = this.readIndex();
+    const blobs = new Map([...index.entries].map(([path, entry]) => [path, entry.oid]));
+    for (const path of index.gitlinks) {
+      const inner = this.submodule(path);
+      if (!inner) continue;
+      blobs.delete(path);
+      for (const [file, oid] of inner.trackedBlobs()) blobs.set(`${path}/${file}`, oid);
+    }
+    return blobs;
+  }
+
   trackedPaths(): Set<string> {
     const index = this.readIndex();
     const paths = new Set(index.entries.keys());

@@ -33,7 +33,42 @@ test('a .gitmodules symlink and a .gitmodules url that reads as an option are le
   const entry = JSON.parse(await gitOut(root, ['show', `agent-journal:${step}`])) as { checkpointSkipped?: Array<{ path: string; reason: string }> };
   const skipped = Object.fromEntries((entry.checkpointSkipped ?? []).map((s) => [s.path, s.reason]));
   assert.match(skipped['.gitmodules'] ?? '', /symbolic link named \.gitmodules, which git fsck rejects/);
-  assert.match(skipped['d/.gitmodules'] ?? '', /url or path reads as an option/);
+  assert.match(skipped['d/.gitmodules'] ?? '', /url reads as an option/);
   assert.match(skipped['.gitattributes'] ?? '', /symbolic link named \.gitattributes/);
   assert.ok(!files.some((f) => /(^|\/)worktree\/(d\/)?\.git(modules|attributes)$/.test(f)), 'no such file is in the journal');
+});
+
+test('spellings git takes for .gitmodules (NTFS, HFS+), an update that runs a command and a .gitattributes line too long are left out, and every push is taken', async () => {
+  const { dir, root } = await projectAt(() => scratch.dir('savepoint-fsck-'));
+  const remote = join(dir, 'remote.git');
+  await gitOut(dir, ['init', '-q', '--bare', remote]);
+  await gitOut(remote, ['config', 'receive.fsckObjects', 'true']);
+  await gitOut(root, ['remote', 'add', 'origin', remote]);
+  const bad = "'[submodule \"x\"]\\n\\tpath = x\\n\\turl = -u./payload\\n'";
+  const command = [
+    `mkdir e f g h && printf ${bad} > .GITMODULES && printf ${bad} > 'e/.gitmodules .' && printf ${bad} > 'e/GITMOD~1'`,
+    `ln -s ../README.md "$(printf 'f/.git\\342\\200\\214modules')"`,
+    `printf '[submodule "y"]\\n\\tpath = y\\n\\turl = https://example.com/y\\n\\tupdate = !sh evil\\n' > g/.gitmodules`,
+    `head -c 3000 /dev/zero | tr '\\0' a > g/.gitattributes`,
+    `printf '[submodule "z"]\\n\\tpath = z\\n\\turl = https://example.com/z\\n' > h/.gitmodules && echo made`,
+  ].join(' && ');
+  const script = join(dir, 'script.json');
+  writeFileSync(script, JSON.stringify({ turns: [{ tools: [{ name: 'run_bash', input: { command } }] }, { tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'notes\n' } }] }, { text: 'done' }] }));
+  const result = await runCli(['run', '--yes', '--push', 'origin', '--model', `script:${script}`, 'spell gitmodules'], { cwd: root });
+  assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+  assert.match(result.stdout, /exit 0: made/);
+  assert.equal(await gitOut(remote, ['rev-parse', 'agent-journal']), await gitOut(root, ['rev-parse', 'agent-journal']), 'every step reached the remote');
+  await gitOut(remote, ['fsck', '--strict', '--no-progress']);
+  const files = (await gitOut(root, ['ls-tree', '-r', '--name-only', '-z', 'agent-journal'])).split('\0');
+  const step = files.find((f) => f.endsWith('000002-run_bash.json'))!;
+  const entry = JSON.parse(await gitOut(root, ['show', `agent-journal:${step}`])) as { checkpointSkipped?: Array<{ path: string; reason: string }> };
+  const skipped = Object.fromEntries((entry.checkpointSkipped ?? []).map((s) => [s.path, s.reason]));
+  assert.match(skipped['.GITMODULES'] ?? '', /url reads as an option/);
+  assert.match(skipped['e/.gitmodules .'] ?? '', /\.gitmodules \(spelled "\.gitmodules \."\) whose url reads as an option/);
+  assert.match(skipped['e/GITMOD~1'] ?? '', /url reads as an option/);
+  assert.match(skipped['f/.git\u200cmodules'] ?? '', /symbolic link named \.gitmodules/);
+  assert.match(skipped['g/.gitmodules'] ?? '', /update runs a command/);
+  assert.match(skipped['g/.gitattributes'] ?? '', /line of 2048 bytes or more/);
+  assert.equal(skipped['h/.gitmodules'], undefined, 'a .gitmodules fsck accepts is recorded');
+  assert.ok(files.some((f) => f.endsWith('worktree/h/.gitmodules')));
 });

@@ -2,7 +2,7 @@
 // ellipsis), and never half an emoji, a flag or a skin-toned hand.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { charLength, characters, chunkColumns, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, showControls, showControlsIn, takeChars, wrapWords } from '../../src/format/text.js';
+import { charLength, characters, chunkColumns, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, showControls, showControlsIn, takeChars, terminalJson, wrapWords } from '../../src/format/text.js';
 
 /** True when `text` holds a lone UTF-16 surrogate, i.e. half an emoji. */
 const hasLoneSurrogate = (text: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
@@ -128,5 +128,34 @@ describe('showControls', () => {
     const original = { task: 'a\x1b[2J', steps: [{ summary: '\x07' }], ['k\x1b']: 1, n: 3 };
     assert.deepEqual(showControlsIn(original), { task: 'a^[[2J', steps: [{ summary: '^G' }], ['k^[']: 1, n: 3 });
     assert.equal(original.task, 'a\x1b[2J');
+  });
+
+  it('a cut never keeps half of a control character made visible, at any length, by characters or columns', () => {
+    const shown = showControls('ab\x1b]0;t\x07\u009b2J\x1e\x1b😀\u202ez');
+    assert.equal(shown, 'ab^[]0;t^G<U+009B>2J^^^[😀<U+202E>z');
+    // Every place a cut may end: the start of each visible control, or between two of them.
+    const whole = (kept: string) => /^(?:[^^<]|\^[@A-Z[\\\]^_?]|<U\+[0-9A-F]{4}>|<(?!U\+))*$/u.test(kept);
+    for (let max = 0; max <= shown.length + 2; max++) {
+      for (const unit of ['chars', 'columns'] as const) {
+        const taken = takeChars(shown, max, unit);
+        assert.ok(whole(taken), `takeChars ${max} ${unit}: ${taken}`);
+        const cut = ellipsize(shown, max, unit);
+        assert.ok(whole(cut.replace(/…$/, '')), `ellipsize ${max} ${unit}: ${cut}`);
+      }
+      const ascii = showControls('abc\x1b[1A\x1b[2K\x1e\x1bdef');
+      assert.ok(whole(ellipsize(ascii, max)), `ascii ellipsize ${max}: ${ellipsize(ascii, max)}`);
+      assert.ok(whole(takeChars(ascii, max)), `ascii takeChars ${max}: ${takeChars(ascii, max)}`);
+    }
+    assert.equal(ellipsize('x^[y', 3), 'x…');
+    assert.equal(ellipsize('^^^[abc', 4), '^^…');
+  });
+
+  it('terminalJson escapes what JSON.stringify leaves raw (DEL, C1, bidirectional, line separators), and parses back the same', () => {
+    const value = { final: 'a\x1b]0;t\x07\x7f\u009b2J\u202e\u2028z', n: 1 };
+    const json = terminalJson(value, 2);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(json, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u202e]/);
+    assert.match(json, /\\u001b\]0;t\\u0007\\u007f\\u009b2J\\u202e\\u2028z/);
+    assert.deepEqual(JSON.parse(json), value);
   });
 });

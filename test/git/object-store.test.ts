@@ -100,3 +100,34 @@ describe('writing objects', () => {
     await assertFsckClean(repo.root);
   });
 });
+
+describe('an object\'s size from its header', () => {
+  it('is what git says for every object, loose, packed whole and packed as a delta, without reading its body', async () => {
+    const repo = await scratch.repo({ 'README.md': '# p\n' });
+    const lines = Array.from({ length: 4000 }, (_, i) => `line ${i} of a file that changes a little\n`).join('');
+    writeFileSync(join(repo.root, 'a.txt'), lines);
+    await gitOut(repo.root, ['add', '-A']);
+    await gitOut(repo.root, ['commit', '-qm', 'a']);
+    writeFileSync(join(repo.root, 'a.txt'), `${lines}one more line\n`);
+    await gitOut(repo.root, ['commit', '-qam', 'b']);
+    await gitOut(repo.root, ['repack', '-adfq', '--depth=50', '--window=50']);
+    writeFileSync(join(repo.root, 'a.txt'), `${lines}a loose one\n`);
+    await gitOut(repo.root, ['commit', '-qam', 'c']);
+    const listed = (await gitOut(repo.root, ['cat-file', '--batch-all-objects', '--batch-check'])).split('\n');
+    const deltas = (await gitOut(repo.root, ['verify-pack', '-v', ...readdirSync(join(join(repo.root, '.git'), 'objects', 'pack')).filter((n) => n.endsWith('.idx')).map((n) => join(join(repo.root, '.git'), 'objects', 'pack', n))])).split('\n').filter((l) => /^[0-9a-f]{40} blob .* [0-9a-f]{40}$/.test(l));
+    assert.ok(deltas.length > 0, 'the pack holds a delta');
+    const store = new ObjectStore(join(repo.root, '.git'));
+    for (const line of listed) {
+      const [oid, type, size] = line.split(' ');
+      assert.deepEqual(store.sizeOf(oid!), { type, size: Number(size) }, line);
+    }
+    assert.equal(store.sizeOf('0'.repeat(40)), undefined);
+    // A limit below an object's size refuses it, packed whole, as a delta or loose; at its size it is read.
+    const blobs = listed.map((line) => line.split(' ')).filter(([, type, size]) => type === 'blob' && Number(size) > 0);
+    for (const [oid, , size] of blobs) {
+      await assert.rejects(store.read(oid!, 'blob', Number(size) - 1), (error: Error & { code?: string }) => error.code === 'EOBJECTTOOBIG' && error.message.includes(`is ${size} bytes`));
+      assert.equal((await store.read(oid!, 'blob', Number(size))).length, Number(size));
+    }
+    assert.ok(blobs.length >= 3);
+  });
+});

@@ -85,9 +85,23 @@ export async function forgeLastCheckpoint(cwd: string, run: string, checkpoint: 
  * new tip.
  */
 export async function forgeJournalFile(cwd: string, path: string, content: string | Buffer): Promise<string> {
-  const tip = await gitOut(cwd, ['rev-parse', 'agent-journal']);
   const { execFileSync } = await import('node:child_process');
   const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd, input: content, encoding: 'utf8' }).trim();
+  return forgeJournalBlob(cwd, path, blob);
+}
+
+/**
+ * Stores as a blob, in the repository at `cwd`, what the shell pipeline `producer` writes (for
+ * example `head -c 209715200 /dev/zero`), streamed into git: the test never holds it in memory.
+ */
+export async function streamBlob(cwd: string, producer: string): Promise<string> {
+  const { execFileSync } = await import('node:child_process');
+  return execFileSync('sh', ['-c', `${producer} | git hash-object -w --stdin`], { cwd, encoding: 'utf8' }).trim();
+}
+
+/** Commits onto agent-journal the file at `path` replaced by the blob `blob` already stored (see forgeJournalFile). */
+export async function forgeJournalBlob(cwd: string, path: string, blob: string): Promise<string> {
+  const tip = await gitOut(cwd, ['rev-parse', 'agent-journal']);
   const tree = await setPath(cwd, await gitOut(cwd, ['rev-parse', `${tip}^{tree}`]), path.split('/'), { mode: '100644', oid: blob });
   const commit = await gitOut(cwd, ['commit-tree', tree, '-p', tip, '-m', `${path} (rewritten)`]);
   await gitOut(cwd, ['update-ref', 'refs/heads/agent-journal', commit, tip]);

@@ -3,13 +3,15 @@
 // and on the working-tree side nothing is written through a symbolic link or over a file git does
 // not track (RestoreConflictError, nothing written).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { isSavepointError } from '../../src/errors/index.js';
 import { restoreWorktree } from '../../src/worktree/restore.js';
 import { createRevealer } from '../../src/redact/reveal.js';
-import { hashBlob, literalTree, mktree, type ForgedEntry } from '../helpers/hostile-tree.js';
+import { hashBlob, literalTree, mktree, streamBlob, type ForgedEntry } from '../helpers/hostile-tree.js';
+import { gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 import { snapshotterFor } from './support.js';
 
@@ -75,6 +77,28 @@ describe('restoring a checkpoint git would refuse', { concurrency: true }, () =>
     await assertRefused(repo.root, await mktree(repo.root, [harmless, { mode: '100644', name: 'gone', oid: 'b'.repeat(40) }]), 'EUNSAFETREE', /holds "gone", .*rule "object"/);
     await assertRefused(repo.root, await literalTree(repo.root, [harmless, { mode: '100644', name: 'tree-as-file', oid: sub }]), 'EUNSAFETREE', /rule "object"/);
     await assertRefused(repo.root, await mktree(repo.root, [harmless, { mode: '120000', name: 'l', oid: await hashBlob(repo.root, '') }]), 'EUNSAFETREE', /rule "symlink-target"/);
+  });
+
+  test('what a checkpoint could not have recorded: a file over 10 MB, a link target over PATH_MAX, a .gitmodules fsck rejects; a big file git tracks is written', async () => {
+    const repo = await scratch.repo({ 'README.md': '# p\n' });
+    const blob = await hashBlob(repo.root, 'x\n');
+    const harmless: ForgedEntry = { mode: '100644', name: 'aaa.txt', oid: blob };
+    const big = await streamBlob(repo.root, `head -c ${11 * 1024 * 1024} /dev/zero`);
+    await assertRefused(repo.root, await mktree(repo.root, [harmless, { mode: '100644', name: 'big.bin', oid: big }]), 'EUNSAFETREE', /holds "big\.bin", which is 11\.0 MB \(11534336 bytes\), more than the 10\.0 MB a checkpoint records of a file, so it was not read.*rule "too-large"/);
+    const long = await hashBlob(repo.root, `/${'d'.repeat(5000)}`);
+    await assertRefused(repo.root, await mktree(repo.root, [harmless, { mode: '120000', name: 'l', oid: long }]), 'EUNSAFETREE', /holds "l", which is a symbolic link whose target is 5001 bytes.*rule "too-large"/);
+    const modules = await hashBlob(repo.root, '[submodule "x"]\n\tpath = x\n\turl = -u./payload\n');
+    await assertRefused(repo.root, await mktree(repo.root, [harmless, { mode: '100644', name: 'GITMOD~1', oid: modules }]), 'EUNSAFETREE', /holds "GITMOD~1", which is a \.gitmodules \(spelled "GITMOD~1"\) whose url reads as an option.*rule "fsck"/);
+
+    // The same big file, tracked by git (its index has that very blob): written back like any other.
+    const tracked = await scratch.repo({ 'README.md': '# p\n' });
+    await gitOut(tracked.root, ['config', 'core.bigFileThreshold', '1m']);
+    execFileSync('sh', ['-c', `head -c ${11 * 1024 * 1024} /dev/zero > big.bin && git add big.bin && git commit -qm big && rm big.bin`], { cwd: tracked.root });
+    const tree = await gitOut(tracked.root, ['rev-parse', 'HEAD^{tree}']);
+    const snapshotter = snapshotterFor(tracked.root);
+    const result = await restoreWorktree(tracked.root, snapshotter.objects, tree, snapshotter.snapshot(), snapshotter.trackedBlobs());
+    assert.deepEqual(result.written, ['big.bin']);
+    assert.equal(lstatSync(join(tracked.root, 'big.bin')).size, 11 * 1024 * 1024);
   });
 
   test('a symbolic link in the working tree where the checkpoint has a directory: not followed, refused', async () => {

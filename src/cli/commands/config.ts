@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { loadSettings, type Settings, type Sourced } from '../../settings/index.js';
 import { repositoryRoot } from '../view/session-settings.js';
 import { styleFor, type Style } from '../terminal/style.js';
+import { terminalJson } from '../../format/text.js';
 
 /** The `config` command. */
 export function configCommand(): Command {
@@ -19,7 +20,7 @@ export function configCommand(): Command {
     .option('--json', 'print the settings as JSON')
     .action((flags: { json?: boolean }) => {
       const settings = loadSettings(repositoryRoot(process.cwd()), process.env);
-      if (flags.json) process.stdout.write(`${JSON.stringify(settingsJson(settings), null, 2)}\n`);
+      if (flags.json) process.stdout.write(`${terminalJson(settingsJson(settings), 2)}\n`);
       else printSettings(settings, process.stdout, styleFor(process.stdout));
     });
 }

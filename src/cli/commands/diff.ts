@@ -1,11 +1,19 @@
 // `savepoint diff [run]`: what a run changed in total, from the working tree it started from (its
 // start checkpoint; the base commit for runs recorded before those existed) to its last checkpoint,
-// as `git diff` of the two trees: the person's own uncommitted edits from before the run are not the run's. git itself pages it on a terminal ($GIT_PAGER, $PAGER, less) and
-// colours it, as `git diff` does; piped, it is the plain diff.
+// as `git diff` of the two trees: the person's own uncommitted edits from before the run are not the run's.
+// The trees may come from a fetched journal, and the files in them are outside text: the diff is
+// taken plain, its control characters made visible (showControls), then coloured as git colours it
+// and paged on a terminal ($SAVEPOINT_PAGER, $PAGER, less), like `show`; piped, it is the plain diff.
 import { spawnSync } from 'node:child_process';
 import { Command } from 'commander';
 import { NoCheckpointError } from '../../errors/index.js';
+import { showControls } from '../../format/text.js';
+import { buildOwnGit } from '../../git/repository.js';
 import { loadWholeRun, openJournals } from '../../report/journal-runs.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../../worktree/snapshot.js';
+import { writePaged } from '../terminal/pager.js';
+import { styleFor } from '../terminal/style.js';
+import { paintDiff } from '../view/step-diff.js';
 
 // git's empty tree: the base of a run that started in a repository with no commit.
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -28,7 +36,16 @@ export function diffCommand(): Command {
       const to = last?.checkpoint ?? t.startCheckpoint;
       if (!to) throw new NoCheckpointError(run.id);
       const from = t.startCheckpoint ?? t.baseCommit ?? EMPTY_TREE;
-      const result = spawnSync('git', ['diff', ...(flags.stat ? ['--stat'] : []), '--end-of-options', from, to], { cwd: journals.repo.root, stdio: 'inherit' });
-      process.exitCode = result.status === 0 ? 0 : 1;
+      const style = styleFor(process.stdout);
+      const args = ['-c', `core.bigFileThreshold=${DEFAULT_MAX_FILE_BYTES}`, 'diff', '--no-color', '--no-ext-diff', '--no-textconv', ...(flags.stat ? ['--stat'] : []), '--end-of-options', from, to];
+      const git = buildOwnGit(args);
+      const result = spawnSync('git', git.args, { cwd: journals.repo.root, env: git.env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1024 * 1024 * 1024 });
+      if (result.status !== 0) {
+        const why = showControls(String(result.stderr ?? result.error?.message ?? '').trim().split('\n')[0] ?? '');
+        process.stderr.write(`savepoint: git cannot compare the run's trees (${why || `git diff exited with ${result.status}`}); fetch the journal's objects, or the base commit, first.\n`);
+        process.exitCode = 1;
+        return;
+      }
+      await writePaged(paintDiff(showControls(String(result.stdout)), style));
     });
 }

@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { ReportWriteError } from '../../errors/index.js';
 import { compactCount, formatCount, formatDuration, formatUsd, plural } from '../../format/numbers.js';
-import { displayWidth, fitColumns, showControls, showControlsIn, wrapWords } from '../../format/text.js';
+import { displayWidth, fitColumns, showControls, showControlsIn, terminalJson, wrapWords } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
 import { attemptEndingText } from '../../report/attempt-ending.js';
 import { renderHtmlTimeline } from '../../report/html-timeline.js';
@@ -46,7 +46,7 @@ export function logCommand(): Command {
         if (!flags.json) return;
       }
       // `config`: what the run was told and given (its pinned system prompt, tools, settings), or null for an older run.
-      if (flags.json) process.stdout.write(`${JSON.stringify({ ...run.timeline, config: run.record?.config ?? null }, null, 2)}\n`);
+      if (flags.json) process.stdout.write(`${terminalJson({ ...run.timeline, config: run.record?.config ?? null }, 2)}\n`);
       else printTimeline(run.timeline, process.stdout, styleFor(process.stdout), Date.now(), run.problem);
     });
 }

@@ -4,7 +4,7 @@
 import { loadSettings } from '../../settings/index.js';
 import { mcpServersOf, repositoryRoot } from '../view/session-settings.js';
 import { Command } from 'commander';
-import { showControls } from '../../format/text.js';
+import { showControls, terminalJson } from '../../format/text.js';
 import { findRepository } from '../../git/repository.js';
 import { describeServer, loadMcpServers, mcpLogDir, McpConnections, mcpToolName, type LoadMcpOptions, type McpListedTool } from '../../tools/mcp/index.js';
 
@@ -31,7 +31,7 @@ export function mcpCommand(): Command {
       // Settings' servers too (a broken settings file is named here, as for a run).
       const fromSettings = mcpServersOf(loadSettings(repositoryRoot(process.cwd()), process.env));
       const listing = await listMcpServers(process.cwd(), fromSettings);
-      if (flags.json) process.stdout.write(`${JSON.stringify({ servers: listing }, null, 2)}\n`);
+      if (flags.json) process.stdout.write(`${terminalJson({ servers: listing }, 2)}\n`);
       else process.stdout.write(formatListing(listing));
       if (listing.some((server) => !server.starts)) process.exitCode = 1;
     });

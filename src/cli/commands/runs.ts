@@ -3,7 +3,7 @@
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { compactCount } from '../../format/numbers.js';
-import { fitColumns, showControlsIn } from '../../format/text.js';
+import { fitColumns, showControlsIn, terminalJson } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
 import { listAllRuns, openJournals, type ListedRun } from '../../report/journal-runs.js';
 import type { RunSummary } from '../../report/summarize.js';
@@ -28,7 +28,7 @@ export function runsCommand(): Command {
       const journals = await openJournals(process.cwd());
       const all = await listAllRuns(journals);
       const runs = flags.all ? all : all.filter((run) => isHere(run, journals.repo.root));
-      if (flags.json) process.stdout.write(`${JSON.stringify({ runs: runs.map(runJson) }, null, 2)}\n`);
+      if (flags.json) process.stdout.write(`${terminalJson({ runs: runs.map(runJson) }, 2)}\n`);
       else printRuns(runs, process.stdout, styleFor(process.stdout), Date.now(), all.length - runs.length);
     });
 }

@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { NoSuchStepError, UsageError } from '../../errors/index.js';
 import { formatCount, formatDuration, formatUsd } from '../../format/numbers.js';
-import { showControls, showControlsIn } from '../../format/text.js';
+import { showControls, showControlsIn, terminalJson } from '../../format/text.js';
 import type { JournalEntry, RunConfig } from '../../journal/entry.js';
 import { loadWholeRun, openJournals } from '../../report/journal-runs.js';
 import { formatInput, formatResult } from '../../report/step-detail.js';
@@ -41,7 +41,7 @@ export function showCommand(): Command {
       const run = await loadWholeRun(journals, id);
       if (step === 0) {
         const config = run.record?.config ?? null;
-        if (flags.json) process.stdout.write(`${JSON.stringify({ run: run.id, config }, null, 2)}\n`);
+        if (flags.json) process.stdout.write(`${terminalJson({ run: run.id, config }, 2)}\n`);
         else printConfig(run.id, config, process.stdout, styleFor(process.stdout));
         return;
       }
@@ -53,7 +53,7 @@ export function showCommand(): Command {
       const result = run.entries.find((e) => e.step === step && e.phase === 'result') ?? null;
       if (flags.json) {
         const shown: ShownStep = { run: run.id, step: view, intent, result, diff: diff ?? null };
-        process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+        process.stdout.write(`${terminalJson(shown, 2)}\n`);
       } else {
         const text: string[] = [];
         printStep(run.timeline, view, intent, result, diff, { write: (chunk: string) => text.push(chunk) }, style);

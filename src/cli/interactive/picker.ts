@@ -1,7 +1,7 @@
 // `savepoint -r` with no run on a terminal: the runs of this worktree, most recent first (task,
 // status, when, steps), numbered; the person types a number (or a run id, or a prefix of one).
 import { UsageError } from '../../errors/index.js';
-import { fitColumns } from '../../format/text.js';
+import { fitColumns, showControls } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
 import { listAllRuns, openJournals } from '../../report/journal-runs.js';
 import { resolveRunId } from '../../session/index.js';
@@ -23,7 +23,7 @@ export async function pickRun(dir: string, style: Style, out: NodeJS.WritableStr
   shown.forEach((run, i) => {
     const s = run.summary;
     const when = relativeTime(s.lastActivity, now);
-    out.write(`  ${String(i + 1).padStart(2)}  ${fitColumns(s.task.replace(/\s+/g, ' '), Math.max(20, style.width - 50)).padEnd(Math.min(40, Math.max(20, style.width - 50)))}  ${paintStatus(s.status, style)}  ${style.dim(`${when}, ${s.steps} step${s.steps === 1 ? '' : 's'}`)}\n`);
+    out.write(`  ${String(i + 1).padStart(2)}  ${fitColumns(showControls(s.task).replace(/\s+/g, ' '), Math.max(20, style.width - 50)).padEnd(Math.min(40, Math.max(20, style.width - 50)))}  ${paintStatus(s.status, style)}  ${style.dim(`${when}, ${s.steps} step${s.steps === 1 ? '' : 's'}`)}\n`);
   });
   if (runs.length > shown.length) out.write(style.dim(`  ... and ${runs.length - shown.length} older (give the id: savepoint -r <run>)\n`));
   for (;;) {

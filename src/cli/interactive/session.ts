@@ -8,6 +8,7 @@
 // then), and the prompt follows.
 import { spawnSync } from 'node:child_process';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
+import { showControls } from '../../format/text.js';
 import { openFileLimit } from '../../os/proc.js';
 import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
 import type { RunTally } from '../view/run-tally.js';
@@ -183,7 +184,7 @@ function report(error: unknown): void {
   const noFiles = noFilesLeftCode(error);
   if (noFiles && !(error instanceof TooManyOpenFilesError)) error = new TooManyOpenFilesError(noFiles, openFileLimit(), error);
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`savepoint: ${isSavepointError(error) ? message : `unexpected error: ${message}. Every finished step is kept in the journal.`}\n`);
+  process.stderr.write(`savepoint: ${isSavepointError(error) ? showControls(message) : `unexpected error: ${showControls(message)}. Every finished step is kept in the journal.`}\n`);
   if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
 }
 

@@ -60,7 +60,7 @@ export function createApprover(options: ApproverOptions): Approver {
     options.onAsk?.(true, tool.describe(input));
     try {
       output.write(await preview(tool, input, options.style, options.root));
-      const answer = (await ask(`  Allow ${tool.describe(input)}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]lways: `, options)).trim();
+      const answer = (await ask(`  Allow ${showControls(tool.describe(input))}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]lways: `, options)).trim();
       const word = answer.toLowerCase().split(/\s+/)[0] ?? '';
       if (word === 'a' || word === 'always' || word === 'all') {
         await rememberRule(tool.name, input, options);
@@ -127,6 +127,7 @@ export async function preview(tool: AnyTool, input: Record<string, unknown>, sty
     if (total > most) shown.push(`    ${dim(`… ${total - most} more line${total - most === 1 ? '' : 's'}`)}`);
     return `${shown.join('\n')}\n`;
   };
+  // The model wrote all of it: every line goes through `show` (or showControls), never obeyed by the terminal.
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
   if (tool.name === 'run_bash') {
     const lines = text(input.command).split('\n');

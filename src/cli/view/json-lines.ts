@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import { isSavepointError } from '../../errors/index.js';
 import type { RunOutcome, SessionEvent } from '../../session/index.js';
 import type { RunTally } from './run-tally.js';
+import { terminalJson } from '../../format/text.js';
 
 /** The `type` of every line `--json` prints. */
 export const JSON_EVENT_TYPES = [
@@ -43,7 +44,7 @@ export class JsonLines {
 
   /** One line: `{"type":..., "time":..., ...fields}`. */
   write(type: string, fields: Record<string, unknown>): void {
-    this.out.write(`${JSON.stringify({ type, time: new Date().toISOString(), ...fields })}\n`);
+    this.out.write(`${terminalJson({ type, time: new Date().toISOString(), ...fields })}\n`);
   }
 
   /** A session event as its JSON line. */

@@ -5,7 +5,7 @@
 // and `out` is the stream itself.
 import { Writable } from 'node:stream';
 import { formatDuration } from '../../format/numbers.js';
-import { displayWidth, fitColumns } from '../../format/text.js';
+import { displayWidth, fitColumns, showControls } from '../../format/text.js';
 import type { Style } from '../terminal/style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
@@ -13,6 +13,8 @@ type Out = Writable & { isTTY?: boolean; columns?: number };
 const FRAMES = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
 /** How many lines of a command's output the view keeps on screen. */
 export const OUTPUT_LINES = 4;
+// How much of one line of output the view keeps: far more than a terminal is wide.
+const PARTIAL_CHARS = 8192;
 
 interface Block {
   what: string;
@@ -61,7 +63,7 @@ export class LiveView {
   /** A step went live: show that it is working. */
   begin(description: string, kind: string): void {
     if (!this.enabled) return;
-    this.block = { what: description, doing: kind === 'model' ? 'waiting for the model' : kind === 'run_bash' ? 'running' : 'working', started: performance.now(), tail: [], partial: '' };
+    this.block = { what: showControls(description), doing: kind === 'model' ? 'waiting for the model' : kind === 'run_bash' ? 'running' : 'working', started: performance.now(), tail: [], partial: '' };
     this.timer ??= setInterval(() => this.redraw(), 120).unref();
     this.redraw();
   }
@@ -73,15 +75,20 @@ export class LiveView {
     this.redraw();
   }
 
-  /** A chunk of the running command's output. */
+  /**
+   * A chunk of the running command's output. A carriage return starts its line again (a progress
+   * bar shows its last state); every other control character is made visible (showControls), as
+   * in every printer of outside text, so the command's escapes (a clipboard write, a title, cursor
+   * movement) never reach the terminal. The line still being written is kept as it came, so an
+   * escape split between two chunks is shown whole.
+   */
   output(chunk: string): void {
     const block = this.block;
     if (!block) return;
-    // eslint-disable-next-line no-control-regex
-    const text = (block.partial + chunk).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '');
-    const lines = text.split('\n').map((line) => line.slice(line.lastIndexOf('\r') + 1));
-    block.partial = lines.pop() ?? '';
-    block.tail = [...block.tail, ...lines].slice(-OUTPUT_LINES);
+    const lines = (block.partial + chunk).split('\n').map((line) => line.slice(line.lastIndexOf('\r') + 1));
+    // A line with no end in sight (megabytes without a newline) keeps only what a screen could show.
+    block.partial = (lines.pop() ?? '').slice(0, PARTIAL_CHARS);
+    block.tail = [...block.tail, ...lines.map((line) => showControls(line.slice(0, PARTIAL_CHARS)))].slice(-OUTPUT_LINES);
     this.redraw();
   }
 
@@ -123,7 +130,7 @@ export class LiveView {
     if (!block || this.paused || !this.atLineStart) return;
     // The real width, even below the style's floor: a wrapped line would break the redraw.
     const width = Math.min(this.style.width, this.real.columns || this.style.width);
-    const shown = [...block.tail, ...(block.partial ? [block.partial] : [])].slice(-OUTPUT_LINES);
+    const shown = [...block.tail, ...(block.partial ? [showControls(block.partial)] : [])].slice(-OUTPUT_LINES);
     const lines = shown.map((line) => this.style.dim(`      │ ${fitColumns(line, width - 10)}`));
     this.frame = (this.frame + 1) % FRAMES.length;
     const now = performance.now();

@@ -3,9 +3,14 @@
 import { buildOwnGit } from '../../git/repository.js';
 import type { Timeline } from '../../report/summarize.js';
 import type { Style } from '../terminal/style.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../../worktree/snapshot.js';
 
 // git's empty tree: the base of a run that started in a repository with no commit.
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+// A file larger than checkpoints record (a fetched journal's, or a big tracked file) is diffed as
+// binary, never loaded whole by git nor printed line by line.
+const BIG_AS_BINARY = ['-c', `core.bigFileThreshold=${DEFAULT_MAX_FILE_BYTES}`];
 
 /** What a step's diff is taken against, and its text. */
 export interface StepDiff {
@@ -35,7 +40,7 @@ export async function stepDiff(root: string, timeline: Timeline, step: number, o
   const to = timeline.steps.find((s) => s.step === step)?.checkpoint;
   if (!to) return undefined;
   const { from, fromLabel } = diffBase(timeline, step);
-  const args = ['diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), '--end-of-options', from, to];
+  const args = [...BIG_AS_BINARY, 'diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), '--end-of-options', from, to];
   const { execa } = await import('execa'); // loaded on first use: `runs` and most commands never diff
   const git = buildOwnGit(args);
   const result = await execa('git', git.args, { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, env: { ...git.env, GIT_PAGER: 'cat' }, extendEnv: false });
@@ -71,7 +76,7 @@ export async function allStepDiffs(root: string, timeline: Timeline): Promise<Ma
     pairs[0]!.from = String(tree.stdout).trim();
   }
   const input = pairs.map((p) => `${p.from} ${p.to}\n`).join('');
-  const result = await execa('git', ['diff-tree', '--stdin', '-r', '-p', '--no-color', '--no-commit-id'], { cwd: root, reject: false, input, stripFinalNewline: false, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+  const result = await execa('git', [...BIG_AS_BINARY, 'diff-tree', '--stdin', '-r', '-p', '--no-color', '--no-commit-id'], { cwd: root, reject: false, input, stripFinalNewline: false, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
   // Some tree is missing (a journal fetched without its objects): each step alone says which.
   if (result.exitCode !== 0) return eachAlone(root, timeline, pairs);
   // The output is each echoed pair, then its diff (nothing when the trees are the same).

@@ -122,7 +122,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         }
         view.onEvent?.(event);
         if (json) return json.event(event);
-        if (view.quietReplay && event.type === 'opened') return void live.out.write(style.dim(`run ${event.run}  ·  model ${event.model}\n`));
+        if (view.quietReplay && event.type === 'opened') return void live.out.write(style.dim(`run ${event.run}  ·  model ${showControls(event.model)}\n`));
         if (view.quietReplay && event.type === 'replayed') return void replayedQuietly++;
         if (view.quietReplay && event.type !== 'output') sayReplayed();
         if (event.type === 'started') live.begin(event.description, event.kind);
@@ -294,8 +294,9 @@ function limitMessage({ limit, value, reached }: LimitReached): string {
 }
 
 // A note under the header, word-wrapped to the terminal's width, each line indented and painted.
+// Every notice may name files, commands or a fetched journal's fields: their controls are made visible.
 function say(out: Out, paint: (text: string) => string, text: string, width: number): void {
-  out.write(`${wrapWords(text, width - 2, 'columns').map((line) => paint(`  ${line}`)).join('\n')}\n`);
+  out.write(`${wrapWords(showControls(text), width - 2, 'columns').map((line) => paint(`  ${line}`)).join('\n')}\n`);
 }
 
 // "The working tree differs from this run's last checkpoint: modified a.js. The run finished 2 h ago (2026-…)."
@@ -309,7 +310,7 @@ function where(step: number): string {
 
 // The drift question on a terminal: restore, keep, or quit. Ctrl-C stops like Ctrl-C anywhere.
 async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void): Promise<'restore' | 'keep' | 'stop'> {
-  live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${describeChanges(question.changes)}.\n`));
+  live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${showControls(describeChanges(question.changes))}.\n`));
   live.pause();
   try {
     const answer = (await ask('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ', { onInterrupt: stop })).trim().toLowerCase();
