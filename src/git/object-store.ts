@@ -11,10 +11,17 @@ import { asWriteFailure } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
 import { decodeLoose, encodeLoose, hashObject, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
+import { catFileBatch } from './cat-file.js';
 import { PackReader } from './pack-reader.js';
 import { PackRollup } from './pack-rollup.js';
 
 let tempCounter = 0;
+
+/**
+ * From this many objects on, readEach reads them through one `git cat-file --batch` (cat-file.ts):
+ * below it, starting git costs more than reading them here.
+ */
+export const GIT_BATCH_FROM = 200;
 
 // Past this many ids, the set of objects known good starts over (costing only re-checks).
 const VERIFIED_LIMIT = 200_000;
@@ -255,6 +262,36 @@ export class ObjectStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Reads the bodies of `oids` (each of type `expected`), calling `onBody` with each and its index
+   * in `oids`, not necessarily in order; resolves once every one was handed on. Many at once are
+   * read through git (see GIT_BATCH_FROM); anything git does not answer (no git, a partial clone's
+   * missing object, another type) is read as `read` does it, and fails as `read` fails. An error
+   * thrown by `onBody` stops the reading and is thrown.
+   */
+  async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void): Promise<void> {
+    const done = new Uint8Array(oids.length);
+    let thrown: { error: unknown } | undefined;
+    if (oids.length >= GIT_BATCH_FROM && oids.every((oid) => /^[0-9a-f]{40}$/.test(oid))) {
+      try {
+        await catFileBatch(this.gitdir, oids, expected, ({ body }, index) => {
+          if (!body) return; // read below, our own way, which says what is wrong with it
+          try {
+            onBody(body, index);
+          } catch (error) {
+            thrown = { error };
+            throw error;
+          }
+          done[index] = 1;
+        });
+      } catch (error) {
+        if (thrown) throw thrown.error;
+        // git could not be run, or stopped: what it did not hand on is read here.
+      }
+    }
+    for (let i = 0; i < oids.length; i++) if (!done[i]) onBody(await this.read(oids[i]!, expected), i);
   }
 
   /** The entries of tree `oid`. */

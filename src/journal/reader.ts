@@ -2,7 +2,7 @@
 import { CorruptEntryError } from '../errors/index.js';
 import { parseEntry, parseRunRecord, type JournalEntry, type RunRecord } from './entry.js';
 import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
-import { parseStepFileName, runRecordPath, STEPS_PER_SHARD, type Phase } from './layout.js';
+import { parseStepFileName, runRecordPath, type Phase } from './layout.js';
 import { TREE_MODE } from '../git/git-object.js';
 import type { JournalStore } from './store.js';
 
@@ -55,19 +55,23 @@ async function* shardsOf(store: JournalStore, run: string): AsyncGenerator<StepF
   }
 }
 
-/** Reads and checks the entries of `files` (from listRunStepFiles), in their order. */
+/**
+ * Reads and checks the entries of `files` (from listRunStepFiles), in their order. A long run's
+ * are read through one git process (ObjectStore.readEach), each parsed as it comes, so their
+ * texts are never all held at once.
+ */
 export async function readStepFiles(store: JournalStore, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
-  const entries: JournalEntry[] = [];
-  // A shard's worth at a time: a long run's texts are never all held at once.
-  for (let start = 0; start < files.length; start += READ_BATCH) {
-    const batch = files.slice(start, start + READ_BATCH);
-    const texts = await Promise.all(batch.map((file) => store.objects.read(file.oid, 'blob')));
-    batch.forEach((file, i) => entries.push(parseEntry(texts[i]!.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase })));
-  }
+  const entries = new Array<JournalEntry>(files.length);
+  await store.objects.readEach(
+    files.map((file) => file.oid),
+    'blob',
+    (body, i) => {
+      const file = files[i]!;
+      entries[i] = parseEntry(body.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
+    },
+  );
   return entries;
 }
-
-const READ_BATCH = 2 * STEPS_PER_SHARD;
 
 /**
  * Every entry of a run as a replay holds it (KeptEntry: bytes, not parsed objects), in step order,
