@@ -3,7 +3,13 @@
 // a cut never splits an emoji or leaves half a surrogate pair. For a terminal, the same cuts can
 // count columns instead: an emoji or a CJK character takes two. Pure: no I/O, no imports from src/.
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: creating it loads ICU's segmentation data, 35-125 ms of every command's
+// start-up when made here, and most text is ASCII, which never needs it.
+let graphemes: Intl.Segmenter | undefined;
+function segments(text: string): Intl.Segments {
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return graphemes.segment(text);
+}
 
 /** What a length counts: characters (grapheme clusters), or terminal columns. */
 export type TextUnit = 'chars' | 'columns';
@@ -22,20 +28,20 @@ export function charWidth(char: string): number {
 export function displayWidth(text: string): number {
   if (isAscii(text)) return text.length;
   let n = 0;
-  for (const { segment } of segmenter.segment(text)) n += charWidth(segment);
+  for (const { segment } of segments(text)) n += charWidth(segment);
   return n;
 }
 
 /** The characters of `text` as people see them (grapheme clusters). */
 export function characters(text: string): string[] {
-  return Array.from(segmenter.segment(text), (s) => s.segment);
+  return Array.from(segments(text), (s) => s.segment);
 }
 
 /** How many characters (grapheme clusters) `text` has. */
 export function charLength(text: string): number {
   if (isAscii(text)) return text.length;
   let n = 0;
-  for (const _ of segmenter.segment(text)) n++;
+  for (const _ of segments(text)) n++;
   return n;
 }
 
@@ -45,7 +51,7 @@ export function takeChars(text: string, max: number, unit: TextUnit = 'chars'): 
   if (isAscii(text)) return text.slice(0, max);
   if (unit === 'chars' && text.length <= max) return text; // at most max UTF-16 units: at most max characters
   let used = 0;
-  for (const { segment, index } of segmenter.segment(text)) {
+  for (const { segment, index } of segments(text)) {
     used += unit === 'chars' ? 1 : charWidth(segment);
     if (used > max) return text.slice(0, index);
   }
@@ -61,7 +67,7 @@ export function ellipsize(text: string, max: number, unit: TextUnit = 'chars'): 
   if (unit === 'chars' && text.length <= max) return text; // at most max UTF-16 units: at most max characters
   let used = 0;
   let keep = 0; // where the cut goes: the longest start that leaves room for the ellipsis
-  for (const { segment, index } of segmenter.segment(text)) {
+  for (const { segment, index } of segments(text)) {
     used += unit === 'chars' ? 1 : charWidth(segment);
     if (used > max) return max <= 1 ? '' : `${text.slice(0, keep)}…`;
     if (used <= max - 1) keep = index + segment.length;
@@ -125,7 +131,7 @@ export function chunkColumns(text: string, width: number): string[] {
   }
   let start = 0;
   let used = 0;
-  for (const { segment, index } of segmenter.segment(text)) {
+  for (const { segment, index } of segments(text)) {
     const w = charWidth(segment);
     if (used > 0 && used + w > room) {
       pieces.push(text.slice(start, index));
@@ -147,6 +153,9 @@ function isAscii(text: string): boolean {
 // overrides and isolates, which reorder what is drawn around them.
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// The same characters, without the global flag (whose lastIndex would make test() stateful).
+// eslint-disable-next-line no-control-regex
+const HAS_CONTROLS = new RegExp(CONTROLS.source);
 
 /**
  * `text` with every character a terminal would act on made visible instead: ESC as `^[`, the other
@@ -156,7 +165,8 @@ const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u
  * split an escape sequence, because none is left.
  */
 export function showControls(text: string): string {
-  return text.replace(CONTROLS, controlName);
+  // Most text has none: testing first spares building a copy of it.
+  return HAS_CONTROLS.test(text) ? text.replace(CONTROLS, controlName) : text;
 }
 
 function controlName(char: string): string {
@@ -172,7 +182,11 @@ export function showControlsIn<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => showControlsIn(item)) as T;
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [showControlsIn(k), showControlsIn(v)])) as T;
   if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [showControls(k), showControlsIn(v)])) as T;
+    // A loop, not Object.fromEntries(Object.entries(...)): a long run's timeline has some 20 fields
+    // in each of thousands of steps, and the arrays of pairs were most of the time of `log`.
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) copy[showControls(key)] = showControlsIn((value as Record<string, unknown>)[key]);
+    return copy as T;
   }
   return value;
 }
