@@ -2,6 +2,7 @@
 // paragraph with exit code 1 (2 for bad usage, commander's parse errors included). A stack trace
 // only with SAVEPOINT_DEBUG=1. A closed stdout (`| head`) is never an error: see output.ts.
 import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
 import { showControls } from '../format/text.js';
@@ -95,13 +96,15 @@ export async function main(argv: string[]): Promise<void> {
  * (`-c`, `-r`, `--yes`, ...), is the interactive session; `-p <task>` is `run <task>`, as in
  * Claude Code. Anything else is left as it is.
  */
-export function sessionArgv(argv: readonly string[], terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY)): string[] {
+export function sessionArgv(argv: readonly string[], terminal?: boolean): string[] {
   const [node = 'node', bin = 'savepoint', ...args] = argv;
   const first = args[0];
   if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [...argv];
   const print = args.findIndex((arg) => arg === '-p' || arg === '--print');
   if (print !== -1) return [node, bin, 'run', ...args.filter((_, i) => i !== print)];
-  if (first === undefined) return terminal ? [node, bin, 'session'] : [...argv];
+  // Asked of the file descriptors, and only here: reading process.stdin.isTTY makes the stdin
+  // stream (its tty or socket, and the modules behind it), 10-60 ms of every command's start.
+  if (first === undefined) return (terminal ?? (isatty(0) && isatty(1))) ? [node, bin, 'session'] : [...argv];
   if (first.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(first)) return [node, bin, 'session', ...args];
   return [...argv];
 }
