@@ -266,15 +266,15 @@ export class ObjectStore {
 
   /**
    * Reads the bodies of `oids` (each of type `expected`), calling `onBody` with each and its index
-   * in `oids`, not necessarily in order; resolves once every one was handed on. Many at once are
-   * read through git (see GIT_BATCH_FROM); anything git does not answer (no git, a partial clone's
-   * missing object, another type) is read as `read` does it, and fails as `read` fails. An error
-   * thrown by `onBody` stops the reading and is thrown.
+   * in `oids`, not necessarily in order; resolves once every one was handed on. Many at once
+   * (`throughGitFrom`, by default GIT_BATCH_FROM) are read through git; anything git does not
+   * answer (no git, a partial clone's missing object, another type) is read as `read` does it,
+   * and fails as `read` fails. An error thrown by `onBody` stops the reading and is thrown.
    */
-  async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void): Promise<void> {
+  async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void, options: { throughGitFrom?: number } = {}): Promise<void> {
     const done = new Uint8Array(oids.length);
     let thrown: { error: unknown } | undefined;
-    if (oids.length >= GIT_BATCH_FROM && oids.every((oid) => /^[0-9a-f]{40}$/.test(oid))) {
+    if (oids.length >= (options.throughGitFrom ?? GIT_BATCH_FROM) && oids.every((oid) => /^[0-9a-f]{40}$/.test(oid))) {
       try {
         await catFileBatch(this.gitdir, oids, expected, ({ body }, index) => {
           if (!body) return; // read below, our own way, which says what is wrong with it
