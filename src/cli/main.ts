@@ -6,7 +6,6 @@ import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, UsageError } from '../errors/index.js';
 import { showControls } from '../format/text.js';
-import { preferSmallHeap } from './heap.js';
 import { addCommandHelp } from './help.js';
 import { guardOutput, onClosedPipe } from './terminal/output.js';
 import { useSavepointUsageErrors } from './usage.js';
@@ -67,9 +66,10 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
     .description('A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.')
     .version(version(), '-v, --version')
     .addHelpText('after', EXAMPLES)
-    .hook('preAction', (_program, action) => {
+    .hook('preAction', async (_program, action) => {
       onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit');
-      if (DRIVING.has(action.name())) preferSmallHeap(); // an hour-long run stays small: heap.ts
+      // An hour-long run stays small (heap.ts); loaded only then: perf_hooks and v8 cost the reading commands' start-up.
+      if (DRIVING.has(action.name())) (await import('./heap.js')).preferSmallHeap();
     });
   argv = sessionArgv(argv);
   const named = argv[2];
