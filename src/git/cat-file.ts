@@ -18,7 +18,9 @@ export type BatchObject = { oid: string; body: Buffer } | { oid: string; body: u
  * stops before it has answered every id (the caller then reads the objects another way).
  */
 export function catFileBatch(gitdir: string, oids: readonly string[], expected: ObjectType, onObject: (object: BatchObject, index: number) => void): Promise<void> {
-  const git = buildOwnGit(['--git-dir', gitdir, 'cat-file', '--batch']);
+  // --buffer: every id is given at once, so git need not flush after each object (a write, and an
+  // event here, per object).
+  const git = buildOwnGit(['--git-dir', gitdir, 'cat-file', '--batch', '--buffer']);
   // The objects under these ids, not what a `refs/replace/` ref would put in their place.
   const child = spawn('git', git.args, { env: { ...git.env, GIT_NO_REPLACE_OBJECTS: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
   return new Promise<void>((resolve, reject) => {
