@@ -7,7 +7,15 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Style } from '../terminal/style.js';
-import type { Interlude } from './chapters.js';
+
+/** What a chapter may do between the kill and the identical command (a person editing a file). */
+export interface Interlude {
+  repo: string;
+  run: string;
+  style: Style;
+  say: (text: string) => void;
+  shell: (text: string) => void;
+}
 
 /** One chapter of the lecture. */
 export interface Chapter {

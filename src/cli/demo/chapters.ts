@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runIdForTask } from '../../journal/run-id.js';
-import { styleFor, type Style } from '../terminal/style.js';
+import { styleFor } from '../terminal/style.js';
 import { createRepository, runChild } from './child.js';
 import { EDGE, PAST, type Chapter } from './chapter-scripts.js';
 
@@ -62,13 +62,4 @@ export async function runChapter(name: ChapterName, options: { keep: boolean; ou
   } finally {
     if (!options.keep) rmSync(base, { recursive: true, force: true });
   }
-}
-
-/** What a chapter may do between the kill and the identical command (a person editing a file). */
-export interface Interlude {
-  repo: string;
-  run: string;
-  style: Style;
-  say: (text: string) => void;
-  shell: (text: string) => void;
 }
