@@ -11,7 +11,7 @@ import type { JournalEntry } from '../journal/entry.js';
 import { formatInput, formatResult } from './step-detail.js';
 import { timelineAssets } from './timeline-assets.js';
 import { attemptEndingText, endedBadly } from './attempt-ending.js';
-import type { AttemptView, StepView, Timeline } from './summarize.js';
+import { isPricedRun, type AttemptView, type StepView, type Timeline } from './summarize.js';
 
 /** What the page is made from. */
 export interface HtmlTimelineInput {
@@ -82,18 +82,32 @@ ${ending}
 function cards(t: Timeline): string {
   const tot = t.totals;
   const s = t.saved;
+  const priced = isPricedRun(t.steps);
   const card = (label: string, value: string, detail: string, cls = '') =>
     `<div class="card ${cls}"><div class="label">${esc(label)}</div><div class="value">${esc(value)}</div><div class="detail">${esc(detail)}</div></div>`;
   return `<section class="cards">
 ${card('Steps', String(tot.steps), `${plural(tot.modelCalls, 'model call')} · ${plural(tot.commands, 'command')}`)}
-${card('Tokens', `${formatCount(tot.tokens.input)} in · ${formatCount(tot.tokens.output)} out`, `${formatUsd(tot.estimatedCostUsd)} estimated${tot.tokens.cacheRead ? ` · ${formatCount(tot.tokens.cacheRead)} cache reads` : ''}`)}
+${card('Tokens', `${formatCount(tot.tokens.input)} in · ${formatCount(tot.tokens.output)} out`, `${priced ? `${formatUsd(tot.estimatedCostUsd)} estimated` : 'scripted model: no cost'}${tot.tokens.cacheRead ? ` · ${formatCount(tot.tokens.cacheRead)} cache reads` : ''}`)}
 ${card('Time', formatDuration(tot.workMs), `of step time · ${formatDuration(tot.wallMs)} first to last`)}
 ${
   s.replayedSteps
-    ? card('Resuming saved', formatDuration(s.originalMs), `${plural(s.modelCalls, 'model call')} · ${formatCount(s.tokens.input + s.tokens.output)} tokens · ${formatUsd(s.estimatedCostUsd)} · ${plural(s.commands, 'command')}`, 'saved')
-    : card('Resuming saved', '—', 'the run was never resumed', 'saved none')
+    ? card('Resuming saved', formatDuration(s.originalMs), savedParts(s, priced) || plural(s.replayedSteps, 'step'), 'saved')
+    : card('Resuming saved', '—', t.run.resumes ? 'nothing a resume replayed would have run again' : 'the run was never resumed', 'saved none')
 }
 </section>`;
+}
+
+// What resuming saved, naming only what it saved (no "0 commands"; no cost for a scripted model).
+function savedParts(s: Timeline['saved'], priced: boolean): string {
+  const tokens = s.tokens.input + s.tokens.output;
+  return [
+    s.modelCalls ? plural(s.modelCalls, 'model call') : '',
+    tokens ? `${formatCount(tokens)} tokens` : '',
+    priced && s.estimatedCostUsd ? formatUsd(s.estimatedCostUsd) : '',
+    s.commands ? plural(s.commands, 'command') : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 // One lane per attempt on a common axis of step time; see the header comment.

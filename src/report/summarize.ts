@@ -19,9 +19,17 @@ export function buildTimeline(id: string, record: RunRecord | undefined, entries
   const attempts = record?.attempts ?? [];
   const steps = [...positions.entries()].sort(([a], [b]) => a - b).map(([step, p]) => stepView(step, p, attempts, record));
   const attemptViews = attempts.map((a, i) => attemptView(a, steps, positions, endingOf(a, i === attempts.length - 1, record, context)));
+  // What each attempt saved: the steps it replayed that would have run again without the journal.
+  // An attempt that answers a follow-up replays the conversation before it to rebuild it: that part
+  // of the run had ended, so it saves nothing.
+  const followUps = steps.filter((s) => s.kind === 'user').map((s) => s.step);
   const byAttempt = attempts
     .filter((a) => a.firstLiveStep > 1)
-    .map((a) => ({ attempt: a.number, ...savingsOf(steps.filter((s) => s.state === 'finished' && s.step < a.firstLiveStep)) }));
+    .map((a) => {
+      const from = Math.max(0, ...followUps.filter((step) => step <= a.firstLiveStep));
+      return { attempt: a.number, ...savingsOf(steps.filter((s) => s.state === 'finished' && s.step >= from && s.step < a.firstLiveStep)) };
+    })
+    .filter((saved) => saved.replayedSteps > 0);
   const finished = steps.filter((s) => s.state === 'finished');
   const all = savingsOf(finished);
   const first = steps[0]?.startedAt ?? record?.createdAt;
@@ -71,6 +79,14 @@ export function compareEntries(a: readonly JournalEntry[], b: readonly JournalEn
 /** The instruction a user step (a follow-up) recorded, or null for any other step. */
 export function followUpMessage(entry: JournalEntry): string | null {
   return entry.kind === 'user' ? String((entry.input as { message?: unknown } | undefined)?.message ?? '') : null;
+}
+
+/**
+ * Whether any of the run's model calls is priced: a scripted model calls no API and costs nothing,
+ * so a run made only with one shows no cost at all (not "$0 estimated").
+ */
+export function isPricedRun(steps: readonly StepView[]): boolean {
+  return steps.some((s) => s.usage !== null && priceFor(s.model ?? undefined).family !== 'scripted');
 }
 
 /** Whether a step of `kind` is a model call (a turn, or the call that compacts the conversation). */
@@ -212,7 +228,8 @@ function savingsOf(steps: StepView[]): Savings {
   return {
     replayedSteps: steps.length,
     modelCalls: steps.filter((s) => isModelKind(s.kind)).length,
-    commands: steps.filter((s) => s.kind === 'run_bash').length,
+    // A declined command (or one answered as in flight) never ran: it is no command saved.
+    commands: steps.filter((s) => s.kind === 'run_bash' && !s.resolution).length,
     tokens,
     estimatedCostUsd: roundCost(cost),
     originalMs: steps.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),

@@ -184,7 +184,10 @@ class RunLife {
     const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
     const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
     const told = journal.config?.instructions;
-    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    // The run's latest follow-up, new or recorded (the identical `continue` again, a resume after a
+    // crash in its answer): the steps before it are the conversation it continued.
+    const followUpStep = followUps.at(-1)?.step;
+    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
     return { replayOnly, followUps, configChanges };
   }
 
@@ -217,7 +220,10 @@ class RunLife {
         emit: (event) => this.emit(event),
       });
     }
-    this.sandbox = await chooseSandbox(target.store.repo.root, options.sandbox, options.onSandboxUnavailable);
+    const { sandbox, choice } = await chooseSandbox(target.store.repo.root, options.sandbox, options.onSandboxUnavailable);
+    this.sandbox = sandbox;
+    // Said in the run's header: how this process's commands run.
+    this.emit({ type: 'sandbox', ...sandbox, choice });
   }
 
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */

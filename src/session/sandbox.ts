@@ -15,11 +15,14 @@ export interface SandboxRequest {
   gitWrites?: boolean;
 }
 
+/** How the sandbox was decided: by default, by --no-sandbox, or by the person's yes when bubblewrap could not start. */
+export type SandboxChoice = 'default' | 'flag' | 'asked';
+
 /** The sandbox for this process's commands; throws SandboxUnavailableError when none is possible and none was waived. */
-export async function chooseSandbox(root: string, request: SandboxRequest = {}, onUnavailable?: (reason: string) => Promise<boolean>): Promise<RunSandbox> {
-  if (request.use === false) return { kind: 'none', network: true, gitWrites: true };
+export async function chooseSandbox(root: string, request: SandboxRequest = {}, onUnavailable?: (reason: string) => Promise<boolean>): Promise<{ sandbox: RunSandbox; choice: SandboxChoice }> {
+  if (request.use === false) return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'flag' };
   const probe = await probeSandboxAsync(root);
-  if (probe.ok) return { kind: 'bwrap', network: Boolean(request.network), gitWrites: Boolean(request.gitWrites) };
-  if (onUnavailable && (await onUnavailable(probe.reason))) return { kind: 'none', network: true, gitWrites: true };
+  if (probe.ok) return { sandbox: { kind: 'bwrap', network: Boolean(request.network), gitWrites: Boolean(request.gitWrites) }, choice: 'default' };
+  if (onUnavailable && (await onUnavailable(probe.reason))) return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'asked' };
   throw new SandboxUnavailableError(probe.reason);
 }

@@ -6,7 +6,7 @@ import type { Approver, PermissionCheck } from '../agent/tool-call.js';
 import type { StepEvent } from '../valve/run-journal.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
-import type { SandboxRequest } from './sandbox.js';
+import type { SandboxChoice, SandboxRequest } from './sandbox.js';
 import type { FileChange } from '../errors/index.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
@@ -87,8 +87,13 @@ export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 /** What a session reports besides the valve's own step events. `followUpGivenAt`: the step that already recorded this follow-up (the identical `continue` again). */
 export type SessionEvent =
   | StepEvent
-  /** interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run. */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; followUpGivenAt?: number; instructions?: string }
+  /**
+   * interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run;
+   * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing.
+   */
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
+  /** How this process's commands run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */
+  | { type: 'sandbox'; kind: 'bwrap' | 'none'; network: boolean; gitWrites: boolean; choice: SandboxChoice }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
   /** The conversation was compacted at `position` (a compact step): its size in tokens before and after. */

@@ -6,7 +6,8 @@ import { StoppedBySignalError, stopSignalWords } from '../errors/index.js';
 import { oneLine } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './format.js';
-import { sandboxedCommand, type SandboxConfig } from './sandbox.js';
+import { gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
+import { sandboxNote } from './sandbox-notes.js';
 import type { Tool, ToolResult } from './types.js';
 
 /** How long a command may run when the model does not say. */
@@ -123,12 +124,15 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
   const all = Buffer.concat([...chunks, ...errors]).toString('utf8');
   const output = all.replace(/\n$/, '');
   const shownOutput = output === '' ? '(no output)' : output;
+  // A command that hit a sandbox boundary is told so (and the person, on its step line), in words
+  // made from its output alone: recorded with the result, handed back the same on replay.
+  const note = sandbox.kind === 'bwrap' ? sandboxNote(output, { root, gitDirs: gitPaths(root), home: process.env.HOME, network: Boolean(sandbox.network), gitWrites: Boolean(sandbox.gitWrites) }) : undefined;
+  const noted = (result: ToolResult): ToolResult => (note ? { ...result, output: `${result.output}\n${note.text}`, note: note.short } : result);
 
   if (stoppedBy === 'timeout') {
     const seconds = formatSeconds(timeoutMs);
-    return toolError(
-      `timed out after ${seconds}; the command and every process it started were killed\n${shownOutput}`,
-      `timed out after ${seconds}`,
+    return noted(
+      toolError(`timed out after ${seconds}; the command and every process it started were killed\n${shownOutput}`, `timed out after ${seconds}`),
     );
   }
   if (stoppedBy === 'abort') {
@@ -137,9 +141,11 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
     const reason = signal?.reason;
     const who = reason instanceof StoppedBySignalError ? `by the person (${stopSignalWords(reason.data.signal)})` : 'by the caller (aborted)';
     const seconds = formatSeconds(Date.now() - startedAt);
-    return toolError(
-      `stopped ${who} after ${seconds}: the command and every process it started were stopped before it ended. Its output so far:\n${shownOutput}`,
-      `stopped ${reason instanceof StoppedBySignalError ? `by ${stopSignalWords(reason.data.signal).replace(/, .*$/, '')}` : '(aborted)'} after ${seconds}`,
+    return noted(
+      toolError(
+        `stopped ${who} after ${seconds}: the command and every process it started were stopped before it ended. Its output so far:\n${shownOutput}`,
+        `stopped ${reason instanceof StoppedBySignalError ? `by ${stopSignalWords(reason.data.signal).replace(/, .*$/, '')}` : '(aborted)'} after ${seconds}`,
+      ),
     );
   }
   if (stoppedBy === 'output') {
@@ -152,7 +158,7 @@ async function runBash(root: string, sandbox: SandboxConfig, command: string, ti
   }
   const tail = lastLine(output);
   const summary = tail ? `exit ${result.exitCode}: ${oneLine(tail, 60)}` : `exit ${result.exitCode}`;
-  return toolOk(`exit ${result.exitCode}\n${shownOutput}`, summary);
+  return noted(toolOk(`exit ${result.exitCode}\n${shownOutput}`, summary));
 }
 
 function formatSeconds(ms: number): string {

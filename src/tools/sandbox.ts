@@ -86,9 +86,11 @@ function bwrapArgs(root: string, config: SandboxConfig): string[] {
 // third of a sandboxed `true`, on every command; a repository's git directories do not move during a run.
 const gitPathsByRoot = new Map<string, string[]>();
 
-// The repository's .git (a directory, or the file a linked worktree or submodule has) and the git
-// directories it leads to.
-function gitPaths(root: string): string[] {
+/**
+ * The repository's .git (a directory, or the file a linked worktree or submodule has) and the git
+ * directories it leads to: what the sandbox binds read-only unless git writes are allowed.
+ */
+export function gitPaths(root: string): string[] {
   let found = gitPathsByRoot.get(root);
   if (!found) gitPathsByRoot.set(root, (found = findGitPaths(root)));
   return found;

@@ -19,6 +19,8 @@ export interface ToolResult {
   isError: boolean;
   /** A short one-line result for the step line and the commit subject: `exit 1: 1 failed, 4 passed`. */
   summary: string;
+  /** A short note for the person's step line, in the output too for the model: a sandbox boundary the command hit (`sandbox: no network`). */
+  note?: string;
   /** An MCP tool's result as its server returned it (content, structuredContent, isError), kept whole in the journal and handed back exactly on replay. */
   mcp?: Record<string, unknown>;
 }

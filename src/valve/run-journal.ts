@@ -84,7 +84,7 @@ export class RunJournal {
   private replay<T>(call: StepCall, entry: JournalEntry): T {
     const result = entry.result as T;
     this.counts.replayed++;
-    this.emit({ type: 'replayed', ...callInfo(call), summary: entry.summary ?? '', originalDurationMs: entry.durationMs ?? 0, result });
+    this.emit({ type: 'replayed', ...callInfo(call), summary: entry.summary ?? '', originalDurationMs: entry.durationMs ?? 0, result, ...(entry.resolution ? { resolution: entry.resolution } : {}) });
     this.history.handedBack(call.position);
     return result;
   }

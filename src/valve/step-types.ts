@@ -55,7 +55,7 @@ export type InFlightAnswer<T> = { rerun: true } | { result: T; summary?: string;
 
 /** What the valve tells a front end, as it happens. */
 export type StepEvent =
-  | { type: 'replayed'; position: number; kind: string; description: string; summary: string; originalDurationMs: number; result: unknown }
+  | { type: 'replayed'; position: number; kind: string; description: string; summary: string; originalDurationMs: number; result: unknown; resolution?: string }
   | { type: 'started'; position: number; kind: string; description: string }
   | { type: 'recorded'; position: number; kind: string; description: string; summary: string; durationMs: number; result: unknown; resolution?: string }
   | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered'; interrupted: boolean }

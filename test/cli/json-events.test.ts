@@ -46,6 +46,12 @@ describe('--json', { concurrency: true }, () => {
     assert.match(String(recorded[1]!.summary), /^exit 0: two/);
     assert.equal(typeof recorded[1]!.durationMs, 'number');
     assert.equal(recorded[1]!.isError, false);
+    assert.equal(recorded[1]!.note, null, 'a command that hit no sandbox boundary has no note');
+    // How commands run, said before the first step (a run with no terminal gets a sandbox or stops).
+    const sandbox = events.findIndex((e) => e.type === 'sandbox');
+    assert.ok(sandbox > 0 && sandbox < events.findIndex((e) => e.type === 'step-started'), 'the sandbox event comes before the first step');
+    const { kind, network, gitWrites, choice } = events[sandbox]!;
+    assert.deepEqual({ kind, network, gitWrites, choice }, { kind: 'bwrap', network: false, gitWrites: false, choice: 'default' });
     assert.deepEqual(recorded[0]!.usage, { inputTokens: 1000, outputTokens: 50, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 });
     assert.match(events.filter((e) => e.type === 'output').map((e) => e.chunk).join(''), /one\ntwo\n/);
     assert.match(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), /Counting\.[\s\S]*Counted to two\./);
@@ -71,7 +77,8 @@ describe('--json', { concurrency: true }, () => {
     assert.equal(typeof replayed[1]!.originalDurationMs, 'number');
     assert.deepEqual(events.filter((e) => e.type === 'step-recorded').map((e) => e.kind), ['user', 'model']);
     const savings = events.find((e) => e.type === 'savings') as Line & { replayedSteps: number; modelCalls: number; commands: number };
-    assert.deepEqual([savings.replayedSteps, savings.modelCalls, savings.commands], [3, 2, 1]);
+    // Replaying a finished run's steps to rebuild the conversation a follow-up continues saves nothing.
+    assert.deepEqual([savings.replayedSteps, savings.modelCalls, savings.commands], [0, 0, 0]);
     const summary = events.at(-1) as Line & { tokens: { input: number }; replayedSteps: number; liveSteps: number };
     assert.deepEqual([summary.tokens.input, summary.replayedSteps, summary.liveSteps], [3600, 3, 2]);
 

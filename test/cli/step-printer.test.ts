@@ -53,12 +53,4 @@ describe('StepPrinter', () => {
       assert.equal(streamed.join(''), word, 'every character of the word is shown once');
     }
   });
-
-  it('word-wraps the savings summary to the width', () => {
-    const { printer: p } = printer(60);
-    for (let i = 1; i <= 3; i++) p.onEvent({ type: 'replayed', position: i, kind: 'model', description: `model turn ${i}`, summary: 'calls read_file', originalDurationMs: 2000, result: { usage: { inputTokens: 1000, outputTokens: 50 } } });
-    const summary = p.summary();
-    assert.match(summary.replace(/\n/g, ' '), /^Replayed 3 steps from the journal in \d+ ms instead of 6\.0 s: 3 model calls, 3,150 tokens, 0 commands not re-run; 0 steps ran live\.$/);
-    for (const line of summary.split('\n')) assert.ok(displayWidth(line) <= 60, line);
-  });
 });

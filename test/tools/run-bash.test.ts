@@ -247,6 +247,19 @@ describe('run_bash in bubblewrap', { skip: bwrapMissing }, () => {
     assert.equal(processesRunning(marker), 0);
   });
 
+  it('a command stopped after hitting a boundary is told so too (as one that timed out is); unconfined, the same output gets no note', async () => {
+    // Stopped once its output shows the failure: nothing here depends on how long anything takes.
+    const controller = new AbortController();
+    let seen = '';
+    const onOutput = (chunk: string) => ((seen += chunk), /Could not resolve host/.test(seen) && controller.abort());
+    const result = await tool.execute({ command: 'git ls-remote https://example.invalid/repo.git; sleep 3174' }, { signal: controller.signal, onOutput });
+    assert.match(result.output, /^stopped by the caller \(aborted\)[\s\S]*Could not resolve host: example\.invalid\nnote: this command ran in savepoint's sandbox, which has no network/);
+    assert.equal(result.note, 'sandbox: no network');
+    const unconfined = await createRunBashTool(repo.root, { kind: 'none' }).execute({ command: 'echo "curl: (6) Could not resolve host: example.invalid"; exit 6' });
+    assert.equal(unconfined.output, 'exit 6\ncurl: (6) Could not resolve host: example.invalid');
+    assert.equal(unconfined.note, undefined);
+  });
+
   it('ends background processes when the command ends', async () => {
     const marker = `sleep 3173.${process.pid}`;
     const started = Date.now();

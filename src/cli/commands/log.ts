@@ -11,7 +11,7 @@ import { displayWidth, fitColumns, showControls, showControlsIn, wrapWords } fro
 import { relativeTime } from '../../format/time.js';
 import { attemptEndingText } from '../../report/attempt-ending.js';
 import { loadRun, openJournals } from '../../report/journal-runs.js';
-import type { AttemptView, StepView, Timeline } from '../../report/summarize.js';
+import { isPricedRun, type AttemptView, type StepView, type Timeline } from '../../report/summarize.js';
 import { paintStatus, padVisible, whereNote } from '../view/run-format.js';
 import { styleFor, type Style } from '../terminal/style.js';
 
@@ -96,23 +96,27 @@ export function printTimeline(recorded: Timeline, target: Out, style: Style, now
     const lines = wrapWords(text, style.width - 14, 'columns');
     out.write(lines.map((line, i) => `${i === 0 ? style.bold(label.padEnd(14)) : ' '.repeat(14)}${paint(line)}`).join('\n') + '\n');
   };
+  const priced = isPricedRun(t.steps);
   para(
     'Totals',
-    `${tot.steps} steps · ${plural(tot.modelCalls, 'model call')} · ${formatCount(tot.tokens.input)} tokens in, ${formatCount(tot.tokens.output)} out` +
-      `${cacheNote(tot.tokens)} (${formatUsd(tot.estimatedCostUsd)}) · ${plural(tot.commands, 'command')} · ` +
+    `${plural(tot.steps, 'step')} · ${plural(tot.modelCalls, 'model call')} · ${formatCount(tot.tokens.input)} tokens in, ${formatCount(tot.tokens.output)} out` +
+      `${cacheNote(tot.tokens)} (${priced ? formatUsd(tot.estimatedCostUsd) : 'scripted model: no cost'}) · ${plural(tot.commands, 'command')} · ` +
       `${formatDuration(tot.workMs)} of step time, ${formatDuration(tot.wallMs)} first to last`,
   );
   const saved = t.saved;
   if (saved.replayedSteps > 0) {
-    para(
-      'Resumes saved',
-      `${plural(saved.modelCalls, 'model call')}, ${formatCount(saved.tokens.input + saved.tokens.output)} tokens ` +
-        `(${formatCount(saved.tokens.input)} in, ${formatCount(saved.tokens.output)} out), ${formatUsd(saved.estimatedCostUsd)}, ` +
-        `${plural(saved.commands, 'command')} and ${formatDuration(saved.originalMs)}: ${plural(saved.replayedSteps, 'step')} ` +
-        'handed back from the journal instead of run again',
-      style.green,
-    );
-    para('', '(cost is an estimate from list prices per model; see docs/cli.md)', style.dim);
+    // Only what was saved: no "0 commands", and no cost for a scripted model.
+    const tokens = saved.tokens.input + saved.tokens.output;
+    const parts = [
+      saved.modelCalls ? plural(saved.modelCalls, 'model call') : '',
+      tokens ? `${formatCount(tokens)} tokens (${formatCount(saved.tokens.input)} in, ${formatCount(saved.tokens.output)} out)` : '',
+      priced && saved.estimatedCostUsd ? formatUsd(saved.estimatedCostUsd) : '',
+      saved.commands ? plural(saved.commands, 'command') : '',
+      formatDuration(saved.originalMs),
+    ].filter(Boolean);
+    const listed = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0]!;
+    para('Resumes saved', `${listed}: ${plural(saved.replayedSteps, 'step')} handed back from the journal instead of run again`, style.green);
+    if (priced && saved.estimatedCostUsd) para('', '(cost is an estimate from list prices per model; see docs/cli.md)', style.dim);
   } else if (r.resumes === 0) {
     para('Resumes saved', 'nothing yet: the run was never resumed', style.dim);
   }

@@ -101,7 +101,9 @@ export function printStep(timeline: Timeline, view: StepView, intentEntry: Journ
   if (s.usage) {
     const u = s.usage;
     const cache = u.cacheRead || u.cacheCreation ? ` · ${formatCount(u.cacheRead)} cache reads, ${formatCount(u.cacheCreation)} cache writes` : '';
-    field('usage', `${formatCount(u.input)} tokens in, ${formatCount(u.output)} out${cache} (${formatUsd(estimateCost(priceFor(s.model ?? undefined), u))} estimated)`);
+    const price = priceFor(s.model ?? undefined);
+    const cost = price.family === 'scripted' ? 'scripted model: no cost' : `${formatUsd(estimateCost(price, u))} estimated`;
+    field('usage', `${formatCount(u.input)} tokens in, ${formatCount(u.output)} out${cache} (${cost})`);
   }
   if (s.model) field('model', s.model);
 

@@ -35,7 +35,7 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   if (flags.json) throw new UsageError('--json is for "savepoint run", "resume" and "continue": an interactive session prints for people.');
   const out = process.stdout;
   const style = styleFor(out);
-  const state: SessionState = { flags, run: undefined, model: flags.model, tally: undefined };
+  const state: SessionState = { flags, run: undefined, model: flags.model, tally: undefined, said: new Set() };
   const history: PromptHistory = [];
 
   if (start.continueLatest || start.resume) {
@@ -101,6 +101,8 @@ interface SessionState {
   model: string | undefined;
   /** The totals of the last turn (its replayed steps included: the whole run). */
   tally: RunTally | undefined;
+  /** Header lines said in this session (how commands run), not repeated at every message. */
+  said: Set<string>;
 }
 
 // A message: a new run's task, or a follow-up of the session's run.
@@ -161,6 +163,7 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
       } else if (event.type === 'recorded' || event.type === 'replayed') recorded = true;
     },
     onTally: (tally) => (state.tally = tally),
+    said: state.said,
   };
   try {
     await runOnTerminal(drive, flags, process.stdout, view);

@@ -10,6 +10,7 @@ import type { RunTally } from './run-tally.js';
 /** The `type` of every line `--json` prints. */
 export const JSON_EVENT_TYPES = [
   'run-started',
+  'sandbox',
   'step-replayed',
   'step-started',
   'step-recorded',
@@ -56,6 +57,7 @@ export class JsonLines {
           summary: event.summary,
           originalDurationMs: event.originalDurationMs,
           ...usageOf(event.kind, event.result),
+          note: noteOf(event.result),
         });
       case 'started':
         return this.write('step-started', { position: event.position, kind: event.kind, description: event.description });
@@ -69,6 +71,7 @@ export class JsonLines {
           resolution: event.resolution ?? null,
           isError: isErrorOf(event.result),
           ...usageOf(event.kind, event.result),
+          note: noteOf(event.result),
         });
       case 'in-flight': {
         const { type: _type, ...fields } = event;
@@ -106,4 +109,10 @@ function isErrorOf(result: unknown): boolean | null {
 // A model step's tokens, as `usage` (null for every other kind).
 function usageOf(kind: string, result: unknown): { usage: unknown } {
   return { usage: kind === 'model' ? ((result as { usage?: unknown } | undefined)?.usage ?? null) : null };
+}
+
+// A tool step's note (a sandbox boundary its command hit), else null.
+function noteOf(result: unknown): string | null {
+  const note = (result as { note?: unknown } | null | undefined)?.note;
+  return typeof note === 'string' && note ? note : null;
 }

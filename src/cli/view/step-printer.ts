@@ -1,11 +1,12 @@
 // The product's signature on screen: one line per step as it happens, REPLAYED (from journal) or
-// LIVE (running now), what it did, a short result and how long it took, and at the end what the
-// replay saved. Live model text streams in above its step line, so a call is never a silent pause.
+// LIVE (running now), what it did, a short result and how long it took (what the replay saved is
+// counted in run-tally.ts). Live model text streams in above its step line, so a call is never a
+// silent pause.
 // Every line fits the style's width: below WIDE_COLUMNS the labels lose their parenthesis and a
 // replayed step shows only its original time; descriptions and results are cut by characters.
 import type { Writable } from 'node:stream';
 import type { StepEvent } from '../../valve/run-journal.js';
-import { formatCount, formatDuration } from '../../format/numbers.js';
+import { formatDuration } from '../../format/numbers.js';
 import { chunkColumns, displayWidth, ellipsize, fitColumns, showControls, wrapWords } from '../../format/text.js';
 import { padVisible, visibleLength } from './run-format.js';
 import type { Style } from '../terminal/style.js';
@@ -27,18 +28,7 @@ export const NOT_RUN_LABEL = 'NOT RUN (was in flight)';
 /** The label of a step the user declined: recorded, not run. */
 export const DECLINED_LABEL = 'DECLINED (not run)';
 
-/** What this process replayed so far, counted from the step events as they come (report/summarize.ts's Savings is the same idea computed from a stored run). */
-export interface ReplayTally {
-  replayedSteps: number;
-  modelCalls: number;
-  tokens: number;
-  commands: number;
-  originalMs: number;
-  replayMs: number;
-  liveSteps: number;
-}
-
-/** Prints a run's steps, its streamed model text and what replay saved, to fit `style.width`. */
+/** Prints a run's steps and its streamed model text, to fit `style.width`. */
 export class StepPrinter {
   private readonly out: Writable;
   private readonly style: Style;
@@ -49,9 +39,6 @@ export class StepPrinter {
   private word = '';
   private space = false;
   private thinking = false;
-  private replayStarted: number | undefined;
-  private replayEnded: number | undefined;
-  readonly replayed: ReplayTally = { replayedSteps: 0, modelCalls: 0, tokens: 0, commands: 0, originalMs: 0, replayMs: 0, liveSteps: 0 };
 
   constructor(out: Writable, style: Style) {
     this.out = out;
@@ -61,23 +48,19 @@ export class StepPrinter {
   /** The journal's event hook. */
   readonly onEvent = (event: StepEvent): void => {
     if (event.type === 'replayed') {
-      this.replayStarted ??= performance.now();
-      this.replayEnded = performance.now();
-      this.tally(event.kind, event.result, event.originalDurationMs);
       const took = this.wide
         ? `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`
         : this.style.dim(`took ${formatDuration(event.originalDurationMs)}`);
-      this.line(event.position, this.style.green(this.wide ? REPLAYED_LABEL : SHORT_LABELS.replayed), event.description, event.summary, took);
+      this.line(event.position, this.style.green(this.wide ? REPLAYED_LABEL : SHORT_LABELS.replayed), event.description, event.summary, took, noteOf(event.result));
     } else if (event.type === 'recorded') {
       this.endText();
-      this.replayed.liveSteps++;
       const label =
         event.resolution === 'in-flight-reported'
           ? this.style.red(this.wide ? NOT_RUN_LABEL : SHORT_LABELS.notRun)
           : event.resolution === 'declined'
             ? this.style.red(this.wide ? DECLINED_LABEL : SHORT_LABELS.declined)
             : this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live);
-      this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs));
+      this.line(event.position, label, event.description, event.summary, formatDuration(event.durationMs), noteOf(event.result));
     } else if (event.type === 'in-flight') {
       this.endText();
       const what = `#${event.position} ${showControls(event.description)} was ${event.interrupted ? 'interrupted by a signal before its result was recorded' : 'started before a crash and never recorded'}: `;
@@ -174,20 +157,6 @@ export class StepPrinter {
     this.thinking = false;
   }
 
-  private tally(kind: string, result: unknown, originalMs: number): void {
-    const s = this.replayed;
-    s.replayedSteps++;
-    s.originalMs += originalMs;
-    s.replayMs = (this.replayEnded ?? 0) - (this.replayStarted ?? 0);
-    if (kind === 'model' || kind === 'compact') {
-      s.modelCalls++;
-      const usage = (result as { usage?: { inputTokens?: number; outputTokens?: number } } | undefined)?.usage;
-      s.tokens += (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
-    } else if (kind === 'run_bash') {
-      s.commands++;
-    }
-  }
-
   // `#4  REPLAYED  read_file a.txt → 12 lines  · took 3 ms`, cut to the width. The description
   // column is as wide on every line (sized for a typical time), and a longer time takes its room
   // from the result. `note` follows the result in red, with what room the result leaves.
@@ -200,22 +169,15 @@ export class StepPrinter {
     const whatWidth = Math.min(34, Math.floor(Math.max(8, this.style.width - fixed - (this.wide ? TIME_ROOM.wide : TIME_ROOM.narrow)) / 2));
     const what = padVisible(fitColumns(description, whatWidth), whatWidth);
     const resultRoom = Math.max(1, this.style.width - fixed - whatWidth - visibleLength(time));
-    const summaryText = fitColumns(summary, note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - displayWidth(note)) : resultRoom);
-    const noteText = ellipsize(note, resultRoom - displayWidth(summaryText), 'columns');
+    const summaryText = fitColumns(summary, note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - displayWidth(showControls(note))) : resultRoom);
+    const noteText = ellipsize(showControls(note), resultRoom - displayWidth(summaryText), 'columns');
     const result = summaryText + (noteText ? this.style.red(noteText) : '');
     this.out.write(`${number}  ${padVisible(label, labelWidth)}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
   }
+}
 
-  /** One paragraph on what replay saved (wrapped to the width), or nothing when nothing replayed. */
-  summary(): string {
-    const s = this.replayed;
-    if (s.replayedSteps === 0) return '';
-    const parts = [`${s.modelCalls} model call${s.modelCalls === 1 ? '' : 's'}`];
-    if (s.tokens) parts.push(`${formatCount(s.tokens)} tokens`);
-    parts.push(`${s.commands} command${s.commands === 1 ? '' : 's'}`);
-    const text =
-      `Replayed ${s.replayedSteps} step${s.replayedSteps === 1 ? '' : 's'} from the journal in ${formatDuration(s.replayMs)} ` +
-      `instead of ${formatDuration(s.originalMs)}: ${parts.join(', ')} not re-run; ${s.liveSteps} step${s.liveSteps === 1 ? '' : 's'} ran live.`;
-    return wrapWords(text, this.style.width, 'columns').join('\n');
-  }
+// A tool result's note for the step line (a sandbox boundary the command hit), after the result.
+function noteOf(result: unknown): string {
+  const note = (result as { note?: unknown } | null | undefined)?.note;
+  return typeof note === 'string' && note ? ` (${note})` : '';
 }

@@ -12,6 +12,7 @@ import { JsonLines } from './json-lines.js';
 import { LiveView } from './live-view.js';
 import { modelNoticeText } from './model-notice.js';
 import { RunTally } from './run-tally.js';
+import { sandboxLine } from './sandbox-line.js';
 import type { DriveFlags } from './drive-flags.js';
 import { LIMIT_EXIT_CODE } from './drive-flags.js';
 import type { LimitReached } from '../../agent/budget.js';
@@ -31,6 +32,8 @@ export interface TurnView {
   onEvent?: (event: SessionEvent) => void;
   /** The run's totals when the turn ends (/cost shows them). */
   onTally?: (tally: RunTally) => void;
+  /** Header lines said earlier in this session (how commands run): said again only when they change. */
+  said?: Set<string>;
 }
 
 /** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
@@ -119,6 +122,11 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         if (event.type === 'started') live.begin(event.description, event.kind);
         else if (event.type === 'output') return live.output(event.chunk);
         else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
+        if (event.type === 'sandbox') {
+          const line = sandboxLine(event);
+          if (!view.said?.has(line)) say(live.out, style.dim, line, style.width);
+          return void view.said?.add(line);
+        }
         printEvent(event, printer, live.out, style);
         if (event.type === 'model-notice' && event.notice === 'retry-wait') live.countdown(event.seconds);
       },
@@ -128,7 +136,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     view.onTally?.(tally);
     if (json) json.end(outcome, tally);
     const o = live.out;
-    const saved = view.quietReplay ? '' : printer.summary();
+    const saved = view.quietReplay || !tally.savedLine() ? '' : wrapWords(tally.savedLine(), style.width, 'columns').join('\n');
     const totals = wrapWords(tally.line(), style.width, 'columns').map((line) => style.dim(line)).join('\n');
     if (outcome.status === 'interrupted') {
       if (view.inSession) {
