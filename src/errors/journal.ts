@@ -41,8 +41,8 @@ export class RunLockedError extends SavepointError<{ run: string; owner: RunLock
     super(
       'ERUNLOCKED',
       `Run ${run} is already running (pid ${owner.pid} on ${owner.host}, since ${owner.since}). ` +
-        `One process at a time may drive a run: wait for it to finish or stop it. A lock held from ` +
-        `another container or machine is taken over once its holder has stopped renewing it for its ` +
+        `One process at a time may drive a run: wait for it to finish or stop it. A lock held by a stopped ` +
+        `process (SIGSTOP, Ctrl-Z) or from another container or machine is taken over once its holder has stopped renewing it for its ` +
         `lease (30 s by default); a holder that is gone for good can also be cleared by deleting ${lockPath}.`,
       { run, owner, lockPath },
     );
@@ -58,9 +58,10 @@ export class RunLockLostError extends SavepointError<{ run: string; lockPath: st
   constructor(run: string, lockPath: string, owner?: RunLockOwner) {
     super(
       'ERUNLOCKLOST',
-      `This process lost the lock of run ${run} (${lockPath}): it did not renew its lease in time, and ` +
-        `${owner ? `pid ${owner.pid} on ${owner.host} (since ${owner.since})` : 'another process'} took the run over. ` +
-        `It stops here without writing, so two processes never drive one run; every step it recorded is kept.`,
+      `Another savepoint process took this run over while this one was paused or stalled past its lease ` +
+        `(run ${run}: ${owner ? `pid ${owner.pid} on ${owner.host}, since ${owner.since}` : 'its lock is no longer this process\'s'}; ${lockPath}). ` +
+        `This one stops here without recording or starting anything more, so two processes never drive one run; ` +
+        `every step either of them recorded is kept, and the identical command goes on from the journal.`,
       { run, lockPath, ...(owner ? { owner: { pid: owner.pid, host: owner.host, since: owner.since } } : {}) },
     );
   }
@@ -71,7 +72,7 @@ export class StepAlreadyRecordedError extends SavepointError<{ path: string; ref
   constructor(path: string, ref: string) {
     super(
       'ESTEPTAKEN',
-      `Another process recorded ${path} on ${ref} while this one was paused or slow (it took the run over), ` +
+      `Another savepoint process took this run over while this one was paused or slow, and recorded ${path} on ${ref}, ` +
         `so this process stops without writing: replacing a recorded step would change the past of a run that replays from it. ` +
         `Every step either process recorded is kept; run the identical command again to go on from the journal.`,
       { path, ref },

@@ -91,6 +91,20 @@ export async function stopOrphanedCommands(commonDir: string, run: string, grace
   return reports;
 }
 
+/**
+ * Stops process groups this process started that still run, because its run was taken over while
+ * it was paused (the new owner may not reach them: another pid namespace). SIGTERM now, SIGKILL
+ * after `graceMs` to any group still alive then. Their step's result is never recorded.
+ */
+export function stopOwnCommands(pgids: Iterable<number>, graceMs = 2000): void {
+  const groups = [...pgids];
+  for (const pgid of groups) signalGroup(pgid, 'SIGTERM');
+  if (groups.length === 0) return;
+  setTimeout(() => {
+    for (const pgid of groups) if (groupIsAlive(pgid)) signalGroup(pgid, 'SIGKILL');
+  }, graceMs).unref();
+}
+
 // The group still has members, and it is the recorded one: its leader, if still there, has the
 // recorded start time (while any member lives, Linux never hands the group's id out as a new pid).
 function groupIsOurs(command: LiveCommand): boolean {

@@ -7,20 +7,25 @@
 //   - The owner renews a lease: it touches the lock file's mtime every LEASE/6 (5 s by default).
 //   - Same boot id and same pid namespace as the owner (/proc/sys/kernel/random/boot_id,
 //     /proc/self/ns/pid): its pid and start time are checked, so a crashed owner's lock is taken
-//     over at once, and a live one is never taken whatever its lease says (a stopped process).
+//     over at once, and a running one is never taken whatever its lease says (its event loop may
+//     be blocked for a while). A stopped one (SIGSTOP, Ctrl-Z, a debugger: state T in /proc) is
+//     taken once its lease ran out, as from anywhere else: it may stay stopped for ever, and the
+//     fence at the append (journal/store.ts) makes it stop when it wakes.
 //   - Anywhere else (another container, another machine over a shared file system, no /proc), only
 //     the lease counts: a lock not renewed for LEASE (30 s by default, SAVEPOINT_RUN_LOCK_LEASE_MS)
 //     is stale and taken over. The lease assumes the clocks agree to well within LEASE.
 // The owner checks the lock is still its own before every append (`check`), so a holder whose lease
 // lapsed (its event loop blocked for LEASE) stops with RunLockLostError instead of writing beside a
 // new owner.
+// A renewal that finds the lock another's twice in a row tells `onLost`: the run was taken over
+// while this process was stopped, and the commands it still runs are stopped (valve/run-journal.ts).
 import { hostname } from 'node:os';
 import { linkSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLockedError, RunLockLostError, type RunLockOwner } from '../errors/index.js';
 import { unlinkQuietly, writeFileAtomically } from '../os/durable-file.js';
 import { readQuietly, takeOverLock } from './lock-file.js';
-import { pidMeansHere, stillRuns, thisProcess, type ProcessIdentity } from '../os/proc.js';
+import { isStopped, pidMeansHere, stillRuns, thisProcess, type ProcessIdentity } from '../os/proc.js';
 
 /** How long a lock whose owner cannot be checked by pid stays valid without renewal, by default. */
 export const DEFAULT_RUN_LOCK_LEASE_MS = 30_000;
@@ -37,6 +42,11 @@ export interface RunLock {
   release(): void;
   /** Throws RunLockLostError when the lock is no longer this process's (taken over as stale). */
   check(): void;
+  /**
+   * Calls `handler` once the renewal finds the lock another's (or gone) twice in a row: the run was
+   * taken over while this process was paused, and what it still has running must stop.
+   */
+  onLost(handler: () => void): void;
 }
 
 /** Takes the lock of `run`, or throws RunLockedError naming the live process that holds it. */
@@ -79,8 +89,19 @@ export function acquireRunLock(commonDir: string, run: string): RunLock {
 
 function holdLock(run: string, path: string, text: string, leaseMs: number): RunLock {
   let held = true;
+  let missed = 0; // renewals in a row that found the lock not this process's
+  const losers: Array<() => void> = [];
   const renew = () => {
-    if (readQuietly(path) !== text) return; // moved aside for a moment, or taken: `check` decides
+    if (readQuietly(path) !== text) {
+      // Moved aside for a moment (a taker puts back a lock renewed meanwhile, at once), or taken:
+      // twice in a row, a lease period apart, it is taken.
+      if (++missed === 2) {
+        clearInterval(timer);
+        for (const handler of losers.splice(0)) handler();
+      }
+      return;
+    }
+    missed = 0;
     const now = new Date();
     try {
       utimesSync(path, now, now);
@@ -111,7 +132,7 @@ function holdLock(run: string, path: string, text: string, leaseMs: number): Run
     throw new RunLockLostError(run, path, parseOwner(readQuietly(path) ?? ''));
   };
   process.on('exit', release);
-  return { path, release, check };
+  return { path, release, check, onLost: (handler) => void losers.push(handler) };
 }
 
 function parseOwner(text: string): LockContent | undefined {
@@ -123,10 +144,18 @@ function parseOwner(text: string): LockContent | undefined {
   }
 }
 
-// The pid is checked only where it means the owner's process: same boot, same pid namespace.
-// Elsewhere the lease decides. A lock file that is gone has no live owner.
+// The pid is checked only where it means the owner's process: same boot, same pid namespace; a
+// stopped owner there is judged by its lease. Elsewhere the lease decides. A lock file that is gone has no live owner.
 function isAlive(owner: LockContent, path: string): boolean {
-  if (pidMeansHere(owner)) return stillRuns(owner);
+  if (pidMeansHere(owner)) {
+    if (!stillRuns(owner)) return false;
+    if (!isStopped(owner.pid)) return true;
+  }
+  return leaseHolds(owner, path);
+}
+
+// Whether the lock at `path` was renewed within its owner's lease.
+function leaseHolds(owner: LockContent, path: string): boolean {
   let mtime: number;
   try {
     mtime = statSync(path).mtimeMs;

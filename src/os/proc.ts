@@ -67,6 +67,15 @@ export function stillRuns(owner: ProcessIdentity): boolean {
   return owner.startTime === undefined || start === undefined || start === owner.startTime;
 }
 
+/**
+ * Whether process `pid` is stopped (SIGSTOP, Ctrl-Z: state T; a debugger's stop: t), so it renews
+ * nothing until someone sends it SIGCONT. False when it cannot be told (no /proc).
+ */
+export function isStopped(pid: number): boolean {
+  const state = procStat(pid)?.[0];
+  return state === 'T' || state === 't';
+}
+
 /** This machine's name, as run.json records it with each attempt. */
 export function hostName(): string {
   return hostname();

@@ -29,6 +29,11 @@ export interface SecretBook {
   placeholderFor(kind: string, value: string): string;
   /** The value behind a placeholder this book gave out, if it did. */
   valueOf(placeholder: string): string | undefined;
+  /**
+   * Takes `placeholder` (another machine's, revealed here) for `value` of `kind`, unless the book
+   * already has either; true when the book now gives that placeholder for that value.
+   */
+  remember?(placeholder: string, kind: string, value: string): boolean;
 }
 
 /** Replaces secrets in text and in JSON-like values. */

@@ -5,12 +5,15 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createRedactor, type Redactor } from './redactor.js';
 import { createRevealer, type Revealer } from './reveal.js';
+import { createNameRecorder, type NameRecorder } from './names.js';
 import { FileSecretBook, secretBookPath } from './secret-book.js';
 
 /** The redactor and revealer of a run in the repository whose git common directory is `commonDir`. */
 export interface RunSecrets {
   redactor: Redactor;
   revealer: Revealer;
+  /** The name each file is recorded under in the checkpoints (names.ts), tagged through the book. */
+  recordName: NameRecorder;
 }
 
 // Said once per process, whoever asks.
@@ -28,5 +31,5 @@ export function openRunSecrets(commonDir: string, env: NodeJS.ProcessEnv = proce
       log(`savepoint debug: ${name} is not treated as a secret: ${reason}.`);
     }
   }
-  return { redactor, revealer: createRevealer(env, book, isFile) };
+  return { redactor, revealer: createRevealer(env, book, isFile), recordName: createNameRecorder(redactor.text, book) };
 }

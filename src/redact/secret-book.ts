@@ -48,6 +48,17 @@ export class FileSecretBook implements SecretBook {
     return this.values.get(placeholder);
   }
 
+  /** Takes another machine's placeholder for a value it revealed here, written to disk first, unless either is known already. */
+  remember(placeholder: string, kind: string, value: string): boolean {
+    this.load();
+    const known = this.placeholders.get(`${kind}\0${value}`);
+    if (known !== undefined) return known === placeholder;
+    if (this.values.has(placeholder)) return false;
+    this.add(placeholder, kind, value);
+    this.save();
+    return true;
+  }
+
   private add(placeholder: string, kind: string, value: string): void {
     this.values.set(placeholder, value);
     this.placeholders.set(`${kind}\0${value}`, placeholder);

@@ -110,7 +110,7 @@ class RunLife {
     const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir) });
     const secrets = openRunSecrets(store.repo.commonDir, mcpServers.size ? { ...env, ...mcpSecretEnv(mcpServers.values()) } : env);
     // The checkpoints write through the run's own object store: one handle for the run.
-    const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text });
+    const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
     let life: RunLife | undefined;
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
     const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox }));

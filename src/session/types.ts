@@ -107,7 +107,7 @@ export type SessionEvent =
   | { type: 'finished-over-changes'; run: string; finishedAt: string; step: number; changes: FileChange[] }
   /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */
   | ({ type: 'model-notice' } & ModelNotice)
-  | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[] }
+  | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[]; unrestorable: string[] }
   | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
 
 /** How a session's run ended. An error (divergence, drift refused, a failed model call) is thrown instead. */

@@ -56,6 +56,6 @@ async function restore(context: WorktreeContext, drift: Drift, reason: 'flag' | 
   const checkpointAt = context.history.lastCheckpoint?.finishedAt ?? record.createdAt;
   const since = checkpointAt > record.createdAt ? checkpointAt : record.createdAt;
   const guard = (changes: Parameters<typeof refuseUndoingFinishedRuns>[4]) => refuseUndoingFinishedRuns(context.store, context.run, drift.checkpoint, since, changes);
-  const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedPaths(), guard, context.reveal);
+  const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedPaths(), guard, context.reveal, snapshotter.recordName);
   context.emit({ type: 'worktree-restored', reason, step: drift.step, ...result });
 }

@@ -6,7 +6,7 @@ import { InFlightError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
 import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { stepFilePath } from '../journal/layout.js';
-import { clearLiveCommand, recordLiveCommand } from '../locks/live-commands.js';
+import { clearLiveCommand, recordLiveCommand, stopOwnCommands } from '../locks/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
 import type { RunLock } from '../locks/run-lock.js';
 import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
@@ -23,6 +23,8 @@ export class RunJournal {
   readonly store: JournalStore;
   readonly history: History;
   private readonly lock: RunLock;
+  // The process groups of this process's commands still running (trackCommand).
+  private readonly liveGroups = new Set<number>();
   private readonly options: Omit<OpenJournalOptions, 'dir'>;
   // run.json: what the run as a whole says about itself (run-record.ts).
   private readonly runFile: RunRecordWriter;
@@ -38,6 +40,8 @@ export class RunJournal {
     this.run = options.run;
     this.history = history;
     this.runFile = new RunRecordWriter({ run: options.run, store, options, origin, checkOwner: () => lock.check() }, record);
+    // Taken over while paused: a command this process still runs is stopped, as the new owner may not reach it.
+    lock.onLost(() => stopOwnCommands(this.liveGroups));
   }
 
   /**
@@ -61,6 +65,7 @@ export class RunJournal {
       if (declined) return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
       const intent = typeof options.intent === 'function' ? options.intent() : options.intent;
       if (intent && !recorded?.intent) await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`);
+      else this.lock.check(); // no append just now: a run taken over meanwhile stops here, before its effect
       this.emit({ type: 'started', ...callInfo(call) });
       const started = Date.now();
       const result = await run();
@@ -178,11 +183,13 @@ export class RunJournal {
 
   /** Records, on this machine only, a process group the current step started (see live-commands.ts). */
   trackCommand(pgid: number, description: string): void {
+    this.liveGroups.add(pgid);
     recordLiveCommand(this.store.repo.commonDir, this.run, pgid, this.position, description);
   }
 
   /** Forgets a process group of `trackCommand` once it has ended. */
   untrackCommand(pgid: number): void {
+    this.liveGroups.delete(pgid);
     clearLiveCommand(this.store.repo.commonDir, this.run, pgid);
   }
 

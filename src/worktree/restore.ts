@@ -6,11 +6,15 @@
 // A checkpoint may come from a fetched journal, so it is input, not trust: the whole tree is checked
 // against git's path rules and every blob it needs is read before the first file is touched, the
 // way is checked for files that would be lost, and nothing is ever written through a symbolic link.
+// Names in the trees have their secrets redacted (redact/names.ts): a file is written under its real
+// name when this machine can tell it, and otherwise not written at all but named (`unrestorable`),
+// and files that may be it are kept.
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { RestoreConflictError } from '../errors/index.js';
 import type { ObjectStore } from '../git/object-store.js';
-import { GITLINK_MODE, LINK_MODE } from '../git/path-rules.js';
+import { beneathNonDirectory, GITLINK_MODE, LINK_MODE, pathViolation } from '../git/path-rules.js';
+import { recordPath, revealedPlace, revealPathHow, type NameRecorder } from '../redact/names.js';
 import { readCheckpoint, readCheckpointBlob } from './checkpoint-tree.js';
 import type { PlannedChange } from './finished-edits.js';
 import type { FileEntry, Snapshot } from './snapshot.js';
@@ -23,6 +27,11 @@ export interface RestoreResult {
   kept: string[];
   /** Written files that still hold a secret's placeholder, because this machine does not know its value. */
   unrevealed: string[];
+  /**
+   * Files of the checkpoint not written because their recorded name holds a secret this machine
+   * cannot put back (or one that reveals to no usable name), as the checkpoint names them.
+   */
+  unrestorable: string[];
 }
 
 /** Puts secrets back into a checkpoint's (redacted) text: the text, and the placeholders it could not fill. */
@@ -33,6 +42,8 @@ interface Write {
   entry: FileEntry;
   content: Buffer;
 }
+
+type Names = Map<string, string>;
 
 /**
  * Makes the working tree at `root` match the checkpoint tree `target`, given its current snapshot
@@ -48,34 +59,43 @@ export async function restoreWorktree(
   tracked: ReadonlySet<string>,
   guard?: (changes: ReadonlyMap<string, PlannedChange>) => Promise<void>,
   reveal?: RevealText,
+  recordName?: NameRecorder,
 ): Promise<RestoreResult> {
-  const wanted = await readCheckpoint(objects, target);
+  const result: RestoreResult = { written: [], deleted: [], kept: [], unrevealed: [], unrestorable: [] };
+  // The checkpoint's trees hold names with secrets redacted (redact/names.ts): each file is
+  // restored under its real name, where this machine can tell it.
+  const recorded = await readCheckpoint(objects, target);
+  const { wanted, recordedAs } = realNames(recorded, current, result.unrestorable, reveal, recordName);
   const writes: Write[] = [];
   for (const [path, entry] of wanted) {
     if (entry.mode === GITLINK_MODE) continue; // a submodule: its own repository
     const have = current.files.get(path);
     if (have && have.oid === entry.oid && have.mode === entry.mode) continue;
-    writes.push({ path, entry, content: await readCheckpointBlob(objects, target, path, entry) });
+    writes.push({ path, entry, content: await readCheckpointBlob(objects, target, recordedAs.get(path) ?? path, entry) });
   }
-  const result: RestoreResult = { written: [], deleted: [], kept: [], unrevealed: [] };
-  // Text files get their secrets back where this machine knows them (checkpoints hold placeholders).
+  // Text files and link targets get their secrets back where this machine knows them (checkpoints hold placeholders).
   for (const write of reveal ? writes : []) {
     const { content } = write;
-    if (write.entry.mode === '120000' || content.subarray(0, 8000).includes(0) || !content.includes('[REDACTED:')) continue;
+    if (content.subarray(0, 8000).includes(0) || !content.includes('[REDACTED:')) continue;
     const revealed = reveal!(content.toString('utf8'));
     write.content = Buffer.from(revealed.text);
     if (revealed.unknown.length) result.unrevealed.push(write.path);
   }
   // A checkpoint from before submodules were recorded as trees has their gitlinks: their files stay.
   const gitlinks = [...wanted].filter(([, entry]) => entry.mode === '160000').map(([path]) => `${path}/`);
+  // A file that may be one the restore could not name is kept, never deleted.
+  const unnamed = result.unrestorable.map((path) => revealedPlace(path, reveal));
+  const mayBeUnnamed = (path: string) => unnamed.some(({ dir, file }) => (file ? parentOf(path) === dir : dir === '' || path.startsWith(`${dir}/`)));
   for (const path of current.files.keys()) {
     if (wanted.has(path) || gitlinks.some((prefix) => path.startsWith(prefix))) continue;
-    (tracked.has(path) ? result.deleted : result.kept).push(path);
+    (tracked.has(path) && !mayBeUnnamed(path) ? result.deleted : result.kept).push(path);
   }
   if (guard) {
+    // The guard reads the journal's trees: it is told the paths as they are recorded there.
+    const inTrees = (path: string) => recordedAs.get(path) ?? (recordName ? recordPath(path, recordName) : path);
     const changes = new Map<string, PlannedChange>();
-    for (const { path, entry } of writes) changes.set(path, { now: current.files.get(path), target: entry });
-    for (const path of result.deleted) changes.set(path, { now: current.files.get(path) });
+    for (const { path, entry } of writes) changes.set(inTrees(path), { now: current.files.get(path), target: entry });
+    for (const path of result.deleted) changes.set(inTrees(path), { now: current.files.get(path) });
     await guard(changes);
   }
   const deletable = new Set(result.deleted);
@@ -87,6 +107,62 @@ export async function restoreWorktree(
     result.written.push(write.path);
   }
   return result;
+}
+
+// The checkpoint's files by their real paths (and, for the renamed ones, the path each is recorded
+// under). A recorded name is put back from the working tree (a file here records to it), else
+// revealed (the book's tag, the placeholders' values); one that cannot be, that reveals to a path
+// git's rules refuse, or whose guessed path another file also claims, is not restored and is named.
+// A name revealed here is adopted by this machine's recorder (its tag then stays the file's).
+function realNames(recorded: Map<string, FileEntry>, current: Snapshot, unrestorable: string[], reveal?: RevealText, recordName?: NameRecorder): { wanted: Map<string, FileEntry>; recordedAs: Names } {
+  const here: Names = new Map();
+  if (recordName) {
+    for (const path of current.files.keys()) {
+      const inTrees = recordPath(path, recordName);
+      if (inTrees !== path) here.set(inTrees, path);
+    }
+  }
+  const wanted = new Map<string, FileEntry>();
+  const recordedAs: Names = new Map();
+  // Each file's real path, and whether it is sure: recorded as it is, found here, or revealed by
+  // its tag. A guess (revealed from its placeholders alone) that another file also claims is not
+  // written: the two cannot be told apart (a token's name and a file literally named after it).
+  const claims = new Map<string, Array<{ path: string; entry: FileEntry; exact: boolean }>>();
+  for (const [path, entry] of recorded) {
+    const found = here.get(path);
+    const real = found !== undefined ? { path: found, exact: true } : revealPathHow(path, reveal);
+    if (real === undefined || (real.path !== path && (pathViolation(real.path, entry.mode) || real.path.includes('\0')))) {
+      unrestorable.push(path);
+      continue;
+    }
+    const list = claims.get(real.path) ?? [];
+    list.push({ path, entry, exact: real.exact });
+    claims.set(real.path, list);
+  }
+  for (const [real, list] of claims) {
+    const sure = list.filter((claim) => claim.exact);
+    const chosen = sure.length === 1 ? sure[0]! : list.length === 1 ? list[0]! : undefined;
+    for (const claim of list) if (claim !== chosen) unrestorable.push(claim.path);
+    if (!chosen) continue;
+    wanted.set(real, chosen.entry);
+    if (real === chosen.path) continue;
+    recordedAs.set(real, chosen.path);
+    if (here.has(chosen.path) || !recordName?.adopt) continue;
+    const [names, reals] = [chosen.path.split('/'), real.split('/')];
+    names.forEach((name, i) => name !== reals[i] && recordName.adopt!(name, reals[i]!));
+  }
+  const beneath = recordedAs.size ? beneathNonDirectory(new Map([...wanted].map(([path, entry]) => [path, entry.mode]))) : undefined;
+  if (beneath) {
+    // Only a revealed name can have made this (the recorded tree was checked): leave that file out.
+    wanted.delete(beneath.path);
+    unrestorable.push(recordedAs.get(beneath.path) ?? beneath.path);
+  }
+  return { wanted, recordedAs };
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
 }
 
 function lstatOrUndefined(path: string): Stats | undefined {

@@ -17,6 +17,7 @@ import { pathViolation } from '../git/path-rules.js';
 import { ObjectStore } from '../git/object-store.js';
 import { buildOwnGit, findRepository, keepsGitDirInside, type Repository } from '../git/repository.js';
 import { FileHasher } from './file-hasher.js';
+import type { NameRecorder } from '../redact/names.js';
 import { ObjectBatch } from '../git/object-batch.js';
 import { GITLINK_MODE, parseIndexListing, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
 import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
@@ -51,6 +52,8 @@ export interface SnapshotOptions {
   maxFileBytes?: number;
   /** Rewrites the text of files before they are stored (secret redaction). */
   redactText?: (text: string) => string;
+  /** The name each file and directory is recorded under in the trees (a secret in it redacted: redact/names.ts). */
+  recordName?: NameRecorder;
   /**
    * The index's blobs are not in `objects` (a submodule's: they are in its own repository), so
    * every file is hashed from the working tree (once; then the stat cache answers).
@@ -68,6 +71,8 @@ export class WorktreeSnapshotter {
   readonly objects: ObjectStore;
   private readonly maxFileBytes: number;
   private readonly redactText: (text: string) => string;
+  /** The name a file or directory has in the checkpoint's trees, given its real one. */
+  readonly recordName: NameRecorder;
   private readonly hasher: FileHasher;
   private index: { signature: string; entries: Map<string, FileEntry>; gitlinks: string[] } | undefined;
   // The last snapshot's trees by directory, the index they were built on, its files' layers, and
@@ -87,6 +92,7 @@ export class WorktreeSnapshotter {
     this.objects = objects;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.redactText = options.redactText ?? ((text) => text);
+    this.recordName = options.recordName ?? ((name) => name);
     this.hashEveryFile = options.hashEveryFile ?? false;
     this.untrackedListingFrom = options.untrackedListingFrom ?? UNTRACKED_LISTING_FROM;
     this.hasher = new FileHasher(repo.root, this.maxFileBytes, this.redactText);
@@ -155,7 +161,7 @@ export class WorktreeSnapshotter {
     let dirs: Map<string, DirTree>;
     if (last) {
       const moved = changedSince(last.layers, layers);
-      const updated = updateTrees(last.dirs, moved, moved.keys(), batch);
+      const updated = updateTrees(last.dirs, moved, moved.keys(), batch, this.recordName);
       tree = updated.root;
       dirs = last.dirs;
       batch.flush();
@@ -165,7 +171,7 @@ export class WorktreeSnapshotter {
         else dirs.delete(dir);
       }
     } else {
-      const built = buildTrees(layerFiles(layers), batch);
+      const built = buildTrees(layerFiles(layers), batch, this.recordName);
       tree = built.root;
       dirs = built.dirs;
       batch.flush();
@@ -220,7 +226,7 @@ export class WorktreeSnapshotter {
       moved.set(path, hashed);
     }
     if (moved.size === 0) return lastSnapshot;
-    const updated = updateTrees(last.dirs, moved, moved.keys(), batch);
+    const updated = updateTrees(last.dirs, moved, moved.keys(), batch, this.recordName);
     batch.flush();
     for (const [dir, entry] of updated.dirs) {
       if (entry) last.dirs.set(dir, entry);
@@ -285,6 +291,7 @@ export class WorktreeSnapshotter {
     const snapshotter = new WorktreeSnapshotter(repo, this.objects, {
       maxFileBytes: this.maxFileBytes,
       redactText: this.redactText,
+      recordName: this.recordName,
       hashEveryFile: true,
       untrackedListingFrom: this.untrackedListingFrom,
     });

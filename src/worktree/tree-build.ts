@@ -1,7 +1,12 @@
 // The trees of a checkpoint: built whole for the first one, then only the directories on the paths
-// that changed, from the trees of the last one.
+// that changed, from the trees of the last one. Paths come in as the working tree has them; each
+// name goes into a tree as `record` gives it (a secret in it redacted: redact/names.ts), while the
+// trees by directory stay keyed by the real paths.
 import { makeTree, nestPaths, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
+import type { NameRecorder } from '../redact/names.js';
 import type { FileEntry } from './snapshot.js';
+
+const same: NameRecorder = (name) => name;
 
 /** One directory's tree: its entries (files, and subdirectories as trees) and its id. */
 export interface DirTree {
@@ -13,14 +18,16 @@ export interface DirTree {
  * Builds the nested trees for a flat map of files, handing every tree object to `out`; gives the
  * root tree and every directory's tree by path ('' is the root).
  */
-export function buildTrees(files: Map<string, FileEntry>, out: { push(object: GitObject): void }): { root: string; dirs: Map<string, DirTree> } {
+export function buildTrees(files: Map<string, FileEntry>, out: { push(object: GitObject): void }, record: NameRecorder = same): { root: string; dirs: Map<string, DirTree> } {
   const root = nestPaths<TreeEntry>(files);
   const dirs = new Map<string, DirTree>();
   const write = (dir: PathDir<TreeEntry>, path: string): string => {
-    for (const [name, sub] of dir.dirs) dir.files.set(name, { mode: TREE_MODE, oid: write(sub, path ? `${path}/${name}` : name) });
-    const tree = makeTree(dir.files);
+    const entries: Tree = new Map();
+    for (const [name, entry] of dir.files) entries.set(record(name), entry);
+    for (const [name, sub] of dir.dirs) entries.set(record(name), { mode: TREE_MODE, oid: write(sub, path ? `${path}/${name}` : name) });
+    const tree = makeTree(entries);
     out.push(tree);
-    dirs.set(path, { entries: dir.files, oid: tree.oid });
+    dirs.set(path, { entries, oid: tree.oid });
     return tree.oid;
   };
   return { root: write(root, ''), dirs };
@@ -37,6 +44,7 @@ export function updateTrees(
   files: { get(path: string): FileEntry | undefined },
   touched: Iterable<string>,
   out: { push(object: GitObject): void },
+  record: NameRecorder = same,
 ): { root: string; dirs: Map<string, DirTree | null> } {
   const parentOf = (path: string) => {
     const slash = path.lastIndexOf('/');
@@ -68,11 +76,12 @@ export function updateTrees(
     const entries: Tree = new Map(base.get(dir)?.entries);
     for (const name of names.get(dir) ?? []) {
       const entry = files.get(dir ? `${dir}/${name}` : name);
-      if (entry) entries.set(name, entry);
-      else if (entries.get(name)?.mode !== TREE_MODE || !dirty.has(dir ? `${dir}/${name}` : name)) entries.delete(name);
+      const recorded = record(name);
+      if (entry) entries.set(recorded, entry);
+      else if (entries.get(recorded)?.mode !== TREE_MODE || !dirty.has(dir ? `${dir}/${name}` : name)) entries.delete(recorded);
     }
     for (const child of children.get(dir) ?? []) {
-      const name = nameOf(child);
+      const name = record(nameOf(child));
       const update = updates.get(child);
       if (update) entries.set(name, { mode: TREE_MODE, oid: update.oid });
       else if (entries.get(name)?.mode === TREE_MODE) entries.delete(name);

@@ -49,6 +49,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   // Kill the child (SIGKILL) if it has not exited after this long; default 60 s.
   timeoutMs?: number;
+  // A command the CLI is started under (e.g. `unshare --pid --fork --mount-proc`), node and its arguments appended.
+  under?: string[];
 }
 
 // What every CLI child starts from: the machine's environment without anything that would change
@@ -85,7 +87,8 @@ export function startCli(args: string[], options: CliOptions): CliProcess {
     else env[name] = value;
   }
   const started = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...prefix] = [...(options.under ?? []), process.execPath];
+  const child = spawn(command!, [...prefix, BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

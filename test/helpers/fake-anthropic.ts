@@ -53,6 +53,10 @@ export interface FakeAnthropicOptions {
   // Sent as `retry-after-ms` with every injected error so the SDK retries at once instead of after
   // its 0.5-8 s backoff. The SDK ignores 0 (it then uses its backoff), hence 1. `null` sends none.
   retryAfterMs?: number | null;
+  // Called with each request's turn index before it is answered; a promise it returns holds the
+  // answer back until it settles (a test releases it), so a client can be paused in the middle of
+  // a call without racing a timer.
+  gate?: (index: number, request: MessagesBody) => Promise<void> | undefined;
 }
 
 // How an injected failure looks (see failNext).
@@ -182,6 +186,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const full = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
     // As a real model does: an answer longer than max_tokens stops there (about 4 characters a token).
     const { response, partialInputs } = turn.stopReason ? { response: full, partialInputs: new Map<number, string>() } : cutAtMaxTokens(full, body.max_tokens);
+    await options.gate?.(index, body);
+    if (res.destroyed) return;
     const cache = { creation: turn.usage?.cacheCreationInputTokens !== undefined, read: turn.usage?.cacheReadInputTokens !== undefined };
     const message = toApiMessage(response, `msg_fake_${id}`, cache);
     if (!body.stream) {

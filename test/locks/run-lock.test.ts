@@ -2,10 +2,12 @@
 // but not their pids): real processes started with `unshare --pid --fork --mount-proc`. Two holders
 // in different namespaces never both hold a run; a dead holder's lock from another namespace is
 // taken over once its lease ran out (SAVEPOINT_RUN_LOCK_LEASE_MS, short here); a holder whose lease
-// lapsed while it was stopped finds its lock gone and writes nothing.
+// lapsed while it was stopped finds its lock gone and writes nothing. In one namespace, a running
+// holder is never taken over, a stopped one (SIGSTOP) once its lease ran out; woken, it starts no
+// effect (effects.log) and writes nothing.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readlinkSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readlinkSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,14 +35,14 @@ interface Holder {
 }
 
 // The fixture, in a new pid namespace (`own`) or in this one.
-function startHolder(dir: string, own: boolean, wait = false): Holder {
+function startHolder(dir: string, own: boolean, wait = false, name = 'holder'): Holder {
   const node = [process.execPath, '--import', 'tsx', FIXTURE];
   const [command, ...args] = own ? ['unshare', '--pid', '--fork', '--mount-proc', ...node] : node;
   const child = spawn(command!, args, {
     cwd: ROOT,
     detached: true, // a process group of its own, so kill reaches the namespace's init too
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: '', SAVEPOINT_ENTRY: join(ROOT, 'src/index.ts'), HOLDER_DIR: dir, HOLDER_RUN: 'shared', SAVEPOINT_RUN_LOCK_LEASE_MS: String(LEASE_MS), HOLDER_WAIT: wait ? '1' : '' },
+    env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: '', SAVEPOINT_ENTRY: join(ROOT, 'src/index.ts'), HOLDER_DIR: dir, HOLDER_RUN: 'shared', SAVEPOINT_RUN_LOCK_LEASE_MS: String(LEASE_MS), HOLDER_WAIT: wait ? '1' : '', HOLDER_NAME: name },
   });
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];
@@ -128,13 +130,13 @@ describe('the run lock across pid namespaces', { concurrency: true, skip }, () =
 
   it('a holder stopped past its lease loses the run to another namespace, and then writes nothing', async () => {
     const repo = await scratch.repo();
-    const first = startHolder(repo.root, true);
+    const first = startHolder(repo.root, true, false, 'first');
     assert.match(await first.next(), /^held /);
     first.send('step');
     assert.equal(await first.next(), 'stepped');
     process.kill(-first.child.pid!, 'SIGSTOP');
     await sleep(LEASE_MS + 300);
-    const taker = startHolder(repo.root, false);
+    const taker = startHolder(repo.root, false, false, 'taker');
     assert.match(await taker.next(), /^held /);
     process.kill(-first.child.pid!, 'SIGCONT');
     first.send('step');
@@ -150,6 +152,54 @@ describe('the run lock across pid namespaces', { concurrency: true, skip }, () =
     // Step 1 from the first holder, step 2 from the taker: the holder that lost the lock added nothing.
     const entries = await readRunEntries(await JournalStore.open(repo.root), 'shared');
     assert.deepEqual(entries.map((e) => `${e.step} attempt ${e.attempt}`), ['1 attempt 1', '2 attempt 2']);
+    assert.deepEqual(effects(repo.root), ['first 1', 'taker 2'], 'the holder that lost the lock started no effect');
+  });
+});
+
+// The effects the holders' steps ran, in order (`<name> <n>` lines of effects.log).
+function effects(dir: string): string[] {
+  return readFileSync(join(dir, 'effects.log'), 'utf8').trim().split('\n');
+}
+
+// Until the lock of run `shared` in `dir` was last renewed more than `ms` ago.
+async function untilUnrenewed(dir: string, ms: number): Promise<void> {
+  const path = join(dir, '.git/savepoint/locks/shared.lock');
+  while (Date.now() - statSync(path).mtimeMs <= ms) await sleep(20);
+}
+
+describe('the run lock in one pid namespace', { concurrency: true }, () => {
+  it('a running holder is never taken over, a stopped one once its lease ran out; woken, it starts no effect and writes nothing', async () => {
+    const repo = await scratch.repo();
+    const first = startHolder(repo.root, false, false, 'first');
+    assert.match(await first.next(), /^held /);
+    first.send('step');
+    assert.equal(await first.next(), 'stepped');
+    // Running (its pid checks out here), it keeps the run whatever its lock's age says.
+    const path = join(repo.root, '.git/savepoint/locks/shared.lock');
+    const old = new Date(Date.now() - LEASE_MS * 10);
+    utimesSync(path, old, old);
+    const refused = startHolder(repo.root, false, false, 'refused');
+    assert.equal(await refused.next(), 'locked ERUNLOCKED', 'a running holder keeps its run');
+    await refused.exited;
+    // Stopped (state T in /proc), it renews nothing: once its lease ran out the run is taken over.
+    process.kill(first.child.pid!, 'SIGSTOP');
+    await untilUnrenewed(repo.root, LEASE_MS);
+    const taker = startHolder(repo.root, false, false, 'taker');
+    assert.match(await taker.next(), /^held /, 'a stopped holder past its lease is taken over');
+    process.kill(first.child.pid!, 'SIGCONT');
+    first.send('step');
+    assert.equal(await first.next(), 'lost ERUNLOCKLOST');
+    taker.send('step'); // replays step 1
+    assert.equal(await taker.next(), 'stepped');
+    taker.send('step'); // step 2, live
+    assert.equal(await taker.next(), 'stepped');
+    taker.send('exit');
+    await taker.exited;
+    first.send('exit');
+    await first.exited;
+    const entries = await readRunEntries(await JournalStore.open(repo.root), 'shared');
+    assert.deepEqual(entries.map((e) => `${e.step} attempt ${e.attempt}`), ['1 attempt 1', '2 attempt 2']);
+    assert.deepEqual(effects(repo.root), ['first 1', 'taker 2'], 'the woken holder started no effect');
   });
 });
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { isSavepointError } from '../../src/errors/index.js';
 import { restoreWorktree } from '../../src/worktree/restore.js';
+import { createRevealer } from '../../src/redact/reveal.js';
 import { hashBlob, literalTree, mktree, type ForgedEntry } from '../helpers/hostile-tree.js';
 import { useScratch } from '../helpers/scratch.js';
 import { snapshotterFor } from './support.js';
@@ -129,5 +130,28 @@ describe('restoring a checkpoint git would refuse', { concurrency: true }, () =>
     const result = await restoring(repo.root, tree);
     assert.deepEqual(result.written, []);
     assert.deepEqual(readdirSync(join(repo.root, 'vendor')), []);
+  });
+
+  test('a recorded name that reveals to a way out, to .git, or to a name another file has: not written, named', async () => {
+    const repo = await scratch.repo({ 'README.md': '# p\n' });
+    const blob = await hashBlob(repo.root, 'x\n');
+    // A fetched journal can tag any name; the values behind its placeholders are this machine's.
+    const reveal = createRevealer({ ESCAPE_TOKEN: '../../outside', GITDIR_TOKEN: '.git....', SAME_TOKEN: 'plain.txt' }).partial;
+    const tree = await mktree(repo.root, [
+      { mode: '100644', name: '[REDACTED:ESCAPE_TOKEN]~0000aaaa', oid: blob },
+      { mode: '100644', name: '[REDACTED:GITDIR_TOKEN]~0000bbbb', oid: blob },
+      { mode: '100644', name: '[REDACTED:SAME_TOKEN]~0000cccc', oid: blob },
+      { mode: '100644', name: 'plain.txt', oid: blob },
+      { mode: '100644', name: '[REDACTED:NOBODY_KNOWS]~0000dddd', oid: blob },
+    ]);
+    const snapshotter = snapshotterFor(repo.root);
+    const result = await restoreWorktree(repo.root, snapshotter.objects, tree, snapshotter.snapshot(), snapshotter.trackedPaths(), undefined, reveal);
+    assert.deepEqual(result.written, ['plain.txt']);
+    assert.deepEqual(result.unrestorable.sort(), ['[REDACTED:ESCAPE_TOKEN]~0000aaaa', '[REDACTED:GITDIR_TOKEN]~0000bbbb', '[REDACTED:NOBODY_KNOWS]~0000dddd', '[REDACTED:SAME_TOKEN]~0000cccc']);
+    assert.deepEqual(result.kept, ['README.md'], 'README.md (tracked, not in the checkpoint) may be an unnamed one: kept, not deleted');
+    assert.deepEqual(result.deleted, []);
+    assert.ok(existsSync(join(repo.root, 'README.md')));
+    assert.ok(!existsSync(join(repo.root, '..', 'outside')) && !existsSync(join(repo.root, '../../outside')));
+    assert.deepEqual(readdirSync(join(repo.root, '.git')).includes('x'), false);
   });
 });

@@ -204,6 +204,10 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
+      if (event.unrestorable.length) {
+        const names = event.unrestorable.slice(0, 5).map(showControls).join(', ');
+        say(out, style.yellow, `${event.unrestorable.length} file(s) of the checkpoint were not restored: their names hold a secret this machine has no value for (${names}${event.unrestorable.length > 5 ? ', ...' : ''}); files that may be them were kept.`, style.width);
+      }
       if (event.unrevealed.length) say(out, style.yellow, `${event.unrevealed.length} restored file(s) keep secret placeholders this machine has no value for: ${event.unrevealed.slice(0, 5).join(', ')}`, style.width);
       if (event.kept.length) say(out, style.dim, `Kept ${event.kept.length} untracked file(s) the run never recorded: ${event.kept.slice(0, 5).join(', ')}${event.kept.length > 5 ? ', ...' : ''}`, style.width);
       return;
