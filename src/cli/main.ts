@@ -2,11 +2,11 @@
 // paragraph with exit code 1 (2 for bad usage, commander's parse errors included). A stack trace
 // only with SAVEPOINT_DEBUG=1. A closed stdout (`| head`) is never an error: see output.ts.
 import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../errors/index.js';
 import { openFileLimit } from '../os/proc.js';
 import { showControls } from '../format/text.js';
-import { preferSmallHeap } from './heap.js';
 import { addCommandHelp } from './help.js';
 import { guardOutput, onClosedPipe } from './terminal/output.js';
 import { useSavepointUsageErrors } from './usage.js';
@@ -67,9 +67,10 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
     .description('A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.')
     .version(version(), '-v, --version')
     .addHelpText('after', EXAMPLES)
-    .hook('preAction', (_program, action) => {
+    .hook('preAction', async (_program, action) => {
       onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit');
-      if (DRIVING.has(action.name())) preferSmallHeap(); // an hour-long run stays small: heap.ts
+      // An hour-long run stays small (heap.ts); loaded only then: perf_hooks and v8 cost the reading commands' start-up.
+      if (DRIVING.has(action.name())) (await import('./heap.js')).preferSmallHeap();
     });
   argv = sessionArgv(argv);
   const named = argv[2];
@@ -97,13 +98,15 @@ export async function main(argv: string[]): Promise<void> {
  * (`-c`, `-r`, `--yes`, ...), is the interactive session; `-p <task>` is `run <task>`, as in
  * Claude Code. Anything else is left as it is.
  */
-export function sessionArgv(argv: readonly string[], terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY)): string[] {
+export function sessionArgv(argv: readonly string[], terminal?: boolean): string[] {
   const [node = 'node', bin = 'savepoint', ...args] = argv;
   const first = args[0];
   if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [...argv];
   const print = args.findIndex((arg) => arg === '-p' || arg === '--print');
   if (print !== -1) return [node, bin, 'run', ...args.filter((_, i) => i !== print)];
-  if (first === undefined) return terminal ? [node, bin, 'session'] : [...argv];
+  // Asked of the file descriptors, and only here: reading process.stdin.isTTY makes the stdin
+  // stream (its tty or socket, and the modules behind it), 10-60 ms of every command's start.
+  if (first === undefined) return (terminal ?? (isatty(0) && isatty(1))) ? [node, bin, 'session'] : [...argv];
   if (first.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(first)) return [node, bin, 'session', ...args];
   return [...argv];
 }

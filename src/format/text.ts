@@ -3,7 +3,13 @@
 // a cut never splits an emoji or leaves half a surrogate pair. For a terminal, the same cuts can
 // count columns instead: an emoji or a CJK character takes two. Pure: no I/O, no imports from src/.
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: creating it loads ICU's segmentation data, 35-125 ms of every command's
+// start-up when made here, and most text is ASCII, which never needs it.
+let graphemes: Intl.Segmenter | undefined;
+function segments(text: string): Intl.Segments {
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return graphemes.segment(text);
+}
 
 /** What a length counts: characters (grapheme clusters), or terminal columns. */
 export type TextUnit = 'chars' | 'columns';
@@ -20,22 +26,22 @@ export function charWidth(char: string): number {
 
 /** How many terminal columns `text` takes on one line. */
 export function displayWidth(text: string): number {
-  if (isAscii(text)) return text.length;
+  if (isSimple(text)) return text.length;
   let n = 0;
-  for (const { segment } of segmenter.segment(text)) n += charWidth(segment);
+  for (const { segment } of segments(text)) n += charWidth(segment);
   return n;
 }
 
 /** The characters of `text` as people see them (grapheme clusters). */
 export function characters(text: string): string[] {
-  return Array.from(segmenter.segment(text), (s) => s.segment);
+  return Array.from(segments(text), (s) => s.segment);
 }
 
 /** How many characters (grapheme clusters) `text` has. */
 export function charLength(text: string): number {
-  if (isAscii(text)) return text.length;
+  if (isSimple(text)) return text.length;
   let n = 0;
-  for (const _ of segmenter.segment(text)) n++;
+  for (const _ of segments(text)) n++;
   return n;
 }
 
@@ -45,10 +51,10 @@ export function charLength(text: string): number {
  */
 export function takeChars(text: string, max: number, unit: TextUnit = 'chars'): string {
   if (max <= 0) return '';
-  if (isAscii(text)) return text.slice(0, wholeShown(text, max));
+  if (isSimple(text)) return text.slice(0, wholeShown(text, max));
   if (unit === 'chars' && text.length <= max) return text; // at most max UTF-16 units: at most max characters
   let used = 0;
-  for (const { segment, index } of segmenter.segment(text)) {
+  for (const { segment, index } of segments(text)) {
     used += unit === 'chars' ? 1 : charWidth(segment);
     if (used > max) return text.slice(0, wholeShown(text, index));
   }
@@ -61,11 +67,11 @@ export function takeChars(text: string, max: number, unit: TextUnit = 'chars'): 
  * A cut never splits a character, nor a control character showControls made visible.
  */
 export function ellipsize(text: string, max: number, unit: TextUnit = 'chars'): string {
-  if (isAscii(text)) return text.length <= max ? text : max <= 1 ? '' : `${text.slice(0, wholeShown(text, max - 1))}…`;
+  if (isSimple(text)) return text.length <= max ? text : max <= 1 ? '' : `${text.slice(0, wholeShown(text, max - 1))}…`;
   if (unit === 'chars' && text.length <= max) return text; // at most max UTF-16 units: at most max characters
   let used = 0;
   let keep = 0; // where the cut goes: the longest start that leaves room for the ellipsis
-  for (const { segment, index } of segmenter.segment(text)) {
+  for (const { segment, index } of segments(text)) {
     used += unit === 'chars' ? 1 : charWidth(segment);
     if (used > max) return max <= 1 ? '' : `${text.slice(0, wholeShown(text, keep))}…`;
     if (used <= max - 1) keep = index + segment.length;
@@ -138,13 +144,13 @@ export function wrapWords(text: string, width: number, unit: TextUnit = 'chars')
 export function chunkColumns(text: string, width: number): string[] {
   const room = Math.max(1, width);
   const pieces: string[] = [];
-  if (isAscii(text)) {
+  if (isSimple(text)) {
     for (let i = 0; i < text.length; i += room) pieces.push(text.slice(i, i + room));
     return pieces;
   }
   let start = 0;
   let used = 0;
-  for (const { segment, index } of segmenter.segment(text)) {
+  for (const { segment, index } of segments(text)) {
     const w = charWidth(segment);
     if (used > 0 && used + w > room) {
       pieces.push(text.slice(start, index));
@@ -157,8 +163,16 @@ export function chunkColumns(text: string, width: number): string[] {
   return pieces;
 }
 
-function isAscii(text: string): boolean {
-  return !/[^\x00-\x7f]/.test(text);
+// Text in which every UTF-16 unit is a character of its own, one column wide: ASCII, the Latin
+// letters before the combining marks (U+0000–U+02FF), the dashes, quotes and bullets of General
+// Punctuation without its joiners and marks (U+2010–U+2027, U+2030–U+205E), arrows, box drawing
+// and block elements (U+2190–U+21FF, U+2500–U+259F), which savepoint's own lines use ('·', '–',
+// '→', '─', '▇'). It is measured and cut by its length, without the segmenter, which costs some
+// 40 ms to make (test/format/text.test.ts holds every such character to the segmenter's count).
+const SIMPLE = /^[\x00-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
+
+function isSimple(text: string): boolean {
+  return SIMPLE.test(text);
 }
 
 // Characters a terminal acts on instead of drawing: C0 controls but tab and newline, DEL, the C1
@@ -167,6 +181,9 @@ function isAscii(text: string): boolean {
 // byte of a file name that is not UTF-8 (os/path-bytes.ts), drawn as `\xff`.
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]|(?<![\ud800-\udbff])[\udc80-\udcff]/g;
+// The same characters, without the global flag (whose lastIndex would make test() stateful).
+// eslint-disable-next-line no-control-regex
+const HAS_CONTROLS = new RegExp(CONTROLS.source);
 
 /**
  * `text` with every character a terminal would act on made visible instead: ESC as `^[`, the other
@@ -176,7 +193,8 @@ const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u
  * split an escape sequence, because none is left.
  */
 export function showControls(text: string): string {
-  return text.replace(CONTROLS, controlName);
+  // Most text has none: testing first spares building a copy of it.
+  return HAS_CONTROLS.test(text) ? text.replace(CONTROLS, controlName) : text;
 }
 
 function controlName(char: string): string {
@@ -193,7 +211,11 @@ export function showControlsIn<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => showControlsIn(item)) as T;
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [showControlsIn(k), showControlsIn(v)])) as T;
   if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [showControls(k), showControlsIn(v)])) as T;
+    // A loop, not Object.fromEntries(Object.entries(...)): a long run's timeline has some 20 fields
+    // in each of thousands of steps, and the arrays of pairs were most of the time of `log`.
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) copy[showControls(key)] = showControlsIn((value as Record<string, unknown>)[key]);
+    return copy as T;
   }
   return value;
 }

@@ -109,9 +109,10 @@ export function parseTree(body: Buffer): Tree {
   while (at < body.length) {
     const space = body.indexOf(32, at);
     const nul = body.indexOf(0, space);
-    const mode = body.subarray(at, space).toString();
+    // Read in place, without a view of each part: a long run's shard trees hold thousands of entries.
+    const mode = body.toString('latin1', at, space);
     const name = pathFromBytes(body.subarray(space + 1, nul));
-    const oid = body.subarray(nul + 1, nul + 21).toString('hex');
+    const oid = body.toString('hex', nul + 1, nul + 21);
     entries.set(name, { mode: mode === '040000' ? TREE_MODE : mode, oid });
     at = nul + 21;
   }

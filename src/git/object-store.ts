@@ -11,10 +11,17 @@ import { asWriteFailure, ObjectTooLargeError } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
 import { decodeLoose, encodeLoose, hashObject, looseHeader, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
+import { catFileBatch } from './cat-file.js';
 import { PackReader } from './pack-reader.js';
 import { PackRollup } from './pack-rollup.js';
 
 let tempCounter = 0;
+
+/**
+ * From this many objects on, readEach reads them through one `git cat-file --batch` (cat-file.ts):
+ * below it, starting git costs more than reading them here.
+ */
+export const GIT_BATCH_FROM = 200;
 
 // Past this many ids, the set of objects known good starts over (costing only re-checks).
 const VERIFIED_LIMIT = 200_000;
@@ -360,6 +367,37 @@ export class ObjectStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Reads the bodies of `oids` (each of type `expected`), calling `onBody` with each and its index
+   * in `oids`, not necessarily in order; resolves once every one was handed on. Many at once
+   * (`throughGitFrom`, by default GIT_BATCH_FROM) are read through git; anything git does not
+   * answer (no git, a partial clone's missing object, another type) is read as `read` does it,
+   * and fails as `read` fails. An error thrown by `onBody` stops the reading and is thrown. With
+   * `maxBytes`, an object larger than that is refused (ObjectTooLargeError) before its body is read.
+   */
+  async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void, options: { throughGitFrom?: number; maxBytes?: number } = {}): Promise<void> {
+    const done = new Uint8Array(oids.length);
+    let thrown: { error: unknown } | undefined;
+    if (oids.length >= (options.throughGitFrom ?? GIT_BATCH_FROM) && oids.every((oid) => /^[0-9a-f]{40}$/.test(oid))) {
+      try {
+        await catFileBatch(this.gitdir, oids, expected, ({ body }, index) => {
+          if (!body) return; // read below, our own way, which says what is wrong with it
+          try {
+            onBody(body, index);
+          } catch (error) {
+            thrown = { error };
+            throw error;
+          }
+          done[index] = 1;
+        }, options.maxBytes);
+      } catch (error) {
+        if (thrown) throw thrown.error;
+        // git could not be run, or stopped: what it did not hand on is read here.
+      }
+    }
+    for (let i = 0; i < oids.length; i++) if (!done[i]) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
   }
 
   /** The entries of tree `oid` (one larger than MAX_TREE_BYTES is refused unread). */

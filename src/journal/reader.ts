@@ -4,8 +4,8 @@ import { formatBytes } from '../format/numbers.js';
 import { parseEntry, parseRunRecord, type JournalEntry, type RunRecord } from './entry.js';
 import { MAX_ENTRY_BYTES, MAX_RUN_RECORD_BYTES } from './fields.js';
 import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
-import { parseStepFileName, runRecordPath, STEPS_PER_SHARD, type Phase } from './layout.js';
-import { TREE_MODE } from '../git/git-object.js';
+import { parseStepFileName, runRecordPath, type Phase } from './layout.js';
+import { parseTree, TREE_MODE, type Tree } from '../git/git-object.js';
 import type { JournalStore } from './store.js';
 
 /** A run's run.json at the tip, or undefined when the run does not exist. */
@@ -48,47 +48,84 @@ export interface StepFile {
  * entry is read. Throws CorruptEntryError for a shard that is not a directory or a misnamed file.
  */
 export async function listRunStepFiles(store: JournalStore, run: string): Promise<StepFile[]> {
+  const shards = await shardTrees(store, run);
+  const listed = new Array<StepFile[]>(shards.length);
+  // All the shards' trees at once, through git when there are many (ObjectStore.readEach): a
+  // journal's trees are deltas on deltas in its packs, which git resolves faster than we do.
+  await store.objects.readEach(
+    shards.map((shard) => shard.oid),
+    'tree',
+    (body, i) => {
+      listed[i] = shardFiles(shards[i]!.path, parseTree(body));
+    },
+    { throughGitFrom: SHARDS_THROUGH_GIT },
+  );
+  return listed.flat();
+}
+
+// From this many shards on (STEPS_PER_SHARD steps each), listRunStepFiles reads them through git.
+const SHARDS_THROUGH_GIT = 8;
+
+// A run's shard directories, in step order: each one's path and tree id.
+async function shardTrees(store: JournalStore, run: string): Promise<Array<{ path: string; oid: string }>> {
+  const stepsPath = `runs/${run}/steps`;
+  const shards = await store.treeAt(stepsPath);
+  if (!shards) return [];
+  return [...shards.keys()].sort().map((shard) => {
+    const shardEntry = shards.get(shard)!;
+    const path = `${stepsPath}/${shard}`;
+    if (shardEntry.mode !== TREE_MODE) throw new CorruptEntryError(path, 'it should be a directory of step files');
+    return { path, oid: shardEntry.oid };
+  });
+}
+
+// The entry files of one shard's tree, in step order.
+function shardFiles(shardPath: string, names: Tree): StepFile[] {
   const files: StepFile[] = [];
-  for await (const shard of shardsOf(store, run)) files.push(...shard);
+  for (const name of [...names.keys()].sort()) {
+    const path = `${shardPath}/${name}`;
+    const parsed = parseStepFileName(name);
+    if (!parsed) throw new CorruptEntryError(path, 'its name is not <step>-<kind>[.intent].json');
+    files.push({ path, ...parsed, oid: names.get(name)!.oid });
+  }
   return files;
 }
 
 // A run's entry files a shard at a time, in step order (see listRunStepFiles).
 async function* shardsOf(store: JournalStore, run: string): AsyncGenerator<StepFile[]> {
-  const stepsPath = `runs/${run}/steps`;
-  const shards = await store.treeAt(stepsPath);
-  if (!shards) return;
-  for (const shard of [...shards.keys()].sort()) {
-    const shardEntry = shards.get(shard)!;
-    const shardPath = `${stepsPath}/${shard}`;
-    if (shardEntry.mode !== TREE_MODE) throw new CorruptEntryError(shardPath, 'it should be a directory of step files');
+  for (const shard of await shardTrees(store, run)) {
     // Read past the store's tree cache, which keeps every tree for the process's life: a long run's
     // shards are listed once, and would hold 150 bytes a step.
-    const names = await store.objects.readTree(shardEntry.oid);
-    const files: StepFile[] = [];
-    for (const name of [...names.keys()].sort()) {
-      const path = `${shardPath}/${name}`;
-      const parsed = parseStepFileName(name);
-      if (!parsed) throw new CorruptEntryError(path, 'its name is not <step>-<kind>[.intent].json');
-      files.push({ path, ...parsed, oid: names.get(name)!.oid });
-    }
-    yield files;
+    yield shardFiles(shard.path, await store.objects.readTree(shard.oid));
   }
 }
 
-/** Reads and checks the entries of `files` (from listRunStepFiles), in their order. */
+/**
+ * Reads and checks the entries of `files` (from listRunStepFiles), in their order. A long run's
+ * are read through one git process (ObjectStore.readEach), each parsed as it comes, so their
+ * texts are never all held at once.
+ */
 export async function readStepFiles(store: JournalStore, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
-  const entries: JournalEntry[] = [];
-  // A shard's worth at a time: a long run's texts are never all held at once.
-  for (let start = 0; start < files.length; start += READ_BATCH) {
-    const batch = files.slice(start, start + READ_BATCH);
-    const texts = await Promise.all(batch.map((file) => readEntryBytes(store, file)));
-    batch.forEach((file, i) => entries.push(parseEntry(texts[i]!.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase })));
+  const entries = new Array<JournalEntry>(files.length);
+  const oids = files.map((file) => file.oid);
+  try {
+    await store.objects.readEach(
+      oids,
+      'blob',
+      (body, i) => {
+        const file = files[i]!;
+        entries[i] = parseEntry(body.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
+      },
+      { maxBytes: MAX_ENTRY_BYTES },
+    );
+  } catch (error) {
+    // An entry refused for its size is the record's own error, naming its path and step.
+    const file = error instanceof ObjectTooLargeError ? files[oids.indexOf(error.data.oid)] : undefined;
+    if (!file) throw error;
+    await sized(file.path, file.step, () => Promise.reject(error));
   }
   return entries;
 }
-
-const READ_BATCH = 2 * STEPS_PER_SHARD;
 
 /**
  * Every entry of a run as a replay holds it (KeptEntry: bytes, not parsed objects), in step order,

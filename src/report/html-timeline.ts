@@ -169,6 +169,11 @@ function stepList(t: Timeline, input: HtmlTimelineInput): string {
   const maxMs = Math.max(1, ...t.steps.map((s) => s.durationMs ?? 0));
   const marks = new Map<number, AttemptView[]>();
   for (const a of t.attempts) marks.set(a.firstLiveStep, [...(marks.get(a.firstLiveStep) ?? []), a]);
+  // Each step's entries found once, not by a scan of every entry per step (quadratic: 3,001 steps
+  // took most of a second), and whether the run has any checkpoint, asked once.
+  const entries = new Map<string, JournalEntry>();
+  for (const e of input.entries) if (!entries.has(`${e.step}:${e.phase}`)) entries.set(`${e.step}:${e.phase}`, e);
+  const at = { entries, anyCheckpoint: t.steps.some((x) => x.checkpoint) };
   const items: string[] = [];
   for (const s of t.steps) {
     for (const a of marks.get(s.step) ?? []) {
@@ -177,7 +182,7 @@ function stepList(t: Timeline, input: HtmlTimelineInput): string {
     }
     // A user turn (savepoint continue): the instruction itself, where the conversation took it.
     if (s.message !== null) items.push(`<div class="turn" id="turn-${s.step}"><div class="label">Follow-up instruction · #${s.step}</div><div>${esc(s.message)}</div></div>`);
-    items.push(stepItem(s, t, input, maxMs));
+    items.push(stepItem(s, t, input, maxMs, at));
   }
   return `<section class="steps">
 <div class="steps-head"><h2>Steps</h2><div class="tools"><button type="button" data-open="1">Expand all</button><button type="button" data-open="0">Collapse all</button></div></div>
@@ -185,9 +190,10 @@ ${items.join('\n')}
 </section>`;
 }
 
-function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: number): string {
-  const intent = input.entries.find((e) => e.step === s.step && e.phase === 'intent');
-  const result = input.entries.find((e) => e.step === s.step && e.phase === 'result');
+function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: number, at: { entries: Map<string, JournalEntry>; anyCheckpoint: boolean }): string {
+  // The first entry of each position, as a scan in order would find it (a run holds one).
+  const intent = at.entries.get(`${s.step}:intent`);
+  const result = at.entries.get(`${s.step}:result`);
   const classes = ['step', s.state === 'in-flight' ? 'inflight' : 'done', s.isError ? 'err' : ''].filter(Boolean);
   const tags: Array<[string, string]> = [
     s.state === 'in-flight' ? ['inflight', `in flight when attempt ${s.attempt} stopped`] : s.attempt === 0 ? ['copied', `copied from ${t.run.lineage?.forkedFrom ?? 'the parent run'}`] : s.resolution ? ['live', `answered in attempt ${s.attempt}, not run`] : ['live', `ran live in attempt ${s.attempt}`],
@@ -210,7 +216,7 @@ function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: num
   if (diff?.error) diffHtml = `<p class="muted">${esc(diff.error)}</p>`;
   else if (diff && diff.text.trim()) diffHtml = `<p class="muted">against ${esc(diff.fromLabel)}</p>${diffBlock(diff.text)}`;
   else if (diff) diffHtml = '<p class="muted">This step changed no files.</p>';
-  else diffHtml = `<p class="muted">${t.steps.some((x) => x.checkpoint) ? 'This step changed no files.' : 'No checkpoint: this step changed no files, or the run was not checkpointed.'}</p>`;
+  else diffHtml = `<p class="muted">${at.anyCheckpoint ? 'This step changed no files.' : 'No checkpoint: this step changed no files, or the run was not checkpointed.'}</p>`;
   const resultText = result ? formatResult(result) : 'No result was recorded: the step was in flight when its process stopped.';
   const bar = s.durationMs ? Math.max(2, (s.durationMs / maxMs) * 100) : 0;
   return `<details class="${classes.join(' ')}" id="step-${s.step}">

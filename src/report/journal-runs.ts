@@ -71,26 +71,42 @@ export interface ListedRun {
  * only when its run.json's totals do not count them (older builds, a process killed mid-run).
  */
 export async function listAllRuns(journals: Journals): Promise<ListedRun[]> {
+  return (await listRunsKeepingLatest(journals)).runs;
+}
+
+// listAllRuns, and what it read of the most recently active run's copies (their run.json and file
+// names), which loading that run next would read again: a long run's trees are then listed once.
+async function listRunsKeepingLatest(journals: Journals): Promise<{ runs: ListedRun[]; latest: Map<JournalStore, ListedCopy> | undefined }> {
   const ids = await allRunIds(journals);
   const held = await Promise.all(journals.refs.map(async ({ store }) => new Set(await listRunIds(store))));
   const locked = lockedRuns(journals.repo.commonDir);
   const runs: ListedRun[] = [];
+  let latest: { run: ListedRun; copies: ListedCopy[] } | undefined;
   for (const id of ids) {
-    const run = await listFrom(journals, held, id, locked.has(id));
-    if (run) runs.push(run);
+    const listed = await listFrom(journals, held, id, locked.has(id));
+    if (!listed) continue;
+    runs.push(listed.run);
+    if (!latest || mostRecentFirst(listed.run, latest.run) < 0) latest = listed; // only the latest's listing is kept
   }
   for (const id of startingRuns(journals.repo.commonDir, ids, locked)) runs.push({ id, from: localRef(journals), summary: startingTimeline(id).run, problem: null });
-  return runs.sort((a, b) => (b.summary.lastActivity ?? '').localeCompare(a.summary.lastActivity ?? '') || a.id.localeCompare(b.id));
+  runs.sort(mostRecentFirst);
+  const kept = latest && runs[0] === latest.run ? new Map(latest.copies.filter((c) => !c.problem).map((c) => [c.store, c])) : undefined;
+  return { runs, latest: kept };
+}
+
+function mostRecentFirst(a: ListedRun, b: ListedRun): number {
+  return (b.summary.lastActivity ?? '').localeCompare(a.summary.lastActivity ?? '') || a.id.localeCompare(b.id);
 }
 
 /** The run `id`, or (no id) the most recently active run; throws UnknownRunError / NoRunsError. */
 export async function loadRun(journals: Journals, id: string | undefined): Promise<LoadedRun> {
   const ids = await allRunIds(journals);
   if (id === undefined) {
-    const [latest] = await listAllRuns(journals);
+    const { runs, latest: listed } = await listRunsKeepingLatest(journals);
+    const [latest] = runs;
     if (!latest) throw new NoRunsError(journals.repo.root);
     if (!ids.has(latest.id)) return { id: latest.id, record: undefined, entries: [], from: latest.from, timeline: startingTimeline(latest.id), problem: null };
-    return (await loadFrom(journals, latest.id))!;
+    return (await loadFrom(journals, latest.id, listed))!;
   }
   const run = await loadFrom(journals, resolveRunId(id, [...ids]) ?? id);
   if (!run) throw new UnknownRunError(id, journals.refs.map((r) => r.ref.ref.replace(/^refs\/(heads|remotes)\//, '')));
@@ -130,14 +146,16 @@ function startingRuns(commonDir: string, known: Set<string>, locked: Set<string>
   return [...locked].sort().filter((id) => !known.has(id) && runLockHolder(commonDir, id) !== undefined);
 }
 
-async function loadFrom(journals: Journals, id: string): Promise<LoadedRun | undefined> {
+// `listed`: what listing the runs read of this run's copies already (their run.json and file names).
+async function loadFrom(journals: Journals, id: string, listed?: Map<JournalStore, ListedCopy>): Promise<LoadedRun | undefined> {
   const copies: Array<{ ref: JournalRef; record: RunRecord | undefined; entries: JournalEntry[]; problem: string | null; corrupt?: CorruptEntryError }> = [];
   for (const { ref, store } of journals.refs) {
     if (!(await listRunIds(store)).includes(id)) continue;
     const copy = { ref, record: undefined as RunRecord | undefined, entries: [] as JournalEntry[], problem: null as string | null, corrupt: undefined as CorruptEntryError | undefined };
+    const known = listed?.get(store);
     try {
-      copy.record = await readRunRecord(store, id);
-      copy.entries = await readRunEntries(store, id);
+      copy.record = known ? known.record : await readRunRecord(store, id);
+      copy.entries = known ? (known.entries ?? (await readStepFiles(store, id, known.files))) : await readRunEntries(store, id);
     } catch (error) {
       if (!(error instanceof CorruptEntryError)) throw error;
       copy.problem = error.message; // shown, not fatal: one damaged run must not hide the others
@@ -166,9 +184,11 @@ interface ListedCopy {
   record: RunRecord | undefined;
   files: StepFile[];
   problem: string | null;
+  /** Its entries, when listing had to read them (see entriesOf in listFrom). */
+  entries?: JournalEntry[];
 }
 
-async function listFrom(journals: Journals, held: Array<Set<string>>, id: string, locked: boolean): Promise<ListedRun | undefined> {
+async function listFrom(journals: Journals, held: Array<Set<string>>, id: string, locked: boolean): Promise<{ run: ListedRun; copies: ListedCopy[] } | undefined> {
   const copies: ListedCopy[] = [];
   for (const [i, { ref, store }] of journals.refs.entries()) {
     if (!held[i]!.has(id)) continue;
@@ -185,7 +205,7 @@ async function listFrom(journals: Journals, held: Array<Set<string>>, id: string
   const entriesOf = async (copy: ListedCopy): Promise<JournalEntry[]> => {
     if (!entries.has(copy)) {
       entries.set(copy, []);
-      if (!copy.problem) await unlessCorrupt(copy, async () => entries.set(copy, await readStepFiles(copy.store, id, copy.files)));
+      if (!copy.problem) await unlessCorrupt(copy, async () => entries.set(copy, (copy.entries = await readStepFiles(copy.store, id, copy.files))));
     }
     return entries.get(copy)!;
   };
@@ -204,10 +224,10 @@ async function listFrom(journals: Journals, held: Array<Set<string>>, id: string
   const totals = chosen.problem || entries.has(chosen) ? undefined : trustedTotals(chosen.record, chosen.files, steps);
   if (totals && chosen.record) {
     const users = await unlessCorrupt(chosen, () => readStepFiles(chosen.store, id, followUpFiles(steps)));
-    if (users) return { id, from: chosen.ref, summary: summaryFromTotals(id, chosen.record, totals, steps, users.map((e) => followUpMessage(e) ?? ''), context), problem: null };
+    if (users) return { run: { id, from: chosen.ref, summary: summaryFromTotals(id, chosen.record, totals, steps, users.map((e) => followUpMessage(e) ?? ''), context), problem: null }, copies };
   }
   const summary = buildTimeline(id, chosen.record, chosen.problem ? [] : await entriesOf(chosen), context).run;
-  return { id, from: chosen.ref, summary, problem: chosen.problem };
+  return { run: { id, from: chosen.ref, summary, problem: chosen.problem }, copies };
 }
 
 // Runs `read`, noting a corrupt entry on the copy (shown, not fatal: one damaged run must not hide the others).

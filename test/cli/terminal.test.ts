@@ -175,16 +175,20 @@ describe('the terminal', () => {
     assert.equal(existsSync(`${paged}.3`), false, 'no pager when stdout is a pipe');
   });
 
-  test('`savepoint runs` does not load execa (step-diff loads it on first use)', async () => {
+  test('`savepoint runs` does not load the step diffs, and a diff is taken without execa', async () => {
     const dir = scratch.dir('savepoint-hooks-');
-    // By its code, not its path: the CLI runs bundled (scripts/bundle.js), execa in a chunk of its own.
-    writeFileSync(join(dir, 'hooks.mjs'), "export async function load(u, c, next) { const r = await next(u, c); if (String(r.source ?? '').includes('execaCoreAsync')) process.stderr.write('LOADED execa\\n'); return r; }\n");
+    // By their code, not their paths: the CLI runs bundled (scripts/bundle.js), each in a chunk of its own.
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      "export async function load(u, c, next) { const r = await next(u, c); const code = String(r.source ?? ''); if (code.includes('execaCoreAsync')) process.stderr.write('LOADED execa\\n'); if (code.includes('allStepDiffs')) process.stderr.write('LOADED step-diff\\n'); return r; }\n",
+    );
     writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${dir}/hooks.mjs`)});\n`);
     const env = { NODE_OPTIONS: `--import ${join(dir, 'register.mjs')}` };
     const runs = await runCli(['runs'], { cwd: repo.root, env });
     assert.equal(runs.code, 0, runs.stderr);
-    assert.doesNotMatch(runs.stderr, /LOADED execa/);
+    assert.doesNotMatch(runs.stderr, /LOADED (execa|step-diff)/);
     const show = await runCli(['show', 'paged', '4'], { cwd: repo.root, env });
-    assert.match(show.stderr, /LOADED execa/, 'the hook does see execa when a diff is taken');
+    assert.match(show.stderr, /LOADED step-diff/, 'the hook does see the step diffs when a diff is taken');
+    assert.doesNotMatch(show.stderr, /LOADED execa/, 'git runs through node:child_process (execa cost log --html 160-200 ms to load)');
   });
 });

@@ -13,6 +13,13 @@ describe('numbers', () => {
     assert.deepEqual([812, 9300, 12_400, 1_200_000].map(compactCount), ['812', '9.3k', '12k', '1.2M']);
   });
 
+  it("groups a count's digits as en-US's own formatter does, whole or not, without building one for whole numbers", () => {
+    const intl = new Intl.NumberFormat('en-US');
+    const counts = [0, -0, 1, 12, 123, 999, 1000, 1234, 99_999, 100_000, 123_456, 1_234_567, -1, -1000, -123_456_789, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
+    const others = [1.5, 1234.5678, -0.25, 2 ** 60, 1e21, NaN, Infinity, -Infinity];
+    for (const n of [...counts, ...others]) assert.equal(formatCount(n), intl.format(n), String(n));
+  });
+
   it('writes durations, dollars and bytes', () => {
     assert.deepEqual([12.4, 1400, 125_000].map(formatDuration), ['12 ms', '1.4 s', '2 min 5 s']);
     assert.deepEqual([0, 0.004, 0.031, 1.2].map(formatUsd), ['$0', '<$0.01', '~$0.03', '~$1.20']);

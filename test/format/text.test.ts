@@ -88,6 +88,22 @@ describe('terminal columns', () => {
     assert.equal(displayWidth('é→·✕'), 4);
   });
 
+  it('measures Latin letters, punctuation, arrows and box drawing by their length as the segmenter would', () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    const ranges: Array<[number, number]> = [[0x20, 0x7e], [0xa0, 0x2ff], [0x2010, 0x2027], [0x2030, 0x205e], [0x2190, 0x21ff], [0x2500, 0x259f]];
+    const chars = ranges.flatMap(([from, to]) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i)));
+    // Every one a character of its own, one column wide, beside any other: one long text of them all.
+    const text = chars.join('');
+    assert.equal([...segmenter.segment(text)].length, chars.length);
+    assert.equal(charLength(text), chars.length);
+    assert.equal(displayWidth(text), chars.length);
+    for (const char of chars) assert.equal(displayWidth(`${char}${char}`), 2, `U+${char.codePointAt(0)!.toString(16)}`);
+    assert.equal(fitColumns('── attempt 1 · live from #1 → done ───', 12), '── attempt …');
+    // One combining mark or emoji among them, and the text is measured as the segmenter says.
+    assert.equal(displayWidth('e\u0301·→'), 3);
+    assert.equal(displayWidth('→😀'), 3);
+  });
+
   it('fitColumns cuts to the columns, never half an emoji, and is oneLine on ASCII', () => {
     assert.equal(fitColumns('ab😀cd', 4), 'ab…');
     assert.equal(fitColumns('ab😀cd', 5), 'ab😀…');

@@ -10,11 +10,9 @@ import { compactCount, formatCount, formatDuration, formatUsd, plural } from '..
 import { displayWidth, fitColumns, showControls, showControlsIn, terminalJson, wrapWords } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
 import { attemptEndingText } from '../../report/attempt-ending.js';
-import { renderHtmlTimeline } from '../../report/html-timeline.js';
 import { loadRun, openJournals } from '../../report/journal-runs.js';
 import { isPricedRun, type AttemptView, type StepView, type Timeline } from '../../report/summarize.js';
 import { paintStatus, padVisible, whereNote } from '../view/run-format.js';
-import { allStepDiffs } from '../view/step-diff.js';
 import { styleFor, type Style } from '../terminal/style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
@@ -36,6 +34,8 @@ export function logCommand(): Command {
       const run = await loadRun(journals, id);
       if (flags.html) {
         const path = resolve(flags.html);
+        // Loaded only for the page: the plain timeline needs neither the page's code nor its assets.
+        const [{ renderHtmlTimeline }, { allStepDiffs }] = await Promise.all([import('../../report/html-timeline.js'), import('../view/step-diff.js')]);
         const html = renderHtmlTimeline({ timeline: run.timeline, entries: run.entries, diffs: await allStepDiffs(journals.repo.root, run.timeline), generatedAt: new Date() });
         try {
           writeFileSync(path, html);
@@ -52,7 +52,8 @@ export function logCommand(): Command {
 }
 
 /** The human timeline. */
-export function printTimeline(recorded: Timeline, out: Out, style: Style, now: number, recordedProblem: string | null = null): void {
+export function printTimeline(recorded: Timeline, target: Out, style: Style, now: number, recordedProblem: string | null = null): void {
+  const out = new Chunked(target);
   // Everything in a timeline came from a journal, perhaps a fetched one: shown, never obeyed.
   const t = showControlsIn(recorded);
   const problem = recordedProblem === null ? null : showControls(recordedProblem);
@@ -122,6 +123,29 @@ export function printTimeline(recorded: Timeline, out: Out, style: Style, now: n
   if (t.final) para('Final answer', t.final.trim());
   if (t.error) para('Error', t.error, style.red);
   out.write(style.dim(`\n${wrapWords(`"savepoint show ${r.id} <step>" shows a step in full, with its diff.`, style.width, 'columns').join('\n')}\n`));
+  out.flush();
+}
+
+// Output gathered into writes of about CHUNK_CHARS: a line a write was a system call per line on
+// a file or a pipe (thousands for a long run), where a reader of the pipe still gets it as it comes.
+const CHUNK_CHARS = 64 * 1024;
+
+class Chunked {
+  private parts: string[] = [];
+  private size = 0;
+  constructor(private readonly out: Out) {}
+
+  write(text: string): void {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= CHUNK_CHARS) this.flush();
+  }
+
+  flush(): void {
+    if (this.parts.length) this.out.write(this.parts.join(''));
+    this.parts = [];
+    this.size = 0;
+  }
 }
 
 interface Layout {

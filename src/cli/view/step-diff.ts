@@ -1,5 +1,6 @@
 // The code diff a step made: its working-tree checkpoint (a git tree id) against the checkpoint
 // before it, or against the run's base commit for the first one, as `git diff` prints it.
+import { spawn } from 'node:child_process';
 import { buildOwnGit } from '../../git/repository.js';
 import type { Timeline } from '../../report/summarize.js';
 import type { Style } from '../terminal/style.js';
@@ -41,9 +42,8 @@ export async function stepDiff(root: string, timeline: Timeline, step: number, o
   if (!to) return undefined;
   const { from, fromLabel } = diffBase(timeline, step);
   const args = [...BIG_AS_BINARY, 'diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), '--end-of-options', from, to];
-  const { execa } = await import('execa'); // loaded on first use: `runs` and most commands never diff
   const git = buildOwnGit(args);
-  const result = await execa('git', git.args, { cwd: root, reject: false, stdin: 'ignore', stripFinalNewline: false, env: { ...git.env, GIT_PAGER: 'cat' }, extendEnv: false });
+  const result = await runGit(git.args, { cwd: root, env: { ...git.env, GIT_PAGER: 'cat' } });
   if (result.exitCode !== 0) {
     const why = String(result.stderr).trim().split('\n')[0] || `git diff exited with ${result.exitCode}`;
     return { from, fromLabel, to, text: '', error: `git cannot compare the trees (${why}); fetch the journal's objects, or the base commit, first` };
@@ -68,15 +68,14 @@ export async function allStepDiffs(root: string, timeline: Timeline): Promise<Ma
   const diffs = new Map<number, StepDiff>();
   if (!pairs.length) return diffs;
   const base0 = pairs[0]!.from;
-  const { execa } = await import('execa');
   // diff-tree compares trees: the base commit is given as its tree.
   if (pairs[0]!.from === timeline.baseCommit && /^[0-9a-f]{40}$/.test(timeline.baseCommit)) {
-    const tree = await execa('git', ['rev-parse', '--verify', '--quiet', `${timeline.baseCommit}^{tree}`], { cwd: root, reject: false });
+    const tree = await runGit(['rev-parse', '--verify', '--quiet', `${timeline.baseCommit}^{tree}`], { cwd: root });
     if (tree.exitCode !== 0) return eachAlone(root, timeline, pairs); // the base commit is not here: each step says so
     pairs[0]!.from = String(tree.stdout).trim();
   }
   const input = pairs.map((p) => `${p.from} ${p.to}\n`).join('');
-  const result = await execa('git', [...BIG_AS_BINARY, 'diff-tree', '--stdin', '-r', '-p', '--no-color', '--no-commit-id'], { cwd: root, reject: false, input, stripFinalNewline: false, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+  const result = await runGit([...BIG_AS_BINARY, 'diff-tree', '--stdin', '-r', '-p', '--no-color', '--no-commit-id'], { cwd: root, input });
   // Some tree is missing (a journal fetched without its objects): each step alone says which.
   if (result.exitCode !== 0) return eachAlone(root, timeline, pairs);
   // The output is each echoed pair, then its diff (nothing when the trees are the same).
@@ -94,6 +93,25 @@ export async function allStepDiffs(root: string, timeline: Timeline): Promise<Ma
     diffs.set(p.step, { from: n === 0 ? base0 : p.from, fromLabel: p.fromLabel, to: p.to, text, error: null });
   }
   return diffs;
+}
+
+// git with `args`, its output whole (utf8). Node's own spawn, not execa: loading execa's 270 KB
+// cost `log --html` 160-200 ms at load 18, more than the rest of its start-up.
+function runGit(args: string[], options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv }): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    let failure = '';
+    child.on('error', (error) => (failure = error.message)); // no git: told as its exit
+    child.on('close', (code) => resolve({ exitCode: failure ? -1 : (code ?? -1), stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') || failure }));
+    if (options.input !== undefined) {
+      child.stdin!.on('error', () => {}); // git gone early: told by its exit
+      child.stdin!.end(options.input);
+    }
+  });
 }
 
 // The diffs one git process each, for when some cannot be made: each step then says why.
