@@ -5,21 +5,14 @@
 // a resume hands the model the same words and a replay shows the same line. Unconfined, or with the
 // boundary lifted, the same words in a command's output get no note. Skipped where bwrap cannot start.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
+import { noSandboxReason } from '../helpers/sandbox.js';
 import { fakeEnv, lastToolResults, resultText, runCli, stepLines } from '../helpers/cli.js';
 
 const scratch = useScratch();
 
-// Why these tests cannot run here, if they cannot.
-function noSandboxReason(): string | undefined {
-  const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-all', '--die-with-parent', '--', 'true'], { encoding: 'utf8' });
-  if (probe.error) return 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap';
-  if (probe.status !== 0) return `bubblewrap cannot start a sandbox here: ${probe.stderr.trim()}`;
-  return undefined;
-}
 
 const HEADER = 'commands run in a sandbox: no network; writable: the working tree (not .git) and a private /tmp; no secret-named variables (--no-sandbox to lift)';
 const GIT_NOTE = "note: this command ran in savepoint's sandbox, where the repository's .git is read-only";

@@ -14,18 +14,12 @@ import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { gitOut, runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
+import { noSandboxReason } from '../helpers/sandbox.js';
 import { assertOneParagraph, baseEnv, BIN, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
 import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
 
 const scratch = useScratch();
 
-// Why the sandbox tests cannot run here, if they cannot.
-function noSandboxReason(): string | undefined {
-  const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-all', '--die-with-parent', '--', 'true'], { encoding: 'utf8' });
-  if (probe.error) return 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap';
-  if (probe.status !== 0) return `bubblewrap cannot start a sandbox here: ${probe.stderr.trim()}`;
-  return undefined;
-}
 const skip = noSandboxReason();
 
 // A listener on 127.0.0.1 that counts the connections it gets.
