@@ -5,9 +5,15 @@
 // JavaScript: measured on a 3,001-step journal, 4,500 entries in about 65 ms of git's CPU against
 // some 300 ms for the in-process pack reader (docs/benchmarks.md). The output is parsed as it
 // streams, so the bodies are handed on one by one and never all held at once.
-import { spawn } from 'node:child_process';
+// Also here: the reader of last resort, for the single objects the object store's own readers
+// decline (an old pack index, a partial clone's promisor): sized by git, read by isomorphic-git, and
+// a partial clone's left-out object fetched by git.
+import { spawn, spawnSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import { join } from 'node:path';
+import { ObjectTooLargeError } from '../errors/index.js';
 import { buildOwnGit } from './repository.js';
-import type { ObjectType } from './git-object.js';
+import { hashObject, type ObjectType } from './git-object.js';
 
 /** What git said of one id: its body (of the type asked for), or why it has none. */
 export type BatchObject = { oid: string; body: Buffer } | { oid: string; body: undefined; why: 'missing' | 'wrong-type' };
@@ -99,4 +105,92 @@ export function catFileBatch(gitdir: string, oids: readonly string[], expected: 
     });
     child.stdin.end(oids.map((oid) => `${oid}\n`).join(''));
   });
+}
+
+/**
+ * Reads `oids` through catFileBatch, handing each body git gives (of type `expected`) to `onBody`
+ * with its index; returns which were handed on (1 at their index). What git does not answer (no
+ * git, a partial clone's missing object, another type) is left for the caller to read its own way.
+ * An error thrown by `onBody` stops the reading and is thrown; git failing is not.
+ */
+export async function readEachThroughGit(gitdir: string, oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void, maxBytes?: number): Promise<Uint8Array> {
+  const done = new Uint8Array(oids.length);
+  let thrown: { error: unknown } | undefined;
+  try {
+    await catFileBatch(gitdir, oids, expected, ({ body }, index) => {
+      if (!body) return; // read by the caller, its own way, which says what is wrong with it
+      try {
+        onBody(body, index);
+      } catch (error) {
+        thrown = { error };
+        throw error;
+      }
+      done[index] = 1;
+    }, maxBytes);
+  } catch (error) {
+    if (thrown) throw thrown.error;
+    // git could not be run, or stopped: what it did not hand on is read by the caller.
+  }
+  return done;
+}
+
+/**
+ * The type and size of object `oid` as git tells them from its header (`git cat-file
+ * --batch-check`), or undefined: for what savepoint's own readers cannot tell (an old pack index,
+ * a partial clone's promisor). Hooks and fsmonitor off, as in every git savepoint runs.
+ */
+export function gitObjectSize(gitdir: string, oid: string): { type: string; size: number } | undefined {
+  if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
+  const result = spawnSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', '--batch-check'], {
+    input: `${oid}\n`,
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1' },
+  });
+  const line = /^[0-9a-f]{40} (blob|tree|commit|tag) (\d+)$/m.exec(result.stdout?.toString('latin1') ?? '');
+  return line ? { type: line[1]!, size: Number(line[2]) } : undefined;
+}
+
+/**
+ * Reads an object the store's own readers declined (ObjectStore.read): with `maxBytes`, git sizes it
+ * first and a larger one is refused (ObjectTooLargeError); isomorphic-git reads it (with `cache`, its
+ * cache of pack indexes), else git fetches a partial clone's left-out object.
+ */
+export async function readDeclined(gitdir: string, oid: string, expected: ObjectType, maxBytes: number | undefined, cache: object): Promise<Buffer> {
+  const sized = maxBytes === undefined ? undefined : gitObjectSize(gitdir, oid); // what our readers cannot read, git sizes
+  if (sized && sized.size > maxBytes!) throw new ObjectTooLargeError(oid, sized.type, sized.size, maxBytes!);
+  // isomorphic-git is loaded only when our own readers decline: it costs 0.1 s of start-up.
+  const { default: git } = await import('isomorphic-git');
+  let read: { type: string; object: unknown };
+  try {
+    read = await git.readObject({ fs: nodeFs, gitdir, oid, format: 'content', cache });
+  } catch (error) {
+    const fetched = (error as { code?: string }).code === 'NotFoundError' && isPartialClone(join(gitdir, 'objects')) ? readFromPromisor(gitdir, oid, expected) : undefined;
+    if (fetched) return fetched;
+    throw error;
+  }
+  if (read.type !== expected) throw new Error(`object ${oid} is a ${read.type}, expected a ${expected}`);
+  return Buffer.from(read.object as Uint8Array);
+}
+
+// Whether objects may be missing on purpose: a partial clone (`--filter=blob:none`) marks the packs
+// it fetched with a .promisor file, and git fetches what they left out when it is first read.
+function isPartialClone(objectsDir: string): boolean {
+  try {
+    return nodeFs.readdirSync(join(objectsDir, 'pack')).some((name) => name.endsWith('.promisor'));
+  } catch {
+    return false;
+  }
+}
+
+// An object a partial clone left out (a fetched journal's blobs, with blob:none), read through git,
+// which fetches it from the promisor remote; checked against its id like any object. Hooks and
+// fsmonitor are off: savepoint's own git commands run nothing a command could have planted.
+function readFromPromisor(gitdir: string, oid: string, expected: ObjectType): Buffer | undefined {
+  const result = spawnSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 1024 * 1024 * 1024,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+  });
+  if (result.status !== 0 || !result.stdout) return undefined;
+  return hashObject(expected, result.stdout) === oid ? result.stdout : undefined;
 }

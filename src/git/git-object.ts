@@ -1,8 +1,11 @@
 // The git object format, pure code: hashing an object, serialising and parsing trees and commits,
 // and the loose-object encoding (header + zlib). We do this ourselves (the formats are tiny) so that
-// every object of an append is known, with its id, before any is written.
+// every object of an append is known, with its id, before any is written. The one file read here is
+// a loose object's (its header, or the whole object): the format's other half.
 import { createHash } from 'node:crypto';
-import { deflateSync, constants as zlib } from 'node:zlib';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { deflateSync, inflateSync, constants as zlib } from 'node:zlib';
+import { ObjectTooLargeError } from '../errors/index.js';
 import { pathFromBytes, pathToBytes } from '../os/path-bytes.js';
 
 /** The kinds of git object the journal writes and reads. */
@@ -66,6 +69,54 @@ export function decodeLoose(raw: Buffer): { type: string; body: Buffer } | undef
   const body = raw.subarray(nul + 1);
   if (!Number.isInteger(size) || body.length !== size) return undefined;
   return { type: raw.subarray(0, space).toString(), body };
+}
+
+/** The type and size a loose object's file names, from its first compressed bytes alone. */
+export function looseFileHeader(compressed: Buffer): { type: string; size: number } | undefined {
+  try {
+    return looseHeader(inflateSync(compressed.subarray(0, 512), { finishFlush: zlib.Z_SYNC_FLUSH }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The type and size of the loose object whose file is `path`, from its first bytes; undefined when there is none. */
+export function readLooseSize(path: string): { type: string; size: number } | undefined {
+  const head = Buffer.alloc(512);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    return looseFileHeader(head.subarray(0, readSync(fd, head, 0, head.length, 0)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The loose object `oid` whose file is `path`, inflated whole; undefined when there is no such file
+ * or it is not an object. With `maxBytes`, its header is inflated first (from the same read of the
+ * file) and an object larger than that is refused (ObjectTooLargeError) before the rest is.
+ */
+export function readLooseFile(oid: string, path: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
+  let raw: Buffer;
+  try {
+    raw = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  if (maxBytes !== undefined) {
+    const header = looseFileHeader(raw);
+    if (header && header.size > maxBytes) throw new ObjectTooLargeError(oid, header.type, header.size, maxBytes);
+  }
+  try {
+    return decodeLoose(inflateSync(raw));
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,17 +1,14 @@
 // The loose-object store: writing objects crash-safely and reading them back, loose or packed.
 // Each object is written whole (temp file, fsync, rename): isomorphic-git writes objects in place
 // without fsync and never rewrites a torn one. isomorphic-git remains the reader of last resort,
-// for anything our own readers decline.
-import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import * as nodeFs from 'node:fs';
+// for anything our own readers decline (cat-file.ts); the loose format's reads are git-object.ts's.
+import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { constants, inflateSync } from 'node:zlib';
-import { asWriteFailure, ObjectTooLargeError } from '../errors/index.js';
+import { asWriteFailure } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
-import { decodeLoose, encodeLoose, hashObject, looseHeader, parseCommit, parseTree, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
+import { encodeLoose, hashObject, parseCommit, parseTree, readLooseFile, readLooseSize, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
-import { catFileBatch } from './cat-file.js';
+import { gitObjectSize, readDeclined, readEachThroughGit } from './cat-file.js';
 import { PackReader } from './pack-reader.js';
 import { PackRollup } from './pack-rollup.js';
 
@@ -34,12 +31,6 @@ interface Plan {
 }
 
 /**
- * The object database of one repository (its common git dir). A run opens one and shares it (the
- * journal's appends and the working-tree checkpoints both write through it), because it holds what
- * the writers rely on: the objects known good, the directories that gained objects and are not yet
- * fsynced (an append fsyncs them all before its ref moves), and the one roll-up of small packs.
- */
-/**
  * The largest tree savepoint reads: a directory of some 600,000 entries, far past what a working
  * tree (or the journal's shards of 100 steps) holds; a fetched tree larger than this is refused.
  */
@@ -47,6 +38,12 @@ export const MAX_TREE_BYTES = 32 * 1024 * 1024;
 /** The largest commit savepoint reads (its message is a step's one-line subject). */
 export const MAX_COMMIT_BYTES = 1024 * 1024;
 
+/**
+ * The object database of one repository (its common git dir). A run opens one and shares it (the
+ * journal's appends and the working-tree checkpoints both write through it), because it holds what
+ * the writers rely on: the objects known good, the directories that gained objects and are not yet
+ * fsynced (an append fsyncs them all before its ref moves), and the one roll-up of small packs.
+ */
 export class ObjectStore {
   readonly gitdir: string;
   // isomorphic-git's cache: without it every packed read re-loads the pack index.
@@ -234,7 +231,7 @@ export class ObjectStore {
     const bad = tellBad ? 'bad' : 'missing';
     if (size === 0) return bad;
     if (this.verified.has(oid)) return 'trusted';
-    const found = this.readLoose(oid);
+    const found = readLooseFile(oid, this.pathOf(oid));
     return found && hashObject(found.type, found.body) === oid ? 'good' : bad;
   }
 
@@ -249,7 +246,7 @@ export class ObjectStore {
    */
   readNow(oid: string, expected: ObjectType): Buffer | undefined {
     const held = this.held.get(oid);
-    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false) ?? this.readLoose(oid) ?? this.packs.read(oid, true));
+    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false) ?? readLooseFile(oid, this.pathOf(oid)) ?? this.packs.read(oid, true));
     return found?.type === expected ? found.body : undefined;
   }
 
@@ -262,35 +259,9 @@ export class ObjectStore {
   sizeOf(oid: string): { type: string; size: number } | undefined {
     const held = this.held.get(oid);
     if (held) return { type: held.type, size: held.body.length };
-    return this.packs.sizeOf(oid, false) ?? this.looseSize(oid) ?? this.packs.sizeOf(oid, true) ?? this.gitSize(oid);
-  }
-
-  private looseSize(oid: string): { type: string; size: number } | undefined {
-    const head = Buffer.alloc(512);
-    let fd: number;
-    try {
-      fd = openSync(this.pathOf(oid), 'r');
-    } catch {
-      return undefined;
-    }
-    try {
-      return headerOf(head.subarray(0, readSync(fd, head, 0, head.length, 0)));
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  // What savepoint's own readers cannot tell (an old pack index, a partial clone's promisor), git
-  // tells from the object's header; hooks and fsmonitor off, as in every git savepoint runs.
-  private gitSize(oid: string): { type: string; size: number } | undefined {
-    if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
-    const result = spawnSync('git', ['--git-dir', this.gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', '--batch-check'], {
-      input: `${oid}\n`,
-      stdio: ['pipe', 'pipe', 'ignore'],
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1' },
-    });
-    const line = /^[0-9a-f]{40} (blob|tree|commit|tag) (\d+)$/m.exec(result.stdout?.toString('latin1') ?? '');
-    return line ? { type: line[1]!, size: Number(line[2]) } : undefined;
+    // What savepoint's own readers cannot tell (an old pack index, a partial clone's promisor), git
+    // tells from the object's header (cat-file.ts).
+    return this.packs.sizeOf(oid, false) ?? readLooseSize(this.pathOf(oid)) ?? this.packs.sizeOf(oid, true) ?? gitObjectSize(this.gitdir, oid);
   }
 
   /**
@@ -305,68 +276,13 @@ export class ObjectStore {
     // limit, an object's header is read first (a packed delta's too), its body only when it fits.
     // A held object is this process's own, not yet in a pack (ObjectStore.hold).
     const held = this.held.get(oid);
-    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false, maxBytes) ?? this.readLoose(oid, maxBytes) ?? this.packs.read(oid, true, maxBytes));
+    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes));
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;
     }
-    const sized = maxBytes === undefined ? undefined : this.gitSize(oid); // what our readers cannot read, git sizes
-    if (sized && sized.size > maxBytes!) throw new ObjectTooLargeError(oid, sized.type, sized.size, maxBytes!);
-    // isomorphic-git is loaded only when our own readers decline: it costs 0.1 s of start-up.
-    const { default: git } = await import('isomorphic-git');
-    let read: { type: string; object: unknown };
-    try {
-      read = await git.readObject({ fs: nodeFs, gitdir: this.gitdir, oid, format: 'content', cache: this.cache });
-    } catch (error) {
-      const fetched = (error as { code?: string }).code === 'NotFoundError' && this.isPartialClone() ? this.readFromPromisor(oid, expected) : undefined;
-      if (fetched) return fetched;
-      throw error;
-    }
-    if (read.type !== expected) throw new Error(`object ${oid} is a ${read.type}, expected a ${expected}`);
-    return Buffer.from(read.object as Uint8Array);
-  }
-
-  // Whether objects may be missing on purpose: a partial clone (`--filter=blob:none`) marks the packs
-  // it fetched with a .promisor file, and git fetches what they left out when it is first read.
-  private isPartialClone(): boolean {
-    try {
-      return nodeFs.readdirSync(join(this.objectsDir, 'pack')).some((name) => name.endsWith('.promisor'));
-    } catch {
-      return false;
-    }
-  }
-
-  // An object a partial clone left out (a fetched journal's blobs, with blob:none), read through git,
-  // which fetches it from the promisor remote; checked against its id like any object. Hooks and
-  // fsmonitor are off: savepoint's own git commands run nothing a command could have planted.
-  private readFromPromisor(oid: string, expected: ObjectType): Buffer | undefined {
-    const result = spawnSync('git', ['--git-dir', this.gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      maxBuffer: 1024 * 1024 * 1024,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-    });
-    if (result.status !== 0 || !result.stdout) return undefined;
-    return hashObject(expected, result.stdout) === oid ? result.stdout : undefined;
-  }
-
-  // A loose object, inflated whole; with `maxBytes`, its header is inflated first (from the same
-  // read of the file) and an object larger than that is refused before the rest is.
-  private readLoose(oid: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
-    let raw: Buffer;
-    try {
-      raw = readFileSync(this.pathOf(oid));
-    } catch {
-      return undefined;
-    }
-    if (maxBytes !== undefined) {
-      const header = headerOf(raw);
-      if (header && header.size > maxBytes) throw new ObjectTooLargeError(oid, header.type, header.size, maxBytes);
-    }
-    try {
-      return decodeLoose(inflateSync(raw));
-    } catch {
-      return undefined;
-    }
+    // What our own readers decline, git sizes and isomorphic-git reads (cat-file.ts).
+    return readDeclined(this.gitdir, oid, expected, maxBytes, this.cache);
   }
 
   /**
@@ -378,25 +294,9 @@ export class ObjectStore {
    * `maxBytes`, an object larger than that is refused (ObjectTooLargeError) before its body is read.
    */
   async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void, options: { throughGitFrom?: number; maxBytes?: number } = {}): Promise<void> {
-    const done = new Uint8Array(oids.length);
-    let thrown: { error: unknown } | undefined;
-    if (oids.length >= (options.throughGitFrom ?? GIT_BATCH_FROM) && oids.every((oid) => /^[0-9a-f]{40}$/.test(oid))) {
-      try {
-        await catFileBatch(this.gitdir, oids, expected, ({ body }, index) => {
-          if (!body) return; // read below, our own way, which says what is wrong with it
-          try {
-            onBody(body, index);
-          } catch (error) {
-            thrown = { error };
-            throw error;
-          }
-          done[index] = 1;
-        }, options.maxBytes);
-      } catch (error) {
-        if (thrown) throw thrown.error;
-        // git could not be run, or stopped: what it did not hand on is read here.
-      }
-    }
+    const throughGit = oids.length >= (options.throughGitFrom ?? GIT_BATCH_FROM) && oids.every((oid) => /^[0-9a-f]{40}$/.test(oid));
+    // What git did not hand on (none of them, below GIT_BATCH_FROM) is read here, our own way.
+    const done = throughGit ? await readEachThroughGit(this.gitdir, oids, expected, onBody, options.maxBytes) : new Uint8Array(oids.length);
     for (let i = 0; i < oids.length; i++) if (!done[i]) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
   }
 
@@ -408,14 +308,5 @@ export class ObjectStore {
   /** The tree a commit points at, its parents and its message (one larger than MAX_COMMIT_BYTES is refused unread). */
   async readCommit(oid: string): Promise<CommitInfo> {
     return parseCommit(oid, await this.read(oid, 'commit', MAX_COMMIT_BYTES));
-  }
-}
-
-// The type and size a loose object's file names, from its first compressed bytes alone.
-function headerOf(compressed: Buffer): { type: string; size: number } | undefined {
-  try {
-    return looseHeader(inflateSync(compressed.subarray(0, 512), { finishFlush: constants.Z_SYNC_FLUSH }));
-  } catch {
-    return undefined;
   }
 }
