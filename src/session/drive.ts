@@ -3,12 +3,12 @@
 // the run's one handle, passed down from here: nothing below finds the repository again.
 //
 //   open      the run's journal (its lock, its entries), with the configuration it pinned
-//   begin     one live run per working tree; what the run is (new, resuming, finished, continuing)
+//   begin     one live run per working tree; what the run is (new, resuming, finished, continuing: run-plan.ts)
 //   settle    the working tree against the last checkpoint; how commands run (the sandbox)
 //   loop      the agent loop through the valve, a checkpoint after each step that may change files
 //   end       run.json says how it ended: finished, stopped at a limit, interrupted, or failed
 import { COMPACT_STEP_KIND } from '../agent/compaction.js';
-import { CONFIG_STEP_KIND, runAgent, USER_STEP_KIND, type AgentOutcome, type ConfigChange, type FollowUp } from '../agent/loop.js';
+import { runAgent, type AgentOutcome, type ConfigChange, type FollowUp } from '../agent/loop.js';
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
@@ -17,15 +17,16 @@ import type { JournalStore } from '../journal/store.js';
 import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelNotice, ModelProvider } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
-import type { RunRecord, RunSandbox } from '../journal/entry.js';
+import type { RunSandbox } from '../journal/entry.js';
 import type { FileChange } from '../errors/index.js';
-import { findDrift } from '../worktree/drift.js';
 import { createTools } from '../tools/index.js';
 import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from '../worktree/worktree-lock.js';
-import type { OpenedAs, RunOutcome, SessionEvent, SessionOptions } from './types.js';
+import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
+import { planRun, type RunPlan } from './run-plan.js';
+import { finishedRunChanges } from './finished-run.js';
 import { chooseSandbox } from './sandbox.js';
 import { probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
@@ -48,13 +49,13 @@ export interface RunTarget {
   compact?: boolean;
 }
 
+// After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets this long of them.
+const INTERRUPTED_FLUSH_MS = 800;
+
 // Errors after which the run's journal must stay exactly as it was, also once the loop started: nothing ran. A drift refusal
 // waits for --restore or --keep-worktree (so `savepoint runs` must not call the run failed, and no
 // commit lands for a question); a checkpoint refused as unsafe or blocked by a file ran nothing
 // either; nor did a run refused for want of credentials, or because another run holds the tree.
-// After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets this long of them.
-const INTERRUPTED_FLUSH_MS = 800;
-
 const NOTHING_RAN = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError, MissingCredentialsError, WorktreeBusyError];
 
 /** Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a failure. */
@@ -71,14 +72,6 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     await life.mcp.close();
     life.close();
   }
-}
-
-/** What `begin` found the run to be, for the loop. */
-interface RunPlan {
-  /** A finished run with no new follow-up: it replays to its final answer, with no key and no live step. */
-  replayOnly: boolean;
-  followUps: FollowUp[];
-  configChanges: ConfigChange[];
 }
 
 // One run, open: its journal, its working tree's checkpoints, its tools and secrets.
@@ -166,41 +159,9 @@ class RunLife {
     const { journal, target, options } = this;
     const record = journal.runRecord;
     if (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
-    const followUps = recordedFollowUps(journal);
-    const configChanges = recordedConfigChanges(journal);
-    // The model the run uses now: its last config step's, else the pinned one.
-    let model = configChanges.filter((change) => change.model !== undefined).at(-1)?.model ?? target.model;
-    const newFollowUp = target.followUp !== undefined && followUps.at(-1)?.message !== target.followUp;
-    // A change of model is its own step, before the follow-up it comes with (the identical
-    // command again finds the run on that model already and adds nothing).
-    const newChange = target.modelChange !== undefined && target.modelChange !== model;
-    if (newChange) {
-      configChanges.push({ model: target.modelChange!, step: journal.history.lastPosition + 1 });
-      model = target.modelChange!;
-    }
-    // A compaction asked for: its config step comes after a change of model, before the follow-up.
-    if (target.compact) configChanges.push({ compact: true, step: journal.history.lastPosition + 1 + (newChange ? 1 : 0) });
-    const before = (newChange ? 1 : 0) + (target.compact ? 1 : 0);
-    // Its step is the one after the journal's last: a run stopped short of its answer (a limit, a
-    // crash) hears it before its next model call; a finished one right after its final answer.
-    if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 + before });
-    // A finished run replays with no key; anything else needs one before anything happens (a
-    // change of model alone to a finished run asks no model).
-    const replayOnly = record?.status === 'finished' && !newFollowUp && !newChange && !target.compact;
-    const asksModel = !replayOnly && !(record?.status === 'finished' && !newFollowUp && !target.compact);
+    const { replayOnly, followUps, configChanges, model, asksModel, opened } = planRun(journal, target);
     if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
-    const recordedSteps = journal.history.finishedCount;
-    const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
-    const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
-    const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
-    // The last attempt ran a step again and was killed before it recorded anything.
-    const lastAttempt = journal.killedAttempt;
-    const killed = lastAttempt && { attempt: lastAttempt.number, startedAt: lastAttempt.startedAt, host: lastAttempt.host, pid: lastAttempt.pid, rerun: lastAttempt.rerun! };
-    const told = journal.config?.instructions;
-    // The run's latest follow-up, new or recorded (the identical `continue` again, a resume after a
-    // crash in its answer): the steps before it are the conversation it continued.
-    const followUpStep = followUps.at(-1)?.step;
-    this.emit({ type: 'opened', run: target.run, task: target.task, model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(killed ? { killedBeforeRecording: killed } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) });
+    this.emit({ type: 'opened', run: target.run, task: target.task, ...opened });
     return { replayOnly, followUps, configChanges };
   }
 
@@ -330,35 +291,6 @@ function emitterFor(options: SessionOptions): (event: SessionEvent) => void {
       onEvent?.({ type: 'compaction', position: event.position, replayed: event.type === 'replayed', tokensBefore: result?.tokensBefore ?? null, tokensAfter: result?.tokensAfter ?? null });
     }
   };
-}
-
-// How the working tree differs from a finished run's last checkpoint (or its start, when it changed
-// no file), or undefined when it does not: the replayed answer is about the files as the run left them.
-async function finishedRunChanges(record: RunRecord, journal: RunJournal, snapshotter: WorktreeSnapshotter): Promise<{ step: number; changes: FileChange[] } | undefined> {
-  const last = journal.history.lastCheckpoint ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
-  if (!last) return undefined;
-  const drift = await findDrift(snapshotter.objects, snapshotter, last.tree, last.step).catch(() => undefined);
-  return drift && drift.changes.length ? { step: drift.step, changes: drift.changes } : undefined;
-}
-
-// The follow-up instructions the run has recorded, with the steps that recorded them.
-function recordedFollowUps(journal: RunJournal): FollowUp[] {
-  return journal.history
-    .entries(USER_STEP_KIND)
-    .filter((entry) => entry.phase === 'result')
-    .map((entry) => ({ message: String((entry.input as { message?: unknown }).message ?? ''), step: entry.step }));
-}
-
-// The changes the run has recorded (config steps: a model, or a compaction asked for), with the steps that recorded them.
-function recordedConfigChanges(journal: RunJournal): ConfigChange[] {
-  return journal.history
-    .entries(CONFIG_STEP_KIND)
-    .filter((entry) => entry.phase === 'result')
-    .flatMap((entry): ConfigChange[] => {
-      const input = entry.input as { model?: unknown; compact?: unknown };
-      if (typeof input.model === 'string') return [{ model: input.model, step: entry.step }];
-      return input.compact === true ? [{ compact: true, step: entry.step }] : [];
-    });
 }
 
 // The provider of each model the run uses, made once on its first live call; it tells what the SDK
