@@ -8,7 +8,7 @@ import type { ObjectStore } from '../git/object-store.js';
 import { beneathNonDirectory, DIR_MODE, LINK_MODE, modeViolation, nameViolation, parseRawTree } from '../git/path-rules.js';
 import { pathByteLength, pathFromBytes } from '../os/path-bytes.js';
 import { fsckRefusal } from './fsck-rules.js';
-import { DEFAULT_MAX_FILE_BYTES, type FileEntry } from './snapshot.js';
+import { DEFAULT_MAX_FILE_BYTES, type FileEntry } from './entries.js';
 
 /** More entries than this in one checkpoint are refused (a tree can repeat a subtree to look enormous). */
 export const MAX_CHECKPOINT_ENTRIES = 1_000_000;

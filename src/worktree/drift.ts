@@ -2,7 +2,8 @@
 // steps assume the files as the run left them, so a difference must be resolved first: restored
 // silently on a clean checkout of the run's base commit (a fresh clone), otherwise shown to a person.
 import type { ObjectStore } from '../git/object-store.js';
-import type { Snapshot, WorktreeSnapshotter } from './snapshot.js';
+import type { Snapshot } from './entries.js';
+import type { WorktreeSnapshotter } from './snapshot.js';
 import { diffTrees, type FileChange } from '../git/tree-diff.js';
 
 /** How the working tree differs from the run's last checkpoint. */

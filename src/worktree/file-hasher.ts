@@ -4,7 +4,7 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { makeObject } from '../git/git-object.js';
 import { fsPath } from '../os/path-bytes.js';
 import type { ObjectBatch } from '../git/object-batch.js';
-import type { FileEntry, SkippedFile } from './snapshot.js';
+import type { FileEntry, SkippedFile } from './entries.js';
 import { STAT_FIELDS, StatList, StatPool, type StatFields } from './stat-pool.js';
 import { fsckRefusal } from './fsck-rules.js';
 

@@ -8,7 +8,7 @@ import { TREE_MODE } from '../git/git-object.js';
 import type { ObjectStore } from '../git/object-store.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import type { JournalStore } from '../journal/store.js';
-import type { FileEntry } from './snapshot.js';
+import type { FileEntry } from './entries.js';
 
 /** A file a restore would change: what it is now and what the checkpoint has (undefined: no file). */
 export interface PlannedChange {

@@ -1,7 +1,7 @@
 // Reading what git prints about a working tree: the index (`git ls-files --stage -z`) and where the
 // working tree differs from it (`git status --porcelain=v2 -z`).
 import { resolve } from 'node:path';
-import type { FileEntry } from './snapshot.js';
+import type { FileEntry } from './entries.js';
 
 /** The mode of a submodule's entry in git's index (a gitlink: the commit it is checked out at). */
 export const GITLINK_MODE = '160000';

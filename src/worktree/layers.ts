@@ -4,7 +4,7 @@
 // comparing two checkpoints on the same index costs the tracked changes plus the untracked files
 // hashed again, not one map entry per untracked file.
 import type { HashedList } from './file-hasher.js';
-import type { FileEntry, SkippedFile } from './snapshot.js';
+import type { FileEntry, SkippedFile } from './entries.js';
 
 /** The untracked files of a checkpoint: their paths, and each one's entry as hashAll gave it. */
 export interface UntrackedFiles extends HashedList {

@@ -18,7 +18,7 @@ import { beneathNonDirectory, GITLINK_MODE, LINK_MODE, pathViolation } from '../
 import { recordPath, revealedPlace, revealPathHow, type NameRecorder } from '../redact/names.js';
 import { readCheckpoint, readCheckpointBlob } from './checkpoint-tree.js';
 import type { PlannedChange } from './finished-edits.js';
-import type { FileEntry, Snapshot } from './snapshot.js';
+import type { FileEntry, Snapshot } from './entries.js';
 
 /** What a restore did. */
 export interface RestoreResult {

@@ -4,7 +4,7 @@
 // trees by directory stay keyed by the real paths.
 import { makeTree, nestPaths, parseTree, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
 import type { NameRecorder } from '../redact/names.js';
-import type { FileEntry } from './snapshot.js';
+import type { FileEntry } from './entries.js';
 
 const same: NameRecorder = (name) => name;
 
@@ -23,6 +23,16 @@ export interface DirTrees {
 
 /** A tree of a checkpoint could not be read back, or is not the one git would write for its entries. */
 export class UnreadableTreeError extends Error {}
+
+/** What `read` gives, or undefined when a tree read back from the repository is not usable. */
+export function unlessUnreadable<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof UnreadableTreeError) return undefined;
+    throw error;
+  }
+}
 
 /**
  * The trees under a root tree the repository already has (HEAD's, for a checkout that matches it),

@@ -112,7 +112,8 @@ describe('kill -9 and the identical command again', { concurrency: true }, () =>
       const fake = await fakeWith(setup(hold));
       const counter = join(repo.root, 'counter.txt');
       const first = startCli(['run', '--yes', task], { cwd: repo.root, env: fakeEnv(fake) });
-      await waitUntil(() => existsSync(counter), 'the command to start', { child: first });
+      // Its mark written, not only its file made: `>>` creates the file an instant before echo writes to it.
+      await waitUntil(() => existsSync(counter) && lines(counter).length === 1, 'the command to start', { child: first });
       first.kill();
       await first.result;
       rmSync(hold); // the orphaned command ends now

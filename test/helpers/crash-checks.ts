@@ -21,6 +21,22 @@ export async function runSubjects(root: string, run: string): Promise<string[]> 
   return out.split('\n').filter((s) => s.startsWith(`${run} `));
 }
 
+/**
+ * The journal's commits of `run` that append a step or the run's end: without the notes a rerun of a
+ * step left in flight writes first (its attempt in run.json, so that a kill before its result leaves
+ * a trace). Each note must follow the intent of the step it runs again, and no step gets two in a row.
+ */
+export function appendsOf(subjects: string[]): string[] {
+  const note = /^\S+ #(\d+) .* \(running again: in flight at a crash\)$/;
+  subjects.forEach((subject, i) => {
+    const step = note.exec(subject)?.[1];
+    if (!step) return;
+    const intent = subjects.slice(0, i).findLast((s) => s.includes(` #${step} `));
+    assert.ok(intent?.endsWith('(started)') || (intent !== undefined && note.test(intent)), `a rerun note follows the intent of step ${step}:\n${subjects.join('\n')}`);
+  });
+  return subjects.filter((subject) => !note.test(subject));
+}
+
 // What must hold after every kill: git finds nothing wrong, sees no ref but main and the journal,
 // and every step the child (or an earlier one) reported done has its result on the branch.
 export async function checkAfterKill(root: string, run: string, durable: Set<number>, context: string, intentEvery = 3): Promise<void> {

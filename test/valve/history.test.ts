@@ -79,13 +79,20 @@ describe("a run's history after replay", () => {
     await journal.step('model', { turn: 1 }, () => assert.fail('replayed'), { usage: usage(1, 1) });
     await journal.step('run_bash', { command: 'npm test' }, () => assert.fail('replayed'), { intent: true });
     await journal.step('read_file', { path: 'a.txt' }, () => assert.fail('replayed'));
-    // Step 4 is in flight: rerun, its result is this process's first write, with run.json (and
-    // its attempt) in the same commit, counting it.
-    await journal.step('run_bash', { command: 'npm run deploy' }, () => ({ exit: 0 }), { intent: true, onInFlight: () => ({ rerun: true }) });
-    const atFirstWrite = await recordOf('totals');
-    assert.deepEqual(atFirstWrite.totals, countTotals(await entriesOf('totals')));
-    assert.deepEqual([atFirstWrite.totals!.files, atFirstWrite.totals!.inFlight], [6, false]);
-    assert.equal(atFirstWrite.attempts.at(-1)!.firstLiveStep, 4);
+    // Step 4 is in flight: rerun. This process's first write is run.json alone, before the step runs
+    // again (its attempt, naming the step it reruns, so a kill before the result leaves a trace),
+    // counting the entries then: step 4 still in flight.
+    let atFirstWrite: Awaited<ReturnType<typeof recordOf>> | undefined;
+    let entriesThen: Awaited<ReturnType<typeof entriesOf>> = [];
+    await journal.step('run_bash', { command: 'npm run deploy' }, async () => {
+      atFirstWrite = await recordOf('totals');
+      entriesThen = await entriesOf('totals');
+      return { exit: 0 };
+    }, { intent: true, onInFlight: () => ({ rerun: true }) });
+    assert.deepEqual(atFirstWrite!.totals, countTotals(entriesThen));
+    assert.deepEqual([atFirstWrite!.totals!.files, atFirstWrite!.totals!.inFlight], [5, true]);
+    assert.equal(atFirstWrite!.attempts.at(-1)!.firstLiveStep, 4);
+    assert.equal(atFirstWrite!.attempts.at(-1)!.rerun, 4);
     await journal.step('model', { turn: 2 }, () => ({ text: 'done' }), { usage: usage(200, 20), checkpoint: () => ({ tree }) });
     await journal.finish('finished', { final: 'done' });
     journal.close();

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../../src/git/object-store.js';
 import { findRepository } from '../../src/git/repository.js';
-import { WorktreeSnapshotter, type SnapshotOptions } from '../../src/worktree/snapshot.js';
+import type { SnapshotOptions } from '../../src/worktree/entries.js';
+import { WorktreeSnapshotter } from '../../src/worktree/snapshot.js';
 import { gitOut } from '../helpers/git.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 

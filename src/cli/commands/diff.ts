@@ -10,7 +10,7 @@ import { NoCheckpointError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
 import { buildOwnGit } from '../../git/repository.js';
 import { loadWholeRun, openJournals } from '../../report/journal-runs.js';
-import { DEFAULT_MAX_FILE_BYTES } from '../../worktree/snapshot.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../../worktree/entries.js';
 import { writePaged } from '../terminal/pager.js';
 import { styleFor } from '../terminal/style.js';
 import { paintDiff } from '../view/step-diff.js';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { buildOwnGit } from '../../git/repository.js';
 import type { Timeline } from '../../report/summarize.js';
 import type { Style } from '../terminal/style.js';
-import { DEFAULT_MAX_FILE_BYTES } from '../../worktree/snapshot.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../../worktree/entries.js';
 
 // git's empty tree: the base of a run that started in a repository with no commit.
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
