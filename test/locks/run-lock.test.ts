@@ -139,22 +139,28 @@ describe('the run lock across pid namespaces', { concurrency: true, skip }, () =
     const taker = startHolder(repo.root, false, false, 'taker');
     assert.match(await taker.next(), /^held /);
     process.kill(-first.child.pid!, 'SIGCONT');
-    first.send('step');
-    assert.equal(await first.next(), 'lost ERUNLOCKLOST');
-    taker.send('step'); // replays step 1
-    assert.equal(await taker.next(), 'stepped');
-    taker.send('step'); // step 2, live
-    assert.equal(await taker.next(), 'stepped');
-    taker.send('exit');
-    await taker.exited;
-    first.send('exit');
-    await first.exited;
-    // Step 1 from the first holder, step 2 from the taker: the holder that lost the lock added nothing.
-    const entries = await readRunEntries(await JournalStore.open(repo.root), 'shared');
-    assert.deepEqual(entries.map((e) => `${e.step} attempt ${e.attempt}`), ['1 attempt 1', '2 attempt 2']);
-    assert.deepEqual(effects(repo.root), ['first 1', 'taker 2'], 'the holder that lost the lock started no effect');
+    await afterTakeover(repo.root, first, taker);
   });
 });
+
+// Once the stopped holder `first` is woken after `taker` took the run over: its next step is refused,
+// the taker replays step 1 and runs step 2, and the journal and the effects show step 1 from the first
+// holder, step 2 from the taker: the holder that lost the lock added nothing and started no effect.
+async function afterTakeover(dir: string, first: Holder, taker: Holder): Promise<void> {
+  first.send('step');
+  assert.equal(await first.next(), 'lost ERUNLOCKLOST');
+  taker.send('step'); // replays step 1
+  assert.equal(await taker.next(), 'stepped');
+  taker.send('step'); // step 2, live
+  assert.equal(await taker.next(), 'stepped');
+  taker.send('exit');
+  await taker.exited;
+  first.send('exit');
+  await first.exited;
+  const entries = await readRunEntries(await JournalStore.open(dir), 'shared');
+  assert.deepEqual(entries.map((e) => `${e.step} attempt ${e.attempt}`), ['1 attempt 1', '2 attempt 2']);
+  assert.deepEqual(effects(dir), ['first 1', 'taker 2'], 'the holder that lost the lock started no effect');
+}
 
 // The effects the holders' steps ran, in order (`<name> <n>` lines of effects.log).
 function effects(dir: string): string[] {
@@ -187,19 +193,7 @@ describe('the run lock in one pid namespace', { concurrency: true }, () => {
     const taker = startHolder(repo.root, false, false, 'taker');
     assert.match(await taker.next(), /^held /, 'a stopped holder past its lease is taken over');
     process.kill(first.child.pid!, 'SIGCONT');
-    first.send('step');
-    assert.equal(await first.next(), 'lost ERUNLOCKLOST');
-    taker.send('step'); // replays step 1
-    assert.equal(await taker.next(), 'stepped');
-    taker.send('step'); // step 2, live
-    assert.equal(await taker.next(), 'stepped');
-    taker.send('exit');
-    await taker.exited;
-    first.send('exit');
-    await first.exited;
-    const entries = await readRunEntries(await JournalStore.open(repo.root), 'shared');
-    assert.deepEqual(entries.map((e) => `${e.step} attempt ${e.attempt}`), ['1 attempt 1', '2 attempt 2']);
-    assert.deepEqual(effects(repo.root), ['first 1', 'taker 2'], 'the woken holder started no effect');
+    await afterTakeover(repo.root, first, taker);
   });
 });
 
