@@ -23,7 +23,7 @@ import { createTools } from '../tools/index.js';
 import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
-import { holdWorktree } from '../worktree/worktree-lock.js';
+import { holdWorktree } from './worktree-lock.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { planRun, type RunPlan } from './run-plan.js';
 import { finishedRunChanges } from './finished-run.js';

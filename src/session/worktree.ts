@@ -7,7 +7,7 @@ import type { RunRecord } from '../journal/entry.js';
 import type { JournalStore } from '../journal/store.js';
 import { DriftError } from '../errors/index.js';
 import { findDrift, type Drift } from '../worktree/drift.js';
-import { refuseUndoingFinishedRuns } from '../worktree/finished-edits.js';
+import { refuseUndoingFinishedRuns } from '../worktree/drift.js';
 import { restoreWorktree, type RevealText } from '../worktree/restore.js';
 import type { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import type { SessionEvent, SessionOptions } from './types.js';

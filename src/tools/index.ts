@@ -23,7 +23,7 @@ export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from
 export { resolveInRepo, toRepoRelative } from './path-utils.js';
 export { truncateForModel, type TruncateOptions } from './truncate.js';
 export { validateInput } from './validate-input.js';
-export { asText, lastLine } from './format.js';
+export { asText, lastLine } from './truncate.js';
 
 /** Every tool, in the order the model is shown them, working on the repository at `root`; run_bash confined by `sandbox`. */
 export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig) } = {}): AnyTool[] {

@@ -2,7 +2,7 @@
 // untracked and not ignored), so build output and node_modules stay out of the model's way.
 import { plural } from '../format/numbers.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
-import { asText } from './format.js';
+import { asText } from './truncate.js';
 import { pathspecFor, runGit } from './git-files.js';
 import type { Tool } from './types.js';
 

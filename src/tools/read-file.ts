@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { plural } from '../format/numbers.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
-import { asText } from './format.js';
+import { asText } from './truncate.js';
 import { resolveInRepo, specialFileKind, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
 

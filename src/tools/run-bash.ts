@@ -5,7 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { StoppedBySignalError, stopSignalWords } from '../errors/index.js';
 import { oneLine } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
-import { asText, lastLine } from './format.js';
+import { asText, lastLine } from './truncate.js';
 import { gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import { sandboxNote } from './sandbox-notes.js';
 import type { Tool, ToolResult } from './types.js';

@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { plural } from '../format/numbers.js';
 import { cutAfter } from '../format/text.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
-import { asText } from './format.js';
+import { asText } from './truncate.js';
 import { pathspecFor, runGit } from './git-files.js';
 import { resolveInRepo, specialFileKind } from './path-utils.js';
 import type { Tool } from './types.js';

@@ -4,7 +4,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { formatBytes } from '../format/numbers.js';
 import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
-import { asText } from './format.js';
+import { asText } from './truncate.js';
 import { resolveInRepo, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
 

@@ -17,7 +17,7 @@ import type { ObjectStore } from '../git/object-store.js';
 import { beneathNonDirectory, GITLINK_MODE, LINK_MODE, pathViolation } from '../git/path-rules.js';
 import { recordPath, revealedPlace, revealPathHow, type NameRecorder } from '../redact/names.js';
 import { readCheckpoint, readCheckpointBlob } from './checkpoint-tree.js';
-import type { PlannedChange } from './finished-edits.js';
+import type { PlannedChange } from './drift.js';
 import type { FileEntry, Snapshot } from './entries.js';
 
 /** What a restore did. */
