@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { constants, inflateSync } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
-import { applyDelta, deltaResultSize } from './pack-delta.js';
-import { indexCount, indexOffset, indexPosition, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
+import { applyDelta, deltaResultSize, indexCount, indexOffset, indexPosition, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
 
 interface Pack {
   path: string;
