@@ -15,6 +15,12 @@ import { ObjectTooLargeError } from '../errors/index.js';
 import { buildOwnGit } from './repository.js';
 import { hashObject, type ObjectType } from './git-object.js';
 
+/**
+ * From this many objects on, ObjectStore.readEach reads them through one `git cat-file --batch` (here):
+ * below it, starting git costs more than reading them in-process.
+ */
+export const GIT_BATCH_FROM = 200;
+
 /** What git said of one id: its body (of the type asked for), or why it has none. */
 export type BatchObject = { oid: string; body: Buffer } | { oid: string; body: undefined; why: 'missing' | 'wrong-type' };
 

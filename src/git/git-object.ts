@@ -33,6 +33,14 @@ export const TREE_MODE = '40000';
 /** The mode of an ordinary (non-executable) file entry. */
 export const FILE_MODE = '100644';
 
+/**
+ * The largest tree savepoint reads: a directory of some 600,000 entries, far past what a working
+ * tree (or the journal's shards of 100 steps) holds; a fetched tree larger than this is refused.
+ */
+export const MAX_TREE_BYTES = 32 * 1024 * 1024;
+/** The largest commit savepoint reads (its message is a step's one-line subject). */
+export const MAX_COMMIT_BYTES = 1024 * 1024;
+
 /** The header git hashes and stores before an object's body: `<type> <size>\0`. */
 export function objectHeader(type: string, size: number): string {
   return `${type} ${size}\0`;

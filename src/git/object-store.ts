@@ -6,19 +6,13 @@ import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { asWriteFailure } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
-import { encodeLoose, hashObject, parseCommit, parseTree, readLooseFile, readLooseSize, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
+import { encodeLoose, hashObject, MAX_COMMIT_BYTES, MAX_TREE_BYTES, parseCommit, parseTree, readLooseFile, readLooseSize, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
-import { gitObjectSize, readDeclined, readEachThroughGit } from './cat-file.js';
+import { GIT_BATCH_FROM, gitObjectSize, readDeclined, readEachThroughGit } from './cat-file.js';
 import { PackReader } from './pack-reader.js';
 import { PackRollup } from './pack-rollup.js';
 
 let tempCounter = 0;
-
-/**
- * From this many objects on, readEach reads them through one `git cat-file --batch` (cat-file.ts):
- * below it, starting git costs more than reading them here.
- */
-export const GIT_BATCH_FROM = 200;
 
 // Past this many ids, the set of objects known good starts over (costing only re-checks).
 const VERIFIED_LIMIT = 200_000;
@@ -29,14 +23,6 @@ interface Plan {
   writes: Array<{ oid: string; path: string; data: Buffer; temp: string }>;
   existing: Array<{ oid: string; path: string }>;
 }
-
-/**
- * The largest tree savepoint reads: a directory of some 600,000 entries, far past what a working
- * tree (or the journal's shards of 100 steps) holds; a fetched tree larger than this is refused.
- */
-export const MAX_TREE_BYTES = 32 * 1024 * 1024;
-/** The largest commit savepoint reads (its message is a step's one-line subject). */
-export const MAX_COMMIT_BYTES = 1024 * 1024;
 
 /**
  * The object database of one repository (its common git dir). A run opens one and shares it (the

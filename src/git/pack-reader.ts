@@ -9,13 +9,12 @@
 // (isomorphic-git's packed reads cost ~0.5 ms an object: a 10,000-step journal took 5 s to open
 // after `git gc`.)
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { constants, inflateSync } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
-import { applyDelta, deltaResultSize } from './pack-delta.js';
-import { indexCount, indexOffset, indexPosition, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
+import { readAt, trailersHold } from './pack-file.js';
+import { applyDelta, deltaResultSize, indexCount, indexOffset, indexPosition, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
 
 interface Pack {
   path: string;
@@ -58,33 +57,6 @@ const READ_AHEAD_BYTES = 4096;
 // Delta bases kept resolved, so a chain of deltas is not re-inflated for every object on it (on a
 // gc'd 10,000-step journal, 4 MB cuts the inflates from 83,000 to 13,700, close to one per object).
 const BASE_CACHE_BYTES = 4 * 1024 * 1024;
-
-// Whether a pack's SHA-1 trailer covers its bytes, its index's trailer covers the index, and the
-// index names this pack's checksum: one pass over each, the pack streamed through a chunk at a time
-// (measured: the 10,000-step journal's replay spent 100 ms hashing every object it read, where
-// checking its 20 MB of packs takes 25 ms).
-function trailersHold(path: string, size: number, idx: Buffer): boolean {
-  if (size < 32 || idx.length < INDEX_IDS + 40) return false;
-  const hash = createHash('sha1');
-  const chunk = Buffer.allocUnsafeSlow(Math.min(size, 1024 * 1024));
-  const trailer = Buffer.alloc(20);
-  const fd = openSync(path, 'r');
-  try {
-    for (let at = 0; at < size; ) {
-      const read = readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
-      if (read === 0) return false; // shorter than it was
-      const body = Math.max(0, Math.min(read, size - 20 - at)); // the part before the trailer
-      hash.update(chunk.subarray(0, body));
-      if (body < read) chunk.copy(trailer, at + body - (size - 20), body, read);
-      at += read;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  if (!hash.digest().equals(trailer)) return false;
-  if (!idx.subarray(idx.length - 40, idx.length - 20).equals(trailer)) return false;
-  return createHash('sha1').update(idx.subarray(0, idx.length - 20)).digest().equals(idx.subarray(idx.length - 20));
-}
 
 /** Reads objects from a repository's packs (`objects/pack`), declining what it cannot read. */
 export class PackReader {
@@ -299,17 +271,6 @@ export class PackReader {
       this.bases.delete(oldest);
       this.baseBytes -= value.body.length;
     }
-  }
-}
-
-// `length` bytes of the file at `path` from `start` (fewer at its end), in a buffer of their own.
-function readAt(path: string, start: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafeSlow(length);
-  const fd = openSync(path, 'r');
-  try {
-    return buffer.subarray(0, readSync(fd, buffer, 0, length, start));
-  } finally {
-    closeSync(fd);
   }
 }
 

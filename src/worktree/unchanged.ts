@@ -142,9 +142,11 @@ function gitConfigHome(): string {
   return process.env.XDG_CONFIG_HOME ? join(process.env.XDG_CONFIG_HOME, 'git') : join(homedir(), '.config', 'git');
 }
 
-// An entry's lstat; undefined when there is none (gone, or beneath what is no longer a directory:
-// lstat fails with ENOTDIR there, which throwIfNoEntry does not cover).
-function statOf(path: string): Stats | undefined {
+/**
+ * An entry's lstat; undefined when there is none (gone, or beneath what is no longer a directory:
+ * lstat fails with ENOTDIR there, which throwIfNoEntry does not cover). Shared with untracked-listing.ts.
+ */
+export function statOf(path: string): Stats | undefined {
   try {
     return lstatSync(fsPath(path));
   } catch {

@@ -14,12 +14,12 @@
 // config and global ignore files, git's index) makes the next listing a full one. The tracked
 // files' side (`git status --untracked-files=no`) is asked again only when a directory or a
 // tracked file moved (unchanged.ts, TrackedStatus): an edit of an untracked file costs no git.
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { readdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fsPath, hasRawBytes, pathFromBytes } from '../os/path-bytes.js';
 import { configuredFiles, parseStatus, STATUS_ARGS, type PathChange } from './git-listing.js';
-import { TrackedStatus } from './unchanged.js';
+import { statOf, TrackedStatus } from './unchanged.js';
 
 /** From this many untracked files on (in one full listing), checkpoints list them directory by directory. */
 export const UNTRACKED_LISTING_FROM = 1000;
@@ -279,15 +279,6 @@ export class UntrackedListing {
 function parentOf(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? '' : path.slice(0, slash);
-}
-
-// An entry's lstat; undefined when there is none (gone, or beneath what is no longer a directory).
-function statOf(path: string): Stats | undefined {
-  try {
-    return lstatSync(fsPath(path));
-  } catch {
-    return undefined;
-  }
 }
 
 function signatureOf(stat: Stats | undefined): string {

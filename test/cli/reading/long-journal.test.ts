@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { GIT_BATCH_FROM } from '../../../src/git/object-store.js';
+import { GIT_BATCH_FROM } from '../../../src/git/cat-file.js';
 import { gitOut } from '../../helpers/git.js';
 import { forgeJournalJson, projectAt } from '../../helpers/hostile-tree.js';
 import { runCli } from '../../helpers/cli.js';
