@@ -1,7 +1,8 @@
 // Reading runs back from the branch: a run's metadata and its entries in order, each validated.
 import { CorruptEntryError, ObjectTooLargeError } from '../errors/index.js';
 import { formatBytes } from '../format/numbers.js';
-import { parseEntry, parseRunRecord, type JournalEntry, type RunRecord } from './entry.js';
+import { parseEntry, type JournalEntry, type RunRecord } from './entry.js';
+import { parseRunRecord } from './parse-run.js';
 import { MAX_ENTRY_BYTES, MAX_RUN_RECORD_BYTES } from './fields.js';
 import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
 import { parseStepFileName, runRecordPath, type Phase } from './layout.js';

@@ -9,56 +9,16 @@ import { unlinkQuietly } from '../os/durable-file.js';
 import { assertNotCheckedOut, findRepository, type Repository } from '../git/repository.js';
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
 import { ObjectStore } from '../git/object-store.js';
-import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef, type RefFaultPoint } from '../git/refs.js';
+import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef } from '../git/refs.js';
 import { JOURNAL_REF } from './layout.js';
+import { markAppended, type AppendInfo, type JournalFile, type StoreOptions } from './store-options.js';
 import { removeStaleTemps } from '../git/leftovers.js';
-
-/** A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint). */
-export type JournalFile = { path: string; content: string | Buffer } | { path: string; tree: string };
-
-/** Where a test may stop an append (the crash matrix kills the process there). */
-export type FaultPoint = 'before-objects' | 'after-objects' | RefFaultPoint;
-
-/** Options of a JournalStore: hooks after an append, the stale-lock age, test fault points. */
-export interface StoreOptions {
-  /** Called at each named point of the write path; tests crash or throw there. */
-  faultPoint?: (name: FaultPoint) => void;
-  /** A ref lock older than this is taken as left by a dead process. */
-  staleLockMs?: number;
-  /** Read another journal ref instead (e.g. `refs/remotes/origin/agent-journal`). */
-  ref?: string;
-  /**
-   * Runs after every append has moved the branch (`--push`); a throw stops the caller, but what
-   * was appended stays appended (the error is marked: appendedCommitOf). `fence` says the append is
-   * the intent of a one-shot effect (`what`), which must be seen elsewhere before it runs.
-   */
-  afterAppend?: (commit: string, append: AppendInfo) => Promise<void>;
-  /** Asked before the intent of a one-shot effect is appended: waits until earlier appends reached where afterAppend sends them. */
-  beforeFence?: (what: string) => Promise<void>;
-  /** Told when an append found the branch deleted or moved back under it and put it back (store.ts). */
-  onRestored?: (event: { restored: string; found: string | undefined }) => void;
-}
-
-/** What afterAppend is told about an append: whether it fences a one-shot effect, and which. */
-export interface AppendInfo {
-  fence: boolean;
-  what?: string;
-}
+export { appendedCommitOf, type AppendInfo, type FaultPoint, type JournalFile, type StoreOptions } from './store-options.js';
 
 type DirChanges = PathDir<TreeEntry>;
 
 // A run's step file (entry) on the branch: written once, never replaced (see rebuild).
 const STEP_FILE = /^runs\/[^/]+\/steps\/.+\.json$/;
-
-const APPENDED = Symbol('savepoint.appendedCommit');
-
-/**
- * The commit an append had already put on the branch when `error` was thrown by its afterAppend
- * hook (a failed push), or undefined when the append itself failed and nothing was written.
- */
-export function appendedCommitOf(error: unknown): string | undefined {
-  return error !== null && typeof error === 'object' ? ((error as Record<symbol, unknown>)[APPENDED] as string | undefined) : undefined;
-}
 
 /** The `agent-journal` branch of one repository. */
 export class JournalStore {
@@ -255,7 +215,7 @@ export class JournalStore {
     try {
       await this.options.afterAppend?.(commit, append);
     } catch (error) {
-      if (error !== null && typeof error === 'object') Object.defineProperty(error, APPENDED, { value: commit, enumerable: false, configurable: true }); // one error may end several appends (a push that failed for good)
+      markAppended(error, commit);
       throw error;
     }
   }
