@@ -42,7 +42,9 @@ export interface FlushReport {
   error?: Error;
 }
 
+/** The longest one git call of a push may take before it is given up and tried again (`--push-timeout`). */
 export const DEFAULT_PUSH_TIMEOUT_MS = 30_000;
+/** How long pushes may keep failing before the run stops at its next one-shot effect (`--push-retry`). */
 export const DEFAULT_PUSH_RETRY_MS = 60_000;
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 5_000;

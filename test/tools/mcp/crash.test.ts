@@ -21,15 +21,20 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
   ];
   const args = ['run', '--yes', '--no-sandbox', task];
 
-  test('the identical command calls neither tool again, tells the model the mail is unknown, re-sends no finished request, and finishes; once more it starts no server', async () => {
+  // A run whose send_mail call is in progress: it waits on a file that is never made, until the kill.
+  async function mailInProgress() {
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
     const counts = scratch.dir('savepoint-mcp-counts-');
-    // send_mail waits on a file that is never made: it is in progress until the kill.
     writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: join(counts, 'never') }) });
-
     const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
     await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
+    return { fake, repo, counts, first };
+  }
+
+  test('the identical command calls neither tool again, tells the model the mail is unknown, re-sends no finished request, and finishes; once more it starts no server', async () => {
+    const { fake, repo, counts, first } = await mailInProgress();
+
     first.kill();
     assert.equal((await first.result).signal, 'SIGKILL');
     assert.equal(counted(counts, 'lookup.calls'), 1);
@@ -84,12 +89,7 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
   });
 
   test('Ctrl-C during the destructive call ends savepoint within two seconds, stops the server, and the call is not made again', async () => {
-    const fake = await scratch.fake(turns);
-    const repo = await scratch.repo();
-    const counts = scratch.dir('savepoint-mcp-counts-');
-    writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: join(counts, 'never') }) });
-    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
-    await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
+    const { fake, repo, counts, first } = await mailInProgress();
     const stoppedAt = Date.now();
     first.child.kill('SIGINT');
     await first.result;
