@@ -14,8 +14,7 @@ import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
 import type { JournalPusher } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
-import { createProvider, hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
-import type { ModelNotice, ModelProvider } from '../model/index.js';
+import { hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import type { FileChange } from '../errors/index.js';
@@ -33,6 +32,7 @@ import { runConfig } from './config.js';
 import { readInstructions } from './instructions.js';
 import { settleWorktree } from './worktree.js';
 import { createRunPusher, flushRunPushes } from './pushing.js';
+import { providerFor } from './providers.js';
 
 /** The run a session drives, once the entry point has found or named it through `store`. */
 export interface RunTarget {
@@ -290,17 +290,5 @@ function emitterFor(options: SessionOptions): (event: SessionEvent) => void {
       const result = event.result as { tokensBefore?: number; tokensAfter?: number } | undefined;
       onEvent?.({ type: 'compaction', position: event.position, replayed: event.type === 'replayed', tokensBefore: result?.tokensBefore ?? null, tokensAfter: result?.tokensAfter ?? null });
     }
-  };
-}
-
-// The provider of each model the run uses, made once on its first live call; it tells what the SDK
-// says about that model once. A provider the caller gave serves every model.
-function providerFor(given: SessionOptions['provider'], onNotice: (notice: ModelNotice) => void, maxRetryWait: number | undefined): (model: string) => Promise<ModelProvider> {
-  const made = new Map<string, Promise<ModelProvider>>();
-  const options = { onNotice, ...(maxRetryWait !== undefined ? { maxRetryWait } : {}) };
-  return (model) => {
-    let provider = made.get(model);
-    if (!provider) made.set(model, (provider = Promise.resolve(typeof given === 'function' ? given() : (given ?? createProvider(model, options)))));
-    return provider;
   };
 }

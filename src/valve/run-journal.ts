@@ -13,7 +13,7 @@ import { appendedCommitOf, type JournalFile, type JournalStore } from '../journa
 import type { History, StepCall } from './history.js';
 import { stepKey } from './key.js';
 import { RunRecordWriter, type RunOrigin } from './run-record.js';
-import type { InFlightAnswer, InFlightStep, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
+import { assertStepOptions, type InFlightAnswer, type InFlightStep, type OpenJournalOptions, type StepEvent, type StepOptions } from './step-types.js';
 
 export type { Checkpoint, InFlightAnswer, InFlightStep, JournalHooks, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
 
@@ -288,14 +288,3 @@ export class RunJournal {
 }
 
 const callInfo = (call: StepCall) => ({ position: call.position, kind: call.kind, description: call.description });
-
-
-// The options step() knows. One it does not know is refused: a guard renamed (gate became decline)
-// must never silently stop guarding, running a step live that the caller meant to hold back.
-const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint']);
-
-function assertStepOptions(options: object): void {
-  for (const name of Object.keys(options)) {
-    if (!STEP_OPTIONS.has(name)) throw new UsageError(`step() does not know the option "${name}": it takes ${[...STEP_OPTIONS].join(', ')}. Nothing was run or recorded.`);
-  }
-}

@@ -1,5 +1,7 @@
 // What a caller of the valve says about its steps, and what the valve tells it back: the options of
-// `openJournal` and `step`, the in-flight question and answer, and the events a front end prints.
+// `openJournal` and `step` (and the check that refuses an option `step` does not know), the in-flight
+// question and answer, and the events a front end prints.
+import { UsageError } from '../errors/index.js';
 import type { EntryUsage, RunConfig, RunRecord, RunSandbox } from '../journal/entry.js';
 import type { OrphanReport } from '../locks/live-commands.js';
 import type { StoreOptions } from '../journal/store.js';
@@ -109,3 +111,14 @@ export interface OpenJournalOptions {
 
 /** The store's hooks a caller of the valve may set (the rest of StoreOptions is the store's own). */
 export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'beforeFence' | 'onRestored'>;
+
+// The options step() knows. One it does not know is refused: a guard renamed (gate became decline)
+// must never silently stop guarding, running a step live that the caller meant to hold back.
+const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint']);
+
+/** Refuses an option step() does not know, before anything runs or is recorded. */
+export function assertStepOptions(options: object): void {
+  for (const name of Object.keys(options)) {
+    if (!STEP_OPTIONS.has(name)) throw new UsageError(`step() does not know the option "${name}": it takes ${[...STEP_OPTIONS].join(', ')}. Nothing was run or recorded.`);
+  }
+}

@@ -5,14 +5,18 @@
 // before this (tool-call.ts), so a call a rule allows or denies never gets here; the mode from
 // settings (`defaultMode`) approves edits, or everything, without asking; `a` offers to remember a
 // rule for the session, or to write it to .savepoint/settings.local.json.
+// The run's other two questions live here too: files that drifted from the journal (restore, keep or
+// quit), and running commands unconfined where no sandbox can be had.
 import { createInterface } from 'node:readline';
-import { ApprovalRequiredError, InterruptedError } from '../../errors/index.js';
+import type { Writable } from 'node:stream';
+import { ApprovalRequiredError, describeChanges, InterruptedError } from '../../errors/index.js';
 import type { Approver } from '../../agent/tool-call.js';
 import type { AnyTool } from '../../tools/types.js';
 import { ellipsize, showControls } from '../../format/text.js';
 import { addLocalAllowRule, suggestRule, type PermissionMode, type PermissionRules } from '../../settings/index.js';
 import { type Style } from '../terminal/style.js';
 import { editPreview } from './edit-preview.js';
+import type { LiveView } from './live-view.js';
 import { paintDiff } from './step-diff.js';
 
 /** How many lines of a command, or of a write's content outside a repository, the question shows. */
@@ -155,4 +159,29 @@ export async function preview(tool: AnyTool, input: Record<string, unknown>, sty
     return `    ${dim(`write ${showControls(text(input.path))} (${lines.length} line${lines.length === 1 ? '' : 's'}, ${Buffer.byteLength(content)} bytes):`)}\n${show(lines, lines.length)}`;
   }
   return '';
+}
+
+/** Where in the run a checkpoint is: "after step N", or "when the run started" for step 0. */
+export function where(step: number): string {
+  return step ? `after step ${step}` : 'when the run started';
+}
+
+/** The drift question on a terminal: restore, keep, or quit. Ctrl-C stops like Ctrl-C anywhere. */
+export async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void): Promise<'restore' | 'keep' | 'stop'> {
+  live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${showControls(describeChanges(question.changes))}.\n`));
+  live.pause();
+  try {
+    const answer = (await ask('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ', { onInterrupt: stop })).trim().toLowerCase();
+    if (answer.startsWith('y') || answer.startsWith('r')) return 'restore';
+    return answer.startsWith('k') ? 'keep' : 'stop';
+  } finally {
+    live.resume();
+  }
+}
+
+/** No sandbox here: say so once, with how to get one, and ask before running commands unconfined. */
+export async function askToRunUnconfined(reason: string, out: Writable, style: Style, onInterrupt: () => void): Promise<boolean> {
+  out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. Install it with "apt-get install bubblewrap" (Debian, Ubuntu) or "dnf install bubblewrap" (Fedora).\n`));
+  const answer = (await ask('  Run commands unconfined, with your whole environment and file system? [y/N]: ', { onInterrupt })).trim().toLowerCase();
+  return answer === 'y' || answer === 'yes';
 }

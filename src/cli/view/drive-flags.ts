@@ -1,5 +1,6 @@
 // Options shared by the commands that drive a run (`run`, `resume`, `continue`).
 import { Option, type Command } from 'commander';
+import type { LimitReached } from '../../agent/budget.js';
 import { IN_FLIGHT_POLICIES, type InFlightPolicy } from '../../agent/in-flight.js';
 import { UsageError } from '../../errors/index.js';
 import type { SessionOptions } from '../../session/types.js';
@@ -52,6 +53,14 @@ export function addDriveOptions(command: Command): Command {
 
 /** The exit code of a run stopped at one of the user's limits (--max-steps, --max-turns, --max-cost). */
 export const LIMIT_EXIT_CODE = 3;
+
+/** What stopped the run at one of those limits, and how to go on. */
+export function limitMessage({ limit, value, reached }: LimitReached): string {
+  const how = `Every finished step is kept: run the same command with a higher --${limit} (or without it) to go on from here.`;
+  if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
+  const what = limit === 'max-steps' ? 'steps' : 'model calls';
+  return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
+}
 
 function positiveInt(flag: string): (value: string) => number {
   return (value) => {

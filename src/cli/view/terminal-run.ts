@@ -7,7 +7,7 @@ import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, typ
 import { showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
-import { ask, createApprover } from './approval.js';
+import { askAboutDrift, askToRunUnconfined, createApprover, where } from './approval.js';
 import { JsonLines } from './json-lines.js';
 import { LiveView } from './live-view.js';
 import { modelNoticeText } from './model-notice.js';
@@ -15,8 +15,7 @@ import { pushEventText } from './push-events.js';
 import { RunTally } from './run-tally.js';
 import { sandboxLine } from './sandbox-line.js';
 import type { DriveFlags } from './drive-flags.js';
-import { LIMIT_EXIT_CODE } from './drive-flags.js';
-import type { LimitReached } from '../../agent/budget.js';
+import { LIMIT_EXIT_CODE, limitMessage } from './drive-flags.js';
 import { StepPrinter } from './step-printer.js';
 import { headerLines } from './run-header.js';
 import { sessionSettings } from './session-settings.js';
@@ -285,14 +284,6 @@ function stoppedText(stopped: Stopped | undefined): string {
   return `${how} during ${what}, which is left in flight (started, not recorded): the next run handles it as in flight. ${goOn}`;
 }
 
-// What stopped the run, and how to go on.
-function limitMessage({ limit, value, reached }: LimitReached): string {
-  const how = `Every finished step is kept: run the same command with a higher --${limit} (or without it) to go on from here.`;
-  if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
-  const what = limit === 'max-steps' ? 'steps' : 'model calls';
-  return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
-}
-
 // A note under the header, word-wrapped to the terminal's width, each line indented and painted.
 // Every notice may name files, commands or a fetched journal's fields: their controls are made visible.
 function say(out: Out, paint: (text: string) => string, text: string, width: number): void {
@@ -302,28 +293,4 @@ function say(out: Out, paint: (text: string) => string, text: string, width: num
 // "The working tree differs from this run's last checkpoint: modified a.js. The run finished 2 h ago (2026-…)."
 function finishedOverChanges(changes: Parameters<typeof describeChanges>[0], finishedAt: string): string {
   return `The working tree differs from this run's last checkpoint: ${describeChanges(changes)}. The run finished ${relativeTime(finishedAt, Date.now())} (${shortTime(finishedAt)} UTC).`;
-}
-
-function where(step: number): string {
-  return step ? `after step ${step}` : 'when the run started';
-}
-
-// The drift question on a terminal: restore, keep, or quit. Ctrl-C stops like Ctrl-C anywhere.
-async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void): Promise<'restore' | 'keep' | 'stop'> {
-  live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${showControls(describeChanges(question.changes))}.\n`));
-  live.pause();
-  try {
-    const answer = (await ask('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ', { onInterrupt: stop })).trim().toLowerCase();
-    if (answer.startsWith('y') || answer.startsWith('r')) return 'restore';
-    return answer.startsWith('k') ? 'keep' : 'stop';
-  } finally {
-    live.resume();
-  }
-}
-
-// No sandbox here: say so once, with how to get one, and ask before running commands unconfined.
-async function askToRunUnconfined(reason: string, out: Writable, style: Style, onInterrupt: () => void): Promise<boolean> {
-  out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. Install it with "apt-get install bubblewrap" (Debian, Ubuntu) or "dnf install bubblewrap" (Fedora).\n`));
-  const answer = (await ask('  Run commands unconfined, with your whole environment and file system? [y/N]: ', { onInterrupt })).trim().toLowerCase();
-  return answer === 'y' || answer === 'yes';
 }
