@@ -91,7 +91,10 @@ interface StageResult {
 
 /** What the first checkpoint in a process of its own took, and gave. */
 export interface AloneResult {
+  /** Finding the repository (`git rev-parse`) and the checkpoint. */
   ms: number;
+  /** The checkpoint alone, the repository found before it, as a run finds it when its journal opens. */
+  checkpointMs: number;
   maxRssMb: number;
   rssBeforeMb: number;
   tree: string;
@@ -104,35 +107,39 @@ const { WorktreeSnapshotter, ObjectStore, findRepository } = await import(bundle
 const rssBefore = process.memoryUsage().rss;
 const t0 = performance.now();
 const repo = findRepository(root);
+const t1 = performance.now();
 const tree = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir)).snapshot().tree;
-const ms = performance.now() - t0;
+const t2 = performance.now();
 const mb = (bytes) => bytes / (1024 * 1024);
-process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, rssBeforeMb: mb(rssBefore), tree }));
+process.stdout.write(JSON.stringify({ ms: t2 - t0, checkpointMs: t2 - t1, maxRssMb: process.resourceUsage().maxRSS / 1024, rssBeforeMb: mb(rssBefore), tree }));
 `;
 
 // The snapshotter, its object store and findRepository bundled into one file by esbuild, as the
 // library's bundle would hold them (they are not among its exports): plain node loads it, no tsx.
-let bundled: string | undefined;
-function snapshotterBundle(): string {
-  if (bundled) return bundled;
-  const src = fileURLToPath(new URL('../src/', import.meta.url));
+// `src` is this checkout's src/ unless another build's (BENCH_SCAN_BASELINE) is named.
+const bundled = new Map<string, string>();
+function snapshotterBundle(src = fileURLToPath(new URL('../src/', import.meta.url))): string {
+  const known = bundled.get(src);
+  if (known) return known;
   // Inside node_modules/, so that its imports of the dependencies resolve.
-  const out = fileURLToPath(new URL(`../node_modules/.cache/savepoint-bench/snapshotter-${process.pid}.mjs`, import.meta.url));
+  const out = fileURLToPath(new URL(`../node_modules/.cache/savepoint-bench/snapshotter-${process.pid}-${bundled.size}.mjs`, import.meta.url));
   buildSync({
     stdin: { contents: `export { WorktreeSnapshotter } from './worktree/snapshot.ts'; export { ObjectStore } from './git/object-store.ts'; export { findRepository } from './git/repository.ts';`, resolveDir: src, loader: 'ts' },
     bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: out, packages: 'external', logLevel: 'error',
   });
-  return (bundled = out);
+  bundled.set(src, out);
+  return out;
 }
 
 /**
  * The first checkpoint of the working tree at `root` in a plain node process of its own (the
- * snapshotter's source bundled); what it stored is removed again unless `keepObjects`.
+ * snapshotter's source bundled: this checkout's, or the src/ directory `src` names); what it stored
+ * is removed again unless `keepObjects`.
  */
-export function firstCheckpointAlone(root: string, options: { keepObjects?: boolean } = {}): AloneResult {
+export function firstCheckpointAlone(root: string, options: { keepObjects?: boolean; src?: string } = {}): AloneResult {
   const objects = join(root, '.git', 'objects');
   const before = new Set(objectFiles(objects));
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', ALONE_SOURCE, root, pathToFileURL(snapshotterBundle()).href], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', ALONE_SOURCE, root, pathToFileURL(snapshotterBundle(options.src)).href], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (result.status !== 0) throw new Error(`the first checkpoint alone failed: ${result.stderr}`);
   // What it stored goes again: the stage's own first checkpoint must find nothing stored.
   if (!options.keepObjects) for (const file of objectFiles(objects)) if (!before.has(file)) rmSync(file);
