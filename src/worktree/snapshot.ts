@@ -67,8 +67,10 @@ export class WorktreeSnapshotter {
   }
 
   // Tells the hasher which of the files it may read git filters (one `git check-attr` for them,
-  // the untracked list's answer kept while the list is the same); nothing where no driver is defined.
+  // the untracked list's answer kept while the list is the same); nothing where no driver is defined,
+  // and no config read at all while there is no file to hash (a clean checkout's first checkpoint).
   private useFilters(changed: readonly string[], untracked: readonly string[]): void {
+    if (changed.length === 0 && untracked.length === 0) return;
     if (!this.filters.any) return;
     if (this.untrackedFiltered?.of !== untracked) this.untrackedFiltered = { of: untracked, paths: this.filters.filtered(untracked) };
     const fromUntracked = this.untrackedFiltered.paths;
