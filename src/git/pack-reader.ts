@@ -1,7 +1,9 @@
 // Packed objects: a reader for `objects/pack/*.pack` through their version-2 `.idx`, enough for
-// what `git gc` and `git repack` write: whole objects and offset/ref deltas. A pack up to 32 MB is
-// checked once, streamed through, against its and its index's SHA-1 trailers, then read object by
-// object from its file and trusted; an object from any other pack is re-hashed against its id.
+// what `git gc` and `git repack` write: whole objects and offset/ref deltas. Each object read is
+// re-hashed against its id until a pack has served an eighth of its size that way; then a pack up
+// to 32 MB is checked once, streamed through, against its and its index's SHA-1 trailers, and read
+// object by object from its file and trusted. A few reads of a big clone's pack (a fresh clone's
+// first checkpoint reads HEAD's commit and root tree) so never pay for hashing all of it.
 // No pack is held in memory but the small ones this process wrote. Anything it cannot read (an old
 // v1 index, a base in another pack, damage) makes it return undefined, and the caller falls back to
 // isomorphic-git. Packs are immutable, so what was read and checked stays valid (a read after the
@@ -26,10 +28,12 @@ interface Pack {
   data?: Buffer;
   /**
    * The whole pack and its index were checked against their SHA-1 trailers (once, streamed through
-   * as the pack was first read), or written by this process: then the objects read from it are not
-   * each hashed again.
+   * after enough of it was read: see hashed), or written by this process: then the objects read
+   * from it are not each hashed again.
    */
   verified?: boolean;
+  /** Bytes of the objects read from it and hashed each against its id, before it was checked whole. */
+  hashed?: number;
 }
 
 const PACK_TYPES = ['', 'commit', 'tree', 'blob', 'tag'] as const;
@@ -48,6 +52,10 @@ class TooLarge extends Error {
 // Packs up to this size are checked whole once (a journal's pack is a few MB); the objects of larger
 // ones (a big repository's history) are each re-hashed.
 const CHECKED_PACK_BYTES = 32 * 1024 * 1024;
+// A pack is checked whole once the objects read from it, each hashed, add up to this share of its
+// size: reading a pack all over (a replay) then costs at most an eighth more hashing than checking
+// it at its first read did, and a few reads (a commit, a tree) cost only their own bytes.
+const CHECK_AFTER_SHARE = 1 / 8;
 // An object of a checked pack is read with one pread of this much from its offset (its header and,
 // for most, all of its zlib stream), then a second one only when it is longer. `git gc` and the
 // roll-ups order objects by type and id, not by step, so a replay reads a pack all over: larger
@@ -97,7 +105,10 @@ export class PackReader {
       if (!type) return undefined;
       // A checked pack: each zlib stream carries its own checksum (inflate throws on damage), and
       // the bytes are those its trailer covers. Otherwise every object is hashed against its id.
-      return found.pack.verified || hashObject(type, object.body) === oid ? { type, body: object.body } : undefined;
+      if (found.pack.verified) return { type, body: object.body };
+      const good = hashObject(type, object.body) === oid;
+      this.checkWholeWhenWorth(found.pack, object.body.length);
+      return good ? { type, body: object.body } : undefined;
     } catch (error) {
       if (error instanceof TooLarge) throw new ObjectTooLargeError(oid, error.type, error.size, maxBytes!);
       this.packs = undefined; // removed by a repack, or damaged: look again next time
@@ -199,11 +210,18 @@ export class PackReader {
     return packs;
   }
 
+  // Checks a pack up to CHECKED_PACK_BYTES whole once the objects hashed one by one reach
+  // CHECK_AFTER_SHARE of it (a pack whose trailers do not hold stays hashed object by object).
+  private checkWholeWhenWorth(pack: Pack, bytes: number): void {
+    if (pack.verified !== undefined || pack.size > CHECKED_PACK_BYTES) return;
+    pack.hashed = (pack.hashed ?? 0) + bytes;
+    if (pack.hashed >= pack.size * CHECK_AFTER_SHARE) pack.verified = trailersHold(pack.path, pack.size, pack.idx);
+  }
+
   private bytes(pack: Pack, start: number, length: number): Buffer {
     const end = Math.min(start + length, pack.size - 20); // the pack ends with a 20-byte checksum
     if (pack.data) return pack.data.subarray(start, end);
     if (pack.size > CHECKED_PACK_BYTES) return readAt(pack.path, start, Math.max(end - start, 0));
-    pack.verified ??= trailersHold(pack.path, pack.size, pack.idx);
     const last = this.last;
     if (last.pack === pack && start >= last.start && end <= last.start + last.length) return last.data.subarray(start - last.start, end - last.start);
     const want = Math.min(Math.max(end - start, READ_AHEAD_BYTES), pack.size - 20 - start);

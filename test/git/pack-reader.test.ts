@@ -1,5 +1,6 @@
-// The pack reader: a pack read whole is checked once against its SHA-1 trailers and then trusted
-// object by object; a damaged pack fails that check, and then no read hands back wrong bytes.
+// The pack reader: objects are hashed one by one until an eighth of a pack was read, then the pack
+// is checked whole once against its SHA-1 trailers and trusted object by object; a damaged pack
+// fails that check, and no read, before it or after, hands back wrong bytes.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, chmodSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -24,8 +25,8 @@ describe('the pack reader', () => {
     const fresh = await JournalStore.open(repo.root);
     for (let i = 0; i < 40; i++) assert.equal((await fresh.fileAt(path(i)))?.toString(), content(i));
 
-    // Damage the pack's middle: the trailer check fails, each object is then hashed, and a read
-    // either gives the right bytes or fails.
+    // Damage the pack's middle: the first reads hash each object, the trailer check after them
+    // fails, each object is then still hashed, and a read either gives the right bytes or fails.
     const packDir = join(repo.root, '.git', 'objects', 'pack');
     const pack = join(packDir, readdirSync(packDir).find((n) => n.endsWith('.pack'))!);
     const bytes = readFileSync(pack);
