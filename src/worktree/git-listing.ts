@@ -15,6 +15,11 @@ export interface PathChange {
   state: 'changed' | 'deleted';
 }
 
+// What the mode and the id of an index entry must be (compiled once: a literal in the loop below is a
+// new RegExp object per record, which cost a cold process a quarter of the parse).
+const INDEX_MODE = /^\d{6}$/;
+const OBJECT_ID = /^[0-9a-f]{40}$/;
+
 /** The stage-0 entries of `git ls-files --stage -z` (path -> mode, blob), and the submodules' paths. */
 export function parseIndexListing(out: string): { entries: Map<string, FileEntry>; gitlinks: string[] } {
   const entries = new Map<string, FileEntry>();
@@ -27,7 +32,7 @@ export function parseIndexListing(out: string): { entries: Map<string, FileEntry
     if (end - at > 51 && out.charCodeAt(at + 6) === 32 && out.charCodeAt(at + 47) === 32 && out.charCodeAt(at + 49) === 9 && out.charCodeAt(at + 48) === 48) {
       const mode = out.slice(at, at + 6);
       const oid = out.slice(at + 7, at + 47);
-      if (/^\d{6}$/.test(mode) && /^[0-9a-f]{40}$/.test(oid)) {
+      if (INDEX_MODE.test(mode) && OBJECT_ID.test(oid)) {
         const path = out.slice(at + 50, end);
         entries.set(path, { mode, oid });
         if (mode === GITLINK_MODE) gitlinks.push(path);
