@@ -2,8 +2,10 @@
 // is checked whole once against its SHA-1 trailers and trusted object by object; a damaged pack
 // fails that check, and no read, before it or after, hands back wrong bytes.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, chmodSync, writeFileSync } from 'node:fs';
+import fs, { readdirSync, readFileSync, chmodSync, statSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { JournalStore } from '../../src/journal/store.js';
@@ -62,4 +64,48 @@ describe('the pack reader', () => {
     const fresh = await JournalStore.open(repo.root);
     for (let i = 0; i < 12; i++) assert.equal((await fresh.fileAt(path(i)))?.toString(), big(i), `version ${i} through the store`);
   });
+
+  it('reads a commit and a tree of a big pack without reading all of it, and checks the pack whole once much of it was read', async () => {
+    // A clone's pack: HEAD's commit and root tree are all a fresh clone's first checkpoint reads.
+    const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`blob-${i}.bin`, randomBytes(200_000).toString('base64')]));
+    const repo = await scratch.repo(files);
+    await gitOut(repo.root, ['gc', '-q', '--prune=now']);
+    const [pack] = packFiles(repo.root);
+    const size = statSync(pack!).size;
+    const read = readBytes(() => {
+      const reader = new PackReader(join(repo.root, '.git', 'objects', 'pack'));
+      return { reader, commit: reader.read(gitOutSync(repo.root, 'HEAD'), false), tree: reader.read(gitOutSync(repo.root, 'HEAD^{tree}'), false) };
+    });
+    assert.equal(read.value.commit?.type, 'commit');
+    assert.equal(read.value.tree?.type, 'tree');
+    assert.ok(read.bytes < size / 8, `read ${read.bytes} of the pack's ${size} bytes`);
+    // Reading the blobs goes past an eighth of the pack: it is then checked whole, once.
+    const blobs = readBytes(() => {
+      for (let i = 0; i < 8; i++) assert.equal(read.value.reader.read(gitOutSync(repo.root, `HEAD:blob-${i}.bin`), false)?.body.toString(), files[`blob-${i}.bin`]);
+    });
+    assert.ok(blobs.bytes >= size, `the pack was read whole once (${blobs.bytes} bytes read, the pack is ${size})`);
+    assert.ok(blobs.bytes < 2.5 * size, `and not more than once (${blobs.bytes} bytes read, the pack is ${size})`);
+  });
 });
+
+function gitOutSync(root: string, rev: string): string {
+  return execFileSync('git', ['rev-parse', rev], { cwd: root, encoding: 'utf8' }).trim();
+}
+
+// What `fn` gives, and how many bytes it read through fs.readSync (the pack reader's reads).
+function readBytes<T>(fn: () => T): { value: T; bytes: number } {
+  const original = fs.readSync;
+  let bytes = 0;
+  fs.readSync = ((...args: Parameters<typeof original>) => {
+    const n = original(...args);
+    bytes += n;
+    return n;
+  }) as typeof original;
+  syncBuiltinESMExports();
+  try {
+    return { value: fn(), bytes };
+  } finally {
+    fs.readSync = original;
+    syncBuiltinESMExports();
+  }
+}

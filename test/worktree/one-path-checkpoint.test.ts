@@ -74,14 +74,15 @@ describe('a checkpoint of the paths a step changed', () => {
 });
 
 describe('the first checkpoint of a fresh clone', () => {
-  test('writes no object the clone already has in its pack: every tree of a clean checkout is there', async () => {
+  test('writes no object the clone already has in its pack, and runs git twice: every tree of a clean checkout is there', async () => {
     const source = await scratch.repo({ 'README.md': '# r\n', 'a/b/c.txt': 'c\n', 'a/d.txt': 'd\n', 'e/f/g/h.txt': 'h\n' });
     const clone = await scratch.dir();
     execFileSync('git', ['clone', '-q', '--no-local', source.root, clone]);
     const loose = () => readdirSync(join(clone, '.git/objects')).filter((name) => /^[0-9a-f]{2}$/.test(name)).flatMap((dir) => readdirSync(join(clone, '.git/objects', dir)));
     assert.deepEqual(loose(), [], 'the clone holds its objects in a pack');
     const snapshotter = snapshotterFor(clone);
-    const snapshot = snapshotter.snapshot();
+    const { value: snapshot, spawns } = countGit(() => snapshotter.snapshot());
+    assert.equal(spawns, 2, 'git ls-files and git status, nothing more (no config read: there is no file to hash)');
     assert.equal(snapshot.tree, execFileSync('git', ['rev-parse', 'HEAD^{tree}'], { cwd: clone, encoding: 'utf8' }).trim());
     assert.deepEqual(loose(), [], 'no object was written again as a loose file');
     assert.equal(snapshot.files.get('e/f/g/h.txt')?.oid, execFileSync('git', ['rev-parse', 'HEAD:e/f/g/h.txt'], { cwd: clone, encoding: 'utf8' }).trim());
