@@ -134,7 +134,7 @@ class RunLife {
       onEvent: emit,
       redact: secrets.redactor.value,
       sandbox: () => life!.sandbox,
-      startCheckpoint: () => snapshotter.snapshot().tree,
+      startCheckpoint: async () => (await snapshotter.snapshotAsync()).tree,
       store: {
         ...(pusher ? { afterAppend: pusher.afterAppend, beforeFence: pusher.settle } : {}),
         // The branch was deleted or moved back under the run, and put back where this process left it.
