@@ -35,6 +35,8 @@ export interface TurnView {
   onTally?: (tally: RunTally) => void;
   /** Header lines said earlier in this session (how commands run): said again only when they change. */
   said?: Set<string>;
+  /** The allow rules `a` remembered earlier in this session ("session only"): every turn keeps them. */
+  remembered?: string[];
 }
 
 /** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
@@ -42,7 +44,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
   const env = process.env;
   // Before anything else: a settings file that cannot be used stops the command here.
-  const settings = sessionSettings(flags, process.cwd(), env);
+  const settings = sessionSettings(flags, process.cwd(), env, view.remembered);
   const interactive = Boolean(process.stdin.isTTY);
   const json = flags.json ? new JsonLines(out) : undefined;
   // With --json, stdout is the event stream: everything for people goes to stderr.
@@ -109,7 +111,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
       permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
       onEvent: (event) => {
