@@ -32,7 +32,7 @@ export interface SessionStart {
 /** The prompt's text. */
 export const PROMPT = '› ';
 
-/** Runs the session until the person leaves; resolves with the exit code (0). */
+/** Runs the session until the person leaves; resolves with the exit code (0; 1 when -c / -r cannot open the run). */
 export async function runInteractive(flags: DriveFlags, start: SessionStart = {}): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new UsageError('An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.');
@@ -49,8 +49,10 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
     const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
     if (!id) throw new UsageError('This worktree has no runs to continue yet: run "savepoint" and type a task.');
     state.run = id;
-    // Its steps replay (quietly) and an unfinished turn goes live, as `resume` does.
-    await turn(state, (session) => resumeRun({ ...session, run: id }), { ...flags, model: undefined });
+    // Its steps replay (quietly) and an unfinished turn goes live, as `resume` does. A run that
+    // cannot be opened (no such run, another process on it) ends the session with that error, exit 1.
+    const opening = await turn(state, (session) => resumeRun({ ...session, run: id }), { ...flags, model: undefined });
+    if (!opening.opened) return 1;
     // --model with -c or -r is a change of the run's model, as /model is (nothing when it already uses it).
     if (flags.model !== undefined && state.run) await changeModel(state, flags.model, style);
   } else {
@@ -169,19 +171,21 @@ async function fork(state: SessionState, step: number | undefined, bad: string |
 
 // One turn through runOnTerminal (the same printer, approvals and Ctrl-C as `run`); an error is
 // told in one paragraph and the prompt comes back. Resolves with whether the turn recorded a
-// config step (/model's change) and whether it ended in an error.
-async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags): Promise<{ configured: boolean; failed: boolean }> {
+// config step (/model's change), whether it ended in an error, and whether it opened its run.
+async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
   // A run exists in the journal once a step of it is recorded: a new run stopped before that does
   // not. The session's run before this turn (a follow-up's, -c's, a fork's) exists already, even
   // when this turn is refused before it opens (a lock held, a settings file broken meanwhile).
   let recorded = state.run !== undefined;
   let configured = false;
   let failed = false;
+  let opened = false;
   const view: TurnView = {
     quietReplay: true,
     inSession: true,
     onEvent: (event) => {
       if (event.type === 'opened') {
+        opened = true;
         state.run = event.run;
         state.runModel = event.model;
         recorded ||= event.recordedSteps > 0;
@@ -202,7 +206,7 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
     state.run = undefined;
     process.stdout.write('  Nothing of this run was recorded, so the next message starts a new one.\n');
   }
-  return { configured, failed };
+  return { configured, failed, opened };
 }
 
 // An error as the CLI tells it, without leaving the session: one paragraph, a stack trace only with SAVEPOINT_DEBUG=1.
