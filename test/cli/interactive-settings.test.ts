@@ -3,7 +3,8 @@
 // of the session, not only the turn it was given in; a rule written to settings.local.json leaves
 // that file out of git (never the run's change); a settings file that cannot be used stops
 // `savepoint` before its prompt, and one broken mid-session is told without losing the run;
-// `savepoint "a quoted task"` opens the session with it as the first message; /model with the
+// `savepoint "a quoted task"` opens the session with it as the first message (run's --run and
+// --fresh accepted, as the SPEC has run's flags apply); /model with the
 // model the run already uses says so instead of claiming a config step.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -129,11 +130,11 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-user.json')).length, 1, 'the refused message was not recorded');
   });
 
-  test('savepoint "a quoted task" opens the session with it as the first message; /model names the model, and the same one is no change', async () => {
+  test('savepoint "a quoted task" opens the session with it as the first message, run\'s --run and --fresh apply; /model names the model, and the same one is no change', async () => {
     const repo = await scratch.repo({ 'README.md': '# quoted\n' });
     const fake = await scratch.fake([{ text: 'Quoted.' }]);
     const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
-    const term = openTerminal(['--yes', '--no-sandbox', '--model', 'claude-one', 'say it quoted'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
+    const term = openTerminal(['--yes', '--no-sandbox', '--fresh', '--run', 'quoted-run', '--model', 'claude-one', 'say it quoted'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
     scratch.defer(() => term.close());
     await term.waitFor(answered('Quoted.'));
     term.type('/model');
@@ -145,7 +146,7 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     term.keys('C-u', 'C-d');
     assert.equal(await exited(term), 0);
     assertNoStack(term.screen());
-    assert.match(await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']), /say-it-quoted/);
+    assert.deepEqual(await runIds(repo.root), ['quoted-run']);
     assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-config.json')).length, 0, 'no config step');
     assert.deepEqual(fake.requests.map((r) => r.model), ['claude-one']);
 

@@ -27,6 +27,8 @@ export interface SessionStart {
   resume?: string | true;
   /** The first message, given on the command line (`savepoint "fix the tests"`): sent as if typed. */
   message?: string;
+  /** `--run <id>`: the id of the run the first message starts (or continues, when it is that task's run). */
+  run?: string;
 }
 
 /** The prompt's text. */
@@ -42,7 +44,7 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   sessionSettings(flags);
   const out = process.stdout;
   const style = styleFor(out);
-  const state: SessionState = { flags, run: undefined, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [] };
+  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [] };
   const history: PromptHistory = [];
 
   if (start.continueLatest || start.resume) {
@@ -111,6 +113,8 @@ interface SessionState {
   flags: DriveFlags;
   /** The run the next message goes to; undefined: the next message starts one. */
   run: string | undefined;
+  /** The id --run gave the session's first new run (used once). */
+  newRun: string | undefined;
   /** The model a new run starts with (--model, or /model before the first message). */
   model: string | undefined;
   /** The model the session's run uses, as its last turn opened it. */
@@ -126,7 +130,10 @@ interface SessionState {
 // A message: a new run's task, or a follow-up of the session's run.
 async function message(state: SessionState, text: string): Promise<void> {
   if (!state.run) {
-    await turn(state, (session) => startRun({ ...session, task: text, fresh: true }), { ...state.flags, model: state.model });
+    // A new run each time (a session's task is typed, not a command repeated), unless --run named it.
+    const named = state.newRun;
+    state.newRun = undefined;
+    await turn(state, (session) => startRun({ ...session, task: text, ...(named ? { run: named } : { fresh: true }) }), { ...state.flags, model: state.model });
     return;
   }
   const run = state.run;
