@@ -2,7 +2,8 @@
 // more than 15 files, no two folders that import each other (nor any circle of folders), the
 // floors under the valve importing nothing above them, every dependency used through its public
 // paths only (no `_vendor`, `internal`, `core/`), and every name the library exports carrying its
-// `/** */` doc. A move or a new file that breaks one fails here, naming it.
+// `/** */` doc, every error class among them and no store internal or test hook. A move or a new
+// file that breaks one fails here, naming it.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -78,14 +79,28 @@ test('every dependency is imported through its public paths (no _vendor, interna
   assert.deepEqual(private_, []);
 });
 
+const program = ts.createProgram([join(src, 'index.ts')], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true });
+const checker = program.getTypeChecker();
+const exportsOf = (file: string) => checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(join(src, file))!)!);
+
 test('every name the library exports (src/index.ts) carries its /** */ doc', () => {
-  const program = ts.createProgram([join(src, 'index.ts')], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true });
-  const checker = program.getTypeChecker();
-  const exports = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(join(src, 'index.ts'))!)!);
+  const exports = exportsOf('index.ts');
   assert.ok(exports.length > 50, 'the exports were read');
   const undocumented = exports.filter((exported) => {
     const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
     return !(symbol.declarations ?? []).some((d) => ts.getJSDocCommentsAndTags(ts.isVariableDeclaration(d) ? d.parent.parent : d).length > 0);
   });
   assert.deepEqual(undocumented.map((symbol) => symbol.name), []);
+});
+
+// What errors/ exports for savepoint's own use: turning a file-system error into one of its errors.
+const ERROR_HELPERS = ['asWriteFailure', 'noFilesLeftCode', 'DISK_FULL_CODES', 'WRITE_REFUSED_CODES', 'NO_FILES_LEFT_CODES', 'describeChanges', 'stopSignalWords'];
+// Test hooks and store internals (issue 19): what a user never builds with.
+const INTERNALS = ['JournalStore', 'ObjectStore', 'StoreOptions', 'FaultPoint', 'RefFaultPoint', 'canonicalJson', 'findRepository', 'RunRecordWriter', ...ERROR_HELPERS];
+
+test('the library exports every error class and none of the store internals, test hooks or error helpers', () => {
+  const exported = new Set(exportsOf('index.ts').map((symbol) => symbol.name));
+  const errors = exportsOf('errors/index.ts').map((symbol) => symbol.name).filter((name) => !ERROR_HELPERS.includes(name));
+  assert.deepEqual(errors.filter((name) => !exported.has(name)), [], 'an error of errors/ the library does not export');
+  assert.deepEqual(INTERNALS.filter((name) => exported.has(name)), []);
 });
