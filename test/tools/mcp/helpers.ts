@@ -52,3 +52,31 @@ export async function waitForExit(pids: number[], timeoutMs = 5000): Promise<num
   }
   return running;
 }
+
+/**
+ * Waits until no process runs with `COUNT_DIR=<countDir>` in its environment (the counting server and
+ * the guard processes that savepoint started it under), or `timeoutMs` passes; returns those left.
+ */
+export async function waitForNoProcessOf(countDir: string, timeoutMs = 5000): Promise<number[]> {
+  const mark = Buffer.from(`\0COUNT_DIR=${countDir}\0`);
+  const find = () =>
+    stillRunning(
+      readdirSync('/proc')
+        .filter((name) => /^\d+$/.test(name))
+        .map(Number)
+        .filter((pid) => {
+          try {
+            return Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]).includes(mark);
+          } catch {
+            return false; // gone, or not ours to read
+          }
+        }),
+    );
+  const until = Date.now() + timeoutMs;
+  let running = find();
+  while (running.length && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    running = find();
+  }
+  return running;
+}
