@@ -86,6 +86,11 @@ export class McpConnections {
     return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, resetTimeoutOnProgress: true })) as CallToolResult;
   }
 
+  /** Where `server`'s stderr is logged: a stdio server's file under `logDir`; none for an HTTP server (its stderr is its host's). */
+  logFile(server: string): string | undefined {
+    return this.options.logDir && this.servers.get(server)?.type === 'stdio' ? join(this.options.logDir, `${server}.log`) : undefined;
+  }
+
   /** Stops every server this process started (stdio servers get SIGTERM, then SIGKILL, from the SDK). */
   async close(): Promise<void> {
     this.closed = true;
@@ -180,7 +185,9 @@ export function mcpLogDir(commonDir: string): string {
 function startFailure(error: unknown): string {
   const message = (error as Error)?.message ?? String(error);
   if (/Connection closed/i.test(message)) return 'it exited (or closed its output) before answering the MCP handshake';
-  return message.replace(/^MCP error -?\d+: /, '');
+  // fetch's "fetch failed" says why only in its cause (connect ECONNREFUSED, getaddrinfo ENOTFOUND).
+  const cause = (error as { cause?: { message?: unknown } })?.cause?.message;
+  return `${message.replace(/^MCP error -?\d+: /, '')}${typeof cause === 'string' && cause && !message.includes(cause) ? ` (${cause})` : ''}`;
 }
 
 function envMs(name: string): number | undefined {

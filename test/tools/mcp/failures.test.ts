@@ -5,6 +5,8 @@
 // (--keep-worktree: .mcp.json is a file of the working tree, and it changed).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
 import { assertNoStack, assertOneParagraph, fakeEnv, journalJson, journalPaths, lastToolResults, resultText, runCli } from '../../helpers/cli.js';
@@ -97,17 +99,26 @@ describe('a server that does not start when a run is created', () => {
     const fake = await scratch.fake([{ tools: [{ name: 'mcp__counter__lookup', input: { key: 'k' } }] }, { text: 'ok' }]);
     const repo = await scratch.repo();
     const counts = scratch.dir('savepoint-mcp-counts-');
-    writeMcpJson(repo.root, { counter: countingServer(counts), broken: countingServer(counts, '--exit') });
+    // Port 9 (discard) on this machine's loopback: fetch refuses it before connecting ("bad port").
+    writeMcpJson(repo.root, { counter: countingServer(counts), broken: countingServer(counts, '--exit'), remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
     const result = await runCli(['run', '--yes', '--no-sandbox', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(result.code, 0, result.stderr);
     // The note is word-wrapped to the width, and where it breaks depends on how long this checkout's path is.
     const note = result.stdout.replace(/\s+/g, ' ');
-    assert.match(note, /MCP server "broken" is not offered to this run: .*the database at \/nowhere is unreachable/);
+    assert.match(note, /MCP server "broken" is not offered to this run: .*the database at \/nowhere is unreachable.* \(its log: \.git\/savepoint\/mcp\/broken\.log\)/);
+    // An HTTP server has no log of savepoint's: none is named. Why it failed is.
+    assert.match(note, /MCP server "remote" is not offered to this run: .*could not be started: fetch failed \(bad port\)\. It wrote nothing to stderr\.(?! \(its log)/);
+    // A server's stderr goes to its log, never the terminal: the working one's too.
+    assert.doesNotMatch(result.stdout + result.stderr, /counting server ready/);
+    assert.match(readFileSync(join(repo.root, '.git', 'savepoint', 'mcp', 'counter.log'), 'utf8'), /counting server ready/);
+    assert.match(readFileSync(join(repo.root, '.git', 'savepoint', 'mcp', 'broken.log'), 'utf8'), /the database at \/nowhere is unreachable/);
     const offered = (fake.requests[0]!.tools as Array<{ name: string }>).map((tool) => tool.name).filter((name) => name.startsWith('mcp__'));
     assert.deepEqual(offered, ['mcp__counter__lookup', 'mcp__counter__send_mail', 'mcp__counter__snapshot']);
     assert.equal(counted(counts, 'lookup.calls'), 1);
     const json = await runCli(['run', '--yes', '--no-sandbox', '--json', '--fresh', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
-    const event = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; server?: string }).find((line) => line.type === 'mcp-unavailable');
-    assert.equal(event?.server, 'broken');
+    const events = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; server?: string; log?: string }).filter((line) => line.type === 'mcp-unavailable');
+    assert.deepEqual(events.map((event) => event.server).sort(), ['broken', 'remote']);
+    assert.equal(events.find((event) => event.server === 'broken')?.log, join(repo.root, '.git', 'savepoint', 'mcp', 'broken.log'));
+    assert.equal(events.find((event) => event.server === 'remote')?.log, undefined);
   });
 });
