@@ -58,6 +58,7 @@ describe('an MCP server that cannot serve a live step', { concurrency: true }, (
     const { text } = await callWithBrokenServer('lookup', (counts) => countingServer(counts, '--garbage'), { MCP_TIMEOUT: '1500' });
     assert.match(text, /MCP server "counter" .* could not be started/);
     assert.match(text, /about to write garbage/);
+    assert.match(text, /what it wrote to stdout is not MCP's JSON-RPC \(.*"this is not JSON-RPC" is not valid JSON\)/);
   });
 
   test('a server that exits at start gives an error result with its stderr', async () => {
@@ -71,6 +72,34 @@ describe('an MCP server that cannot serve a live step', { concurrency: true }, (
     assert.match(text, /no longer offers the tool "send_mail" \(mcp__counter__send_mail was pinned when this run was created\)/);
     assert.match(text, /It offers now: lookup, snapshot/);
     assert.equal(counted(counts, 'send_mail.calls'), 0);
+  });
+});
+
+describe('an MCP server that fails during a call', () => {
+  test('exiting, or not answering in time, gives an error result saying the outcome is unknown; the next call starts the server anew', async () => {
+    const fake = await scratch.fake([
+      { tools: [{ name: 'mcp__counter__crash', input: {} }] },
+      { tools: [{ name: 'mcp__counter__lookup', input: { key: 'k' } }] },
+      { tools: [{ name: 'mcp__counter__stall', input: {} }] },
+      { text: 'Understood.' },
+    ]);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts, '--with-faults') });
+    const result = await runCli(['run', '--yes', '--no-sandbox', 'call tools that fail'], { cwd: repo.root, env: fakeEnv(fake, { MCP_TOOL_TIMEOUT: '1500' }) });
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assertNoStack(result.stdout + result.stderr);
+    const [crashed] = lastToolResults(fake.requests[1]!);
+    assert.equal(crashed?.is_error, true);
+    assert.match(resultText(crashed!), /The MCP server "counter" exited \(or closed its connection\) before answering the call to "crash"; whether the call took effect is unknown, and it was not made again/);
+    assert.match(resultText(crashed!), /Its stderr ended with:\n(.*\n)*crashing on purpose$/);
+    const [looked] = lastToolResults(fake.requests[2]!);
+    assert.equal(resultText(looked!), 'the value of k is 42', 'the next call started the server anew');
+    const [stalled] = lastToolResults(fake.requests[3]!);
+    assert.equal(stalled?.is_error, true);
+    assert.match(resultText(stalled!), /did not answer the call to "stall" within 1\.5 s \(MCP_TOOL_TIMEOUT sets the limit in ms\), so the call was cancelled/);
+    assert.deepEqual([counted(counts, 'starts'), counted(counts, 'crash.calls'), counted(counts, 'lookup.calls'), counted(counts, 'stall.calls')], [2, 1, 1, 1]);
+    assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no server is left running');
   });
 });
 
