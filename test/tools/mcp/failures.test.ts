@@ -32,6 +32,10 @@ async function callWithBrokenServer(tool: string, broken: (counts: string) => Re
   const [answer] = lastToolResults(fake.requests.at(-1)!);
   assert.equal(answer?.is_error, true, 'the model gets an is_error result');
   assert.equal(fake.requests.length, 2, 'no model request is sent twice');
+  // The resumed run offers the tools pinned in run.json, whatever the broken server offers now.
+  const toolNames = (i: number) => (fake.requests[i]!.tools as Array<{ name: string }>).map((definition) => definition.name);
+  assert.deepEqual(toolNames(1), toolNames(0));
+  assert.ok(toolNames(1).includes(`mcp__counter__${tool}`));
   const paths = await journalPaths(repo.root);
   assert.ok(paths.some((path) => path.endsWith(`-mcp__counter__${tool}.json`)), 'the failed call is a recorded step');
   const run = await journalJson<{ status: string }>(repo.root, paths.find((path) => path.endsWith('run.json'))!);
