@@ -1,7 +1,8 @@
 // The issue's "Holds when", on the real CLI against the fake Anthropic server and the tests' own
 // MCP server (which counts its starts and calls in files): a read-only call, then a destructive one
 // killed with SIGKILL in progress, then the identical command, then the identical command again.
-// The kill takes savepoint alone, or its whole process group (`kill -9 %1` in a shell).
+// The kill takes savepoint alone, or its whole process group (`kill -9 %1` in a shell). A read-only
+// call killed in progress is made again, like a read.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -85,6 +86,25 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.equal(second.code, 0, second.stderr);
     assert.equal(counted(counts, 'send_mail.calls'), 1);
     assert.match(resultText(lastToolResults(fake.requests.at(-1)!)[0]!), /outcome is unknown/);
+  });
+
+  test('a read-only call killed in progress is made again, as a read is: it recorded no intent', async () => {
+    const fake = await scratch.fake([{ tools: [{ name: 'mcp__counter__stall', input: {} }] }, { text: 'It never answers.' }]);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts, '--with-faults') });
+    const stallArgs = ['run', '--yes', '--no-sandbox', 'call the tool that stalls'];
+    const first = startCli(stallArgs, { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => counted(counts, 'stall.calls') === 1, 'the stall call to start', { child: first });
+    first.kill();
+    await first.result;
+    assert.deepEqual(await waitForNoProcessOf(counts), []);
+
+    const second = await runCli(stallArgs, { cwd: repo.root, env: fakeEnv(fake, { MCP_TOOL_TIMEOUT: '1000' }) });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(counted(counts, 'stall.calls'), 2, 'the read-only call is made again');
+    assert.doesNotMatch(second.stdout, /in flight|outcome unknown: started before a crash/);
+    assert.equal((await journalPaths(repo.root)).filter((path) => path.includes('-mcp__counter__stall.intent')).length, 0);
   });
 
   test('--in-flight fail stops on the unknown call, and --in-flight rerun makes it again, once', async () => {
