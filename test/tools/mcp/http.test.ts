@@ -22,8 +22,11 @@ describe('a Streamable HTTP server from .mcp.json', () => {
     const first = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(first.code, 0, first.stderr);
 
-    const offered = (fake.requests[0]!.tools as Array<{ name: string }>).map((tool) => tool.name);
-    assert.ok(offered.includes('mcp__remote__whoami'), offered.join(', '));
+    // Offered with the server's own description and input schema.
+    const offered = (fake.requests[0]!.tools as Array<{ name: string; description: string; input_schema: { type: string; properties: Record<string, { type: string }> } }>).find((tool) => tool.name === 'mcp__remote__whoami');
+    assert.equal(offered?.description, 'Says who the caller is.');
+    assert.equal(offered?.input_schema.type, 'object');
+    assert.equal(offered?.input_schema.properties.greeting?.type, 'string');
     // The server saw the real headers; the model, and the journal, see placeholders.
     const [answer] = lastToolResults(fake.requests[1]!);
     assert.match(resultText(answer!), /^hello, \[REDACTED:MCP_REMOTE_AUTHORIZATION_TOKEN\] from savepoint-test$/);
