@@ -78,7 +78,9 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
   // The session is reached without its name (`savepoint`, `savepoint -c`): not in the command list.
   for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(command, command.name() === 'session' ? { hidden: true } : {});
   for (const command of program.commands) addCommandHelp(command); // examples and exit codes: help.ts
-  for (const command of [program, ...program.commands]) useSavepointUsageErrors(command);
+  // Subcommands too (`mcp list --bogus`): every parse error is savepoint's usage paragraph, exit 2.
+  const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+  for (const command of everyCommand(program)) useSavepointUsageErrors(command);
   return program;
 }
 

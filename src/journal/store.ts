@@ -17,7 +17,6 @@ import { removeStaleTemps } from '../git/leftovers.js';
 export { appendedCommitOf, type AppendInfo, type FaultPoint, type JournalFile, type StoreOptions } from './store-options.js';
 
 type DirChanges = PathDir<TreeEntry>;
-
 // A run's step file (entry) on the branch: written once, never replaced (see rebuild).
 const STEP_FILE = /^runs\/[^/]+\/steps\/.+\.json$/;
 

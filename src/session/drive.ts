@@ -128,7 +128,8 @@ class RunLife {
       // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
       config: async (existing) => {
         if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
-        const offered = mcpServers.size ? await offerMcpTools(mcp, (server, message) => emit({ type: 'mcp-unavailable', server, message })) : undefined;
+        const unavailable = (server: string, message: string) => emit({ type: 'mcp-unavailable', server, message, ...(mcp.logFile(server) ? { log: mcp.logFile(server)! } : {}) });
+        const offered = mcpServers.size ? await offerMcpTools(mcp, unavailable) : undefined;
         const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env });
         const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
         return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;

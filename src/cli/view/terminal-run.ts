@@ -2,6 +2,7 @@
 // file turns its events into lines (the header, REPLAYED / LIVE step lines, streamed text, what
 // happened to the working tree), asks the questions a person answers (approval, drift), turns
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
+import { relative } from 'node:path';
 import type { Writable } from 'node:stream';
 import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, type StopSignal } from '../../errors/index.js';
 import { showControls, wrapWords } from '../../format/text.js';
@@ -229,7 +230,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return say(out, style.yellow, modelNoticeText(event), style.width);
     case 'mcp-unavailable':
       // The message holds the server's stderr: outside input, its control characters shown, not sent.
-      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))} (its log: .git/savepoint/mcp/${event.server}.log)`, style.width);
+      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))}${event.log ? ` (its log: ${showControls(relative(process.cwd(), event.log))})` : ''}`, style.width);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
