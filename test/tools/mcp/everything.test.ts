@@ -3,11 +3,9 @@
 // are recorded whole and handed back exactly on replay (a run resumed after its first results sends
 // them to the model as the live run did), a secret in the server's configuration never reaches the
 // journal, and `savepoint mcp list` shows its tools with their annotations. Approval with the
-// tests' own server: a read-only tool runs without asking, any other needs approval; settings'
-// rules name MCP tools (mcp__<server>__<tool>, mcp__<server>__*) as they name the built-in ones.
+// tests' own server: a read-only tool runs without asking, any other needs approval.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ScriptTurn } from '../../../src/model/script-file.js';
@@ -106,30 +104,5 @@ describe('approval of MCP tools', () => {
     assert.match(assertOneParagraph(result.stderr), /The next step \(mcp__counter__send_mail .*\) needs approval/);
     assert.equal(counted(counts, 'lookup.calls'), 1);
     assert.equal(counted(counts, 'send_mail.calls'), 0);
-  });
-
-  test('permission rules name MCP tools: an allow rule runs one with no terminal; a deny rule on the server holds under --yes, and the run goes on', async () => {
-    const turns: ScriptTurn[] = [{ tools: [{ name: 'mcp__counter__send_mail', input: { to: 'a@b.c', body: 'hi' } }] }, { text: 'done' }];
-    const allowed = await scratch.repo();
-    const counts = scratch.dir('savepoint-mcp-counts-');
-    writeMcpJson(allowed.root, { counter: countingServer(counts) });
-    mkdirSync(join(allowed.root, '.savepoint'));
-    writeFileSync(join(allowed.root, '.savepoint', 'settings.json'), JSON.stringify({ permissions: { allow: ['mcp__counter__send_mail'] } }));
-    const ran = await runCli(['run', '--no-sandbox', 'mail'], { cwd: allowed.root, env: fakeEnv(await scratch.fake(turns)) });
-    assert.equal(ran.code, 0, ran.stderr);
-    assert.equal(counted(counts, 'send_mail.calls'), 1);
-
-    const denied = await scratch.repo();
-    const none = scratch.dir('savepoint-mcp-counts-');
-    writeMcpJson(denied.root, { counter: countingServer(none) });
-    mkdirSync(join(denied.root, '.savepoint'));
-    writeFileSync(join(denied.root, '.savepoint', 'settings.json'), JSON.stringify({ permissions: { deny: ['mcp__counter__*'] } }));
-    const fake = await scratch.fake(turns);
-    const refused = await runCli(['run', '--yes', '--no-sandbox', 'mail'], { cwd: denied.root, env: fakeEnv(fake) });
-    assert.equal(refused.code, 0, refused.stderr);
-    assert.equal(counted(none, 'send_mail.calls'), 0);
-    const [result] = lastToolResults(fake.requests.at(-1)!);
-    assert.equal(result?.is_error, true);
-    assert.match(resultText(result!), /deny it \(rule "mcp__counter__\*"\)/);
   });
 });
