@@ -25,13 +25,16 @@ export { truncateForModel, type TruncateOptions } from './truncate.js';
 export { validateInput } from './validate-input.js';
 export { asText, lastLine } from './truncate.js';
 
-/** Every tool, in the order the model is shown them, working on the repository at `root`; run_bash confined by `sandbox`. */
-export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig) } = {}): AnyTool[] {
+/**
+ * Every tool, in the order the model is shown them, working on the repository at `root`; run_bash
+ * confined by `sandbox`, protecting `gitDirs` (default: found from `root` once, see gitPaths).
+ */
+export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[] } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),
     createEditFileTool(root),
-    createRunBashTool(root, options.sandbox),
+    createRunBashTool(root, options.sandbox, options.gitDirs),
     createListFilesTool(root),
     createSearchTool(root),
   ];

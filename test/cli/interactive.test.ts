@@ -135,6 +135,16 @@ describe('the interactive session', { concurrency: true }, () => {
     assertNoStack(noTerminal.stderr);
   });
 
+  test('-r with a run that does not exist ends with its error, exit 1, and opens no prompt', async () => {
+    const repo = await scratch.repo({ 'README.md': '# none\n' });
+    const term = openTerminal(['-r', 'no-such-run', '--yes'], { cwd: repo.root, env: { XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') });
+    scratch.defer(() => term.close());
+    assert.equal(await exited(term), 1);
+    assert.match(term.screen(), /There is no run "no-such-run"/);
+    assert.doesNotMatch(term.screen(), /^›/m);
+    assertNoStack(term.screen());
+  });
+
   test('Ctrl-C in a turn stops it and the prompt comes back; the next message goes on in the same run', async () => {
     const repo = await scratch.repo({ 'README.md': '# stop\n' });
     const hold = new Set([1]);
@@ -170,6 +180,8 @@ describe('the interactive session', { concurrency: true }, () => {
     await term.waitFor(answered(/One\./));
     term.type('/model claude-two');
     await term.waitFor(/From the next turn on, claude-two answers/);
+    // The change asks the model nothing: the earlier answer is not shown again as if it were new.
+    assert.doesNotMatch(term.screen().slice(term.screen().lastIndexOf('/model claude-two')), /Final answer|One\./);
     term.type('second');
     while (fake.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
     term.kill9();
@@ -254,6 +266,7 @@ describe('the interactive session', { concurrency: true }, () => {
     term.type('/compact');
     await term.waitFor(/config compact[\s\S]*compact: asked for[\s\S]*^›\s*$/m);
     assert.equal(fake.requests.length, before + 1, 'one summarizing request');
+    assert.doesNotMatch(term.screen().slice(term.screen().lastIndexOf('/compact')), /Final answer|Read three times\./);
     term.type('after compacting, answer');
     await term.waitFor(answered(/After the compaction\./));
     term.type('/exit');
