@@ -108,9 +108,7 @@ const rssBefore = process.memoryUsage().rss;
 const t0 = performance.now();
 const repo = findRepository(root);
 const t1 = performance.now();
-const snapshotter = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir));
-// As a run takes its first checkpoint: git asked side by side where the build can (snapshotAsync).
-const tree = (snapshotter.snapshotAsync ? await snapshotter.snapshotAsync() : snapshotter.snapshot()).tree;
+const tree = new WorktreeSnapshotter(repo, new ObjectStore(repo.commonDir)).snapshot().tree;
 const t2 = performance.now();
 const mb = (bytes) => bytes / (1024 * 1024);
 process.stdout.write(JSON.stringify({ ms: t2 - t0, checkpointMs: t2 - t1, maxRssMb: process.resourceUsage().maxRSS / 1024, rssBeforeMb: mb(rssBefore), tree }));

@@ -137,7 +137,7 @@ class RunLife {
       onEvent: emit,
       redact: secrets.redactor.value,
       sandbox: () => life!.sandbox,
-      startCheckpoint: async () => (await snapshotter.snapshotAsync()).tree,
+      startCheckpoint: () => snapshotter.snapshot().tree,
       store: {
         ...(pusher ? { afterAppend: pusher.afterAppend, beforeFence: pusher.settle } : {}),
         // The branch was deleted or moved back under the run, and put back where this process left it.

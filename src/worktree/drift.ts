@@ -29,7 +29,7 @@ export interface Drift {
 
 /** The difference between the working tree and `checkpoint`, or undefined when there is none. */
 export async function findDrift(objects: ObjectStore, snapshotter: WorktreeSnapshotter, checkpoint: string, step: number, baseCommit?: string): Promise<Drift | undefined> {
-  const current = await snapshotter.snapshotAsync();
+  const current = snapshotter.snapshot();
   if (current.tree === checkpoint) return undefined;
   let baseTree: string | undefined;
   try {

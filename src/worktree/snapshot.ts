@@ -89,7 +89,7 @@ export class WorktreeSnapshotter {
     const skipped: SkippedFile[] = [];
     // No "already stored" list across snapshots: a gc may have pruned an unreferenced one since.
     const batch = new ObjectBatch(this.objects, new Set(), options);
-    const statusStartedAt = this.status.startTime(index);
+    const statusStartedAt = Date.now();
     this.hasher.prestat(); // the untracked files of last time, checked on the worker meanwhile
     const status = this.status.changedPaths(index, statusStartedAt, { small: this.small, first: !this.trees });
     // Where the working tree differs from the index (the status changes): path -> its entry, or
@@ -179,16 +179,6 @@ export class WorktreeSnapshotter {
     const witness = this.small && status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
     this.last = { snapshot, witness: witness || undefined };
     return snapshot;
-  }
-
-  /**
-   * The same checkpoint as snapshot(), for a caller that can wait (a run's first checkpoint, a
-   * resume's drift check): the first one asks git for the index and the status side by side, two
-   * processes at once, instead of one after the other (WorktreeStatus.askFirst).
-   */
-  async snapshotAsync(options: CheckpointOptions = {}): Promise<Snapshot> {
-    const answers = this.trees ? undefined : await this.status.askFirst(this.small);
-    return this.status.use(answers, () => this.snapshot(options));
   }
 
   /**

@@ -13,7 +13,7 @@ import { JournalStore } from '../../src/journal/store.js';
 import { WorktreeSnapshotter } from '../../src/worktree/snapshot.js';
 import { assertFsckClean } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
-import { countGit, countGitAsync, gitWorktreeTree, snapshotterFor } from './support.js';
+import { countGit, gitWorktreeTree, snapshotterFor } from './support.js';
 
 const scratch = useScratch();
 
@@ -98,24 +98,6 @@ describe('the first checkpoint of a fresh clone', () => {
     assert.equal(more.tree, snapshotter.snapshot().tree);
     assert.equal(more.tree, await gitWorktreeTree(clone));
     assert.equal(changed.tree, execFileSync('git', ['rev-parse', `${changed.tree}^{tree}`], { cwd: clone, encoding: 'utf8' }).trim());
-  });
-});
-
-describe('the first checkpoint of a fresh clone, git asked side by side', () => {
-  test('is HEAD\'s tree, writes no object, and runs no git command one by one', async () => {
-    const source = await scratch.repo({ 'README.md': '# r\n', 'a/b/c.txt': 'c\n', 'a/d.txt': 'd\n' });
-    const clone = await scratch.dir();
-    execFileSync('git', ['clone', '-q', '--no-local', source.root, clone]);
-    const objects = () => readdirSync(join(clone, '.git/objects'), { recursive: true }).length;
-    const before = objects();
-    const snapshotter = snapshotterFor(clone);
-    const { value: snapshot, spawns, waited } = await countGitAsync(() => snapshotter.snapshotAsync());
-    assert.deepEqual({ spawns, waited }, { spawns: 0, waited: 2 }, 'ls-files and status were started together, not one after the other');
-    assert.equal(snapshot.tree, execFileSync('git', ['rev-parse', 'HEAD^{tree}'], { cwd: clone, encoding: 'utf8' }).trim());
-    assert.equal(objects(), before, 'no object written');
-    writeFileSync(join(clone, 'a/d.txt'), 'changed\n');
-    assert.equal(snapshotter.snapshot().tree, await gitWorktreeTree(clone), 'the next checkpoint builds on it');
-    assert.equal((await snapshotter.snapshotAsync()).tree, await gitWorktreeTree(clone), 'later ones ask git as snapshot does');
   });
 });
 

@@ -98,50 +98,19 @@ export async function cloneOf(source: string, ...trees: string[]): Promise<TempR
   };
 }
 
-// Counts the git commands the snapshotter runs (it runs them through execFileSync; ahead of a first
-// checkpoint, through execFile: `waited`).
+// Counts the git commands the snapshotter runs (it runs them through execFileSync).
 export function countGit<T>(fn: () => T): { value: T; spawns: number } {
-  const restore = countSpawns();
-  try {
-    const value = fn();
-    return { value, spawns: restore().spawns };
-  } finally {
-    restore();
-  }
-}
-
-/** countGit for a snapshotter call that returns a promise (snapshotAsync): the git commands until it settles. */
-export async function countGitAsync<T>(fn: () => Promise<T>): Promise<{ value: T; spawns: number; waited: number }> {
-  const restore = countSpawns();
-  try {
-    const value = await fn();
-    return { value, ...restore() };
-  } finally {
-    restore();
-  }
-}
-
-// Counts execFileSync and execFile calls from now; the function returned stops counting and says how many.
-function countSpawns(): () => { spawns: number; waited: number } {
-  const { execFileSync, execFile } = childProcess;
-  const counts = { spawns: 0, waited: 0 };
-  childProcess.execFileSync = ((...args: Parameters<typeof execFileSync>) => {
-    counts.spawns++;
-    return execFileSync(...args);
-  }) as typeof execFileSync;
-  childProcess.execFile = ((...args: Parameters<typeof execFile>) => {
-    counts.waited++;
-    return execFile(...args);
-  }) as typeof execFile;
+  const original = childProcess.execFileSync;
+  let spawns = 0;
+  childProcess.execFileSync = ((...args: Parameters<typeof original>) => {
+    spawns++;
+    return original(...args);
+  }) as typeof original;
   syncBuiltinESMExports();
-  let counted: { spawns: number; waited: number } | undefined;
-  return () => {
-    if (!counted) {
-      counted = { ...counts };
-      childProcess.execFileSync = execFileSync;
-      childProcess.execFile = execFile;
-      syncBuiltinESMExports();
-    }
-    return counted;
-  };
+  try {
+    return { value: fn(), spawns };
+  } finally {
+    childProcess.execFileSync = original;
+    syncBuiltinESMExports();
+  }
 }

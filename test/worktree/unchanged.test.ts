@@ -73,33 +73,4 @@ describe('a checkpoint skips git status only when nothing git could see changed'
     assert.ok(next.spawns > 0, 'git status ran again');
     assert.equal(next.value.tree, await gitWorktreeTree(repo.root));
   });
-
-  test('a first checkpoint that asked git side by side leaves a witness as good as one asked one by one', async () => {
-    const repo = await scratch.repo({ '.gitignore': 'build/\n', 'src/a.js': 'a\n', 'README.md': '# r\n' });
-    mkdirSync(join(repo.root, 'build'));
-    writeFileSync(join(repo.root, 'untracked.txt'), 'u\n');
-    await settle();
-    const snapshotter = snapshotterFor(repo.root);
-    const first = await snapshotter.snapshotAsync();
-    assert.equal(first.tree, await gitWorktreeTree(repo.root));
-    await settle();
-    const unchanged = countGit(() => snapshotter.snapshot());
-    assert.equal(unchanged.spawns, 0, 'nothing changed: no git status');
-    assert.equal(unchanged.value.tree, first.tree);
-    writeFileSync(join(repo.root, 'build/out.js'), 'built\n');
-    assert.equal(countGit(() => snapshotter.snapshot()).spawns, 0, 'a change inside an ignored directory costs no git command');
-    writeFileSync(join(repo.root, 'src/a.js'), 'A\n');
-    assert.equal(snapshotter.snapshot().tree, await gitWorktreeTree(repo.root), 'a tracked file edited, same size');
-  });
-
-  test('a change in the same instant as a first checkpoint asked side by side is not vouched for', async () => {
-    const repo = await scratch.repo({ 'a.txt': 'one\n' });
-    const snapshotter = snapshotterFor(repo.root);
-    writeFileSync(join(repo.root, 'a.txt'), 'two\n');
-    await snapshotter.snapshotAsync(); // a.txt changed just now: this checkpoint's witness is void
-    writeFileSync(join(repo.root, 'a.txt'), 'six\n'); // same size, maybe the same timestamp tick
-    const next = countGit(() => snapshotter.snapshot());
-    assert.ok(next.spawns > 0, 'git status ran again');
-    assert.equal(next.value.tree, await gitWorktreeTree(repo.root));
-  });
 });
