@@ -19,6 +19,7 @@ import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import type { FileChange } from '../errors/index.js';
 import { createTools } from '../tools/index.js';
+import { SpareShells } from '../tools/spare-shell.js';
 import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
@@ -95,6 +96,8 @@ class RunLife {
     readonly mcp: McpConnections,
     /** --push: the background pusher, flushed at the run's end. */
     private readonly pusher: JournalPusher | undefined,
+    /** run_bash's next command's process, started ahead (spare-shell.ts): stopped at the run's end. */
+    private readonly spares: SpareShells,
   ) {}
 
   /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
@@ -116,7 +119,8 @@ class RunLife {
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
     let life: RunLife | undefined;
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
-    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox }));
+    const spares = new SpareShells();
+    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, spares }));
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
@@ -147,7 +151,7 @@ class RunLife {
     });
     // The run's tools: the built-in ones and the MCP tools its configuration pinned.
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
-    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher);
+    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares);
     return life;
   }
 
@@ -268,6 +272,7 @@ class RunLife {
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
   close(): void {
+    void this.spares.close();
     this.pusher?.close();
     this.worktreeLock?.release();
     this.journal.close();

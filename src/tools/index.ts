@@ -8,6 +8,7 @@ import { createReadFileTool } from './read-file.js';
 import { createRunBashTool } from './run-bash.js';
 import { createSearchTool } from './search.js';
 import type { SandboxConfig } from './sandbox.js';
+import type { SpareShells } from './spare-shell.js';
 import type { AnyTool } from './types.js';
 import { createWriteFileTool } from './write-file.js';
 
@@ -25,13 +26,16 @@ export { truncateForModel, type TruncateOptions } from './truncate.js';
 export { validateInput } from './validate-input.js';
 export { asText, lastLine } from './truncate.js';
 
-/** Every tool, in the order the model is shown them, working on the repository at `root`; run_bash confined by `sandbox`. */
-export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig) } = {}): AnyTool[] {
+/**
+ * Every tool, in the order the model is shown them, working on the repository at `root`; run_bash
+ * confined by `sandbox`, and starting each command's process ahead with `spares` (spare-shell.ts).
+ */
+export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); spares?: SpareShells } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),
     createEditFileTool(root),
-    createRunBashTool(root, options.sandbox),
+    createRunBashTool(root, options.sandbox, options.spares),
     createListFilesTool(root),
     createSearchTool(root),
   ];
