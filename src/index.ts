@@ -55,5 +55,22 @@ export { JOURNAL_REF, stepFilePath, runRecordPath } from './journal/layout.js';
 /** `--push` for any loop: `store: { afterAppend: pusher.afterAppend, beforeFence: pusher.settle }`, then `await pusher.flush()` and `pusher.close()`. */
 export { JournalPusher, type PusherOptions, type PushEvent, type FlushReport } from './journal/pusher.js';
 
-/** Every error savepoint raises on purpose, each with a stable code. */
-export * from './errors/index.js';
+/**
+ * Every error savepoint raises on purpose, each with a stable code, and the types of their data. The
+ * helpers that turn a file-system error into one of them (asWriteFailure and its errno lists) and
+ * the message builders stay inside.
+ */
+export {
+  SavepointError, isSavepointError, NotARepositoryError, UnsupportedRepositoryError, RunLockedError,
+  RunLockLostError, StepAlreadyRecordedError, JournalBusyError, JournalMovedError, CorruptEntryError,
+  ObjectTooLargeError, JournalConflictError, PushRejectedError, PushFailedError, DivergenceError,
+  InFlightError, UsageError, MissingCredentialsError, UnknownRunError, NoUnfinishedRunError,
+  NoRunsError, NoSuchStepError, ReportWriteError, ApprovalRequiredError, DriftError, InterruptedError,
+  StoppedBySignalError, AmbiguousRunError, FinishedElsewhereError, NoCheckpointError,
+  PathOutsideRepositoryError, ModelError, ScriptError, ContextWindowError, UnsafeCheckpointError,
+  RestoreConflictError, WorktreeBusyError, GitDirMismatchError, GitDiscoveryError, NoWorkTreeError,
+  RepositoryNotWritableError, JournalCheckedOutError, RestoreWouldUndoError, FilterFailedError,
+  UnknownSecretError, SandboxUnavailableError, DiskFullError, JournalWriteRefusedError,
+  TooManyOpenFilesError, SettingsFileError, McpConfigError, McpServerStartError, McpCallError, PushStalledError
+} from './errors/index.js';
+export type { RunLockOwner, StepIdentity, FileChange, StopSignal, ModelErrorData, PushStalledData } from './errors/index.js';

@@ -1,6 +1,7 @@
 // The documentation against the code it describes: the README's valve excerpt is the code's own,
-// every relative link in README.md, CHANGELOG.md and docs/ names a file that exists, and the README
-// stays short. A rename in src/ or a moved page then fails here instead of leaving a dead link.
+// every relative link in README.md, CHANGELOG.md and docs/ names a file that exists, the README
+// stays short, and the outcome statuses it lists are the code's. A rename in src/ or a moved page
+// then fails here instead of leaving a dead link.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -51,4 +52,19 @@ test('the src/ paths the documentation names exist', () => {
 
 test('the README is at most 300 lines', () => {
   assert.ok(read('README.md').split('\n').length <= 300);
+});
+
+test("the outcome statuses the README and docs/library.md list are RunOutcome's, every one", () => {
+  const types = read('src/session/types.ts');
+  const union = /^\s*status: ([^;]+);/m.exec(types.slice(types.indexOf('interface RunOutcome')))?.[1];
+  assert.ok(union, "RunOutcome's status is declared");
+  const limits = /limit: ([^;]+);/.exec(read('src/agent/budget.ts'))?.[1] ?? '';
+  const statuses = (text: string) => new Set([...text.matchAll(/'([a-z-]+)'/g)].map((match) => match[1]!));
+  const expected = statuses(union.replace("LimitReached['limit']", limits));
+  assert.ok(expected.has('max-cost') && expected.has('finished'), 'the union was read whole');
+  for (const page of ['README.md', 'docs/library.md']) {
+    const line = read(page).split('\n').find((text) => text.includes('outcome.status'));
+    assert.ok(line, `${page} shows outcome.status`);
+    assert.deepEqual(statuses(line.slice(line.indexOf('//'))), expected, page);
+  }
 });

@@ -102,8 +102,9 @@ export function helpEpilogue(name: string): string {
   return `\nExamples:\n${examples.join('\n')}\n\n${help.note ? `${help.note}\n\n` : ''}${help.exitCodes}\n`;
 }
 
-/** Adds `helpEpilogue` to the end of `command`'s --help. */
+/** Adds `helpEpilogue` to the end of `command`'s --help, and of its subcommands' (`mcp list`: the examples are theirs). */
 export function addCommandHelp(command: Command): Command {
   const text = helpEpilogue(command.name());
-  return text ? command.addHelpText('after', text) : command;
+  if (text) for (const each of [command, ...command.commands]) each.addHelpText('after', text);
+  return command;
 }

@@ -78,7 +78,9 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
   // The session is reached without its name (`savepoint`, `savepoint -c`): not in the command list.
   for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(command, command.name() === 'session' ? { hidden: true } : {});
   for (const command of program.commands) addCommandHelp(command); // examples and exit codes: help.ts
-  for (const command of [program, ...program.commands]) useSavepointUsageErrors(command);
+  // Subcommands too (`mcp list --bogus`): every parse error is savepoint's usage paragraph, exit 2.
+  const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+  for (const command of everyCommand(program)) useSavepointUsageErrors(command);
   return program;
 }
 
@@ -96,7 +98,8 @@ export async function main(argv: string[]): Promise<void> {
 /**
  * The arguments as the commands read them: `savepoint` alone on a terminal, or with options only
  * (`-c`, `-r`, `--yes`, ...), is the interactive session; `-p <task>` is `run <task>`, as in
- * Claude Code. Anything else is left as it is.
+ * Claude Code, and a first argument with a space in it (a quoted task) is the session's first
+ * message. Anything else is left as it is.
  */
 export function sessionArgv(argv: readonly string[], terminal?: boolean): string[] {
   const [node = 'node', bin = 'savepoint', ...args] = argv;
@@ -108,6 +111,10 @@ export function sessionArgv(argv: readonly string[], terminal?: boolean): string
   // stream (its tty or socket, and the modules behind it), 10-60 ms of every command's start.
   if (first === undefined) return (terminal ?? (isatty(0) && isatty(1))) ? [node, bin, 'session'] : [...argv];
   if (first.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(first)) return [node, bin, 'session', ...args];
+  // A quoted task (`savepoint "fix the tests"`) opens a session with it as the first message, as
+  // `claude "..."` does. One bare word stays a command name, so a typo (`savepoint rnu`) is still
+  // "unknown command" with its suggestion rather than a task for the model.
+  if (/\s/.test(first.trim())) return [node, bin, 'session', ...args];
   return [...argv];
 }
 

@@ -15,3 +15,16 @@ export class McpServerStartError extends SavepointError<{ server: string; comman
     super('EMCPSTART', `The MCP server "${server}" (${command}) could not be started: ${why}.${tail}`, { server, command, stderrTail });
   }
 }
+
+/** A call its MCP server did not answer in time, or that the server's exit cut short: its outcome is unknown. */
+export class McpCallError extends SavepointError<{ server: string; tool: string; reason: 'timeout' | 'closed'; stderrTail: string }> {
+  constructor(server: string, tool: string, reason: 'timeout' | 'closed', timeoutMs: number, stderrTail: string) {
+    const what =
+      reason === 'timeout'
+        ? `did not answer the call to "${tool}" within ${timeoutMs / 1000} s (MCP_TOOL_TIMEOUT sets the limit in ms), so the call was cancelled`
+        : `exited (or closed its connection) before answering the call to "${tool}"`;
+    const tail = stderrTail.trim() ? ` Its stderr ended with:\n${stderrTail.trim()}` : '';
+    const again = reason === 'closed' ? ' (its next call starts the server anew)' : '';
+    super('EMCPCALL', `The MCP server "${server}" ${what}; whether the call took effect is unknown, and it was not made again${again}.${tail}`, { server, tool, reason, stderrTail });
+  }
+}

@@ -11,74 +11,74 @@ import { readGitConfig } from './repository.js';
 const ZERO = '0'.repeat(40);
 const FALLBACK_IDENTITY = 'savepoint <savepoint@localhost>';
 
-const identities = new Map<string, string>();
-const enabledByDir = new Map<string, boolean>();
-
 /**
- * Appends one entry for `ref` moving from `old` (undefined: created) to `next`. Called with the ref
- * lock held, as git does, so entries are in the order the ref moved. Best effort: a reflog that
- * cannot be written never fails an append (git's own rule for reflog trouble is to warn).
+ * The reflog of one repository's refs, as the journal store that moves them holds it (one per
+ * store, so one per run): what it reads once (the identity, whether reflogs are on) it keeps for
+ * that store's life instead of in a module-level cache of the process.
  */
-export function appendReflog(gitdir: string, ref: string, old: string | undefined, next: string, message: string): void {
-  if (!ref.startsWith('refs/heads/')) return;
-  const path = join(gitdir, 'logs', ref);
-  try {
-    const fd = openLog(path, gitdir);
-    if (fd === undefined) return;
-    try {
-      const when = new Date();
-      const line = `${old ?? ZERO} ${next} ${reflogIdentity(gitdir)} ${Math.floor(when.getTime() / 1000)} ${timezone(when)}\t${oneLine(message)}\n`;
-      writeSync(fd, line); // one write with O_APPEND: concurrent writers never interleave a line
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // a read-only logs/ directory, a full disk: the ref itself has moved, which is what counts
-  }
-}
+export class Reflog {
+  private identity: string | undefined;
+  private enabled: boolean | undefined;
 
-// The log opened for appending: the one there (the everyday case: one open, nothing else asked), or
-// a new one, made only when reflogs are enabled. Undefined when there is none to write.
-function openLog(path: string, gitdir: string): number | undefined {
-  try {
-    return openSync(path, constants.O_WRONLY | constants.O_APPEND);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  /** The reflog of the refs under `gitdir` (the common git dir). */
+  constructor(readonly gitdir: string) {}
+
+  /**
+   * Appends one entry for `ref` moving from `old` (undefined: created) to `next`. Called with the ref
+   * lock held, as git does, so entries are in the order the ref moved. Best effort: a reflog that
+   * cannot be written never fails an append (git's own rule for reflog trouble is to warn).
+   */
+  append(ref: string, old: string | undefined, next: string, message: string): void {
+    if (!ref.startsWith('refs/heads/')) return;
+    const path = join(this.gitdir, 'logs', ref);
+    try {
+      const fd = this.openLog(path);
+      if (fd === undefined) return;
+      try {
+        const when = new Date();
+        const line = `${old ?? ZERO} ${next} ${this.identity ??= reflogIdentity(this.gitdir)} ${Math.floor(when.getTime() / 1000)} ${timezone(when)}\t${oneLine(message)}\n`;
+        writeSync(fd, line); // one write with O_APPEND: concurrent writers never interleave a line
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // a read-only logs/ directory, a full disk: the ref itself has moved, which is what counts
+    }
   }
-  if (!reflogsEnabled(gitdir)) return undefined;
-  mkdirSync(dirname(path), { recursive: true });
-  return openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o666);
+
+  // The log opened for appending: the one there (the everyday case: one open, nothing else asked), or
+  // a new one, made only when reflogs are enabled. Undefined when there is none to write.
+  private openLog(path: string): number | undefined {
+    try {
+      return openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (!(this.enabled ??= reflogsEnabled(this.gitdir))) return undefined;
+    mkdirSync(dirname(path), { recursive: true });
+    return openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o666);
+  }
 }
 
 // core.logAllRefUpdates, default true unless the repository is bare (git's rule).
 function reflogsEnabled(gitdir: string): boolean {
-  let enabled = enabledByDir.get(gitdir);
-  if (enabled === undefined) {
-    const config = readGitConfig(gitdir);
-    const setting = config.get('core.logallrefupdates')?.toLowerCase();
-    const bare = config.get('core.bare')?.toLowerCase() === 'true';
-    enabled = setting === undefined ? !bare : ['true', 'yes', 'on', '1', 'always'].includes(setting);
-    enabledByDir.set(gitdir, enabled);
-  }
-  return enabled;
+  const config = readGitConfig(gitdir);
+  const setting = config.get('core.logallrefupdates')?.toLowerCase();
+  const bare = config.get('core.bare')?.toLowerCase() === 'true';
+  return setting === undefined ? !bare : ['true', 'yes', 'on', '1', 'always'].includes(setting);
 }
 
 // "Name <email>" as git would write it: the user's committer identity from the environment, the
 // repository's config, then the global ones (~/.gitconfig, $XDG_CONFIG_HOME/git/config), else a
-// fallback. Read once per repository and process, without starting git (the first append of a run
-// is on the critical path). Config includes are not followed.
+// fallback. Read once per store, without starting git (the first append of a run is on the
+// critical path). Config includes are not followed.
 function reflogIdentity(gitdir: string): string {
-  let identity = identities.get(gitdir);
-  if (identity === undefined) {
-    const home = homedir();
-    const configs = [readGitConfig(gitdir), readGitConfig(home, '.gitconfig'), readGitConfig(join(process.env.XDG_CONFIG_HOME || join(home, '.config'), 'git'))];
-    const pick = (env: string | undefined, key: string) => env || configs.map((c) => c.get(key)).find((v) => v);
-    const name = pick(process.env.GIT_COMMITTER_NAME, 'user.name');
-    const email = pick(process.env.GIT_COMMITTER_EMAIL, 'user.email') || process.env.EMAIL; // git's order
-    identity = name && email ? `${clean(name)} <${clean(email)}>` : FALLBACK_IDENTITY;
-    identities.set(gitdir, identity);
-  }
-  return identity;
+  const home = homedir();
+  const configs = [readGitConfig(gitdir), readGitConfig(home, '.gitconfig'), readGitConfig(join(process.env.XDG_CONFIG_HOME || join(home, '.config'), 'git'))];
+  const pick = (env: string | undefined, key: string) => env || configs.map((c) => c.get(key)).find((v) => v);
+  const name = pick(process.env.GIT_COMMITTER_NAME, 'user.name');
+  const email = pick(process.env.GIT_COMMITTER_EMAIL, 'user.email') || process.env.EMAIL; // git's order
+  return name && email ? `${clean(name)} <${clean(email)}>` : FALLBACK_IDENTITY;
 }
 
 // "+0100", "-0530": the local zone, as git writes it.

@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asWriteFailure, JournalBusyError } from '../errors/index.js';
 import { abandonTemp, fsyncAsync, openAsync, syncPath, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
-import { appendReflog } from './reflog.js';
+import type { Reflog } from './reflog.js';
 
 const OID = /^[0-9a-f]{40}$/;
 
@@ -67,8 +67,8 @@ export interface SwapOptions {
   isAncestor?: (oid: string, tip: string) => Promise<boolean>;
   /** The lock's content, already written by prepareRefUpdate (so its fsync could overlap others). */
   prepared?: PreparedRef;
-  /** The reflog message for this move (git's `logs/<ref>`, see reflog.ts); none when undefined. */
-  reflog?: string;
+  /** The reflog this move is noted in, and its message (git's `logs/<ref>`, see reflog.ts); none when undefined. */
+  reflog?: { log: Reflog; message: string };
 }
 
 /**
@@ -162,7 +162,7 @@ export async function compareAndSwapRef(
     if (current !== expected) return false;
     faultPoint('before-rename');
     if (inodeOf(lockPath) !== ourInode) return false; // our lock was broken: someone else owns it now
-    if (options.reflog !== undefined) appendReflog(gitdir, ref, current, next, options.reflog);
+    options.reflog?.log.append(ref, current, next, options.reflog.message);
     try {
       renameSync(lockPath, refPath);
     } catch (error) {

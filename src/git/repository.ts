@@ -35,8 +35,8 @@ const LOCATION_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR'];
 /**
  * Finds the repository that contains `dir` as git does (honouring GIT_DIR and GIT_WORK_TREE in
  * `env`); throws NotARepositoryError, NoWorkTreeError, GitDirMismatchError (GIT_DIR naming another
- * repository than the files' own) or UnsupportedRepositoryError. git is asked once per working
- * tree's top in a process, again when its .git or config is not the same one (see `answers`).
+ * repository than the files' own) or UnsupportedRepositoryError. git is asked every time: a run
+ * finds its repository once (JournalStore.open) and passes it down, nothing is kept for the process.
  */
 export function findRepository(dir: string, env: NodeJS.ProcessEnv = process.env): Repository {
   const start = resolve(dir);
@@ -55,39 +55,9 @@ export function findRepository(dir: string, env: NodeJS.ProcessEnv = process.env
   return found;
 }
 
-// git's answers for the tops of working trees, by directory and GIT_* variables (the ones that
-// move discovery, and the others too: they are few), each with what it was given for: which
-// directory the top and the git dir were, and which config file (made anew by `git init` after an
-// `rm -rf .git`, rewritten by `git config`), as a removed .git's inode number is soon reused. Only
-// a top: below it, a repository made in between would change the answer.
-const answers = new Map<string, { repo: Repository; identity: string }>();
-
-// Which file `path` is and when its inode last changed, or '-' when there is none.
-function identityOf(path: string): string {
-  try {
-    const stat = statSync(path, { bigint: true });
-    return `${stat.dev}:${stat.ino}:${stat.ctimeNs}`;
-  } catch {
-    return '-';
-  }
-}
-
-// What an answer holds for: the top's and the git dir's inodes, and the config file's identity.
-function identityFor(repo: Repository): string {
-  return [identityOf(repo.root).replace(/:\d+$/, ''), identityOf(repo.gitdir).replace(/:\d+$/, ''), identityOf(join(repo.commonDir, 'config'))].join(' ');
-}
-
+// git's own answer (`git rev-parse`), asked each time: a run asks once and passes the answer down
+// (its journal store's `repo`), so there is nothing to keep for the process.
 function askGit(cwd: string, env: NodeJS.ProcessEnv): Repository {
-  const key = [cwd, ...Object.entries(env).filter(([name]) => name.startsWith('GIT_')).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, value]) => `${name}=${value}`)].join('\0');
-  const known = answers.get(key);
-  if (known && known.identity === identityFor(known.repo)) return { ...known.repo };
-  const repo = askGitNow(cwd, env);
-  if (repo.root === cwd) answers.set(key, { repo, identity: identityFor(repo) });
-  else answers.delete(key);
-  return { ...repo };
-}
-
-function askGitNow(cwd: string, env: NodeJS.ProcessEnv): Repository {
   if (!existsSync(cwd)) throw new NotARepositoryError(cwd);
   const result = spawnSync('git', ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--show-toplevel'], {
     cwd,

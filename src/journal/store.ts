@@ -10,32 +10,32 @@ import { assertNotCheckedOut, findRepository, type Repository } from '../git/rep
 import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
 import { ObjectStore } from '../git/object-store.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef } from '../git/refs.js';
+import { Reflog } from '../git/reflog.js';
 import { JOURNAL_REF } from './layout.js';
 import { markAppended, type AppendInfo, type JournalFile, type StoreOptions } from './store-options.js';
 import { removeStaleTemps } from '../git/leftovers.js';
 export { appendedCommitOf, type AppendInfo, type FaultPoint, type JournalFile, type StoreOptions } from './store-options.js';
 
 type DirChanges = PathDir<TreeEntry>;
-
 // A run's step file (entry) on the branch: written once, never replaced (see rebuild).
 const STEP_FILE = /^runs\/[^/]+\/steps\/.+\.json$/;
 
 /** The `agent-journal` branch of one repository. */
 export class JournalStore {
-  readonly repo: Repository;
-  readonly objects: ObjectStore;
   readonly ref: string;
-  private options: StoreOptions;
   // The tip as last read or written, and its root tree id: appends build on it.
   private tipCommit: string | undefined;
   private rootTree: string | undefined;
   // Trees by id (immutable, so never stale); superseded ones are evicted to keep memory flat.
   private readonly trees = new Map<string, Tree>();
 
-  private constructor(repo: Repository, objects: ObjectStore, options: StoreOptions) {
-    this.repo = repo;
-    this.objects = objects;
-    this.options = options;
+  // The branch's reflog is the store's (one per run, shared with forRef's), not the process's.
+  private constructor(
+    readonly repo: Repository,
+    readonly objects: ObjectStore,
+    private options: StoreOptions,
+    private readonly reflog = new Reflog(repo.commonDir),
+  ) {
     this.ref = options.ref ?? JOURNAL_REF;
   }
 
@@ -56,7 +56,7 @@ export class JournalStore {
    * repository and object store: nothing is found or opened again.
    */
   async forRef(ref: string): Promise<JournalStore> {
-    const store = new JournalStore(this.repo, this.objects, { ...this.options, ref, afterAppend: undefined, beforeFence: undefined, onRestored: undefined });
+    const store = new JournalStore(this.repo, this.objects, { ...this.options, ref, afterAppend: undefined, beforeFence: undefined, onRestored: undefined }, this.reflog);
     await store.refresh();
     return store;
   }
@@ -145,7 +145,7 @@ export class JournalStore {
         faultPoint: fault,
         staleMs: this.options.staleLockMs,
         isAncestor: (oid, tip) => this.isAncestor(oid, tip),
-        reflog: `savepoint: ${message.split('\n')[0]}`,
+        reflog: { log: this.reflog, message: `savepoint: ${message.split('\n')[0]}` },
       }).catch((error: unknown) => {
         throw asWriteFailure(error, join(this.repo.commonDir, this.ref)); // no room for the lock file
       });
@@ -176,7 +176,7 @@ export class JournalStore {
     if (!(await this.hasCommit(known))) throw new JournalMovedError(this.ref, known, found, true);
     await compareAndSwapRef(this.repo.commonDir, this.ref, found, known, {
       staleMs: this.options.staleLockMs,
-      reflog: `savepoint: put back at the journal of a live run (the branch was ${found ? 'moved back' : 'deleted'} under it)`,
+      reflog: { log: this.reflog, message: `savepoint: put back at the journal of a live run (the branch was ${found ? 'moved back' : 'deleted'} under it)` },
     });
     this.options.onRestored?.({ restored: known, found });
     await this.refresh(); // whether our swap or someone else's won, the next round checks again
@@ -240,7 +240,7 @@ export class JournalStore {
     await this.objects.syncNames(); // a merge commit stored with write(): its names first
     const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, from, next, {
       staleMs: this.options.staleLockMs,
-      reflog,
+      reflog: { log: this.reflog, message: reflog },
       isAncestor: (oid, tip) => this.isAncestor(oid, tip),
     });
     await this.refresh();

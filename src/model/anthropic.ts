@@ -15,7 +15,7 @@ import { abortReason, sleep } from './abort.js';
 import { toModelError } from './anthropic-errors.js';
 import { DEFAULT_MODEL } from './defaults.js';
 import { withSdkWarnings, type ModelNotice } from './notices.js';
-import { proxyClientOptions } from './proxy.js';
+import { modelAddress, proxyClientOptions } from './proxy.js';
 import { requestParams } from './request-params.js';
 import { streamRepair, type StreamRepairs } from './stream-repair.js';
 import type { AssistantBlock, CompleteOptions, ModelProvider, ModelRequest, ModelResponse } from './types.js';
@@ -66,7 +66,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   let client: Promise<Anthropic> | undefined;
   // Only what was given is passed: an absent option lets the SDK read its environment variable.
   const clientNow = () =>
-    (client ??= proxyClientOptions().then(
+    (client ??= proxyClientOptions(modelAddress(options.baseURL)).then(
       (proxy) =>
         new Anthropic({
           maxRetries,

@@ -28,7 +28,7 @@ import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { planRun, type RunPlan } from './run-plan.js';
 import { finishedRunChanges } from './finished-run.js';
 import { chooseSandbox } from './sandbox.js';
-import { probeSandboxAsync } from '../tools/sandbox.js';
+import { gitPaths, probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
 import { readInstructions } from './instructions.js';
 import { settleWorktree } from './worktree.js';
@@ -94,9 +94,8 @@ class RunLife {
     private readonly emit: (event: SessionEvent) => void,
     /** The run's MCP servers: started when a new run lists their tools or a live step calls one, stopped at its end. */
     readonly mcp: McpConnections,
-    /** --push: the background pusher, flushed at the run's end. */
+    /** --push: the background pusher, flushed at the run's end; run_bash's next command's process, started ahead (spare-shell.ts), stopped then. */
     private readonly pusher: JournalPusher | undefined,
-    /** run_bash's next command's process, started ahead (spare-shell.ts): stopped at the run's end. */
     private readonly spares: SpareShells,
   ) {}
 
@@ -104,8 +103,10 @@ class RunLife {
   static async open(target: RunTarget, options: SessionOptions): Promise<RunLife> {
     const { store } = target;
     const root = store.repo.root;
+    // The git directories the sandbox keeps read-only, from the run's one handle (no git asked).
+    const gitDirs = gitPaths(root, store.repo);
     // The sandbox probe runs while the journal opens (chooseSandbox awaits it in settle()).
-    if (options.sandbox?.use !== false) void probeSandboxAsync(root);
+    if (options.sandbox?.use !== false) void probeSandboxAsync(root, gitDirs);
     const env = options.env ?? process.env;
     const emit = emitterFor(options);
     // --push: in the background, waited for only before a one-shot effect and at the end (a bad
@@ -118,9 +119,8 @@ class RunLife {
     // The checkpoints write through the run's own object store: one handle for the run.
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
     let life: RunLife | undefined;
-    // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
-    const spares = new SpareShells();
-    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, spares }));
+    const spares = new SpareShells(); // run_bash asks for the sandbox at each call: it is chosen before anything runs live
+    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares }));
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
@@ -130,7 +130,8 @@ class RunLife {
       // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
       config: async (existing) => {
         if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
-        const offered = mcpServers.size ? await offerMcpTools(mcp, (server, message) => emit({ type: 'mcp-unavailable', server, message })) : undefined;
+        const unavailable = (server: string, message: string) => emit({ type: 'mcp-unavailable', server, message, ...(mcp.logFile(server) ? { log: mcp.logFile(server)! } : {}) });
+        const offered = mcpServers.size ? await offerMcpTools(mcp, unavailable) : undefined;
         const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env });
         const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
         return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;

@@ -111,7 +111,7 @@ export type SessionEvent =
   /** `--push`: the run ended with appends not on the remote (`#4` for step 4, `run.json`): why, and the command that pushes them. */
   | { type: 'push-behind'; remote: string; unpushed: string[]; reason: string; command: string }
   /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
-  | { type: 'mcp-unavailable'; server: string; message: string }
+  | { type: 'mcp-unavailable'; server: string; message: string; /** A stdio server's stderr log (absolute); none for an HTTP server. */ log?: string }
   /** A finished run is replayed over a working tree that differs from its last checkpoint (recorded at `step`; 0: when it started): its answer was about other files. */
   | { type: 'finished-over-changes'; run: string; finishedAt: string; step: number; changes: FileChange[] }
   /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */

@@ -4,10 +4,12 @@
 // value (model, defaultMode, sandbox switches, an MCP server of the same name) and adding to the
 // earlier ones' rules. Flags come last, at the caller. Each value remembers the file it came from,
 // for `savepoint config`.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { SettingsFileError } from '../errors/index.js';
+import { buildOwnGit } from '../git/repository.js';
 import { PermissionRules } from './permissions.js';
 import { readSettingsFile, parseSettings, type McpServerSettings, type PermissionMode } from './settings-file.js';
 
@@ -79,7 +81,8 @@ export function permissionRules(settings: Settings): PermissionRules {
 
 /**
  * Adds an allow rule to the project's local settings file, keeping everything else in it. The file
- * is checked first (a broken one is named, not overwritten) and replaced whole (temp file, rename).
+ * is checked first (a broken one is named, not overwritten) and replaced whole (temp file, rename),
+ * and kept out of git (see keepOutOfGit).
  */
 export function addLocalAllowRule(root: string, rule: string): string {
   const file = localSettingsFile(root);
@@ -99,5 +102,39 @@ export function addLocalAllowRule(root: string, rule: string): string {
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(next, null, 2)}\n`);
   renameSync(temp, file);
+  keepOutOfGit(root);
   return file;
+}
+
+// The local settings file's path from the repository root, as git's ignore rules name it.
+const LOCAL_SETTINGS_PATH = '.savepoint/settings.local.json';
+
+// Makes git ignore the local settings file when nothing ignores it yet, as Claude Code does for its
+// own: the person's rules are theirs, not the project's, and an untracked file there would be a
+// run's change (in its checkpoints and `savepoint diff`) though savepoint wrote it. The path goes
+// into the repository's own `info/exclude` (for a linked worktree, the shared one), which changes no
+// tracked file. Best effort: where git cannot say or the file cannot be written, the rule stays written.
+function keepOutOfGit(root: string): void {
+  const git = (args: string[]) => {
+    const own = buildOwnGit(args);
+    return execFileSync('git', own.args, { cwd: root, env: own.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  };
+  try {
+    git(['check-ignore', '-q', '--', LOCAL_SETTINGS_PATH]);
+    return; // ignored already (a .gitignore, the exclude file, core.excludesFile)
+  } catch (error) {
+    if ((error as { status?: number }).status !== 1) return;
+  }
+  try {
+    const exclude = resolve(root, git(['rev-parse', '--git-path', 'info/exclude']).trim());
+    let current = '';
+    try {
+      current = readFileSync(exclude, 'utf8');
+    } catch {
+      mkdirSync(dirname(exclude), { recursive: true });
+    }
+    appendFileSync(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}# savepoint's local settings: the person's own (docs/settings.md)\n/${LOCAL_SETTINGS_PATH}\n`);
+  } catch {
+    // The rule is written; only its ignoring failed, which git status will show.
+  }
 }

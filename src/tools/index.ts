@@ -28,14 +28,15 @@ export { asText, lastLine } from './truncate.js';
 
 /**
  * Every tool, in the order the model is shown them, working on the repository at `root`; run_bash
- * confined by `sandbox`, and starting each command's process ahead with `spares` (spare-shell.ts).
+ * confined by `sandbox`, protecting `gitDirs` (default: found from `root` once, see gitPaths), and
+ * starting each command's process ahead with `spares` (spare-shell.ts).
  */
-export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); spares?: SpareShells } = {}): AnyTool[] {
+export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),
     createEditFileTool(root),
-    createRunBashTool(root, options.sandbox, options.spares),
+    createRunBashTool(root, options.sandbox, options.gitDirs, options.spares),
     createListFilesTool(root),
     createSearchTool(root),
   ];

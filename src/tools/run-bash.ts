@@ -48,10 +48,13 @@ const description = `Runs a command with bash in the repository root and returns
 /**
  * The run_bash tool, running commands in `root`, unconfined unless `sandbox` says otherwise. A
  * function is asked at each call, so the tool can be made before the run has chosen its sandbox.
- * With `spares` (owned, and closed at its end, by the caller: a run), each command's process is
- * started while the one before runs (spare-shell.ts).
+ * `gitDirs`, the repository's git directories the sandbox protects, are found once (gitPaths) when
+ * not given: a run gives them from its repository. With `spares` (owned, and closed at its end, by
+ * the caller: a run), each command's process is started while the one before runs (spare-shell.ts).
  */
-export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' }, spares?: SpareShells): Tool<RunBashInput> {
+export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' }, gitDirs?: string[], spares?: SpareShells): Tool<RunBashInput> {
+  let dirs = gitDirs;
+  const protectedDirs = () => (dirs ??= gitPaths(root));
   return defineTool<RunBashInput>({
     name: 'run_bash',
     description,
@@ -68,17 +71,17 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => 
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
-    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn, onOutput }) => runBash(root, typeof sandbox === 'function' ? sandbox() : sandbox, spares, command, timeoutMs, signal, onSpawn, onOutput),
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn, onOutput }) => runBash(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, spares, command, timeoutMs, signal, onSpawn, onOutput),
   });
 }
 
-async function runBash(root: string, sandbox: SandboxConfig, spares: SpareShells | undefined, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void, onOutput?: (chunk: string) => void): Promise<ToolResult> {
+async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => string[], spares: SpareShells | undefined, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void, onOutput?: (chunk: string) => void): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
   // Two pipes would lose the order between stdout and stderr, so bash points its stderr at stdout
   // first; on the same line, so bash's error messages keep the user's line numbers.
   const script = `exec 2>&1; ${command}`;
-  const run = sandboxedCommand(root, script, sandbox);
+  const run = sandboxedCommand(root, script, sandbox, process.env, sandbox.kind === 'bwrap' ? gitDirs() : []);
   // The spare's command line: the same, with the loader as bash's script (its last argument).
   const loader = spares && { ...run, args: [...run.args.slice(0, -1), SPARE_LOADER] };
   const spare = loader && spares!.take(loader, root, script);
@@ -136,7 +139,7 @@ async function runBash(root: string, sandbox: SandboxConfig, spares: SpareShells
   const shownOutput = output === '' ? '(no output)' : output;
   // A command that hit a sandbox boundary is told so (and the person, on its step line), in words
   // made from its output alone: recorded with the result, handed back the same on replay.
-  const note = sandbox.kind === 'bwrap' ? sandboxNote(output, { root, gitDirs: gitPaths(root), home: process.env.HOME, network: Boolean(sandbox.network), gitWrites: Boolean(sandbox.gitWrites) }) : undefined;
+  const note = sandbox.kind === 'bwrap' ? sandboxNote(output, { root, gitDirs: gitDirs(), home: process.env.HOME, network: Boolean(sandbox.network), gitWrites: Boolean(sandbox.gitWrites) }) : undefined;
   const noted = (result: ToolResult): ToolResult => (note ? { ...result, output: `${result.output}\n${note.text}`, note: note.short } : result);
 
   if (stoppedBy === 'timeout') {

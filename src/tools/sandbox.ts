@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { findRepository } from '../git/repository.js';
+import { findRepository, type Repository } from '../git/repository.js';
 import { SECRET_NAME } from '../redact/secret-values.js';
 
 /** How run_bash runs commands: in bubblewrap, or unconfined. */
@@ -26,12 +26,16 @@ export interface SandboxedCommand {
   env: NodeJS.ProcessEnv;
 }
 
-/** The program and arguments that run `script` with bash in `root`, inside the sandbox when there is one. */
-export function sandboxedCommand(root: string, script: string, config: SandboxConfig, env: NodeJS.ProcessEnv = process.env): SandboxedCommand {
+/**
+ * The program and arguments that run `script` with bash in `root`, inside the sandbox when there is
+ * one, protecting `gitDirs` (default: the repository's, found now; a caller running many commands
+ * finds them once with gitPaths and passes them).
+ */
+export function sandboxedCommand(root: string, script: string, config: SandboxConfig, env: NodeJS.ProcessEnv = process.env, gitDirs?: string[]): SandboxedCommand {
   const bash = [onPath('bash', env.PATH), '-c', script];
   if (config.kind === 'none') return { file: bash[0]!, args: bash.slice(1), env };
   // Inside, the file system is the same (bound read-only), so bash is where it was found outside.
-  return { file: onPath('bwrap', env.PATH), args: [...bwrapArgs(root, config), '--', ...bash], env: sandboxEnv(env) };
+  return { file: onPath('bwrap', env.PATH), args: [...bwrapArgs(root, config, gitDirs ?? gitPaths(root)), '--', ...bash], env: sandboxEnv(env) };
 }
 
 // Where `name` is on the search path `path`, looked up once per process and path: handing spawn
@@ -69,10 +73,10 @@ export function sandboxEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-function bwrapArgs(root: string, config: SandboxConfig): string[] {
+function bwrapArgs(root: string, config: SandboxConfig, gitDirs: string[]): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', root, root];
   // After the working tree's bind, so they land on top of it (and of the private /tmp).
-  for (const dir of gitPaths(root)) args.push(config.gitWrites ? '--bind' : '--ro-bind', dir, dir);
+  for (const dir of gitDirs) args.push(config.gitWrites ? '--bind' : '--ro-bind', dir, dir);
   // Every namespace (pid: a command's leftovers die with it), the network only when allowed.
   args.push('--unshare-all', ...(config.network ? ['--share-net'] : []));
   // SIGKILL to savepoint reaches the command too. No --new-session: the command must stay in the
@@ -82,28 +86,20 @@ function bwrapArgs(root: string, config: SandboxConfig): string[] {
   return args;
 }
 
-// The git directories of a root, found once per process: asking git (`git rev-parse`) cost 4 ms, a
-// third of a sandboxed `true`, on every command; a repository's git directories do not move during a run.
-const gitPathsByRoot = new Map<string, string[]>();
-
 /**
  * The repository's .git (a directory, or the file a linked worktree or submodule has) and the git
- * directories it leads to: what the sandbox binds read-only unless git writes are allowed.
+ * directories it leads to: what the sandbox binds read-only unless git writes are allowed. From
+ * `repo` when the caller has it (a run's one handle: no git asked), else asked of git (`git
+ * rev-parse`, 4 ms, a third of a sandboxed `true`: a run finds them once, not per command).
  */
-export function gitPaths(root: string): string[] {
-  let found = gitPathsByRoot.get(root);
-  if (!found) gitPathsByRoot.set(root, (found = findGitPaths(root)));
-  return found;
-}
-
-function findGitPaths(root: string): string[] {
+export function gitPaths(root: string, repo?: Repository): string[] {
   const paths = new Set<string>();
   const dotGit = join(root, '.git');
   if (existsSync(dotGit)) paths.add(dotGit);
   try {
-    const repo = findRepository(root);
-    paths.add(repo.gitdir);
-    paths.add(repo.commonDir);
+    const found = repo ?? findRepository(root);
+    paths.add(found.gitdir);
+    paths.add(found.commonDir);
   } catch {
     // not a repository: nothing more to protect
   }
@@ -121,10 +117,10 @@ let probing: Promise<Probe> | undefined;
  * blocking: a run starts it early, so the `bwrap ... true` (7–15 ms, more under load) overlaps the
  * journal's opening instead of adding to the time before the first model request.
  */
-export function probeSandboxAsync(root: string): Promise<Probe> {
+export function probeSandboxAsync(root: string, gitDirs?: string[]): Promise<Probe> {
   if (probed) return Promise.resolve(probed);
   probing ??= new Promise<Probe>((resolve) => {
-    const child = spawn('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
+    const child = spawn('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root)), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', (error: NodeJS.ErrnoException) => resolve((probed ??= probeOutcome(error, null, stderr))));
@@ -134,9 +130,9 @@ export function probeSandboxAsync(root: string): Promise<Probe> {
 }
 
 /** Whether bubblewrap is installed and can start a sandbox here (checked once per process). */
-export function probeSandbox(root: string): Probe {
+export function probeSandbox(root: string, gitDirs?: string[]): Probe {
   if (probed) return probed;
-  const run = spawnSync('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
+  const run = spawnSync('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root)), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
   probed = probeOutcome(run.error as NodeJS.ErrnoException | undefined, run.status, run.stderr);
   return probed;
 }

@@ -135,6 +135,16 @@ describe('the interactive session', { concurrency: true }, () => {
     assertNoStack(noTerminal.stderr);
   });
 
+  test('-r with a run that does not exist ends with its error, exit 1, and opens no prompt', async () => {
+    const repo = await scratch.repo({ 'README.md': '# none\n' });
+    const term = openTerminal(['-r', 'no-such-run', '--yes'], { cwd: repo.root, env: { XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') });
+    scratch.defer(() => term.close());
+    assert.equal(await exited(term), 1);
+    assert.match(term.screen(), /There is no run "no-such-run"/);
+    assert.doesNotMatch(term.screen(), /^›/m);
+    assertNoStack(term.screen());
+  });
+
   test('Ctrl-C in a turn stops it and the prompt comes back; the next message goes on in the same run', async () => {
     const repo = await scratch.repo({ 'README.md': '# stop\n' });
     const hold = new Set([1]);

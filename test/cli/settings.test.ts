@@ -2,13 +2,15 @@
 // command runs with no terminal and no --yes; a write no rule allows stops the run before the file
 // is written; a deny rule holds under --yes and the run finishes, the model told why; the user
 // file's model is what a new run asks for; a broken file is named with its key and nothing runs;
-// `savepoint config` shows each value with the file it came from.
+// `savepoint config` shows each value with the file it came from; defaultMode yes (under a deny rule)
+// and acceptEdits with no terminal; settings' sandbox switches reach the run's sandbox.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
-import { assertNoStack, assertOneParagraph, fakeEnv, git, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { assertNoStack, assertOneParagraph, fakeEnv, git, gitOut, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { noSandboxReason } from '../helpers/sandbox.js';
 
 const scratch = useScratch();
 
@@ -131,6 +133,42 @@ describe('settings', { concurrency: true }, () => {
     const result = await runCli(['run', '--no-sandbox', 'write notes'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
+  });
+
+  test('defaultMode yes runs commands and writes with no terminal and no --yes, and a deny rule still wins over it; acceptEdits still asks for a command', async () => {
+    const repo = await scratch.repo();
+    projectSettings(repo.root, { permissions: { defaultMode: 'yes', deny: ['run_bash(rm *)'] } });
+    const fake = await scratch.fake([
+      { tools: [{ name: 'run_bash', input: { command: 'echo ran > out.txt' } }, { name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }, { name: 'run_bash', input: { command: 'rm README.md' } }] },
+      { text: 'Done.' },
+    ]);
+    const result = await runCli(['run', '--no-sandbox', 'run, write, remove'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readFileSync(join(repo.root, 'out.txt'), 'utf8'), 'ran\n');
+    assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
+    assert.equal(existsSync(join(repo.root, 'README.md')), true, 'the denied command did not run');
+    assert.match(resultText(lastToolResults(fake.requests.at(-1)!)[2]!), /run_bash\(rm \*\)/);
+
+    const edits = await scratch.repo();
+    projectSettings(edits.root, { permissions: { defaultMode: 'acceptEdits' } });
+    const asks = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo no > out.txt' } }] }, { text: 'Done.' }]);
+    const stopped = await runCli(['run', '--no-sandbox', 'a command'], { cwd: edits.root, env: { ...fakeEnv(asks), ...userHome() } });
+    assert.equal(stopped.code, 1);
+    assert.match(assertOneParagraph(stopped.stderr), /run_bash/);
+    assert.equal(existsSync(join(edits.root, 'out.txt')), false);
+  });
+
+  test("settings' sandbox switches open the sandbox as the flags do, and the run records them", { skip: noSandboxReason() }, async () => {
+    const repo = await scratch.repo();
+    projectSettings(repo.root, { sandbox: { network: true, gitWrites: true } });
+    const fake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo x > made.txt && git add made.txt && git commit -qm "agent commit"' } }] }, { text: 'Done.' }]);
+    const result = await runCli(['run', '--yes', 'commit in the sandbox'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /commands run in a sandbox: network allowed; writable: the working tree \(\.git too\)/);
+    assert.equal((await gitOut(repo.root, ['log', '-1', '--format=%s'])), 'agent commit');
+    const runs = (await gitOut(repo.root, ['ls-tree', '--name-only', 'agent-journal:runs'])).split('\n');
+    const record = JSON.parse(await gitOut(repo.root, ['show', `agent-journal:runs/${runs[0]}/run.json`])) as { sandbox: unknown };
+    assert.deepEqual(record.sandbox, { kind: 'bwrap', network: true, gitWrites: true });
   });
 
   test("settings' mcpServers reach the MCP configuration: mcp list names the server and the settings file it came from", async () => {

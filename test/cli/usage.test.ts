@@ -42,6 +42,13 @@ describe('the command line', { concurrency: true }, () => {
       }
     });
 
+    test('savepoint mcp list --help ends with the examples and exit codes its usage message points at', async () => {
+      const help = await runCli(['mcp', 'list', '--help'], { cwd: tmpdir() });
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, /Examples:\n {2}savepoint mcp list /);
+      assert.match(help.stdout, /Exit codes: 0 every server started/);
+    });
+
     test('savepoint --version exits 0 and prints the package version', async () => {
       const version = await runCli(['--version'], { cwd: tmpdir() });
       assert.equal(version.code, 0, version.stderr);
@@ -64,6 +71,8 @@ describe('the command line', { concurrency: true }, () => {
       ['--max-steps 0', ['run', '--max-steps', '0', 'do it'], /--max-steps needs a whole number/],
       ['an unknown --in-flight policy', ['run', '--in-flight', 'maybe', 'do it'], /--in-flight/],
       ['an unknown command', ['frobnicate'], /unknown command/i],
+      ['an unknown flag of a subcommand', ['mcp', 'list', '--frobnicate'], /^savepoint: unknown option '--frobnicate'\. Usage: savepoint mcp list \[options\]/],
+      ['an argument a subcommand does not take', ['mcp', 'list', 'extra'], /^savepoint: too many arguments for 'list'/],
     ];
     for (const [what, args, message] of cases) {
       test(`${what} exits 2 with a message and no stack trace`, async () => {

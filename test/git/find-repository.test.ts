@@ -1,6 +1,7 @@
-// findRepository asks git once per working tree in a process (a command asks several times about
-// the same one), and asks again when the answer may have changed: the .git made anew or removed,
-// its config changed, another GIT_DIR, or a directory below the top. The git it runs is counted
+// findRepository asks git every time, so no answer kept for the process can go stale (a .git
+// removed or made anew, another GIT_DIR); a run asks once for itself and passes the answer down
+// (its journal store's repository: checkpoints, the sandbox's git directories), so a run asks git
+// where its repository is no more often for ten commands than for one. The git it runs is counted
 // by a wrapper on PATH.
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,64 +10,58 @@ import { describe, it } from 'node:test';
 import { NotARepositoryError } from '../../src/index.js';
 import { findRepository } from '../../src/git/repository.js';
 import { runGit } from '../helpers/git.js';
+import { runCli } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
 
-// An environment whose `git` is a wrapper that appends a line to a log for each run, and the count.
-function countingGit(): { env: NodeJS.ProcessEnv; runs: () => number } {
+// An environment whose `git` is a wrapper that logs the arguments of each run, and how many runs
+// asked where the repository is (`git rev-parse ... --show-toplevel`, findRepository's question).
+function countingGit(): { env: NodeJS.ProcessEnv; path: string; runs: () => number; discoveries: () => number } {
   const bin = scratch.dir('savepoint-gitcount-');
   const log = join(bin, 'runs.log');
   writeFileSync(log, '');
   const real = (process.env.PATH ?? '').split(':').filter(Boolean).join(':');
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho run >> '${log}'\nPATH='${real}' exec git "$@"\n`);
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nPATH='${real}' exec git "$@"\n`);
   chmodSync(join(bin, 'git'), 0o755);
-  return { env: { ...process.env, PATH: `${bin}:${real}` }, runs: () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length };
+  const lines = () => readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  const path = `${bin}:${real}`;
+  return { env: { ...process.env, PATH: path }, path, runs: () => lines().length, discoveries: () => lines().filter((line) => line.includes('--show-toplevel')).length };
 }
 
-describe('findRepository asks git once per working tree', () => {
-  it('the same top again: the same answer, no second git', async () => {
+describe('findRepository asks git each time', () => {
+  it('the answer is git\'s of now: a .git removed (NotARepositoryError) or made anew, another GIT_DIR, a directory below', async () => {
     const repo = await scratch.repo();
     const git = countingGit();
-    const first = findRepository(repo.root, git.env);
-    assert.deepEqual(findRepository(repo.root, git.env), first);
-    assert.deepEqual(first, { root: repo.root, gitdir: join(repo.root, '.git'), commonDir: join(repo.root, '.git') });
-    assert.equal(git.runs(), 1);
-  });
-
-  it('asks again once the repository\'s config changed (core.bare, core.worktree live there)', async () => {
-    const repo = await scratch.repo();
-    const git = countingGit();
-    findRepository(repo.root, git.env);
-    assert.equal((await runGit(repo.root, ['config', 'savepoint.test', 'yes'])).code, 0);
-    findRepository(repo.root, git.env);
-    findRepository(repo.root, git.env);
-    assert.equal(git.runs(), 2);
-  });
-
-  it('asks again when .git is removed (NotARepositoryError) or made anew', async () => {
-    const repo = await scratch.repo();
-    const git = countingGit();
-    findRepository(repo.root, git.env);
+    assert.deepEqual(findRepository(repo.root, git.env), { root: repo.root, gitdir: join(repo.root, '.git'), commonDir: join(repo.root, '.git') });
     rmSync(join(repo.root, '.git'), { recursive: true });
     assert.throws(() => findRepository(repo.root, git.env), NotARepositoryError);
     assert.equal((await runGit(repo.root, ['init', '-q'])).code, 0);
     assert.equal(findRepository(repo.root, git.env).gitdir, join(repo.root, '.git'));
-    assert.equal(git.runs(), 3);
-  });
-
-  it('asks again for another GIT_DIR, and every time for a directory below the top', async () => {
-    const repo = await scratch.repo();
-    const git = countingGit();
-    findRepository(repo.root, git.env);
     const withGitDir = { ...git.env, GIT_DIR: join(repo.root, '.git') };
-    assert.equal(findRepository(repo.root, withGitDir).root, repo.root);
+    assert.equal(findRepository(repo.root, withGitDir).root, repo.root); // and the files' own, to compare
     const below = join(repo.root, 'src');
     mkdirSync(below);
     assert.equal(findRepository(below, git.env).root, repo.root);
-    assert.equal(findRepository(below, git.env).root, repo.root);
-    // With GIT_DIR, git is asked once more (the files' own repository is the answer already kept),
-    // and about the directory below each time.
-    assert.equal(git.runs(), 1 + 1 + 2);
+    assert.equal(git.runs(), 1 + 1 + 1 + 2 + 1);
+  });
+});
+
+describe('one handle per run', () => {
+  it('a run with five commands, and its replay, each ask git where the repository is at most twice (the settings, the run)', async () => {
+    const repo = await scratch.repo({ 'a.txt': 'a\n' });
+    const commands = ['ls', 'cat a.txt', 'echo b > b.txt', 'ls', 'wc -l a.txt'];
+    const script = join(scratch.dir('savepoint-script-'), 'model.json');
+    writeFileSync(script, JSON.stringify({ turns: [...commands.map((command) => ({ text: 'Next.', tools: [{ name: 'run_bash', input: { command } }] })), { text: 'Done.' }] }));
+    const git = countingGit();
+    const args = ['run', '--yes', '--model', `script:${script}`, 'run five commands'];
+    const live = await runCli(args, { cwd: repo.root, env: { PATH: git.path } });
+    assert.equal(live.code, 0, live.stdout + live.stderr);
+    assert.match(live.stdout, /Done\./);
+    assert.ok(git.discoveries() <= 2, `a live run of five commands asked ${git.discoveries()} times`);
+    const before = git.discoveries();
+    const replay = await runCli(args, { cwd: repo.root, env: { PATH: git.path } });
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    assert.ok(git.discoveries() - before <= 2, `its replay asked ${git.discoveries() - before} times`);
   });
 });

@@ -17,7 +17,7 @@
 //   await fake.close();
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/parser';
+import Anthropic from '@anthropic-ai/sdk';
 import { validateScript, type ScriptTurn } from '../../src/model/script-file.js';
 import { isCompactionRequest } from '../../src/model/compaction.js';
 import { ranOutTurn, summaryTurn, textChunks, thinkingSignature, turnIndex, turnResponse } from '../../src/model/script-turn.js';
@@ -185,7 +185,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const turn: ScriptTurn = thinking ? { ...plain, thinking: thought ?? `Thinking about turn ${index}.`, ...(redactedThinking !== undefined ? { redactedThinking } : {}) } : plain;
     const full = turnResponse(turn, index, options.model ?? body.model, JSON.stringify(body).length);
     // As a real model does: an answer longer than max_tokens stops there (about 4 characters a token).
-    const { response, partialInputs } = turn.stopReason ? { response: full, partialInputs: new Map<number, string>() } : cutAtMaxTokens(full, body.max_tokens);
+    const { response, partialInputs } = turn.stopReason ? { response: full, partialInputs: new Map<number, string>() } : await cutAtMaxTokens(full, body.max_tokens);
     await options.gate?.(index, body);
     if (res.destroyed) return;
     const cache = { creation: turn.usage?.cacheCreationInputTokens !== undefined, read: turn.usage?.cacheReadInputTokens !== undefined };
@@ -257,8 +257,8 @@ function toApiMessage(response: ModelResponse, id: string, cache: { creation: bo
 // characters a token: text, then each tool call's input JSON), the block at the limit cut short,
 // stop_reason "max_tokens" and output_tokens at the limit. A cut tool call keeps the JSON sent so
 // far (its partial input, which the SDK parses as it streams: `"timeout_ms": 60000` cut after the
-// 6 arrives as 6); the JSON answer carries that partial JSON parsed the same way.
-function cutAtMaxTokens(response: ModelResponse, maxTokens: number): { response: ModelResponse; partialInputs: Map<number, string> } {
+// 6 arrives as 6); the JSON answer carries that partial JSON parsed the same way (partialInput).
+async function cutAtMaxTokens(response: ModelResponse, maxTokens: number): Promise<{ response: ModelResponse; partialInputs: Map<number, string> }> {
   const partialInputs = new Map<number, string>();
   let room = maxTokens * 4;
   const content: ModelResponse['content'] = [];
@@ -273,11 +273,31 @@ function cutAtMaxTokens(response: ModelResponse, maxTokens: number): { response:
     if (room > 0 && block.type === 'tool_use') {
       const partial = text.slice(0, room);
       partialInputs.set(content.length, partial);
-      content.push({ ...block, input: (partialParse(partial) ?? {}) as Record<string, unknown> });
+      content.push({ ...block, input: await partialInput(block.id, block.name, partial) });
     }
     return { response: { ...response, content, stopReason: 'max_tokens', usage: { ...response.usage, outputTokens: maxTokens } }, partialInputs };
   }
   return { response, partialInputs };
+}
+
+// What the SDK's own stream helper makes of a tool call whose input JSON stops at `partial`: its
+// public client is handed a fetch that answers here with that one block streamed, so the input is
+// parsed by the SDK's own partial-JSON reading (no private path of the SDK; nothing leaves the process).
+async function partialInput(id: string, name: string, partial: string): Promise<Record<string, unknown>> {
+  const events = [
+    { type: 'message_start', message: { id: 'msg_cut', type: 'message', role: 'assistant', model: 'cut', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id, name, input: {} } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: partial } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { output_tokens: 1 } },
+    { type: 'message_stop' },
+  ];
+  const body = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+  const fetch = async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+  const client = new Anthropic({ apiKey: 'local', baseURL: 'http://cut.invalid', maxRetries: 0, fetch });
+  const message = await client.messages.stream({ model: 'cut', max_tokens: 1, messages: [{ role: 'user', content: 'cut' }] }).finalMessage();
+  const block = message.content[0];
+  return block?.type === 'tool_use' && block.input !== null && typeof block.input === 'object' ? (block.input as Record<string, unknown>) : {};
 }
 
 async function streamMessage(res: ServerResponse, message: ApiMessage, turn: ScriptTurn, failure: FailOptions | undefined, partialInputs = new Map<number, string>(), quirks: StreamQuirks = {}): Promise<void> {

@@ -46,7 +46,7 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash${how}`, () 
   const spares = makeSpares();
   before(async () => {
     repo = await scratch.repo({ 'a.txt': 'a\n' }, { commit: false });
-    tool = createRunBashTool(repo.root, undefined, spares);
+    tool = createRunBashTool(repo.root, undefined, undefined, spares);
   });
   after(() => spares?.close());
 
@@ -233,7 +233,7 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash in bubblewr
   const spares = makeSpares();
   before(async () => {
     repo = await scratch.repo({ 'a.txt': 'a\n' });
-    tool = createRunBashTool(repo.root, { kind: 'bwrap' }, spares);
+    tool = createRunBashTool(repo.root, { kind: 'bwrap' }, undefined, spares);
   });
   after(() => spares?.close());
 

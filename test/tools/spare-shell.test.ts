@@ -61,7 +61,7 @@ for (const sandbox of [{ kind: 'none' }, { kind: 'bwrap' }] as SandboxConfig[]) 
     before(async () => {
       repo = await scratch.repo({ 'a.txt': 'a\n' });
       cold = createRunBashTool(repo.root, sandbox);
-      ahead = createRunBashTool(repo.root, sandbox, spares);
+      ahead = createRunBashTool(repo.root, sandbox, undefined, spares);
       await ahead.execute({ command: 'true' }); // started cold; the next command finds a spare
     });
     after(() => spares.close());

@@ -2,7 +2,11 @@
 // history with the arrow keys, kept across the turns of the session). A new interface is opened
 // for each line and closed before the turn runs, so that the turn's own questions (approvals,
 // drift) and Ctrl-C (SIGINT, the terminal back in its normal mode) work exactly as in `run`.
+// Lines typed while a turn runs wait in the terminal and reach the next prompt together: the first
+// is the prompt's answer, the others are kept here and answer the prompts after it, in order, as
+// Claude Code queues what is typed during a turn (a closed interface would drop them).
 import { createInterface } from 'node:readline';
+import { showControls } from '../../format/text.js';
 
 /** What the person did at the prompt: a line, or leave (Ctrl-C on an empty line, Ctrl-D). */
 export type PromptAnswer = { line: string } | { leave: true };
@@ -13,23 +17,57 @@ export type PromptHistory = string[];
 /** The most lines of history kept. */
 export const HISTORY_SIZE = 500;
 
+// Lines typed ahead on each input, not yet answered to a prompt, and the listener keeping them.
+const typedAhead = new WeakMap<NodeJS.ReadableStream, { lines: string[]; partial: string; keep?: (sequence?: string) => void }>();
+
 /** Reads one line at `prompt`. Ctrl-C on a line with text clears it; on an empty line, or Ctrl-D, leaves. */
 export function readPromptLine(prompt: string, history: PromptHistory, io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): Promise<PromptAnswer> {
+  const input = io.input ?? process.stdin;
+  const output = io.output ?? process.stdout;
+  const ahead = typedAhead.get(input) ?? { lines: [], partial: '' };
+  typedAhead.set(input, ahead);
+  // The last prompt's keys were all handled before this call (it follows their chunk): stop keeping.
+  if (ahead.keep) input.off('keypress', ahead.keep);
+  const queued = ahead.lines;
+  const next = queued.shift();
+  if (next !== undefined) {
+    output.write(`${prompt}${showControls(next)}\n`);
+    if (next.trim() && history[0] !== next) history.unshift(next);
+    history.splice(HISTORY_SIZE);
+    return Promise.resolve({ line: next });
+  }
   return new Promise((resolve) => {
-    const rl = createInterface({ input: io.input ?? process.stdin, output: io.output ?? process.stdout, terminal: true, history: [...history], historySize: HISTORY_SIZE, removeHistoryDuplicates: true, prompt });
+    // Registered before the interface's own listener, so it sees each key first: the keys after
+    // the line that answers (the rest of what was typed ahead) are kept, not lost with the interface.
     let done = false;
+    let rest = '';
+    // Each whole line at once: the next prompt may be asked for before this tick ends.
+    const keep = (sequence?: string) => {
+      if (!done || !sequence) return;
+      rest += sequence;
+      const lines = typedLines(rest);
+      rest = lines.pop()!;
+      ahead.partial = rest;
+      queued.push(...lines.filter((line) => line.trim() !== ''));
+    };
+    ahead.keep = keep;
+    input.on('keypress', keep);
+    const rl = createInterface({ input, output, terminal: true, history: [...history], historySize: HISTORY_SIZE, removeHistoryDuplicates: true, prompt });
     const finish = (answer: PromptAnswer) => {
       if (done) return;
       done = true;
       history.splice(0, history.length, ...(rl as unknown as { history: string[] }).history);
       rl.close();
+      // The rest of the chunk of keys is handled in this same tick: after it, the turn's own
+      // questions read the keys, and they are theirs.
+      setImmediate(() => input.off('keypress', keep));
       resolve(answer);
     };
     rl.on('line', (line) => finish({ line }));
     rl.on('close', () => finish({ leave: true }));
     rl.on('SIGINT', () => {
       if (rl.line.length === 0) {
-        (io.output ?? process.stdout).write('\n');
+        output.write('\n');
         return finish({ leave: true });
       }
       // The typed line is dropped (end of line, then delete to its start); a second Ctrl-C leaves.
@@ -37,5 +75,19 @@ export function readPromptLine(prompt: string, history: PromptHistory, io: { inp
       rl.write(null, { ctrl: true, name: 'u' });
     });
     rl.prompt();
+    // A line typed ahead without Enter is there to finish, as it was left.
+    // eslint-disable-next-line no-control-regex
+    if (ahead.partial) rl.write(ahead.partial.replace(/[\x00-\x1f\x7f]/g, ''));
+    ahead.partial = '';
   });
+}
+
+// Keys typed ahead as lines; the last one has no Enter yet (it is not sent, and it is left as typed).
+// The whole lines lose the escape sequences of keys that edit a line (arrows), which a queued line
+// cannot replay.
+function typedLines(keys: string): string[] {
+  const lines = keys.split(/\r\n|\r|\n/);
+  const last = lines.pop()!;
+  // eslint-disable-next-line no-control-regex
+  return [...lines.map((line) => line.replace(/\x1b\[[0-9;]*[A-Za-z~]|\x1b./g, '').replace(/[\x00-\x1f\x7f]/g, '')), last];
 }

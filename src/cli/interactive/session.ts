@@ -13,6 +13,7 @@ import { openFileLimit } from '../../os/proc.js';
 import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
 import type { RunTally } from '../view/run-tally.js';
 import type { DriveFlags } from '../view/drive-flags.js';
+import { sessionSettings } from '../view/session-settings.js';
 import { runOnTerminal, type TurnView } from '../view/terminal-run.js';
 import { styleFor, type Style } from '../terminal/style.js';
 import { pickRun } from './picker.js';
@@ -24,32 +25,45 @@ export interface SessionStart {
   continueLatest?: boolean;
   /** A run id, or true to pick one on the terminal. */
   resume?: string | true;
+  /** The first message, given on the command line (`savepoint "fix the tests"`): sent as if typed. */
+  message?: string;
+  /** `--run <id>`: the id of the run the first message starts (or continues, when it is that task's run). */
+  run?: string;
 }
 
 /** The prompt's text. */
 export const PROMPT = '› ';
 
-/** Runs the session until the person leaves; resolves with the exit code (0). */
+/** Runs the session until the person leaves; resolves with the exit code (0; 1 when -c / -r cannot open the run). */
 export async function runInteractive(flags: DriveFlags, start: SessionStart = {}): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new UsageError('An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.');
   }
   if (flags.json) throw new UsageError('--json is for "savepoint run", "resume" and "continue": an interactive session prints for people.');
+  // A settings file that cannot be used stops the session here, before its prompt (each turn reads them again).
+  sessionSettings(flags);
   const out = process.stdout;
   const style = styleFor(out);
-  const state: SessionState = { flags, run: undefined, model: flags.model, tally: undefined, said: new Set() };
+  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [] };
   const history: PromptHistory = [];
 
   if (start.continueLatest || start.resume) {
     const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
     if (!id) throw new UsageError('This worktree has no runs to continue yet: run "savepoint" and type a task.');
     state.run = id;
-    // Its steps replay (quietly) and an unfinished turn goes live, as `resume` does.
-    await turn(state, (session) => resumeRun({ ...session, run: id }), { ...flags, model: undefined });
+    // Its steps replay (quietly) and an unfinished turn goes live, as `resume` does. A run that
+    // cannot be opened (no such run, another process on it) ends the session with that error, exit 1.
+    const opening = await turn(state, (session) => resumeRun({ ...session, run: id }), { ...flags, model: undefined });
+    if (!opening.opened) return 1;
     // --model with -c or -r is a change of the run's model, as /model is (nothing when it already uses it).
     if (flags.model !== undefined && state.run) await changeModel(state, flags.model, style);
   } else {
     out.write(`${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`);
+  }
+  if (start.message) {
+    out.write(`${PROMPT}${showControls(start.message)}\n`); // shown as if typed, above its turn
+    history.unshift(start.message);
+    await message(state, start.message);
   }
 
   for (;;) {
@@ -99,18 +113,27 @@ interface SessionState {
   flags: DriveFlags;
   /** The run the next message goes to; undefined: the next message starts one. */
   run: string | undefined;
+  /** The id --run gave the session's first new run (used once). */
+  newRun: string | undefined;
   /** The model a new run starts with (--model, or /model before the first message). */
   model: string | undefined;
+  /** The model the session's run uses, as its last turn opened it. */
+  runModel: string | undefined;
   /** The totals of the last turn (its replayed steps included: the whole run). */
   tally: RunTally | undefined;
   /** Header lines said in this session (how commands run), not repeated at every message. */
   said: Set<string>;
+  /** Allow rules `a` remembered for this session: each turn reads the settings files again and adds these. */
+  remembered: string[];
 }
 
 // A message: a new run's task, or a follow-up of the session's run.
 async function message(state: SessionState, text: string): Promise<void> {
   if (!state.run) {
-    await turn(state, (session) => startRun({ ...session, task: text, fresh: true }), { ...state.flags, model: state.model });
+    // A new run each time (a session's task is typed, not a command repeated), unless --run named it.
+    const named = state.newRun;
+    state.newRun = undefined;
+    await turn(state, (session) => startRun({ ...session, task: text, ...(named ? { run: named } : { fresh: true }) }), { ...state.flags, model: state.model });
     return;
   }
   const run = state.run;
@@ -119,14 +142,17 @@ async function message(state: SessionState, text: string): Promise<void> {
 
 // /model <id>: before the first message, the new run's model; after it, a config step of the run now.
 async function changeModel(state: SessionState, model: string | undefined, style: Style): Promise<void> {
-  if (!model) return void process.stdout.write(`  ${state.run ? 'The run uses the model in its header above (the latest /model, if any).' : `A new run starts with ${state.model ?? 'the settings\' or the default model'}.`} /model <id> changes it.\n`);
+  if (!model) return void process.stdout.write(`  ${state.run ? `The run uses ${state.runModel ? showControls(state.runModel) : 'the model in its header above'}.` : `A new run starts with ${state.model ? showControls(state.model) : 'the settings\' or the default model'}.`} /model <id> changes it.\n`);
   if (!state.run) {
     state.model = model;
-    return void process.stdout.write(`  The new run starts with ${model}.\n`);
+    return void process.stdout.write(`  The new run starts with ${showControls(model)}.\n`);
   }
   const run = state.run;
-  await turn(state, (session) => continueRun({ ...session, message: '', model, run }), { ...state.flags, model });
-  process.stdout.write(`  ${style.dim(`From the next turn on, ${model} answers (recorded as a config step).`)}\n`);
+  const { configured, failed } = await turn(state, (session) => continueRun({ ...session, message: '', model, run }), { ...state.flags, model });
+  if (failed) return;
+  // Giving the model the run already uses records nothing: say so rather than claim a step.
+  const said = configured ? `From the next turn on, ${showControls(model)} answers (recorded as a config step).` : `The run already uses ${showControls(model)}: nothing to change.`;
+  process.stdout.write(`  ${style.dim(said)}\n`);
 }
 
 // /compact: the run's conversation summarized now (a config step, then a compact step), so the next
@@ -151,31 +177,43 @@ async function fork(state: SessionState, step: number | undefined, bad: string |
 }
 
 // One turn through runOnTerminal (the same printer, approvals and Ctrl-C as `run`); an error is
-// told in one paragraph and the prompt comes back.
-async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags): Promise<void> {
-  // A run exists in the journal once a step of it is recorded: stopped before that, it does not.
-  let recorded = false;
+// told in one paragraph and the prompt comes back. Resolves with whether the turn recorded a
+// config step (/model's change), whether it ended in an error, and whether it opened its run.
+async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
+  // A run exists in the journal once a step of it is recorded: a new run stopped before that does
+  // not. The session's run before this turn (a follow-up's, -c's, a fork's) exists already, even
+  // when this turn is refused before it opens (a lock held, a settings file broken meanwhile).
+  let recorded = state.run !== undefined;
+  let configured = false;
+  let failed = false;
+  let opened = false;
   const view: TurnView = {
     quietReplay: true,
     inSession: true,
     onEvent: (event) => {
       if (event.type === 'opened') {
+        opened = true;
         state.run = event.run;
+        state.runModel = event.model;
         recorded ||= event.recordedSteps > 0;
       } else if (event.type === 'recorded' || event.type === 'replayed') recorded = true;
+      if (event.type === 'started' && event.kind === 'config') configured = true;
     },
     onTally: (tally) => (state.tally = tally),
     said: state.said,
+    remembered: state.remembered,
   };
   try {
-    await runOnTerminal(drive, flags, process.stdout, view);
+    failed = (await runOnTerminal(drive, flags, process.stdout, view)) !== 0;
   } catch (error) {
+    failed = true;
     report(error);
   }
   if (!recorded && state.run) {
     state.run = undefined;
     process.stdout.write('  Nothing of this run was recorded, so the next message starts a new one.\n');
   }
+  return { configured, failed, opened };
 }
 
 // An error as the CLI tells it, without leaving the session: one paragraph, a stack trace only with SAVEPOINT_DEBUG=1.

@@ -31,6 +31,8 @@ export interface ApproverOptions {
   mode?: PermissionMode;
   /** The session's rules, where `a` adds the rule it remembers. */
   rules?: PermissionRules;
+  /** Where an interactive session keeps the rules `a` remembered, so its later turns (each with the settings read anew) keep them. */
+  remembered?: string[];
   /** The repository root, whose .savepoint/settings.local.json `a` may write the rule to. */
   root?: string;
   interactive: boolean;
@@ -87,6 +89,7 @@ async function rememberRule(tool: string, input: Record<string, unknown>, option
   const where = options.root ? ' / [w]rite it to .savepoint/settings.local.json' : '';
   const answer = (await ask(`  Allow "${rule}" from now on: [s]ession only${where}: `, options)).trim().toLowerCase();
   options.rules?.addAllow(rule);
+  if (!options.remembered?.includes(rule)) options.remembered?.push(rule);
   if (options.root && (answer === 'w' || answer === 'write')) {
     const file = addLocalAllowRule(options.root, rule);
     output.write(`    ${options.style ? options.style.dim(`added "${rule}" to ${file}`) : `added "${rule}" to ${file}`}\n`);

@@ -24,14 +24,19 @@ export interface SessionSettings {
   mcpServers?: { servers: Record<string, unknown>; source: string };
 }
 
-/** Loads the settings for `dir` (the current directory) and applies `flags` over them. */
-export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env): SessionSettings {
+/**
+ * Loads the settings for `dir` (the current directory) and applies `flags` over them; `remembered`
+ * are the allow rules `a` added earlier in an interactive session (kept for the rest of it).
+ */
+export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env, remembered: readonly string[] = []): SessionSettings {
   const root = repositoryRoot(dir, env);
   const settings = loadSettings(root, env);
+  const rules = permissionRules(settings);
+  for (const rule of remembered) rules.addAllow(rule);
   return {
     settings,
     ...(root ? { root } : {}),
-    rules: permissionRules(settings),
+    rules,
     mode: flags.yes ? 'yes' : settings.defaultMode.value,
     ...(settings.model ? { defaultModel: settings.model.value } : {}),
     network: Boolean(flags.allowNetwork) || settings.sandbox.network?.value === true,

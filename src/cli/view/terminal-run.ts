@@ -2,6 +2,7 @@
 // file turns its events into lines (the header, REPLAYED / LIVE step lines, streamed text, what
 // happened to the working tree), asks the questions a person answers (approval, drift), turns
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
+import { relative } from 'node:path';
 import type { Writable } from 'node:stream';
 import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, type StopSignal } from '../../errors/index.js';
 import { showControls, wrapWords } from '../../format/text.js';
@@ -35,6 +36,8 @@ export interface TurnView {
   onTally?: (tally: RunTally) => void;
   /** Header lines said earlier in this session (how commands run): said again only when they change. */
   said?: Set<string>;
+  /** The allow rules `a` remembered earlier in this session ("session only"): every turn keeps them. */
+  remembered?: string[];
 }
 
 /** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
@@ -42,7 +45,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
   const env = process.env;
   // Before anything else: a settings file that cannot be used stops the command here.
-  const settings = sessionSettings(flags, process.cwd(), env);
+  const settings = sessionSettings(flags, process.cwd(), env, view.remembered);
   const interactive = Boolean(process.stdin.isTTY);
   const json = flags.json ? new JsonLines(out) : undefined;
   // With --json, stdout is the event stream: everything for people goes to stderr.
@@ -109,7 +112,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
       permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
       onEvent: (event) => {
@@ -227,7 +230,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return say(out, style.yellow, modelNoticeText(event), style.width);
     case 'mcp-unavailable':
       // The message holds the server's stderr: outside input, its control characters shown, not sent.
-      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))} (its log: .git/savepoint/mcp/${event.server}.log)`, style.width);
+      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))}${event.log ? ` (its log: ${showControls(relative(process.cwd(), event.log))})` : ''}`, style.width);
     case 'worktree-restored': {
       const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
       say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);

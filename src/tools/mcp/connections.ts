@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
-import { McpServerStartError } from '../../errors/index.js';
+import { McpCallError, McpServerStartError } from '../../errors/index.js';
 import { describeServer, type McpServerConfig } from './config.js';
 import { GUARD_SCRIPT } from './stdio-guard.js';
 
@@ -21,6 +21,10 @@ export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
 
 // The end of a server's stderr kept for a failure's message.
 const STDERR_TAIL_BYTES = 2048;
+
+// The SDK's error codes (ErrorCode in its types) for a request that timed out, and a connection that closed under one.
+const REQUEST_TIMEOUT = -32001;
+const CONNECTION_CLOSED = -32000;
 
 /** A tool a server offers, as it listed it. */
 export type McpListedTool = McpToolInfo;
@@ -37,6 +41,8 @@ export interface McpConnectionOptions {
 
 interface Connection {
   client: Client;
+  /** The end of what the server wrote to stderr so far (stdio servers), for a failed call's message. */
+  tail(): string;
   /** The stdio guard's pid: SIGTERM to it takes the server's whole process group down at once. */
   pid?: number;
   tools?: Promise<McpListedTool[]>;
@@ -79,11 +85,30 @@ export class McpConnections {
     return connection.tools;
   }
 
-  /** Calls `tool` on `server` with `args`; aborting `signal` cancels the request. */
+  /**
+   * Calls `tool` on `server` with `args`; aborting `signal` cancels the request. A call the server
+   * did not answer in time, or that its exit cut short, throws an McpCallError saying so.
+   */
   async callTool(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
-    const { client } = await this.connect(server);
+    const connection = await this.connect(server);
     const timeout = this.options.callTimeoutMs ?? envMs('MCP_TOOL_TIMEOUT') ?? DEFAULT_CALL_TIMEOUT_MS;
-    return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, resetTimeoutOnProgress: true })) as CallToolResult;
+    try {
+      return (await connection.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, resetTimeoutOnProgress: true })) as CallToolResult;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const code = (error as { code?: unknown })?.code;
+      if (code === REQUEST_TIMEOUT) throw new McpCallError(server, tool, 'timeout', timeout, '');
+      if (code === CONNECTION_CLOSED) {
+        await new Promise((resolve) => setTimeout(resolve, 50)); // the last of its stderr may still be in the pipe
+        throw new McpCallError(server, tool, 'closed', timeout, connection.tail());
+      }
+      throw error;
+    }
+  }
+
+  /** Where `server`'s stderr is logged: a stdio server's file under `logDir`; none for an HTTP server (its stderr is its host's). */
+  logFile(server: string): string | undefined {
+    return this.options.logDir && this.servers.get(server)?.type === 'stdio' ? join(this.options.logDir, `${server}.log`) : undefined;
   }
 
   /** Stops every server this process started (stdio servers get SIGTERM, then SIGKILL, from the SDK). */
@@ -138,6 +163,11 @@ export class McpConnections {
     this.options.onStart?.(name);
     const timeoutMs = this.startTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
+    // A line of its stdout that is not MCP's JSON-RPC (a banner, garbage) is told to the client, which reads on.
+    let notMcp: string | undefined;
+    client.onerror = (error) => {
+      if (error instanceof SyntaxError || /JSON|parse|invalid/i.test(error.message)) notMcp ??= error.message.slice(0, 300);
+    };
     try {
       await Promise.race([
         client.connect(transport, { timeout: timeoutMs }),
@@ -150,11 +180,17 @@ export class McpConnections {
       await transport.close().catch(() => undefined);
       // The last of its stderr may still be on its way through the pipe.
       await new Promise((resolve) => setTimeout(resolve, 50));
-      throw new McpServerStartError(name, command, startFailure(error), tail);
+      const garbage = notMcp ? `; what it wrote to stdout is not MCP's JSON-RPC (${notMcp})` : '';
+      throw new McpServerStartError(name, command, `${startFailure(error)}${garbage}`, tail);
     } finally {
       clearTimeout(timer);
     }
-    return { client, ...(transport instanceof StdioClientTransport && transport.pid ? { pid: transport.pid } : {}) };
+    // A server that exits later (it crashed, it was killed) is started anew by the next call that needs it.
+    const started = this.open.get(name);
+    client.onclose = () => {
+      if (this.open.get(name) === started) this.open.delete(name);
+    };
+    return { client, tail: () => tail, ...(transport instanceof StdioClientTransport && transport.pid ? { pid: transport.pid } : {}) };
   }
 
   private openLog(server: string): WriteStream | undefined {
@@ -180,7 +216,9 @@ export function mcpLogDir(commonDir: string): string {
 function startFailure(error: unknown): string {
   const message = (error as Error)?.message ?? String(error);
   if (/Connection closed/i.test(message)) return 'it exited (or closed its output) before answering the MCP handshake';
-  return message.replace(/^MCP error -?\d+: /, '');
+  // fetch's "fetch failed" says why only in its cause (connect ECONNREFUSED, getaddrinfo ENOTFOUND).
+  const cause = (error as { cause?: { message?: unknown } })?.cause?.message;
+  return `${message.replace(/^MCP error -?\d+: /, '')}${typeof cause === 'string' && cause && !message.includes(cause) ? ` (${cause})` : ''}`;
 }
 
 function envMs(name: string): number | undefined {

@@ -2,39 +2,13 @@
 // guard) or Streamable HTTP (with the configured headers), and stopped together at once.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { z } from 'zod';
 import { McpConnections } from '../../../src/tools/mcp/connections.js';
 import type { McpServerConfig } from '../../../src/tools/mcp/config.js';
 import { createMcpTools, offerMcpTools } from '../../../src/tools/mcp/mcp-tools.js';
 import { useScratch } from '../../helpers/scratch.js';
-import { COUNTING_SERVER, counted, serverPids, stillRunning } from './helpers.js';
+import { COUNTING_SERVER, counted, serverPids, startHttpServer, stillRunning } from './helpers.js';
 
 const scratch = useScratch();
-
-// A Streamable HTTP MCP server in this process (stateless: a server per request), whose one tool
-// answers with the Authorization header its request carried.
-async function startHttpServer(): Promise<{ url: string; requests: number; close(): Promise<void> }> {
-  const state = { requests: 0 };
-  const http = createServer(async (req: IncomingMessage, res) => {
-    state.requests++;
-    if (req.method !== 'POST') return void res.writeHead(405).end();
-    const server = new McpServer({ name: 'http-test', version: '1.0.0' });
-    server.registerTool('whoami', { description: 'Says who the caller is.', inputSchema: { greeting: z.string() }, annotations: { readOnlyHint: true } }, async ({ greeting }) => ({
-      content: [{ type: 'text', text: `${greeting}, ${String(req.headers.authorization)}` }],
-    }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => void transport.close());
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/mcp`, get requests() { return state.requests; }, close: () => new Promise((resolve) => http.close(() => resolve())) };
-}
 
 describe('the MCP servers of one process', { concurrency: true }, () => {
   test('a Streamable HTTP server is reached with its headers, and its tools work as pinned tools', async () => {
@@ -51,7 +25,7 @@ describe('the MCP servers of one process', { concurrency: true }, () => {
       assert.equal(tool?.needsApproval({ greeting: 'hi' }), false);
       const result = await tool!.execute({ greeting: 'hello' });
       assert.equal(result.isError, false);
-      assert.equal(result.output, 'hello, Bearer let-me-in-123');
+      assert.equal(result.output, 'hello, Bearer let-me-in-123 from undefined');
       const bad = await tool!.execute({ greeting: 42 });
       assert.equal(bad.isError, true, 'input the server refuses is an error result');
     } finally {

@@ -1,14 +1,16 @@
 // The issue's "Holds when", on the real CLI against the fake Anthropic server and the tests' own
 // MCP server (which counts its starts and calls in files): a read-only call, then a destructive one
 // killed with SIGKILL in progress, then the identical command, then the identical command again.
+// The kill takes savepoint alone, or its whole process group (`kill -9 %1` in a shell). A read-only
+// call killed in progress is made again, like a read.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
-import { assertOneParagraph, assertToolPairing, assistantMessages, fakeEnv, lastToolResults, resultText, runCli, startCli, waitUntil } from '../../helpers/cli.js';
-import { counted, countingServer, serverPids, waitForExit, writeMcpJson } from './helpers.js';
+import { assertOneParagraph, assertToolPairing, assistantMessages, fakeEnv, journalPaths, lastToolResults, resultText, runCli, startCli, waitUntil, type CliOptions } from '../../helpers/cli.js';
+import { counted, countingServer, serverPids, waitForExit, waitForNoProcessOf, writeMcpJson } from './helpers.js';
 
 const scratch = useScratch();
 
@@ -22,12 +24,13 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
   const args = ['run', '--yes', '--no-sandbox', task];
 
   // A run whose send_mail call is in progress: it waits on a file that is never made, until the kill.
-  async function mailInProgress() {
+  // `under` starts it under another command (setsid: savepoint leads a process group of its own).
+  async function mailInProgress(under?: CliOptions['under']) {
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
     const counts = scratch.dir('savepoint-mcp-counts-');
     writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: join(counts, 'never') }) });
-    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake), ...(under ? { under } : {}) });
     await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
     return { fake, repo, counts, first };
   }
@@ -41,6 +44,7 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.equal(fake.requests.length, 2, 'two model calls before the kill');
     // The server was mid-call, its stdin closed: it is gone all the same, no orphan left.
     assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no MCP server process outlives a kill -9 of savepoint');
+    assert.deepEqual(await waitForNoProcessOf(counts), [], 'nor does a guard process');
 
     const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(second.code, 0, second.stderr);
@@ -49,6 +53,14 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.equal(counted(counts, 'starts'), 1, 'the resumed run needed no server: nothing went live on one');
     const fresh = fake.requests.slice(2);
     assert.deepEqual(fresh.map(assistantMessages), [2], 'only the unfinished turn is asked for');
+    // The replayed steps hand back exactly what the live ones did: the conversation sent before the kill is sent again as it was.
+    // (The prompt-cache mark moves to each request's last message: it is not part of what was recorded.)
+    const unmarked = (messages: unknown[]) => JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === 'cache_control' ? undefined : value))) as unknown[];
+    assert.deepEqual(unmarked(fresh[0]!.messages.slice(0, fake.requests[1]!.messages.length)), unmarked(fake.requests[1]!.messages));
+    // The read-only call recorded no intent (safe to repeat); the destructive one did, before it ran.
+    const paths = await journalPaths(repo.root);
+    assert.equal(paths.filter((path) => path.endsWith('-mcp__counter__lookup.intent.json')).length, 0);
+    assert.equal(paths.filter((path) => path.endsWith('-mcp__counter__send_mail.intent.json')).length, 1);
     const [answer] = lastToolResults(fresh[0]!);
     assert.equal(answer?.is_error, true);
     assert.match(resultText(answer!), /mcp__counter__send_mail.*outcome is unknown.*not run again/s);
@@ -60,6 +72,39 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.equal(counted(counts, 'starts'), 1, 'replaying a finished run starts no MCP server');
     assert.equal(counted(counts, 'lookup.calls') + counted(counts, 'send_mail.calls'), 2);
     assert.deepEqual(await waitForExit(serverPids(counts)), []);
+  });
+
+  test('a SIGKILL of savepoint\'s whole process group leaves no server running either, and the call is not made again', async () => {
+    const { fake, repo, counts, first } = await mailInProgress(['setsid']);
+    // The guard that savepoint started in its own group dies with it: the server must outlive neither.
+    process.kill(-first.pid, 'SIGKILL');
+    assert.equal((await first.result).signal, 'SIGKILL');
+    assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no MCP server process outlives a kill -9 of savepoint\'s process group');
+    assert.deepEqual(await waitForNoProcessOf(counts), [], 'nor does a guard process');
+
+    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(counted(counts, 'send_mail.calls'), 1);
+    assert.match(resultText(lastToolResults(fake.requests.at(-1)!)[0]!), /outcome is unknown/);
+  });
+
+  test('a read-only call killed in progress is made again, as a read is: it recorded no intent', async () => {
+    const fake = await scratch.fake([{ tools: [{ name: 'mcp__counter__stall', input: {} }] }, { text: 'It never answers.' }]);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts, '--with-faults') });
+    const stallArgs = ['run', '--yes', '--no-sandbox', 'call the tool that stalls'];
+    const first = startCli(stallArgs, { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => counted(counts, 'stall.calls') === 1, 'the stall call to start', { child: first });
+    first.kill();
+    await first.result;
+    assert.deepEqual(await waitForNoProcessOf(counts), []);
+
+    const second = await runCli(stallArgs, { cwd: repo.root, env: fakeEnv(fake, { MCP_TOOL_TIMEOUT: '1000' }) });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(counted(counts, 'stall.calls'), 2, 'the read-only call is made again');
+    assert.doesNotMatch(second.stdout, /in flight|outcome unknown: started before a crash/);
+    assert.equal((await journalPaths(repo.root)).filter((path) => path.includes('-mcp__counter__stall.intent')).length, 0);
   });
 
   test('--in-flight fail stops on the unknown call, and --in-flight rerun makes it again, once', async () => {

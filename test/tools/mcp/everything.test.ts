@@ -1,6 +1,7 @@
 // Against a real server from npm, @modelcontextprotocol/server-everything (a devDependency, run
-// from node_modules with no network): its results (text, an image, structured content) are
-// recorded whole and replayed exactly, a secret in the server's configuration never reaches the
+// from node_modules with no network): its results (text, an image, structured content, isError)
+// are recorded whole and handed back exactly on replay (a run resumed after its first results sends
+// them to the model as the live run did), a secret in the server's configuration never reaches the
 // journal, and `savepoint mcp list` shows its tools with their annotations. Approval with the
 // tests' own server: a read-only tool runs without asking, any other needs approval.
 import { describe, test } from 'node:test';
@@ -21,22 +22,30 @@ describe('server-everything from npm', { concurrency: true }, () => {
   test('its results are recorded whole, replayed exactly, and a secret of its configuration is redacted', async () => {
     const turns: ScriptTurn[] = [
       { tools: [{ name: 'mcp__everything__echo', input: { message: 'hello over MCP' } }, { name: 'mcp__everything__get-tiny-image', input: {} }] },
-      { tools: [{ name: 'mcp__everything__get-structured-content', input: { location: 'Chicago' } }, { name: 'mcp__everything__get-env', input: {} }] },
+      { tools: [{ name: 'mcp__everything__get-structured-content', input: { location: 'Chicago' } }, { name: 'mcp__everything__get-env', input: {} }, { name: 'mcp__everything__get-sum', input: { a: 'one', b: 'two' } }] },
       { text: 'Seen everything.' },
     ];
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
     writeMcpJson(repo.root, { everything });
     const args = ['run', '--yes', '--no-sandbox', 'try the everything server'];
+    // Stopped after the second model call (its request holds the echo's and the image's results), then resumed.
+    const stopped = await runCli([...args.slice(0, 3), '--max-steps', '4', ...args.slice(3)], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(stopped.code, 3, stopped.stderr);
     const first = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(first.code, 0, first.stderr);
+    assert.equal(fake.requests.length, 3);
+    // The resumed process sends the replayed results exactly as the live one sent them (the cache mark aside).
+    const unmarked = (messages: unknown[]) => JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === 'cache_control' ? undefined : value))) as unknown[];
+    assert.deepEqual(unmarked(fake.requests[2]!.messages.slice(0, fake.requests[1]!.messages.length)), unmarked(fake.requests[1]!.messages));
 
     // The model reads text, and a line for each binary part.
     const [echo, image] = lastToolResults(fake.requests[1]!);
     assert.match(resultText(echo!), /hello over MCP/);
     assert.match(resultText(image!), /\[image: image\/png, [\d.]+ (KB|bytes)\]/);
-    const [structured, env] = lastToolResults(fake.requests[2]!);
+    const [structured, env, sum] = lastToolResults(fake.requests[2]!);
     assert.match(resultText(structured!), /temperature/);
+    assert.equal(sum?.is_error, true, 'the server\'s isError reaches the model');
     assert.match(resultText(env!), /\[REDACTED:MCP_EVERYTHING_SERVICE_API_TOKEN\]/, 'the model sees the placeholder');
     assert.doesNotMatch(resultText(env!), new RegExp(SECRET));
 
@@ -48,6 +57,8 @@ describe('server-everything from npm', { concurrency: true }, () => {
     assert.ok((part?.data?.length ?? 0) > 100, 'the image data is kept whole');
     const structuredStep = await journalJson<{ result: { mcp: { structuredContent: { temperature: number } } } }>(repo.root, paths.find((path) => path.endsWith('-mcp__everything__get-structured-content.json'))!);
     assert.equal(typeof structuredStep.result.mcp.structuredContent.temperature, 'number');
+    const sumStep = await journalJson<{ result: { isError: boolean; mcp: { isError: boolean } } }>(repo.root, paths.find((path) => path.endsWith('-mcp__everything__get-sum.json'))!);
+    assert.deepEqual([sumStep.result.isError, sumStep.result.mcp.isError], [true, true]);
     const history = await gitOut(repo.root, ['log', '-p', 'agent-journal']);
     assert.ok(!history.includes(SECRET), 'the secret is nowhere in the journal');
     const run = await journalJson<{ config: { tools: Array<{ name: string }>; mcp: Array<{ name: string; readOnly: boolean }> } }>(repo.root, paths.find((path) => path.endsWith('run.json'))!);
@@ -58,7 +69,7 @@ describe('server-everything from npm', { concurrency: true }, () => {
     const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(again.code, 0, again.stderr);
     assert.equal(fake.requests.length, 3);
-    assert.equal(again.stdout.split('\n').filter((line) => line.includes(`${REPLAYED}  mcp__everything__`)).length, 4, again.stdout);
+    assert.equal(again.stdout.split('\n').filter((line) => line.includes(`${REPLAYED}  mcp__everything__`)).length, 5, again.stdout);
   });
 
   test('savepoint mcp list shows each server, whether it starts, and its tools with their annotations', async () => {

@@ -5,6 +5,8 @@
 // (--keep-worktree: .mcp.json is a file of the working tree, and it changed).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
 import { assertNoStack, assertOneParagraph, fakeEnv, journalJson, journalPaths, lastToolResults, resultText, runCli } from '../../helpers/cli.js';
@@ -30,6 +32,10 @@ async function callWithBrokenServer(tool: string, broken: (counts: string) => Re
   const [answer] = lastToolResults(fake.requests.at(-1)!);
   assert.equal(answer?.is_error, true, 'the model gets an is_error result');
   assert.equal(fake.requests.length, 2, 'no model request is sent twice');
+  // The resumed run offers the tools pinned in run.json, whatever the broken server offers now.
+  const toolNames = (i: number) => (fake.requests[i]!.tools as Array<{ name: string }>).map((definition) => definition.name);
+  assert.deepEqual(toolNames(1), toolNames(0));
+  assert.ok(toolNames(1).includes(`mcp__counter__${tool}`));
   const paths = await journalPaths(repo.root);
   assert.ok(paths.some((path) => path.endsWith(`-mcp__counter__${tool}.json`)), 'the failed call is a recorded step');
   const run = await journalJson<{ status: string }>(repo.root, paths.find((path) => path.endsWith('run.json'))!);
@@ -56,6 +62,7 @@ describe('an MCP server that cannot serve a live step', { concurrency: true }, (
     const { text } = await callWithBrokenServer('lookup', (counts) => countingServer(counts, '--garbage'), { MCP_TIMEOUT: '1500' });
     assert.match(text, /MCP server "counter" .* could not be started/);
     assert.match(text, /about to write garbage/);
+    assert.match(text, /what it wrote to stdout is not MCP's JSON-RPC \(.*"this is not JSON-RPC" is not valid JSON\)/);
   });
 
   test('a server that exits at start gives an error result with its stderr', async () => {
@@ -69,6 +76,34 @@ describe('an MCP server that cannot serve a live step', { concurrency: true }, (
     assert.match(text, /no longer offers the tool "send_mail" \(mcp__counter__send_mail was pinned when this run was created\)/);
     assert.match(text, /It offers now: lookup, snapshot/);
     assert.equal(counted(counts, 'send_mail.calls'), 0);
+  });
+});
+
+describe('an MCP server that fails during a call', () => {
+  test('exiting, or not answering in time, gives an error result saying the outcome is unknown; the next call starts the server anew', async () => {
+    const fake = await scratch.fake([
+      { tools: [{ name: 'mcp__counter__crash', input: {} }] },
+      { tools: [{ name: 'mcp__counter__lookup', input: { key: 'k' } }] },
+      { tools: [{ name: 'mcp__counter__stall', input: {} }] },
+      { text: 'Understood.' },
+    ]);
+    const repo = await scratch.repo();
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    writeMcpJson(repo.root, { counter: countingServer(counts, '--with-faults') });
+    const result = await runCli(['run', '--yes', '--no-sandbox', 'call tools that fail'], { cwd: repo.root, env: fakeEnv(fake, { MCP_TOOL_TIMEOUT: '1500' }) });
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assertNoStack(result.stdout + result.stderr);
+    const [crashed] = lastToolResults(fake.requests[1]!);
+    assert.equal(crashed?.is_error, true);
+    assert.match(resultText(crashed!), /The MCP server "counter" exited \(or closed its connection\) before answering the call to "crash"; whether the call took effect is unknown, and it was not made again/);
+    assert.match(resultText(crashed!), /Its stderr ended with:\n(.*\n)*crashing on purpose$/);
+    const [looked] = lastToolResults(fake.requests[2]!);
+    assert.equal(resultText(looked!), 'the value of k is 42', 'the next call started the server anew');
+    const [stalled] = lastToolResults(fake.requests[3]!);
+    assert.equal(stalled?.is_error, true);
+    assert.match(resultText(stalled!), /did not answer the call to "stall" within 1\.5 s \(MCP_TOOL_TIMEOUT sets the limit in ms\), so the call was cancelled/);
+    assert.deepEqual([counted(counts, 'starts'), counted(counts, 'crash.calls'), counted(counts, 'lookup.calls'), counted(counts, 'stall.calls')], [2, 1, 1, 1]);
+    assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no server is left running');
   });
 });
 
@@ -97,17 +132,26 @@ describe('a server that does not start when a run is created', () => {
     const fake = await scratch.fake([{ tools: [{ name: 'mcp__counter__lookup', input: { key: 'k' } }] }, { text: 'ok' }]);
     const repo = await scratch.repo();
     const counts = scratch.dir('savepoint-mcp-counts-');
-    writeMcpJson(repo.root, { counter: countingServer(counts), broken: countingServer(counts, '--exit') });
+    // Port 9 (discard) on this machine's loopback: fetch refuses it before connecting ("bad port").
+    writeMcpJson(repo.root, { counter: countingServer(counts), broken: countingServer(counts, '--exit'), remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
     const result = await runCli(['run', '--yes', '--no-sandbox', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(result.code, 0, result.stderr);
     // The note is word-wrapped to the width, and where it breaks depends on how long this checkout's path is.
     const note = result.stdout.replace(/\s+/g, ' ');
-    assert.match(note, /MCP server "broken" is not offered to this run: .*the database at \/nowhere is unreachable/);
+    assert.match(note, /MCP server "broken" is not offered to this run: .*the database at \/nowhere is unreachable.* \(its log: \.git\/savepoint\/mcp\/broken\.log\)/);
+    // An HTTP server has no log of savepoint's: none is named. Why it failed is.
+    assert.match(note, /MCP server "remote" is not offered to this run: .*could not be started: fetch failed \(bad port\)\. It wrote nothing to stderr\.(?! \(its log)/);
+    // A server's stderr goes to its log, never the terminal: the working one's too.
+    assert.doesNotMatch(result.stdout + result.stderr, /counting server ready/);
+    assert.match(readFileSync(join(repo.root, '.git', 'savepoint', 'mcp', 'counter.log'), 'utf8'), /counting server ready/);
+    assert.match(readFileSync(join(repo.root, '.git', 'savepoint', 'mcp', 'broken.log'), 'utf8'), /the database at \/nowhere is unreachable/);
     const offered = (fake.requests[0]!.tools as Array<{ name: string }>).map((tool) => tool.name).filter((name) => name.startsWith('mcp__'));
     assert.deepEqual(offered, ['mcp__counter__lookup', 'mcp__counter__send_mail', 'mcp__counter__snapshot']);
     assert.equal(counted(counts, 'lookup.calls'), 1);
     const json = await runCli(['run', '--yes', '--no-sandbox', '--json', '--fresh', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
-    const event = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; server?: string }).find((line) => line.type === 'mcp-unavailable');
-    assert.equal(event?.server, 'broken');
+    const events = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; server?: string; log?: string }).filter((line) => line.type === 'mcp-unavailable');
+    assert.deepEqual(events.map((event) => event.server).sort(), ['broken', 'remote']);
+    assert.equal(events.find((event) => event.server === 'broken')?.log, join(repo.root, '.git', 'savepoint', 'mcp', 'broken.log'));
+    assert.equal(events.find((event) => event.server === 'remote')?.log, undefined);
   });
 });

@@ -1,0 +1,41 @@
+// Lines typed while a turn of the interactive session runs are not lost: in a real pseudo-terminal
+// (tmux) against the fake Anthropic server, a slash command and a follow-up typed during the first
+// turn are answered after it, in order, each once, and a line typed without Enter waits at the
+// prompt to be finished.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useScratch } from '../helpers/scratch.js';
+import { assertNoStack, fakeEnv, gitOut } from '../helpers/cli.js';
+import { openTerminal } from '../helpers/tmux.js';
+
+const scratch = useScratch();
+
+test('a slash command and a message typed during a turn are answered after it, in order; a line without Enter waits at the prompt', async () => {
+  const repo = await scratch.repo({ 'README.md': '# ahead\n' });
+  // The first answer waits until the test has typed ahead.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const fake = await scratch.fake([{ text: 'First answer.' }, { text: 'Second answer.' }], undefined, { gate: (index) => (index === 0 ? released : undefined) });
+  const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
+  const term = openTerminal(['--yes', '--no-sandbox'], opts);
+  scratch.defer(() => term.close());
+  await term.waitFor(/^›\s*$/m);
+  term.type('first');
+  while (fake.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  term.type('/nonsense');
+  term.type('second');
+  term.keys('-l', 'half a line');
+  // Not waited for on the screen: the spinner redraws over what the terminal echoes. tmux handles
+  // its commands in order, so once this capture answers, the keys are in the terminal's input.
+  term.screen();
+  release();
+  const screen = await term.waitFor(/→ answers "Second answer\."[\s\S]*^› half a line\s*$/m);
+  const after = screen.slice(screen.indexOf('answers "First answer."'));
+  assert.match(after, /^› \/nonsense\n {2}There is no \/nonsense: \/help lists the commands\.\n› second\n/m, 'answered in the order typed');
+  assertNoStack(screen);
+  assert.equal(fake.requests.length, 2);
+  const subjects = await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']);
+  assert.equal(subjects.split('\n').filter((s) => / #\d+ user "/.test(s)).length, 1, 'the follow-up once');
+  assert.match(subjects, / #\d+ user "second"/);
+  term.keys('C-u', 'C-d');
+});
