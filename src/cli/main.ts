@@ -30,7 +30,8 @@ Model access: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL fo
 Exit codes: 0 done, 1 a failure (one paragraph on stderr), 2 bad usage, 3 stopped at a limit you set
 (--max-steps, --max-turns, --max-cost), 130 stopped by Ctrl-C,
 141 the reader of a reading command's output closed the pipe (\`savepoint log | head\`), as git exits.
-Each command's --help has its own examples and exit codes.`;
+Each command's --help has its own examples and exit codes; \`savepoint session --help\` has the
+interactive session's (savepoint with no command): -c, -r, -p, --model, --yes and the slash commands.`;
 
 // The commands whose work is a run: a closed stdout must not stop it (the rest exit at once). The
 // demo too, so that its runs end and it removes its temporary repository.

@@ -49,6 +49,7 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     term.type('a');
     await term.waitFor(/Allow "run_bash\(echo \*\)" from now on: \[s\]ession only.*:\s*$/m);
     term.type('s');
+    await term.waitFor(/allowed "run_bash\(echo \*\)" for this session only/);
     await term.waitFor(answered('One logged.'));
     term.type('now log two');
     await term.waitFor(answered('Two logged.'));

@@ -180,6 +180,8 @@ describe('the interactive session', { concurrency: true }, () => {
     await term.waitFor(answered(/One\./));
     term.type('/model claude-two');
     await term.waitFor(/From the next turn on, claude-two answers/);
+    // The change asks the model nothing: the earlier answer is not shown again as if it were new.
+    assert.doesNotMatch(term.screen().slice(term.screen().lastIndexOf('/model claude-two')), /Final answer|One\./);
     term.type('second');
     while (fake.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
     term.kill9();
@@ -264,6 +266,7 @@ describe('the interactive session', { concurrency: true }, () => {
     term.type('/compact');
     await term.waitFor(/config compact[\s\S]*compact: asked for[\s\S]*^›\s*$/m);
     assert.equal(fake.requests.length, before + 1, 'one summarizing request');
+    assert.doesNotMatch(term.screen().slice(term.screen().lastIndexOf('/compact')), /Final answer|Read three times\./);
     term.type('after compacting, answer');
     await term.waitFor(answered(/After the compaction\./));
     term.type('/exit');

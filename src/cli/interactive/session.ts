@@ -148,7 +148,7 @@ async function changeModel(state: SessionState, model: string | undefined, style
     return void process.stdout.write(`  The new run starts with ${showControls(model)}.\n`);
   }
   const run = state.run;
-  const { configured, failed } = await turn(state, (session) => continueRun({ ...session, message: '', model, run }), { ...state.flags, model });
+  const { configured, failed } = await turn(state, (session) => continueRun({ ...session, message: '', model, run }), { ...state.flags, model }, true);
   if (failed) return;
   // Giving the model the run already uses records nothing: say so rather than claim a step.
   const said = configured ? `From the next turn on, ${showControls(model)} answers (recorded as a config step).` : `The run already uses ${showControls(model)}: nothing to change.`;
@@ -160,7 +160,7 @@ async function changeModel(state: SessionState, model: string | undefined, style
 async function compactNow(state: SessionState): Promise<void> {
   if (!state.run) return void process.stdout.write('  No run yet: there is nothing to compact.\n');
   const run = state.run;
-  await turn(state, (session) => continueRun({ ...session, message: '', compact: true, run }), { ...state.flags, model: undefined });
+  await turn(state, (session) => continueRun({ ...session, message: '', compact: true, run }), { ...state.flags, model: undefined }, true);
 }
 
 // /fork <step>: a new run with the steps before <step>; the next message goes to it.
@@ -179,7 +179,7 @@ async function fork(state: SessionState, step: number | undefined, bad: string |
 // One turn through runOnTerminal (the same printer, approvals and Ctrl-C as `run`); an error is
 // told in one paragraph and the prompt comes back. Resolves with whether the turn recorded a
 // config step (/model's change), whether it ended in an error, and whether it opened its run.
-async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
+async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags, noAnswer = false): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
   // A run exists in the journal once a step of it is recorded: a new run stopped before that does
   // not. The session's run before this turn (a follow-up's, -c's, a fork's) exists already, even
   // when this turn is refused before it opens (a lock held, a settings file broken meanwhile).
@@ -190,6 +190,7 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
   const view: TurnView = {
     quietReplay: true,
     inSession: true,
+    noAnswer,
     onEvent: (event) => {
       if (event.type === 'opened') {
         opened = true;

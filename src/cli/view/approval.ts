@@ -90,10 +90,10 @@ async function rememberRule(tool: string, input: Record<string, unknown>, option
   const answer = (await ask(`  Allow "${rule}" from now on: [s]ession only${where}: `, options)).trim().toLowerCase();
   options.rules?.addAllow(rule);
   if (!options.remembered?.includes(rule)) options.remembered?.push(rule);
-  if (options.root && (answer === 'w' || answer === 'write')) {
-    const file = addLocalAllowRule(options.root, rule);
-    output.write(`    ${options.style ? options.style.dim(`added "${rule}" to ${file}`) : `added "${rule}" to ${file}`}\n`);
-  }
+  // Anything but w is the session only, and said so: an answer never changes settings silently.
+  const written = options.root && (answer === 'w' || answer === 'write') ? addLocalAllowRule(options.root, rule) : undefined;
+  const said = written ? `added "${rule}" to ${written}` : `allowed "${rule}" for this session only`;
+  output.write(`    ${options.style ? options.style.dim(said) : said}\n`);
 }
 
 /** One question on the terminal; Ctrl-C (or the input closing) calls onInterrupt and rejects with InterruptedError. */

@@ -91,3 +91,9 @@ function positiveNumber(flag: string): (value: string) => number {
     return n;
   };
 }
+
+/** What a run that ended with the model's refusal says under its answer (`replayed`: it had ended so before). */
+export function refusedText(run: string, replayed: boolean): string {
+  const when = replayed ? 'This run ended before with the model\'s refusal (stop reason "refusal"), replayed from the journal' : 'The model refused (stop reason "refusal")';
+  return `${when}: the task was not done. Give it another instruction with savepoint continue --run ${run} <message>, or start anew with --fresh.`;
+}

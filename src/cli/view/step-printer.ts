@@ -46,6 +46,8 @@ export class StepPrinter {
   private word = '';
   private space = false;
   private thinking = false;
+  /** The model turns that went live and were recorded (a compaction is not one): whether this attempt's model said anything new. */
+  liveModelTurns = 0;
 
   /** `stream: false` (a pipe, a log): no text as it arrives; each model turn's text is shown as one line above its step line, as a replayed turn's is. */
   constructor(out: Writable, style: Style, options: { stream?: boolean } = {}) {
@@ -73,6 +75,7 @@ export class StepPrinter {
       this.endText();
       this.streamedLast = event.kind === 'model' && !callsTools(event.result) ? this.streamedLast + this.streamedNow : '';
       this.streamedNow = '';
+      if (event.kind === 'model') this.liveModelTurns++;
       if (event.kind === 'model' && !this.stream) this.said(event.result);
       const label =
         event.resolution === 'in-flight-reported'

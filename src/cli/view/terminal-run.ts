@@ -16,7 +16,7 @@ import { pushEventText } from './push-events.js';
 import { RunTally } from './run-tally.js';
 import { sandboxLine } from './sandbox-line.js';
 import type { DriveFlags } from './drive-flags.js';
-import { LIMIT_EXIT_CODE, limitMessage } from './drive-flags.js';
+import { LIMIT_EXIT_CODE, limitMessage, refusedText } from './drive-flags.js';
 import { StepPrinter } from './step-printer.js';
 import { headerLines } from './run-header.js';
 import { sessionSettings } from './session-settings.js';
@@ -30,6 +30,8 @@ export interface TurnView {
   quietReplay?: boolean;
   /** Ctrl-C goes back to the prompt: the ending says so instead of "run the same command again". */
   inSession?: boolean;
+  /** The turn gives the model no message (/model, /compact): the run's earlier answer is shown only if a model turn went live. */
+  noAnswer?: boolean;
   /** Every session event, after it is printed (the session learns the run's id from `opened`). */
   onEvent?: (event: SessionEvent) => void;
   /** The run's totals when the turn ends (/cost shows them). */
@@ -163,7 +165,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       return LIMIT_EXIT_CODE;
     }
     // The answer once: streamed live on a terminal (it is on the screen already), else in full here.
-    if (!json && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
+    if (!json && !(view.noAnswer && printer.liveModelTurns === 0) && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
     if (outcome.status === 'refused') {
       // Not a success: the answer was the model's refusal, and a script must not take it for one.
@@ -187,12 +189,6 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     process.off('SIGTERM', onSigterm);
     process.off('SIGHUP', onSighup);
   }
-}
-
-// What a run that ended with the model's refusal says under its answer (`replayed`: it had ended so before).
-function refusedText(run: string, replayed: boolean): string {
-  const when = replayed ? 'This run ended before with the model\'s refusal (stop reason "refusal"), replayed from the journal' : 'The model refused (stop reason "refusal")';
-  return `${when}: the task was not done. Give it another instruction with savepoint continue --run ${run} <message>, or start anew with --fresh.`;
 }
 
 // One session event as the person at the terminal reads it.
