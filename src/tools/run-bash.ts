@@ -89,7 +89,12 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   // bubblewrap too: its pid namespace dies with it). A spare was started the same way.
   const startedAt = Date.now();
   const child = spare?.child ?? spawn(run.file, run.args, { cwd: root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  if (child.pid) onSpawn?.(child.pid); // its group's id: recorded, so a crash cannot orphan it unseen
+  try {
+    if (child.pid) onSpawn?.(child.pid); // its group's id: recorded, so a crash cannot orphan it unseen
+  } catch (error) {
+    spare?.abandon(); // a spare not recorded runs nothing
+    throw error;
+  }
   spare?.start(); // only once recorded
   // The next command's process starts while this one runs (this thread mostly waits meanwhile).
   if (loader) spares!.prepare(loader, root);

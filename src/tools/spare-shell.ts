@@ -41,14 +41,15 @@ export class SpareShells {
   /**
    * The spare started for `loader` (the command line that runs SPARE_LOADER: the same program,
    * arguments and environment as a cold start of this command would have), to run `script` once
-   * `start` is called (the caller records its process group first); undefined when there is none
-   * that fits, and the caller starts the command cold.
+   * `start` is called (the caller records its process group first; `abandon` stops it when that
+   * fails); undefined when there is none that fits, and the caller starts the command cold.
    */
-  take(loader: SandboxedCommand, cwd: string, script: string): { child: ChildProcess; start(): void } | undefined {
+  take(loader: SandboxedCommand, cwd: string, script: string): { child: ChildProcess; start(): void; abandon(): void } | undefined {
     const spare = this.spare;
     this.spare = undefined;
     if (!spare) return undefined;
-    if (spare.dead || spare.child.exitCode !== null || spare.child.signalCode !== null || !sameCommand(spare, loader, cwd) || script.length > SPARE_MAX_SCRIPT || script.includes('\0')) {
+    // No pid: its spawn failed, and the 'error' saying so is still on its way.
+    if (spare.dead || spare.child.pid === undefined || spare.child.exitCode !== null || spare.child.signalCode !== null || !sameCommand(spare, loader, cwd) || script.length > SPARE_MAX_SCRIPT || script.includes('\0')) {
       stop(spare);
       return undefined;
     }
@@ -56,7 +57,8 @@ export class SpareShells {
     child.ref(); // a running command keeps the process alive, as a cold one does
     for (const stream of [child.stdout, child.stderr]) (stream as { ref?: () => void } | null)?.ref?.();
     const input = child.stdio[3] as Writable;
-    return { child, start: () => void input.end(`x${script}`) };
+    // abandon: the caller could not record it (it ran nothing), so it must not wait on for ever.
+    return { child, start: () => void input.end(`x${script}`), abandon: () => stop(spare) };
   }
 
   /** Starts the spare for the next command run by `loader` in `cwd`, unless one is ready or the owner closed. */

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createRunBashTool } from '../../src/tools/run-bash.js';
@@ -80,6 +82,19 @@ for (const sandbox of [{ kind: 'none' }, { kind: 'bwrap' }] as SandboxConfig[]) 
       const nul = 'echo a\0b';
       const [warm, fresh] = [await ahead.execute({ command: nul }).catch((error: Error) => error.message), await cold.execute({ command: nul }).catch((error: Error) => error.message)];
       assert.deepEqual(warm, fresh);
+    });
+
+    it('stops a spare whose process group could not be recorded: it runs nothing and none is left waiting', async () => {
+      await ahead.execute({ command: 'true' });
+      assert.equal(spareProcesses().length, 1);
+      const failed = await ahead.execute({ command: 'touch ran.txt' }, { onSpawn: () => { throw new Error('no room for the record'); } }).then(
+        (result) => result.output,
+        (error: Error) => error.message,
+      );
+      assert.match(failed, /no room for the record/);
+      for (let i = 0; i < 100 && spareProcesses().length > 0; i++) await sleep(20);
+      assert.deepEqual(spareProcesses(), []);
+      assert.equal(existsSync(join(repo.root, 'ran.txt')), false);
     });
 
     it('is gone once its owner closes it, and none is started after', async () => {
