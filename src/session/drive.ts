@@ -1,7 +1,6 @@
 // One run's life, from opening its journal to its final answer. The entry points (start.ts) find
 // the run through a journal store they opened; that store, its repository and its object store are
 // the run's one handle, passed down from here: nothing below finds the repository again.
-//
 //   open      the run's journal (its lock, its entries), with the configuration it pinned
 //   begin     one live run per working tree; what the run is (new, resuming, finished, continuing: run-plan.ts)
 //   settle    the working tree against the last checkpoint; how commands run (the sandbox)
@@ -19,7 +18,7 @@ import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import type { FileChange } from '../errors/index.js';
 import { createTools } from '../tools/index.js';
-import { SpareShells } from '../tools/spare-shell.js';
+import { SpareShells } from '../os/spare-shell.js';
 import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
@@ -94,8 +93,9 @@ class RunLife {
     private readonly emit: (event: SessionEvent) => void,
     /** The run's MCP servers: started when a new run lists their tools or a live step calls one, stopped at its end. */
     readonly mcp: McpConnections,
-    /** --push: the background pusher, flushed at the run's end; run_bash's next command's process, started ahead (spare-shell.ts), stopped then. */
+    /** --push: the background pusher, flushed at the run's end. */
     private readonly pusher: JournalPusher | undefined,
+    /** run_bash's next command's process, started ahead (os/spare-shell.ts) and stopped at the run's end. */
     private readonly spares: SpareShells,
   ) {}
 
@@ -281,8 +281,7 @@ class RunLife {
     // starts once the outcome is handed back, so the CLI prints how the run ended first (the
     // process exits when it is done), and it never fails the run; a kill meanwhile loses nothing
     // (the next run's end does it).
-    const { rollup } = this.journal.store.objects;
-    setImmediate(() => void rollup.tidy().catch(() => undefined));
+    setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
   }
 }
 

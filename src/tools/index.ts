@@ -8,7 +8,7 @@ import { createReadFileTool } from './read-file.js';
 import { createRunBashTool } from './run-bash.js';
 import { createSearchTool } from './search.js';
 import type { SandboxConfig } from './sandbox.js';
-import type { SpareShells } from './spare-shell.js';
+import type { SpareShells } from '../os/spare-shell.js';
 import type { AnyTool } from './types.js';
 import { createWriteFileTool } from './write-file.js';
 
@@ -17,7 +17,7 @@ export { createEditFileTool, type EditFileInput } from './edit-file.js';
 export { createListFilesTool, type ListFilesInput } from './list-files.js';
 export { createReadFileTool, DEFAULT_READ_LIMIT, type ReadFileInput } from './read-file.js';
 export { createRunBashTool, DEFAULT_BASH_TIMEOUT_MS, type RunBashInput } from './run-bash.js';
-export { SpareShells } from './spare-shell.js';
+export { SpareShells } from '../os/spare-shell.js';
 export { probeSandbox, sandboxedCommand, sandboxEnv, type SandboxConfig, type SandboxedCommand } from './sandbox.js';
 export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';

@@ -8,7 +8,7 @@ import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './truncate.js';
 import { gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import { sandboxNote } from './sandbox-notes.js';
-import { SPARE_LOADER, type SpareShells } from './spare-shell.js';
+import { SPARE_LOADER, type SpareShells } from '../os/spare-shell.js';
 import type { Tool, ToolResult } from './types.js';
 
 /** How long a command may run when the model does not say. */

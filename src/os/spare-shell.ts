@@ -8,7 +8,13 @@
 // spare exits unrun) and bubblewrap's --die-with-parent takes the sandbox down.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import type { SandboxedCommand } from './sandbox.js';
+
+/** A command line to start: the program, its arguments and its whole environment (run_bash's CommandLine). */
+export interface CommandLine {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
 
 /**
  * What the spare bash runs: read the whole script (fd 3, up to end of file; `-N` reads in blocks
@@ -25,7 +31,7 @@ const SPARE_MAX_SCRIPT = 64 * 1024;
 interface Spare {
   child: ChildProcess;
   // What it was started as: a spare runs only a command that would start the same way.
-  loader: SandboxedCommand;
+  loader: CommandLine;
   cwd: string;
   dead: boolean;
 }
@@ -44,7 +50,7 @@ export class SpareShells {
    * `start` is called (the caller records its process group first; `abandon` stops it when that
    * fails); undefined when there is none that fits, and the caller starts the command cold.
    */
-  take(loader: SandboxedCommand, cwd: string, script: string): { child: ChildProcess; start(): void; abandon(): void } | undefined {
+  take(loader: CommandLine, cwd: string, script: string): { child: ChildProcess; start(): void; abandon(): void } | undefined {
     const spare = this.spare;
     this.spare = undefined;
     if (!spare) return undefined;
@@ -62,7 +68,7 @@ export class SpareShells {
   }
 
   /** Starts the spare for the next command run by `loader` in `cwd`, unless one is ready or the owner closed. */
-  prepare(loader: SandboxedCommand, cwd: string): void {
+  prepare(loader: CommandLine, cwd: string): void {
     if (this.closed || this.spare) return;
     // A copy: unconfined, the environment is process.env itself, which may change before the command.
     const started = { ...loader, env: { ...loader.env } };
@@ -95,7 +101,7 @@ export class SpareShells {
 }
 
 // Whether `spare` was started as `loader` in `cwd` would be now (the environment can change between commands).
-function sameCommand(spare: Spare, loader: SandboxedCommand, cwd: string): boolean {
+function sameCommand(spare: Spare, loader: CommandLine, cwd: string): boolean {
   const was = spare.loader;
   if (spare.cwd !== cwd || was.file !== loader.file || was.args.length !== loader.args.length || was.args.some((arg, i) => arg !== loader.args[i])) return false;
   const names = Object.keys(loader.env);
