@@ -10,7 +10,7 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as zlib from 'node:zlib';
 import type { DirectorySync } from '../os/durable-file.js';
-import { abandonTemp, finishTemp, fsyncAsync, openTemp, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
+import { abandonTemp, finishTemp, fsyncAsync, openTempAsync, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
 import type { GitObject } from './git-object.js';
 import { buildIndex, crc32, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
 
@@ -128,12 +128,13 @@ export async function writePackFiles(dir: string, built: BuiltPack, dirs: Direct
     { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
     { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
   ];
-  const opened: Array<{ fd: number; temp: string }> = [];
+  // Both created at once on the thread pool (their waits for the file system's journal overlap).
+  const opening = await Promise.allSettled(files.map((file) => openTempAsync(file.temp, 0o444, dirs)));
+  const opened = opening.flatMap((result, i) => (result.status === 'fulfilled' ? [{ fd: result.value, temp: files[i]!.temp }] : []));
   try {
-    for (const file of files) {
-      opened.push({ fd: openTemp(file.temp, 0o444, dirs), temp: file.temp });
-      writeFully(opened[opened.length - 1]!.fd, file.data);
-    }
+    const failed = opening.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const [i, { fd }] of opened.entries()) writeFully(fd, files[i]!.data);
     await Promise.all(opened.map(({ fd }) => fsyncAsync(fd)));
   } catch (error) {
     for (const { fd, temp } of opened) abandonTemp(fd, temp);

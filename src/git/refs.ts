@@ -1,11 +1,11 @@
 // Reading and moving a branch the way git itself does, with a compare-and-swap that two processes
 // (or a process and git) can race on without losing an update. isomorphic-git's writeRef truncates
 // the ref file in place with no lock, which loses appends under concurrency; this replaces it.
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asWriteFailure, JournalBusyError } from '../errors/index.js';
-import { abandonTemp, fsyncAsync, syncPath, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
+import { abandonTemp, fsyncAsync, openAsync, syncPath, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
 import type { Reflog } from './reflog.js';
 
 const OID = /^[0-9a-f]{40}$/;
@@ -82,7 +82,8 @@ export async function prepareRefUpdate(gitdir: string, ref: string, next: string
   // removed), nor must it appear whole: it is linked only once written and fsynced, so it is
   // written in place under its unique name, with no temp file and rename of its own.
   try {
-    const fd = openSync(path, 'wx', 0o644);
+    // Created on the thread pool: its wait for the file system's journal overlaps the pack's.
+    const fd = await openAsync(path, 'wx', 0o644);
     try {
       writeFully(fd, Buffer.from(`${next}\n`));
       const { ino, mtimeMs } = fstatSync(fd);

@@ -7,7 +7,7 @@
 // Directories are synced through a DirectorySync, so that an operation writing many files (an
 // append's objects) syncs each directory once, after all of them, and their fsyncs overlap.
 // A full disk (ENOSPC, EDQUOT) comes out as a DiskFullError; the temp file is removed.
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, open, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { asWriteFailure } from '../errors/index.js';
@@ -15,6 +15,8 @@ import { asWriteFailure } from '../errors/index.js';
 let counter = 0;
 /** fsync on the thread pool (several in flight overlap: the file system commits them together). */
 export const fsyncAsync = promisify(fsync);
+/** open on the thread pool: creating a file waits for the file system's journal, and several such waits overlap there. */
+export const openAsync = promisify(open);
 
 /** The directories that gained entries during one operation, each fsynced once at its end. */
 export class DirectorySync {
@@ -209,6 +211,21 @@ export function openTemp(temp: string, mode: number, dirs: DirectorySync | null)
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     (dirs ?? new DirectorySync()).makeDir(dirname(temp));
     return openSync(temp, 'wx', mode);
+  }
+}
+
+/**
+ * The same on the thread pool. Creating a file waits for the file system's journal (ext4: up to a
+ * millisecond or more while other processes fsync), on this process's only thread when done
+ * synchronously; a journal commit creates three files, whose waits then overlap instead of adding up.
+ */
+export async function openTempAsync(temp: string, mode: number, dirs: DirectorySync | null): Promise<number> {
+  try {
+    return await openAsync(temp, 'wx', mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    (dirs ?? new DirectorySync()).makeDir(dirname(temp));
+    return await openAsync(temp, 'wx', mode);
   }
 }
 

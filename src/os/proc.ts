@@ -16,19 +16,25 @@ export function procStat(pid: number): string[] | undefined {
   }
 }
 
+// Both read once: neither changes while this process lives (every command a run starts records them).
+let boot: { id: string | undefined } | undefined;
+let namespace: { id: string | undefined } | undefined;
+
 /** This boot of this kernel: pids of another boot mean nothing here. */
 export function bootId(): string | undefined {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
+  boot ??= { id: readQuietly(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined) };
+  return boot.id;
 }
 
 /** `pid:[4026531836]`: the pid namespace this process sees pids in (a container has its own). */
 export function pidNamespace(): string | undefined {
+  namespace ??= { id: readQuietly(() => readlinkSync('/proc/self/ns/pid')) };
+  return namespace.id;
+}
+
+function readQuietly(read: () => string | undefined): string | undefined {
   try {
-    return readlinkSync('/proc/self/ns/pid');
+    return read();
   } catch {
     return undefined;
   }

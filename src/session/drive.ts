@@ -1,7 +1,6 @@
 // One run's life, from opening its journal to its final answer. The entry points (start.ts) find
 // the run through a journal store they opened; that store, its repository and its object store are
 // the run's one handle, passed down from here: nothing below finds the repository again.
-//
 //   open      the run's journal (its lock, its entries), with the configuration it pinned
 //   begin     one live run per working tree; what the run is (new, resuming, finished, continuing: run-plan.ts)
 //   settle    the working tree against the last checkpoint; how commands run (the sandbox)
@@ -19,6 +18,7 @@ import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import type { FileChange } from '../errors/index.js';
 import { createTools } from '../tools/index.js';
+import { SpareShells } from '../os/spare-shell.js';
 import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
@@ -95,6 +95,8 @@ class RunLife {
     readonly mcp: McpConnections,
     /** --push: the background pusher, flushed at the run's end. */
     private readonly pusher: JournalPusher | undefined,
+    /** run_bash's next command's process, started ahead (os/spare-shell.ts) and stopped at the run's end. */
+    private readonly spares: SpareShells,
   ) {}
 
   /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
@@ -117,8 +119,8 @@ class RunLife {
     // The checkpoints write through the run's own object store: one handle for the run.
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
     let life: RunLife | undefined;
-    // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
-    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs }));
+    const spares = new SpareShells(); // run_bash asks for the sandbox at each call: it is chosen before anything runs live
+    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares }));
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
@@ -150,7 +152,7 @@ class RunLife {
     });
     // The run's tools: the built-in ones and the MCP tools its configuration pinned.
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
-    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher);
+    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares);
     return life;
   }
 
@@ -271,6 +273,7 @@ class RunLife {
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
   close(): void {
+    void this.spares.close();
     this.pusher?.close();
     this.worktreeLock?.release();
     this.journal.close();
@@ -278,8 +281,7 @@ class RunLife {
     // starts once the outcome is handed back, so the CLI prints how the run ended first (the
     // process exits when it is done), and it never fails the run; a kill meanwhile loses nothing
     // (the next run's end does it).
-    const { rollup } = this.journal.store.objects;
-    setImmediate(() => void rollup.tidy().catch(() => undefined));
+    setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
   }
 }
 

@@ -8,6 +8,7 @@ import { createReadFileTool } from './read-file.js';
 import { createRunBashTool } from './run-bash.js';
 import { createSearchTool } from './search.js';
 import type { SandboxConfig } from './sandbox.js';
+import type { SpareShells } from '../os/spare-shell.js';
 import type { AnyTool } from './types.js';
 import { createWriteFileTool } from './write-file.js';
 
@@ -16,6 +17,7 @@ export { createEditFileTool, type EditFileInput } from './edit-file.js';
 export { createListFilesTool, type ListFilesInput } from './list-files.js';
 export { createReadFileTool, DEFAULT_READ_LIMIT, type ReadFileInput } from './read-file.js';
 export { createRunBashTool, DEFAULT_BASH_TIMEOUT_MS, type RunBashInput } from './run-bash.js';
+export { SpareShells } from '../os/spare-shell.js';
 export { probeSandbox, sandboxedCommand, sandboxEnv, type SandboxConfig, type SandboxedCommand } from './sandbox.js';
 export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';
@@ -27,14 +29,15 @@ export { asText, lastLine } from './truncate.js';
 
 /**
  * Every tool, in the order the model is shown them, working on the repository at `root`; run_bash
- * confined by `sandbox`, protecting `gitDirs` (default: found from `root` once, see gitPaths).
+ * confined by `sandbox`, protecting `gitDirs` (default: found from `root` once, see gitPaths), and
+ * starting each command's process ahead with `spares` (spare-shell.ts).
  */
-export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[] } = {}): AnyTool[] {
+export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),
     createEditFileTool(root),
-    createRunBashTool(root, options.sandbox, options.gitDirs),
+    createRunBashTool(root, options.sandbox, options.gitDirs, options.spares),
     createListFilesTool(root),
     createSearchTool(root),
   ];

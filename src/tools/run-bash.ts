@@ -8,6 +8,7 @@ import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './truncate.js';
 import { gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import { sandboxNote } from './sandbox-notes.js';
+import { SPARE_LOADER, type SpareShells } from '../os/spare-shell.js';
 import type { Tool, ToolResult } from './types.js';
 
 /** How long a command may run when the model does not say. */
@@ -48,9 +49,10 @@ const description = `Runs a command with bash in the repository root and returns
  * The run_bash tool, running commands in `root`, unconfined unless `sandbox` says otherwise. A
  * function is asked at each call, so the tool can be made before the run has chosen its sandbox.
  * `gitDirs`, the repository's git directories the sandbox protects, are found once (gitPaths) when
- * not given: a run gives them from its repository.
+ * not given: a run gives them from its repository. With `spares` (owned, and closed at its end, by
+ * the caller: a run), each command's process is started while the one before runs (spare-shell.ts).
  */
-export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' }, gitDirs?: string[]): Tool<RunBashInput> {
+export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' }, gitDirs?: string[], spares?: SpareShells): Tool<RunBashInput> {
   let dirs = gitDirs;
   const protectedDirs = () => (dirs ??= gitPaths(root));
   return defineTool<RunBashInput>({
@@ -69,21 +71,33 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => 
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
-    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn, onOutput }) => runBash(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, command, timeoutMs, signal, onSpawn, onOutput),
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn, onOutput }) => runBash(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, spares, command, timeoutMs, signal, onSpawn, onOutput),
   });
 }
 
-async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => string[], command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void, onOutput?: (chunk: string) => void): Promise<ToolResult> {
+async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => string[], spares: SpareShells | undefined, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void, onOutput?: (chunk: string) => void): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
   // Two pipes would lose the order between stdout and stderr, so bash points its stderr at stdout
   // first; on the same line, so bash's error messages keep the user's line numbers.
-  const run = sandboxedCommand(root, `exec 2>&1; ${command}`, sandbox, process.env, sandbox.kind === 'bwrap' ? gitDirs() : []);
+  const script = `exec 2>&1; ${command}`;
+  const run = sandboxedCommand(root, script, sandbox, process.env, sandbox.kind === 'bwrap' ? gitDirs() : []);
+  // The spare's command line: the same, with the loader as bash's script (its last argument).
+  const loader = spares && { ...run, args: [...run.args.slice(0, -1), SPARE_LOADER] };
+  const spare = loader && spares!.take(loader, root, script);
   // A process group of its own (setsid), so that kill(-pid) reaches every descendant (inside
-  // bubblewrap too: its pid namespace dies with it).
+  // bubblewrap too: its pid namespace dies with it). A spare was started the same way.
   const startedAt = Date.now();
-  const child = spawn(run.file, run.args, { cwd: root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  if (child.pid) onSpawn?.(child.pid); // its group's id: recorded, so a crash cannot orphan it unseen
+  const child = spare?.child ?? spawn(run.file, run.args, { cwd: root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  try {
+    if (child.pid) onSpawn?.(child.pid); // its group's id: recorded, so a crash cannot orphan it unseen
+  } catch (error) {
+    spare?.abandon(); // a spare not recorded runs nothing
+    throw error;
+  }
+  spare?.start(); // only once recorded
+  // The next command's process starts while this one runs (this thread mostly waits meanwhile).
+  if (loader) spares!.prepare(loader, root);
   let stoppedBy: 'timeout' | 'abort' | 'output' | undefined;
   const killGroup = () => {
     try {

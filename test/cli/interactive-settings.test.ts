@@ -12,18 +12,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, fakeEnv, gitOut, journalPaths, runCli, runIds } from '../helpers/cli.js';
-import { openTerminal, type Terminal } from '../helpers/tmux.js';
+import { exited, openTerminal } from '../helpers/tmux.js';
 
 const scratch = useScratch();
-
-async function exited(term: Terminal): Promise<number> {
-  const deadline = Date.now() + 15_000;
-  while (term.exitCode() === undefined) {
-    if (Date.now() > deadline) assert.fail(`the session did not end:\n${term.screen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return term.exitCode()!;
-}
 
 // A live answer's step line, then the prompt back.
 const answered = (text: string) => new RegExp(`→ answers "${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[\\s\\S]*^›\\s*$`, 'm');

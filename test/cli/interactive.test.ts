@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, assertToolPairing, fakeEnv, gitOut, journalPaths, runCli, runIds } from '../helpers/cli.js';
-import { openTerminal, type Terminal } from '../helpers/tmux.js';
+import { exited, openTerminal } from '../helpers/tmux.js';
 import { turnIndex } from '../../src/model/script-turn.js';
 
 const scratch = useScratch();
@@ -24,15 +24,6 @@ const TURNS: ScriptTurn[] = [
   { text: 'Second answer.' },
   { text: 'Third answer.' },
 ];
-
-async function exited(term: Terminal): Promise<number> {
-  const deadline = Date.now() + 15_000;
-  while (term.exitCode() === undefined) {
-    if (Date.now() > deadline) assert.fail(`the session did not end:\n${term.screen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return term.exitCode()!;
-}
 
 // A live answer in the session: streamed under the steps (on a terminal it is not printed again
 // under "Final answer"), then its step line; `then` is what must follow it.

@@ -3,9 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { StoppedBySignalError } from '../../src/errors/index.js';
 import { createRunBashTool, journalSize } from '../../src/tools/run-bash.js';
+import { SpareShells } from '../../src/os/spare-shell.js';
 import { truncateForModel } from '../../src/tools/truncate.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
@@ -31,14 +32,23 @@ async function readPid(file: string): Promise<number> {
   return Number(readFileSync(file, 'utf8').trim());
 }
 
-describe('run_bash', () => {
+// Every test below runs twice: each command started cold, and (as a run does it) each started while
+// the one before ran (spare-shell.ts), where all but a suite's first command run in a spare.
+const STARTS = [
+  { how: '', spares: () => undefined },
+  { how: ', each command started ahead in a spare shell', spares: () => new SpareShells() },
+];
+
+for (const { how, spares: makeSpares } of STARTS) describe(`run_bash${how}`, () => {
   const scratch = useScratch();
   let repo: TempRepo;
   let tool: ReturnType<typeof createRunBashTool>;
+  const spares = makeSpares();
   before(async () => {
     repo = await scratch.repo({ 'a.txt': 'a\n' }, { commit: false });
-    tool = createRunBashTool(repo.root);
+    tool = createRunBashTool(repo.root, undefined, undefined, spares);
   });
+  after(() => spares?.close());
 
   it('runs in the repository root and reports exit 0 with the output', async () => {
     const result = await tool.execute({ command: 'pwd; ls' });
@@ -216,14 +226,16 @@ function processesRunning(args: string): number {
 
 const bwrapMissing = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', 'true']).status === 0 ? undefined : 'bubblewrap cannot start here (apt-get install bubblewrap)';
 
-describe('run_bash in bubblewrap', { skip: bwrapMissing }, () => {
+for (const { how, spares: makeSpares } of STARTS) describe(`run_bash in bubblewrap${how}`, { skip: bwrapMissing }, () => {
   const scratch = useScratch();
   let repo: TempRepo;
   let tool: ReturnType<typeof createRunBashTool>;
+  const spares = makeSpares();
   before(async () => {
     repo = await scratch.repo({ 'a.txt': 'a\n' });
-    tool = createRunBashTool(repo.root, { kind: 'bwrap' });
+    tool = createRunBashTool(repo.root, { kind: 'bwrap' }, undefined, spares);
   });
+  after(() => spares?.close());
 
   it('on timeout kills everything the command started inside the sandbox', async () => {
     const marker = `sleep 3171.${process.pid}`;

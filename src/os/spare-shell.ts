@@ -1,0 +1,119 @@
+// A shell started ahead of the command it will run. Starting a command costs a fork of this whole
+// process (a page-table copy that grows with its memory: 2-10 ms on the main thread) and, in the
+// sandbox, bubblewrap's namespaces and mounts (6-20 ms); none of it depends on the command. So while
+// one command runs, the next one's process is started: bubblewrap (or nothing) around a bash that
+// waits for its script on a pipe (fd 3) and then execs `bash -c <script>`, the very command line a
+// cold start runs, so the command sees the same $0, environment, signals and error messages. The
+// spare runs nothing before it is handed a script: a crash of this process closes the pipe (the
+// spare exits unrun) and bubblewrap's --die-with-parent takes the sandbox down.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
+
+/** A command line to start: the program, its arguments and its whole environment (run_bash's CommandLine). */
+export interface CommandLine {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * What the spare bash runs: read the whole script (fd 3, up to end of file; `-N` reads in blocks
+ * where `-d` would read a byte at a time), and only when the pipe ended after a whole script (read
+ * says 1 at end of file; the leading `x` proves the writer began) exec it as a cold start would.
+ * Anything else (the writer died, the pipe closed empty) exits 125 having run nothing.
+ */
+export const SPARE_LOADER = 'IFS= read -r -N 1000000000 s <&3; [ $? = 1 ] && [ "${s:0:1}" = x ] || exit 125; exec 3<&-; exec "$0" -c "${s:1}"';
+
+// Scripts longer than this start cold: `exec bash -c` of a very long one fails inside the spare
+// (E2BIG) with other words than a cold spawn's, and bash reads a long one in many blocks anyway.
+const SPARE_MAX_SCRIPT = 64 * 1024;
+
+interface Spare {
+  child: ChildProcess;
+  // What it was started as: a spare runs only a command that would start the same way.
+  loader: CommandLine;
+  cwd: string;
+  dead: boolean;
+}
+
+/**
+ * At most one spare shell, for the next command of one run (`take`, then `prepare` for the one after).
+ * The run that owns it closes it at its end; until taken, a spare keeps no event loop alive.
+ */
+export class SpareShells {
+  private spare: Spare | undefined;
+  private closed = false;
+
+  /**
+   * The spare started for `loader` (the command line that runs SPARE_LOADER: the same program,
+   * arguments and environment as a cold start of this command would have), to run `script` once
+   * `start` is called (the caller records its process group first; `abandon` stops it when that
+   * fails); undefined when there is none that fits, and the caller starts the command cold.
+   */
+  take(loader: CommandLine, cwd: string, script: string): { child: ChildProcess; start(): void; abandon(): void } | undefined {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (!spare) return undefined;
+    // No pid: its spawn failed, and the 'error' saying so is still on its way.
+    if (spare.dead || spare.child.pid === undefined || spare.child.exitCode !== null || spare.child.signalCode !== null || !sameCommand(spare, loader, cwd) || script.length > SPARE_MAX_SCRIPT || script.includes('\0')) {
+      stop(spare);
+      return undefined;
+    }
+    const { child } = spare;
+    child.ref(); // a running command keeps the process alive, as a cold one does
+    for (const stream of [child.stdout, child.stderr]) (stream as { ref?: () => void } | null)?.ref?.();
+    const input = child.stdio[3] as Writable;
+    // abandon: the caller could not record it (it ran nothing), so it must not wait on for ever.
+    return { child, start: () => void input.end(`x${script}`), abandon: () => stop(spare) };
+  }
+
+  /** Starts the spare for the next command run by `loader` in `cwd`, unless one is ready or the owner closed. */
+  prepare(loader: CommandLine, cwd: string): void {
+    if (this.closed || this.spare) return;
+    // A copy: unconfined, the environment is process.env itself, which may change before the command.
+    const started = { ...loader, env: { ...loader.env } };
+    let child: ChildProcess;
+    try {
+      child = spawn(started.file, started.args, { cwd, env: started.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    } catch {
+      return; // the cold start will say what is wrong
+    }
+    const spare: Spare = { child, loader: started, cwd, dead: false };
+    child.once('error', () => (spare.dead = true)); // never started (no bwrap): the cold start reports it
+    child.once('exit', () => (spare.dead = true));
+    (child.stdio[3] as Writable).on('error', () => {});
+    child.unref();
+    for (const stream of [child.stdout, child.stderr, child.stdio[3]]) (stream as { unref?: () => void } | null)?.unref?.();
+    this.spare = spare;
+  }
+
+  /** Stops the spare, if any, and starts no more; resolves once it has exited. */
+  close(): Promise<void> {
+    this.closed = true;
+    const spare = this.spare;
+    this.spare = undefined;
+    if (!spare) return Promise.resolve();
+    const exited = spare.dead || spare.child.exitCode !== null || spare.child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => spare.child.once('exit', () => resolve()).once('error', () => resolve()));
+    spare.child.ref(); // its exit must be waited for by whoever awaits this
+    stop(spare);
+    return exited;
+  }
+}
+
+// Whether `spare` was started as `loader` in `cwd` would be now (the environment can change between commands).
+function sameCommand(spare: Spare, loader: CommandLine, cwd: string): boolean {
+  const was = spare.loader;
+  if (spare.cwd !== cwd || was.file !== loader.file || was.args.length !== loader.args.length || was.args.some((arg, i) => arg !== loader.args[i])) return false;
+  const names = Object.keys(loader.env);
+  return names.length === Object.keys(was.env).length && names.every((name) => was.env[name] === loader.env[name]);
+}
+
+function stop(spare: Spare): void {
+  spare.dead = true;
+  try {
+    if (spare.child.pid) process.kill(-spare.child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  for (const stream of [spare.child.stdout, spare.child.stderr, spare.child.stdio[3]]) (stream as { destroy?: () => void } | null)?.destroy?.();
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { createRunBashTool } from '../../src/tools/run-bash.js';
+import type { SandboxConfig } from '../../src/tools/sandbox.js';
+import { SPARE_LOADER, SpareShells } from '../../src/os/spare-shell.js';
+import { useScratch } from '../helpers/scratch.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
+
+// What a command can see of how it was started: its $0 and shell level, its environment, its open
+// descriptors, its signal masks, whether it leads its own process group, where it runs.
+const PROBE = [
+  'echo "0=$0 SHLVL=$SHLVL dollar-dash=$-"',
+  'env | grep -v "^_=" | sort',
+  'ls /proc/self/fd | wc -l',
+  'grep -E "^(SigBlk|SigIgn)" /proc/self/status',
+  'read -r _ _ _ _ pgid _ < /proc/self/stat; [ "$pgid" = "$$" ] && echo "leads its group" || echo "in group $pgid"',
+  'pwd',
+].join('; ');
+
+// The processes of this test process still running the spare loader.
+function spareProcesses(): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (cmdline.includes(SPARE_LOADER) && state !== 'Z' && Number(ppid) === process.pid) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+// Runs the loader by hand with `input` on fd 3 (undefined: the pipe closes unwritten).
+function runLoader(input: string | undefined): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', SPARE_LOADER], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => resolve({ code, output }));
+    (child.stdio[3] as Writable).end(input ?? '');
+  });
+}
+
+const bwrapMissing = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', 'true']).status === 0 ? undefined : 'bubblewrap cannot start here';
+
+for (const sandbox of [{ kind: 'none' }, { kind: 'bwrap' }] as SandboxConfig[]) {
+  describe(`a command started ahead in a spare shell (${sandbox.kind === 'bwrap' ? 'in bubblewrap' : 'unconfined'})`, { skip: sandbox.kind === 'bwrap' && bwrapMissing }, () => {
+    const scratch = useScratch();
+    let repo: TempRepo;
+    const spares = new SpareShells();
+    let cold: ReturnType<typeof createRunBashTool>;
+    let ahead: ReturnType<typeof createRunBashTool>;
+    before(async () => {
+      repo = await scratch.repo({ 'a.txt': 'a\n' });
+      cold = createRunBashTool(repo.root, sandbox);
+      ahead = createRunBashTool(repo.root, sandbox, undefined, spares);
+      await ahead.execute({ command: 'true' }); // started cold; the next command finds a spare
+    });
+    after(() => spares.close());
+
+    it('sees what a command started cold sees: $0, shell level, environment, descriptors, signals, its own group, the root', async () => {
+      const warm = await ahead.execute({ command: PROBE });
+      const fresh = await cold.execute({ command: PROBE });
+      assert.equal(warm.isError, false, warm.output);
+      assert.equal(warm.output, fresh.output);
+      if (sandbox.kind === 'none') assert.match(warm.output, /leads its group/); // in bubblewrap's pid namespace the group's leader is outside
+    });
+
+    it('runs a script past 64 KB, and one with a NUL, exactly as a cold start does', async () => {
+      const long = `: ${'x'.repeat(70_000)}; echo long`;
+      assert.deepEqual(await ahead.execute({ command: long }), await cold.execute({ command: long }));
+      const nul = 'echo a\0b';
+      const [warm, fresh] = [await ahead.execute({ command: nul }).catch((error: Error) => error.message), await cold.execute({ command: nul }).catch((error: Error) => error.message)];
+      assert.deepEqual(warm, fresh);
+    });
+
+    it('stops a spare whose process group could not be recorded: it runs nothing and none is left waiting', async () => {
+      await ahead.execute({ command: 'true' });
+      assert.equal(spareProcesses().length, 1);
+      const failed = await ahead.execute({ command: 'touch ran.txt' }, { onSpawn: () => { throw new Error('no room for the record'); } }).then(
+        (result) => result.output,
+        (error: Error) => error.message,
+      );
+      assert.match(failed, /no room for the record/);
+      for (let i = 0; i < 100 && spareProcesses().length > 0; i++) await sleep(20);
+      assert.deepEqual(spareProcesses(), []);
+      assert.equal(existsSync(join(repo.root, 'ran.txt')), false);
+    });
+
+    it('is gone once its owner closes it, and none is started after', async () => {
+      await ahead.execute({ command: 'true' });
+      assert.equal(spareProcesses().length, 1, 'one spare waits for the next command');
+      await spares.close();
+      assert.deepEqual(spareProcesses(), []);
+      assert.equal((await ahead.execute({ command: 'echo still runs' })).output, 'exit 0\nstill runs');
+      assert.deepEqual(spareProcesses(), []);
+    });
+  });
+}
+
+describe('the spare loader', () => {
+  it('runs nothing when the pipe closes empty, or without the mark a whole script starts with', async () => {
+    assert.deepEqual(await runLoader(undefined), { code: 125, output: '' });
+    assert.deepEqual(await runLoader('echo ran'), { code: 125, output: '' });
+  });
+
+  it('runs the script it was handed as bash -c would, newlines, quotes and backslashes kept', async () => {
+    const script = "printf '%s|' \"$0\" 'a\\b' \"c  d\"\necho\n\n";
+    assert.deepEqual(await runLoader(`x${script}`), { code: 0, output: `bash|a\\b|c  d|\n` });
+  });
+});
