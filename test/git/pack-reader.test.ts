@@ -3,7 +3,7 @@
 // fails that check, and no read, before it or after, hands back wrong bytes.
 import assert from 'node:assert/strict';
 import fs, { readdirSync, readFileSync, chmodSync, statSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { withBuiltin } from '../helpers/builtins.js';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -94,18 +94,13 @@ function gitOutSync(root: string, rev: string): string {
 
 // What `fn` gives, and how many bytes it read through fs.readSync (the pack reader's reads).
 function readBytes<T>(fn: () => T): { value: T; bytes: number } {
-  const original = fs.readSync;
   let bytes = 0;
-  fs.readSync = ((...args: Parameters<typeof original>) => {
-    const n = original(...args);
-    bytes += n;
-    return n;
-  }) as typeof original;
-  syncBuiltinESMExports();
-  try {
-    return { value: fn(), bytes };
-  } finally {
-    fs.readSync = original;
-    syncBuiltinESMExports();
-  }
+  const counting = (original: typeof fs.readSync) =>
+    ((...args: Parameters<typeof original>) => {
+      const n = original(...args);
+      bytes += n;
+      return n;
+    }) as typeof original;
+  const value = withBuiltin(fs, 'readSync', counting, fn);
+  return { value, bytes };
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import childProcess from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { withBuiltin } from '../helpers/builtins.js';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { WITNESS_LIMIT } from '../../src/worktree/unchanged.js';
@@ -18,19 +18,14 @@ const scratch = useScratch();
 
 // The `git status` commands the snapshotter runs during `fn`: whether each asked for ignored paths.
 function statusCalls<T>(fn: () => T): { value: T; statuses: boolean[] } {
-  const original = childProcess.execFileSync;
   const statuses: boolean[] = [];
-  childProcess.execFileSync = ((file: string, args: readonly string[], ...rest: unknown[]) => {
-    if (args.includes('status')) statuses.push(args.includes('--ignored=matching'));
-    return (original as (...all: unknown[]) => unknown)(file, args, ...rest);
-  }) as typeof original;
-  syncBuiltinESMExports();
-  try {
-    return { value: fn(), statuses };
-  } finally {
-    childProcess.execFileSync = original;
-    syncBuiltinESMExports();
-  }
+  const noting = (original: typeof childProcess.execFileSync) =>
+    ((file: string, args: readonly string[], ...rest: unknown[]) => {
+      if (args.includes('status')) statuses.push(args.includes('--ignored=matching'));
+      return (original as (...all: unknown[]) => unknown)(file, args, ...rest);
+    }) as typeof original;
+  const value = withBuiltin(childProcess, 'execFileSync', noting, fn);
+  return { value, statuses };
 }
 
 function write(root: string, path: string, content: string): void {

@@ -3,7 +3,7 @@
 // tests never trust the code under test to tell them what the right tree is.
 import childProcess from 'node:child_process';
 import { copyFileSync, statSync, utimesSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { withBuiltin } from '../helpers/builtins.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../../src/git/object-store.js';
@@ -100,17 +100,12 @@ export async function cloneOf(source: string, ...trees: string[]): Promise<TempR
 
 // Counts the git commands the snapshotter runs (it runs them through execFileSync).
 export function countGit<T>(fn: () => T): { value: T; spawns: number } {
-  const original = childProcess.execFileSync;
   let spawns = 0;
-  childProcess.execFileSync = ((...args: Parameters<typeof original>) => {
-    spawns++;
-    return original(...args);
-  }) as typeof original;
-  syncBuiltinESMExports();
-  try {
-    return { value: fn(), spawns };
-  } finally {
-    childProcess.execFileSync = original;
-    syncBuiltinESMExports();
-  }
+  const counting = (original: typeof childProcess.execFileSync) =>
+    ((...args: Parameters<typeof original>) => {
+      spawns++;
+      return original(...args);
+    }) as typeof original;
+  const value = withBuiltin(childProcess, 'execFileSync', counting, fn);
+  return { value, spawns };
 }
