@@ -3,37 +3,62 @@
 // for each line and closed before the turn runs, so that the turn's own questions (approvals,
 // drift) and Ctrl-C (SIGINT, the terminal back in its normal mode) work exactly as in `run`.
 // Lines typed while a turn runs wait in the terminal and reach the next prompt together: the first
-// is the prompt's answer, the others are kept here and answer the prompts after it, in order, as
-// Claude Code queues what is typed during a turn (a closed interface would drop them).
+// is the prompt's answer, the others are kept by the session's SessionPrompt and answer the prompts
+// after it, in order, as Claude Code queues what is typed during a turn (a closed interface would
+// drop them).
 import { createInterface } from 'node:readline';
 import { showControls } from '../../format/text.js';
 
 /** What the person did at the prompt: a line, or leave (Ctrl-C on an empty line, Ctrl-D). */
 export type PromptAnswer = { line: string } | { leave: true };
 
-/** The lines typed so far, newest first (readline's order), shared by every prompt of a session. */
-export type PromptHistory = string[];
-
 /** The most lines of history kept. */
 export const HISTORY_SIZE = 500;
 
-// Lines typed ahead on each input, not yet answered to a prompt, and the listener keeping them.
-const typedAhead = new WeakMap<NodeJS.ReadableStream, { lines: string[]; partial: string; keep?: (sequence?: string) => void }>();
+// Keys typed ahead of a prompt: the whole lines not yet answered to one, the line begun without
+// Enter, and the listener keeping them.
+interface TypedAhead {
+  lines: string[];
+  partial: string;
+  keep?: (sequence?: string) => void;
+}
 
-/** Reads one line at `prompt`. Ctrl-C on a line with text clears it; on an empty line, or Ctrl-D, leaves. */
-export function readPromptLine(prompt: string, history: PromptHistory, io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): Promise<PromptAnswer> {
+/** One session's prompt on one terminal: the history (newest first, readline's order) and the lines typed ahead, kept across its turns. */
+export class SessionPrompt {
+  /** The lines typed so far, newest first. */
+  readonly history: string[] = [];
+  private readonly ahead: TypedAhead = { lines: [], partial: '' };
+
+  /** The prompt on `io` (default: this process's terminal). */
+  constructor(private readonly io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}) {}
+
+  /** Notes `line`, given some other way than typed here (the session's first message from the command line), as typed. */
+  remember(line: string): void {
+    remember(this.history, line);
+  }
+
+  /** Reads one line at `prompt`. Ctrl-C on a line with text clears it; on an empty line, or Ctrl-D, leaves. */
+  read(prompt: string): Promise<PromptAnswer> {
+    return readPromptLine(prompt, this.history, this.ahead, this.io);
+  }
+}
+
+// A line answered at a prompt joins the history as readline keeps it: newest first, no repeat of the last.
+function remember(history: string[], line: string): void {
+  if (line.trim() && history[0] !== line) history.unshift(line);
+  history.splice(HISTORY_SIZE);
+}
+
+function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream }): Promise<PromptAnswer> {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
-  const ahead = typedAhead.get(input) ?? { lines: [], partial: '' };
-  typedAhead.set(input, ahead);
   // The last prompt's keys were all handled before this call (it follows their chunk): stop keeping.
   if (ahead.keep) input.off('keypress', ahead.keep);
   const queued = ahead.lines;
   const next = queued.shift();
   if (next !== undefined) {
     output.write(`${prompt}${showControls(next)}\n`);
-    if (next.trim() && history[0] !== next) history.unshift(next);
-    history.splice(HISTORY_SIZE);
+    remember(history, next);
     return Promise.resolve({ line: next });
   }
   return new Promise((resolve) => {

@@ -17,7 +17,7 @@ import { sessionSettings } from '../view/session-settings.js';
 import { runOnTerminal, type TurnView } from '../view/terminal-run.js';
 import { styleFor, type Style } from '../terminal/style.js';
 import { pickRun } from './picker.js';
-import { readPromptLine, type PromptHistory } from './prompt.js';
+import { SessionPrompt } from './prompt.js';
 import { parsePromptLine, SLASH_COMMANDS } from './slash-commands.js';
 
 /** How the session opens: on a new run (the first message), this worktree's latest run, or a chosen one. */
@@ -45,7 +45,7 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   const out = process.stdout;
   const style = styleFor(out);
   const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [] };
-  const history: PromptHistory = [];
+  const prompt = new SessionPrompt();
 
   if (start.continueLatest || start.resume) {
     const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
@@ -62,12 +62,12 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   }
   if (start.message) {
     out.write(`${PROMPT}${showControls(start.message)}\n`); // shown as if typed, above its turn
-    history.unshift(start.message);
+    prompt.remember(start.message);
     await message(state, start.message);
   }
 
   for (;;) {
-    const answer = await readPromptLine(PROMPT, history);
+    const answer = await prompt.read(PROMPT);
     if ('leave' in answer) return 0;
     const line = parsePromptLine(answer.line);
     switch (line.type) {
