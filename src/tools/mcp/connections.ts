@@ -22,7 +22,8 @@ export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
 // The end of a server's stderr kept for a failure's message.
 const STDERR_TAIL_BYTES = 2048;
 
-// The SDK's error codes (ErrorCode in its types) for a request that timed out, and a connection that closed under one.
+// The SDK's error codes (ErrorCode in its types) for a request that timed out, and a connection that
+// closed under one: written out, as importing the enum would load the SDK in every run, MCP or not.
 const REQUEST_TIMEOUT = -32001;
 const CONNECTION_CLOSED = -32000;
 
