@@ -119,7 +119,8 @@ class RunLife {
     // The checkpoints write through the run's own object store: one handle for the run.
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
     let life: RunLife | undefined;
-    const spares = new SpareShells(); // run_bash asks for the sandbox at each call: it is chosen before anything runs live
+    const spares = new SpareShells();
+    // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
     const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares }));
     const journal = await openRunJournal(store, {
       run: target.run,
@@ -277,10 +278,9 @@ class RunLife {
     this.pusher?.close();
     this.worktreeLock?.release();
     this.journal.close();
-    // The run's packs go into one deltified pack, so that what a run leaves in .git is small. It
-    // starts once the outcome is handed back, so the CLI prints how the run ended first (the
-    // process exits when it is done), and it never fails the run; a kill meanwhile loses nothing
-    // (the next run's end does it).
+    // The run's packs go into one deltified pack, so that what a run leaves in .git is small. It starts
+    // once the outcome is handed back, so the CLI prints how the run ended first (the process exits
+    // when it is done), and it never fails the run; a kill meanwhile loses nothing (the next run's end does it).
     setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
   }
 }
