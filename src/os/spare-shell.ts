@@ -1,11 +1,15 @@
 // A shell started ahead of the command it will run. Starting a command costs a fork of this whole
 // process (a page-table copy that grows with its memory: 2-10 ms on the main thread) and, in the
-// sandbox, bubblewrap's namespaces and mounts (6-20 ms); none of it depends on the command. So while
-// one command runs, the next one's process is started: bubblewrap (or nothing) around a bash that
-// waits for its script on a pipe (fd 3) and then execs `bash -c <script>`, the very command line a
-// cold start runs, so the command sees the same $0, environment, signals and error messages. The
-// spare runs nothing before it is handed a script: a crash of this process closes the pipe (the
-// spare exits unrun) and bubblewrap's --die-with-parent takes the sandbox down.
+// sandbox, bubblewrap's namespaces and mounts (6-20 ms); none of it depends on the command. So the
+// next command's process is started while this process would only wait: as the model is asked
+// (`idle`: the run's next step is a model call, seconds in real use), or while a long command runs.
+// Not at once beside a short command: the fork holds the main thread and the new sandbox's set-up
+// competes with the command for the CPU, both on the way to the next request (a `true` turn took
+// 2-4 ms longer). The spare is bubblewrap (or nothing) around a bash that waits for its script on a
+// pipe (fd 3) and then execs `bash -c <script>`, the very command line a cold start runs, so the
+// command sees the same $0, environment, signals and error messages. The spare runs nothing before
+// it is handed a script: a crash of this process closes the pipe (the spare exits unrun) and
+// bubblewrap's --die-with-parent takes the sandbox down.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 
@@ -28,6 +32,17 @@ export const SPARE_LOADER = 'IFS= read -r -N 1000000000 s <&3; [ $? = 1 ] && [ "
 // (E2BIG) with other words than a cold spawn's, and bash reads a long one in many blocks anyway.
 const SPARE_MAX_SCRIPT = 64 * 1024;
 
+// A command still running after this long is a long one: the next spare starts beside it, as its
+// fork and set-up are hidden by the command's own time (a second call of the same answer then
+// finds it ready).
+const LONG_COMMAND_MS = 20;
+
+/** How SpareShells schedules its spares. */
+export interface SpareShellOptions {
+  /** After how long a command counts as long, and the next spare starts beside it (default 20 ms; 0: beside every command). */
+  longCommandMs?: number;
+}
+
 interface Spare {
   child: ChildProcess;
   // What it was started as: a spare runs only a command that would start the same way.
@@ -43,6 +58,13 @@ interface Spare {
 export class SpareShells {
   private spare: Spare | undefined;
   private closed = false;
+  // The spare wanted next (`want`), started at the next `idle` or once the current command proves long.
+  private wanted: { loader: CommandLine; cwd: string; timer: NodeJS.Timeout } | undefined;
+  private readonly longCommandMs: number;
+
+  constructor(options: SpareShellOptions = {}) {
+    this.longCommandMs = options.longCommandMs ?? LONG_COMMAND_MS;
+  }
 
   /**
    * The spare started for `loader` (the command line that runs SPARE_LOADER: the same program,
@@ -53,6 +75,7 @@ export class SpareShells {
   take(loader: CommandLine, cwd: string, script: string): { child: ChildProcess; start(): void; abandon(): void } | undefined {
     const spare = this.spare;
     this.spare = undefined;
+    this.forgetWanted(); // this command's caller says what it wants next
     if (!spare) return undefined;
     // No pid: its spawn failed, and the 'error' saying so is still on its way.
     if (spare.dead || spare.child.pid === undefined || spare.child.exitCode !== null || spare.child.signalCode !== null || !sameCommand(spare, loader, cwd) || script.length > SPARE_MAX_SCRIPT || script.includes('\0')) {
@@ -65,6 +88,32 @@ export class SpareShells {
     const input = child.stdio[3] as Writable;
     // abandon: the caller could not record it (it ran nothing), so it must not wait on for ever.
     return { child, start: () => void input.end(`x${script}`), abandon: () => stop(spare) };
+  }
+
+  /**
+   * Asks for a spare for the next command run by `loader` in `cwd` (a copy of both is kept), started
+   * at the next `idle`, or once the command proves long (running `longCommandMs` before its
+   * `commandEnded`), whichever comes first.
+   */
+  want(loader: CommandLine, cwd: string): void {
+    this.forgetWanted();
+    if (this.closed || this.spare) return;
+    const wanted = { loader: { ...loader, env: { ...loader.env } }, cwd };
+    const timer = setTimeout(() => this.startWanted(), this.longCommandMs).unref();
+    this.wanted = { ...wanted, timer };
+  }
+
+  /** Says the command that asked for the next spare ended: it was not a long one, so only `idle` starts that spare. */
+  commandEnded(): void {
+    if (this.wanted) clearTimeout(this.wanted.timer);
+  }
+
+  /**
+   * Says this process has nothing to do for a while (the run asks its model): the spare wanted is
+   * started just after the current piece of work (the request being sent) is done.
+   */
+  idle(): void {
+    if (this.wanted) setImmediate(() => this.startWanted()).unref();
   }
 
   /** Starts the spare for the next command run by `loader` in `cwd`, unless one is ready or the owner closed. */
@@ -90,6 +139,7 @@ export class SpareShells {
   /** Stops the spare, if any, and starts no more; resolves once it has exited. */
   close(): Promise<void> {
     this.closed = true;
+    this.forgetWanted();
     const spare = this.spare;
     this.spare = undefined;
     if (!spare) return Promise.resolve();
@@ -97,6 +147,17 @@ export class SpareShells {
     spare.child.ref(); // its exit must be waited for by whoever awaits this
     stop(spare);
     return exited;
+  }
+
+  private startWanted(): void {
+    const wanted = this.wanted;
+    this.forgetWanted();
+    if (wanted) this.prepare(wanted.loader, wanted.cwd);
+  }
+
+  private forgetWanted(): void {
+    if (this.wanted) clearTimeout(this.wanted.timer);
+    this.wanted = undefined;
   }
 }
 

@@ -10,13 +10,12 @@ import { COMPACT_STEP_KIND } from '../agent/compaction.js';
 import { runAgent, type AgentOutcome, type ConfigChange, type FollowUp } from '../agent/loop.js';
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
-import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError } from '../errors/index.js';
+import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError, type FileChange } from '../errors/index.js';
 import type { JournalPusher } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
 import { hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
-import type { FileChange } from '../errors/index.js';
 import { createTools } from '../tools/index.js';
 import { SpareShells } from '../os/spare-shell.js';
 import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
@@ -137,7 +136,8 @@ class RunLife {
         const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
         return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
       },
-      onEvent: emit,
+      // A model call about to go out: the next command's shell starts while the model answers.
+      onEvent: (event) => { if (event.type === 'started' && event.kind === 'model') spares.idle(); emit(event); },
       redact: secrets.redactor.value,
       sandbox: () => life!.sandbox,
       startCheckpoint: () => snapshotter.snapshot().tree,

@@ -96,8 +96,8 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
     throw error;
   }
   spare?.start(); // only once recorded
-  // The next command's process starts while this one runs (this thread mostly waits meanwhile).
-  if (loader) spares!.prepare(loader, root);
+  // The next command's process starts once this process only waits: as the model is asked, or beside this command if it runs long.
+  if (loader) spares!.want(loader, root);
   let stoppedBy: 'timeout' | 'abort' | 'output' | undefined;
   const killGroup = () => {
     try {
@@ -136,6 +136,7 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
     child.once('error', (error) => resolve({ error })); // it never started (no bwrap, no bash)
     child.once('close', (code, killedBy) => resolve({ exitCode: code ?? undefined, signal: killedBy ?? undefined }));
   }).finally(() => {
+    spares?.commandEnded();
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   });

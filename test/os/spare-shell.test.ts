@@ -22,16 +22,17 @@ const PROBE = [
   'pwd',
 ].join('; ');
 
-// The processes of this test process still running the spare loader.
-function spareProcesses(): number[] {
+// The processes of this test process started with the spare loader, but for the process group
+// `running` (a command that took its spare: bubblewrap's command line still names the loader).
+function spareProcesses(running?: number): number[] {
   const found: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (cmdline.includes(SPARE_LOADER) && state !== 'Z' && Number(ppid) === process.pid) found.push(Number(name));
+      const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (cmdline.includes(SPARE_LOADER) && state !== 'Z' && Number(ppid) === process.pid && Number(pgid) !== running) found.push(Number(name));
     } catch {
       // gone meanwhile
     }
@@ -51,25 +52,38 @@ function runLoader(input: string | undefined): Promise<{ code: number | null; ou
   });
 }
 
+// Polls until `count` spares wait (their spawn is asynchronous once asked for), for up to 3 s.
+async function sparesWaiting(count: number, running?: number): Promise<number> {
+  for (let i = 0; i < 150 && spareProcesses(running).length !== count; i++) await sleep(20);
+  return spareProcesses(running).length;
+}
+
 const bwrapMissing = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', 'true']).status === 0 ? undefined : 'bubblewrap cannot start here';
 
 for (const sandbox of [{ kind: 'none' }, { kind: 'bwrap' }] as SandboxConfig[]) {
   describe(`a command started ahead in a spare shell (${sandbox.kind === 'bwrap' ? 'in bubblewrap' : 'unconfined'})`, { skip: sandbox.kind === 'bwrap' && bwrapMissing }, () => {
     const scratch = useScratch();
     let repo: TempRepo;
-    const spares = new SpareShells();
+    // Never long: a spare starts only when told the run waits (idle), as a run tells it before asking its model.
+    const spares = new SpareShells({ longCommandMs: 3_600_000 });
     let cold: ReturnType<typeof createRunBashTool>;
     let ahead: ReturnType<typeof createRunBashTool>;
+    // A command as a run's next one: its spare started while the run waited on the model.
+    const next = async (command: string, options?: Parameters<typeof ahead.execute>[1]) => {
+      spares.idle();
+      assert.equal(await sparesWaiting(1), 1, 'a spare waits for the next command');
+      return ahead.execute({ command }, options);
+    };
     before(async () => {
       repo = await scratch.repo({ 'a.txt': 'a\n' });
       cold = createRunBashTool(repo.root, sandbox);
       ahead = createRunBashTool(repo.root, sandbox, undefined, spares);
-      await ahead.execute({ command: 'true' }); // started cold; the next command finds a spare
+      await ahead.execute({ command: 'true' }); // started cold; it asks for a spare for the next command
     });
     after(() => spares.close());
 
     it('sees what a command started cold sees: $0, shell level, environment, descriptors, signals, its own group, the root', async () => {
-      const warm = await ahead.execute({ command: PROBE });
+      const warm = await next(PROBE);
       const fresh = await cold.execute({ command: PROBE });
       assert.equal(warm.isError, false, warm.output);
       assert.equal(warm.output, fresh.output);
@@ -78,16 +92,15 @@ for (const sandbox of [{ kind: 'none' }, { kind: 'bwrap' }] as SandboxConfig[]) 
 
     it('runs a script past 64 KB, and one with a NUL, exactly as a cold start does', async () => {
       const long = `: ${'x'.repeat(70_000)}; echo long`;
-      assert.deepEqual(await ahead.execute({ command: long }), await cold.execute({ command: long }));
+      assert.deepEqual(await next(long), await cold.execute({ command: long }));
       const nul = 'echo a\0b';
-      const [warm, fresh] = [await ahead.execute({ command: nul }).catch((error: Error) => error.message), await cold.execute({ command: nul }).catch((error: Error) => error.message)];
+      const [warm, fresh] = [await next(nul).catch((error: Error) => error.message), await cold.execute({ command: nul }).catch((error: Error) => error.message)];
       assert.deepEqual(warm, fresh);
     });
 
     it('stops a spare whose process group could not be recorded: it runs nothing and none is left waiting', async () => {
-      await ahead.execute({ command: 'true' });
-      assert.equal(spareProcesses().length, 1);
-      const failed = await ahead.execute({ command: 'touch ran.txt' }, { onSpawn: () => { throw new Error('no room for the record'); } }).then(
+      await ahead.execute({ command: 'true' }); // the NUL above started nothing: this one asks for the next spare
+      const failed = await next('touch ran.txt', { onSpawn: () => { throw new Error('no room for the record'); } }).then(
         (result) => result.output,
         (error: Error) => error.message,
       );
@@ -97,12 +110,35 @@ for (const sandbox of [{ kind: 'none' }, { kind: 'bwrap' }] as SandboxConfig[]) 
       assert.equal(existsSync(join(repo.root, 'ran.txt')), false);
     });
 
+    it('starts beside a short command only once told the run waits, and beside a long one while it runs', async () => {
+      await ahead.execute({ command: 'true' }); // the failed record above started nothing after it
+      await next('true');
+      assert.deepEqual(spareProcesses(), [], 'none started beside a short command');
+      spares.idle();
+      assert.equal(await sparesWaiting(1), 1, 'started once the run waits');
+      const long = new SpareShells({ longCommandMs: 50 });
+      try {
+        const tool = createRunBashTool(repo.root, sandbox, undefined, long);
+        let group = 0;
+        const running = tool.execute({ command: 'sleep 30' }, { onSpawn: (pid) => (group = pid), signal: AbortSignal.timeout(1_500) });
+        // The one asked for beside `sleep 30`, with this suite's own: two, not counting the running one.
+        assert.equal(await sparesWaiting(2, group), 2, 'a long command gets the next spare beside it');
+        assert.match((await running).output, /stopped by the caller/);
+      } finally {
+        await long.close();
+      }
+      assert.equal(await sparesWaiting(1), 1);
+    });
+
     it('is gone once its owner closes it, and none is started after', async () => {
-      await ahead.execute({ command: 'true' });
-      assert.equal(spareProcesses().length, 1, 'one spare waits for the next command');
+      await next('true');
+      spares.idle();
+      assert.equal(await sparesWaiting(1), 1, 'one spare waits for the next command');
       await spares.close();
       assert.deepEqual(spareProcesses(), []);
       assert.equal((await ahead.execute({ command: 'echo still runs' })).output, 'exit 0\nstill runs');
+      spares.idle();
+      await sleep(100);
       assert.deepEqual(spareProcesses(), []);
     });
   });

@@ -32,11 +32,11 @@ async function readPid(file: string): Promise<number> {
   return Number(readFileSync(file, 'utf8').trim());
 }
 
-// Every test below runs twice: each command started cold, and (as a run does it) each started while
-// the one before ran (spare-shell.ts), where all but a suite's first command run in a spare.
+// Every test below runs twice: each command started cold, and each started ahead (spare-shell.ts),
+// the next spare started beside every command, so that all but a suite's first command run in one.
 const STARTS = [
   { how: '', spares: () => undefined },
-  { how: ', each command started ahead in a spare shell', spares: () => new SpareShells() },
+  { how: ', each command started ahead in a spare shell', spares: () => new SpareShells({ longCommandMs: 0 }) },
 ];
 
 for (const { how, spares: makeSpares } of STARTS) describe(`run_bash${how}`, () => {
