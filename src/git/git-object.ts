@@ -59,7 +59,22 @@ export function hashObject(type: string, body: Buffer): string {
 /** An object as a loose file holds it: header and body, deflated. */
 export function encodeLoose(object: GitObject): Buffer {
   const raw = Buffer.concat([Buffer.from(objectHeader(object.type, object.body.length)), object.body]);
-  return deflateSync(raw, { level: zlib.Z_BEST_SPEED });
+  return deflateFast(raw);
+}
+
+/**
+ * `data` deflated at zlib's fastest level, with a window and a hash table sized to it. zlib's
+ * defaults (a 32 KB window, memLevel 8) set up 256 KB of state for every call: for the few hundred
+ * bytes of a journal entry's tree or commit, that allocation and its page faults cost more than
+ * the compression (7 objects an append: 0.38 ms of it on a 2-core machine). A window at least as
+ * large as the data loses nothing, and any inflater reads the stream (the zlib header names its
+ * window; git inflates with the default, which takes every smaller one).
+ */
+export function deflateFast(data: Uint8Array, chunkSize?: number): Buffer {
+  // 2^windowBits ≥ data.length, within zlib's 9..15.
+  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(data.length + 1))));
+  const memLevel = Math.min(8, Math.max(1, windowBits - 6));
+  return deflateSync(data, { level: zlib.Z_BEST_SPEED, windowBits, memLevel, ...(chunkSize ? { chunkSize } : {}) });
 }
 
 /** The type and size a loose object's (inflated) first bytes name, or undefined when they name none. */

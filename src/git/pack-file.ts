@@ -8,10 +8,9 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import * as zlib from 'node:zlib';
 import type { DirectorySync } from '../os/durable-file.js';
 import { abandonTemp, finishTemp, fsyncAsync, openTempAsync, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
-import type { GitObject } from './git-object.js';
+import { deflateFast, type GitObject } from './git-object.js';
 import { buildIndex, crc32, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
 
 const TYPE_CODES = { commit: 1, tree: 2, blob: 3 } as const;
@@ -50,7 +49,7 @@ export class PackBuilder {
     // An output chunk about the size of the object: the default (16 KB for every object, however
     // small) is garbage that makes the process's memory balloon before a collection.
     const chunkSize = Math.max(64, Math.min(16 * 1024, object.body.length + 64));
-    const deflated = zlib.deflateSync(object.body, { level: zlib.constants.Z_BEST_SPEED, chunkSize });
+    const deflated = deflateFast(object.body, chunkSize);
     const length = header.length + deflated.length;
     if (this.offset + length > this.data.length) {
       const grown = Buffer.alloc(Math.max(this.data.length * 2, this.offset + length));

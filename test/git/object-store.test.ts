@@ -3,6 +3,7 @@
 // content checks out (a torn or wrong file, as a writer that does not fsync leaves at a power cut,
 // is replaced); nothing is left in objects/ but objects.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs, { readdirSync, statSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
@@ -129,5 +130,24 @@ describe('an object\'s size from its header', () => {
       assert.equal((await store.read(oid!, 'blob', Number(size))).length, Number(size));
     }
     assert.ok(blobs.length >= 3);
+  });
+});
+
+describe('objects deflated with a window sized to them', () => {
+  it('are read back by git, loose and packed, at every size around the window boundaries', async () => {
+    const repo = await scratch.repo();
+    const store = new ObjectStore(join(repo.root, '.git'));
+    // Sizes at zlib's smallest window (512 bytes), either side of each power of two, and past the largest (32 KB).
+    const sizes = [0, 1, 255, 511, 512, 513, 2047, 2049, 32_767, 32_768, 32_769, 200_000];
+    const body = (size: number) => Buffer.from(Array.from({ length: size }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26) * (i % 3 === 0 ? 1 : 0))).join(''));
+    const loose = sizes.map((size) => makeObject('blob', Buffer.concat([Buffer.from('loose '), body(size)])));
+    const packed = sizes.map((size) => makeObject('blob', Buffer.concat([Buffer.from('packed '), body(size)])));
+    store.write(loose);
+    await store.writePacked(packed);
+    for (const object of [...loose, ...packed]) {
+      const read = spawnSync('git', ['cat-file', 'blob', object.oid], { cwd: repo.root, maxBuffer: 1 << 24 });
+      assert.ok(read.status === 0 && read.stdout.equals(object.body), `git reads ${object.oid} (${object.body.length} bytes): ${read.stderr}`);
+    }
+    await assertFsckClean(repo.root);
   });
 });
