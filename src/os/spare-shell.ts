@@ -52,8 +52,9 @@ interface Spare {
 }
 
 /**
- * At most one spare shell, for the next command of one run (`take`, then `prepare` for the one after).
- * The run that owns it closes it at its end; until taken, a spare keeps no event loop alive.
+ * At most one spare shell, for the next command of one run: a command `take`s it, then `want`s one
+ * for the command after, started at the run's next `idle` or beside a long command. The run that
+ * owns it closes it at its end; until taken, a spare keeps no event loop alive.
  */
 export class SpareShells {
   private spare: Spare | undefined;
@@ -109,8 +110,8 @@ export class SpareShells {
   }
 
   /**
-   * Says this process has nothing to do for a while (the run asks its model): the spare wanted is
-   * started just after the current piece of work (the request being sent) is done.
+   * Says this process is about to wait (the run asks its model): the spare wanted is started once
+   * the work at hand has run (setImmediate), while the model answers.
    */
   idle(): void {
     if (this.wanted) setImmediate(() => this.startWanted()).unref();
