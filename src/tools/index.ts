@@ -17,7 +17,7 @@ export { createEditFileTool, type EditFileInput } from './edit-file.js';
 export { createListFilesTool, type ListFilesInput } from './list-files.js';
 export { createReadFileTool, DEFAULT_READ_LIMIT, type ReadFileInput } from './read-file.js';
 export { createRunBashTool, DEFAULT_BASH_TIMEOUT_MS, type RunBashInput } from './run-bash.js';
-export { SpareShells } from '../os/spare-shell.js';
+export { SpareShells, type SpareShellOptions } from '../os/spare-shell.js';
 export { probeSandbox, sandboxedCommand, sandboxEnv, type SandboxConfig, type SandboxedCommand } from './sandbox.js';
 export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';
