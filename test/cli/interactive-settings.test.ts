@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, fakeEnv, gitOut, journalPaths, runCli, runIds } from '../helpers/cli.js';
-import { exited, openTerminal } from '../helpers/tmux.js';
+import { exited, openSession } from '../helpers/tmux.js';
 
 const scratch = useScratch();
 
@@ -31,9 +31,8 @@ describe('the interactive session under its settings', { concurrency: true }, ()
   test("'a', session only: the rule holds for the session's later messages too, and is written nowhere", async () => {
     const repo = await scratch.repo({ 'README.md': '# session rule\n' });
     const fake = await scratch.fake(TWO_COMMANDS);
-    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
-    const term = openTerminal(['--no-sandbox'], opts);
-    scratch.defer(() => term.close());
+    const opts = { cwd: repo.root, env: fakeEnv(fake) };
+    const term = openSession(scratch, ['--no-sandbox'], opts);
     await term.waitFor(/^›\s*$/m);
     term.type('log one');
     await term.waitFor(/Allow run_bash "echo one >> log\.txt"\?.*\[a\]lways:\s*$/m);
@@ -57,8 +56,7 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     const repo = await scratch.repo({ 'README.md': '# local rule\n' });
     const fake = await scratch.fake(TWO_COMMANDS);
     const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
-    const term = openTerminal(['--no-sandbox', 'log one'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
-    scratch.defer(() => term.close());
+    const term = openSession(scratch, ['--no-sandbox', 'log one'], { cwd: repo.root, env });
     await term.waitFor(/^› log one$/m);
     await term.waitFor(/\[a\]lways:\s*$/m);
     term.type('a');
@@ -91,8 +89,7 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     mkdirSync(join(repo.root, '.savepoint'));
     writeFileSync(settings, '{"permissions": {"allow": "run_bash"}}');
     for (const args of [['--yes'], ['-c', '--yes']]) {
-      const term = openTerminal(args, { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
-      scratch.defer(() => term.close());
+      const term = openSession(scratch, args, { cwd: repo.root, env });
       assert.equal(await exited(term), 1, `savepoint ${args.join(' ')}`);
       const screen = term.screen();
       assert.match(screen, /The settings file .*settings\.json cannot be used: "permissions\.allow" must be a list/);
@@ -102,8 +99,7 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     assert.equal(fake.requests.length, 0);
 
     rmSync(settings);
-    const term = openTerminal(['--yes', '--no-sandbox'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
-    scratch.defer(() => term.close());
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root, env });
     await term.waitFor(/^›\s*$/m);
     term.type('say first');
     await term.waitFor(answered('First.'));
@@ -126,8 +122,7 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     const repo = await scratch.repo({ 'README.md': '# quoted\n' });
     const fake = await scratch.fake([{ text: 'Quoted.' }]);
     const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
-    const term = openTerminal(['--yes', '--no-sandbox', '--fresh', '--run', 'quoted-run', '--model', 'claude-one', 'say it quoted'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
-    scratch.defer(() => term.close());
+    const term = openSession(scratch, ['--yes', '--no-sandbox', '--fresh', '--run', 'quoted-run', '--model', 'claude-one', 'say it quoted'], { cwd: repo.root, env });
     await term.waitFor(answered('Quoted.'));
     term.type('/model');
     await term.waitFor(/The run uses claude-one\. \/model <id> changes it\./);

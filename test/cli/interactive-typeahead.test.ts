@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, fakeEnv, gitOut } from '../helpers/cli.js';
-import { openTerminal } from '../helpers/tmux.js';
+import { openSession } from '../helpers/tmux.js';
 
 const scratch = useScratch();
 
@@ -16,9 +16,8 @@ test('a slash command and a message typed during a turn are answered after it, i
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const fake = await scratch.fake([{ text: 'First answer.' }, { text: 'Second answer.' }], undefined, { gate: (index) => (index === 0 ? released : undefined) });
-  const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
-  const term = openTerminal(['--yes', '--no-sandbox'], opts);
-  scratch.defer(() => term.close());
+  const opts = { cwd: repo.root, env: fakeEnv(fake) };
+  const term = openSession(scratch, ['--yes', '--no-sandbox'], opts);
   await term.waitFor(/^›\s*$/m);
   term.type('first');
   while (fake.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, assertToolPairing, fakeEnv, gitOut, journalPaths, runCli, runIds } from '../helpers/cli.js';
-import { exited, openTerminal } from '../helpers/tmux.js';
+import { exited, openSession } from '../helpers/tmux.js';
 import { turnIndex } from '../../src/model/script-turn.js';
 
 const scratch = useScratch();
@@ -37,11 +37,10 @@ describe('the interactive session', { concurrency: true }, () => {
     const hold = new Set([4]);
     const fake = await scratch.fake(TURNS, hold);
     const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
-    const opts = { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') };
+    const opts = { cwd: repo.root, env };
     const screens: string[] = [];
 
-    const first = openTerminal(['--yes', '--no-sandbox'], opts);
-    scratch.defer(() => first.close());
+    const first = openSession(scratch, ['--yes', '--no-sandbox'], opts);
     await first.waitFor(/^›\s*$/m);
     first.type('read the readme');
     await first.waitFor(answered(/First answer\./));
@@ -53,8 +52,7 @@ describe('the interactive session', { concurrency: true }, () => {
     screens.push(first.screen());
     assert.equal(fake.requests.length, 4);
 
-    const second = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
-    scratch.defer(() => second.close());
+    const second = openSession(scratch, ['-c', '--yes', '--no-sandbox'], opts);
     await second.waitFor(/Second answer\.[\s\S]*^›\s*$/m);
     second.type('and a third');
     while (fake.requests.length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -63,8 +61,7 @@ describe('the interactive session', { concurrency: true }, () => {
     screens.push(second.screen());
 
     hold.delete(4);
-    const third = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
-    scratch.defer(() => third.close());
+    const third = openSession(scratch, ['-c', '--yes', '--no-sandbox'], opts);
     await third.waitFor(answered(/Third answer\./, /[\s\S]*^›\s*$/m));
     third.keys('C-d');
     assert.equal(await exited(third), 0);
@@ -89,9 +86,8 @@ describe('the interactive session', { concurrency: true }, () => {
   test('slash commands answer at the prompt, an unknown one in one line, and Ctrl-C at an empty prompt leaves with 0', async () => {
     const repo = await scratch.repo({ 'README.md': '# slash\n' });
     const fake = await scratch.fake([{ text: 'Hello.' }, { text: 'Hello on the new model.' }]);
-    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
-    const term = openTerminal(['--yes', '--no-sandbox', '--model', 'claude-one'], opts);
-    scratch.defer(() => term.close());
+    const opts = { cwd: repo.root, env: fakeEnv(fake) };
+    const term = openSession(scratch, ['--yes', '--no-sandbox', '--model', 'claude-one'], opts);
     await term.waitFor(/^›\s*$/m);
     term.type('/help');
     await term.waitFor(/\/fork <step>/);
@@ -128,8 +124,7 @@ describe('the interactive session', { concurrency: true }, () => {
 
   test('-r with a run that does not exist ends with its error, exit 1, and opens no prompt', async () => {
     const repo = await scratch.repo({ 'README.md': '# none\n' });
-    const term = openTerminal(['-r', 'no-such-run', '--yes'], { cwd: repo.root, env: { XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') });
-    scratch.defer(() => term.close());
+    const term = openSession(scratch, ['-r', 'no-such-run', '--yes'], { cwd: repo.root });
     assert.equal(await exited(term), 1);
     assert.match(term.screen(), /There is no run "no-such-run"/);
     assert.doesNotMatch(term.screen(), /^›/m);
@@ -140,9 +135,8 @@ describe('the interactive session', { concurrency: true }, () => {
     const repo = await scratch.repo({ 'README.md': '# stop\n' });
     const hold = new Set([1]);
     const fake = await scratch.fake([{ text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'Answered after the stop.' }], hold);
-    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
-    const term = openTerminal(['--yes', '--no-sandbox'], opts);
-    scratch.defer(() => term.close());
+    const opts = { cwd: repo.root, env: fakeEnv(fake) };
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], opts);
     await term.waitFor(/^›\s*$/m);
     term.type('take your time');
     while (fake.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -163,9 +157,8 @@ describe('the interactive session', { concurrency: true }, () => {
     const repo = await scratch.repo({ 'README.md': '# model\n' });
     const hold = new Set([1]);
     const fake = await scratch.fake([{ text: 'One.' }, { text: 'Two.' }], hold);
-    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
-    const term = openTerminal(['--yes', '--no-sandbox', '--model', 'claude-one'], opts);
-    scratch.defer(() => term.close());
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') } }; // one settings folder for both terminals
+    const term = openSession(scratch, ['--yes', '--no-sandbox', '--model', 'claude-one'], opts);
     await term.waitFor(/^›\s*$/m);
     term.type('first');
     await term.waitFor(answered(/One\./));
@@ -179,8 +172,7 @@ describe('the interactive session', { concurrency: true }, () => {
     assert.equal(await exited(term), 137);
 
     hold.delete(1);
-    const again = openTerminal(['-c', '--yes', '--no-sandbox'], opts);
-    scratch.defer(() => again.close());
+    const again = openSession(scratch, ['-c', '--yes', '--no-sandbox'], opts);
     await again.waitFor(answered(/Two\./, /[\s\S]*^›\s*$/m));
     assert.match(again.screen(), /model claude-two/);
     again.type('/exit');
@@ -198,9 +190,8 @@ describe('the interactive session', { concurrency: true }, () => {
       { tools: [{ name: 'run_bash', input: { command: 'echo two >> log.txt' } }] },
       { text: 'Logged twice.' },
     ]);
-    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') }, scratchDir: scratch.dir('savepoint-tmux-') };
-    const term = openTerminal(['run', '--no-sandbox', 'log twice'], opts);
-    scratch.defer(() => term.close());
+    const opts = { cwd: repo.root, env: fakeEnv(fake) };
+    const term = openSession(scratch, ['run', '--no-sandbox', 'log twice'], opts);
     await term.waitFor(/Allow run_bash "echo one >> log\.txt"\?.*\[a\]lways:\s*$/m);
     term.type('a');
     await term.waitFor(/Allow "run_bash\(echo \*\)" from now on: \[s\]ession only \/ \[w\]rite it to \.savepoint\/settings\.local\.json:\s*$/m);
@@ -219,8 +210,7 @@ describe('the interactive session', { concurrency: true }, () => {
     const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
     assert.equal((await runCli(['run', '--yes', 'the older task'], { cwd: repo.root, env })).code, 0);
     assert.equal((await runCli(['run', '--yes', 'the newer task'], { cwd: repo.root, env })).code, 0);
-    const term = openTerminal(['-r', '--yes', '--no-sandbox'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
-    scratch.defer(() => term.close());
+    const term = openSession(scratch, ['-r', '--yes', '--no-sandbox'], { cwd: repo.root, env });
     const list = await term.waitFor(/Which run\? \[1-2, or an id\]:\s*$/m);
     assert.match(list, /1 +the newer task +finished .*1 step/);
     assert.match(list, /2 +the older task +finished/);
@@ -248,8 +238,7 @@ describe('the interactive session', { concurrency: true }, () => {
       return turnIndex(body.messages) < 3 ? read : { text: 'Read three times.' };
     });
     const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
-    const term = openTerminal(['--yes', '--no-sandbox'], { cwd: repo.root, env, scratchDir: scratch.dir('savepoint-tmux-') });
-    scratch.defer(() => term.close());
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root, env });
     await term.waitFor(/^›\s*$/m);
     term.type('read it three times');
     await term.waitFor(answered(/Read three times\./));

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { BIN, baseEnv } from './cli.js';
+import type { Scratch } from './scratch.js';
 
 export interface Terminal {
   /** Types `text` and presses Enter. */
@@ -101,4 +102,15 @@ export async function exited(term: Terminal): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return term.exitCode()!;
+}
+
+/**
+ * `savepoint <args>` on a terminal as the session tests open it: its files under `scratch`, a
+ * settings folder of its own (XDG_CONFIG_HOME) unless `env` names one, closed when the test ends.
+ */
+export function openSession(scratch: Scratch, args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Terminal {
+  const env = { XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-'), ...options.env };
+  const term = openTerminal(args, { cwd: options.cwd, env, scratchDir: scratch.dir('savepoint-tmux-') });
+  scratch.defer(() => term.close());
+  return term;
 }
