@@ -92,16 +92,16 @@ export class SpareShells {
   }
 
   /**
-   * Asks for a spare for the next command run by `loader` in `cwd` (a copy of both is kept), started
-   * at the next `idle`, or once the command proves long (running `longCommandMs` before its
-   * `commandEnded`), whichever comes first.
+   * Asks for a spare for the next command run by `loader` in `cwd`, started at the next `idle`, or
+   * once the command proves long (running `longCommandMs` before its `commandEnded`), whichever
+   * comes first. `prepare` copies the command line when it starts the spare (an environment changed
+   * meanwhile is then the one the next command would get too; `take` compares them anyway).
    */
   want(loader: CommandLine, cwd: string): void {
     this.forgetWanted();
     if (this.closed || this.spare) return;
-    const wanted = { loader: { ...loader, env: { ...loader.env } }, cwd };
     const timer = setTimeout(() => this.startWanted(), this.longCommandMs).unref();
-    this.wanted = { ...wanted, timer };
+    this.wanted = { loader, cwd, timer };
   }
 
   /** Says the command that asked for the next spare ended: it was not a long one, so only `idle` starts that spare. */
