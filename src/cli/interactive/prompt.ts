@@ -101,18 +101,21 @@ function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io
     });
     rl.prompt();
     // A line typed ahead without Enter is there to finish, as it was left.
-    // eslint-disable-next-line no-control-regex
-    if (ahead.partial) rl.write(ahead.partial.replace(/[\x00-\x1f\x7f]/g, ''));
+    if (ahead.partial) rl.write(typedText(ahead.partial));
     ahead.partial = '';
   });
 }
 
 // Keys typed ahead as lines; the last one has no Enter yet (it is not sent, and it is left as typed).
-// The whole lines lose the escape sequences of keys that edit a line (arrows), which a queued line
-// cannot replay.
 function typedLines(keys: string): string[] {
   const lines = keys.split(/\r\n|\r|\n/);
   const last = lines.pop()!;
+  return [...lines.map(typedText), last];
+}
+
+// The text of keys typed ahead: without the escape sequences of keys that edit a line (arrows),
+// which a queued line cannot replay, nor other control characters.
+function typedText(keys: string): string {
   // eslint-disable-next-line no-control-regex
-  return [...lines.map((line) => line.replace(/\x1b\[[0-9;]*[A-Za-z~]|\x1b./g, '').replace(/[\x00-\x1f\x7f]/g, '')), last];
+  return keys.replace(/\x1b\[[0-9;]*[A-Za-z~]|\x1b./g, '').replace(/[\x00-\x1f\x7f]/g, '');
 }
