@@ -107,6 +107,7 @@ describe('two runs, one working tree', { concurrency: true }, () => {
 
     a.kill(); // SIGKILL: its worktree lock stays behind, owned by a dead process
     await a.result;
+    writeFileSync(go, ''); // its command outlives a kill -9 (as any child does): let it end
     const after = await quickRun(repo.root, 'task after the kill');
     assert.equal(after.code, 0, after.stderr);
   });
