@@ -2,10 +2,10 @@
 // GIT_WORK_TREE, core.worktree, linked worktrees and submodules mean what they mean to git, and
 // refuses the ones the journal cannot write safely. isomorphic-git ignores `commondir`, so the
 // journal is always handed the common git dir: in a linked worktree that is the main repository's
-// .git, where branches live. Spawning git costs 2-5 ms, and one command asks about the same
-// working tree several times (the journal, the checkpoints, the sandbox): git's answer for the top
-// of a working tree is kept for the process, as long as that directory and its git dir are the
-// same ones (not removed, not made anew).
+// .git, where branches live. Spawning git costs 2-5 ms, so nothing asks twice where it can pass
+// the answer down: a run finds its repository once (JournalStore.open) and hands it to its
+// checkpoints and its sandbox. Nothing is kept for the process (a folder removed and made anew
+// would be answered wrongly); a command that reads settings first asks once more (3-4 ms).
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
