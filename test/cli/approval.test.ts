@@ -73,6 +73,37 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
     assert.deepEqual(created, await shown(repo.root, 'indent', 6, 'docs/new café.md'));
   });
 
+  test("a file the repository's .gitattributes mark -diff or binary shows as git shows it: the root's rules and a folder's, as show prints it", async () => {
+    const repo = await scratch.repo({
+      '.gitattributes': '*.dat -diff\n',
+      'data/.gitattributes': 'keys.txt binary\n',
+      'data/table.dat': 'row 1\nrow 2\n',
+      'data/keys.txt': 'a\nb\n',
+      'data/readme.txt': 'plain\n',
+    });
+    const model = script(scratch.dir(), [
+      { tools: [{ name: 'write_file', input: { path: 'data/table.dat', content: 'row 1\nrow 2\nrow 3\n' } }] },
+      { tools: [{ name: 'write_file', input: { path: 'data/keys.txt', content: 'a\nc\n' } }] },
+      { tools: [{ name: 'write_file', input: { path: 'data/readme.txt', content: 'still plain\n' } }] },
+      { text: 'Written.' },
+    ]);
+    const tty = await onPty(['run', '--run', 'attrs', '--model', model, 'write three files'], repo.root, [
+      { after: /Allow write_file data\/table\.dat\?/, send: 'y\r' },
+      { after: /Allow write_file data\/keys\.txt\?/, send: 'y\r' },
+      { after: /Allow write_file data\/readme\.txt\?/, send: 'y\r' },
+    ]);
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    assert.deepEqual(asked(out, 'write data/table.dat (3 lines, 18 bytes):'), ['Binary files a/data/table.dat and b/data/table.dat differ']);
+    assert.deepEqual(asked(out, 'write data/keys.txt (2 lines, 4 bytes):'), ['Binary files a/data/keys.txt and b/data/keys.txt differ']);
+    assert.deepEqual(asked(out, 'write data/readme.txt (1 line, 12 bytes):'), ['--- a/data/readme.txt', '+++ b/data/readme.txt', '@@ -1 +1 @@', '-plain', '+still plain']);
+    for (const [step, path] of [[2, 'data/table.dat'], [4, 'data/keys.txt']] as const) {
+      const show = await runCli(['show', 'attrs', String(step)], { cwd: repo.root });
+      assert.equal(show.code, 0, show.stderr);
+      assert.ok(show.stdout.includes(`Binary files a/${path} and b/${path} differ`), `show prints the same for ${path}:\n${show.stdout}`);
+    }
+  });
+
   test('an edit that will fail says so instead of a diff', async () => {
     const repo = await scratch.repo({ 'app.js': 'const port = 80;\n' });
     const model = script(scratch.dir(), [

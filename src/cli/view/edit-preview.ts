@@ -3,7 +3,7 @@
 // with the repository's own diff settings, so the hunks, their file line numbers and their
 // indentation are the ones `savepoint show` prints for the step afterwards (a checkpoint diffed by
 // `git diff`). A file that does not exist yet shows as new (`--- /dev/null`, `@@ -0,0 +1,n @@`).
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildOwnGit, findRepository } from '../../git/repository.js';
@@ -55,15 +55,22 @@ export async function editPreview(root: string, tool: string, input: Record<stri
 // `git diff --no-index --no-prefix` of the two contents, written to a private temporary folder as
 // `a/<path>` and `b/<path>`: git itself then names the file in its `---` / `+++` lines (quoted as it
 // quotes one), as `git diff` names it in the step's checkpoint. It reads the repository's config
-// (diff.algorithm, diff.indentHeuristic, core.quotePath) through GIT_DIR, as `show` diffs with it.
+// (diff.algorithm, diff.indentHeuristic, core.quotePath) through GIT_DIR, and the working tree's
+// .gitattributes on the file's path, copied beside each side (a file marked `-diff` or `binary`
+// shows as "Binary files … differ"), as `show` diffs with them.
 async function gitDiff(root: string, path: string, before: Buffer | null, after: string): Promise<{ lines: string[]; error?: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'savepoint-approval-'));
   try {
     const [a, b] = [before === null ? '/dev/null' : `a/${path}`, `b/${path}`];
-    for (const [name, content] of [[a, before], [b, after]] as const) {
+    const attributes = await attributesOnPath(root, path);
+    for (const [side, name, content] of [['a', a, before], ['b', b, after]] as const) {
       if (content === null) continue;
       await mkdir(dirname(join(dir, name)), { recursive: true });
-      await writeFile(join(dir, name), content);
+      for (const [folder, rules] of attributes) {
+        await mkdir(join(dir, side, folder), { recursive: true });
+        await writeFile(join(dir, side, folder, '.gitattributes'), rules);
+      }
+      await writeFile(join(dir, name), content); // after the rules: a diff of .gitattributes itself keeps its own sides
     }
     const { execa } = await import('execa'); // loaded on first use: most runs never ask
     const git = buildOwnGit(['diff', '--no-index', '--no-prefix', '--no-ext-diff', '--no-textconv', '--no-color', '--', a, b]);
@@ -83,3 +90,23 @@ async function gitDiff(root: string, path: string, before: Buffer | null, after:
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+// git reads no .gitattributes larger than this (its own limit, 100 MB, is far above any real one).
+const MAX_ATTRIBUTES_BYTES = 1024 * 1024;
+
+// The .gitattributes files of the working tree that apply to `path` (repository-relative, `/`
+// separated): the root's and each folder's on the way down, as [folder, content]. Only regular
+// files are read, as git reads them (a symlinked .gitattributes is ignored by git since 2.32).
+async function attributesOnPath(root: string, path: string): Promise<Array<[string, Buffer]>> {
+  const folders = path.split('/').slice(0, -1).reduce<string[]>((list, name) => [...list, list.length ? `${list.at(-1)}/${name}` : name], ['']);
+  const found: Array<[string, Buffer]> = [];
+  for (const folder of folders) {
+    const file = join(root, folder, '.gitattributes');
+    const info = await lstat(file).catch(() => undefined);
+    if (!info?.isFile() || info.size > MAX_ATTRIBUTES_BYTES) continue;
+    const rules = await readFile(file).catch(() => undefined);
+    if (rules) found.push([folder, rules]);
+  }
+  return found;
+}
+
