@@ -38,3 +38,32 @@ test('a slash command and a message typed during a turn are answered after it, i
   assert.match(subjects, / #\d+ user "second"/);
   term.keys('C-u', 'C-d');
 });
+
+test("a message typed during a turn does not answer the turn's approval question: the question waits for its own answer, the message is answered after the turn", async () => {
+  const repo = await scratch.repo({ 'README.md': '# ahead\n' });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const fake = await scratch.fake(
+    [{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'noted\n' } }] }, { text: 'Wrote the notes.' }, { text: 'Second answer.' }],
+    undefined,
+    { gate: (index) => (index === 0 ? released : undefined) },
+  );
+  // No --yes: the write asks.
+  const term = openSession(scratch, ['--no-sandbox'], { cwd: repo.root, env: fakeEnv(fake) });
+  await term.waitFor(/^›\s*$/m);
+  term.type('write the notes');
+  while (fake.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  term.type('second');
+  term.screen(); // tmux handles its commands in order: the keys are in the terminal's input now
+  release();
+  await term.waitFor(/Allow write_file notes\.txt\?.*$/m);
+  term.type('y');
+  const screen = await term.waitFor(/→ answers "Second answer\."/);
+  assert.equal(repo.read('notes.txt'), 'noted\n', 'the write ran: the question took the "y" typed after it');
+  assert.match(screen.slice(screen.indexOf('Wrote the notes.')), /^› second\n/m, 'the message typed during the turn is answered after it');
+  assertNoStack(screen);
+  const subjects = await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']);
+  assert.doesNotMatch(subjects, /declined/);
+  assert.equal(subjects.split('\n').filter((s) => / #\d+ user "second"/.test(s)).length, 1, 'the message once');
+  term.keys('C-u', 'C-d');
+});

@@ -44,8 +44,8 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   sessionSettings(flags);
   const out = process.stdout;
   const style = styleFor(out);
-  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [] };
   const prompt = new SessionPrompt();
+  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [], prompt };
 
   if (start.continueLatest || start.resume) {
     const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
@@ -125,6 +125,8 @@ interface SessionState {
   said: Set<string>;
   /** Allow rules `a` remembered for this session: each turn reads the settings files again and adds these. */
   remembered: string[];
+  /** The session's prompt: its history and the lines typed ahead, which a turn's approval question leaves to it. */
+  prompt: SessionPrompt;
 }
 
 // A message: a new run's task, or a follow-up of the session's run.
@@ -203,6 +205,8 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
     onTally: (tally) => (state.tally = tally),
     said: state.said,
     remembered: state.remembered,
+    // Lines typed during the turn are messages for after it, not the answer to its question.
+    beforeQuestion: () => state.prompt.keepTypedAhead(),
   };
   try {
     failed = (await runOnTerminal(drive, flags, process.stdout, view)) !== 0;

@@ -43,6 +43,11 @@ export interface ApproverOptions {
   onAsk?: (asking: boolean, what?: string) => void;
   /** Ctrl-C at the question: stop the run (the caller aborts it) before the question fails. */
   onInterrupt?: () => void;
+  /**
+   * Called before the question reads the terminal: an interactive session takes the lines typed
+   * ahead of it (messages for after the turn) off the terminal first, so they do not answer it.
+   */
+  beforeAsk?: () => Promise<void>;
 }
 
 /** The tools `acceptEdits` approves without asking. */
@@ -65,6 +70,7 @@ export function createApprover(options: ApproverOptions): Approver {
     const output = options.output ?? process.stderr;
     options.onAsk?.(true, tool.describe(input));
     try {
+      await options.beforeAsk?.();
       output.write(await preview(tool, input, options.style, options.root));
       const answer = (await ask(`  Allow ${showControls(tool.describe(input))}? [y]es / [n]o (a reason may follow: "n use pnpm") / [a]lways: `, options)).trim();
       const word = answer.toLowerCase().split(/\s+/)[0] ?? '';

@@ -40,6 +40,8 @@ export interface TurnView {
   said?: Set<string>;
   /** The allow rules `a` remembered earlier in this session ("session only"): every turn keeps them. */
   remembered?: string[];
+  /** Before an approval question reads the terminal (the session keeps what was typed ahead of it as messages). */
+  beforeQuestion?: () => Promise<void>;
 }
 
 /** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
@@ -114,7 +116,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop }),
+      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: view.beforeQuestion }),
       permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
       onEvent: (event) => {

@@ -1,0 +1,63 @@
+// SessionPrompt.keepTypedAhead (src/cli/interactive/prompt.ts) on a stand-in terminal: what was
+// typed ahead of a turn's question becomes the lines the next prompts answer with, in order, the
+// line without Enter waits to be finished, and a Ctrl-C among the keys is the turn's Ctrl-C
+// (SIGINT to this process) with what was typed ahead dropped. The real terminal's side is
+// test/cli/interactive-typeahead.test.ts (tmux).
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import { SessionPrompt } from '../../src/cli/interactive/prompt.js';
+
+// A readable that says it is a terminal, remembering the raw modes it was put in.
+function fakeTerminal(): PassThrough & { isTTY: true; isRaw: boolean; modes: boolean[]; setRawMode(raw: boolean): void } {
+  const input = new PassThrough() as PassThrough & { isTTY: true; isRaw: boolean; modes: boolean[]; setRawMode(raw: boolean): void };
+  input.isTTY = true;
+  input.isRaw = false;
+  input.modes = [];
+  input.setRawMode = (raw: boolean) => {
+    input.isRaw = raw;
+    input.modes.push(raw);
+  };
+  return input;
+}
+
+test('keys typed ahead of a question become the next prompts\' lines, in order; the unfinished one waits; the terminal is left as it was', async () => {
+  const input = fakeTerminal();
+  const output = new PassThrough();
+  let shown = '';
+  output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+  const prompt = new SessionPrompt({ input, output });
+  input.write('second message\r/cost\n');
+  input.write('half a li');
+  await prompt.keepTypedAhead();
+  assert.deepEqual(input.modes, [true, false], 'read raw, then back to the mode it was in');
+  assert.ok(input.isPaused(), 'nothing reads the terminal after it');
+  assert.deepEqual(await prompt.read('› '), { line: 'second message' });
+  assert.deepEqual(await prompt.read('› '), { line: '/cost' });
+  assert.match(shown, /› second message\n› \/cost\n/);
+  // The next prompt opens with the unfinished line, to be finished.
+  const third = prompt.read('› ');
+  input.write('ne\r');
+  assert.deepEqual(await third, { line: 'half a line' });
+});
+
+test('a Ctrl-C among the keys typed ahead is SIGINT to this process, and drops what was typed ahead', async () => {
+  const input = fakeTerminal();
+  const output = new PassThrough();
+  output.resume();
+  const prompt = new SessionPrompt({ input, output });
+  let interrupted = 0;
+  const onSigint = () => interrupted++;
+  process.on('SIGINT', onSigint);
+  try {
+    input.write('a message\rhalf\x03');
+    await prompt.keepTypedAhead();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(interrupted, 1);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  const next = prompt.read('› ');
+  input.write('typed after\r');
+  assert.deepEqual(await next, { line: 'typed after' }, 'nothing typed ahead is left');
+});
