@@ -282,6 +282,14 @@ async function run(context: BenchContext): Promise<Row[]> {
     const target = harness === 'savepoint' && checked ? { target: `p50 ≤ ${TARGET_STARTUP_MS} ms`, ok: percentile(startups, 50) <= TARGET_STARTUP_MS } : {};
     rows.push(latencyRow(`${harness}: start-up, spawn to first model request`, startups.length, startups, { total: undefined, ...target }));
   }
+  // The floor under every start-up above: this Node starting and exiting with nothing to run
+  // (120-130 ms for one Node 20 build, 37 ms for Node 22 on the same machine).
+  const boots = Array.from({ length: 8 }, () => {
+    const t0 = now();
+    spawnSync(process.execPath, ['-e', '0']);
+    return now() - t0;
+  });
+  rows.push(latencyRow(`node ${process.version} itself: spawn to exit of \`node -e 0\` (under every start-up)`, boots.length, boots, { total: undefined }));
   for (const harness of harnesses.filter((h) => h !== 'unsandboxed')) {
     const disk = all(`${harness} bash`).map((r) => r.diskBytes);
     const where = harness === 'pi' ? 'session folder' : '.git growth';
