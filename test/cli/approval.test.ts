@@ -4,7 +4,7 @@
 // step afterwards. A declined step's line and `log` say "declined" once.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { runCli } from '../helpers/cli.js';
@@ -102,6 +102,23 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
       assert.equal(show.code, 0, show.stderr);
       assert.ok(show.stdout.includes(`Binary files a/${path} and b/${path} differ`), `show prints the same for ${path}:\n${show.stdout}`);
     }
+  });
+
+  test('a "y" typed before the question appears does not approve: only what is typed after it answers', async () => {
+    const repo = await scratch.repo({ 'README.md': '# p\n' });
+    const model = script(scratch.dir(), [
+      { tools: [{ name: 'write_file', input: { path: 'early.txt', content: 'written\n' } }], delayMs: 1500 },
+      { text: 'Done.' },
+    ]);
+    // The first "y" goes in while the model is still answering; the question then gets "n".
+    const tty = await onPty(['run', '--run', 'early', '--model', model, 'write early.txt'], repo.root, [
+      { after: /model turn 1/, send: 'y\r' },
+      { after: /Allow write_file early\.txt\?/, send: 'n\r' },
+    ]);
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    assert.match(out, /#2 {2}DECLINED \(not run\) +write_file early\.txt/, `the answer typed after the question decided:\n${out}`);
+    assert.ok(!existsSync(join(repo.root, 'early.txt')), 'nothing was written');
   });
 
   test('an edit that will fail says so instead of a diff', async () => {

@@ -7,8 +7,8 @@
 // after it, in order, as Claude Code queues what is typed during a turn (a closed interface would
 // drop them).
 import { createInterface } from 'node:readline';
-import { StringDecoder } from 'node:string_decoder';
 import { showControls } from '../../format/text.js';
+import { takeTypedAhead } from '../terminal/typed-ahead.js';
 
 /** What the person did at the prompt: a line, or leave (Ctrl-C on an empty line, Ctrl-D). */
 export type PromptAnswer = { line: string } | { leave: true };
@@ -46,30 +46,15 @@ export class SessionPrompt {
   /**
    * Takes what was typed since the last prompt, still waiting in the terminal, into the lines typed
    * ahead: called before a turn's own question (an approval) reads the terminal, so that a message
-   * typed during the turn stays a message for after it instead of answering the question. The
-   * terminal holds a line until Enter in its normal mode, so it is read in raw mode (as readline
-   * reads), for as long as the keys already there take to arrive. Ctrl-C among them is Ctrl-C in
-   * the turn, as the terminal would have made it: SIGINT, and what was typed ahead is dropped.
+   * typed during the turn stays a message for after it instead of answering the question
+   * (terminal/typed-ahead.ts). Ctrl-C among the keys is Ctrl-C in the turn: SIGINT, and what was
+   * typed ahead is dropped, as the terminal drops it.
    */
   async keepTypedAhead(): Promise<void> {
-    const input = (this.io.input ?? process.stdin) as NodeJS.ReadStream;
-    if (!input.isTTY || typeof input.setRawMode !== 'function') return;
-    const wasRaw = input.isRaw;
-    const decoder = new StringDecoder('utf8');
-    let keys = '';
-    const take = (chunk: Buffer | string) => void (keys += typeof chunk === 'string' ? chunk : decoder.write(chunk));
-    input.setRawMode(true);
-    input.on('data', take);
-    input.resume();
-    await new Promise((settle) => setTimeout(settle, TYPED_AHEAD_WAIT_MS));
-    input.off('data', take);
-    input.pause();
-    input.setRawMode(wasRaw);
-    keys += decoder.end();
-    if (keys.includes('\x03')) {
+    const { keys, interrupted } = await takeTypedAhead((this.io.input ?? process.stdin) as NodeJS.ReadStream);
+    if (interrupted) {
       this.ahead.lines.length = 0;
       this.ahead.partial = '';
-      process.kill(process.pid, 'SIGINT');
       return;
     }
     const lines = typedLines(this.ahead.partial + keys);
@@ -77,11 +62,6 @@ export class SessionPrompt {
     this.ahead.lines.push(...lines.filter((line) => line.trim() !== ''));
   }
 }
-
-// How long keepTypedAhead reads: keys already in the terminal arrive in the first read after it
-// resumes (one turn of the event loop); this leaves room for a busy machine, and is not felt
-// before a question.
-const TYPED_AHEAD_WAIT_MS = 15;
 
 // A line answered at a prompt joins the history as readline keeps it: newest first, no repeat of the last.
 function remember(history: string[], line: string): void {

@@ -9,6 +9,7 @@ import { showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
 import { askAboutDrift, askToRunUnconfined, createApprover, where } from './approval.js';
+import { dropTypedAhead } from '../terminal/typed-ahead.js';
 import { JsonLines } from './json-lines.js';
 import { LiveView } from './live-view.js';
 import { modelNoticeText } from './model-notice.js';
@@ -40,7 +41,7 @@ export interface TurnView {
   said?: Set<string>;
   /** The allow rules `a` remembered earlier in this session ("session only"): every turn keeps them. */
   remembered?: string[];
-  /** Before an approval question reads the terminal (the session keeps what was typed ahead of it as messages). */
+  /** Before an approval question reads the terminal: the session keeps what was typed ahead of it as messages (by default it is dropped, so only keys typed after the question answer it). */
   beforeQuestion?: () => Promise<void>;
 }
 
@@ -116,7 +117,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: view.beforeQuestion }),
+      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: view.beforeQuestion ?? dropTypedAhead }),
       permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
       onEvent: (event) => {
