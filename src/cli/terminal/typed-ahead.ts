@@ -4,8 +4,9 @@
 // question first takes what is waiting off the terminal: read in raw mode, as readline reads, for
 // as long as keys already there take to arrive. As ssh and sudo flush input before a password.
 
-/** How long pending keys are read: they arrive in the first read after resuming (one turn of the event loop); this leaves room for a busy machine and is not felt before a question. */
-export const TYPED_AHEAD_WAIT_MS = 15;
+// How long pending keys are read: they arrive in the first read after resuming (one turn of the
+// event loop); this leaves room for a busy machine and is not felt before a question.
+const TYPED_AHEAD_WAIT_MS = 15;
 
 /**
  * The keys waiting on the terminal `input` (this process's stdin by default), taken off it; ''

@@ -44,8 +44,9 @@ export interface ApproverOptions {
   /** Ctrl-C at the question: stop the run (the caller aborts it) before the question fails. */
   onInterrupt?: () => void;
   /**
-   * Called before the question reads the terminal: an interactive session takes the lines typed
-   * ahead of it (messages for after the turn) off the terminal first, so they do not answer it.
+   * Called before the question reads the terminal, to take the keys typed ahead of it off the
+   * terminal so they do not answer it: a session keeps them as messages for after the turn, a run
+   * drops them (terminal/typed-ahead.ts).
    */
   beforeAsk?: () => Promise<void>;
 }

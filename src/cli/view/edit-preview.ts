@@ -91,14 +91,16 @@ async function gitDiff(root: string, path: string, before: Buffer | null, after:
   }
 }
 
-// git reads no .gitattributes larger than this (its own limit, 100 MB, is far above any real one).
+// A .gitattributes larger than this is left out of the question's diff (outside input, sized
+// before it is read: real ones are a few KB; git's own limit is 100 MB).
 const MAX_ATTRIBUTES_BYTES = 1024 * 1024;
 
 // The .gitattributes files of the working tree that apply to `path` (repository-relative, `/`
 // separated): the root's and each folder's on the way down, as [folder, content]. Only regular
 // files are read, as git reads them (a symlinked .gitattributes is ignored by git since 2.32).
 async function attributesOnPath(root: string, path: string): Promise<Array<[string, Buffer]>> {
-  const folders = path.split('/').slice(0, -1).reduce<string[]>((list, name) => [...list, list.length ? `${list.at(-1)}/${name}` : name], ['']);
+  const parts = path.split('/').slice(0, -1);
+  const folders = ['', ...parts.map((_, i) => parts.slice(0, i + 1).join('/'))];
   const found: Array<[string, Buffer]> = [];
   for (const folder of folders) {
     const file = join(root, folder, '.gitattributes');
@@ -109,4 +111,3 @@ async function attributesOnPath(root: string, path: string): Promise<Array<[stri
   }
   return found;
 }
-
