@@ -12,7 +12,10 @@
 // which holds everything a harness does between two model calls: parse the stream, record the
 // answer (savepoint: a durable journal commit; pi: a JSONL append), run the tool (and, for
 // savepoint's bash, record the intent before, the result and a working-tree checkpoint after), and
-// build the next request. Also: spawn to the first request (start-up), and what each run leaves on
+// build the next request. The server answers at once, so work a harness does while it waits for
+// the model (savepoint starts the next command's shell then: os/spare-shell.ts) lands in the gap
+// too; the paced bash turns are the same turns from a model that takes PACED_MS to answer (a real
+// one takes hundreds), which is what a person's run sees. Also: spawn to the first request (start-up), and what each run leaves on
 // disk (savepoint's .git growth, pi's session folder).
 //
 // pi is installed on demand, pinned, into a cache folder (SAVEPOINT_BENCH_CACHE, default
@@ -54,7 +57,9 @@ const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 // `unsandboxed`: this build with --no-sandbox, bash turns only (pi has no sandbox: like for like).
 type Harness = 'savepoint' | 'unsandboxed' | 'baseline' | 'pi';
 const BASELINE = process.env.BENCH_PEERS_BASELINE ? resolve(process.env.BENCH_PEERS_BASELINE) : undefined;
-type Kind = 'bash' | 'read';
+// `paced`: bash turns from a model that takes PACED_MS to answer each request.
+type Kind = 'bash' | 'read' | 'paced';
+const PACED_MS = 30;
 
 // ── pi, installed on demand ─────────────────────────────────────────────────────────────────────
 
@@ -117,10 +122,11 @@ let clock: ServerClock | undefined;
 
 function turnsFor(harness: Harness, kind: Kind, turns: number): ScriptTurn[] {
   const tool =
-    kind === 'bash'
+    kind !== 'read'
       ? { name: harness === 'pi' ? 'bash' : 'run_bash', input: { command: 'true' } }
       : { name: harness === 'pi' ? 'read' : 'read_file', input: { path: 'notes.txt' } };
-  return [...Array.from({ length: turns }, () => ({ tools: [tool] })), { text: `Done: ${turns} tool calls.` }];
+  const pace = kind === 'paced' ? { delayMs: PACED_MS } : {};
+  return [...Array.from({ length: turns }, () => ({ tools: [tool], ...pace })), { text: `Done: ${turns} tool calls.` }];
 }
 
 interface RunResult {
@@ -217,14 +223,15 @@ async function run(context: BenchContext): Promise<Row[]> {
     // Alternating, and in the opposite order every other round, so drift in the machine's load
     // falls on both.
     const order = round % 2 === 0 ? harnesses : [...harnesses].reverse();
-    for (const kind of ['bash', 'read'] as const) {
+    for (const kind of ['bash', 'read', 'paced'] as const) {
       for (const harness of order) {
-        if (harness === 'unsandboxed' && kind === 'read') continue; // a read never meets the sandbox
+        if (harness === 'unsandboxed' && kind !== 'bash') continue; // a read never meets the sandbox; paced: like for like with pi only
         context.log(`round ${round + 1}/${rounds}: ${harness}, ${turns} ${kind} turns`);
         add(`${harness} ${kind}`, await runOnce(harness, kind, turns, context, piCli, harness === 'savepoint' ? profileDir : undefined));
       }
       // The disk's floor for this kind's turns, measured between the harnesses' runs (the disk's
       // speed moves with the machine's load: measured apart, it would not compare).
+      if (kind === 'paced') continue; // the bash turns' floor
       const commitsPerTurn = kind === 'bash' ? 3 : 2;
       const commits = await durableCommitFloor(context, turns * commitsPerTurn);
       floors.set(kind, [...(floors.get(kind) ?? []), ...Array.from({ length: turns }, (_, i) => sum(commits.slice(i * commitsPerTurn, (i + 1) * commitsPerTurn)))]);
@@ -276,6 +283,17 @@ async function run(context: BenchContext): Promise<Row[]> {
       rows.push(latencyRow(`savepoint --no-sandbox: ${label}, response end → next request`, unconfined.length, unconfined));
       rows.push(ratioRow('savepoint --no-sandbox', unconfined, false));
     }
+  }
+  // The same bash turns from a model that takes PACED_MS to answer: what a run sees, with the next
+  // command's shell started while the model answers. The targets stay on the server that answers at once.
+  const pacedOurs = gapsOf('savepoint paced');
+  const pacedTheirs = gapsOf('pi paced');
+  if (pacedOurs.length) rows.push(latencyRow(`savepoint: bash turn, a model answering in ${PACED_MS} ms, response end → next request`, pacedOurs.length, pacedOurs));
+  if (pacedOurs.length && pacedTheirs.length) {
+    rows.push(latencyRow(`pi: bash turn, a model answering in ${PACED_MS} ms, response end → next request`, pacedTheirs.length, pacedTheirs));
+    rows.push({ what: `paced bash turns: savepoint / pi, mean gap (p50s: ${(percentile(pacedOurs, 50) / percentile(pacedTheirs, 50)).toFixed(2)}x)`, n: pacedOurs.length, value: `${(mean(pacedOurs) / mean(pacedTheirs)).toFixed(2)}x` });
+    const floor = percentile(floors.get('bash') ?? [], 50);
+    rows.push({ what: "paced bash turns: savepoint's own work (gap p50 − the bash floor's p50) / pi's gap p50", value: `${((percentile(pacedOurs, 50) - floor) / percentile(pacedTheirs, 50)).toFixed(2)}x` });
   }
   for (const harness of harnesses.filter((h) => h !== 'unsandboxed')) {
     const startups = [...all(`${harness} bash`), ...all(`${harness} read`)].map((r) => r.startupMs);
