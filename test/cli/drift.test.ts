@@ -141,9 +141,9 @@ describe('drift between a crash and the resume', { concurrency: true }, () => {
 
 const HAVE_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
 
-// Runs `savepoint <args>` on a pseudo-terminal (util-linux `script`), answers the drift question
-// with `answer` once it is asked, and returns everything the terminal showed.
-async function onTerminal(args: string[], cwd: string, env: Record<string, string>, answer: string): Promise<{ code: number | null; screen: string }> {
+// Runs `savepoint <args>` on a pseudo-terminal (util-linux `script`), types `early` at once, answers
+// the drift question with `answer` once it is asked, and returns everything the terminal showed.
+async function onTerminal(args: string[], cwd: string, env: Record<string, string>, answer: string, early = ''): Promise<{ code: number | null; screen: string }> {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = [process.execPath, BIN, ...args].map(quote).join(' ');
   const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...baseEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -151,6 +151,7 @@ async function onTerminal(args: string[], cwd: string, env: Record<string, strin
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  if (early) child.stdin.write(early);
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   try {
     let done = false;
@@ -175,6 +176,14 @@ describe('drift on a terminal: the user is asked', { concurrency: true, skip: HA
     assert.match(screen, /You chose restore: restored the working tree/);
     assertStepModes(screen.replace(/\r/g, ''), 4);
     assertRestored(crashed, screen.replace(/\r/g, ''));
+  });
+
+  test('a "y" typed before the question appears does not restore: only the answer typed after it counts', async () => {
+    const crashed = await crashThenEditByHand();
+    // Typed at once, before the command has even started: it waits on the terminal for whoever reads next.
+    const { code, screen } = await onTerminal(['run', '--yes', TASK], crashed.repo.root, fakeEnv(crashed.fake) as Record<string, string>, 'k', 'y\r');
+    assert.equal(code, 0, screen);
+    assertKept(crashed, screen.replace(/\r/g, ''));
   });
 
   test('"k" keeps the files as they are and the run goes on', async () => {

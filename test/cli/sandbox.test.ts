@@ -134,18 +134,26 @@ function pathWithoutBwrap(): string {
   return bin;
 }
 
-// Runs the CLI on a terminal (util-linux `script` gives it a pseudo-terminal), typing `answer`.
+// Runs the CLI on a terminal (util-linux `script` gives it a pseudo-terminal), typing `early` at
+// once (before any question can have appeared) and `answer` once the no-sandbox question is shown.
 // Asynchronous: the fake Anthropic server answering it lives in this process.
-function runOnTerminal(args: string[], cwd: string, env: Record<string, string | undefined>, answer: string): Promise<{ code: number | null; output: string }> {
+function runOnTerminal(args: string[], cwd: string, env: Record<string, string | undefined>, answer: string, early = ''): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, BIN, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
   const merged: Record<string, string> = { ...baseEnv(), SHELL: '/bin/sh' };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
   else merged[name] = value;
   const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { cwd, env: merged, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stdin.end(answer);
+  let answered = false;
+  const seen = (chunk: string) => {
+    output += chunk;
+    if (answered || !/\[y\/N\]: /.test(output)) return;
+    answered = true;
+    child.stdin.end(answer);
+  };
+  child.stdout.setEncoding('utf8').on('data', seen);
+  child.stderr.setEncoding('utf8').on('data', seen);
+  if (early) child.stdin.write(early);
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, output }))));
 }
@@ -183,5 +191,13 @@ describe('without bubblewrap', () => {
     assert.match(yes.output, /Run commands unconfined, with your whole environment and file system\? \[y\/N\]/);
     assert.equal(accepted.read('ran.txt'), 'ran\n');
     assert.deepEqual((await runRecord(accepted.root)).sandbox, { kind: 'none', network: true, gitWrites: true });
+  });
+
+  test('a "y" typed before the question appears does not let commands run unconfined: only the answer typed after it counts', { skip: noScript }, async () => {
+    const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command: 'echo ran > ran.txt' } }] }, { text: 'Done.' }];
+    const repo = await scratch.repo({ 'README.md': '# app\n' });
+    const early = await runOnTerminal(['run', '--yes', 'try it'], repo.root, fakeEnv(await scratch.fake(turns), { PATH: pathWithoutBwrap() }), 'n\n', 'y\n');
+    assert.equal(early.code, 1, `the "n" typed after the question decided:\n${early.output}`);
+    assert.ok(!existsSync(join(repo.root, 'ran.txt')), 'nothing ran');
   });
 });

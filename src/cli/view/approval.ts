@@ -176,8 +176,13 @@ export function where(step: number): string {
   return step ? `after step ${step}` : 'when the run started';
 }
 
-/** The drift question on a terminal: restore, keep, or quit. Ctrl-C stops like Ctrl-C anywhere. */
-export async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void): Promise<'restore' | 'keep' | 'stop'> {
+/**
+ * The drift question on a terminal: restore, keep, or quit. Ctrl-C stops like Ctrl-C anywhere.
+ * `beforeAsk` takes what was typed before the question appeared (as for an approval): a "y" typed
+ * early must not reset files the person has not yet seen listed.
+ */
+export async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void, beforeAsk?: () => Promise<void>): Promise<'restore' | 'keep' | 'stop'> {
+  await beforeAsk?.();
   live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${showControls(describeChanges(question.changes))}.\n`));
   live.pause();
   try {
@@ -189,8 +194,12 @@ export async function askAboutDrift(question: { step: number; changes: Parameter
   }
 }
 
-/** No sandbox here: say so once, with how to get one, and ask before running commands unconfined. */
-export async function askToRunUnconfined(reason: string, out: Writable, style: Style, onInterrupt: () => void): Promise<boolean> {
+/**
+ * No sandbox here: say so once, with how to get one, and ask before running commands unconfined;
+ * only what is typed after the question answers it (`beforeAsk`, as for the drift question).
+ */
+export async function askToRunUnconfined(reason: string, out: Writable, style: Style, onInterrupt: () => void, beforeAsk?: () => Promise<void>): Promise<boolean> {
+  await beforeAsk?.();
   out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. Install it with "apt-get install bubblewrap" (Debian, Ubuntu) or "dnf install bubblewrap" (Fedora).\n`));
   const answer = (await ask('  Run commands unconfined, with your whole environment and file system? [y/N]: ', { onInterrupt })).trim().toLowerCase();
   return answer === 'y' || answer === 'yes';

@@ -41,7 +41,7 @@ export interface TurnView {
   said?: Set<string>;
   /** The allow rules `a` remembered earlier in this session ("session only"): every turn keeps them. */
   remembered?: string[];
-  /** Before an approval question reads the terminal: the session keeps what was typed ahead of it as messages (by default it is dropped, so only keys typed after the question answer it). */
+  /** Before a question (an approval, drift, no sandbox) reads the terminal: the session keeps what was typed ahead of it as messages (by default it is dropped, so only keys typed after the question answer it). */
   beforeQuestion?: () => Promise<void>;
 }
 
@@ -80,6 +80,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   const onSigterm = () => stopWith('SIGTERM');
   const onSighup = () => stopWith('SIGHUP');
   const stop = onSigint; // Ctrl-C at a question
+  const beforeQuestion = view.beforeQuestion ?? dropTypedAhead; // before every question: approval, drift, no sandbox
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   process.on('SIGHUP', onSighup);
@@ -114,12 +115,12 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       pushTimeout: flags.pushTimeout,
       pushRetry: flags.pushRetry,
       sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
-      onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop) : undefined,
+      onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop, beforeQuestion) : undefined,
       env,
       signal: controller.signal,
-      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: view.beforeQuestion ?? dropTypedAhead }),
+      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: beforeQuestion }),
       permission: (tool, input) => settings.rules.decide(tool, input),
-      onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop) : undefined,
+      onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop, beforeQuestion) : undefined,
       onEvent: (event) => {
         tally.add(event);
         if (event.type === 'started') doing.step = { position: event.position, kind: event.kind, description: event.description };
