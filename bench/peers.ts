@@ -15,8 +15,8 @@
 // build the next request. The server answers at once, so work a harness does while it waits for
 // the model (savepoint starts the next command's shell then: os/spare-shell.ts) lands in the gap
 // too; the paced bash turns are the same turns from a model that takes PACED_MS to answer (a real
-// one takes hundreds), which is what a person's run sees. Also: spawn to the first request (start-up), and what each run leaves on
-// disk (savepoint's .git growth, pi's session folder).
+// one takes hundreds), which is what a person's run sees. Also: spawn to the first request
+// (start-up), and what each run leaves on disk (savepoint's .git growth, pi's session folder).
 //
 // pi is installed on demand, pinned, into a cache folder (SAVEPOINT_BENCH_CACHE, default
 // ~/.cache/savepoint-bench), never as a dependency of this project; without a network the rows
@@ -203,6 +203,18 @@ function setUp(context: BenchContext, label: string): BenchRepo {
 
 const mean = (samples: readonly number[]) => sum(samples) / samples.length;
 
+// `who`'s gaps beside pi's: the ratio of the means (checked against TARGET_BASH_RATIO when `targeted`), and of the p50s.
+function ratioRow(who: string, samples: number[], theirs: number[], targeted: boolean): Row {
+  const ratio = mean(samples) / mean(theirs);
+  const ratioP50 = percentile(samples, 50) / percentile(theirs, 50);
+  return {
+    what: `${who} / pi, mean gap (p50s: ${ratioP50.toFixed(2)}x)`,
+    n: samples.length,
+    value: `${ratio.toFixed(2)}x`,
+    ...(targeted ? { target: `≤ ${TARGET_BASH_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_BASH_RATIO } : {}),
+  };
+}
+
 async function run(context: BenchContext): Promise<Row[]> {
   clock ??= new ServerClock();
   const pi = ensurePi(context.log);
@@ -253,17 +265,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     if (!piCli) continue;
     const theirs = gapsOf(`pi ${kind}`);
     rows.push(latencyRow(`pi: ${label}, response end → next request`, theirs.length, theirs));
-    const ratioRow = (who: string, samples: number[], targeted: boolean): Row => {
-      const ratio = mean(samples) / mean(theirs);
-      const ratioP50 = percentile(samples, 50) / percentile(theirs, 50);
-      return {
-        what: `${kind} turns: ${who} / pi, mean gap (p50s: ${ratioP50.toFixed(2)}x)`,
-        n: samples.length,
-        value: `${ratio.toFixed(2)}x`,
-        ...(checked && targeted ? { target: `≤ ${TARGET_BASH_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_BASH_RATIO } : {}),
-      };
-    };
-    rows.push(ratioRow('savepoint', ours, kind === 'bash'));
+    rows.push(ratioRow(`${kind} turns: savepoint`, ours, theirs, checked && kind === 'bash'));
     // What the disk alone takes for the commits of such a turn (one per journal entry: the model's
     // answer, the command's intent and its result; a read has no intent): the part of the gap no
     // code change removes while every entry is durable before the next request.
@@ -281,7 +283,7 @@ async function run(context: BenchContext): Promise<Row[]> {
       // pi runs its commands unconfined; bubblewrap costs ~5 ms a command (namespaces, mounts).
       const unconfined = gapsOf('unsandboxed bash');
       rows.push(latencyRow(`savepoint --no-sandbox: ${label}, response end → next request`, unconfined.length, unconfined));
-      rows.push(ratioRow('savepoint --no-sandbox', unconfined, false));
+      rows.push(ratioRow(`${kind} turns: savepoint --no-sandbox`, unconfined, theirs, false));
     }
   }
   // The same bash turns from a model that takes PACED_MS to answer: what a run sees, with the next
@@ -291,7 +293,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   if (pacedOurs.length) rows.push(latencyRow(`savepoint: bash turn, a model answering in ${PACED_MS} ms, response end → next request`, pacedOurs.length, pacedOurs));
   if (pacedOurs.length && pacedTheirs.length) {
     rows.push(latencyRow(`pi: bash turn, a model answering in ${PACED_MS} ms, response end → next request`, pacedTheirs.length, pacedTheirs));
-    rows.push({ what: `paced bash turns: savepoint / pi, mean gap (p50s: ${(percentile(pacedOurs, 50) / percentile(pacedTheirs, 50)).toFixed(2)}x)`, n: pacedOurs.length, value: `${(mean(pacedOurs) / mean(pacedTheirs)).toFixed(2)}x` });
+    rows.push(ratioRow('paced bash turns: savepoint', pacedOurs, pacedTheirs, false));
     const floor = percentile(floors.get('bash') ?? [], 50);
     rows.push({ what: "paced bash turns: savepoint's own work (gap p50 − the bash floor's p50) / pi's gap p50", value: `${((percentile(pacedOurs, 50) - floor) / percentile(pacedTheirs, 50)).toFixed(2)}x` });
   }
