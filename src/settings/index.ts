@@ -3,3 +3,4 @@
 export { loadSettings, permissionRules, addLocalAllowRule, localSettingsFile, settingsFiles, userConfigDir, type Settings, type Sourced, type SettingsScope } from './load.js';
 export { PermissionRules, parseRule, ruleMatches, suggestRule, type RuleVerdict, type ParsedRule } from './permissions.js';
 export { readSettingsFile, parseSettings, PERMISSION_MODES, MAX_SETTINGS_BYTES, type PermissionMode, type McpServerSettings, type SettingsLayer } from './settings-file.js';
+export { CONTROL_FOLDERS, CONTROL_ROOT_FILES, INSTRUCTION_FILE_NAMES, isControlPath } from './control-files.js';
