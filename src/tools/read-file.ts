@@ -139,8 +139,9 @@ async function readLineWindow(handle: FileHandle, first: number, limit: number, 
         lines.push(text);
         used += size;
       } else if (lines.length === 0) {
-        // Alone over the budget (minified code, a log without newlines): its start is shown.
-        lines.push(cutUtf8(Buffer.concat(parts), maxBytes - 16).toString('utf8'));
+        // Alone over the budget (minified code, a log without newlines): its start is shown, cut
+        // once decoded (each byte that is not UTF-8 became three, U+FFFD).
+        lines.push(cutUtf8(Buffer.from(text), maxBytes - 16).toString('utf8'));
         clippedLineBytes = lineBytes;
         full = true;
       } else {

@@ -78,6 +78,11 @@ describe('read_file', () => {
     assert.ok(Buffer.byteLength(result.output) <= 50 * 1024);
     assert.deepEqual(rest, ['', '[lines 1-1 of 2; line 1 is 195.3 KB long: only its start is shown (a read returns at most 50.0 KB; run_bash with cut or head -c shows more of it); read on with offset 2]']);
     assert.equal((await tool.execute({ path: 'minified.js', offset: 2 })).output, '     2\tsecond\n\n[lines 2-2 of 2]');
+    // Bytes that are not UTF-8 are shown as U+FFFD, three bytes each: the cut is made after that.
+    writeFileSync(join(repo.root, 'latin1.txt'), Buffer.alloc(100_000, 0xe9));
+    const latin1 = await tool.execute({ path: 'latin1.txt' });
+    assert.match(latin1.output, /^     1\t\uFFFD+\n\n\[lines 1-1 of 1; line 1 is 97\.7 KB long: only its start is shown/);
+    assert.ok(Buffer.byteLength(latin1.output) <= 50 * 1024, `${Buffer.byteLength(latin1.output)} bytes`);
   });
 
   it('keeps a line whole, characters included, where it crosses from one block read to the next (1 MB)', async () => {
