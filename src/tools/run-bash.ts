@@ -1,14 +1,18 @@
 // run_bash: a shell command in the repository root. The command runs in a process group of its own,
-// so a timeout, an abort, or the command's end takes down everything it started, not just bash.
+// so a timeout, an abort, or the command's end takes down everything it started, not just bash. A
+// process that left the group (setsid, a daemon) and keeps the output pipe open is not waited on:
+// once bash has exited, what the pipe already holds is read, reading stops, and the result names
+// the process (in the sandbox none can: its pid namespace dies with bash).
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { StoppedBySignalError, stopSignalWords } from '../errors/index.js';
-import { oneLine } from '../format/text.js';
+import { ellipsize, oneLine, showControls } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './truncate.js';
 import { gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import { sandboxNote } from './sandbox-notes.js';
 import { SPARE_LOADER, type SpareShells } from '../os/spare-shell.js';
+import { openPipeId, pipeHolders, type PipeHolder } from '../os/pipe-holders.js';
 import type { Tool, ToolResult } from './types.js';
 
 /** How long a command may run when the model does not say. */
@@ -19,6 +23,11 @@ export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 // characters (\u0000): 256 MB of NUL bytes would be 1.5 GB there, past what one string can hold, and
 // the run crashed ("Invalid string length") before the result was recorded.
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+// How long after bash exits (and its group is killed) the output pipe may stay open before
+// run_bash looks who holds it: killed processes close it within milliseconds, so only a process
+// outside the group (or one the kernel is slow to tear down) is still there by then.
+const SETTLE_MS = 100;
 
 /** How many characters `chunk` takes once decoded and escaped in a JSON string (at most six per byte). */
 export function journalSize(chunk: Buffer): number {
@@ -42,6 +51,7 @@ const description = `Runs a command with bash in the repository root and returns
 - Stdin is empty, so a command that waits for input gets end-of-file instead of hanging. Each call starts a fresh shell: cd and variables do not carry over.
 - Times out after ${DEFAULT_BASH_TIMEOUT_MS / 1000} s by default (set timeout_ms for longer builds or test runs). On timeout the command and every process it started are killed.
 - Background processes (\`cmd &\`) are killed when the command ends, so do not start servers that must keep running.
+- A process that leaves the command's process group (setsid, a daemon) is not waited for: once bash exits, the output already written is read, reading stops, and the result names the process (pid and command line), which goes on running. In the sandbox it is killed with the command.
 - Prefer read_file, list_files, search, edit_file and write_file over cat, find, grep, sed and echo > file: they are checked and shown more clearly.
 - Quote paths that contain spaces. Keep output small where you can (for example, \`| tail -50\`).`;
 
@@ -95,6 +105,9 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
     spare?.abandon(); // a spare not recorded runs nothing
     throw error;
   }
+  // The pipes the command writes to, as /proc names them, to find who still holds them once the
+  // group is gone. Read before a spare is handed its script; a cold bash is still starting up.
+  const pipeIds = child.pid ? [1, 2].map((fd) => openPipeId(child.pid!, fd)).filter((id): id is string => id !== undefined) : [];
   spare?.start(); // only once recorded
   // The next command's process starts once this process only waits: as the model is asked, or beside this command if it runs long.
   if (loader) spares!.want(loader, root);
@@ -127,17 +140,51 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   child.stderr!.on('data', collect(errors));
   // Node fires a longer delay than 2^31-1 ms at once, so a huge timeout_ms is held to about 24 days.
   const timer = setTimeout(() => stop('timeout'), Math.min(timeoutMs, 2 ** 31 - 1));
-  const onAbort = () => stop('abort');
+  // After bash exited, the person's Ctrl-C ends the wait on the pipe (the command itself ended).
+  let exited = false;
+  const onAbort = () => (exited ? lookWhoHolds() : stop('abort'));
   signal?.addEventListener('abort', onAbort, { once: true });
+
   // When bash exits, what it left behind in its group goes too: a background child holding the
-  // output pipe open would otherwise keep this call waiting until the timeout.
-  child.once('exit', killGroup);
+  // output pipe open would otherwise keep this call waiting. A process outside the group still
+  // holding it is not waited on: `lookWhoHolds` stops reading once what the pipe holds is read.
+  let settle: NodeJS.Timeout | undefined;
+  let leftRunning: PipeHolder[] | undefined; // set when reading stopped with the pipe still held
+  const streams = [child.stdout!, child.stderr!]; // a spare's script pipe closed before the command began
+  let lookedUnseen = false;
+  const lookWhoHolds = () => {
+    clearTimeout(settle);
+    const holders = pipeHolders(pipeIds);
+    // Only processes of the killed group, not yet torn down (a big one takes a while): they will
+    // close it. Nobody at all, the first time: it is closing as we look.
+    const closing = holders.length === 0 && pipeIds.length > 0 && !lookedUnseen;
+    if (closing || (holders.length > 0 && holders.every((holder) => holder.group === child.pid))) {
+      lookedUnseen ||= closing;
+      settle = setTimeout(lookWhoHolds, SETTLE_MS);
+      return;
+    }
+    // The last read: setImmediate runs after the loop's next poll, which reads whatever the pipe
+    // already holds (timers run before it, so stopping here could leave bytes unread).
+    setImmediate(() => {
+      const open = streams.filter((stream) => !stream.readableEnded && !stream.destroyed);
+      if (open.length === 0) return; // it closed meanwhile: all was read
+      leftRunning = holders.filter((holder) => holder.group !== child.pid);
+      for (const stream of open) stream.destroy();
+    });
+  };
+  child.once('exit', () => {
+    exited = true;
+    clearTimeout(timer); // what is left is reading, not the command
+    killGroup();
+    settle = setTimeout(lookWhoHolds, SETTLE_MS);
+  });
   const result = await new Promise<{ exitCode?: number; signal?: string; error?: Error }>((resolve) => {
     child.once('error', (error) => resolve({ error })); // it never started (no bwrap, no bash)
     child.once('close', (code, killedBy) => resolve({ exitCode: code ?? undefined, signal: killedBy ?? undefined }));
   }).finally(() => {
     spares?.commandEnded();
     clearTimeout(timer);
+    clearTimeout(settle);
     signal?.removeEventListener('abort', onAbort);
   });
   const all = Buffer.concat([...chunks, ...errors]).toString('utf8');
@@ -146,12 +193,19 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   // A command that hit a sandbox boundary is told so (and the person, on its step line), in words
   // made from its output alone: recorded with the result, handed back the same on replay.
   const note = sandbox.kind === 'bwrap' ? sandboxNote(output, { root, gitDirs: gitDirs(), home: process.env.HOME, network: Boolean(sandbox.network), gitWrites: Boolean(sandbox.gitWrites) }) : undefined;
-  const noted = (result: ToolResult): ToolResult => (note ? { ...result, output: `${result.output}\n${note.text}`, note: note.short } : result);
+  // A process that outlived the command holding its output is named, for the model and on the step line.
+  const left = leftRunning && leftRunningNote(leftRunning);
+  const noted = (result: ToolResult, notes = [note, left]): ToolResult => {
+    const given = notes.filter((each) => each !== undefined);
+    if (given.length === 0) return result;
+    return { ...result, output: `${result.output}\n${given.map((each) => each.text).join('\n')}`, note: given.map((each) => each.short).join('; ') };
+  };
+  const everything = left ? 'the command and its process group' : 'the command and every process it started';
 
   if (stoppedBy === 'timeout') {
     const seconds = formatSeconds(timeoutMs);
     return noted(
-      toolError(`timed out after ${seconds}; the command and every process it started were killed\n${shownOutput}`, `timed out after ${seconds}`),
+      toolError(`timed out after ${seconds}; ${everything} were killed\n${shownOutput}`, `timed out after ${seconds}`),
     );
   }
   if (stoppedBy === 'abort') {
@@ -162,22 +216,38 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
     const seconds = formatSeconds(Date.now() - startedAt);
     return noted(
       toolError(
-        `stopped ${who} after ${seconds}: the command and every process it started were stopped before it ended. Its output so far:\n${shownOutput}`,
+        `stopped ${who} after ${seconds}: ${everything} were stopped before it ended. Its output so far:\n${shownOutput}`,
         `stopped ${reason instanceof StoppedBySignalError ? `by ${stopSignalWords(reason.data.signal).replace(/, .*$/, '')}` : '(aborted)'} after ${seconds}`,
       ),
     );
   }
   if (stoppedBy === 'output') {
-    return toolError(`stopped: the output passed 256 MB (control bytes such as NUL count six, as the journal stores them escaped)\n${shownOutput}`, 'stopped: output over 256 MB');
+    return noted(toolError(`stopped: the output passed 256 MB (control bytes such as NUL count six, as the journal stores them escaped)\n${shownOutput}`, 'stopped: output over 256 MB'), [left]);
   }
   if (result.exitCode === undefined) {
     // bash never started, or a signal from outside ended it.
     const why = result.signal ? `killed by ${result.signal}` : oneLine(`failed to start ${run.file}: ${result.error?.message ?? 'unknown reason'}`, 200);
-    return toolError(`${why}\n${shownOutput}`, oneLine(why, 60));
+    return noted(toolError(`${why}\n${shownOutput}`, oneLine(why, 60)), [left]);
   }
   const tail = lastLine(output);
   const summary = tail ? `exit ${result.exitCode}: ${oneLine(tail, 60)}` : `exit ${result.exitCode}`;
   return noted(toolOk(`exit ${result.exitCode}\n${shownOutput}`, summary));
+}
+
+// The note naming the processes that left the command's group and held its output when reading
+// stopped: still running, as far as run_bash knows (it does not stop them: they left on purpose).
+function leftRunningNote(holders: PipeHolder[]): { text: string; short: string } {
+  const after = "run_bash stopped reading once the command had ended: what it prints from now on is not here.";
+  if (holders.length === 0) {
+    return { text: `note: a process the command started left its process group and holds its output open (which one, savepoint could not see), so it was not stopped; ${after}`, short: 'a process it started still runs' };
+  }
+  const shown = holders.slice(0, 5).map((holder) => `pid ${holder.pid} (${ellipsize(showControls(holder.command), 120)})`);
+  if (holders.length > 5) shown.push(`${holders.length - 5} more`);
+  const pids = holders.map((holder) => holder.pid).join(' ');
+  return {
+    text: `note: still running: ${shown.join(', ')}. It left the command's process group (setsid, a daemon) and holds the command's output open, so it was not stopped; ${after} Stop it with \`kill ${pids}\` once it is no longer needed.`,
+    short: `still running: ${holders.length === 1 ? 'pid' : 'pids'} ${pids}`,
+  };
 }
 
 function formatSeconds(ms: number): string {

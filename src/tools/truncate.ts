@@ -15,8 +15,14 @@ export interface TruncateOptions {
 // Room kept for the note line itself.
 const NOTE_RESERVE_BYTES = 200;
 
+/** The most of a tool's output a model is shown whole, in bytes (read_file returns no more than this). */
+export const MODEL_OUTPUT_MAX_BYTES = 50 * 1024;
+
+/** The most of a tool's output a model is shown whole, in lines. */
+export const MODEL_OUTPUT_MAX_LINES = 2000;
+
 /** The text itself when it is within the limits, otherwise head + `[... N lines (X MB) cut from the middle; ...]` + tail. */
-export function truncateForModel(text: string, { maxBytes = 50 * 1024, maxLines = 2000, noteStyle }: TruncateOptions = {}): string {
+export function truncateForModel(text: string, { maxBytes = MODEL_OUTPUT_MAX_BYTES, maxLines = MODEL_OUTPUT_MAX_LINES, noteStyle }: TruncateOptions = {}): string {
   const totalBytes = Buffer.byteLength(text);
   const lines = text.split('\n');
   if (lines.length <= maxLines && totalBytes <= maxBytes) return text;

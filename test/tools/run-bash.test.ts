@@ -197,6 +197,66 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash${how}`, () 
     assert.equal(isAlive(pid), false);
   });
 
+  // A daemon: it leaves the group (setsid), says so in `file` once it has, then sleeps holding the
+  // command's output; the command waits for that before going on, so it has escaped by then.
+  const daemon = (file: string, name = 'sleep') => `setsid bash -c 'echo from-the-daemon; echo $$ > ${file}; exec -a "${name}" sleep 30' & until [ -s ${file} ]; do sleep 0.01; done`;
+  const stopDaemon = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+
+  it('returns once bash exits though a process that left the group holds the output open, naming it (control characters shown) and leaving it running', async () => {
+    const result = await tool.execute({ command: `${daemon('escaped.pid', '$(printf "sleeper\\033[31m")')}; echo started` });
+    const pid = await readPid(join(repo.root, 'escaped.pid'));
+    try {
+      assert.equal(isAlive(pid), true, 'the daemon was left running');
+      assert.equal(result.isError, false);
+      assert.equal(result.summary, 'exit 0: started');
+      assert.equal(result.note, `still running: pid ${pid}`);
+      assert.equal(
+        result.output,
+        `exit 0\nfrom-the-daemon\nstarted\nnote: still running: pid ${pid} (sleeper^[[31m 30). It left the command's process group (setsid, a daemon) and holds the command's output open, so it was not stopped; run_bash stopped reading once the command had ended: what it prints from now on is not here. Stop it with \`kill ${pid}\` once it is no longer needed.`,
+      );
+    } finally {
+      stopDaemon(pid);
+    }
+  });
+
+  it('on timeout kills the group, stops reading although an escaped process holds the output, and names that process', async () => {
+    const result = await tool.execute({ command: `${daemon('timed.pid')}; echo started; sleep 30 & echo $! > grouped.pid; wait`, timeout_ms: 300 });
+    const pid = await readPid(join(repo.root, 'timed.pid'));
+    try {
+      assert.equal(isAlive(pid), true, 'the daemon was left running');
+      assert.equal(result.isError, true);
+      assert.equal(result.summary, 'timed out after 0.3 s');
+      assert.equal(result.note, `still running: pid ${pid}`);
+      assert.match(result.output, new RegExp(`^timed out after 0\\.3 s; the command and its process group were killed\nfrom-the-daemon\nstarted\nnote: still running: pid ${pid} \\(sleep 30\\)\\. `));
+      const grouped = await readPid(join(repo.root, 'grouped.pid'));
+      for (let i = 0; i < 50 && isAlive(grouped); i++) await sleep(20);
+      assert.equal(isAlive(grouped), false, 'the sleep in the group was killed');
+    } finally {
+      stopDaemon(pid);
+    }
+  });
+
+  it('stopped by the person while an escaped process holds the output, records what came and names that process', async () => {
+    const controller = new AbortController();
+    let seen = '';
+    const onOutput = (chunk: string) => ((seen += chunk), seen.includes('started') && controller.abort(new StoppedBySignalError('SIGINT')));
+    const result = await tool.execute({ command: `${daemon('stopped.pid')}; echo started; sleep 30` }, { signal: controller.signal, onOutput });
+    const pid = await readPid(join(repo.root, 'stopped.pid'));
+    try {
+      assert.equal(isAlive(pid), true, 'the daemon was left running');
+      assert.match(result.summary, /^stopped by Ctrl-C after [\d.]+ s$/);
+      assert.match(result.output, new RegExp(`^stopped by the person \\(Ctrl-C[^)]*\\) after [\\d.]+ s: the command and its process group were stopped before it ended\\. Its output so far:\nfrom-the-daemon\nstarted\nnote: still running: pid ${pid} \\(sleep 30\\)`));
+    } finally {
+      stopDaemon(pid);
+    }
+  });
+
   it('describes itself on one short line and is never repeat-safe', () => {
     assert.equal(tool.describe({ command: 'npm test' }), 'run_bash "npm test"');
     const long = tool.describe({ command: `for f in *; do\n  echo "$f"\ndone ${'x'.repeat(100)}` });
@@ -270,6 +330,24 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash in bubblewr
     const unconfined = await createRunBashTool(repo.root, { kind: 'none' }).execute({ command: 'echo "curl: (6) Could not resolve host: example.invalid"; exit 6' });
     assert.equal(unconfined.output, 'exit 6\ncurl: (6) Could not resolve host: example.invalid');
     assert.equal(unconfined.note, undefined);
+  });
+
+  it('a process that left the group (setsid) dies with the sandbox when bash exits: nothing holds the output, nothing is named', async () => {
+    const marker = `sleep 3175.${process.pid}`;
+    const result = await tool.execute({ command: `setsid bash -c 'echo > escaped.ready; exec ${marker}' & until [ -s escaped.ready ]; do sleep 0.01; done; echo started` });
+    assert.equal(result.output, 'exit 0\nstarted');
+    assert.equal(result.note, undefined);
+    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
+    assert.equal(processesRunning(marker), 0, 'the setsid sleep was killed with the sandbox');
+  });
+
+  it('on timeout a process that left the group (setsid) is killed with the sandbox too', async () => {
+    const marker = `sleep 3176.${process.pid}`;
+    const result = await tool.execute({ command: `setsid bash -c 'echo > timed.ready; exec ${marker}' & until [ -s timed.ready ]; do sleep 0.01; done; echo started; ${marker}`, timeout_ms: 500 });
+    assert.equal(result.output, 'timed out after 0.5 s; the command and every process it started were killed\nstarted');
+    assert.equal(result.note, undefined);
+    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
+    assert.equal(processesRunning(marker), 0, 'no sleep survives, the setsid one included');
   });
 
   it('ends background processes when the command ends', async () => {
