@@ -120,6 +120,7 @@ export class PermissionRules {
    * decides). A write to a file that decides what runs is allowed only by the user's own rules.
    */
   decide(tool: string, input: Record<string, unknown>): RuleVerdict | undefined {
+    if (this.allow.length === 0 && this.deny.length === 0) return undefined;
     const call = judgeCall(tool, input, this.root);
     const verdict = (verdict: 'allow' | 'deny', entry: RuleEntry): RuleVerdict => ({ verdict, rule: entry.rule, ...(entry.source ? { source: entry.source } : {}) });
     const denied = this.deny.find((entry) => matches(entry.rule, call, 'deny'));
@@ -267,16 +268,18 @@ function safeRealpath(path: string): string {
 }
 
 // Every form of each command a deny rule is held against: as written, as its words (quotes taken
-// off: `"rm" x` is `rm x`, `FOO=1 rm x` is `rm x`), without the wrappers that run the command after
-// them (`sudo rm x`, `env A=1 rm x`, `xargs rm`), and the commands a `sh -c '…'` runs. A line the
-// parser refused is split roughly at every operator instead: more than runs, never less.
+// off: `"rm" x` is `rm x`, `FOO=1 rm x` is `rm x`), by the program's own name (`/bin/rm x`),
+// without the wrappers that run the command after them (`sudo rm x`, `env A=1 rm x`, `xargs rm`),
+// and the commands a `sh -c '…'` runs. A line the parser cannot vouch for is also split roughly at
+// every operator: more than runs, never less.
 function denyForms(command: string, line: ShellLine): string[] {
   const forms: string[] = [];
+  const named = (words: string[]) => [posix.basename(words[0] ?? ''), ...words.slice(1)].join(' ');
   const add = (found: ShellLine, depth: number) => {
     for (const { text, words } of found.commands) {
-      forms.push(text, words.join(' '));
+      forms.push(text, words.join(' '), named(words));
       const inner = unwrapped(words);
-      if (inner.length) forms.push(inner.join(' '));
+      if (inner.length) forms.push(inner.join(' '), named(inner));
       const shell = inner.length ? inner : words;
       const c = shell.indexOf('-c');
       if (depth < 4 && SHELLS.has(posix.basename(shell[0] ?? '')) && c > 0 && shell[c + 1] !== undefined) add(parseShellLine(shell[c + 1]!), depth + 1);
@@ -288,7 +291,7 @@ function denyForms(command: string, line: ShellLine): string[] {
 }
 
 // Commands that run the command after them.
-const WRAPPERS = new Set(['sudo', 'env', 'command', 'builtin', 'exec', 'nohup', 'nice', 'time', 'timeout', 'xargs', 'stdbuf', 'setsid', 'doas', 'chroot', 'ionice']);
+const WRAPPERS = new Set(['sudo', 'env', 'command', 'builtin', 'exec', 'nohup', 'nice', 'time', 'timeout', 'xargs', 'stdbuf', 'setsid', 'doas', 'ionice', 'coproc']);
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
 
 // The words of the command a wrapper runs, or none when the command is no wrapper: its options,

@@ -62,7 +62,12 @@ const MAX_DEPTH = 16;
 /** Every simple command `line` would run, found by parsing it as the shell would. */
 export function parseShellLine(line: string): ShellLine {
   const found: ShellLine = { commands: [] };
-  walkLine(line, found, 0);
+  try {
+    walkLine(line, found, 0);
+  } catch (error) {
+    // The parser or the walk failing on a line (a tree too deep for the stack): judged by no allow rule.
+    found.unjudgeable ??= `the shell parse failed (${String((error as Error)?.message ?? error).split('\n')[0]})`;
+  }
   return found;
 }
 
@@ -72,7 +77,7 @@ function walkLine(line: string, found: ShellLine, depth: number): void {
   try {
     tree = bashParser()(line, { insertLOC: true });
   } catch (error) {
-    found.unjudgeable ??= `the shell parse failed (${String((error as Error).message ?? error).split('\n')[0]})`;
+    found.unjudgeable ??= `the shell parse failed (${String((error as Error)?.message ?? error).split('\n')[0]!.replace(/^Error: /, '')})`;
     return;
   }
   walk(tree, line, found, depth);
@@ -98,6 +103,8 @@ function command(n: Node, line: string, found: ShellLine): void {
   if (n.name.expansion?.length) return void (found.unjudgeable ??= `its command word ${JSON.stringify(n.name.text ?? '')} is an expansion`);
   const name = n.name.text ?? '';
   if (OPAQUE.has(name)) found.unjudgeable ??= `it runs "${name}", whose commands are known only when it runs`;
+  // A command word the shell may still expand into another one: `{rm,-rf,x}`, `r?`, `/bin/r*`.
+  if (name !== '[' && name !== '[[' && /[{}*?[]/.test(name)) found.unjudgeable ??= `its command word ${JSON.stringify(name)} may expand to another command`;
   const text = n.loc ? line.slice(n.loc.start.char, n.loc.end.char + 1).trim() : [name, ...(n.suffix ?? []).map((w) => w.text ?? '')].join(' ');
   const words = [name, ...(n.suffix ?? []).filter((w) => w.type === 'Word').map((w) => w.text ?? '')];
   const assigns = (n.prefix ?? []).some((p) => p.type === 'AssignmentWord');
@@ -115,13 +122,15 @@ function expansions(word: Node, found: ShellLine, depth: number): void {
 }
 
 /**
- * A conservative split of a line the parser refused, for deny rules only: the text between every
- * shell operator and bracket, so that a deny rule still sees each command a line the parser cannot
- * read might run (it may see more than runs; it never sees less).
+ * A conservative split of a line the rules cannot judge, for deny rules only: the text between
+ * every shell operator and bracket, each also with braces, commas and quotes read as spaces
+ * (`{rm,-f,x}` is `rm -f x` once expanded), so that a deny rule still sees each command such a line
+ * might run (it may see more than runs; it never sees less).
  */
 export function roughCommands(line: string): string[] {
   return line
-    .split(/[;&|\n()`{}]|\$\(|<\(|>\(/)
-    .map((part) => part.trim().replace(/^(?:!|then|do|else|elif|if|while|until)\s+/, ''))
+    .split(/[;&|\n()`]|\$\(|<\(|>\(/)
+    .flatMap((part) => [part, part.replace(/[{},"']/g, ' ')])
+    .map((part) => part.trim().replace(/\s+/g, ' ').replace(/^(?:!|then|do|else|elif|if|while|until) /, ''))
     .filter((part) => part !== '');
 }
