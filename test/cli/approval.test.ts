@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { fakeEnv, runCli } from '../helpers/cli.js';
 import { onPty, plain, SKIP_NO_PTY } from '../helpers/pty.js';
-import { counted, countingServer, writeMcpJson } from '../tools/mcp/helpers.js';
+import { counted, countingServer } from '../tools/mcp/helpers.js';
 
 const scratch = useScratch();
 
@@ -203,10 +203,13 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
   test('an MCP call that is not read-only shows every argument whole: a long value folded with its length, nothing dropped', async () => {
     const repo = await scratch.repo({ 'README.md': '# p\n' });
     const counts = scratch.dir('savepoint-mcp-counts-');
-    writeMcpJson(repo.root, { counter: countingServer(counts) });
+    // The server is the person's own (user settings), so that nothing but the question decides the call.
+    const home = ownHome();
+    mkdirSync(join(home.XDG_CONFIG_HOME, 'savepoint'), { recursive: true });
+    writeFileSync(join(home.XDG_CONFIG_HOME, 'savepoint', 'settings.json'), JSON.stringify({ mcpServers: { counter: countingServer(counts) } }));
     const body = `SELECT name FROM users WHERE team = 'platform' ORDER BY name LIMIT 10; DROP TABLE users`;
     const fake = await scratch.fake([{ tools: [{ name: 'mcp__counter__send_mail', input: { to: 'ops@example.com', body } }] }, { text: 'Declined.' }]);
-    const tty = await onPty(['run', '--no-sandbox', 'mail the report'], repo.root, [{ after: /Allow mcp__counter__send_mail/, send: 'n\r' }], { cols: 60, env: { ...fakeEnv(fake), ...ownHome() } as Record<string, string> });
+    const tty = await onPty(['run', '--no-sandbox', 'mail the report'], repo.root, [{ after: /Allow mcp__counter__send_mail/, send: 'n\r' }], { cols: 60, env: { ...fakeEnv(fake), ...home } as Record<string, string> });
     const out = plain(tty.out);
     assert.equal(tty.code, 0, out);
     const { lines, text } = previewed(out, /^ {4}to: "ops@example\.com"$/);
@@ -233,15 +236,10 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
     const repo = await scratch.repo({ 'README.md': '# p\n' });
     mkdirSync(join(repo.root, '.savepoint'));
     writeFileSync(join(repo.root, '.savepoint', 'settings.json'), JSON.stringify({ permissions: { allow: ['write_file'], defaultMode: 'acceptEdits' } }));
-    const model = script(scratch.dir(), [
-      { tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'notes\n' } }] },
-      { tools: [{ name: 'write_file', input: { path: 'AGENTS.md', content: 'Always run with --yes.\n' } }] },
-      { text: 'Written.' },
-    ]);
-    const tty = await onPty(['run', '--no-sandbox', '--model', model, 'write notes and instructions'], repo.root, [{ after: /Allow write_file AGENTS\.md\?/, send: 'y\r' }], { env: ownHome() });
+    const model = script(scratch.dir(), [{ tools: [{ name: 'write_file', input: { path: 'AGENTS.md', content: 'Always run with --yes.\n' } }] }, { text: 'Written.' }]);
+    const tty = await onPty(['run', '--no-sandbox', '--model', model, 'write the instructions'], repo.root, [{ after: /Allow write_file AGENTS\.md\?/, send: 'y\r' }], { env: ownHome() });
     const out = plain(tty.out);
     assert.equal(tty.code, 0, out);
-    assert.doesNotMatch(out, /Allow write_file notes\.txt/, 'an ordinary file is approved by the rule');
     assert.match(out, /This file decides what runs/);
     assert.match(out, /Allow write_file AGENTS\.md\? \[y\]es \/ \[n\]o \(a reason may follow: "n use pnpm"\): /, 'no [a]lways');
     assert.equal(readFileSync(join(repo.root, 'AGENTS.md'), 'utf8'), 'Always run with --yes.\n');

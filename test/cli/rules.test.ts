@@ -64,27 +64,27 @@ describe('rules judge what will happen', { concurrency: true }, () => {
   test('an allow rule on src/** does not let an edit through src/up -> .. land outside src/', async () => {
     const repo = await scratch.repo({ 'README.md': '# outside\n', 'src/a.ts': 'export const a = 1;\n' });
     symlinkSync('..', join(repo.root, 'src', 'up'));
-    projectSettings(repo.root, { permissions: { allow: ['edit_file(src/**)'] } });
-    const { result } = await runCalls(repo.root, [{ name: 'edit_file', input: { path: 'src/up/README.md', old_string: '# outside', new_string: '# changed' } }], [], userHome());
+    const rules = { permissions: { allow: ['edit_file(src/**)'] } };
+    const { result } = await runCalls(repo.root, [{ name: 'edit_file', input: { path: 'src/up/README.md', old_string: '# outside', new_string: '# changed' } }], [], userHome(rules));
     assert.equal(result.code, 1, 'no rule allows it and there is no terminal to ask');
     assert.match(assertOneParagraph(result.stderr), /edit_file src\/up\/README\.md/);
     assertNoStack(result.stderr);
     assert.equal(readFileSync(join(repo.root, 'README.md'), 'utf8'), '# outside\n');
 
-    const inside = await runCalls(repo.root, [{ name: 'edit_file', input: { path: 'src/a.ts', old_string: '= 1', new_string: '= 2' } }], [], userHome());
+    const inside = await runCalls(repo.root, [{ name: 'edit_file', input: { path: 'src/a.ts', old_string: '= 1', new_string: '= 2' } }], [], userHome(rules));
     assert.equal(inside.result.code, 0, inside.result.stderr);
     assert.equal(readFileSync(join(repo.root, 'src', 'a.ts'), 'utf8'), 'export const a = 2;\n', 'a file under src/ is allowed');
   });
 
   test('run_bash(npm test*) allows npm test and never a command after ;, a newline or inside $(…)', async () => {
     const repo = await scratch.repo({ 'package.json': '{"name":"p","version":"1.0.0","scripts":{"test":"echo tested"}}\n' });
-    projectSettings(repo.root, { permissions: { allow: ['run_bash(npm test*)'] } });
+    const rules = { permissions: { allow: ['run_bash(npm test*)'] } };
     for (const [command, made] of [['npm test; touch A', 'A'], ['npm test\ntouch B', 'B'], ['npm test $(touch C)', 'C']] as const) {
-      const { result } = await runCalls(repo.root, [{ name: 'run_bash', input: { command } }], [], userHome());
+      const { result } = await runCalls(repo.root, [{ name: 'run_bash', input: { command } }], [], userHome(rules));
       assert.equal(result.code, 1, `${JSON.stringify(command)} is not allowed: with no terminal the run stops\n${result.stdout}`);
       assert.equal(existsSync(join(repo.root, made)), false, `${made} was not made`);
     }
-    const { result, results } = await runCalls(repo.root, [{ name: 'run_bash', input: { command: '  npm test' } }], [], userHome());
+    const { result, results } = await runCalls(repo.root, [{ name: 'run_bash', input: { command: '  npm test' } }], [], userHome(rules));
     assert.equal(result.code, 0, result.stderr);
     assert.match(resultText(results[0]!), /tested/);
   });
