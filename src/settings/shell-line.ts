@@ -59,6 +59,13 @@ const OPAQUE = new Set(['eval', 'source', '.', 'trap']);
 // How deep `$(…)` may nest before the line is not judged (a line is a few hundred characters; this is a guard).
 const MAX_DEPTH = 16;
 
+/**
+ * The longest line parsed: the parser's time grows with the line (a few milliseconds for a usual
+ * command, most of a second for a 4,000-character script on a busy machine), and a longer line (a file
+ * written through `echo`) is one no allow rule judges anyway without reading it whole.
+ */
+export const MAX_JUDGED_CHARS = 4_000;
+
 /** Every simple command `line` would run, found by parsing it as the shell would. */
 export function parseShellLine(line: string): ShellLine {
   const found: ShellLine = { commands: [] };
@@ -73,6 +80,10 @@ export function parseShellLine(line: string): ShellLine {
 
 function walkLine(line: string, found: ShellLine, depth: number): void {
   if (depth > MAX_DEPTH) return void (found.unjudgeable ??= 'its command substitutions nest too deep');
+  if (line.length > MAX_JUDGED_CHARS) return void (found.unjudgeable ??= `it is longer than the ${MAX_JUDGED_CHARS} characters the rules judge`);
+  // The parser does not know here-documents (it would read their text as commands, slowly): a line
+  // with `<<` anywhere, even one in quotes, is not judged.
+  if (line.includes('<<')) return void (found.unjudgeable ??= 'it has a here-document');
   let tree: Node;
   try {
     tree = bashParser()(line, { insertLOC: true });

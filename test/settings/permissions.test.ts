@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PermissionRules, parseRule, ruleMatches, suggestRules, writesControlFile } from '../../src/settings/permissions.js';
-import { parseShellLine } from '../../src/settings/shell-line.js';
+import { MAX_JUDGED_CHARS, parseShellLine } from '../../src/settings/shell-line.js';
 import { parseSettings } from '../../src/settings/settings-file.js';
 import { SettingsFileError } from '../../src/errors/index.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -36,7 +36,7 @@ describe('permission rules', () => {
   });
 
   test('a line the parse cannot vouch for is allowed by no command rule, and a rule with no pattern still covers it', () => {
-    for (const line of ['$CMD test', '{npm,test}', 'np? test', 'eval "npm test"', 'f() { npm test; }; f', 'npm test <<EOF\nx\nEOF', 'arr=(1 2); npm test', 'npm test "unclosed']) {
+    for (const line of [`npm test ${'x'.repeat(MAX_JUDGED_CHARS)}`, '$CMD test', '{npm,test}', 'np? test', 'eval "npm test"', 'f() { npm test; }; f', 'npm test <<EOF\nx\nEOF', 'arr=(1 2); npm test', 'npm test "unclosed']) {
       assert.ok(parseShellLine(line).unjudgeable, `"${line}" cannot be judged`);
       assert.ok(!ruleMatches('run_bash(*)', 'run_bash', bash(line)), `"${line}" is not allowed by run_bash(*)`);
       assert.ok(ruleMatches('run_bash', 'run_bash', bash(line)), 'run_bash alone allows every command');
@@ -45,7 +45,7 @@ describe('permission rules', () => {
 
   test('a deny rule matches when any command of the line matches: a leading space, after ;, inside $(…), quoted, behind a wrapper or sh -c', () => {
     const denies = (command: string) => ruleMatches('run_bash(rm *)', 'run_bash', bash(command), { as: 'deny' });
-    for (const line of [' rm -f x', 'true; rm -f x', 'true && rm -f x', 'echo $(rm -f x)', '(rm -f x)', '"rm" -f x', 'FOO=1 rm -f x', 'sudo rm -f x', 'env A=1 rm -f x', '/bin/rm -f x', 'timeout 5 rm -f x', 'sh -c "true; rm -f x"', '{rm,-f,x}', 'xargs rm -f', "sh -c 'rm -f x'", 'arr=(1 2); rm -f x', 'if true; then rm -f x; fi']) {
+    for (const line of [' rm -f x', 'true; rm -f x', 'true && rm -f x', 'echo $(rm -f x)', '(rm -f x)', '"rm" -f x', 'FOO=1 rm -f x', 'sudo rm -f x', 'env A=1 rm -f x', '/bin/rm -f x', 'timeout 5 rm -f x', 'sh -c "true; rm -f x"', '{rm,-f,x}', `cat <<EOF\nx\nEOF\nrm -f x`, `echo ${'x'.repeat(MAX_JUDGED_CHARS)}; rm -f x`, 'xargs rm -f', "sh -c 'rm -f x'", 'arr=(1 2); rm -f x', 'if true; then rm -f x; fi']) {
       assert.ok(denies(line), `"${line}" is denied`);
     }
     assert.ok(!denies('echo rm -f x'), 'an argument that reads "rm" runs no rm');
