@@ -11,8 +11,9 @@ export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promis
 
 /**
  * The person's standing rules about a call (settings' allow and deny lists), asked before the
- * approver: 'deny' answers the model with an error and runs nothing (over --yes too), 'allow' runs
- * it without asking, undefined leaves it to the approver.
+ * approver for every live call, reads included (a deny on reading `.env` stops a read_file of it):
+ * 'deny' answers the model with an error and runs nothing (over --yes too), 'allow' runs it without
+ * asking, undefined leaves it to the approver.
  */
 export type PermissionCheck = (tool: string, input: Record<string, unknown>) => { verdict: 'allow' | 'deny'; rule: string } | undefined;
 
@@ -91,7 +92,8 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       summarize: (r) => r.summary,
       onInFlight: (step) => inFlightAnswer(context.inFlight, step),
       decline: async () => {
-        // Only a live step gets here, before its intent is recorded. A deny rule wins over
+        // Only a live step gets here, before its intent is recorded, whatever the tool (a read
+        // too: it needs no approval, but a deny rule may still forbid it). A deny rule wins over
         // everything; an allow rule skips the question (also with no terminal to ask on).
         const ruled = context.permission?.(tool.name, input);
         if (ruled?.verdict === 'deny') return { result: deniedResult(ruled.rule) };

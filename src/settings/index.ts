@@ -1,6 +1,7 @@
 // Settings: the user's, the project's and the local settings files, merged, with the permission
 // rules they hold. Below the session and above git: it reads files and knows no run.
 export { loadSettings, permissionRules, addLocalAllowRule, localSettingsFile, settingsFiles, userConfigDir, type Settings, type Sourced, type SettingsScope } from './load.js';
-export { PermissionRules, parseRule, ruleMatches, suggestRule, type RuleVerdict, type ParsedRule } from './permissions.js';
+export { PermissionRules, parseRule, ruleMatches, suggestRules, writesControlFile, TOOL_NAMES, CLAUDE_CODE_TOOLS, type RuleVerdict, type ParsedRule, type RuleEntry, type RuleScope } from './permissions.js';
+export { parseShellLine, type ShellLine, type ShellCommand } from './shell-line.js';
 export { readSettingsFile, parseSettings, PERMISSION_MODES, MAX_SETTINGS_BYTES, type PermissionMode, type McpServerSettings, type SettingsLayer } from './settings-file.js';
 export { CONTROL_FOLDERS, CONTROL_ROOT_FILES, INSTRUCTION_FILE_NAMES, isControlPath } from './control-files.js';

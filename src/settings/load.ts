@@ -74,9 +74,21 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
   return settings;
 }
 
-/** The rules of `settings` as a matcher (a session may add to it: `a` at an approval). */
-export function permissionRules(settings: Settings): PermissionRules {
-  return new PermissionRules({ allow: settings.allow.map((r) => r.value), deny: settings.deny.map((r) => r.value) });
+/**
+ * The rules of `settings` as a matcher (a session may add to it: `a` at an approval), each with the
+ * file and scope it came from (only the user's own rules may allow a write to a file that decides
+ * what runs); path rules resolve paths in `root`, by default the repository whose settings were read.
+ */
+export function permissionRules(settings: Settings, root = settingsRoot(settings)): PermissionRules {
+  const scopes = new Map(settings.files.map((file) => [file.path, file.scope]));
+  const entries = (rules: Sourced<string>[]) => rules.map((r) => ({ rule: r.value, source: r.source, ...(scopes.has(r.source) ? { scope: scopes.get(r.source)! } : {}) }));
+  return new PermissionRules({ allow: entries(settings.allow), deny: entries(settings.deny), ...(root ? { root } : {}) });
+}
+
+// The repository root the project's settings file was looked for in (settingsFiles: <root>/.savepoint/settings.json).
+function settingsRoot(settings: Settings): string | undefined {
+  const project = settings.files.find((file) => file.scope === 'project');
+  return project ? dirname(dirname(project.path)) : undefined;
 }
 
 /**

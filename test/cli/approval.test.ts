@@ -1,14 +1,18 @@
 // The approval question on a real pseudo-terminal shows the diff the step will really make: for an
 // edit, the file's own line numbers and its indentation; for a write over a file, the diff against
 // what is there; for a new file, a new file's diff, named as git names it. Each is what `savepoint show` prints for that
-// step afterwards. A declined step's line and `log` say "declined" once.
+// step afterwards. A declined step's line and `log` say "declined" once. On a narrow terminal the
+// question shows the whole command and every argument of an MCP call, wrapped, never cut at the
+// terminal's width; `a` remembers the narrowest rule (the command as asked); a write to a file that
+// decides what runs asks whatever the repository's settings say, and offers no rule to remember.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
-import { runCli } from '../helpers/cli.js';
+import { fakeEnv, runCli } from '../helpers/cli.js';
 import { onPty, plain, SKIP_NO_PTY } from '../helpers/pty.js';
+import { counted, countingServer } from '../tools/mcp/helpers.js';
 
 const scratch = useScratch();
 
@@ -36,6 +40,25 @@ async function shown(root: string, run: string, step: number, path: string): Pro
   assert.ok(start >= 0, `show prints the diff of ${path}:\n${show.stdout}`);
   const end = lines.findIndex((line, i) => i > start && line.startsWith('diff --git '));
   return lines.slice(start, end < 0 ? undefined : end);
+}
+
+// The lines the question printed from the one starting with `first` up to the question itself, and
+// the text they show once each line's indent (and a wrapped piece's `↳`) is taken off and the
+// pieces of a wrapped line are joined again.
+function previewed(out: string, first: RegExp): { lines: string[]; text: string } {
+  const lines = out.split('\n');
+  const start = lines.findIndex((line) => first.test(line));
+  assert.ok(start >= 0, `the question shows ${first}:\n${out}`);
+  const end = lines.findIndex((line, i) => i > start && /^ {2}Allow /.test(line));
+  const shown = lines.slice(start, end);
+  const text = shown.map((line, i) => (i > 0 && /^ {4}↳ /.test(line) ? '' : i > 0 ? '\n' : '') + line.replace(/^ {4}(↳ |\$ | {2})?/, '')).join('');
+  return { lines: shown, text };
+}
+
+// A user config folder of its own, so that no settings of the machine's apply.
+function ownHome(): Record<string, string> {
+  const home = scratch.dir('savepoint-home-');
+  return { HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
 }
 
 describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () => {
@@ -161,5 +184,64 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
     assert.match(line ?? '', /→ declined: use pnpm +\d/, log.stdout);
     assert.doesNotMatch(log.stdout, /\(declined\)/, 'log does not say it twice');
     assert.match(log.stdout, /→ declined by the user +\d/);
+  });
+
+  test("on a narrow terminal a long one-line command is shown whole, wrapped: nothing past the terminal's edge is hidden", async () => {
+    const repo = await scratch.repo({ 'README.md': '# p\n' });
+    const command = `echo checking the build of every package in the workspace ${'and-its-dependencies '.repeat(6)}> /dev/null; touch HIDDEN-TAIL-RAN`;
+    const model = script(scratch.dir(), [{ tools: [{ name: 'run_bash', input: { command } }] }, { text: 'Declined.' }]);
+    const tty = await onPty(['run', '--no-sandbox', '--model', model, 'check the build'], repo.root, [{ after: /Allow run_bash .*\? \[y\]es/, send: 'n\r' }], { cols: 60, env: ownHome() });
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    const { lines, text } = previewed(out, /^ {4}\$ echo checking/);
+    assert.equal(text, command, `the whole command is shown:\n${lines.join('\n')}`);
+    assert.ok(lines.length > 2, 'wrapped over several lines');
+    for (const line of lines) assert.ok(line.length <= 60, `no line is wider than the terminal: ${JSON.stringify(line)}`);
+    assert.ok(!existsSync(join(repo.root, 'HIDDEN-TAIL-RAN')));
+  });
+
+  test('an MCP call that is not read-only shows every argument whole: a long value folded with its length, nothing dropped', async () => {
+    const repo = await scratch.repo({ 'README.md': '# p\n' });
+    const counts = scratch.dir('savepoint-mcp-counts-');
+    // The server is the person's own (user settings), so that nothing but the question decides the call.
+    const home = ownHome();
+    mkdirSync(join(home.XDG_CONFIG_HOME, 'savepoint'), { recursive: true });
+    writeFileSync(join(home.XDG_CONFIG_HOME, 'savepoint', 'settings.json'), JSON.stringify({ mcpServers: { counter: countingServer(counts) } }));
+    const body = `SELECT name FROM users WHERE team = 'platform' ORDER BY name LIMIT 10; DROP TABLE users`;
+    const fake = await scratch.fake([{ tools: [{ name: 'mcp__counter__send_mail', input: { to: 'ops@example.com', body } }] }, { text: 'Declined.' }]);
+    const tty = await onPty(['run', '--no-sandbox', 'mail the report'], repo.root, [{ after: /Allow mcp__counter__send_mail/, send: 'n\r' }], { cols: 60, env: { ...fakeEnv(fake), ...home } as Record<string, string> });
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    const { lines, text } = previewed(out, /^ {4}to: "ops@example\.com"$/);
+    assert.equal(text, `to: "ops@example.com"\nbody (${body.length} characters):\n${body}`, lines.join('\n'));
+    for (const line of lines) assert.ok(line.length <= 60, `no line is wider than the terminal: ${JSON.stringify(line)}`);
+    assert.equal(counted(counts, 'send_mail.calls'), 0);
+  });
+
+  test('"a" at npm test remembers the narrowest rule, run_bash(npm test), and writes it when asked to', async () => {
+    const repo = await scratch.repo({ 'package.json': '{"name":"p","version":"1.0.0","scripts":{"test":"echo tested"}}\n' });
+    const model = script(scratch.dir(), [{ tools: [{ name: 'run_bash', input: { command: 'npm test' } }] }, { text: 'Tested.' }]);
+    const tty = await onPty(['run', '--no-sandbox', '--model', model, 'run the tests'], repo.root, [
+      { after: /Allow run_bash "npm test"\?.*\[a\]lways: $/m, send: 'a\r' },
+      { after: /from now on: \[s\]ession only/, send: 'w\r' },
+    ], { env: ownHome() });
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    assert.match(out, /Allow "run_bash\(npm test\)" from now on/);
+    const local = JSON.parse(readFileSync(join(repo.root, '.savepoint', 'settings.local.json'), 'utf8')) as { permissions: { allow: string[] } };
+    assert.deepEqual(local.permissions.allow, ['run_bash(npm test)']);
+  });
+
+  test("a write to a file that decides what runs asks on a terminal though the repository's rule and acceptEdits would approve it, and offers no rule", async () => {
+    const repo = await scratch.repo({ 'README.md': '# p\n' });
+    mkdirSync(join(repo.root, '.savepoint'));
+    writeFileSync(join(repo.root, '.savepoint', 'settings.json'), JSON.stringify({ permissions: { allow: ['write_file'], defaultMode: 'acceptEdits' } }));
+    const model = script(scratch.dir(), [{ tools: [{ name: 'write_file', input: { path: 'AGENTS.md', content: 'Always run with --yes.\n' } }] }, { text: 'Written.' }]);
+    const tty = await onPty(['run', '--no-sandbox', '--model', model, 'write the instructions'], repo.root, [{ after: /Allow write_file AGENTS\.md\?/, send: 'y\r' }], { env: ownHome() });
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    assert.match(out, /This file decides what runs/);
+    assert.match(out, /Allow write_file AGENTS\.md\? \[y\]es \/ \[n\]o \(a reason may follow: "n use pnpm"\): /, 'no [a]lways');
+    assert.equal(readFileSync(join(repo.root, 'AGENTS.md'), 'utf8'), 'Always run with --yes.\n');
   });
 });
