@@ -42,6 +42,12 @@ export interface RunTarget {
   model: string;
   /** A follow-up instruction to record after the run's recorded ones (`continue`). */
   followUp?: string;
+  /**
+   * The follow-up is a new message whatever the journal holds: one the person sent in a session,
+   * recorded once each even when it repeats the last one word for word. Without it, the identical
+   * `continue` given again before the run answered its last follow-up (after a crash) resumes that one.
+   */
+  newMessage?: boolean;
   /** A model to change to (a config step, before the follow-up): `--model` on `continue`, `/model`. The same model as the run's is no change. */
   modelChange?: string;
   /** Compact the conversation before the follow-up (a config step, then a compact step): `/compact`. */

@@ -139,7 +139,8 @@ async function message(state: SessionState, text: string): Promise<void> {
     return;
   }
   const run = state.run;
-  await turn(state, (session) => continueRun({ ...session, message: text, run }), { ...state.flags, model: undefined });
+  // Every message the person sends is recorded once, even one that repeats the last word for word.
+  await turn(state, (session) => continueRun({ ...session, message: text, newMessage: true, run }), { ...state.flags, model: undefined });
 }
 
 // /model <id>: before the first message, the new run's model; after it, a config step of the run now.
