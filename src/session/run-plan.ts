@@ -14,6 +14,8 @@ export interface RunPlan {
   replayOnly: boolean;
   followUps: FollowUp[];
   configChanges: ConfigChange[];
+  /** Only a change was asked for (a model, a compaction), no message: the loop does not go on past it (AgentOptions.changesOnly). */
+  changesOnly: boolean;
 }
 
 /** A run's plan, with what opening it needs and says. */
@@ -50,7 +52,8 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   // A finished run replays with no key; anything else needs one before anything happens (a
   // change of model alone to a finished run asks no model).
   const replayOnly = record?.status === 'finished' && !newFollowUp && !newChange && !target.compact;
-  const asksModel = !replayOnly && !(record?.status === 'finished' && !newFollowUp && !target.compact);
+  const changesOnly = target.followUp === undefined && (target.modelChange !== undefined || Boolean(target.compact));
+  const asksModel = !replayOnly && !(changesOnly && !target.compact) && !(record?.status === 'finished' && !newFollowUp && !target.compact);
   const recordedSteps = journal.history.finishedCount;
   const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
   const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
@@ -63,7 +66,7 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   // crash in its answer): the steps before it are the conversation it continued.
   const followUpStep = followUps.at(-1)?.step;
   const opened = { model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(killed ? { killedBeforeRecording: killed } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) };
-  return { replayOnly, followUps, configChanges, model, asksModel, opened };
+  return { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened };
 }
 
 // Whether the follow-up asked for is the run's last recorded one, given again after a crash: the

@@ -1,11 +1,14 @@
 // What the person sends in an interactive session is what the model hears, in a real
 // pseudo-terminal (tmux) against the fake Anthropic server, with the requests and the journal as
-// the judge: every message is recorded once, even one that repeats the last word for word.
+// the judge: every message is recorded once, even one that repeats the last word for word; a
+// message (or /model) after Ctrl-C reaches the model before anything left of the stopped turn runs.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
-import { assertNoStack, assertToolPairing, fakeEnv, gitOut, journalPaths } from '../helpers/cli.js';
+import { assertNoStack, assertToolPairing, fakeEnv, gitOut, journalJson, journalPaths, lastToolResults, resultText, runCli, runIds, waitUntil } from '../helpers/cli.js';
 import { exited, openSession } from '../helpers/tmux.js';
 
 const scratch = useScratch();
@@ -51,4 +54,62 @@ describe('the person\'s messages in a session', { concurrency: true }, () => {
     assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-user.json')).length, 2);
     assertToolPairing(fake.requests);
   });
+
+  // The model's answer runs two commands: the first waits, the second deletes data.txt.
+  const TWO_COMMANDS: ScriptTurn[] = [
+    { text: 'Two commands.', tools: [{ name: 'run_bash', input: { command: 'echo started > started.txt; sleep 30' } }, { name: 'run_bash', input: { command: 'rm data.txt' } }] },
+    { text: 'Understood: I ran nothing else.' },
+  ];
+
+  for (const between of ['nothing', '/model'] as const) {
+    test(`Ctrl-C in the first of two commands${between === '/model' ? ', /model,' : ''} then a message: the second command never runs, the message reaches the model with the stopped turn's results`, async () => {
+      const repo = await scratch.repo({ 'README.md': '# stop\n', 'data.txt': 'keep me\n' });
+      const fake = await scratch.fake(TWO_COMMANDS);
+      const env = { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') };
+      const term = openSession(scratch, ['--yes', '--no-sandbox', '--model', 'claude-one'], { cwd: repo.root, env });
+      await term.waitFor(/^›\s*$/m);
+      term.type('clean up');
+      await waitUntil(() => existsSync(join(repo.root, 'started.txt')), 'the first command to start');
+      term.keys('C-c');
+      await term.waitFor(/Stopped\. Every finished step is kept; the next message goes on from here\.\n^›\s*$/m);
+      assert.ok(existsSync(join(repo.root, 'data.txt')), 'the stop ran nothing more');
+      if (between === '/model') {
+        term.type('/model claude-two');
+        await term.waitFor(/From the next turn on, claude-two answers[\s\S]*^›\s*$/m);
+        assert.ok(existsSync(join(repo.root, 'data.txt')), '/model ran nothing of the stopped turn');
+        assert.equal(fake.requests.length, 1, '/model asks the model nothing');
+      }
+      term.type('stop, do not run anything else');
+      await term.waitFor(/answers "Understood: I ran nothing else\."[\s\S]*^›\s*$/m);
+      term.type('/exit');
+      assert.equal(await exited(term), 0);
+      assertNoStack(term.screen());
+
+      assert.ok(existsSync(join(repo.root, 'data.txt')), 'data.txt survives: the second command never ran');
+      assert.equal(fake.requests.length, 2);
+      const next = fake.requests[1]!;
+      if (between === '/model') assert.equal(next.model, 'claude-two');
+      const results = lastToolResults(next);
+      assert.equal(results.length, 2, 'both calls answered, in the same request as the message');
+      assert.match(resultText(results[0]!), /^stopped by the person \(Ctrl-C/);
+      assert.equal(results[1]!.is_error, true);
+      assert.match(resultText(results[1]!), /^not run: stopped by the person/);
+      assert.equal(lastUserText(next), 'stop, do not run anything else', 'the message joins the results in that one user turn');
+      assertToolPairing(fake.requests);
+
+      // Journaled: the cut-off call's answer is a step of its own, and a replay asks nothing.
+      const [run] = await runIds(repo.root);
+      const rm = (await journalPaths(repo.root)).find((p) => p.endsWith('000003-run_bash.json'))!;
+      const entry = await journalJson<{ input: { command: string }; result: { isError: boolean; output: string } }>(repo.root, rm);
+      assert.equal(entry.input.command, 'rm data.txt');
+      assert.match(entry.result.output, /^not run: stopped by the person/);
+      const subjects = await userSubjects(repo.root);
+      assert.equal(subjects.length, 1);
+      const replay = await runCli(['resume', run!], { cwd: repo.root, env });
+      assert.equal(replay.code, 0, replay.stderr);
+      assert.match(replay.stdout, /Final answer\nUnderstood: I ran nothing else\./);
+      assert.equal(fake.requests.length, 2, 'the replay sends nothing');
+      assert.ok(existsSync(join(repo.root, 'data.txt')));
+    });
+  }
 });
