@@ -235,6 +235,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       return conversation.hold();
     }
     budget.count({ name: done.result.model || config.model, usage: done.result.usage });
+    // A summary that could not stand for the turns (recorded, replayed here): they are kept whole.
+    if (!done.messages) return conversation.hold();
     conversation.replace(done.messages, done.result.tokensAfter);
   }
 
