@@ -112,4 +112,55 @@ describe('the person\'s messages in a session', { concurrency: true }, () => {
       assert.ok(existsSync(join(repo.root, 'data.txt')));
     });
   }
+
+  test('a pasted block of two lines is one message: with --yes nothing is acted on before its condition is seen', async () => {
+    const repo = await scratch.repo({ 'README.md': '# paste\n', 'build/out.txt': 'built\n' });
+    // Whatever the model is told, it answers once; the test reads what it was told.
+    const fake = await scratch.fake([{ text: 'I will check for uncommitted files first.' }, { text: 'A second message was sent.' }]);
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root, env: fakeEnv(fake) });
+    await term.waitFor(/^›\s*$/m);
+    term.paste('Delete the build directory\nbut only if it has no uncommitted files');
+    await term.waitFor(/but only if it has no uncommitted files\s*$/m);
+    assert.equal(fake.requests.length, 0, 'the paste alone sends nothing: the Enter after it does');
+    term.keys('Enter');
+    await term.waitFor(/answers "I will check for uncommitted[\s\S]*^›\s*$/m);
+    // A pasted three-line error, then Enter: one more message, one more model turn.
+    term.paste('TypeError: x is undefined\n    in main, app.js:3:9\n    in node:internal/main:1:1');
+    term.keys('Enter');
+    await term.waitFor(/answers "A second message was sent\."[\s\S]*^›\s*$/m);
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+
+    assert.equal(fake.requests.length, 2, 'two messages, two model turns');
+    assert.equal(lastUserText(fake.requests[0]!), 'Delete the build directory\nbut only if it has no uncommitted files', 'the task is the whole block, its newline kept');
+    assert.equal(lastUserText(fake.requests[1]!), 'TypeError: x is undefined\n    in main, app.js:3:9\n    in node:internal/main:1:1');
+    assert.ok(existsSync(join(repo.root, 'build', 'out.txt')), 'build/ was not deleted');
+    const [run] = await runIds(repo.root);
+    const record = await journalJson<{ task: string }>(repo.root, `runs/${run}/run.json`);
+    assert.equal(record.task, 'Delete the build directory\nbut only if it has no uncommitted files');
+    assert.equal((await userSubjects(repo.root)).length, 1, 'the error is one follow-up');
+  });
+
+  test('a block pasted while a turn runs stays one message for after it', async () => {
+    const repo = await scratch.repo({ 'README.md': '# paste\n' });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const fake = await scratch.fake([{ text: 'First answer.' }, { text: 'Second answer.' }, { text: 'Third answer.' }], undefined, { gate: (index) => (index === 0 ? released : undefined) });
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root, env: fakeEnv(fake) });
+    await term.waitFor(/^›\s*$/m);
+    term.type('first');
+    while (fake.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    term.paste('line one\nline two\nline three');
+    term.keys('Enter');
+    term.screen(); // tmux handles its commands in order: the keys are in the terminal's input now
+    release();
+    await term.waitFor(/answers "Second answer\."[\s\S]*^›\s*$/m);
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    assertNoStack(term.screen());
+    assert.equal(fake.requests.length, 2, 'one message, one turn');
+    assert.equal(lastUserText(fake.requests[1]!), 'line one\nline two\nline three');
+    assert.equal((await userSubjects(repo.root)).length, 1);
+  });
 });
