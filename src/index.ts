@@ -67,7 +67,7 @@ export {
   InFlightError, UsageError, MissingCredentialsError, UnknownRunError, NoUnfinishedRunError,
   NoRunsError, NoSuchStepError, ReportWriteError, ApprovalRequiredError, DriftError, InterruptedError,
   StoppedBySignalError, AmbiguousRunError, FinishedElsewhereError, NoCheckpointError,
-  PathOutsideRepositoryError, ModelError, ScriptError, ContextWindowError, UnsafeCheckpointError,
+  PathOutsideRepositoryError, ModelError, ScriptError, ContextWindowError, UnusableSummaryError, UnsafeCheckpointError,
   RestoreConflictError, WorktreeBusyError, GitDirMismatchError, GitDiscoveryError, NoWorkTreeError,
   RepositoryNotWritableError, JournalCheckedOutError, RestoreWouldUndoError, FilterFailedError,
   UnknownSecretError, SandboxUnavailableError, DiskFullError, JournalWriteRefusedError,

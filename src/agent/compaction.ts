@@ -3,11 +3,14 @@
 // summarizes the messages before the last turns, and the conversation goes on from the task, that
 // summary and those turns, kept whole. The call is a journaled step of kind `compact` like any
 // other, so replay hands its summary back and re-sends nothing. The journal keeps every original
-// result whole; only what the model is sent next gets shorter. Pure code: the step comes in.
+// result whole; only what the model is sent next gets shorter. A summary call that answers with
+// no summary (nothing, or tool calls) is asked again once, then the run stops saying so: the turns
+// are never replaced by an empty or unusable summary. Pure code: the step comes in.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../valve/key.js';
 import type { RunJournal } from '../valve/run-journal.js';
-import { ContextWindowError, ModelError } from '../errors/index.js';
+import { ContextWindowError, ModelError, UnusableSummaryError } from '../errors/index.js';
+import { ellipsize } from '../format/text.js';
 import type { RunConfig } from '../journal/entry.js';
 import { COMPACT_INSTRUCTION, summarizedTurns, summaryMessage } from '../model/compaction.js';
 import type { Message, ModelProvider, ModelRequest, ModelResponse, Usage, UserBlock } from '../model/types.js';
@@ -34,6 +37,12 @@ export interface CompactResult {
   model: string;
   stopReason: string;
   usage: Usage;
+  /**
+   * Set when the summary call answered twice with no summary (what it answered each time: "nothing",
+   * "a call of read_file"): nothing was replaced, every turn is kept, and `summary` is ''. Recorded
+   * so that a replay keeps the turns too and goes on, where the live run stopped.
+   */
+  unusable?: string[];
 }
 
 /** The tokens a response says the conversation holds now: its input (cached or not) plus its answer. */
@@ -73,12 +82,17 @@ export interface CompactContext {
   signal?: AbortSignal;
 }
 
-/** Compacts `messages` through the journal; returns the new conversation and the recorded result, or undefined when there is nothing to summarize. */
+/**
+ * Compacts `messages` through the journal; returns the new conversation and the recorded result,
+ * or undefined when there is nothing to summarize. A summary call that answered with no summary
+ * (twice) replaces nothing: live, it stops the run (UnusableSummaryError) once its result is
+ * recorded; replayed, it hands back no messages, and the turns go on whole.
+ */
 export async function compact(
   context: CompactContext,
   messages: readonly Message[],
   options: { reason: CompactReason; tokensBefore: number; keepTurns: number },
-): Promise<{ messages: Message[]; result: CompactResult } | undefined> {
+): Promise<{ messages?: Message[]; result: CompactResult } | undefined> {
   const { journal, config } = context;
   const cut = cutIndex(messages, options.keepTurns);
   if (cut === undefined) return undefined;
@@ -86,12 +100,19 @@ export async function compact(
   const digest = createHash('sha256').update(canonicalJson(request)).digest('hex').slice(0, 24);
   const turns = summarizedTurns(messages) + messages.slice(0, cut).filter((m) => m.role === 'assistant').length;
   const input = { model: config.model, request: digest, summarize: cut, reason: options.reason, tokensBefore: options.tokensBefore };
+  // Whether the step ran now (not handed back by replay): only then does an unusable summary stop the run.
+  let live = false;
   const result = await journal.step<CompactResult>(
     COMPACT_STEP_KIND,
     input,
     async () => {
-      const response = await summarize(context, request);
-      const summary = textOf(response) || '(the model gave an empty summary)';
+      live = true;
+      const { response, unusable, usage } = await usableSummary(context, request);
+      if (unusable) {
+        const { tokensBefore } = options;
+        return { summary: '', tokensBefore, tokensAfter: tokensBefore, summarizedMessages: 0, keptMessages: messages.length, model: response.model, stopReason: response.stopReason, usage, unusable };
+      }
+      const summary = textOf(response);
       const after = [summaryMessage(context.task, summary, turns), ...messages.slice(cut)];
       return {
         summary,
@@ -101,15 +122,22 @@ export async function compact(
         keptMessages: messages.length - cut,
         model: response.model,
         stopReason: response.stopReason,
-        usage: response.usage,
+        usage,
       };
     },
     {
       describe: `compact: ${{ threshold: 'near the window', 'prompt-too-long': 'prompt too long', requested: 'asked for' }[options.reason]}`,
-      summarize: (r) => `${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens (estimated), ${r.summarizedMessages} messages summarized`,
+      summarize: (r) =>
+        r.unusable
+          ? `not compacted: asked twice, the model answered with ${r.unusable.join(', then ')}; every turn kept`
+          : `${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens (estimated): ${summaryWords(r.summary)} for ${r.summarizedMessages} messages`,
       usage: (r) => r.usage,
     },
   );
+  if (result.unusable) {
+    if (live) throw new UnusableSummaryError(journal.run, result.unusable);
+    return { result };
+  }
   return { messages: [summaryMessage(context.task, result.summary, turns), ...messages.slice(cut)], result };
 }
 
@@ -129,6 +157,46 @@ function summaryRequest(config: RunConfig, messages: readonly Message[], cut: nu
     maxTokens: config.maxTokens,
     ...(config.thinking ? { thinking: config.thinking } : {}),
   };
+}
+
+// The summary call, asked once more when its answer is no summary (no text, or tool calls: a
+// model that goes on working instead of summarizing); a second such answer stops the run, so that
+// the turns are never replaced by an empty or made-up summary.
+// Both calls' usage is the step's: each was paid for.
+async function usableSummary(context: CompactContext, request: ModelRequest): Promise<{ response: ModelResponse; usage: Usage; unusable?: string[] }> {
+  const answers: string[] = [];
+  let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+  for (;;) {
+    const response = await summarize(context, request);
+    usage = addUsage(usage, response.usage);
+    const unusable = whyUnusable(response);
+    if (!unusable) return { response, usage };
+    answers.push(unusable);
+    if (answers.length === 2) return { response, usage, unusable: answers };
+  }
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
+    cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
+  };
+}
+
+/** Why a summary call's answer cannot stand for the turns it summarizes, or undefined when it can. */
+export function whyUnusable(response: ModelResponse): string | undefined {
+  const calls = response.content.filter((b) => b.type === 'tool_use').map((b) => (b as { name: string }).name);
+  if (calls.length) return `a call of ${calls.join(' and ')}`;
+  if (!textOf(response)) return 'nothing';
+  return undefined;
+}
+
+// What the step line says the summary kept: its first words and its length.
+function summaryWords(summary: string): string {
+  const text = summary.replace(/\s+/g, ' ').trim();
+  return `"${ellipsize(text, 32).replace(/\s+…$/, '…')}" (${text.length.toLocaleString('en-US')} characters)`;
 }
 
 // The summary call; when even the summarized part is too long for the API, its tool results are

@@ -56,6 +56,12 @@ export interface AgentOptions {
   followUps?: readonly FollowUp[];
   /** Changes in order, each a `config` step: taken before the next model call at or after its step, or after a final answer (before a follow-up). */
   configChanges?: readonly ConfigChange[];
+  /**
+   * Only changes were asked for, no message (`/model`, `/compact` alone): a run stopped in the
+   * middle of its turn takes them and waits there, before its next model call, for the person's
+   * next message, instead of going on without one.
+   */
+  changesOnly?: boolean;
   /** The user's limits (none by default): the loop stops cleanly before the step that would pass one. */
   limits?: Limits;
   inFlight?: InFlightPolicy;
@@ -84,6 +90,8 @@ export interface AgentOutcome {
   status: 'done' | 'limit';
   final: string;
   steps: number;
+  /** Done without a final answer: only changes were asked of a run stopped in its turn (AgentOptions.changesOnly), which waits for a message. */
+  waiting?: boolean;
   /** Which limit, when the status is 'limit'. */
   limit?: LimitReached;
   /** The final answer stopped as a refusal (stop reason "refusal"): the task was not done. */
@@ -130,6 +138,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     pending = undefined;
     let limit = budget.exceeded(true);
     if (limit) return stopped(limit);
+    // Everything recorded is handed back and the changes are taken: the next step would ask the
+    // model, which only a message from the person may do here.
+    if (options.changesOnly && configChanges.length === 0 && budget.steps >= journal.history.lastPosition) return { status: 'done', final: '', steps: budget.steps, waiting: true };
     if (conversation.nearsWindow) {
       await compactNow('threshold', conversation.tokens);
       if ((limit = budget.exceeded(true))) return stopped(limit);
@@ -224,6 +235,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       return conversation.hold();
     }
     budget.count({ name: done.result.model || config.model, usage: done.result.usage });
+    // A summary that could not stand for the turns (recorded, replayed here): they are kept whole.
+    if (!done.messages) return conversation.hold();
     conversation.replace(done.messages, done.result.tokensAfter);
   }
 

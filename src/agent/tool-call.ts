@@ -49,12 +49,20 @@ export function deniedResult(rule: string): ToolResult {
   return { isError: true, output: `This tool call is not allowed here: the user's settings deny it (rule "${rule}"). It was not run. Try another way, or ask the user.`, summary: `denied by rule ${rule}` };
 }
 
+/**
+ * The model's answer to a call the person's stop cut off (Ctrl-C, SIGTERM or SIGHUP in an earlier
+ * call of the same answer, or at this call's question): recorded in place of running it, so that
+ * the next message reaches the model before anything left of the stopped turn runs.
+ */
+export const STOPPED_RESULT: ToolResult = {
+  isError: true,
+  output: 'not run: stopped by the person. They stopped the turn before this call ran, so it was not run. Do not assume its effect; wait for what they say next.',
+  summary: 'not run: stopped by the person',
+};
+
 /** Runs (or replays) one tool call through the journal and returns its whole result. */
 export async function callTool(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResult> {
   const { journal, signal } = context;
-  // Stopped before this call began (the one before it was stopped): nothing is recorded for it,
-  // so the next run asks for it and runs it live.
-  signal?.throwIfAborted();
   const tool = context.tools.get(call.name);
   if (!tool) {
     // A name that is not a string is one a journal recorded before names were checked: never a crash on replay.
@@ -92,6 +100,9 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       summarize: (r) => r.summary,
       onInFlight: (step) => inFlightAnswer(context.inFlight, step),
       decline: async () => {
+        // Stopped before this call began (an earlier call of the answer was stopped): it never
+        // runs, not even on the next message; the model hears so, from the record on replay too.
+        if (signal?.aborted) return { result: STOPPED_RESULT };
         // Only a live step gets here, before its intent is recorded, whatever the tool (a read
         // too: it needs no approval, but a deny rule may still forbid it). A deny rule wins over
         // everything; an allow rule skips the question (also with no terminal to ask on).
@@ -100,7 +111,12 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
         // An unknown secret stops it with nothing written.
         if (context.revealSecrets) liveInput = context.revealSecrets(input);
         if (ruled?.verdict === 'allow' || !context.approve || !tool.needsApproval(input)) return undefined;
-        const answer = await context.approve(tool, input);
+        const answer = await context.approve(tool, input).catch((error: unknown) => {
+          // Stopped at this call's question: answered as stopped, as the calls after it are.
+          if (signal?.aborted) return 'stopped' as const;
+          throw error;
+        });
+        if (answer === 'stopped') return { result: STOPPED_RESULT };
         if (answer === true) return undefined;
         return { result: declinedResult(typeof answer === 'object' ? answer.reason : '') };
       },

@@ -65,6 +65,23 @@ export class ContextWindowError extends SavepointError<{ run: string; contextWin
   }
 }
 
+/**
+ * A compaction's summary call answered twice with nothing usable (no text, or tool calls): the
+ * conversation is not replaced by it, every turn is kept, and the run stops here.
+ */
+export class UnusableSummaryError extends SavepointError<{ run: string; answers: string[] }> {
+  constructor(run: string, answers: string[]) {
+    super(
+      'ESUMMARY',
+      `Run ${run} stopped before compacting its conversation: the model was asked twice for a summary of it and ` +
+        `answered with ${answers.join(', then ')}, not a summary. Nothing was replaced: every turn is kept as it was, ` +
+        `and nothing of the compaction is recorded. Run the same command again to ask once more, try another model ` +
+        `(--model), or go on without compacting (--no-compact).`,
+      { run, answers },
+    );
+  }
+}
+
 const RESUME_HINT = 'run the same command again later: the steps already finished are replayed from the journal, not redone';
 
 function describeModelFailure(data: ModelErrorData): string {

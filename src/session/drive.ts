@@ -42,6 +42,12 @@ export interface RunTarget {
   model: string;
   /** A follow-up instruction to record after the run's recorded ones (`continue`). */
   followUp?: string;
+  /**
+   * The follow-up is a new message whatever the journal holds: one the person sent in a session,
+   * recorded once each even when it repeats the last one word for word. Without it, the identical
+   * `continue` given again before the run answered its last follow-up (after a crash) resumes that one.
+   */
+  newMessage?: boolean;
   /** A model to change to (a config step, before the follow-up): `--model` on `continue`, `/model`. The same model as the run's is no change. */
   modelChange?: string;
   /** Compact the conversation before the follow-up (a config step, then a compact step): `/compact`. */
@@ -64,7 +70,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
     const plan = life.begin();
     if (plan.replayOnly) await life.compareFinishedFiles();
     else await life.settle();
-    return await life.end(await life.loop(plan.followUps, plan.configChanges));
+    return await life.end(await life.loop(plan.followUps, plan.configChanges, plan.changesOnly));
   } catch (error) {
     return await life.fail(error);
   } finally {
@@ -165,10 +171,10 @@ class RunLife {
     const { journal, target, options } = this;
     const record = journal.runRecord;
     if (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
-    const { replayOnly, followUps, configChanges, model, asksModel, opened } = planRun(journal, target);
+    const { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened } = planRun(journal, target);
     if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
     this.emit({ type: 'opened', run: target.run, task: target.task, ...opened });
-    return { replayOnly, followUps, configChanges };
+    return { replayOnly, followUps, configChanges, changesOnly };
   }
 
   /**
@@ -207,7 +213,7 @@ class RunLife {
   }
 
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */
-  loop(followUps: FollowUp[], configChanges: ConfigChange[]): Promise<AgentOutcome> {
+  loop(followUps: FollowUp[], configChanges: ConfigChange[], changesOnly = false): Promise<AgentOutcome> {
     const { journal, target, options } = this;
     this.loopStarted = true;
     return runAgent({
@@ -219,6 +225,7 @@ class RunLife {
       revealSecrets: this.secrets.revealer.value,
       followUps,
       configChanges,
+      changesOnly,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
       approve: options.approve,
@@ -245,6 +252,13 @@ class RunLife {
       await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
       const pushFailure = await this.flush();
       return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
+    }
+    if (outcome.waiting) {
+      // A change alone, given to a run stopped in its turn: the run stays stopped, waiting for a
+      // message, as the person left it (run.json is not told it finished).
+      if (journal.stats.live > 0) await journal.markInterrupted('the person; a change alone, waiting for their message').catch(() => {});
+      const pushFailure = await this.flush();
+      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: 'finished', waiting: true, final: '', steps: outcome.steps, ...journal.stats };
     }
     await journal.finish('finished', { final: outcome.final, ...(outcome.refused ? { refused: true } : {}) });
     const pushFailure = await this.flush();

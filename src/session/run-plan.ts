@@ -3,6 +3,7 @@
 // replays, whether it needs a model, and what the `opened` event says (new, resuming, finished,
 // continuing). Nothing here writes: drive.ts takes the working tree and checks for credentials.
 import { CONFIG_STEP_KIND, USER_STEP_KIND, type ConfigChange, type FollowUp } from '../agent/loop.js';
+import type { RunRecord } from '../journal/entry.js';
 import type { RunJournal } from '../valve/run-journal.js';
 import type { RunTarget } from './drive.js';
 import type { OpenedAs, SessionEvent } from './types.js';
@@ -13,6 +14,8 @@ export interface RunPlan {
   replayOnly: boolean;
   followUps: FollowUp[];
   configChanges: ConfigChange[];
+  /** Only a change was asked for (a model, a compaction), no message: the loop does not go on past it (AgentOptions.changesOnly). */
+  changesOnly: boolean;
 }
 
 /** A run's plan, with what opening it needs and says. */
@@ -26,13 +29,13 @@ export interface OpenedRun extends RunPlan {
 }
 
 /** What `target` asks of the run `journal` holds: its follow-ups and config changes, new ones added at the steps they will take. */
-export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | 'followUp' | 'modelChange' | 'compact'>): OpenedRun {
+export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | 'followUp' | 'newMessage' | 'modelChange' | 'compact'>): OpenedRun {
   const record = journal.runRecord;
   const followUps = recordedFollowUps(journal);
   const configChanges = recordedConfigChanges(journal);
   // The model the run uses now: its last config step's, else the pinned one.
   let model = configChanges.filter((change) => change.model !== undefined).at(-1)?.model ?? target.model;
-  const newFollowUp = target.followUp !== undefined && followUps.at(-1)?.message !== target.followUp;
+  const newFollowUp = target.followUp !== undefined && !resumesLastFollowUp(record, followUps, target);
   // A change of model is its own step, before the follow-up it comes with (the identical
   // command again finds the run on that model already and adds nothing).
   const newChange = target.modelChange !== undefined && target.modelChange !== model;
@@ -49,7 +52,8 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   // A finished run replays with no key; anything else needs one before anything happens (a
   // change of model alone to a finished run asks no model).
   const replayOnly = record?.status === 'finished' && !newFollowUp && !newChange && !target.compact;
-  const asksModel = !replayOnly && !(record?.status === 'finished' && !newFollowUp && !target.compact);
+  const changesOnly = target.followUp === undefined && (target.modelChange !== undefined || Boolean(target.compact));
+  const asksModel = !replayOnly && !(changesOnly && !target.compact) && !(record?.status === 'finished' && !newFollowUp && !target.compact);
   const recordedSteps = journal.history.finishedCount;
   const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
   const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
@@ -62,7 +66,19 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   // crash in its answer): the steps before it are the conversation it continued.
   const followUpStep = followUps.at(-1)?.step;
   const opened = { model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(killed ? { killedBeforeRecording: killed } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) };
-  return { replayOnly, followUps, configChanges, model, asksModel, opened };
+  return { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened };
+}
+
+// Whether the follow-up asked for is the run's last recorded one, given again after a crash: the
+// journal says so, not the words. The last follow-up's own step is recorded and the run has not
+// reached a final answer since (run.json turns "running" in the very commit of a process's first
+// step, and "finished" only at a final answer), so the identical command resumes it instead of
+// adding it twice. After its answer the same words are a new message ("yes" twice is two answers);
+// a message the person sent in a session is always one.
+function resumesLastFollowUp(record: RunRecord | undefined, followUps: readonly FollowUp[], target: Pick<RunTarget, 'followUp' | 'newMessage'>): boolean {
+  const last = followUps.at(-1);
+  if (target.newMessage || last === undefined || last.message !== target.followUp) return false;
+  return record?.status !== 'finished';
 }
 
 // The follow-up instructions the run has recorded, with the steps that recorded them.

@@ -106,12 +106,15 @@ export interface ContinueOptions extends SessionOptions {
   run?: string;
   /** Compact the conversation first (a journaled config step, then the compact step), as `/compact` asks. */
   compact?: boolean;
+  /** The message is new whatever the journal holds (a session's message): see RunTarget.newMessage. */
+  newMessage?: boolean;
 }
 
 /**
  * Gives a run a follow-up instruction: its earlier steps replay, the instruction is recorded as a
- * step of its own, and the model answers it live. The identical call after a crash resumes that
- * follow-up; it is never added twice. Works on finished runs and on runs stopped at a limit.
+ * step of its own, and the model answers it live. The identical call after a crash (the run has not
+ * answered its last follow-up yet, as the journal says) resumes that follow-up; it is never added
+ * twice. Once the run has answered, the same words are a new follow-up. Works on finished runs and on runs stopped at a limit.
  */
 export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
   if (!options.message.trim() && options.model === undefined && !options.compact) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
@@ -125,7 +128,7 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   assertNoConflict(synced, record.id);
   // --model on continue is a change of model within the run (a config step), not a clash with the pinned one.
   assertPinned(record, { ...options, model: undefined });
-  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), ...(message ? { followUp: message } : {}), ...(options.compact ? { compact: true } : {}) };
+  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), ...(message ? { followUp: message, ...(options.newMessage ? { newMessage: true } : {}) } : {}), ...(options.compact ? { compact: true } : {}) };
   return driveSession(options.model !== undefined ? { ...target, modelChange: options.model } : target, options);
 }
 

@@ -142,6 +142,8 @@ export interface RunOutcome {
   limit?: LimitReached;
   /** The final answer ('' unless finished). */
   final: string;
+  /** Only a change was asked (a model, a compaction) of a run stopped in its turn: it took it and waits for a message, unfinished (status 'finished', final ''). */
+  waiting?: boolean;
   /** Steps the loop took in all, replayed and live. */
   steps: number;
   /** Of those, how many this process replayed from the journal and ran live. */

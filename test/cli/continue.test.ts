@@ -1,7 +1,7 @@
 // `savepoint continue "<message>"` through the real CLI against the fake Anthropic server: on a
 // finished run the earlier steps replay with no model call and the model answers the follow-up;
-// a kill -9 during the follow-up's model call and the identical command resumes it without adding
-// it twice; a run stopped by --max-steps hears the follow-up at its next model call; and `runs`,
+// a kill -9 during the follow-up's model call (or after its command ran) and the identical command
+// resumes it without adding it twice, while the same words after the run answered are a new message; a run stopped by --max-steps hears the follow-up at its next model call; and `runs`,
 // `log` and the HTML page (in headless Chromium) show each user turn.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -59,12 +59,66 @@ describe('savepoint continue', { concurrency: true }, () => {
     assert.equal(lastUserText(fake.requests[2]!), 'now add a test');
     assertToolPairing(fake.requests);
 
-    // The identical command once more: all five steps replay, nothing is added, nothing is asked.
-    const again = await runCli(['continue', 'now add a test'], { cwd: repo.root, env: { ANTHROPIC_BASE_URL: fake.url } });
-    assert.equal(again.code, 0, again.stderr);
-    assertStepModes(again.stdout, 5);
+  });
+
+  test('the identical continue after the run answered it is a new message: recorded again, and the model answers it', async () => {
+    const repo = await scratch.repo({ 'README.md': '# continue\n' });
+    const fake = await scratch.fake([...TURNS, { text: 'Yes again: done.' }]);
+    assert.equal((await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+    assert.equal((await runCli(['continue', '--yes', 'yes'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
     assert.equal(fake.requests.length, 3);
-    assert.equal((await userSteps(repo.root)).length, 1);
+
+    // "yes" twice is two answers: the run had answered the first, so the second is the person's too.
+    const again = await runCli(['continue', '--yes', 'yes'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    const lines = assertStepModes(again.stdout, 5);
+    assert.match(lines[5]!.text, /^user "yes"/);
+    assert.doesNotMatch(again.stdout, /already given/);
+    assert.match(again.stdout, /Final answer\nYes again: done\./);
+    assert.equal(fake.requests.length, 4, 'the model answers the second "yes"');
+    assert.equal(lastUserText(fake.requests[3]!), 'yes');
+    assert.equal(fake.requests[3]!.messages.filter((m) => m.role === 'user' && lastUserText({ messages: [m] }) === 'yes').length, 2, 'both answers reach the model');
+    assert.equal((await userSteps(repo.root)).length, 2);
+    assertToolPairing(fake.requests);
+  });
+
+  test('killed (SIGKILL) after a command of the follow-up\'s turn ran, the identical command resumes that turn: no second user step, the command not run again', async () => {
+    const repo = await scratch.repo({ 'README.md': '# continue\n' });
+    const turns: ScriptTurn[] = [
+      { text: 'The README is one line.' },
+      { text: 'Logging.', tools: [{ name: 'run_bash', input: { command: 'echo once >> log.txt' } }] },
+      { text: 'Logged it.' },
+      { text: 'Nothing more to log.' },
+    ];
+    const hold = new Set([2]);
+    const fake = await scratch.fake(turns, hold);
+    assert.equal((await runCli(['run', '--yes', '--no-sandbox', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+
+    const live = startCli(['continue', '--yes', '--no-sandbox', 'yes'], { cwd: repo.root, env: fakeEnv(fake) });
+    await waitUntil(() => fake.requests.length === 3, 'the model call after the command', { child: live });
+    live.kill();
+    assert.equal((await live.result).signal, 'SIGKILL');
+    assert.equal(readFileSync(join(repo.root, 'log.txt'), 'utf8'), 'once\n');
+
+    hold.delete(2);
+    const again = await runCli(['continue', '--yes', '--no-sandbox', 'yes'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /This follow-up was already given at step 2: it is not added again\./);
+    assert.match(again.stdout, /Final answer\nLogged it\./);
+    assert.equal(readFileSync(join(repo.root, 'log.txt'), 'utf8'), 'once\n', 'the command ran once');
+    assert.equal((await userSteps(repo.root)).length, 1, 'one user step in the journal');
+    assert.equal((await userCommits(repo.root)).length, 1);
+    assert.equal(fake.requests.length, 4);
+    assert.equal(JSON.stringify(fake.requests[3]!.messages), JSON.stringify(fake.requests[2]!.messages), 'the unfinished request is the one asked again');
+    assertToolPairing(fake.requests);
+    await assertFsckClean(repo.root);
+
+    // Answered now: the same words once more are the person's new message.
+    const newer = await runCli(['continue', '--yes', '--no-sandbox', 'yes'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(newer.code, 0, newer.stderr);
+    assert.match(newer.stdout, /Final answer\nNothing more to log\./);
+    assert.equal((await userSteps(repo.root)).length, 2);
+    assert.equal(fake.requests.length, 5);
   });
 
   test('killed (SIGKILL) during the follow-up\'s model call, the identical command resumes it and never adds it twice', async () => {

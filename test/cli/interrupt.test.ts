@@ -1,8 +1,8 @@
 // Ctrl-C, SIGTERM and SIGHUP are not crashes: a live command's process group is stopped, the step
 // is recorded as stopped by the person after n seconds with its output so far, savepoint ends
 // within two seconds with exit 130, and the identical command tells the model exactly that (the
-// command is not run again, and nothing is called "in flight"). A stop during a model call or at
-// the approval question records nothing and says so. Signals are sent for real, to the real CLI.
+// command is not run again, and nothing is called "in flight"). A stop during a model call records
+// nothing and says so; one at the approval question answers that call "not run: stopped by the person". Signals are sent for real, to the real CLI.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -95,7 +95,7 @@ describe('a signal when no command runs', { concurrency: true }, () => {
     assert.match(again.stdout, /Final answer\nRead it\./);
   });
 
-  test('Ctrl-C at the approval question (on a pseudo-terminal) runs nothing and says so', { skip: existsSync('/usr/bin/script') ? false : 'util-linux "script" is not installed' }, async () => {
+  test('Ctrl-C at the approval question (on a pseudo-terminal) runs nothing and says so; the call is answered "not run: stopped by the person"', { skip: existsSync('/usr/bin/script') ? false : 'util-linux "script" is not installed' }, async () => {
     const repo = await scratch.repo({ 'README.md': '# app\n' });
     const fake = await scratch.fake(TURNS);
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -116,6 +116,16 @@ describe('a signal when no command runs', { concurrency: true }, () => {
     assert.match(text, /Stopped by Ctrl-C at the question for run_bash "echo started .*": it did not run\./);
     assert.doesNotMatch(text, /in flight/);
     assert.equal(existsSync(join(repo.root, 'count.txt')), false, 'the command never ran');
-    assert.ok(!(await journalPaths(repo.root)).some((p) => p.includes('run_bash')), 'and nothing of it is recorded');
+    // The call the stop cut off is answered, never run later (issue 35: it was left unrecorded, so
+    // the next run asked for it again, or ran it under --yes before the model heard of the stop).
+    const step = (await journalPaths(repo.root)).find((p) => p.endsWith('000002-run_bash.json'));
+    assert.ok(step, 'the stopped call has its answer recorded');
+    const entry = await journalJson<{ result: { isError: boolean; output: string } }>(repo.root, step);
+    assert.equal(entry.result.isError, true);
+    assert.match(entry.result.output, /^not run: stopped by the person/);
+    const again = await runCli(['run', '--yes', 'count once'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.equal(existsSync(join(repo.root, 'count.txt')), false, 'the identical command does not run it either');
+    assert.match(resultText(lastToolResults(fake.requests.at(-1)!)[0]!), /^not run: stopped by the person/);
   });
 });

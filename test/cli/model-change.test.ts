@@ -21,9 +21,9 @@ const TURNS: ScriptTurn[] = [
 const stepsOf = async (root: string, kind: string) => (await journalPaths(root)).filter((p) => p.endsWith(`-${kind}.json`));
 
 describe('a change of model within a run', { concurrency: true }, () => {
-  test('--model on continue records a config step before the follow-up, later calls use it, and the identical command replays it exactly', async () => {
+  test('--model on continue records a config step before the follow-up, later calls use it, and a replay reproduces it exactly', async () => {
     const repo = await scratch.repo({ 'README.md': '# models\n' });
-    const fake = await scratch.fake(TURNS);
+    const fake = await scratch.fake([...TURNS, { text: 'Read it a third time.' }]);
     const first = await runCli(['run', '--yes', '--model', 'claude-first', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(first.code, 0, first.stderr);
 
@@ -37,17 +37,21 @@ describe('a change of model within a run', { concurrency: true }, () => {
     assertToolPairing(fake.requests);
     assert.match(await gitOut(repo.root, ['log', '--format=%s', 'agent-journal']), / #4 config /);
 
-    const again = await runCli(['continue', '--yes', '--model', 'claude-second', 'read it again'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(again.code, 0, again.stderr);
-    assertStepModes(again.stdout, 8);
-    assert.equal(fake.requests.length, 4, 'nothing is sent again');
-    assert.equal((await stepsOf(repo.root, 'config')).length, 1);
-    assert.equal((await stepsOf(repo.root, 'user')).length, 1);
     // A plain replay of the run (no --model) reproduces the change from the journal.
     const replay = await runCli(['run', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(replay.code, 0, replay.stderr);
     assert.match(replay.stdout, /Final answer\nStill one line\./);
     assert.equal(fake.requests.length, 4);
+
+    // The identical command after the run answered is a new message (issue 35), on the model the
+    // run uses already: no second config step, the eight steps replay, then the model answers.
+    const again = await runCli(['continue', '--yes', '--model', 'claude-second', 'read it again'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    assertStepModes(again.stdout, 8);
+    assert.equal(fake.requests.length, 5);
+    assert.equal(fake.requests[4]!.model, 'claude-second');
+    assert.equal((await stepsOf(repo.root, 'config')).length, 1);
+    assert.equal((await stepsOf(repo.root, 'user')).length, 2);
   });
 
   test('killed (SIGKILL) in the turn after the change, the identical command finishes it on the new model, sending no finished request again', async () => {

@@ -1,7 +1,8 @@
 // SessionPrompt.keepTypedAhead (src/cli/interactive/prompt.ts) on a stand-in terminal: what was
 // typed ahead of a turn's question becomes the lines the next prompts answer with, in order, the
 // line without Enter waits to be finished, and a Ctrl-C among the keys is the turn's Ctrl-C
-// (SIGINT to this process) with what was typed ahead dropped. The real terminal's side is
+// (SIGINT to this process) with what was typed ahead dropped; a block pasted (bracketed) is one
+// message, its newlines kept. The real terminal's side is
 // test/cli/interactive-typeahead.test.ts (tmux).
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
@@ -60,4 +61,44 @@ test('a Ctrl-C among the keys typed ahead is SIGINT to this process, and drops w
   const next = prompt.read('› ');
   input.write('typed after\r');
   assert.deepEqual(await next, { line: 'typed after' }, 'nothing typed ahead is left');
+});
+
+test('a block pasted among the keys typed ahead (bracketed) is one message, its newlines kept, a Ctrl-C in it text; one still arriving waits whole', async () => {
+  const input = fakeTerminal();
+  const output = new PassThrough();
+  output.resume();
+  const prompt = new SessionPrompt({ input, output });
+  input.write('look at this: \x1b[200~line one\x03\rline two\r\x1b[201~\rnext\r');
+  input.write('\x1b[200~half\rof a paste');
+  let interrupted = 0;
+  const onSigint = () => interrupted++;
+  process.on('SIGINT', onSigint);
+  try {
+    await prompt.keepTypedAhead();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  assert.equal(interrupted, 0, 'a pasted Ctrl-C character is not Ctrl-C pressed');
+  assert.deepEqual(await prompt.read('› '), { line: 'look at this: line one\nline two\n' });
+  assert.deepEqual(await prompt.read('› '), { line: 'next' });
+  // The block still arriving is at the prompt, whole; its end and an Enter send it as one message.
+  const third = prompt.read('› ');
+  input.write('\x1b[201~\r');
+  assert.deepEqual(await third, { line: 'half\nof a paste' });
+});
+
+test('at the prompt, a pasted block is one message sent by the Enter after it, and joins the history once', async () => {
+  const input = fakeTerminal();
+  const output = new PassThrough();
+  let shown = '';
+  output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+  const prompt = new SessionPrompt({ input, output });
+  const answer = prompt.read('› ');
+  input.write('fix: \x1b[200~first\rsecond\rthird\x1b[201~');
+  input.write(' please\r');
+  assert.deepEqual(await answer, { line: 'fix: first\nsecond\nthird please' });
+  assert.ok(shown.includes('\x1b[?2004h'), 'the prompt asks the terminal for bracketed paste');
+  assert.equal(prompt.history[0], 'fix: first\nsecond\nthird please', 'the history holds the message once, whole');
+  assert.equal(prompt.history.length, 1);
 });

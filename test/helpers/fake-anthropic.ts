@@ -50,6 +50,9 @@ export interface FakeAnthropicOptions {
   // The answer to a compaction request (one that ends with savepoint's summarization instruction);
   // default a summary naming the turns it stands for. Compaction requests use no turn.
   summary?: string;
+  // The answers to the first compaction requests, in order (a tool call, nothing), before `summary`
+  // answers the rest: a model that does not summarize when asked.
+  summaries?: ScriptTurn[];
   // Sent as `retry-after-ms` with every injected error so the SDK retries at once instead of after
   // its 0.5-8 s backoff. The SDK ignores 0 (it then uses its backoff), hence 1. `null` sends none.
   retryAfterMs?: number | null;
@@ -130,6 +133,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const retryAfterMs = options.retryAfterMs === undefined ? 1 : options.retryAfterMs;
   const failures: { status: number; options: FailOptions }[] = [];
   const quirks: StreamQuirks[] = [];
+  const summaries = [...(options.summaries ?? [])];
   const requests: MessagesBody[] = [];
   const headers: IncomingHttpHeaders[] = [];
   let served = 0;
@@ -174,7 +178,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     if (thinkingProblem) return sendError(res, 400, 'invalid_request_error', thinkingProblem);
     const index = turnIndex(body.messages);
     const scripted = isCompactionRequest(body.messages)
-      ? summaryTurn(options.summary, body.messages)
+      ? (summaries.shift() ?? summaryTurn(options.summary, body.messages))
       : Array.isArray(turns)
         ? (turns[index] ?? ranOutTurn('given to startFakeAnthropic', turns.length))
         : turns(body);

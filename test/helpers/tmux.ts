@@ -18,6 +18,8 @@ export interface Terminal {
   type(text: string): void;
   /** Sends tmux key names (C-c, C-d, Enter). */
   keys(...names: string[]): void;
+  /** Pastes `text` as a terminal pastes it: its line breaks as carriage returns, bracketed (ESC[200~ … ESC[201~) when the program asked for bracketed paste; no Enter after it. */
+  paste(text: string): void;
   /** The whole screen and scrollback as text. */
   screen(): string;
   /** Waits until the screen matches `pattern`; resolves with the screen. */
@@ -61,6 +63,10 @@ export function openTerminal(args: string[], options: { cwd: string; env?: Recor
     },
     keys(...names) {
       tmux('send-keys', '-t', '0', ...names);
+    },
+    paste(text) {
+      tmux('set-buffer', '-b', 'test-paste', '--', text);
+      tmux('paste-buffer', '-p', '-d', '-b', 'test-paste', '-t', '0');
     },
     screen() {
       return tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', '0');

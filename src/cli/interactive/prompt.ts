@@ -5,10 +5,12 @@
 // Lines typed while a turn runs wait in the terminal and reach the next prompt together: the first
 // is the prompt's answer, the others are kept by the session's SessionPrompt and answer the prompts
 // after it, in order, as Claude Code queues what is typed during a turn (a closed interface would
-// drop them).
+// drop them). A message is what the person sent, whole: the prompt asks the terminal for bracketed
+// paste (ESC[?2004h), and a pasted block of several lines is one message, its newlines kept, sent
+// with the Enter after it (readline alone would send each of its lines as a message).
 import { createInterface } from 'node:readline';
 import { showControls } from '../../format/text.js';
-import { takeTypedAhead } from '../terminal/typed-ahead.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PASTE_END, PASTE_START, pastedText, splitPastes, takeTypedAhead, typedMessages, typedText } from '../terminal/typed-ahead.js';
 
 /** What the person did at the prompt: a line, or leave (Ctrl-C on an empty line, Ctrl-D). */
 export type PromptAnswer = { line: string } | { leave: true };
@@ -38,6 +40,12 @@ export class SessionPrompt {
     remember(this.history, line);
   }
 
+  /** Asks the terminal to stop bracketing pasted text: the session ends, or hands the terminal to another program. */
+  endPaste(): void {
+    const output = this.io.output ?? process.stdout;
+    if ((output as { isTTY?: boolean }).isTTY) output.write(BRACKETED_PASTE_OFF);
+  }
+
   /** Reads one line at `prompt`. Ctrl-C on a line with text clears it; on an empty line, or Ctrl-D, leaves. */
   read(prompt: string): Promise<PromptAnswer> {
     return readPromptLine(prompt, this.history, this.ahead, this.io);
@@ -57,7 +65,7 @@ export class SessionPrompt {
       this.ahead.partial = '';
       return;
     }
-    const lines = typedLines(this.ahead.partial + keys);
+    const lines = typedMessages(this.ahead.partial + keys);
     this.ahead.partial = lines.pop()!;
     this.ahead.lines.push(...lines.filter((line) => line.trim() !== ''));
   }
@@ -69,6 +77,13 @@ function remember(history: string[], line: string): void {
   history.splice(HISTORY_SIZE);
 }
 
+// The raw keys of one keypress, as they came: the paste markers readline names but gives no sequence for.
+function rawKey(sequence: string | undefined, key: { name?: string } | undefined): string {
+  if (key?.name === 'paste-start') return PASTE_START;
+  if (key?.name === 'paste-end') return PASTE_END;
+  return sequence ?? '';
+}
+
 function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream }): Promise<PromptAnswer> {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
@@ -77,20 +92,30 @@ function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io
   const queued = ahead.lines;
   const next = queued.shift();
   if (next !== undefined) {
-    output.write(`${prompt}${showControls(next)}\n`);
+    output.write(`${prompt}${next.split('\n').map(showControls).join('\n')}\n`);
     remember(history, next);
     return Promise.resolve({ line: next });
   }
   return new Promise((resolve) => {
     // Registered before the interface's own listener, so it sees each key first: the keys after
-    // the line that answers (the rest of what was typed ahead) are kept, not lost with the interface.
+    // the line that answers (the rest of what was typed ahead) are kept, not lost with the interface;
+    // and a pasted block is known as one before readline takes its line breaks for Enter.
     let done = false;
     let rest = '';
-    // Each whole line at once: the next prompt may be asked for before this tick ends.
-    const keep = (sequence?: string) => {
-      if (!done || !sequence) return;
-      rest += sequence;
-      const lines = typedLines(rest);
+    // Inside a pasted block (the terminal brackets it): readline's lines are the block's, one message.
+    let pasting = false;
+    let pasted = '';
+    // Each whole message at once: the next prompt may be asked for before this tick ends.
+    const keep = (sequence?: string, key?: { name?: string }) => {
+      if (!done) {
+        if (key?.name === 'paste-start') pasting = true;
+        else if (key?.name === 'paste-end') pasting = false;
+        return;
+      }
+      const raw = rawKey(sequence, key);
+      if (!raw) return;
+      rest += raw;
+      const lines = typedMessages(rest);
       rest = lines.pop()!;
       ahead.partial = rest;
       queued.push(...lines.filter((line) => line.trim() !== ''));
@@ -101,41 +126,46 @@ function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io
     const finish = (answer: PromptAnswer) => {
       if (done) return;
       done = true;
-      history.splice(0, history.length, ...(rl as unknown as { history: string[] }).history);
+      // A message with a pasted block joins the history once, whole (readline noted each of its lines on its own).
+      if (pasted && 'line' in answer) remember(history, answer.line);
+      else history.splice(0, history.length, ...(rl as unknown as { history: string[] }).history);
       rl.close();
       // The rest of the chunk of keys is handled in this same tick: after it, the turn's own
       // questions read the keys, and they are theirs.
       setImmediate(() => input.off('keypress', keep));
       resolve(answer);
     };
-    rl.on('line', (line) => finish({ line }));
+    rl.on('line', (line) => {
+      if (!pasting) return finish({ line: pasted + line });
+      // A line break of the pasted block: kept in the message, which Enter sends after the block.
+      pasted += `${line}\n`;
+    });
     rl.on('close', () => finish({ leave: true }));
     rl.on('SIGINT', () => {
-      if (rl.line.length === 0) {
+      if (rl.line.length === 0 && !pasted) {
         output.write('\n');
         return finish({ leave: true });
       }
-      // The typed line is dropped (end of line, then delete to its start); a second Ctrl-C leaves.
+      // The typed message is dropped (end of line, then delete to its start); a second Ctrl-C leaves.
+      pasted = '';
       rl.write(null, { ctrl: true, name: 'e' });
       rl.write(null, { ctrl: true, name: 'u' });
     });
+    // The terminal brackets what is pasted from now on (a block of lines is one message); the
+    // session turns it off when it ends. Kept on during a turn, so a block pasted then stays whole.
+    output.write(BRACKETED_PASTE_ON);
     rl.prompt();
-    // A line typed ahead without Enter is there to finish, as it was left.
-    if (ahead.partial) rl.write(typedText(ahead.partial));
+    // A message typed ahead without Enter is there to finish, as it was left (a pasted block whole).
+    for (const part of splitPastes(ahead.partial)) {
+      if (!part.pasted) {
+        rl.write(typedText(part.text));
+        continue;
+      }
+      pasting = true;
+      rl.write(pastedText(part.text));
+      // A block whose end has not come yet stays open until its marker does.
+      pasting = Boolean(part.open);
+    }
     ahead.partial = '';
   });
-}
-
-// Keys typed ahead as lines; the last one has no Enter yet (it is not sent, and it is left as typed).
-function typedLines(keys: string): string[] {
-  const lines = keys.split(/\r\n|\r|\n/);
-  const last = lines.pop()!;
-  return [...lines.map(typedText), last];
-}
-
-// The text of keys typed ahead: without the escape sequences of keys that edit a line (arrows),
-// which a queued line cannot replay, nor other control characters.
-function typedText(keys: string): string {
-  // eslint-disable-next-line no-control-regex
-  return keys.replace(/\x1b\[[0-9;]*[A-Za-z~]|\x1b./g, '').replace(/[\x00-\x1f\x7f]/g, '');
 }

@@ -36,6 +36,20 @@ export const PROMPT = '› ';
 
 /** Runs the session until the person leaves; resolves with the exit code (0; 1 when -c / -r cannot open the run). */
 export async function runInteractive(flags: DriveFlags, start: SessionStart = {}): Promise<number> {
+  const prompt = new SessionPrompt();
+  // The terminal's bracketed paste, asked for by the prompt, ends with the session however it ends.
+  const endPaste = () => prompt.endPaste();
+  process.once('exit', endPaste);
+  try {
+    return await session(flags, start, prompt);
+  } finally {
+    process.off('exit', endPaste);
+    endPaste();
+  }
+}
+
+// The session itself, on its prompt.
+async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPrompt): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new UsageError('An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.');
   }
@@ -44,7 +58,6 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   sessionSettings(flags);
   const out = process.stdout;
   const style = styleFor(out);
-  const prompt = new SessionPrompt();
   const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [], prompt };
 
   if (start.continueLatest || start.resume) {
@@ -88,7 +101,10 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
       case 'diff':
       case 'runs':
         if (line.type === 'diff' && !state.run) out.write('  No run yet: the first message starts one.\n');
-        else ownCommand(line.type === 'diff' ? ['diff', state.run!] : ['runs']);
+        else {
+          prompt.endPaste(); // the terminal is the other command's (a pager) until the next prompt
+          ownCommand(line.type === 'diff' ? ['diff', state.run!] : ['runs']);
+        }
         break;
       case 'fork':
         await fork(state, line.step, line.bad, style);
@@ -139,7 +155,8 @@ async function message(state: SessionState, text: string): Promise<void> {
     return;
   }
   const run = state.run;
-  await turn(state, (session) => continueRun({ ...session, message: text, run }), { ...state.flags, model: undefined });
+  // Every message the person sends is recorded once, even one that repeats the last word for word.
+  await turn(state, (session) => continueRun({ ...session, message: text, newMessage: true, run }), { ...state.flags, model: undefined });
 }
 
 // /model <id>: before the first message, the new run's model; after it, a config step of the run now.

@@ -1,5 +1,6 @@
 // The slash commands of an interactive session, parsed: a line that starts with "/" is one of
-// these or an unknown one (answered in one line); any other line is a message for the agent.
+// these or an unknown one (answered in one line); any other line, and any message of several
+// lines (a pasted block), is a message for the agent.
 
 /** One parsed line of the prompt. */
 export type PromptLine =
@@ -22,9 +23,10 @@ export const SLASH_COMMANDS: ReadonlyArray<[usage: string, what: string]> = [
   ['/new', 'the next message starts a new run'],
 ];
 
-/** What `line` asks for. */
+/** What `line` asks for. A message of several lines (a pasted block) is a message, even one that starts with "/" (a path, an error). */
 export function parsePromptLine(line: string): PromptLine {
   const text = line.trim();
+  if (text.includes('\n')) return { type: 'message', text };
   if (!text.startsWith('/') || text.startsWith('//')) return { type: 'message', text: text.startsWith('//') ? text.slice(1) : text };
   const [name = '', ...rest] = text.slice(1).split(/\s+/);
   const arg = rest.join(' ').trim();
