@@ -12,6 +12,7 @@
 // still needs the person's approval (by its configuration's digest) before it is in force.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { SettingsFileError } from '../errors/index.js';
 import { buildOwnGit } from '../git/repository.js';
@@ -44,6 +45,8 @@ export interface FolderTrust {
   files: string[];
   /** Their digest now; none when there are no such files. */
   digest?: string;
+  /** What trusts it: the trust store (the same digest), --trust now, or `trustedFolders` in the user's settings. */
+  by?: 'record' | 'flag' | 'settings';
 }
 
 /** Something a repository's file holds that is not in force, and why: the folder is not trusted, or an MCP server is not approved. */
@@ -101,6 +104,8 @@ export interface LoadSettingsOptions {
    * with their digest. Default: trusted only when the trust store holds the same digest.
    */
   trust?: boolean;
+  /** The user's `trustedFolders` (loadSettings reads them from the user's file). */
+  trustedFolders?: string[];
 }
 
 /** The settings files in the order they apply; the project ones only with a repository root. */
@@ -120,7 +125,10 @@ export function localSettingsFile(root: string): string {
  * folder is trusted; throws SettingsFileError (McpConfigError) for the first file that cannot be used.
  */
 export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = process.env, options: LoadSettingsOptions = {}): Settings {
-  const trust = folderTrust(root, env, options);
+  // The user's file first: its `trustedFolders` may trust this folder (a repository's own files cannot).
+  const userFile = settingsFiles(root, env)[0]!.path;
+  const trustedFolders = readSettingsFile(userFile)?.trustedFolders;
+  const trust = folderTrust(root, env, { ...options, ...(trustedFolders ? { trustedFolders } : {}) });
   const trusted = trust.state !== 'untrusted';
   const settings: Settings = { defaultMode: { value: 'ask', source: 'default' }, allow: [], deny: [], sandbox: {}, mcpServers: {}, files: [], unknownKeys: [], trust, leftOut: [], repositoryServers: [] };
   const leaveOut = (what: string, source: string) => settings.leftOut.push({ what, source, why: 'untrusted' });
@@ -154,6 +162,8 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
       else leaveOut(`sandbox.${key}`, path);
     }
     for (const [name, server] of Object.entries(layer.mcpServers ?? {})) define(name, server, path, repository);
+    // Only the person's own file says which folders they trust.
+    if (repository && layer.trustedFolders) settings.unknownKeys.push({ file: path, key: 'trustedFolders' });
     for (const key of layer.unknownKeys) {
       if (key === 'hooks' && !inForce) leaveOut('hooks', path);
       else settings.unknownKeys.push({ file: path, key });
@@ -193,9 +203,19 @@ export function folderTrust(root: string | undefined, env: NodeJS.ProcessEnv = p
   if (!digest) return { state: 'nothing-to-trust', folder, files };
   if (options.trust) {
     if (folderRecord(root, env).digest !== digest) recordTrust(root, digest, env);
-    return { state: 'trusted', folder, files, digest };
+    return { state: 'trusted', folder, files, digest, by: 'flag' };
   }
-  return { state: folderRecord(root, env).digest === digest ? 'trusted' : 'untrusted', folder, files, digest };
+  if (folderRecord(root, env).digest === digest) return { state: 'trusted', folder, files, digest, by: 'record' };
+  if (options.trustedFolders?.some((pattern) => folderMatches(folder, pattern, env))) return { state: 'trusted', folder, files, digest, by: 'settings' };
+  return { state: 'untrusted', folder, files, digest };
+}
+
+// Whether `folder` (a real path) is `pattern` of the user's trustedFolders, or under it for a pattern ending in `/**`.
+function folderMatches(folder: string, pattern: string, env: NodeJS.ProcessEnv): boolean {
+  const expanded = pattern.startsWith('~/') ? join(env.HOME || homedir(), pattern.slice(2)) : pattern;
+  const under = expanded.endsWith('/**');
+  const base = folderKey(under ? expanded.slice(0, -3) || '/' : expanded.replace(/\/+$/, '') || '/');
+  return folder === base || (under && folder.startsWith(base.endsWith('/') ? base : `${base}/`));
 }
 
 // A repository's defaultMode applies unasked only when it asks at least as often as the mode before it.

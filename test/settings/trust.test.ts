@@ -78,3 +78,21 @@ test('a folder with no such files has nothing to trust', () => {
   assert.deepEqual(folderTrust(root, { XDG_CONFIG_HOME: config }), { state: 'nothing-to-trust', folder: root, files: [] });
   assert.deepEqual(loadSettings(root, { XDG_CONFIG_HOME: config }).leftOut, []);
 });
+
+test("the user's trustedFolders trusts a folder (with no record); the same key in a repository's own file trusts nothing", () => {
+  const { root, env } = setUp({ trustedFolders: [`${join(scratchParent(), '**')}`] }, { permissions: { allow: ['run_bash'] } });
+  // The pattern above names the scratch folder's parent: every repository under it.
+  assert.equal(loadSettings(root, env).trust.by, 'settings');
+  assert.deepEqual(loadSettings(root, env).allow.map((r) => r.value), ['run_bash']);
+
+  const other = setUp({}, { trustedFolders: ['/**'], permissions: { allow: ['run_bash'] } });
+  const settings = loadSettings(other.root, other.env);
+  assert.equal(settings.trust.state, 'untrusted');
+  assert.deepEqual(settings.allow, []);
+  assert.ok(settings.unknownKeys.some((k) => k.key === 'trustedFolders'), 'said to be ignored');
+});
+
+// The folder every scratch folder is made in.
+function scratchParent(): string {
+  return join(scratch.dir('savepoint-where-'), '..');
+}
