@@ -6,7 +6,7 @@
 // `savepoint mcp approve [name...]`: the person approves the repository's servers, each shown whole.
 import { loadSettings, recordServerApprovals, type RepositoryServer, type Settings } from '../../settings/index.js';
 import { mcpServersOf, repositoryRoot } from '../view/session-settings.js';
-import { describeServer as describeRepositoryServer } from '../view/trust-question.js';
+import { describeRepositoryServer } from '../view/trust-question.js';
 import { Command } from 'commander';
 import { UsageError } from '../../errors/index.js';
 import { showControls, terminalJson } from '../../format/text.js';

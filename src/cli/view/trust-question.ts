@@ -60,7 +60,7 @@ export async function askTrust(settings: Settings, root: string, options: TrustQ
   if (!trusted) return recorded;
   for (const server of folder ? settings.repositoryServers.filter((s) => !s.approved) : servers) {
     await options.beforeQuestion?.();
-    if (!folder) out.write(`  ${style.yellow(`This repository names an MCP server you have not approved (${showControls(relativeSource(server.source, root))}):`)}\n    ${describeServer(server)}\n`);
+    if (!folder) out.write(`  ${style.yellow(`This repository names an MCP server you have not approved (${showControls(relativeSource(server.source, root))}):`)}\n    ${describeRepositoryServer(server)}\n`);
     const answer = (await ask(`  Start MCP server "${showControls(server.name)}" in this folder? [y]es, approve it / [n]o: `, { output: out as NodeJS.WritableStream })).trim().toLowerCase();
     if (answer === 'y' || answer === 'yes') {
       recordServerApprovals(root, { [server.name]: server.digest }, options.env);
@@ -107,7 +107,7 @@ function describeFolder(settings: Settings, root: string, style: Style): string 
   const bySource = new Map<string, string[]>();
   for (const left of settings.leftOut.filter((l) => l.why === 'untrusted')) {
     const server = left.server ? settings.repositoryServers.find((s) => s.name === left.server) : undefined;
-    const what = server ? `MCP server "${showControls(server.name)}": ${describeServer(server)}` : showControls(left.what);
+    const what = server ? `MCP server "${showControls(server.name)}": ${describeRepositoryServer(server)}` : showControls(left.what);
     const source = relativeSource(left.source, root);
     bySource.set(source, [...(bySource.get(source) ?? []), what]);
   }
@@ -122,7 +122,7 @@ function describeFolder(settings: Settings, root: string, style: Style): string 
 }
 
 /** One repository MCP server as the person decides on it: how it is started (or reached), whole, and the variables of theirs it would expand. */
-export function describeServer(server: RepositoryServer): string {
+export function describeRepositoryServer(server: RepositoryServer): string {
   const config = server.config;
   const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
   const quote = (part: string) => (/^[\w@%+=:,./-]+$/.test(part) ? part : JSON.stringify(part));
