@@ -60,7 +60,7 @@ describe('trust with no terminal', { concurrency: true }, () => {
     assert.equal(list.code, 0, list.stderr);
     assert.equal(existsSync(marker), false, 'mcp list started the server of an untrusted folder');
     assert.match(list.stdout, /helper {2}\(stdio: runs sh -c "echo \\"\$KEY\\" > .*started" \(env KEY\); would be given your \$ANTHROPIC_API_KEY; from \.mcp\.json\)/);
-    assert.match(list.stdout, /not started: this folder is not trusted .* not approved \(savepoint mcp approve helper\)/);
+    assert.match(list.stdout, /not started: this folder is not trusted and the server not approved \(savepoint mcp approve --trust helper\)/);
 
     // --trust alone trusts the folder's files; the server still waits for its own approval.
     const trusted = await runCli(['run', '--trust', '--fresh', 'explain this code'], { cwd: root, env });

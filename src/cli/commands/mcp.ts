@@ -89,9 +89,11 @@ export async function listMcpServers(dir: string, given?: LoadMcpOptions['given'
       command: describeRepositoryServer(server),
       source: relativeTo(repo.root, server.source),
       starts: false,
-      notStarted: settings!.trust.state === 'untrusted'
-        ? `not started: this folder is not trusted (run with --trust, or on a terminal), and the server is ${server.approved ? 'approved' : `not approved (savepoint mcp approve ${server.name})`}`
-        : `not started: not approved (savepoint mcp approve ${server.name})`,
+      notStarted: settings!.trust.state !== 'untrusted'
+        ? `not started: not approved (savepoint mcp approve ${server.name})`
+        : server.approved
+          ? 'not started: approved, but this folder is not trusted (savepoint mcp approve --trust, run --trust, or the trust question on a terminal)'
+          : `not started: this folder is not trusted and the server not approved (savepoint mcp approve --trust ${server.name})`,
       tools: [],
     }));
   try {
