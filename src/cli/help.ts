@@ -21,6 +21,7 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
       ['savepoint run --fresh "make the failing test pass"', 'a new run for the same task'],
       ['savepoint run --model script:turns.json "demo"', 'a scripted model, no API key'],
       ['savepoint run --max-steps 20 --push origin "fix it"', 'stop after 20 steps; push the journal'],
+      ['savepoint run --trust "fix it"', "trust this folder's own settings and .mcp.json (docs/trust.md)"],
     ],
     exitCodes: RUNS,
   },
@@ -84,7 +85,11 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
     exitCodes: 'Exit codes: 0 shown, 1 a settings file that cannot be used (named, with its key).',
   },
   mcp: {
-    examples: [['savepoint mcp list', 'each MCP server, whether it starts, and its tools'], ['savepoint mcp list --json', 'the same for scripts']],
+    examples: [
+      ['savepoint mcp list', 'each MCP server, whether it starts, and its tools'],
+      ['savepoint mcp list --json', 'the same for scripts'],
+      ['savepoint mcp approve github', "approve this repository's server github, as configured now"],
+    ],
     exitCodes: 'Exit codes: 0 every server started, 1 one did not (or the configuration is invalid), 2 bad usage.',
   },
   demo: {

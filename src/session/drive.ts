@@ -18,7 +18,8 @@ import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import { createTools } from '../tools/index.js';
 import { SpareShells } from '../os/spare-shell.js';
-import { createMcpTools, loadMcpServers, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
+import { createMcpTools, loadMcpServers, MCP_CONFIG_FILE, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
+import { readMcpJsonServers } from '../settings/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from './worktree-lock.js';
@@ -118,7 +119,14 @@ class RunLife {
     // $SAVEPOINT_PUSH_TIMEOUT stops here, before anything starts).
     const pusher = createRunPusher(store, target.run, options, env, emit);
     // MCP servers: checked before anything runs; their configurations' secrets are redacted too.
-    const mcpServers = loadMcpServers(root, { env, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
+    // The repository's `.mcp.json` only when the caller trusts it: its servers start unconfined with
+    // the person's variables, so a cloned repository must not start them on its own (docs/trust.md).
+    const trustRepository = options.trustRepository === true;
+    const mcpServers = loadMcpServers(root, { env, readMcpJson: trustRepository, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
+    if (!trustRepository) {
+      const leftOut = Object.keys(readMcpJsonServers(root) ?? {}).filter((name) => !mcpServers.has(name));
+      if (leftOut.length) emit({ type: 'repository-left-out', file: MCP_CONFIG_FILE, servers: leftOut });
+    }
     const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir) });
     const secrets = openRunSecrets(store.repo.commonDir, mcpServers.size ? { ...env, ...mcpSecretEnv(mcpServers.values()) } : env);
     // The checkpoints write through the run's own object store: one handle for the run.

@@ -56,10 +56,18 @@ export interface SessionOptions {
   onSandboxUnavailable?: (reason: string) => Promise<boolean>;
   /**
    * MCP servers besides `.mcp.json`'s, by name, in its format (settings' `mcpServers`); they win on
-   * a name both define. Checked as outside input. `mcpServersSource` names where they came from, for messages.
+   * a name both define. Checked as outside input. `mcpServersSource` names where they came from, for
+   * messages: one file for all, or one per server name.
    */
   mcpServers?: Record<string, unknown>;
-  mcpServersSource?: string;
+  mcpServersSource?: string | Record<string, string>;
+  /**
+   * The repository's own `.mcp.json` is trusted: its servers start (unconfined, with the variables
+   * they name through `${VAR}`) when a new run lists their tools. Default false: a repository's
+   * `.mcp.json` is not read, its servers do not start, and a `repository-left-out` event names them;
+   * pass the servers you mean to run in `mcpServers` instead (docs/trust.md, docs/library.md).
+   */
+  trustRepository?: boolean;
   /** Push the agent-journal branch to this remote after every step (in the background; see journal/pusher.ts). */
   push?: string;
   /** One git call's limit when pushing, in seconds (--push-timeout). Default: $SAVEPOINT_PUSH_TIMEOUT, else 30. */
@@ -110,6 +118,8 @@ export type SessionEvent =
   | PushEvent
   /** `--push`: the run ended with appends not on the remote (`#4` for step 4, `run.json`): why, and the command that pushes them. */
   | { type: 'push-behind'; remote: string; unpushed: string[]; reason: string; command: string }
+  /** The repository's `.mcp.json` names MCP servers that were not started, because `trustRepository` was not given (nor the servers in `mcpServers`). */
+  | { type: 'repository-left-out'; file: string; servers: string[] }
   /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
   | { type: 'mcp-unavailable'; server: string; message: string; /** A stdio server's stderr log (absolute); none for an HTTP server. */ log?: string }
   /** A finished run is replayed over a working tree that differs from its last checkpoint (recorded at `step`; 0: when it started): its answer was about other files. */

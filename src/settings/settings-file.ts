@@ -24,6 +24,8 @@ export interface SettingsLayer {
   permissions?: { allow?: string[]; deny?: string[]; defaultMode?: PermissionMode };
   sandbox?: { network?: boolean; gitWrites?: boolean };
   mcpServers?: Record<string, McpServerSettings>;
+  /** Folders the person trusts (absolute, `~/` for their home; `/**` at the end for every folder under one): read from the user's file only. */
+  trustedFolders?: string[];
   /** Top-level keys this build does not know, left unused. */
   unknownKeys: string[];
 }
@@ -31,7 +33,7 @@ export interface SettingsLayer {
 /** The largest settings file read: a settings file is a few hundred bytes, anything this big is a mistake. */
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
 
-const KNOWN_KEYS = new Set(['model', 'permissions', 'sandbox', 'mcpServers', '$schema']);
+const KNOWN_KEYS = new Set(['model', 'permissions', 'sandbox', 'mcpServers', 'trustedFolders', '$schema']);
 
 /** The settings in `file`, or undefined when there is no such file. Throws SettingsFileError for a file that cannot be used. */
 export function readSettingsFile(file: string): SettingsLayer | undefined {
@@ -100,6 +102,13 @@ export function parseSettings(value: unknown, file: string): SettingsLayer {
       sandbox[key] = s[key] as boolean;
     }
     layer.sandbox = sandbox;
+  }
+  if (value.trustedFolders !== undefined) {
+    const folders = value.trustedFolders;
+    if (!Array.isArray(folders) || !folders.every((folder) => typeof folder === 'string' && (folder.startsWith('/') || folder.startsWith('~/')))) {
+      throw bad('trustedFolders', 'must be a list of absolute folder paths (or ~/…), such as "~/work/**"');
+    }
+    layer.trustedFolders = folders as string[];
   }
   if (value.mcpServers !== undefined) {
     const servers = value.mcpServers;

@@ -5,7 +5,8 @@
 // `savepoint` before its prompt, and one broken mid-session is told without losing the run;
 // `savepoint "a quoted task"` opens the session with it as the first message (run's --run and
 // --fresh accepted, as the SPEC has run's flags apply); /model with the
-// model the run already uses says so instead of claiming a config step.
+// model the run already uses says so instead of claiming a config step; a folder not trusted is asked
+// about once, before the prompt, and "n" keeps it narrowed for the whole session.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -117,6 +118,31 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     assertNoStack(screen);
     assert.equal((await runIds(repo.root)).length, 1, 'the second message went to the same run');
     assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-user.json')).length, 1, 'the refused message was not recorded');
+  });
+
+  test("a folder the person has not trusted is asked about once, before the prompt; \"n\" keeps it narrowed for every message of the session", async () => {
+    const repo = await scratch.repo({ 'README.md': '# untrusted\n', '.savepoint/settings.json': JSON.stringify({ permissions: { defaultMode: 'yes' } }) });
+    const fake = await scratch.fake(TWO_COMMANDS);
+    const term = openSession(scratch, ['--no-sandbox'], { cwd: repo.root, env: fakeEnv(fake) });
+    await term.waitFor(/defaultMode "yes"[\s\S]*Trust this folder\? .*:\s*$/m);
+    assert.doesNotMatch(term.screen(), /^›/m, 'asked before the prompt');
+    term.type('n');
+    await term.waitFor(/^›\s*$/m);
+    term.type('log one');
+    // Narrowed: the repository's defaultMode yes is left out, so the command asks.
+    await term.waitFor(/Allow run_bash "echo one >> log\.txt"\?.*\[a\]lways:\s*$/m);
+    term.type('y');
+    await term.waitFor(answered('One logged.'));
+    term.type('now log two');
+    await term.waitFor(/Allow run_bash "echo two >> log\.txt"\?.*\[a\]lways:\s*$/m);
+    term.type('y');
+    await term.waitFor(answered('Two logged.'));
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    const screen = term.screen();
+    assert.equal(screen.match(/Trust this folder\?/g)?.length, 1, 'asked once in the session');
+    assert.equal(screen.match(/Left out: this folder is not trusted/g)?.length, 1, 'said once in the session');
+    assertNoStack(screen);
   });
 
   test('savepoint "a quoted task" opens the session with it as the first message, run\'s --run and --fresh apply; /model names the model, and the same one is no change', async () => {

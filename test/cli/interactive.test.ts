@@ -190,7 +190,8 @@ describe('the interactive session', { concurrency: true }, () => {
       { tools: [{ name: 'run_bash', input: { command: 'echo one >> log.txt' } }] },
       { text: 'Logged twice.' },
     ]);
-    const opts = { cwd: repo.root, env: fakeEnv(fake) };
+    // A config folder of its own: the write keeps the folder trusted, recorded in that folder's trust store (docs/trust.md).
+    const opts = { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') } };
     const term = openSession(scratch, ['run', '--no-sandbox', 'log twice'], opts);
     await term.waitFor(/Allow run_bash "echo one >> log\.txt"\?.*\[a\]lways:\s*$/m);
     term.type('a');

@@ -3,7 +3,9 @@
 // is written; a deny rule holds under --yes and the run finishes, the model told why; the user
 // file's model is what a new run asks for; a broken file is named with its key and nothing runs;
 // `savepoint config` shows each value with the file it came from; defaultMode yes (under a deny rule)
-// and acceptEdits with no terminal; settings' sandbox switches reach the run's sandbox.
+// and acceptEdits with no terminal; settings' sandbox switches reach the run's sandbox. A project's
+// own settings that widen what runs take effect only in a folder the person trusts (docs/trust.md):
+// those tests trust it, with --trust or a record in the trust store (trust.test.ts covers the rest).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, assertOneParagraph, fakeEnv, git, gitOut, lastToolResults, resultText, runCli } from '../helpers/cli.js';
 import { noSandboxReason } from '../helpers/sandbox.js';
+import { trustFolder } from '../helpers/trust.js';
 
 const scratch = useScratch();
 
@@ -37,7 +40,7 @@ describe('settings', { concurrency: true }, () => {
     const repo = await scratch.repo();
     projectSettings(repo.root, { permissions: { allow: ['run_bash(echo *)'] } });
     const fake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo allowed > out.txt' } }] }, { text: 'Done.' }]);
-    const result = await runCli(['run', '--no-sandbox', 'write out'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    const result = await runCli(['run', '--trust', '--no-sandbox', 'write out'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(readFileSync(join(repo.root, 'out.txt'), 'utf8'), 'allowed\n');
     assert.equal(fake.requests.length, 2);
@@ -110,6 +113,7 @@ describe('settings', { concurrency: true }, () => {
     const project = projectSettings(repo.root, { permissions: { deny: ['write_file(secrets/**)'], defaultMode: 'acceptEdits' }, sandbox: { network: true } });
     const local = projectSettings(repo.root, { model: 'claude-local', mcpServers: { gh: { command: 'gh-mcp', args: ['--stdio'] } } }, 'settings.local.json');
     const user = join(home.XDG_CONFIG_HOME, 'savepoint', 'settings.json');
+    trustFolder(repo.root, home.XDG_CONFIG_HOME);
     const shown = await runCli(['config'], { cwd: repo.root, env: home });
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, new RegExp(`model +claude-local  from ${local}`));
@@ -130,7 +134,7 @@ describe('settings', { concurrency: true }, () => {
     const repo = await scratch.repo();
     projectSettings(repo.root, { permissions: { defaultMode: 'acceptEdits' } });
     const fake = await scratch.fake([{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }] }, { text: 'Done.' }]);
-    const result = await runCli(['run', '--no-sandbox', 'write notes'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    const result = await runCli(['run', '--trust', '--no-sandbox', 'write notes'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
   });
@@ -142,7 +146,7 @@ describe('settings', { concurrency: true }, () => {
       { tools: [{ name: 'run_bash', input: { command: 'echo ran > out.txt' } }, { name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }, { name: 'run_bash', input: { command: 'rm README.md' } }] },
       { text: 'Done.' },
     ]);
-    const result = await runCli(['run', '--no-sandbox', 'run, write, remove'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    const result = await runCli(['run', '--trust', '--no-sandbox', 'run, write, remove'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(readFileSync(join(repo.root, 'out.txt'), 'utf8'), 'ran\n');
     assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
@@ -152,7 +156,7 @@ describe('settings', { concurrency: true }, () => {
     const edits = await scratch.repo();
     projectSettings(edits.root, { permissions: { defaultMode: 'acceptEdits' } });
     const asks = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo no > out.txt' } }] }, { text: 'Done.' }]);
-    const stopped = await runCli(['run', '--no-sandbox', 'a command'], { cwd: edits.root, env: { ...fakeEnv(asks), ...userHome() } });
+    const stopped = await runCli(['run', '--trust', '--no-sandbox', 'a command'], { cwd: edits.root, env: { ...fakeEnv(asks), ...userHome() } });
     assert.equal(stopped.code, 1);
     assert.match(assertOneParagraph(stopped.stderr), /run_bash/);
     assert.equal(existsSync(join(edits.root, 'out.txt')), false);
@@ -162,7 +166,7 @@ describe('settings', { concurrency: true }, () => {
     const repo = await scratch.repo();
     projectSettings(repo.root, { sandbox: { network: true, gitWrites: true } });
     const fake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo x > made.txt && git add made.txt && git commit -qm "agent commit"' } }] }, { text: 'Done.' }]);
-    const result = await runCli(['run', '--yes', 'commit in the sandbox'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    const result = await runCli(['run', '--trust', '--yes', 'commit in the sandbox'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /commands run in a sandbox: network allowed; writable: the working tree \(\.git too\)/);
     assert.equal((await gitOut(repo.root, ['log', '-1', '--format=%s'])), 'agent commit');
@@ -175,6 +179,7 @@ describe('settings', { concurrency: true }, () => {
     const repo = await scratch.repo();
     const home = userHome();
     const file = projectSettings(repo.root, { mcpServers: { ghost: { command: 'no-such-mcp-server-binary' } } });
+    trustFolder(repo.root, home.XDG_CONFIG_HOME);
     const listed = await runCli(['mcp', 'list', '--json'], { cwd: repo.root, env: home });
     const servers = (JSON.parse(listed.stdout) as { servers: Array<{ name: string; source: string; starts: boolean }> }).servers;
     assert.deepEqual(servers.map((s) => [s.name, s.source, s.starts]), [['ghost', file, false]]);

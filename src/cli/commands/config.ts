@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { loadSettings, type Settings, type Sourced } from '../../settings/index.js';
 import { repositoryRoot } from '../view/session-settings.js';
 import { styleFor, type Style } from '../terminal/style.js';
-import { terminalJson } from '../../format/text.js';
+import { showControls, terminalJson } from '../../format/text.js';
 
 /** The `config` command. */
 export function configCommand(): Command {
@@ -15,7 +15,8 @@ export function configCommand(): Command {
     .description(
       'Show the settings in force here: the user\'s $XDG_CONFIG_HOME/savepoint/settings.json (default ~/.config), ' +
         'the project\'s .savepoint/settings.json, then .savepoint/settings.local.json, each later one overriding the ' +
-        'earlier ones (rules add up); flags given to a command go over all of them. Each value names its file.',
+        'earlier ones (rules add up); flags given to a command go over all of them. Each value names its file. ' +
+        'Until you trust the folder, its own files only narrow: what they hold that is left out is listed with why (docs/trust.md).',
     )
     .option('--json', 'print the settings as JSON')
     .action((flags: { json?: boolean }) => {
@@ -34,6 +35,9 @@ export function settingsJson(settings: Settings): Record<string, unknown> {
     sandbox: { network: settings.sandbox.network ?? null, gitWrites: settings.sandbox.gitWrites ?? null },
     mcpServers: settings.mcpServers,
     unknownKeys: settings.unknownKeys,
+    trust: settings.trust,
+    leftOut: settings.leftOut,
+    repositoryServers: settings.repositoryServers.map(({ name, source, digest, variables, approved, inForce }) => ({ name, source, digest, variables, approved, inForce })),
   };
 }
 
@@ -58,5 +62,13 @@ function printSettings(settings: Settings, out: Writable, style: Style): void {
     row(`mcpServers.${name}`, what, server);
   }
   for (const { file, key } of settings.unknownKeys) lines.push(style.yellow(`  "${key}" in ${file} is not a savepoint setting: it is ignored.`));
+  lines.push('', style.bold('Trust') + style.dim(' (docs/trust.md)'));
+  const { trust } = settings;
+  if (trust.state === 'nothing-to-trust') lines.push(`  ${trust.folder ? 'this repository has no files of its own that decide what runs: nothing to trust' : 'not in a repository'}`);
+  else lines.push(`  ${trust.state === 'trusted' ? 'trusted' : 'not trusted'}: ${trust.files.map(showControls).join(', ')}${trust.state === 'trusted' ? '' : style.dim('  (run with --trust, or answer the trust question on a terminal)')}`);
+  for (const left of settings.leftOut) {
+    const why = left.why === 'untrusted' ? 'the folder is not trusted' : `not approved: savepoint mcp approve ${left.server}`;
+    lines.push(style.yellow(`  left out: ${showControls(left.what)} from ${showControls(left.source)} (${why})`));
+  }
   out.write(`${lines.join('\n')}\n`);
 }

@@ -13,8 +13,8 @@ import { openFileLimit } from '../../os/proc.js';
 import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
 import type { RunTally } from '../view/run-tally.js';
 import type { DriveFlags } from '../view/drive-flags.js';
-import { sessionSettings } from '../view/session-settings.js';
-import { runOnTerminal, type TurnView } from '../view/terminal-run.js';
+import { runOnTerminal, settleTrust, type TurnView } from '../view/terminal-run.js';
+import type { TrustDeclined } from '../view/trust-question.js';
 import { styleFor, type Style } from '../terminal/style.js';
 import { pickRun } from './picker.js';
 import { SessionPrompt } from './prompt.js';
@@ -54,11 +54,14 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
     throw new UsageError('An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.');
   }
   if (flags.json) throw new UsageError('--json is for "savepoint run", "resume" and "continue": an interactive session prints for people.');
-  // A settings file that cannot be used stops the session here, before its prompt (each turn reads them again).
-  sessionSettings(flags);
   const out = process.stdout;
   const style = styleFor(out);
-  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [], prompt };
+  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [], prompt, declinedTrust: new Set() };
+  // A settings file that cannot be used stops the session here, before its prompt (each turn reads
+  // them again); the folder's trust is asked here too, once, before anything runs (a turn asks
+  // again only when the files changed since).
+  const settled = await settleTrust(flags, { said: state.said, declinedTrust: state.declinedTrust }, true);
+  if (typeof settled === 'number') return settled;
 
   if (start.continueLatest || start.resume) {
     const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
@@ -143,6 +146,8 @@ interface SessionState {
   remembered: string[];
   /** The session's prompt: its history and the lines typed ahead, which a turn's approval question leaves to it. */
   prompt: SessionPrompt;
+  /** The trust the person declined in this session: a turn does not ask again while the files stay the same. */
+  declinedTrust: TrustDeclined;
 }
 
 // A message: a new run's task, or a follow-up of the session's run.
@@ -222,6 +227,7 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
     onTally: (tally) => (state.tally = tally),
     said: state.said,
     remembered: state.remembered,
+    declinedTrust: state.declinedTrust,
     // Lines typed during the turn are messages for after it, not the answer to its question.
     beforeQuestion: () => state.prompt.keepTypedAhead(),
   };

@@ -18,6 +18,8 @@ export interface DriveFlags extends Pick<SessionOptions, 'model' | 'maxSteps' | 
   sandbox?: boolean;
   allowNetwork?: boolean;
   allowGitWrites?: boolean;
+  /** --trust: this folder's own files (settings, .mcp.json) take effect, with no terminal too; recorded in the trust store. */
+  trust?: boolean;
   json?: boolean;
 }
 
@@ -48,7 +50,8 @@ export function addDriveOptions(command: Command): Command {
     .option('--push-retry <seconds>', 'how long --push keeps retrying a failing remote before the run stops at its next command ($SAVEPOINT_PUSH_RETRY; default 60)', positiveNumber('--push-retry'))
     .option('--no-sandbox', 'run commands unconfined, with your whole environment and file system (default: in bubblewrap where the machine has it)')
     .option('--allow-network', 'let commands in the sandbox reach the network')
-    .option('--allow-git-writes', 'let commands in the sandbox write .git (commit, branch, tag); the journal branch is then unprotected');
+    .option('--allow-git-writes', 'let commands in the sandbox write .git (commit, branch, tag); the journal branch is then unprotected')
+    .option('--trust', "trust this folder's own files (.savepoint/settings*.json, .mcp.json) as they are now, and remember it, as answering yes to the trust question does (see docs/trust.md); its MCP servers still need savepoint mcp approve");
 }
 
 /** The exit code of a run stopped at one of the user's limits (--max-steps, --max-turns, --max-cost). */

@@ -2,7 +2,9 @@
 // takes, how approvals go (defaultMode; --yes over it), the rules every live tool call is checked
 // against, and the sandbox's switches. Read before anything runs, so a broken settings file stops
 // the command with its name and key and leaves every run as it was.
+import { basename } from 'node:path';
 import { isSavepointError } from '../../errors/index.js';
+import { MCP_CONFIG_FILE } from '../../tools/mcp/index.js';
 import { findRepository } from '../../git/repository.js';
 import { loadSettings, permissionRules, type PermissionMode, type PermissionRules, type Settings } from '../../settings/index.js';
 import type { DriveFlags } from './drive-flags.js';
@@ -20,17 +22,18 @@ export interface SessionSettings {
   defaultModel?: string;
   network: boolean;
   gitWrites: boolean;
-  /** Settings' MCP servers by name (later files win on a name), for the session's `mcpServers`; undefined when none. */
-  mcpServers?: { servers: Record<string, unknown>; source: string };
+  /** The MCP servers in force by name (later files win on a name; the repository's only trusted and approved), for the session's `mcpServers`, each with its file; undefined when none. */
+  mcpServers?: { servers: Record<string, unknown>; source: Record<string, string> };
 }
 
 /**
  * Loads the settings for `dir` (the current directory) and applies `flags` over them; `remembered`
  * are the allow rules `a` added earlier in an interactive session (kept for the rest of it).
  */
-export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env, remembered: readonly string[] = []): SessionSettings {
+export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites' | 'trust'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env, remembered: readonly string[] = []): SessionSettings {
   const root = repositoryRoot(dir, env);
-  const settings = loadSettings(root, env);
+  // --trust trusts the folder's files as they are now, and records it (docs/trust.md).
+  const settings = loadSettings(root, env, { trust: Boolean(flags.trust) });
   const rules = permissionRules(settings);
   for (const rule of remembered) rules.addAllow(rule);
   return {
@@ -45,12 +48,15 @@ export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' |
   };
 }
 
-/** Settings' MCP servers in the `{ servers, source }` shape the MCP configuration takes, or undefined when there are none. */
-export function mcpServersOf(settings: Settings): { servers: Record<string, unknown>; source: string } | undefined {
+/**
+ * The MCP servers in force in the `{ servers, source }` shape the MCP configuration takes (each
+ * server named by its file; `.mcp.json` as the MCP messages name it), or undefined when there are none.
+ */
+export function mcpServersOf(settings: Settings): { servers: Record<string, unknown>; source: Record<string, string> } | undefined {
   const entries = Object.entries(settings.mcpServers);
   if (entries.length === 0) return undefined;
-  const files = [...new Set(entries.map(([, server]) => server.source))];
-  return { servers: Object.fromEntries(entries.map(([name, server]) => [name, server.value])), source: files.join(', ') };
+  const source = (file: string) => (basename(file) === MCP_CONFIG_FILE && settings.repositoryServers.some((server) => server.source === file) ? MCP_CONFIG_FILE : file);
+  return { servers: Object.fromEntries(entries.map(([name, server]) => [name, server.value])), source: Object.fromEntries(entries.map(([name, server]) => [name, source(server.source)])) };
 }
 
 /** The repository root around `dir`, or undefined outside one (the command then says so itself). */

@@ -20,7 +20,8 @@ import type { DriveFlags } from './drive-flags.js';
 import { LIMIT_EXIT_CODE, limitMessage, refusedText } from './drive-flags.js';
 import { StepPrinter } from './step-printer.js';
 import { headerLines } from './run-header.js';
-import { sessionSettings } from './session-settings.js';
+import { sessionSettings, type SessionSettings } from './session-settings.js';
+import { askTrustOrStop, leftOutLine, trustQuestionsFor, type TrustDeclined } from './trust-question.js';
 import { styleFor, type Style } from '../terminal/style.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
@@ -43,15 +44,42 @@ export interface TurnView {
   remembered?: string[];
   /** Before a question (an approval, drift, no sandbox) reads the terminal: the session keeps what was typed ahead of it as messages (by default it is dropped, so only keys typed after the question answer it). */
   beforeQuestion?: () => Promise<void>;
+  /** The trust the person declined earlier in this session (folder and server digests): not asked again at every turn. */
+  declinedTrust?: TrustDeclined;
+}
+
+/**
+ * The settings for a command that drives a run, with the folder's trust settled first: on a
+ * terminal, the trust question (and each unapproved MCP server's) before anything runs; then the
+ * one line that says what the repository's files hold that was left out (once per session). A
+ * number is the exit code of Ctrl-C at the question.
+ */
+export async function settleTrust(flags: DriveFlags, view: TurnView, interactive: boolean, env: NodeJS.ProcessEnv = process.env): Promise<SessionSettings | number> {
+  let settings = sessionSettings(flags, process.cwd(), env, view.remembered);
+  if (interactive && settings.root) {
+    const asked = trustQuestionsFor(settings.settings, view.declinedTrust);
+    if (asked.folder || asked.servers.length) {
+      const answer = await askTrustOrStop(settings.settings, settings.root, { out: process.stderr, style: styleFor(process.stderr, env), beforeQuestion: view.beforeQuestion ?? dropTypedAhead, ...(view.declinedTrust ? { declined: view.declinedTrust } : {}), env });
+      if ('exitCode' in answer) return answer.exitCode;
+      if (answer.recorded) settings = sessionSettings(flags, process.cwd(), env, view.remembered);
+    }
+  }
+  const line = leftOutLine(settings.settings, settings.root);
+  if (line && !view.said?.has(line)) process.stderr.write(`${line}\n`);
+  if (line) view.said?.add(line);
+  return settings;
 }
 
 /** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
 export async function runOnTerminal(drive: (options: SessionOptions) => Promise<RunOutcome>, flags: DriveFlags, out: Out = process.stdout, view: TurnView = {}): Promise<number> {
   if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
   const env = process.env;
-  // Before anything else: a settings file that cannot be used stops the command here.
-  const settings = sessionSettings(flags, process.cwd(), env, view.remembered);
   const interactive = Boolean(process.stdin.isTTY);
+  // Before anything else: a settings file that cannot be used stops the command here; then the
+  // folder's trust, asked on a terminal before anything runs, or said in one line of what was left out.
+  const trusted = await settleTrust(flags, view, interactive);
+  if (typeof trusted === 'number') return trusted;
+  const settings = trusted;
   const json = flags.json ? new JsonLines(out) : undefined;
   // With --json, stdout is the event stream: everything for people goes to stderr.
   const screen: Out = json ? process.stderr : out;
@@ -98,6 +126,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     const outcome = await drive({
       model: flags.model,
       defaultModel: settings.defaultModel,
+      // Every MCP server in force, the repository's trusted and approved ones among them: the
+      // session never reads .mcp.json on its own (trustRepository is the library's switch).
       ...(settings.mcpServers ? { mcpServers: settings.mcpServers.servers, mcpServersSource: settings.mcpServers.source } : {}),
       maxSteps: flags.maxSteps,
       maxTurns: flags.maxTurns,
@@ -122,6 +152,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop, beforeQuestion) : undefined,
       onEvent: (event) => {
+        // What .mcp.json names that did not start is said in the left-out line, before the run.
+        if (event.type === 'repository-left-out') return;
         tally.add(event);
         if (event.type === 'started') doing.step = { position: event.position, kind: event.kind, description: event.description };
         else if (event.type === 'recorded') {

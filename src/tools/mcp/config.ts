@@ -41,8 +41,10 @@ export type McpServerConfig = McpStdioServer | McpHttpServer;
 
 /** What loadMcpServers reads besides the repository. */
 export interface LoadMcpOptions {
-  /** Servers from settings (`mcpServers`), with the file they came from; they win over `.mcp.json`. */
-  given?: { servers: unknown; source: string };
+  /** Servers from settings (`mcpServers`), with the file they came from (one for all, or one per name); they win over `.mcp.json`. */
+  given?: { servers: unknown; source: string | Record<string, string> };
+  /** false: `.mcp.json` is not read (its servers are the repository's, started only once trusted: the caller passes those in `given`). Default true. */
+  readMcpJson?: boolean;
   /** What `${VAR}` and `${VAR:-default}` in a server's configuration expand to. Default: process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -52,10 +54,16 @@ export function loadMcpServers(root: string, options: LoadMcpOptions = {}): Map<
   const env = options.env ?? process.env;
   const servers = new Map<string, McpServerConfig>();
   const file = join(root, MCP_CONFIG_FILE);
-  const fromFile = readConfigFile(file);
+  const fromFile = options.readMcpJson === false ? undefined : readConfigFile(file);
   if (fromFile !== undefined) for (const server of parseMcpServers(fromFile, MCP_CONFIG_FILE, env)) servers.set(server.name, server);
-  if (options.given?.servers !== undefined) {
-    for (const server of parseMcpServers({ mcpServers: options.given.servers }, options.given.source, env)) servers.set(server.name, server);
+  const given = options.given;
+  if (given?.servers !== undefined) {
+    if (typeof given.source === 'string') for (const server of parseMcpServers({ mcpServers: given.servers }, given.source, env)) servers.set(server.name, server);
+    else if (isObject(given.servers)) {
+      // Each server named by the file it came from (a repository's `.mcp.json` or a settings file).
+      const sources = given.source;
+      for (const [name, entry] of Object.entries(given.servers)) for (const server of parseMcpServers({ mcpServers: { [name]: entry } }, sources[name] ?? 'settings (mcpServers)', env)) servers.set(server.name, server);
+    } else parseMcpServers({ mcpServers: given.servers }, 'settings (mcpServers)', env);
   }
   return servers;
 }

@@ -11,6 +11,7 @@ import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
 import { assertOneParagraph, assertToolPairing, assistantMessages, fakeEnv, journalPaths, lastToolResults, resultText, runCli, startCli, waitUntil, type CliOptions } from '../../helpers/cli.js';
 import { counted, countingServer, serverPids, waitForExit, waitForNoProcessOf, writeMcpJson } from './helpers.js';
+import { trustFolder } from '../../helpers/trust.js';
 
 const scratch = useScratch();
 
@@ -23,20 +24,21 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
   ];
   const args = ['run', '--yes', '--no-sandbox', task];
 
-  // A run whose send_mail call is in progress: it waits on a file that is never made, until the kill.
+  // A run whose send_mail call is in progress (in a folder the person trusts, its server approved: docs/trust.md): it waits on a file that is never made, until the kill.
   // `under` starts it under another command (setsid: savepoint leads a process group of its own).
   async function mailInProgress(under?: CliOptions['under']) {
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
     const counts = scratch.dir('savepoint-mcp-counts-');
     writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: join(counts, 'never') }) });
-    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake), ...(under ? { under } : {}) });
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted), ...(under ? { under } : {}) });
     await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
-    return { fake, repo, counts, first };
+    return { fake, repo, counts, first, trusted };
   }
 
   test('the identical command calls neither tool again, tells the model the mail is unknown, re-sends no finished request, and finishes; once more it starts no server', async () => {
-    const { fake, repo, counts, first } = await mailInProgress();
+    const { fake, repo, counts, first, trusted } = await mailInProgress();
 
     first.kill();
     assert.equal((await first.result).signal, 'SIGKILL');
@@ -46,7 +48,7 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no MCP server process outlives a kill -9 of savepoint');
     assert.deepEqual(await waitForNoProcessOf(counts), [], 'nor does a guard process');
 
-    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(second.code, 0, second.stderr);
     assert.equal(counted(counts, 'send_mail.calls'), 1, 'the destructive call is not made again');
     assert.equal(counted(counts, 'lookup.calls'), 1, 'the read-only call finished and replays');
@@ -66,7 +68,7 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.match(resultText(answer!), /mcp__counter__send_mail.*outcome is unknown.*not run again/s);
     assertToolPairing(fake.requests);
 
-    const third = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const third = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(third.code, 0, third.stderr);
     assert.equal(fake.requests.length, 3, 'a finished run sends no request');
     assert.equal(counted(counts, 'starts'), 1, 'replaying a finished run starts no MCP server');
@@ -75,14 +77,14 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
   });
 
   test('a SIGKILL of savepoint\'s whole process group leaves no server running either, and the call is not made again', async () => {
-    const { fake, repo, counts, first } = await mailInProgress(['setsid']);
+    const { fake, repo, counts, first, trusted } = await mailInProgress(['setsid']);
     // The guard that savepoint started in its own group dies with it: the server must outlive neither.
     process.kill(-first.pid, 'SIGKILL');
     assert.equal((await first.result).signal, 'SIGKILL');
     assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no MCP server process outlives a kill -9 of savepoint\'s process group');
     assert.deepEqual(await waitForNoProcessOf(counts), [], 'nor does a guard process');
 
-    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(second.code, 0, second.stderr);
     assert.equal(counted(counts, 'send_mail.calls'), 1);
     assert.match(resultText(lastToolResults(fake.requests.at(-1)!)[0]!), /outcome is unknown/);
@@ -93,14 +95,15 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     const repo = await scratch.repo();
     const counts = scratch.dir('savepoint-mcp-counts-');
     writeMcpJson(repo.root, { counter: countingServer(counts, '--with-faults') });
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
     const stallArgs = ['run', '--yes', '--no-sandbox', 'call the tool that stalls'];
-    const first = startCli(stallArgs, { cwd: repo.root, env: fakeEnv(fake) });
+    const first = startCli(stallArgs, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     await waitUntil(() => counted(counts, 'stall.calls') === 1, 'the stall call to start', { child: first });
     first.kill();
     await first.result;
     assert.deepEqual(await waitForNoProcessOf(counts), []);
 
-    const second = await runCli(stallArgs, { cwd: repo.root, env: fakeEnv(fake, { MCP_TOOL_TIMEOUT: '1000' }) });
+    const second = await runCli(stallArgs, { cwd: repo.root, env: fakeEnv(fake, { MCP_TOOL_TIMEOUT: '1000', ...trusted }) });
     assert.equal(second.code, 0, second.stderr);
     assert.equal(counted(counts, 'stall.calls'), 2, 'the read-only call is made again');
     assert.doesNotMatch(second.stdout, /in flight|outcome unknown: started before a crash/);
@@ -113,18 +116,19 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     const counts = scratch.dir('savepoint-mcp-counts-');
     const release = join(counts, 'release');
     writeMcpJson(repo.root, { counter: countingServer(counts, undefined, { RELEASE_FILE: release }) });
-    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
+    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     await waitUntil(() => counted(counts, 'send_mail.calls') === 1, 'the send_mail call to start', { child: first });
     first.kill();
     await first.result;
 
-    const failed = await runCli(['run', '--yes', '--no-sandbox', '--in-flight', 'fail', task], { cwd: repo.root, env: fakeEnv(fake) });
+    const failed = await runCli(['run', '--yes', '--no-sandbox', '--in-flight', 'fail', task], { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(failed.code, 1);
     assert.match(assertOneParagraph(failed.stderr), /mcp__counter__send_mail/);
     assert.equal(counted(counts, 'send_mail.calls'), 1, '--in-flight fail calls nothing');
 
     writeFileSync(release, '');
-    const rerun = await runCli(['run', '--yes', '--no-sandbox', '--in-flight', 'rerun', task], { cwd: repo.root, env: fakeEnv(fake) });
+    const rerun = await runCli(['run', '--yes', '--no-sandbox', '--in-flight', 'rerun', task], { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(rerun.code, 0, rerun.stderr);
     assert.equal(counted(counts, 'send_mail.calls'), 2, '--in-flight rerun makes the call again');
     assert.equal(counted(counts, 'lookup.calls'), 1);
@@ -134,14 +138,14 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
   });
 
   test('Ctrl-C during the destructive call ends savepoint within two seconds, stops the server, and the call is not made again', async () => {
-    const { fake, repo, counts, first } = await mailInProgress();
+    const { fake, repo, counts, first, trusted } = await mailInProgress();
     const stoppedAt = Date.now();
     first.child.kill('SIGINT');
     await first.result;
     assert.ok(Date.now() - stoppedAt < 2000, `savepoint took ${Date.now() - stoppedAt} ms to end`);
     assert.deepEqual(await waitForExit(serverPids(counts)), []);
 
-    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(second.code, 0, second.stderr);
     assert.equal(counted(counts, 'send_mail.calls'), 1);
     const [answer] = lastToolResults(fake.requests.at(-1)!);

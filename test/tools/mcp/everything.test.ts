@@ -12,6 +12,7 @@ import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
 import { assertOneParagraph, fakeEnv, gitOut, journalJson, journalPaths, lastToolResults, REPLAYED, resultText, runCli } from '../../helpers/cli.js';
 import { counted, countingServer, writeMcpJson } from './helpers.js';
+import { trustFolder } from '../../helpers/trust.js';
 
 const scratch = useScratch();
 const EVERYTHING = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
@@ -28,11 +29,13 @@ describe('server-everything from npm', { concurrency: true }, () => {
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
     writeMcpJson(repo.root, { everything });
+    // The person trusts this folder and approves its server (docs/trust.md).
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
     const args = ['run', '--yes', '--no-sandbox', 'try the everything server'];
     // Stopped after the second model call (its request holds the echo's and the image's results), then resumed.
-    const stopped = await runCli([...args.slice(0, 3), '--max-steps', '4', ...args.slice(3)], { cwd: repo.root, env: fakeEnv(fake) });
+    const stopped = await runCli([...args.slice(0, 3), '--max-steps', '4', ...args.slice(3)], { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(stopped.code, 3, stopped.stderr);
-    const first = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const first = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(first.code, 0, first.stderr);
     assert.equal(fake.requests.length, 3);
     // The resumed process sends the replayed results exactly as the live one sent them (the cache mark aside).
@@ -66,7 +69,7 @@ describe('server-everything from npm', { concurrency: true }, () => {
     assert.equal(run.config.mcp.find((pin) => pin.name === 'mcp__everything__get-env')?.readOnly, true);
 
     // Replayed, the recorded results rebuild the same requests: no divergence, nothing asked.
-    const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(again.code, 0, again.stderr);
     assert.equal(fake.requests.length, 3);
     assert.equal(again.stdout.split('\n').filter((line) => line.includes(`${REPLAYED}  mcp__everything__`)).length, 5, again.stdout);
@@ -75,7 +78,8 @@ describe('server-everything from npm', { concurrency: true }, () => {
   test('savepoint mcp list shows each server, whether it starts, and its tools with their annotations', async () => {
     const repo = await scratch.repo();
     writeMcpJson(repo.root, { everything, gone: { command: 'no-such-mcp-server-anywhere' } });
-    const listed = await runCli(['mcp', 'list', '--json'], { cwd: repo.root });
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
+    const listed = await runCli(['mcp', 'list', '--json'], { cwd: repo.root, env: trusted });
     assert.equal(listed.code, 1, 'a server that does not start makes the exit code 1');
     const { servers } = JSON.parse(listed.stdout) as { servers: Array<{ name: string; starts: boolean; error?: string; tools: Array<{ name: string; annotations: Record<string, unknown> }> }> };
     const byName = new Map(servers.map((server) => [server.name, server]));
@@ -83,7 +87,7 @@ describe('server-everything from npm', { concurrency: true }, () => {
     assert.equal(byName.get('everything')?.tools.find((tool) => tool.name === 'mcp__everything__echo')?.annotations.readOnlyHint, true);
     assert.equal(byName.get('gone')?.starts, false);
     assert.match(byName.get('gone')?.error ?? '', /no-such-mcp-server-anywhere.*ENOENT/s);
-    const human = await runCli(['mcp', 'list'], { cwd: repo.root });
+    const human = await runCli(['mcp', 'list'], { cwd: repo.root, env: trusted });
     assert.match(human.stdout, /mcp__everything__echo {2}read-only: replays, no approval/);
     assert.match(human.stdout, /gone .*\n {2}does not start: /);
   });
@@ -99,7 +103,8 @@ describe('approval of MCP tools', () => {
     const repo = await scratch.repo();
     const counts = scratch.dir('savepoint-mcp-counts-');
     writeMcpJson(repo.root, { counter: countingServer(counts) });
-    const result = await runCli(['run', '--no-sandbox', 'look up and mail'], { cwd: repo.root, env: fakeEnv(fake) });
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
+    const result = await runCli(['run', '--no-sandbox', 'look up and mail'], { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(result.code, 1);
     assert.match(assertOneParagraph(result.stderr), /The next step \(mcp__counter__send_mail .*\) needs approval/);
     assert.equal(counted(counts, 'lookup.calls'), 1);

@@ -11,6 +11,7 @@ import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
 import { assertNoStack, assertOneParagraph, fakeEnv, journalJson, journalPaths, lastToolResults, resultText, runCli } from '../../helpers/cli.js';
 import { counted, countingServer, serverPids, waitForExit, writeMcpJson } from './helpers.js';
+import { trustFolder } from '../../helpers/trust.js';
 
 const scratch = useScratch();
 
@@ -22,11 +23,13 @@ async function callWithBrokenServer(tool: string, broken: (counts: string) => Re
   const repo = await scratch.repo();
   const counts = scratch.dir('savepoint-mcp-counts-');
   writeMcpJson(repo.root, { counter: countingServer(counts) });
+  // The person trusts this folder and approves its server (docs/trust.md), and again once it changed.
+  const config = scratch.dir('savepoint-config-');
   const task = `call ${tool} on a server that breaks`;
-  const stopped = await runCli(['run', '--yes', '--no-sandbox', '--max-steps', '1', task], { cwd: repo.root, env: fakeEnv(fake) });
+  const stopped = await runCli(['run', '--yes', '--no-sandbox', '--max-steps', '1', task], { cwd: repo.root, env: fakeEnv(fake, trustFolder(repo.root, config)) });
   assert.equal(stopped.code, 3, stopped.stderr);
   writeMcpJson(repo.root, { counter: broken(counts) });
-  const resumed = await runCli(['run', '--yes', '--no-sandbox', '--keep-worktree', task], { cwd: repo.root, env: fakeEnv(fake, env) });
+  const resumed = await runCli(['run', '--yes', '--no-sandbox', '--keep-worktree', task], { cwd: repo.root, env: fakeEnv(fake, { ...env, ...trustFolder(repo.root, config) }) });
   assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
   assertNoStack(resumed.stdout + resumed.stderr);
   const [answer] = lastToolResults(fake.requests.at(-1)!);
@@ -90,7 +93,8 @@ describe('an MCP server that fails during a call', () => {
     const repo = await scratch.repo();
     const counts = scratch.dir('savepoint-mcp-counts-');
     writeMcpJson(repo.root, { counter: countingServer(counts, '--with-faults') });
-    const result = await runCli(['run', '--yes', '--no-sandbox', 'call tools that fail'], { cwd: repo.root, env: fakeEnv(fake, { MCP_TOOL_TIMEOUT: '1500' }) });
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
+    const result = await runCli(['run', '--yes', '--no-sandbox', 'call tools that fail'], { cwd: repo.root, env: fakeEnv(fake, { MCP_TOOL_TIMEOUT: '1500', ...trusted }) });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     assertNoStack(result.stdout + result.stderr);
     const [crashed] = lastToolResults(fake.requests[1]!);
@@ -118,7 +122,10 @@ describe('a .mcp.json that does not hold', { concurrency: true }, () => {
     test(`${what} stops the command with one paragraph naming the file and the key, before anything runs`, async () => {
       const fake = await scratch.fake([{ text: 'never asked' }]);
       const repo = await scratch.repo({ 'README.md': '# x\n', '.mcp.json': config });
-      const result = await runCli(['run', '--yes', '--no-sandbox', 'anything'], { cwd: repo.root, env: fakeEnv(fake) });
+      // A server's entry is checked when it is to start: in a folder the person trusts, once approved
+      // (an untrusted folder's servers are left out unread). A file that is not JSON stops either way.
+      const trusted = what === 'not JSON' ? {} : trustFolder(repo.root, scratch.dir('savepoint-config-'));
+      const result = await runCli(['run', '--yes', '--no-sandbox', 'anything'], { cwd: repo.root, env: fakeEnv(fake, trusted) });
       assert.equal(result.code, 1);
       assert.match(assertOneParagraph(result.stderr), key);
       assert.equal(fake.requests.length, 0);
@@ -134,7 +141,8 @@ describe('a server that does not start when a run is created', () => {
     const counts = scratch.dir('savepoint-mcp-counts-');
     // Port 9 (discard) on this machine's loopback: fetch refuses it before connecting ("bad port").
     writeMcpJson(repo.root, { counter: countingServer(counts), broken: countingServer(counts, '--exit'), remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
-    const result = await runCli(['run', '--yes', '--no-sandbox', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
+    const result = await runCli(['run', '--yes', '--no-sandbox', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(result.code, 0, result.stderr);
     // The note is word-wrapped to the width, and where it breaks depends on how long this checkout's path is.
     const note = result.stdout.replace(/\s+/g, ' ');
@@ -148,7 +156,7 @@ describe('a server that does not start when a run is created', () => {
     const offered = (fake.requests[0]!.tools as Array<{ name: string }>).map((tool) => tool.name).filter((name) => name.startsWith('mcp__'));
     assert.deepEqual(offered, ['mcp__counter__lookup', 'mcp__counter__send_mail', 'mcp__counter__snapshot']);
     assert.equal(counted(counts, 'lookup.calls'), 1);
-    const json = await runCli(['run', '--yes', '--no-sandbox', '--json', '--fresh', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake) });
+    const json = await runCli(['run', '--yes', '--no-sandbox', '--json', '--fresh', 'use what starts'], { cwd: repo.root, env: fakeEnv(fake, trusted) });
     const events = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; server?: string; log?: string }).filter((line) => line.type === 'mcp-unavailable');
     assert.deepEqual(events.map((event) => event.server).sort(), ['broken', 'remote']);
     assert.equal(events.find((event) => event.server === 'broken')?.log, join(repo.root, '.git', 'savepoint', 'mcp', 'broken.log'));

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { useScratch } from '../../helpers/scratch.js';
 import { assertFsckClean, fakeEnv, gitOut, lastToolResults, REPLAYED, resultText, runCli } from '../../helpers/cli.js';
 import { startHttpServer, writeMcpJson } from './helpers.js';
+import { trustFolder } from '../../helpers/trust.js';
 
 const scratch = useScratch();
 const TOKEN = 'http-bearer-5b1e9d27c4a8';
@@ -19,7 +20,9 @@ describe('a Streamable HTTP server from .mcp.json', () => {
     // The token is written into the file itself (an untracked file, so a checkpoint records it, redacted).
     writeMcpJson(repo.root, { remote: { type: 'http', url: server.url, headers: { Authorization: `Bearer ${TOKEN}`, 'X-Source': 'savepoint-test' } } });
     const args = ['run', '--yes', '--no-sandbox', 'greet the remote server'];
-    const first = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    // The person trusts this folder and approves its server (docs/trust.md).
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
+    const first = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(first.code, 0, first.stderr);
 
     // Offered with the server's own description and input schema.
@@ -36,7 +39,7 @@ describe('a Streamable HTTP server from .mcp.json', () => {
     await assertFsckClean(repo.root);
 
     const requests = server.requests;
-    const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, new RegExp(`${REPLAYED.replace(/[()]/g, '\\$&')} {2}mcp__remote__whoami`));
     assert.equal(server.requests, requests, 'replaying a finished run reaches no MCP server');

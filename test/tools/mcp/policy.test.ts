@@ -10,6 +10,7 @@ import { useScratch } from '../../helpers/scratch.js';
 import { assertNoStack, fakeEnv, lastToolResults, resultText, runCli } from '../../helpers/cli.js';
 import { onPty, plain, SKIP_NO_PTY } from '../../helpers/pty.js';
 import { counted, countingServer, writeMcpJson } from './helpers.js';
+import { trustFolder } from '../../helpers/trust.js';
 
 const scratch = useScratch();
 
@@ -31,7 +32,8 @@ async function setUp(permissions?: Record<string, unknown>) {
     writeFileSync(join(repo.root, '.savepoint', 'settings.json'), JSON.stringify({ permissions }));
   }
   const home = scratch.dir('savepoint-home-');
-  return { fake, repo, counts, env: { ...fakeEnv(fake), HOME: home, XDG_CONFIG_HOME: join(home, '.config') } };
+  // The person trusts this folder and its server (docs/trust.md): what is tested is what the rules decide then.
+  return { fake, repo, counts, env: { ...fakeEnv(fake), HOME: home, ...trustFolder(repo.root, join(home, '.config')) } };
 }
 
 describe('settings rules for MCP tools', { concurrency: true }, () => {
