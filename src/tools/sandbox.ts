@@ -9,10 +9,10 @@
 //
 // A mount can only cover a path that exists: a command creating a control file where there was none
 // (a new .mcp.json) is not stopped here. Such a file is untrusted until the person says otherwise
-// (settings/load.ts), and the step's result says the command made it (controlFilesMade).
+// (folder trust), and the step's result says the command made it (absentControlFiles, sandbox-notes.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { buildOwnGit, findRepository, type Repository } from '../git/repository.js';
 import { CONTROL_FOLDERS, CONTROL_ROOT_FILES, INSTRUCTION_FILE_NAMES } from '../settings/control-files.js';
 import { SECRET_NAME } from '../redact/secret-values.js';
@@ -59,6 +59,21 @@ export function sandboxedProgram(root: string, command: string, args: string[], 
 function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Where the program `name` is on the search path `path` (a name with a `/` is its own path), or undefined when no directory of it has one. */
+export function programOnPath(name: string, path: string | undefined): string | undefined {
+  if (name.includes('/')) return name;
+  for (const dir of (path ?? '').split(delimiter)) {
+    const candidate = resolve(dir || '.', name); // an empty entry is the current directory, as for execvp
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
 }
 
 // Where `name` is on the search path `path`, looked up once per process and path: handing spawn
@@ -111,6 +126,14 @@ function bwrapArgs(root: string, config: SandboxConfig, gitDirs: string[], contr
   // session of its own).
   args.push('--die-with-parent', '--chdir', cwd);
   return args;
+}
+
+/**
+ * The files that decide what runs at the root of `root` that do not exist now, relative: those a
+ * sandboxed command could still create, since a mount covers only what exists (five stat calls).
+ */
+export function absentControlFiles(root: string): string[] {
+  return [...CONTROL_FOLDERS, ...CONTROL_ROOT_FILES, ...INSTRUCTION_FILE_NAMES].filter((name) => !existsSync(join(root, name)));
 }
 
 // The instruction files below the root, per root: found once per process (a run), see controlPaths.

@@ -1,12 +1,14 @@
 // `savepoint mcp list`: the MCP servers configured for the repository around the current
 // directory (.mcp.json and settings), whether each starts, and the tools it offers with their
-// annotations, as a new run would pin them. It starts each server, lists, and stops it again.
+// annotations, as a new run would pin them. It starts each server, lists, and stops it again:
+// a stdio server in the sandbox, as a run starts it (--no-sandbox and --allow-network as for a run).
 import { loadSettings } from '../../settings/index.js';
 import { mcpServersOf, repositoryRoot } from '../view/session-settings.js';
 import { Command } from 'commander';
 import { showControls, terminalJson } from '../../format/text.js';
 import { findRepository } from '../../git/repository.js';
 import { describeServer, loadMcpServers, mcpLogDir, McpConnections, mcpToolName, type LoadMcpOptions, type McpListedTool } from '../../tools/mcp/index.js';
+import { chooseSandbox, type SandboxRequest } from '../../session/sandbox.js';
 
 /** One server as `mcp list` reports it. */
 export interface McpServerListing {
@@ -27,10 +29,14 @@ export function mcpCommand(): Command {
     .command('list')
     .description('Start each configured MCP server, list its tools with their annotations (read-only ones replay; the others record their intent first and ask for approval), and stop it again.')
     .option('--json', 'one JSON object with every server, for scripts')
-    .action(async (flags: { json?: boolean }) => {
+    .option('--no-sandbox', 'start the servers unconfined, with your whole environment and file system (default: in bubblewrap, as a run starts them)')
+    .option('--allow-network', 'let the servers in the sandbox reach the network (a server\'s own "network": true in settings does too)')
+    .action(async (flags: { json?: boolean; sandbox?: boolean; allowNetwork?: boolean }) => {
       // Settings' servers too (a broken settings file is named here, as for a run).
-      const fromSettings = mcpServersOf(loadSettings(repositoryRoot(process.cwd()), process.env));
-      const listing = await listMcpServers(process.cwd(), fromSettings);
+      const settings = loadSettings(repositoryRoot(process.cwd()), process.env);
+      const fromSettings = mcpServersOf(settings);
+      const sandbox: SandboxRequest = { use: flags.sandbox !== false, network: Boolean(flags.allowNetwork) || settings.sandbox.network?.value === true, gitWrites: settings.sandbox.gitWrites?.value === true };
+      const listing = await listMcpServers(process.cwd(), fromSettings, sandbox);
       if (flags.json) process.stdout.write(`${terminalJson({ servers: listing }, 2)}\n`);
       else process.stdout.write(formatListing(listing));
       if (listing.some((server) => !server.starts)) process.exitCode = 1;
@@ -38,11 +44,17 @@ export function mcpCommand(): Command {
   return mcp;
 }
 
-/** Starts every server configured for the repository around `dir` (and in `given`, settings' mcpServers), lists its tools, and stops it. */
-export async function listMcpServers(dir: string, given?: LoadMcpOptions['given']): Promise<McpServerListing[]> {
+/**
+ * Starts every server configured for the repository around `dir` (and in `given`, settings' mcpServers)
+ * in the sandbox `sandbox` asks for (by default bubblewrap; a machine without it refuses, as a run
+ * does, unless it is waived), lists its tools, and stops it.
+ */
+export async function listMcpServers(dir: string, given?: LoadMcpOptions['given'], sandbox: SandboxRequest = {}): Promise<McpServerListing[]> {
   const repo = findRepository(dir);
   const servers = loadMcpServers(repo.root, given ? { given } : {});
-  const connections = new McpConnections(servers, { logDir: mcpLogDir(repo.commonDir) });
+  // Decided before any server starts: a refusal stops the command, not one server.
+  const chosen = [...servers.values()].some((server) => server.type === 'stdio') ? (await chooseSandbox(repo.root, sandbox)).sandbox : { kind: 'none' as const };
+  const connections = new McpConnections(servers, { logDir: mcpLogDir(repo.commonDir), sandbox: () => ({ config: chosen, root: repo.root }) });
   try {
     return await Promise.all(
       [...servers.values()].map(async (server): Promise<McpServerListing> => {
