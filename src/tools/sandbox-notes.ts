@@ -19,6 +19,8 @@ export interface SandboxBoundaries {
   home?: string;
   network: boolean;
   gitWrites: boolean;
+  /** Files that decide what runs the command created at the root (absent before it, there after): no mount could stop them. */
+  madeControlFiles?: string[];
 }
 
 /** The note for a command's output: `text` for the model (appended to the output), `short` for the step line. */
@@ -68,6 +70,18 @@ const ADDRESS = /\b(\d{1,3}(?:\.\d{1,3}){3})\b|\[([0-9a-f:]+)\]|\bto (?:host )?(
 
 /** The note for `output` of a command that ran in the sandbox `b`, or undefined when it hit no boundary. */
 export function sandboxNote(output: string, b: SandboxBoundaries): SandboxNote | undefined {
+  const boundary = boundaryNote(output, b);
+  const made = b.madeControlFiles ?? [];
+  if (made.length === 0) return boundary;
+  const names = made.join(', ');
+  const madeNote = {
+    text: `note: this command created ${names}, which decides what savepoint runs or reads into a new run. The sandbox keeps such files read-only where they exist, but cannot stop a new one: tell the person what it is for; keeping it is their decision.`,
+    short: `made ${names}`,
+  };
+  return boundary ? { text: `${boundary.text}\n${madeNote.text}`, short: `${boundary.short}; ${madeNote.short}` } : madeNote;
+}
+
+function boundaryNote(output: string, b: SandboxBoundaries): SandboxNote | undefined {
   // One pass over the whole output first: most commands hit no boundary, and an output may be huge.
   if (!READ_ONLY.test(output) && !BUSY.test(output) && (b.network || !(NO_NETWORK.test(output) || REFUSED.test(output)))) return undefined;
   const found = new Set<Boundary>();

@@ -48,6 +48,16 @@ describe('sandboxNote', () => {
     assert.equal(short('bash: notes.md: Read-only file system'), 'sandbox: read-only outside the tree', 'a path that is no control file is not named as one');
   });
 
+  it('says which files that decide what runs the command created (no mount could stop them), beside any boundary it hit', () => {
+    const made = sandboxNote('exit 0', { ...SANDBOX, madeControlFiles: ['.mcp.json'] })!;
+    assert.equal(made.short, 'made .mcp.json');
+    assert.match(made.text, /^note: this command created \.mcp\.json, which decides what savepoint runs or reads into a new run\./);
+    const both = sandboxNote('curl: (6) Could not resolve host: x.example', { ...SANDBOX, madeControlFiles: ['CLAUDE.md', '.claude'] })!;
+    assert.equal(both.short, 'sandbox: no network; made CLAUDE.md, .claude');
+    assert.equal(both.text.split('\n').length, 2);
+    assert.equal(sandboxNote('exit 0', { ...SANDBOX, madeControlFiles: [] }), undefined);
+  });
+
   it('says nothing of a refused write in the working tree or /tmp, nor of output that names none', () => {
     assert.equal(short(`touch: cannot touch '${ROOT}/src/a.js': Read-only file system`), undefined);
     assert.equal(short("touch: cannot touch 'src/a.js': Read-only file system"), undefined);
