@@ -19,14 +19,12 @@ export class UnknownSecretError extends SavepointError<{ placeholder: string; va
   }
 }
 
-/** run_bash would run unconfined, and nobody allowed it. */
+/** run_bash would run unconfined, and nobody allowed it. `remedy` says how to get a sandbox on this platform (tools/sandbox.ts sandboxRemedy). */
 export class SandboxUnavailableError extends SavepointError<{ reason: string }> {
-  constructor(reason: string) {
+  constructor(reason: string, remedy: string) {
     super(
       'ENOSANDBOX',
-      `Commands cannot run in a sandbox here: ${reason}. Install bubblewrap (Debian and Ubuntu: ` +
-        `"apt-get install bubblewrap"; Fedora: "dnf install bubblewrap") to confine them, or pass --no-sandbox ` +
-        `to run them unconfined, with your whole environment and file system. Nothing was run.`,
+      `Commands cannot run in a sandbox here: ${reason}. ${remedy}, or pass --no-sandbox to run them unconfined, with your whole environment and file system. Nothing was run.`,
       { reason },
     );
   }

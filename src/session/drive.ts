@@ -18,12 +18,12 @@ import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import { createTools } from '../tools/index.js';
 import { SpareShells } from '../os/spare-shell.js';
-import { createMcpTools, loadMcpServers, MCP_CONFIG_FILE, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools } from '../tools/mcp/index.js';
+import { createMcpTools, loadMcpServers, MCP_CONFIG_FILE, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools, type McpServerConfig } from '../tools/mcp/index.js';
 import { readMcpJsonServers } from '../settings/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from './worktree-lock.js';
-import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
+import type { McpPlaces, RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { planRun, type RunPlan } from './run-plan.js';
 import { finishedRunChanges } from './finished-run.js';
 import { chooseSandbox } from './sandbox.js';
@@ -103,6 +103,8 @@ class RunLife {
     private readonly pusher: JournalPusher | undefined,
     /** run_bash's next command's process, started ahead (os/spare-shell.ts) and stopped at the run's end. */
     private readonly spares: SpareShells,
+    /** The run's sandbox, decided once (a new run's MCP servers may have needed it first). */
+    private readonly decideSandbox: () => ReturnType<typeof chooseSandbox>,
   ) {}
 
   /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
@@ -119,15 +121,20 @@ class RunLife {
     // $SAVEPOINT_PUSH_TIMEOUT stops here, before anything starts).
     const pusher = createRunPusher(store, target.run, options, env, emit);
     // MCP servers: checked before anything runs; their configurations' secrets are redacted too.
-    // The repository's `.mcp.json` only when the caller trusts it: its servers start unconfined with
-    // the person's variables, so a cloned repository must not start them on its own (docs/trust.md).
+    // The repository's `.mcp.json` only when the caller trusts it: its servers would run the
+    // repository's commands with the person's variables, so a cloned repository must not start
+    // them on its own (docs/trust.md).
     const trustRepository = options.trustRepository === true;
     const mcpServers = loadMcpServers(root, { env, readMcpJson: trustRepository, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
     if (!trustRepository) {
       const leftOut = Object.keys(readMcpJsonServers(root) ?? {}).filter((name) => !mcpServers.has(name));
       if (leftOut.length) emit({ type: 'repository-left-out', file: MCP_CONFIG_FILE, servers: leftOut });
     }
-    const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir) });
+    // The sandbox is decided once, by the first that needs it: settle(), or a new run's stdio MCP
+    // servers listing their tools while the journal opens (they run in it too, so none starts before).
+    let deciding: ReturnType<typeof chooseSandbox> | undefined;
+    const decideSandbox = () => (deciding ??= chooseSandbox(root, options.sandbox, options.onSandboxUnavailable));
+    const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir), sandbox: async () => ({ config: (await decideSandbox()).sandbox, root, gitDirs }) });
     const secrets = openRunSecrets(store.repo.commonDir, mcpServers.size ? { ...env, ...mcpSecretEnv(mcpServers.values()) } : env);
     // The checkpoints write through the run's own object store: one handle for the run.
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
@@ -145,6 +152,8 @@ class RunLife {
       config: async (existing) => {
         if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
         const unavailable = (server: string, message: string) => emit({ type: 'mcp-unavailable', server, message, ...(mcp.logFile(server) ? { log: mcp.logFile(server)! } : {}) });
+        // A refusal (no sandbox, none waived) is the run's, said as such, not one server's failure.
+        if ([...mcpServers.values()].some((server) => server.type === 'stdio')) await decideSandbox();
         const offered = mcpServers.size ? await offerMcpTools(mcp, unavailable) : undefined;
         const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env });
         const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
@@ -167,7 +176,7 @@ class RunLife {
     });
     // The run's tools: the built-in ones and the MCP tools its configuration pinned.
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
-    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares);
+    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares, decideSandbox);
     return life;
   }
 
@@ -214,10 +223,10 @@ class RunLife {
         emit: (event) => this.emit(event),
       });
     }
-    const { sandbox, choice } = await chooseSandbox(target.store.repo.root, options.sandbox, options.onSandboxUnavailable);
+    const { sandbox, choice } = await this.decideSandbox();
     this.sandbox = sandbox;
-    // Said in the run's header: how this process's commands run.
-    this.emit({ type: 'sandbox', ...sandbox, choice });
+    // Said in the run's header: how this process's commands and MCP servers run.
+    this.emit({ type: 'sandbox', ...sandbox, choice, ...mcpPlaces(this.mcp.servers) });
   }
 
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */
@@ -305,6 +314,14 @@ class RunLife {
     // when it is done), and it never fails the run; a kill meanwhile loses nothing (the next run's end does it).
     setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
   }
+}
+
+// Where the run's MCP servers run, for the header: those it starts (in the sandbox, some with the
+// network given in settings) and those it reaches over HTTP (elsewhere). Nothing when it has none.
+function mcpPlaces(servers: ReadonlyMap<string, McpServerConfig>): { mcp?: McpPlaces } {
+  if (servers.size === 0) return {};
+  const all = [...servers.values()];
+  return { mcp: { started: all.filter((s) => s.type === 'stdio').map((s) => s.name), network: all.filter((s) => s.type === 'stdio' && s.network).map((s) => s.name), remote: all.filter((s) => s.type === 'http').map((s) => s.name) } };
 }
 
 // The session's events as the caller hears them. A compact step, live or replayed, is also told as

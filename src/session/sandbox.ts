@@ -3,7 +3,7 @@
 // I/O: the CLI asks the person in the `onSandboxUnavailable` callback.
 import { SandboxUnavailableError } from '../errors/index.js';
 import type { RunSandbox } from '../journal/entry.js';
-import { probeSandboxAsync } from '../tools/sandbox.js';
+import { probeSandboxAsync, sandboxRemedy } from '../tools/sandbox.js';
 
 /** What the caller asks for: a sandbox or not, and what it allows. */
 export interface SandboxRequest {
@@ -19,10 +19,10 @@ export interface SandboxRequest {
 export type SandboxChoice = 'default' | 'flag' | 'asked';
 
 /** The sandbox for this process's commands; throws SandboxUnavailableError when none is possible and none was waived. */
-export async function chooseSandbox(root: string, request: SandboxRequest = {}, onUnavailable?: (reason: string) => Promise<boolean>): Promise<{ sandbox: RunSandbox; choice: SandboxChoice }> {
+export async function chooseSandbox(root: string, request: SandboxRequest = {}, onUnavailable?: (reason: string, remedy: string) => Promise<boolean>): Promise<{ sandbox: RunSandbox; choice: SandboxChoice }> {
   if (request.use === false) return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'flag' };
   const probe = await probeSandboxAsync(root);
   if (probe.ok) return { sandbox: { kind: 'bwrap', network: Boolean(request.network), gitWrites: Boolean(request.gitWrites) }, choice: 'default' };
-  if (onUnavailable && (await onUnavailable(probe.reason))) return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'asked' };
-  throw new SandboxUnavailableError(probe.reason);
+  if (onUnavailable && (await onUnavailable(probe.reason, sandboxRemedy(probe)))) return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'asked' };
+  throw new SandboxUnavailableError(probe.reason, sandboxRemedy(probe));
 }

@@ -52,8 +52,8 @@ export interface SessionOptions {
   onDrift?: (drift: DriftQuestion) => Promise<'restore' | 'keep' | 'stop'>;
   /** How run_bash runs commands: in bubblewrap by default, where the machine has it. */
   sandbox?: SandboxRequest;
-  /** Asked when bubblewrap is missing or cannot start: true runs commands unconfined. Without it, SandboxUnavailableError stops the run. */
-  onSandboxUnavailable?: (reason: string) => Promise<boolean>;
+  /** Asked when bubblewrap is missing or cannot start (`remedy`: how this platform gets one): true runs commands unconfined. Without it, SandboxUnavailableError stops the run. */
+  onSandboxUnavailable?: (reason: string, remedy: string) => Promise<boolean>;
   /**
    * MCP servers besides `.mcp.json`'s, by name, in its format (settings' `mcpServers`); they win on
    * a name both define. Checked as outside input. `mcpServersSource` names where they came from, for
@@ -94,6 +94,13 @@ export interface DriftQuestion {
   changes: FileChange[];
 }
 
+/** Where a run's MCP servers run, by name: those savepoint starts (stdio: in the run's sandbox, like commands), those of them given the network in settings, and those reached over HTTP (remote, not sandboxed). */
+export interface McpPlaces {
+  started: string[];
+  network: string[];
+  remote: string[];
+}
+
 /** How the run was found when the session opened it. */
 export type OpenedAs = 'new' | 'resuming' | 'finished' | 'continuing';
 
@@ -105,8 +112,8 @@ export type SessionEvent =
    * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing.
    */
   | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
-  /** How this process's commands run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */
-  | { type: 'sandbox'; kind: 'bwrap' | 'none'; network: boolean; gitWrites: boolean; choice: SandboxChoice }
+  /** How this process's commands (and the MCP servers it starts, `mcp`) run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */
+  | { type: 'sandbox'; kind: 'bwrap' | 'none'; network: boolean; gitWrites: boolean; choice: SandboxChoice; mcp?: McpPlaces }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
   /** The conversation was compacted at `position` (a compact step): its size in tokens before and after. */

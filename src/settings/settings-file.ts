@@ -15,7 +15,7 @@ export const PERMISSION_MODES: readonly PermissionMode[] = ['ask', 'acceptEdits'
 
 /** An MCP server as settings (and `.mcp.json`) describe it: a command to start, or an HTTP endpoint. Passed through to whoever starts servers. */
 export type McpServerSettings =
-  | { command: string; args?: string[]; env?: Record<string, string> }
+  | { command: string; args?: string[]; env?: Record<string, string>; network?: boolean }
   | { type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
 
 /** What one settings file says, checked. */
@@ -130,12 +130,14 @@ function serverProblem(name: string, server: unknown): string | undefined {
   if (server.type === 'http' || server.type === 'sse') {
     if (typeof server.url !== 'string' || !server.url) return 'needs a "url" (a string)';
     if (server.headers !== undefined && !strings(server.headers)) return 'has "headers" that are not an object of strings';
+    if (server.network !== undefined) return 'has "network", which is for servers savepoint starts (a command): a server over HTTP runs elsewhere';
     return undefined;
   }
   if (server.type !== undefined && server.type !== 'stdio') return `has a "type" other than "stdio", "http" or "sse"`;
   if (typeof server.command !== 'string' || !server.command) return 'needs a "command" (a string), or "type": "http" with a "url"';
   if (server.args !== undefined && !(Array.isArray(server.args) && server.args.every((a) => typeof a === 'string'))) return 'has "args" that are not a list of strings';
   if (server.env !== undefined && !strings(server.env)) return 'has an "env" that is not an object of strings';
+  if (server.network !== undefined && typeof server.network !== 'boolean') return 'has "network" that is not true or false (true: its sandbox keeps the network)';
   return undefined;
 }
 

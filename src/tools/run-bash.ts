@@ -4,12 +4,14 @@
 // once bash has exited, what the pipe already holds is read, reading stops, and the result names
 // the process (in the sandbox none can: its pid namespace dies with bash).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { StoppedBySignalError, stopSignalWords } from '../errors/index.js';
 import { ellipsize, oneLine, showControls } from '../format/text.js';
 import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './truncate.js';
-import { gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
+import { absentControlFiles, gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import { sandboxNote } from './sandbox-notes.js';
 import { SPARE_LOADER, type SpareShells } from '../os/spare-shell.js';
 import { openPipeId, pipeHolders, type PipeHolder } from '../os/pipe-holders.js';
@@ -92,6 +94,8 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   // first; on the same line, so bash's error messages keep the user's line numbers.
   const script = `exec 2>&1; ${command}`;
   const run = sandboxedCommand(root, script, sandbox, process.env, sandbox.kind === 'bwrap' ? gitDirs() : []);
+  // Control files the sandbox cannot cover (they do not exist): the result says if the command made one.
+  const absent = sandbox.kind === 'bwrap' ? absentControlFiles(root) : [];
   // The spare's command line: the same, with the loader as bash's script (its last argument).
   const loader = spares && { ...run, args: [...run.args.slice(0, -1), SPARE_LOADER] };
   const spare = loader && spares!.take(loader, root, script);
@@ -192,7 +196,8 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   const shownOutput = output === '' ? '(no output)' : output;
   // A command that hit a sandbox boundary is told so (and the person, on its step line), in words
   // made from its output alone: recorded with the result, handed back the same on replay.
-  const note = sandbox.kind === 'bwrap' ? sandboxNote(output, { root, gitDirs: gitDirs(), home: process.env.HOME, network: Boolean(sandbox.network), gitWrites: Boolean(sandbox.gitWrites) }) : undefined;
+  const madeControlFiles = absent.filter((name) => existsSync(join(root, name)));
+  const note = sandbox.kind === 'bwrap' ? sandboxNote(output, { root, gitDirs: gitDirs(), home: process.env.HOME, network: Boolean(sandbox.network), gitWrites: Boolean(sandbox.gitWrites), madeControlFiles }) : undefined;
   // A process that outlived the command holding its output is named, for the model and on the step line.
   const left = leftRunning && leftRunningNote(leftRunning);
   const noted = (result: ToolResult, notes = [note, left]): ToolResult => {

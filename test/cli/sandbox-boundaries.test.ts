@@ -14,7 +14,7 @@ import { fakeEnv, lastToolResults, resultText, runCli, stepLines } from '../help
 const scratch = useScratch();
 
 
-const HEADER = 'commands run in a sandbox: no network; writable: the working tree (not .git) and a private /tmp; no secret-named variables (--no-sandbox to lift)';
+const HEADER = 'commands run in a sandbox: no network; writable: the working tree (not .git) and a private /tmp, not the files that decide what runs; no secret-named variables (--no-sandbox to lift)';
 const GIT_NOTE = "note: this command ran in savepoint's sandbox, where the repository's .git is read-only";
 const NET_NOTE = "note: this command ran in savepoint's sandbox, which has no network";
 // node's fetch, as a command: prints the code of the failure underneath (ENOTFOUND or EAI_AGAIN).
@@ -77,7 +77,7 @@ describe('the sandbox, made visible', { skip: noSandboxReason(), concurrency: tr
   test('unconfined, or with the boundaries lifted, the header says so and the same words get no note', async () => {
     for (const [flags, header] of [
       [['--no-sandbox'], 'commands run unconfined (--no-sandbox)'],
-      [['--allow-network', '--allow-git-writes'], 'commands run in a sandbox: network allowed; writable: the working tree (.git too) and a private /tmp; no secret-named variables (--no-sandbox to lift)'],
+      [['--allow-network', '--allow-git-writes'], 'commands run in a sandbox: network allowed; writable: the working tree (.git too) and a private /tmp, not the files that decide what runs; no secret-named variables (--no-sandbox to lift)'],
     ] as const) {
       const repo = await scratch.repo({ 'README.md': '# app\n' });
       const fake = await scratch.fake(turnsFor([LOOKALIKE]));

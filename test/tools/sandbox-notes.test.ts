@@ -30,6 +30,34 @@ describe('sandboxNote', () => {
     assert.equal(short('touch: Read-only file system'), 'sandbox: read-only outside the tree', 'no path named: still outside what may be written');
   });
 
+  it('names a refused write, removal or rename of a file that decides what runs (a read-only mount point is "busy" to rm and mv)', () => {
+    for (const output of [
+      'bash: line 1: .mcp.json: Read-only file system',
+      '/usr/bin/bash: line 1: .mcp.json: Read-only file system',
+      "rm: cannot remove 'AGENTS.md': Device or resource busy",
+      "mv: cannot move 'CLAUDE.md' to 'old.md': Device or resource busy",
+      'bash: .savepoint/settings.local.json: Read-only file system',
+      `touch: cannot touch '${ROOT}/.claude/settings.json': Read-only file system`,
+      'bash: docs/AGENTS.md: Read-only file system',
+    ]) {
+      assert.equal(short(output), 'sandbox: control files read-only', output);
+      assert.match(sandboxNote(output, SANDBOX)!.text, /files that decide what runs \(\.savepoint\/, \.claude\/, \.mcp\.json, every AGENTS\.md and CLAUDE\.md\) are read-only/);
+    }
+    assert.equal(short("rm: cannot remove '.git': Device or resource busy"), 'sandbox: .git read-only');
+    assert.equal(short("rm: cannot remove 'build/out.log': Device or resource busy"), undefined, 'busy elsewhere is the command\'s own affair');
+    assert.equal(short('bash: notes.md: Read-only file system'), 'sandbox: read-only outside the tree', 'a path that is no control file is not named as one');
+  });
+
+  it('says which files that decide what runs the command created (no mount could stop them), beside any boundary it hit', () => {
+    const made = sandboxNote('exit 0', { ...SANDBOX, madeControlFiles: ['.mcp.json'] })!;
+    assert.equal(made.short, 'made .mcp.json');
+    assert.match(made.text, /^note: this command created \.mcp\.json, which decides what savepoint runs or reads into a new run\./);
+    const both = sandboxNote('curl: (6) Could not resolve host: x.example', { ...SANDBOX, madeControlFiles: ['CLAUDE.md', '.claude'] })!;
+    assert.equal(both.short, 'sandbox: no network; made CLAUDE.md, .claude');
+    assert.equal(both.text.split('\n').length, 2);
+    assert.equal(sandboxNote('exit 0', { ...SANDBOX, madeControlFiles: [] }), undefined);
+  });
+
   it('says nothing of a refused write in the working tree or /tmp, nor of output that names none', () => {
     assert.equal(short(`touch: cannot touch '${ROOT}/src/a.js': Read-only file system`), undefined);
     assert.equal(short("touch: cannot touch 'src/a.js': Read-only file system"), undefined);

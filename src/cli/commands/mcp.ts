@@ -1,7 +1,8 @@
 // `savepoint mcp list`: the MCP servers configured for the repository around the current
 // directory (.mcp.json and settings), whether each starts, and the tools it offers with their
 // annotations, as a new run would pin them. It starts each server in force, lists, and stops it
-// again; a server the repository names that is not in force (the folder not trusted, or the server
+// again (a stdio server in the sandbox, as a run starts it: --no-sandbox and --allow-network as for a
+// run); a server the repository names that is not in force (the folder not trusted, or the server
 // not approved) is never started: it is listed with its command and how to approve it.
 // `savepoint mcp approve [name...]`: the person approves the repository's servers, each shown whole.
 import { loadSettings, recordServerApprovals, type RepositoryServer, type Settings } from '../../settings/index.js';
@@ -12,6 +13,7 @@ import { UsageError } from '../../errors/index.js';
 import { showControls, terminalJson } from '../../format/text.js';
 import { findRepository } from '../../git/repository.js';
 import { describeServer, loadMcpServers, mcpLogDir, McpConnections, mcpToolName, type LoadMcpOptions, type McpListedTool } from '../../tools/mcp/index.js';
+import { chooseSandbox, type SandboxRequest } from '../../session/sandbox.js';
 
 /** One server as `mcp list` reports it. */
 export interface McpServerListing {
@@ -34,10 +36,13 @@ export function mcpCommand(): Command {
     .command('list')
     .description('Start each MCP server in force, list its tools with their annotations (read-only ones replay; the others record their intent first and ask for approval), and stop it again. A server of the repository\'s that is not trusted or approved is listed with its command, never started.')
     .option('--json', 'one JSON object with every server, for scripts')
-    .action(async (flags: { json?: boolean }) => {
+    .option('--no-sandbox', 'start the servers unconfined, with your whole environment and file system (default: in bubblewrap, as a run starts them)')
+    .option('--allow-network', 'let the servers in the sandbox reach the network (a server\'s own "network": true in settings does too)')
+    .action(async (flags: { json?: boolean; sandbox?: boolean; allowNetwork?: boolean }) => {
       // Settings' servers too (a broken settings file is named here, as for a run).
       const settings = loadSettings(repositoryRoot(process.cwd()), process.env);
-      const listing = await listMcpServers(process.cwd(), mcpServersOf(settings), settings);
+      const sandbox: SandboxRequest = { use: flags.sandbox !== false, network: Boolean(flags.allowNetwork) || settings.sandbox.network?.value === true, gitWrites: settings.sandbox.gitWrites?.value === true };
+      const listing = await listMcpServers(process.cwd(), mcpServersOf(settings), settings, sandbox);
       if (flags.json) process.stdout.write(`${terminalJson({ servers: listing }, 2)}\n`);
       else process.stdout.write(formatListing(listing));
       if (listing.some((server) => !server.starts && !server.notStarted)) process.exitCode = 1;
@@ -74,13 +79,17 @@ export function approveServers(settings: Settings, root: string, names: string[]
 
 /**
  * Starts every server in force for the repository around `dir` (`given`: the settings' servers in
- * force, the repository's trusted and approved ones among them), lists its tools, and stops it;
- * the repository's servers not in force (`settings`) are listed unstarted, with how to approve them.
+ * force, the repository's trusted and approved ones among them) in the sandbox `sandbox` asks for
+ * (by default bubblewrap; a machine without it refuses, as a run does, unless it is waived), lists
+ * its tools, and stops it; the repository's servers not in force (`settings`) are listed unstarted,
+ * with how to approve them.
  */
-export async function listMcpServers(dir: string, given?: LoadMcpOptions['given'], settings?: Settings): Promise<McpServerListing[]> {
+export async function listMcpServers(dir: string, given?: LoadMcpOptions['given'], settings?: Settings, sandbox: SandboxRequest = {}): Promise<McpServerListing[]> {
   const repo = findRepository(dir);
   const servers = loadMcpServers(repo.root, { readMcpJson: false, ...(given ? { given } : {}) });
-  const connections = new McpConnections(servers, { logDir: mcpLogDir(repo.commonDir) });
+  // Decided before any server starts: a refusal stops the command, not one server.
+  const chosen = [...servers.values()].some((server) => server.type === 'stdio') ? (await chooseSandbox(repo.root, sandbox)).sandbox : { kind: 'none' as const };
+  const connections = new McpConnections(servers, { logDir: mcpLogDir(repo.commonDir), sandbox: () => ({ config: chosen, root: repo.root }) });
   const notStarted = (settings?.repositoryServers ?? [])
     .filter((server) => !server.inForce && !servers.has(server.name))
     .map((server): McpServerListing => ({

@@ -275,9 +275,9 @@ export async function askAboutDrift(question: { step: number; changes: Parameter
  * No sandbox here: say so once, with how to get one, and ask before running commands unconfined;
  * only what is typed after the question answers it (`beforeAsk`, as for the drift question).
  */
-export async function askToRunUnconfined(reason: string, out: Writable, style: Style, onInterrupt: () => void, beforeAsk?: () => Promise<void>): Promise<boolean> {
+export async function askToRunUnconfined(reason: string, remedy: string, out: Writable, style: Style, onInterrupt: () => void, beforeAsk?: () => Promise<void>): Promise<boolean> {
   await beforeAsk?.();
-  out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. Install it with "apt-get install bubblewrap" (Debian, Ubuntu) or "dnf install bubblewrap" (Fedora).\n`));
+  out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. ${remedy}.\n`));
   const answer = (await ask('  Run commands unconfined, with your whole environment and file system? [y/N]: ', { onInterrupt })).trim().toLowerCase();
   return answer === 'y' || answer === 'yes';
 }

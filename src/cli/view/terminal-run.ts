@@ -145,7 +145,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       pushTimeout: flags.pushTimeout,
       pushRetry: flags.pushRetry,
       sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
-      onSandboxUnavailable: interactive ? (reason) => askToRunUnconfined(reason, live.out, style, stop, beforeQuestion) : undefined,
+      onSandboxUnavailable: interactive ? (reason, remedy) => askToRunUnconfined(reason, remedy, live.out, style, stop, beforeQuestion) : undefined,
       env,
       signal: controller.signal,
       approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: beforeQuestion }),

@@ -23,6 +23,8 @@ export interface McpStdioServer {
   args: string[];
   /** Added to a small default environment (PATH, HOME, …), as the SDK does. */
   env: Record<string, string>;
+  /** Its sandbox keeps the network (`"network": true`), given in the person's settings only, never by `.mcp.json`. */
+  network?: boolean;
   /** Where it was configured, for messages: `.mcp.json` or the settings file. */
   source: string;
 }
@@ -109,7 +111,12 @@ function parseServer(name: string, given: unknown, source: string, env: NodeJS.P
     if (typeof entry.command !== 'string' || entry.command.trim() === '') fail('needs "command", the program to start (a non-empty string)');
     const args = entry.args ?? [];
     if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) fail('has "args" that is not a list of strings');
-    return { name, type: 'stdio', command: expand(entry.command as string, 'command'), args: (args as string[]).map((arg) => expand(arg, 'args')), env: stringMap(entry.env, 'env', fail, expand), source };
+    if (entry.network !== undefined && typeof entry.network !== 'boolean') fail('has "network" that is not true or false');
+    // The network is the person's to give: a repository's file naming it for its own server would
+    // let that server send what it reads (the sandbox reads everything) anywhere.
+    if (entry.network === true && source === MCP_CONFIG_FILE) fail(`gives itself "network" in ${MCP_CONFIG_FILE}, the repository's file: only your own settings give a server the network (this server's entry, with "network": true, in .savepoint/settings.local.json or ~/.config/savepoint/settings.json)`);
+    const network = entry.network === true ? { network: true } : {};
+    return { name, type: 'stdio', command: expand(entry.command as string, 'command'), args: (args as string[]).map((arg) => expand(arg, 'args')), env: stringMap(entry.env, 'env', fail, expand), ...network, source };
   }
   if (type === 'http' || type === 'streamable-http') {
     if (typeof entry.url !== 'string') fail('needs "url", the server\'s address (a string)');
@@ -121,6 +128,7 @@ function parseServer(name: string, given: unknown, source: string, env: NodeJS.P
       fail(`has a "url" that is not an address: "${url.slice(0, 200)}"`);
     }
     if (parsed!.protocol !== 'http:' && parsed!.protocol !== 'https:') fail(`has a "url" that is not http or https: "${url.slice(0, 200)}"`);
+    if (entry.network !== undefined) fail('has "network", which is for servers savepoint starts (a command): a server over HTTP runs elsewhere, outside the sandbox');
     return { name, type: 'http', url, headers: stringMap(entry.headers, 'headers', fail, expand), source };
   }
   if (type === 'sse') return fail('uses "type": "sse", the older HTTP transport, which savepoint does not speak; use the server\'s Streamable HTTP address with "type": "http"');

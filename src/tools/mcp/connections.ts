@@ -1,6 +1,15 @@
 // The MCP servers of one process: each started (or, over HTTP, reached) the first time something
-// needs it, kept for the rest of the run, and stopped at its end. A stdio server runs under
-// the guard of stdio-guard.ts, so a kill -9 of savepoint leaves no server behind; its stderr goes to
+// needs it, kept for the rest of the run, and stopped at its end. A stdio server runs in the run's
+// sandbox, like a command (tools/sandbox.ts: read-only but for the working tree and a private /tmp,
+// .git and the files that decide what runs read-only, no network unless the run or the server's
+// own `network` allows it), under the guard of stdio-guard.ts, so a kill -9 of savepoint leaves no
+// server behind. The guard stays outside the sandbox and runs `bwrap … -- <server>`: it watches its
+// parent's pid, which means nothing inside bubblewrap's pid namespace, and its kill of its process
+// group reaches the server inside (a process group spans the namespace); bwrap's --die-with-parent
+// takes the sandbox down with the guard besides. An HTTP server is remote: nothing to confine here.
+// Its environment is its configuration's `env` on a few of the person's variables (PATH, HOME,
+// USER, SHELL, TERM, LOGNAME, as the SDK passes them): no secret-named variable of the person's
+// reaches it, sandboxed or not. Its stderr goes to
 // `.git/savepoint/mcp/<server>.log`, never the terminal, and its last lines are kept for the
 // message when it fails to start. The SDK is loaded only here, when a server is first needed, so a
 // run that only replays never loads it.
@@ -10,7 +19,8 @@ import { PassThrough } from 'node:stream';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { McpCallError, McpServerStartError } from '../../errors/index.js';
-import { describeServer, type McpServerConfig } from './config.js';
+import { programOnPath, sandboxedProgram, type SandboxConfig } from '../sandbox.js';
+import { describeServer, type McpServerConfig, type McpStdioServer } from './config.js';
 import { GUARD_SCRIPT } from './stdio-guard.js';
 
 /** How long a server may take to start and answer its handshake, when MCP_TIMEOUT (ms, as Claude Code reads it) does not say. */
@@ -30,8 +40,23 @@ const CONNECTION_CLOSED = -32000;
 /** A tool a server offers, as it listed it. */
 export type McpListedTool = McpToolInfo;
 
+/** How stdio servers run: the run's sandbox (or none, by the person's choice) and what it protects. */
+export interface McpSandbox {
+  config: SandboxConfig;
+  /** The working tree: the one place (with a private /tmp) a sandboxed server may write. */
+  root: string;
+  /** The repository's git directories, kept read-only (default: found from `root`, see gitPaths). */
+  gitDirs?: string[];
+}
+
 /** What McpConnections needs besides the servers. */
 export interface McpConnectionOptions {
+  /**
+   * How stdio servers run, asked (and awaited) before each one starts: a run hands in its sandbox
+   * choice, which may still be being made (the probe, a question). No default: a caller that forgot
+   * it must not start servers unconfined by accident.
+   */
+  sandbox: () => McpSandbox | Promise<McpSandbox>;
   /** Where each server's stderr log goes (`<dir>/<server>.log`). Default: nowhere (discarded). */
   logDir?: string;
   startTimeoutMs?: number;
@@ -57,7 +82,7 @@ export class McpConnections {
 
   constructor(
     readonly servers: ReadonlyMap<string, McpServerConfig>,
-    private readonly options: McpConnectionOptions = {},
+    private readonly options: McpConnectionOptions,
   ) {}
 
   /** The connection to `server`, started on first use; a failure to start is remembered for this process. */
@@ -144,13 +169,16 @@ export class McpConnections {
       import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     ]);
     const command = describeServer(server);
+    // Decided before anything starts: a refusal (no sandbox, none waived) starts nothing.
+    const launch = server.type === 'stdio' ? await this.launch(server) : undefined;
+    if (this.closed) throw new Error('the run has ended');
     let tail = '';
     const keepTail = (chunk: Buffer) => {
       tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
     };
     const transport =
       server.type === 'stdio'
-        ? new StdioClientTransport({ command: process.execPath, args: ['-e', GUARD_SCRIPT, server.command, ...server.args], env: server.env, stderr: 'pipe' })
+        ? new StdioClientTransport({ command: process.execPath, args: ['-e', GUARD_SCRIPT, launch!.file, ...launch!.args], env: server.env, stderr: 'pipe' })
         : new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
     if (transport instanceof StdioClientTransport) {
       const stderr = transport.stderr as PassThrough | null;
@@ -192,6 +220,18 @@ export class McpConnections {
       if (this.open.get(name) === started) this.open.delete(name);
     };
     return { client, tail: () => tail, ...(transport instanceof StdioClientTransport && transport.pid ? { pid: transport.pid } : {}) };
+  }
+
+  // What the guard runs for `server`: its command in the sandbox (bwrap's command line), or as it is.
+  private async launch(server: McpStdioServer): Promise<{ file: string; args: string[] }> {
+    const sandbox = await this.options.sandbox();
+    // A command that is nowhere on its PATH is said as unconfined (spawn's ENOENT), not as bwrap's
+    // execvp failure from inside: the file system there is this one, read-only, so it is as missing.
+    if (sandbox.config.kind === 'bwrap' && !programOnPath(server.command, server.env.PATH ?? process.env.PATH)) {
+      throw new McpServerStartError(server.name, describeServer(server), `could not start ${server.command}: spawn ${server.command} ENOENT (it is on no directory of PATH)`, '');
+    }
+    const config: SandboxConfig = sandbox.config.kind === 'bwrap' ? { ...sandbox.config, network: Boolean(sandbox.config.network || server.network) } : sandbox.config;
+    return sandboxedProgram(sandbox.root, server.command, server.args, config, { ...(sandbox.gitDirs ? { gitDirs: sandbox.gitDirs } : {}), cwd: process.cwd() });
   }
 
   private openLog(server: string): WriteStream | undefined {

@@ -12,6 +12,11 @@
 //          stdout and stderr that the SDK reads, and takes the whole group down when told to or when
 //          the outer guard is gone (its own parent pid changes), SIGKILL 2 s after SIGTERM.
 //
+// In the sandbox the guard's command is `bwrap … -- <server>` (connections.ts): both guards stay
+// outside it, since a parent pid means nothing inside bubblewrap's pid namespace, while the inner
+// guard's kill of its group still reaches the server inside (a process group spans the namespace),
+// and bwrap's --die-with-parent takes the sandbox down with the inner guard besides.
+//
 // Either death is noticed within half a second. The script is a string, run with `node -e` (the
 // inner guard is the same script, told its role by an environment variable it removes before the
 // server starts), so it needs no file of its own beside the bundle.

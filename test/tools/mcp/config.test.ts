@@ -41,6 +41,17 @@ describe('MCP configuration', () => {
     assert.equal(servers.get('db')?.source, '.savepoint/settings.json');
   });
 
+  test('"network": true is read from the person\'s settings, and refused from .mcp.json (a repository cannot give its server the network)', () => {
+    const root = scratch.dir();
+    writeFileSync(join(root, '.mcp.json'), JSON.stringify({ mcpServers: { mail: { command: 'mail-server' } } }));
+    const servers = loadMcpServers(root, { given: { servers: { db: { command: 'db-server', network: true }, quiet: { command: 'q', network: false } }, source: '~/.config/savepoint/settings.json' }, env: {} });
+    assert.equal((servers.get('db') as { network?: boolean }).network, true);
+    assert.equal((servers.get('quiet') as { network?: boolean }).network, undefined);
+    assert.equal((servers.get('mail') as { network?: boolean }).network, undefined);
+    writeFileSync(join(root, '.mcp.json'), JSON.stringify({ mcpServers: { mail: { command: 'mail-server', network: true } } }));
+    assert.throws(() => loadMcpServers(root, { env: {} }), (error: unknown) => error instanceof McpConfigError && /key "mail" gives itself "network" in \.mcp\.json, the repository's file: only your own settings/.test(error.message));
+  });
+
   test('no .mcp.json means no servers', () => {
     assert.equal(loadMcpServers(scratch.dir(), { env: {} }).size, 0);
   });
@@ -51,6 +62,8 @@ describe('MCP configuration', () => {
     ['an env value that is not a string', { mcpServers: { db: { command: 'x', env: { PORT: 5432 } } } }, /key "db" has "env.PORT" that is not a string/],
     ['a url that is not http', { mcpServers: { web: { type: 'http', url: 'file:///etc/passwd' } } }, /key "web" has a "url" that is not http or https/],
     ['an unknown type', { mcpServers: { web: { type: 'websocket', url: 'ws://x' } } }, /key "web" has "type": "websocket"/],
+    ['a "network" that is not true or false', { mcpServers: { db: { command: 'x', network: 'yes' } } }, /key "db" has "network" that is not true or false/],
+    ['"network" on a server over HTTP', { mcpServers: { web: { type: 'http', url: 'https://x.example/mcp', network: true } } }, /key "web" has "network", which is for servers savepoint starts/],
   ] as const) {
     test(`${what} is refused with an McpConfigError naming the file and the key`, () => {
       assert.throws(

@@ -10,12 +10,15 @@ import { COUNTING_SERVER, counted, serverPids, startHttpServer, stillRunning } f
 
 const scratch = useScratch();
 
+// These servers run unconfined (as under --no-sandbox): the sandboxed start is tested in sandbox.test.ts.
+const UNCONFINED = { sandbox: () => ({ config: { kind: 'none' as const }, root: process.cwd() }) };
+
 describe('the MCP servers of one process', { concurrency: true }, () => {
   test('a Streamable HTTP server is reached with its headers, and its tools work as pinned tools', async () => {
     const server = await startHttpServer();
     scratch.defer(() => server.close());
     const config: McpServerConfig = { name: 'remote', type: 'http', url: server.url, headers: { Authorization: 'Bearer let-me-in-123' }, source: '.mcp.json' };
-    const connections = new McpConnections(new Map([['remote', config]]));
+    const connections = new McpConnections(new Map([['remote', config]]), UNCONFINED);
     assert.equal(server.requests, 0, 'nothing is reached before it is needed');
     try {
       const offered = await offerMcpTools(connections);
@@ -36,7 +39,7 @@ describe('the MCP servers of one process', { concurrency: true }, () => {
   test('a stdio server starts on first use only, and close stops it at once', async () => {
     const counts = scratch.dir('savepoint-mcp-counts-');
     const config: McpServerConfig = { name: 'counter', type: 'stdio', command: process.execPath, args: [COUNTING_SERVER], env: { COUNT_DIR: counts }, source: '.mcp.json' };
-    const connections = new McpConnections(new Map([['counter', config]]));
+    const connections = new McpConnections(new Map([['counter', config]]), UNCONFINED);
     const [lookup, sendMail] = createMcpTools(
       {
         tools: [
@@ -69,7 +72,7 @@ describe('the MCP servers of one process', { concurrency: true }, () => {
   });
 
   test('a pin that does not hold (a fetched run.json is input) is skipped', () => {
-    const connections = new McpConnections(new Map());
+    const connections = new McpConnections(new Map(), UNCONFINED);
     const tools = createMcpTools({ tools: [{ name: 'mcp__x__y', description: '', input_schema: { type: 'object' } }], mcp: [{ name: 'mcp__x__y', server: 'x' } as never, { name: 'bad name!', server: 'x', tool: 'y', readOnly: true }] }, connections);
     assert.deepEqual(tools, []);
   });
