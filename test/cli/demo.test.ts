@@ -82,6 +82,8 @@ describe('savepoint demo', { concurrency: true }, () => {
       assert.equal(demo.code, 0, `${demo.stdout}\n${demo.stderr}`);
       assert.match(demo.stdout, /#2\s+NOT RUN \(was in flight\)\s+run_bash .*outcome unknown/);
       assert.match(demo.stdout, /#4\s+LIVE \(running now\)\s+read_file publish\.log/, 'the model checks for itself');
+      // The kill took the command's whole process group: the resume finds nothing of it running.
+      assert.doesNotMatch(demo.stdout, /was still running/, 'the chapter does not contradict its "died"');
       // Before the resume, the journal's last word on #2 is its intent.
       const [beforeResume] = demo.stdout.split('Same command again');
       assert.match(beforeResume!, /#2 run_bash .*\(started\)\n[0-9a-f]+ \S+ #1 model turn 1/);
