@@ -159,7 +159,7 @@ export interface RunTotals {
   /** Entry files (intents and results) counted, and the run's last step then. */
   files: number;
   lastStep: number;
-  /** Finished model calls, and their token usage. */
+  /** Finished model calls (turns and compactions), and their token usage. */
   modelCalls: number;
   tokens: { input: number; output: number; cacheCreation: number; cacheRead: number };
   /** The latest start or finish time of any entry (ISO 8601). */

@@ -3,11 +3,11 @@
 // group of its own, so a kill -9 of savepoint leaves the command running. The next process to open
 // the run finds it there and stops it before anything goes live, so `--in-flight rerun` never starts
 // a second copy beside the first, and no orphan goes on changing files under a resumed run.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unlinkQuietly, writeFileAtomically } from '../os/durable-file.js';
-import { bootId, pidNamespace, procStat } from '../os/proc.js';
+import { bootId, groupRuns, pidNamespace, procStat } from '../os/proc.js';
 
 /** One command started by a step: its process group, and what identifies its leader. */
 export interface LiveCommand {
@@ -101,18 +101,15 @@ export function stopOwnCommands(pgids: Iterable<number>, graceMs = 2000): void {
   for (const pgid of groups) signalGroup(pgid, 'SIGTERM');
   if (groups.length === 0) return;
   setTimeout(() => {
-    for (const pgid of groups) if (groupIsAlive(pgid)) signalGroup(pgid, 'SIGKILL');
+    for (const pgid of groups) if (groupRuns(pgid)) signalGroup(pgid, 'SIGKILL');
   }, graceMs).unref();
 }
 
-// The group still has members, and it is the recorded one: its leader, if still there, has the
-// recorded start time (while any member lives, Linux never hands the group's id out as a new pid).
+// The group still has a living member (not a zombie: groupRuns), and it is the recorded one: its
+// leader, if still there and running, has the recorded start time (while any member lives, Linux
+// never hands the group's id out as a new pid).
 function groupIsOurs(command: LiveCommand): boolean {
-  try {
-    process.kill(-command.pgid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-  }
+  if (!groupRuns(command.pgid)) return false;
   const leader = procStat(command.pgid);
   if (!leader || leader[0] === 'Z') return true; // the leader is gone (or a zombie); its group lives on
   return command.startTime === undefined || leader[19] === command.startTime;
@@ -121,32 +118,10 @@ function groupIsOurs(command: LiveCommand): boolean {
 async function groupEnds(command: LiveCommand, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
   for (;;) {
-    if (!groupIsAlive(command.pgid)) return true;
+    if (!groupRuns(command.pgid)) return true;
     if (Date.now() > until) return false;
     await sleep(20);
   }
-}
-
-// Any member not yet a zombie (an orphan's zombies are reaped by init, but not at once).
-function groupIsAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  const leader = procStat(pgid);
-  if (leader && leader[0] !== 'Z') return true;
-  // The leader is gone or dead: look for a living member of the group.
-  try {
-    for (const name of readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
-      const stat = procStat(Number(name));
-      if (stat && stat[2] === String(pgid) && stat[0] !== 'Z') return true;
-    }
-  } catch {
-    return true;
-  }
-  return false;
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -1,7 +1,7 @@
 // What Linux's /proc says about processes, for telling a live process from a dead one whose pid was
 // handed out again. Everything here is undefined off Linux (no /proc): callers then fall back.
 import { hostname } from 'node:os';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
  * The fields of /proc/<pid>/stat after the command name: [0] the state (`Z`: a zombie), [2] the
@@ -60,17 +60,53 @@ export function pidMeansHere(owner: ProcessIdentity): boolean {
   return owner.bootId !== undefined && owner.bootId === bootId() && owner.pidNamespace !== undefined && owner.pidNamespace === pidNamespace();
 }
 
-/** Whether the process `owner` names still runs (its pid meaning a process here: pidMeansHere). */
+/**
+ * Whether the process `owner` names still runs (its pid meaning a process here: pidMeansHere). A
+ * zombie (state Z: it ended, and its parent has not reaped it yet) runs nothing: it is dead.
+ */
 export function stillRuns(owner: ProcessIdentity): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-  }
+  if (!signalReaches(owner.pid)) return false;
   const fields = procStat(owner.pid);
-  if (fields?.[0] === 'Z') return false; // killed, not yet reaped by its parent
+  if (fields?.[0] === 'Z') return false; // ended, not yet reaped by its parent
   const start = fields?.[19];
   return owner.startTime === undefined || start === undefined || start === owner.startTime;
+}
+
+/**
+ * Whether any process of the process group `pgid` still runs. A signal to the group reaches its
+ * zombies too (ended processes their parent has not reaped: in a container whose PID 1 does not
+ * reap promptly, an orphaned command's processes stay so for a while), so the group is judged as
+ * the kernel sees its members: a group whose members are all zombies is dead. Off Linux (no
+ * /proc), whether a signal reaches the group is all that can be told.
+ */
+export function groupRuns(pgid: number): boolean {
+  if (!signalReaches(-pgid)) return false;
+  const group = String(pgid);
+  const leader = procStat(pgid);
+  if (leader && leader[0] !== 'Z' && leader[2] === group) return true; // its leader runs: no need to look further
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = procStat(Number(name));
+    if (stat && stat[2] === group && stat[0] !== 'Z') return true;
+  }
+  return false;
+}
+
+// Whether signal 0 reaches `target` (a pid, or a group as -pgid): false only when nothing is
+// there (ESRCH); a process that exists but is not ours to signal (EPERM) is there.
+function signalReaches(target: number): boolean {
+  try {
+    process.kill(target, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }
 
 /**

@@ -46,7 +46,9 @@ export function trustedTotals<F extends ListedFile>(record: RunRecord | undefine
   if (new Set(files.map((f) => `${f.step}:${f.phase}`)).size !== files.length) return undefined;
   const last = steps.at(-1);
   if (totals.lastStep !== (last?.step ?? 0) || totals.inFlight !== (last !== undefined && !last.finished)) return undefined;
-  if (totals.modelCalls !== files.filter((f) => f.phase === 'result' && f.kind === 'model').length) return undefined;
+  // Totals written before compactions counted as model calls count only turns: such a run with a
+  // compaction is counted from its entries.
+  if (totals.modelCalls !== files.filter((f) => f.phase === 'result' && isModelKind(f.kind)).length) return undefined;
   return totals;
 }
 

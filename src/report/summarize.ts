@@ -19,18 +19,23 @@ export function buildTimeline(id: string, record: RunRecord | undefined, entries
   const attempts = record?.attempts ?? [];
   const steps = [...positions.entries()].sort(([a], [b]) => a - b).map(([step, p]) => stepView(step, p, attempts, record));
   const attemptViews = attempts.map((a, i) => attemptView(a, steps, positions, endingOf(a, i === attempts.length - 1, record, context)));
-  // What each attempt saved: the steps it replayed that would have run again without the journal.
-  // An attempt that answers a follow-up replays the conversation before it to rebuild it: that part
-  // of the run had ended, so it saves nothing.
-  const followUps = steps.filter((s) => s.kind === 'user').map((s) => s.step);
+  // What each attempt saved: the steps it replayed that would have run again without the journal,
+  // from where the piece of work it went on with began (savingStartsAt). An attempt that answers a
+  // person's new message or change (/model, /compact) replays the run before it only to rebuild
+  // the conversation: that part of the run had ended, so it saves nothing. In total, a step two
+  // resumes both handed back is one step saved: each saved call is counted once.
+  const finished = steps.filter((s) => s.state === 'finished');
+  const boundaries = steps.filter((s) => beginsWork(s.kind)).map((s) => s.step);
+  const savedSteps = new Map<number, StepView>();
   const byAttempt = attempts
     .filter((a) => a.firstLiveStep > 1)
     .map((a) => {
-      const from = Math.max(0, ...followUps.filter((step) => step <= a.firstLiveStep));
-      return { attempt: a.number, ...savingsOf(steps.filter((s) => s.state === 'finished' && s.step >= from && s.step < a.firstLiveStep)) };
+      const from = savingStartsAt(boundaries, a.firstLiveStep);
+      const replayed = finished.filter((s) => s.step >= from && s.step < a.firstLiveStep);
+      for (const s of replayed) savedSteps.set(s.step, s);
+      return { attempt: a.number, ...savingsOf(replayed) };
     })
     .filter((saved) => saved.replayedSteps > 0);
-  const finished = steps.filter((s) => s.state === 'finished');
   const all = savingsOf(finished);
   const first = steps[0]?.startedAt ?? record?.createdAt;
   const lastActivity = latest([record?.updatedAt, ...entries.flatMap((e) => [e.startedAt, e.finishedAt])]);
@@ -53,7 +58,7 @@ export function buildTimeline(id: string, record: RunRecord | undefined, entries
       workMs: all.originalMs,
       wallMs: first && lastActivity ? Math.max(0, Date.parse(lastActivity) - Date.parse(first)) : 0,
     },
-    saved: { ...sumSavings(byAttempt), byAttempt },
+    saved: { ...savingsOf([...savedSteps.values()]), byAttempt },
   };
 }
 
@@ -92,6 +97,37 @@ export function isPricedRun(steps: readonly StepView[]): boolean {
 /** Whether a step of `kind` is a model call (a turn, or the call that compacts the conversation). */
 export function isModelKind(kind: string): boolean {
   return kind === 'model' || kind === 'compact';
+}
+
+/**
+ * Whether a step of `kind` begins a new piece of work in a run whose earlier work had ended: a
+ * follow-up (`user`: `continue`, a message in a session) or a change the person made between turns
+ * (`config`: `/model`, `/compact`, `continue --model`). The steps before it only rebuild the
+ * conversation it goes on from.
+ */
+export function beginsWork(kind: string): boolean {
+  return kind === 'user' || kind === 'config';
+}
+
+/**
+ * The first step whose replay saved something for a process that went live at `firstLiveStep`:
+ * the last step at or before it that began a piece of work (`boundaries`: the steps beginsWork
+ * names), else the run's first. The steps before it had ended; replaying them only rebuilt the
+ * conversation. A process whose first live step begins new work (a new message) saves nothing.
+ */
+export function savingStartsAt(boundaries: Iterable<number>, firstLiveStep: number): number {
+  let from = 0;
+  for (const step of boundaries) if (step <= firstLiveStep && step > from) from = step;
+  return from;
+}
+
+/**
+ * How many times a run was resumed after a stop: the attempts that came after one that did not
+ * finish (it crashed, was interrupted, stopped at a limit or failed). An attempt that answered the
+ * next message of a session, a `continue` or a `/model` after a finished one is no resume.
+ */
+export function resumesOf(attempts: RunRecord['attempts']): number {
+  return attempts.slice(0, -1).filter((a) => (a.end?.how ?? (a.interruptedAt ? 'interrupted' : 'crashed')) !== 'finished').length;
 }
 
 function byPosition(entries: readonly JournalEntry[]): Map<number, Position> {
@@ -199,7 +235,7 @@ export function runSummary(id: string, record: RunRecord | undefined, facts: Ste
     steps: facts.steps,
     modelCalls: facts.modelCalls,
     tokens: facts.tokens,
-    resumes: Math.max(0, (record?.attempts.length ?? 0) - 1),
+    resumes: resumesOf(record?.attempts ?? []),
     lineage: record?.lineage ?? null,
     createdAt: record?.createdAt ?? null,
     lastActivity: facts.lastActivity,
@@ -236,20 +272,6 @@ function savingsOf(steps: StepView[]): Savings {
     estimatedCostUsd: roundCost(cost),
     originalMs: steps.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
   };
-}
-
-function sumSavings(list: Savings[]): Savings {
-  const total: Savings = { replayedSteps: 0, modelCalls: 0, commands: 0, tokens: zeroTokens(), estimatedCostUsd: 0, originalMs: 0 };
-  for (const s of list) {
-    total.replayedSteps += s.replayedSteps;
-    total.modelCalls += s.modelCalls;
-    total.commands += s.commands;
-    addTokens(total.tokens, s.tokens);
-    total.estimatedCostUsd += s.estimatedCostUsd;
-    total.originalMs += s.originalMs;
-  }
-  total.estimatedCostUsd = roundCost(total.estimatedCostUsd);
-  return total;
 }
 
 function tokensOf(usage: EntryUsage): TokenTotals {

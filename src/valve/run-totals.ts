@@ -37,7 +37,8 @@ export class EntryTotals {
     if (entry.checkpoint) this.checkpoint = { tree: entry.checkpoint, step: entry.step, finishedAt: entry.finishedAt };
     if (entry.phase !== 'result') return;
     if (entry.step === this.lastStep) this.lastFinished = true;
-    if (entry.kind === 'model') this.modelCalls++;
+    // A model call is a turn or the call that compacts the conversation: both are asked and paid for.
+    if (entry.kind === 'model' || entry.kind === 'compact') this.modelCalls++;
     if (entry.usage) {
       this.tokens.input += entry.usage.inputTokens ?? 0;
       this.tokens.output += entry.usage.outputTokens ?? 0;

@@ -4,8 +4,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { assertFsckClean, assertStepModes, gitOut, runCli, type CliResult } from '../helpers/cli.js';
+import { assertFsckClean, assertStepModes, gitOut, runCli, startCli, type CliResult } from '../helpers/cli.js';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+
+// A pid namespace needs root and util-linux's unshare.
+const canUnshare = process.getuid?.() === 0 && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
 
 // The demo's two runs, split at the second `$ savepoint run` it prints.
 function runs(stdout: string): [string, string] {
@@ -78,6 +82,8 @@ describe('savepoint demo', { concurrency: true }, () => {
       assert.equal(demo.code, 0, `${demo.stdout}\n${demo.stderr}`);
       assert.match(demo.stdout, /#2\s+NOT RUN \(was in flight\)\s+run_bash .*outcome unknown/);
       assert.match(demo.stdout, /#4\s+LIVE \(running now\)\s+read_file publish\.log/, 'the model checks for itself');
+      // The kill took the command's whole process group: the resume finds nothing of it running.
+      assert.doesNotMatch(demo.stdout, /was still running/, 'the chapter does not contradict its "died"');
       // Before the resume, the journal's last word on #2 is its intent.
       const [beforeResume] = demo.stdout.split('Same command again');
       assert.match(beforeResume!, /#2 run_bash .*\(started\)\n[0-9a-f]+ \S+ #1 model turn 1/);
@@ -92,7 +98,51 @@ describe('savepoint demo', { concurrency: true }, () => {
       rmSync(dirname(repo), { recursive: true, force: true });
     }
   });
+
+  // The demo kills the CLI and its command's process group; the group's processes are orphans, left
+  // for PID 1 to reap. In a container without an init, PID 1 reaps slowly, so when the same command
+  // runs again the group holds only zombies. Here the demo runs as PID 1 of a pid namespace of its
+  // own (`unshare --pid --fork --mount-proc`): node reaps only the children it spawned, so the killed
+  // command's processes stay zombies for as long as the demo runs, on any machine.
+  test('--chapter edge with a PID 1 that does not reap: the killed command left only zombies, and the resume does not call it still running', { skip: canUnshare ? false : 'needs root and `unshare --pid --fork --mount-proc`' }, async () => {
+    const cli = startCli(['demo', '--chapter', 'edge'], { cwd: tmpdir(), timeoutMs: 120_000, under: ['unshare', '--pid', '--fork', '--mount-proc'] });
+    let zombies = 0;
+    let ended = false;
+    const result = cli.result.finally(() => (ended = true));
+    while (!ended) {
+      zombies = Math.max(zombies, zombiesOf(childrenOf(cli.pid)[0]));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const demo = await result;
+    assert.equal(demo.code, 0, `${demo.stdout}\n${demo.stderr}`);
+    assert.ok(zombies > 0, 'the killed command\'s processes waited as zombies for the demo (PID 1) to reap them');
+    assert.match(demo.stdout, /kill -9 \d+: the process and its publish command died/);
+    assert.doesNotMatch(demo.stdout, /was still running|stopped it \(SIGTERM\)|needed SIGKILL/, 'zombies run nothing');
+    assert.match(demo.stdout, /#2\s+NOT RUN \(was in flight\)\s+run_bash .*outcome unknown/);
+  });
 });
+
+// The pids of `pid`'s children (from the host's /proc).
+function childrenOf(pid: number | undefined): number[] {
+  if (!pid) return [];
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+// How many of `pid`'s children are zombies (state Z): ended, and not reaped by it.
+function zombiesOf(pid: number | undefined): number {
+  return childrenOf(pid).filter((child) => {
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    } catch {
+      return false;
+    }
+  }).length;
+}
 
 function chapterRepository(result: CliResult): string {
   const match = /Repository: (\S+)/.exec(result.stdout);

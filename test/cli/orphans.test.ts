@@ -72,7 +72,10 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
   test('--in-flight rerun runs the command once more only after the orphan is gone: one copy, not two', async () => {
     const dir = scratch.dir('savepoint-orphan-');
     const log = join(dir, 'log');
-    const command = `echo start >> ${log}; sleep 2; echo end >> ${log}`;
+    // The first copy takes 30 s, the rerun 1 s: the orphan is still running when the run is opened
+    // again however slow the machine (an orphan that had ended is rightly not reported: its
+    // processes may linger as zombies, which run nothing).
+    const command = `echo start >> ${log}; if [ -e ${dir}/again ]; then sleep 1; else touch ${dir}/again; sleep 30; fi; echo end >> ${log}`;
     const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command } }] }, { text: 'Done.' }];
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
@@ -81,12 +84,13 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
     // Started and recorded (the record is written just after the spawn: a kill in between that
     // instant is the one case this cannot see).
     await waitUntil(() => existsSync(log) && recorded(repo.root).length === 1, 'the command to start and be recorded', { child: first });
+    const [orphan] = recorded(repo.root);
     first.kill();
     await first.result;
     const again = await runCli([...args, '--in-flight', 'rerun'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /was still running .*stopped it/);
-    await sleep(2500); // the orphan, had it lived, would have written "end" by now
+    assert.equal(groupAlive(orphan!.pgid), false, 'the orphan is gone: it will never write its "end"');
     assert.deepEqual(readFileSync(log, 'utf8').split('\n').filter(Boolean), ['start', 'start', 'end'], 'the orphan was stopped; only the rerun finished');
   });
 });

@@ -3,7 +3,7 @@
 // shows no cost.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RunTally } from '../../src/cli/view/run-tally.js';
+import { RunTally, SessionCost } from '../../src/cli/view/run-tally.js';
 import type { SessionEvent } from '../../src/session/index.js';
 
 const opened = (model: string, followUpStep?: number): SessionEvent => ({ type: 'opened', run: 'r', task: 't', model, openedAs: followUpStep ? 'continuing' : 'resuming', recordedSteps: 3, interrupted: false, inFlight: false, ...(followUpStep ? { followUpStep } : {}) });
@@ -38,6 +38,41 @@ describe('RunTally', () => {
     // A follow-up resumed after a crash: what it had done itself is saved.
     tally.add(command(5));
     assert.equal(tally.savings().commands, 1);
+  });
+
+  it('counts a compaction as a model call, replayed or live, with its tokens', () => {
+    const compaction = (type: 'replayed' | 'recorded', position: number): SessionEvent =>
+      type === 'replayed'
+        ? { type, position, kind: 'compact', description: 'compact: asked for', summary: 's', originalDurationMs: 80, result: { usage: { inputTokens: 700, outputTokens: 20 } } }
+        : { type, position, kind: 'compact', description: 'compact: asked for', summary: 's', durationMs: 80, result: { usage: { inputTokens: 700, outputTokens: 20 } } };
+    const tally = new RunTally();
+    for (const event of [opened('claude-sonnet-4-5'), modelStep(1), compaction('replayed', 2), { type: 'started', position: 3, kind: 'compact', description: 'compact: asked for' } as SessionEvent, compaction('recorded', 3)]) tally.add(event);
+    const t = tally.get();
+    assert.deepEqual([t.modelCalls, t.liveModelCalls, t.tokens.input, t.liveTokens.input], [3, 1, 2400, 700]);
+    assert.match(tally.line(), /^Tokens 2,400 in, 90 out \(<\$0\.01 estimated; live this time 700 in, 20 out, <\$0\.01\) · 3 model calls · 3 steps \(2 replayed, 1 live\)/);
+  });
+
+  it('saves nothing when the first live step begins new work (a /model or /compact config step)', () => {
+    const tally = new RunTally();
+    for (const event of [opened('claude-sonnet-4-5'), modelStep(1), command(2), modelStep(3), { type: 'started', position: 4, kind: 'config', description: 'config compact' } as SessionEvent]) tally.add(event);
+    assert.equal(tally.savings().replayedSteps, 0);
+    assert.equal(tally.savedLine(), '');
+  });
+
+  it('SessionCost: /cost shows the run as the last turn found it and what the session made live on it, turn after turn', () => {
+    const turn = (live: number): RunTally => {
+      const tally = new RunTally();
+      tally.add(opened('claude-sonnet-4-5'));
+      for (let step = 1; step <= live; step++) tally.add({ type: 'recorded', position: step, kind: 'model', description: `model turn ${step}`, summary: 'answers', durationMs: 1, result: { model: 'claude-sonnet-4-5', usage: { inputTokens: 1000, outputTokens: 50 } } });
+      return tally;
+    };
+    const cost = new SessionCost();
+    assert.equal(cost.line(), undefined);
+    cost.add(turn(1));
+    cost.add(turn(2));
+    assert.match(cost.line()!, /^Tokens 2,000 in, 100 out \(<\$0\.01 estimated; live this session 3,000 in, 150 out, ~\$0\.01\) · 2 model calls \(3 live this session\) · 2 steps$/);
+    cost.clear();
+    assert.equal(cost.line(), undefined);
   });
 
   it('shows no cost for a scripted model', () => {

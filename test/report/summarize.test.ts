@@ -77,6 +77,26 @@ describe('buildTimeline', () => {
     assert.equal(t.run.lastActivity, at(22));
   });
 
+  it('a session: messages, /compact and /model are no resumes and save nothing; a follow-up killed twice is resumed twice and each step it saved counts once', () => {
+    // Attempt 1: the task (#1-#3); 2: /compact (#4 config, #5 compact); 3: /model (#6); 4: a
+    // follow-up (#7 user, #8 model, #9 read) killed with #10 in flight; 5: live from #10 (#10
+    // model, #11 read) killed with #12 in flight; 6: live from #12 to the end.
+    const kinds = ['model', 'read_file', 'model', 'config', 'compact', 'config', 'user', 'model', 'read_file', 'model', 'read_file', 'model'];
+    const attemptOf = [1, 1, 1, 2, 2, 3, 4, 4, 4, 5, 5, 6];
+    const entries = kinds.map((kind, i) => entry(i + 1, kind, attemptOf[i]!, kind === 'compact' ? { usage: { inputTokens: 700, outputTokens: 20 }, result: { summary: 's' } } : {}));
+    const session = record('finished', [1, 4, 6, 7, 10, 12]);
+    session.attempts = session.attempts.map((a) => ([4, 5].includes(a.number) ? a : { ...a, end: { how: 'finished' as const, at: at(a.firstLiveStep + 1) } }));
+    const t = buildTimeline('r1', session, entries);
+    assert.equal(t.run.resumes, 2, 'two attempts came after one that did not finish');
+    assert.equal(t.totals.modelCalls, 6, 'five turns and the compaction');
+    assert.deepEqual(t.totals.tokens, { input: 5700, output: 520, cacheCreation: 0, cacheRead: 0 });
+    assert.deepEqual(t.saved.byAttempt.map((b) => [b.attempt, b.replayedSteps, b.modelCalls]), [[5, 3, 1], [6, 5, 2]]);
+    assert.deepEqual([t.saved.replayedSteps, t.saved.modelCalls, t.saved.tokens.input], [5, 2, 2000], '#7-#9, handed back twice, count once');
+    assert.equal(t.saved.estimatedCostUsd, Math.round(2 * estimateCost(priceFor('claude-sonnet-4-5'), { input: 1000, output: 100, cacheCreation: 0, cacheRead: 0 }) * 1e6) / 1e6);
+    // A run recorded before attempts said how they ended: every attempt but the first came after a crash.
+    assert.equal(buildTimeline('r1', record('finished', [1, 4, 6]), entries).run.resumes, 2);
+  });
+
   it('calls a run in-flight when it stopped on an intent, interrupted otherwise, running under a live lock', () => {
     const stopped = crashed.slice(0, 4);
     assert.equal(summarizeRun('r1', record('running', [1]), stopped).status, 'in-flight');

@@ -11,7 +11,7 @@ import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } 
 import { showControls } from '../../format/text.js';
 import { openFileLimit } from '../../os/proc.js';
 import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
-import type { RunTally } from '../view/run-tally.js';
+import { SessionCost } from '../view/run-tally.js';
 import type { DriveFlags } from '../view/drive-flags.js';
 import { runOnTerminal, settleTrust, type TurnView } from '../view/terminal-run.js';
 import type { TrustDeclined } from '../view/trust-question.js';
@@ -56,7 +56,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
   if (flags.json) throw new UsageError('--json is for "savepoint run", "resume" and "continue": an interactive session prints for people.');
   const out = process.stdout;
   const style = styleFor(out);
-  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, tally: undefined, said: new Set(), remembered: [], prompt, declinedTrust: new Set() };
+  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, cost: new SessionCost(), said: new Set(), remembered: [], prompt, declinedTrust: new Set() };
   // A settings file that cannot be used stops the session here, before its prompt (each turn reads
   // them again); the folder's trust is asked here too, once, before anything runs (a turn asks
   // again only when the files changed since).
@@ -99,7 +99,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         await changeModel(state, line.model, style);
         break;
       case 'cost':
-        out.write(state.tally ? `  ${style.dim(state.tally.line())}\n` : '  No model calls yet in this session.\n');
+        out.write(state.cost.line() ? `  ${style.dim(state.cost.line()!)}\n` : '  No model calls yet in this session.\n');
         break;
       case 'diff':
       case 'runs':
@@ -117,7 +117,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         break;
       case 'new':
         state.run = undefined;
-        state.tally = undefined;
+        state.cost.clear();
         out.write('  The next message starts a new run.\n');
         break;
       case 'unknown':
@@ -138,8 +138,8 @@ interface SessionState {
   model: string | undefined;
   /** The model the session's run uses, as its last turn opened it. */
   runModel: string | undefined;
-  /** The totals of the last turn (its replayed steps included: the whole run). */
-  tally: RunTally | undefined;
+  /** The run's totals as the last turn found them, and what the session's turns made live on it (/cost). */
+  cost: SessionCost;
   /** Header lines said in this session (how commands run), not repeated at every message. */
   said: Set<string>;
   /** Allow rules `a` remembered for this session: each turn reads the settings files again and adds these. */
@@ -224,7 +224,7 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
       } else if (event.type === 'recorded' || event.type === 'replayed') recorded = true;
       if (event.type === 'started' && event.kind === 'config') configured = true;
     },
-    onTally: (tally) => (state.tally = tally),
+    onTally: (tally) => state.cost.add(tally),
     said: state.said,
     remembered: state.remembered,
     declinedTrust: state.declinedTrust,

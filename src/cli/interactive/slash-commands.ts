@@ -15,7 +15,7 @@ export const SLASH_COMMANDS: ReadonlyArray<[usage: string, what: string]> = [
   ['/help', 'this list'],
   ['/exit', 'leave the session (Ctrl-D, or Ctrl-C at an empty prompt, too)'],
   ['/model <id>', 'use this model from the next turn on (a journaled config step); /model alone names the one in use'],
-  ['/cost', "the run's tokens and estimated cost so far, replayed and live"],
+  ['/cost', "the run's tokens, model calls and estimated cost so far, and what this session made live"],
   ['/diff', 'what the run changed in total (savepoint diff)'],
   ['/runs', "this worktree's runs (savepoint runs)"],
   ['/fork <step>', 'a new run with this run\'s steps before <step>; the session goes on with it'],

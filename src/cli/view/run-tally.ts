@@ -1,9 +1,12 @@
-// What a run on the terminal added up to, from its session events: every model step's tokens (the
-// replayed ones too, so a replayed run states what it cost to make), an estimated cost from the
-// price table, the steps replayed and run live, and this process's time. Both the human ending line
-// and the `--json` `summary` event are made from it.
+// What a run on the terminal added up to, from its session events: every model call's tokens (turns
+// and compactions, the replayed ones too, so a replayed run states what it cost to make), an
+// estimated cost from the price table, the steps replayed and run live, and this process's time.
+// Both the human ending line and the `--json` `summary` event are made from it, and its figures are
+// the journal's: a model call, its tokens and what replaying it saved are counted as `runs`, `log`
+// and the HTML page count them (report/summarize.ts: isModelKind, beginsWork, savingStartsAt).
+// SessionCost adds up the turns of an interactive session for /cost.
 import { estimateCost, priceFor } from '../../model/pricing.js';
-import { addTokens, roundCost, zeroTokens } from '../../report/summarize.js';
+import { addTokens, beginsWork, isModelKind, roundCost, savingStartsAt, zeroTokens } from '../../report/summarize.js';
 import type { TokenTotals } from '../../report/summary-types.js';
 import type { SessionEvent } from '../../session/index.js';
 import { formatCount, formatDuration, formatUsd, plural } from '../../format/numbers.js';
@@ -13,14 +16,16 @@ export type TallyTokens = TokenTotals;
 
 /** The totals a run ends with. */
 export interface TallyTotals {
-  /** Every model call's tokens, replayed and live. */
+  /** Every model call's tokens (turns and compactions), replayed and live. */
   tokens: TallyTokens;
   /** The estimate of what those tokens cost at list prices (docs/cli.md, "Cost is an estimate"). */
   estimatedCostUsd: number;
   /** Of them, what this process spent live. */
   liveTokens: TallyTokens;
   liveCostUsd: number;
+  /** Model calls (turns and compactions), replayed and live; of them, made live by this process. */
   modelCalls: number;
+  liveModelCalls: number;
   replayedSteps: number;
   liveSteps: number;
   /** This process, from start to now. */
@@ -50,41 +55,51 @@ export class RunTally {
     liveTokens: zeroTokens(),
     liveCostUsd: 0,
     modelCalls: 0,
+    liveModelCalls: 0,
     replayedSteps: 0,
     liveSteps: 0,
   };
   private model = '';
+  private runId = '';
   // Whether any model call was priced (a scripted model costs nothing, so its runs show no cost).
   private priced = false;
-  // The follow-up this process answers: replayed steps before it rebuild the conversation it continues.
-  private followUpStep = 0;
-  private readonly saved: TallySavings = { replayedSteps: 0, modelCalls: 0, tokens: zeroTokens(), estimatedCostUsd: 0, commands: 0, originalMs: 0, replayMs: 0 };
+  // Where saving can start: the steps that began a piece of work (a follow-up, a /model or /compact),
+  // replayed or this process's first live one, and the follow-up `opened` names.
+  private readonly boundaries: number[] = [];
+  private firstLiveStep: number | undefined;
+  // The replayed steps, each as much as what it saved needs (savings() picks those past the boundary).
+  private readonly replayed: ReplayedStep[] = [];
   private replayStarted: number | undefined;
+  private replayMs = 0;
 
   /** Takes one session event into the totals. */
   add(event: SessionEvent): void {
     if (event.type === 'opened') {
       this.model = event.model;
-      this.followUpStep = event.followUpStep ?? 0;
+      this.runId = event.run;
+      if (event.followUpStep) this.boundaries.push(event.followUpStep);
+    }
+    if (event.type === 'started' && this.firstLiveStep === undefined) {
+      this.firstLiveStep = event.position;
+      if (beginsWork(event.kind)) this.boundaries.push(event.position);
     }
     if (event.type !== 'replayed' && event.type !== 'recorded') return;
-    // A replayed step saved something only when, without the journal, it would have run again: not
-    // when it rebuilds the conversation a follow-up continues (that part of the run had ended).
-    const saves = event.type === 'replayed' && event.position >= this.followUpStep;
+    if (event.type === 'recorded' && this.firstLiveStep === undefined) this.firstLiveStep = event.position;
+    const step: ReplayedStep = { position: event.position, modelCall: false, tokens: zeroTokens(), cost: 0, command: false, originalMs: 0 };
     if (event.type === 'replayed') {
       this.totals.replayedSteps++;
       this.replayStarted ??= performance.now();
-      this.saved.replayMs = Math.round(performance.now() - this.replayStarted);
-      if (saves) {
-        this.saved.replayedSteps++;
-        this.saved.originalMs += event.originalDurationMs;
-        // A command that was declined (or answered as in flight) never ran: replaying it saves no command.
-        if (event.kind === 'run_bash' && !event.resolution && (event.result as { summary?: string } | undefined)?.summary?.startsWith('declined') !== true) this.saved.commands++;
-      }
+      this.replayMs = Math.round(performance.now() - this.replayStarted);
+      if (beginsWork(event.kind)) this.boundaries.push(event.position);
+      step.originalMs = event.originalDurationMs;
+      // A command that was declined (or answered as in flight) never ran: replaying it saves no command.
+      step.command = event.kind === 'run_bash' && !event.resolution && (event.result as { summary?: string } | undefined)?.summary?.startsWith('declined') !== true;
+      this.replayed.push(step);
     } else this.totals.liveSteps++;
-    if (event.kind !== 'model' && event.kind !== 'compact') return;
-    if (saves) this.saved.modelCalls++;
-    if (event.kind === 'model') this.totals.modelCalls++;
+    if (!isModelKind(event.kind)) return;
+    step.modelCall = true;
+    this.totals.modelCalls++;
+    if (event.type === 'recorded') this.totals.liveModelCalls++;
     const result = event.result as { model?: string; usage?: Partial<Record<'inputTokens' | 'outputTokens' | 'cacheCreationInputTokens' | 'cacheReadInputTokens', number>> } | undefined;
     const usage = result?.usage;
     if (!usage) return;
@@ -92,12 +107,7 @@ export class RunTally {
     const price = priceFor(result?.model ?? this.model);
     if (price.family !== 'scripted') this.priced = true;
     const cost = estimateCost(price, tokens);
-    if (saves) {
-      addTokens(this.saved.tokens, tokens);
-      this.saved.estimatedCostUsd += cost;
-    }
-    // The totals count model turns (a compaction's summary call is saved when replayed, as before).
-    if (event.kind !== 'model') return;
+    [step.tokens, step.cost] = [tokens, cost];
     addTokens(this.totals.tokens, tokens);
     this.totals.estimatedCostUsd += cost;
     if (event.type === 'recorded') {
@@ -106,9 +116,34 @@ export class RunTally {
     }
   }
 
-  /** What replay saved so far. */
+  /** The run the tally is of (from its `opened` event; '' before it). */
+  get run(): string {
+    return this.runId;
+  }
+
+  /** Whether any model call was priced (a run made only by a scripted model costs nothing). */
+  get isPriced(): boolean {
+    return this.priced;
+  }
+
+  /**
+   * What replay saved so far: the replayed steps that would have run again without the journal,
+   * from where the piece of work this process went on with began. The steps before it (the
+   * conversation a new message or a /model or /compact goes on from) had ended: they save nothing.
+   */
   savings(): TallySavings {
-    return { ...this.saved, tokens: { ...this.saved.tokens }, estimatedCostUsd: roundCost(this.saved.estimatedCostUsd) };
+    const from = savingStartsAt(this.boundaries, this.firstLiveStep ?? Number.POSITIVE_INFINITY);
+    const saved: TallySavings = { replayedSteps: 0, modelCalls: 0, tokens: zeroTokens(), estimatedCostUsd: 0, commands: 0, originalMs: 0, replayMs: this.replayMs };
+    for (const step of this.replayed) {
+      if (step.position < from) continue;
+      saved.replayedSteps++;
+      saved.originalMs += step.originalMs;
+      if (step.command) saved.commands++;
+      if (step.modelCall) saved.modelCalls++;
+      addTokens(saved.tokens, step.tokens);
+      saved.estimatedCostUsd += step.cost;
+    }
+    return { ...saved, estimatedCostUsd: roundCost(saved.estimatedCostUsd) };
   }
 
   /** The totals so far (costs rounded to 6 decimals, so JSON stays stable). */
@@ -123,11 +158,10 @@ export class RunTally {
    */
   line(): string {
     const t = this.get();
-    const liveTokens = `${formatCount(t.liveTokens.input)} in, ${formatCount(t.liveTokens.output)} out`;
-    const live = t.replayedSteps && t.liveSteps ? `; live this time ${liveTokens}${this.priced ? `, ${formatUsd(t.liveCostUsd)}` : ''}` : '';
+    const live = t.replayedSteps && t.liveSteps ? `; live this time ${tokensText(t.liveTokens)}${this.priced ? `, ${formatUsd(t.liveCostUsd)}` : ''}` : '';
     const cost = this.priced ? `${formatUsd(t.estimatedCostUsd)} estimated` : 'scripted model: no cost';
     return (
-      `Tokens ${formatCount(t.tokens.input)} in, ${formatCount(t.tokens.output)} out (${cost}${live}) · ` +
+      `Tokens ${tokensText(t.tokens)} (${cost}${live}) · ` +
       `${plural(t.modelCalls, 'model call')} · ${plural(t.replayedSteps + t.liveSteps, 'step')} (${t.replayedSteps} replayed, ${t.liveSteps} live) · ${formatDuration(t.elapsedMs)}`
     );
   }
@@ -138,7 +172,7 @@ export class RunTally {
    * conversation rebuilt from the journal saves nothing).
    */
   savedLine(): string {
-    const s = this.saved;
+    const s = this.savings();
     if (s.replayedSteps === 0) return '';
     const parts: string[] = [];
     if (s.modelCalls) parts.push(plural(s.modelCalls, 'model call'));
@@ -151,4 +185,59 @@ export class RunTally {
       `${plural(this.totals.liveSteps, 'step')} ran live.`
     );
   }
+}
+
+// One replayed step, as much of it as what replaying it saved needs.
+interface ReplayedStep {
+  position: number;
+  modelCall: boolean;
+  tokens: TallyTokens;
+  cost: number;
+  command: boolean;
+  originalMs: number;
+}
+
+/**
+ * The figures of an interactive session's turns, for /cost: the run's totals as its last turn
+ * found them (every turn replays the run before it, so its tally is the whole run's) and what the
+ * session's turns made live on that run, added up. A turn on another run (/new, /fork) starts
+ * the count again.
+ */
+export class SessionCost {
+  private last: RunTally | undefined;
+  private readonly live = { tokens: zeroTokens(), costUsd: 0, modelCalls: 0 };
+
+  /** Takes a turn's tally, once the turn has ended. */
+  add(tally: RunTally): void {
+    if (!tally.run) return; // refused before it opened its run: nothing was spent
+    if (this.last && tally.run !== this.last.run) this.clear();
+    const t = tally.get();
+    addTokens(this.live.tokens, t.liveTokens);
+    this.live.costUsd += t.liveCostUsd;
+    this.live.modelCalls += t.liveModelCalls;
+    this.last = tally;
+  }
+
+  /** Forgets the run and what was spent on it (the next message starts a new run). */
+  clear(): void {
+    this.last = undefined;
+    Object.assign(this.live, { tokens: zeroTokens(), costUsd: 0, modelCalls: 0 });
+  }
+
+  /**
+   * `Tokens 8,780 in, 48 out (~$0.03 estimated; live this session 3,543 in, 8 out, ~$0.01) · 5
+   * model calls (2 live this session) · 10 steps`, or undefined before any turn ended.
+   */
+  line(): string | undefined {
+    if (!this.last) return undefined;
+    const t = this.last.get();
+    const priced = this.last.isPriced;
+    const cost = priced ? `${formatUsd(t.estimatedCostUsd)} estimated` : 'scripted model: no cost';
+    const live = `live this session ${tokensText(this.live.tokens)}${priced ? `, ${formatUsd(roundCost(this.live.costUsd))}` : ''}`;
+    return `Tokens ${tokensText(t.tokens)} (${cost}; ${live}) · ${plural(t.modelCalls, 'model call')} (${this.live.modelCalls} live this session) · ${plural(t.replayedSteps + t.liveSteps, 'step')}`;
+  }
+}
+
+function tokensText(tokens: TallyTokens): string {
+  return `${formatCount(tokens.input)} in, ${formatCount(tokens.output)} out`;
 }

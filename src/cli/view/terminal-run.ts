@@ -218,6 +218,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     return 0;
   } catch (error) {
     live.close();
+    view.onTally?.(tally); // what the turn made live before it failed was spent all the same
     json?.error(error);
     throw error;
   } finally {
