@@ -57,8 +57,12 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
   if (run.lineage !== undefined && run.lineage !== null) {
     if (!isObject(run.lineage)) fail('its lineage is not an object');
     const lineage = run.lineage as Record<string, unknown>;
-    if (typeof lineage.forkedFrom !== 'string' || !isValidRunId(lineage.forkedFrom)) fail('its lineage does not name a run id');
-    checkCount(lineage, 'atStep', fail);
+    if ('previousRun' in lineage) {
+      if (typeof lineage.previousRun !== 'string' || !isValidRunId(lineage.previousRun)) fail('its lineage does not name a run id');
+    } else {
+      if (typeof lineage.forkedFrom !== 'string' || !isValidRunId(lineage.forkedFrom)) fail('its lineage does not name a run id');
+      checkCount(lineage, 'atStep', fail);
+    }
   }
   for (const attempt of run.attempts as unknown[]) {
     if (!isObject(attempt)) fail('its attempts list holds something that is not an object');

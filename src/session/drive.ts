@@ -46,6 +46,10 @@ export interface RunTarget {
   modelChange?: string;
   /** Compact the conversation before the follow-up (a config step, then a compact step): `/compact`. */
   compact?: boolean;
+  /** Files the person changed by hand are kept unless a flag says otherwise (a session's message, `continue`): no question. */
+  keepByDefault?: boolean;
+  /** A new run's lineage in run.json: the task's earlier run, finished on a repository that has moved on since. */
+  lineage?: { previousRun: string };
 }
 
 // After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets this long of them.
@@ -63,7 +67,7 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
   try {
     const plan = life.begin();
     if (plan.replayOnly) await life.compareFinishedFiles();
-    else await life.settle();
+    else await life.settle(plan);
     return await life.end(await life.loop(plan.followUps, plan.configChanges));
   } catch (error) {
     return await life.fail(error);
@@ -125,6 +129,7 @@ class RunLife {
       run: target.run,
       task: target.task,
       model: target.model,
+      ...(target.lineage ? { lineage: target.lineage } : {}),
       // A new run pins the build's prompt (with the project's instructions), tools and settings; an
       // existing one keeps what it recorded.
       // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
@@ -182,12 +187,15 @@ class RunLife {
     if (this.changedSince) this.emit({ type: 'finished-over-changes', run: this.target.run, finishedAt: record.updatedAt, step: this.changedSince.step, changes: this.changedSince.changes });
   }
 
-  /** Before going live: the working tree against the last checkpoint (drift), then how commands run. */
-  async settle(): Promise<void> {
+  /**
+   * Before going live: the working tree against the last checkpoint (drift), then how commands run.
+   * The person's own changes the run keeps ride with its next follow-up (`plan`'s), so the model is told.
+   */
+  async settle(plan: RunPlan): Promise<void> {
     const { journal, target, options } = this;
     const record = journal.runRecord;
     if (record) {
-      await settleWorktree({
+      const { personChanges } = await settleWorktree({
         run: target.run,
         root: target.store.repo.root,
         record,
@@ -197,8 +205,10 @@ class RunLife {
         store: journal.store,
         keepReachable: (tree) => journal.keepReachable(tree),
         options,
+        keepByDefault: target.keepByDefault,
         emit: (event) => this.emit(event),
       });
+      tellOfHandEdits(plan, personChanges, journal.history.lastPosition, record.status === 'finished');
     }
     const { sandbox, choice } = await chooseSandbox(target.store.repo.root, options.sandbox, options.onSandboxUnavailable);
     this.sandbox = sandbox;
@@ -283,6 +293,16 @@ class RunLife {
     // when it is done), and it never fails the run; a kill meanwhile loses nothing (the next run's end does it).
     setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
   }
+}
+
+// The files the person changed, kept, go to the model in its next request: with the new follow-up
+// when there is one, else (an unfinished run going on) in a step of their own after any new config
+// step. A finished run given no message (a change of model) asks no model: its next message tells them.
+function tellOfHandEdits(plan: RunPlan, changes: FileChange[], lastPosition: number, finished: boolean): void {
+  if (!changes.length) return;
+  const newest = plan.followUps.at(-1);
+  if (newest?.step !== undefined && newest.step > lastPosition) newest.changedFiles = changes;
+  else if (!finished) plan.followUps.push({ message: '', changedFiles: changes, step: lastPosition + 1 + plan.configChanges.filter((change) => (change.step ?? 0) > lastPosition).length });
 }
 
 // The session's events as the caller hears them. A compact step, live or replayed, is also told as

@@ -125,7 +125,8 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   assertNoConflict(synced, record.id);
   // --model on continue is a change of model within the run (a config step), not a clash with the pinned one.
   assertPinned(record, { ...options, model: undefined });
-  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), ...(message ? { followUp: message } : {}), ...(options.compact ? { compact: true } : {}) };
+  // The person's own changes to the files are kept (and the model told of them): a follow-up is about the files as they are.
+  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), keepByDefault: true, ...(message ? { followUp: message } : {}), ...(options.compact ? { compact: true } : {}) };
   return driveSession(options.model !== undefined ? { ...target, modelChange: options.model } : target, options);
 }
 

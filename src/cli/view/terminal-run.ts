@@ -232,8 +232,12 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       // The message holds the server's stderr: outside input, its control characters shown, not sent.
       return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))}${event.log ? ` (its log: ${showControls(relative(process.cwd(), event.log))})` : ''}`, style.width);
     case 'worktree-restored': {
-      const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
-      say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
+      const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore', fork: 'The fork goes on from its parent\'s files' }[event.reason];
+      const what = event.reason === 'fork' ? `put back the files the parent run wrote after the fork point, as they were ${where(event.step)}` : `restored the working tree as the journal recorded it ${where(event.step)}`;
+      say(out, style.dim, `${why}: ${what} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
+      const list = (paths: string[]) => `${paths.slice(0, 5).map(showControls).join(', ')}${paths.length > 5 ? ', ...' : ''}`;
+      if (event.saved) say(out, style.yellow, `Your version of ${event.saved.files.length} file(s) it overwrote or removed is saved in ${event.saved.ref} (${list(event.saved.files)}): get them back with "${event.saved.command}".`, style.width);
+      if (event.left.length) say(out, style.dim, `Left ${event.left.length} file(s) the run never wrote as you have them: ${list(event.left)}`, style.width);
       if (event.unrestorable.length) {
         const names = event.unrestorable.slice(0, 5).map(showControls).join(', ');
         say(out, style.yellow, `${event.unrestorable.length} file(s) of the checkpoint were not restored: their names hold a secret this machine has no value for (${names}${event.unrestorable.length > 5 ? ', ...' : ''}); files that may be them were kept.`, style.width);
@@ -245,6 +249,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'worktree-kept': {
       const listed = describeChanges(event.changes);
       if (event.reason === 'flag') say(out, style.yellow, `--keep-worktree: going on with files that differ from the journal (${listed}).`, style.width);
+      else if (event.reason === 'default') say(out, style.yellow, `Going on with the files you changed (${showControls(listed)}): the model is told which ones in its next request.`, style.width);
       else if (event.reason === 'in-flight') say(out, style.yellow, `The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).`, style.width);
       return;
     }
