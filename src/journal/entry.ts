@@ -153,6 +153,8 @@ export interface AttemptEnd {
   limit?: string;
   /** The error that failed it, for `failed`. */
   error?: string;
+  /** HEAD's commit when it finished (`finished`): a repository that moved on since makes the identical `run` a new run. */
+  head?: string;
 }
 
 /** The `how` of every AttemptEnd. */

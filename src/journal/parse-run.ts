@@ -30,6 +30,7 @@ export function parseRunRecord(text: string, path: string): RunRecord {
     if (end === undefined) continue;
     if (typeof end !== 'object' || end === null || !ATTEMPT_ENDS.includes(end.how as AttemptEnd['how']) || typeof end.at !== 'string') fail(`attempt ${String(attempt!.number)} has an end that is not one of ${ATTEMPT_ENDS.join(', ')}`);
     if ((end!.error !== undefined && typeof end!.error !== 'string') || (end!.limit !== undefined && typeof end!.limit !== 'string')) fail(`attempt ${String(attempt!.number)}'s end has an error or limit that is not text`);
+    optionalObjectId(end!, 'head', fail);
   }
   if (value.config !== undefined) {
     const c = value.config as Record<string, unknown> | null;

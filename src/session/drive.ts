@@ -24,7 +24,7 @@ import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from './worktree-lock.js';
 import type { RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { planRun, type RunPlan } from './run-plan.js';
-import { finishedRunChanges } from './finished-run.js';
+import { finishedRunChanges, finishedRunMoved } from './finished-run.js';
 import { chooseSandbox } from './sandbox.js';
 import { gitPaths, probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
@@ -50,6 +50,11 @@ export interface RunTarget {
   keepByDefault?: boolean;
   /** A new run's lineage in run.json: the task's earlier run, finished on a repository that has moved on since. */
   lineage?: { previousRun: string };
+  /**
+   * `run`'s derived id found a finished run: when the repository moved on since it finished (a new
+   * commit, other files), the task is new work, driven as the new run `renew.run` instead.
+   */
+  renew?: { run: string; model: string };
 }
 
 // After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets this long of them.
@@ -64,17 +69,23 @@ const NOTHING_RAN = [DriftError, UnsafeCheckpointError, RestoreConflictError, Re
 /** Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a failure. */
 export async function driveSession(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
   const life = await RunLife.open(target, options);
+  let renewed: RunTarget | undefined;
   try {
-    const plan = life.begin();
-    if (plan.replayOnly) await life.compareFinishedFiles();
-    else await life.settle(plan);
-    return await life.end(await life.loop(plan.followUps, plan.configChanges));
+    renewed = await life.renewal();
+    if (!renewed) {
+      const plan = life.begin();
+      if (plan.replayOnly) await life.compareFinishedFiles();
+      else await life.settle(plan);
+      return await life.end(await life.loop(plan.followUps, plan.configChanges));
+    }
   } catch (error) {
     return await life.fail(error);
   } finally {
     await life.mcp.close();
     life.close();
   }
+  // The old run stays as it was (readable, and `--run <id>` replays it); the new one is driven now.
+  return driveSession(renewed, options);
 }
 
 // One run, open: its journal, its working tree's checkpoints, its tools and secrets.
@@ -160,6 +171,21 @@ class RunLife {
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
     life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares);
     return life;
+  }
+
+  /**
+   * A finished run found by `run`'s derived id, on a repository that moved on since it finished:
+   * the new run of the same task to drive instead (said in one event), or undefined to go on with this one.
+   */
+  async renewal(): Promise<RunTarget | undefined> {
+    const { target, journal } = this;
+    const record = journal.runRecord;
+    if (!target.renew || record?.status !== 'finished') return undefined;
+    const moved = await finishedRunMoved(record, journal, this.snapshotter, target.store.repo);
+    if (!moved) return undefined;
+    this.emit({ type: 'new-run-for-task', run: target.renew.run, previous: target.run, finishedAt: record.updatedAt, ...moved });
+    const { renew: _renew, ...rest } = target;
+    return { ...rest, run: target.renew.run, model: target.renew.model, lineage: { previousRun: target.run } };
   }
 
   /**

@@ -112,6 +112,11 @@ export type SessionEvent =
   | { type: 'push-behind'; remote: string; unpushed: string[]; reason: string; command: string }
   /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
   | { type: 'mcp-unavailable'; server: string; message: string; /** A stdio server's stderr log (absolute); none for an HTTP server. */ log?: string }
+  /**
+   * `run` found the task's finished run (`previous`, finished at `finishedAt`) on a repository that moved on since: a new
+   * commit (`commit`: HEAD then and now) or other files (`changes`, against its last checkpoint). The task is new work: run `run` starts now.
+   */
+  | { type: 'new-run-for-task'; run: string; previous: string; finishedAt: string; commit?: { from?: string; to?: string }; changes: FileChange[] }
   /** A finished run is replayed over a working tree that differs from its last checkpoint (recorded at `step`; 0: when it started): its answer was about other files. */
   | { type: 'finished-over-changes'; run: string; finishedAt: string; step: number; changes: FileChange[] }
   /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */

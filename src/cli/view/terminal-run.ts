@@ -179,7 +179,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${saved ? '' : '\n'}${totals}\n`);
       return 1;
     }
-    if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
+    if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); "savepoint run" with its task and no --run starts a new run on them.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
     o.write(`${saved ? '' : '\n'}${totals}\n`);
     if (outcome.pushFailure) throw outcome.pushFailure; // finished here, but the remote lacks steps: exit 1
@@ -211,8 +211,14 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
       return;
     }
+    case 'new-run-for-task': {
+      const moved = [event.commit ? 'a new commit' : '', event.changes.length ? describeChanges(event.changes, 3) : ''].filter(Boolean).join(', ');
+      // One line, never wrapped: a log's reader (or grep) finds it whole.
+      out.write(`${style.yellow(`  ${showControls(`Run ${event.previous} finished this task before the repository moved on (${moved}): starting run ${event.run} for it (--run ${event.previous} replays the old one).`)}`)}\n`);
+      return;
+    }
     case 'finished-over-changes':
-      say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; run the same command with --fresh to start anew on the files as they are.`, style.width);
+      say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; "savepoint run" with its task and no --run starts a new run on the files as they are.`, style.width);
       return;
     case 'text':
       return printer.onText(event.text);
