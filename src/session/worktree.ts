@@ -15,7 +15,7 @@ import { readRunEntries, readRunRecord } from '../journal/reader.js';
 import type { JournalStore } from '../journal/store.js';
 import { DriftError, type FileChange } from '../errors/index.js';
 import { filesTheRunWrote, findDrift, refuseUndoingFinishedRuns, type Drift } from '../worktree/drift.js';
-import { restoreWorktree, type RestoreLimits, type RevealText } from '../worktree/restore.js';
+import { restoreWorktree, type RestoreLimits, type RestoreResult, type RevealText } from '../worktree/restore.js';
 import { setAsideFiles, type SetAside } from '../worktree/set-aside.js';
 import type { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import type { SessionEvent, SessionOptions } from './types.js';
@@ -76,11 +76,13 @@ export async function settleWorktree(context: WorktreeContext): Promise<SettledW
     return { personChanges: drift.changes };
   }
   const wrote = await filesTheRunWrote(snapshotter.objects, await startOf(context), history.checkpoints);
-  await restore(context, drift, worktree ? 'flag' : 'chosen', { only: (path) => wrote.has(path) });
-  // What the restore left is the person's (files the run never wrote): the run goes on with it.
+  const result = await restore(context, drift, worktree ? 'flag' : 'chosen', { only: (path) => wrote.has(path) });
+  // What the restore left is the person's (files the run never wrote): the run goes on with it. A
+  // file it could not name (a secret this machine lacks) is not the person's doing: nothing to tell.
   const left = await findDrift(snapshotter.objects, snapshotter, drift.checkpoint, drift.step);
   if (left) await context.keepReachable(left.current.tree);
-  return { personChanges: left?.changes ?? [] };
+  const unnamed = new Set(result.unrestorable);
+  return { personChanges: (left?.changes ?? []).filter((change) => !unnamed.has(change.path)) };
 }
 
 // A fork that has not gone live yet starts on its parent's files at the fork point: the files the
@@ -106,7 +108,7 @@ async function startOf(context: WorktreeContext): Promise<string | undefined> {
   return (await readRunRecord(context.store, lineage.forkedFrom).catch(() => undefined))?.startCheckpoint ?? startCheckpoint;
 }
 
-async function restore(context: WorktreeContext, drift: Drift, reason: RestoreReason, limits: Pick<RestoreLimits, 'only'> = {}): Promise<void> {
+async function restore(context: WorktreeContext, drift: Drift, reason: RestoreReason, limits: Pick<RestoreLimits, 'only'> = {}): Promise<RestoreResult> {
   const { snapshotter, record } = context;
   // A restore never undoes edits of a run that finished after this run's checkpoint was recorded
   // (or adopted: a fork takes its parent's checkpoint when it is created).
@@ -119,4 +121,5 @@ async function restore(context: WorktreeContext, drift: Drift, reason: RestoreRe
   };
   const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedBlobs(), guard, context.reveal, snapshotter.recordName, snapshotter.filters, { ...limits, setAside });
   context.emit({ type: 'worktree-restored', reason, step: drift.step, ...result, ...(saved ? { saved: { ref: saved.ref, files: saved.files, command: saved.command } } : {}) });
+  return result;
 }
