@@ -33,9 +33,12 @@ export interface MovedOn {
 /** Whether the repository moved on since finished run `record` ended there, and how; undefined when HEAD and the files are as it left them. */
 export async function finishedRunMoved(record: RunRecord, journal: RunJournal, snapshotter: WorktreeSnapshotter, repo: Repository): Promise<MovedOn | undefined> {
   const head = readHeadCommit(repo.gitdir, repo.commonDir);
-  // Where HEAD was when the run last finished; a run recorded before that was noted, where it began.
-  const left = [...record.attempts].reverse().find((attempt) => attempt.end?.how === 'finished')?.end?.head ?? record.baseCommit;
-  const changed = await finishedRunChanges(record, journal, snapshotter);
-  if (head === left && !changed) return undefined;
-  return { ...(head !== left ? { commit: { from: left, to: head } } : {}), changes: changed?.changes ?? [] };
+  // Where HEAD was when the run last finished. A run recorded before that was noted (an older build)
+  // is judged by its base commit alone: its files may be a fresh clone's (another machine), which
+  // replays as it always did, with the files that differ named.
+  const left = [...record.attempts].reverse().find((attempt) => attempt.end?.how === 'finished')?.end?.head;
+  const since = left ?? record.baseCommit;
+  const changed = left ? await finishedRunChanges(record, journal, snapshotter) : undefined;
+  if (head === since && !changed) return undefined;
+  return { ...(head !== since ? { commit: { from: since, to: head } } : {}), changes: changed?.changes ?? [] };
 }
