@@ -269,7 +269,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     const input = { message: next.message, ...changed };
     const recorded = await journal.step(USER_STEP_KIND, input, (): { message: string; changedFiles?: ChangedFile[] } => input, {
       describe: next.message || !changed.changedFiles ? `user "${shortValue(next.message, 40)}"` : `user (changed by hand: ${shortValue(changed.changedFiles.map((file) => file.path).join(', '), 40)})`,
-      summarize: () => (changed.changedFiles ? `follow-up instruction, ${changed.changedFiles.length} file(s) changed by hand` : 'follow-up instruction'),
+      summarize: () => (!changed.changedFiles ? 'follow-up instruction' : `${next.message ? 'follow-up instruction, and ' : 'told the model of '}${changed.changedFiles.length} file(s) changed by hand`),
       // The person's files, kept: the tree now is the run's checkpoint, so the question is not asked again.
       ...(changed.changedFiles && options.checkpoint ? { checkpoint: () => options.checkpoint!() } : {}),
     });
