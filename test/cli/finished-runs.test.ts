@@ -274,6 +274,22 @@ describe('a finished run whose repository moved on', { concurrency: true }, () =
     assert.equal(fake.requests.length, 4, 'the new run asks the model (its two calls)');
   });
 
+  test('--json says it in a new-run-for-task event before the new run\'s run-started', async () => {
+    const { repo, fake } = await fixOnFake();
+    const [old] = await runIds(repo.root);
+    await gitOut(repo.root, ['commit', '-qam', 'the fix']);
+    const again = await runCli(['run', '--json', '--yes', '--no-sandbox', TASK], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    const lines = jsonLines(again.stdout);
+    assert.deepEqual(lines.slice(0, 2).map((l) => l.type), ['new-run-for-task', 'run-started']);
+    const said = lines[0]!;
+    assert.equal(said.previous, old);
+    assert.equal(said.run, `${old}-2`);
+    assert.deepEqual(said.changes, []);
+    assert.equal((said.commit as { to: string }).to, await gitOut(repo.root, ['rev-parse', 'HEAD']));
+    assert.equal(lines[1]!.run, `${old}-2`);
+  });
+
   test('a repository that has not moved (HEAD and files as the run left them) replays the finished run: no model call', async () => {
     const { repo, fake, run } = await fixOnFake();
     const again = await run();
