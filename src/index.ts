@@ -68,7 +68,7 @@ export {
   NoRunsError, NoSuchStepError, ReportWriteError, ApprovalRequiredError, DriftError, InterruptedError,
   StoppedBySignalError, AmbiguousRunError, FinishedElsewhereError, NoCheckpointError,
   PathOutsideRepositoryError, ModelError, ScriptError, ContextWindowError, UnusableSummaryError, UnsafeCheckpointError,
-  RestoreConflictError, WorktreeBusyError, GitDirMismatchError, GitDiscoveryError, NoWorkTreeError,
+  RestoreConflictError, SetAsideError, WorktreeBusyError, GitDirMismatchError, GitDiscoveryError, NoWorkTreeError,
   RepositoryNotWritableError, JournalCheckedOutError, RestoreWouldUndoError, FilterFailedError,
   UnknownSecretError, SandboxUnavailableError, DiskFullError, JournalWriteRefusedError,
   TooManyOpenFilesError, SettingsFileError, McpConfigError, McpServerStartError, McpCallError, PushStalledError

@@ -20,12 +20,24 @@ import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
+  /** What the person said ('' when the step only tells of changed files). */
   message: string;
+  /**
+   * The files the person changed by hand since the run's last checkpoint, kept: the model is told
+   * in this step's turn, and the step records the working tree as the run's next checkpoint.
+   */
+  changedFiles?: ChangedFile[];
   /**
    * The step that recorded it (the loop takes it exactly there on replay), or for a new one the
    * earliest step it may take: taken at the first model call at or after it, or after a final answer.
    */
   step?: number;
+}
+
+/** A file the person changed by hand: its path (as the checkpoints name it) and how. */
+export interface ChangedFile {
+  path: string;
+  change: 'added' | 'deleted' | 'modified';
 }
 
 /**
@@ -265,14 +277,27 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   // after those results in the same turn, so that every tool_use still has its tool_result first.
   async function takeFollowUp(): Promise<void> {
     const next = followUps.shift()!;
-    const recorded = await journal.step(USER_STEP_KIND, { message: next.message }, () => ({ message: next.message }), {
-      describe: `user "${shortValue(next.message, 40)}"`,
-      summarize: () => 'follow-up instruction',
+    // The files the person changed are part of the step's input: replay rebuilds the same turn.
+    const changed = next.changedFiles?.length ? { changedFiles: next.changedFiles } : {};
+    const input = { message: next.message, ...changed };
+    const recorded = await journal.step(USER_STEP_KIND, input, (): { message: string; changedFiles?: ChangedFile[] } => input, {
+      describe: next.message || !changed.changedFiles ? `user "${shortValue(next.message, 40)}"` : `user (changed by hand: ${shortValue(changed.changedFiles.map((file) => file.path).join(', '), 40)})`,
+      summarize: () => (!changed.changedFiles ? 'follow-up instruction' : `${next.message ? 'follow-up instruction, and ' : 'told the model of '}${changed.changedFiles.length} file(s) changed by hand`),
+      // The person's files, kept: the tree now is the run's checkpoint, so the question is not asked again.
+      ...(changed.changedFiles && options.checkpoint ? { checkpoint: () => options.checkpoint!() } : {}),
     });
     budget.count();
-    if (pending) pending = [...pending, { type: 'text', text: recorded.message }];
-    else conversation.add({ role: 'user', content: recorded.message });
+    const text = [handEditNote(recorded.changedFiles), recorded.message].filter(Boolean).join('\n\n');
+    if (pending) pending = [...pending, { type: 'text', text }];
+    else conversation.add({ role: 'user', content: text });
   }
+}
+
+/** What the model is told of the files the person changed by hand since its last step ('' for none). */
+export function handEditNote(files: readonly ChangedFile[] | undefined): string {
+  if (!files?.length) return '';
+  const listed = files.map((file) => `${file.change} ${file.path}`).join(', ');
+  return `[savepoint] Since your last step the person changed these files by hand: ${listed}. The working tree is as they left it; read a file again before relying on what you saw of it.`;
 }
 
 // The answer's text as it came (a cut-off answer's continuation goes on from its last character).

@@ -111,8 +111,9 @@ export class DriftError extends SavepointError<{ run: string; step: number; chan
       'EDRIFT',
       `The working tree differs from what run ${run} recorded ${step ? `after step ${step}` : 'when it started'}: ` +
         `${describeChanges(changes)}. The replayed steps assume the files as the run left them. Run the same ` +
-        `command again with --restore to put them back as recorded (tracked files the checkpoint lacks are ` +
-        `deleted; untracked files it never saw are kept), or with --keep-worktree to go on with the files as they are.`,
+        `command again with --restore to put back the files the run wrote as it recorded them (your versions ` +
+        `are saved first under refs/savepoint/saved/; files the run never wrote stay as you have them), or with ` +
+        `--keep-worktree to go on with the files as they are (the model is told which files you changed).`,
       { run, step, changes },
     );
   }

@@ -35,6 +35,19 @@ export class RestoreConflictError extends SavepointError<{ path: string; blockin
   }
 }
 
+/** The files a restore would overwrite or remove could not be set aside first, so nothing was restored. */
+export class SetAsideError extends SavepointError<{ files: number; reason: string }> {
+  constructor(files: number, reason: string) {
+    super(
+      'ESETASIDE',
+      `Before restoring the checkpoint, savepoint saves the ${files} file(s) it would overwrite or remove ` +
+        `(under refs/savepoint/saved/), but git could not save them: ${shown(reason.replace(/\s*\n\s*/g, ' '))}. ` +
+        `Nothing was written. Fix what git reports, or go on with the files as they are with --keep-worktree.`,
+      { files, reason },
+    );
+  }
+}
+
 /** Another live run holds this working tree. */
 export class WorktreeBusyError extends SavepointError<{ run: string; holder: string; pid: number; host: string; root: string }> {
   constructor(run: string, holder: string, pid: number, host: string, root: string) {

@@ -103,7 +103,11 @@ export interface RunRecord {
   createdAt: string;
   updatedAt: string;
   status: 'running' | 'finished' | 'failed';
-  lineage?: { forkedFrom: string; atStep: number } | null;
+  /**
+   * Where the run comes from: forked from a run at a step (`savepoint fork`), or a new run of the same
+   * task after `previousRun` finished on a repository that has moved on since (`run` starts it).
+   */
+  lineage?: { forkedFrom: string; atStep: number } | { previousRun: string } | null;
   /** The working tree when the run was created, as a git tree id. */
   startCheckpoint?: string;
   /**
@@ -149,6 +153,8 @@ export interface AttemptEnd {
   limit?: string;
   /** The error that failed it, for `failed`. */
   error?: string;
+  /** HEAD's commit when it finished (`finished`): a repository that moved on since makes the identical `run` a new run. */
+  head?: string;
 }
 
 /** The `how` of every AttemptEnd. */

@@ -30,6 +30,7 @@ export function parseRunRecord(text: string, path: string): RunRecord {
     if (end === undefined) continue;
     if (typeof end !== 'object' || end === null || !ATTEMPT_ENDS.includes(end.how as AttemptEnd['how']) || typeof end.at !== 'string') fail(`attempt ${String(attempt!.number)} has an end that is not one of ${ATTEMPT_ENDS.join(', ')}`);
     if ((end!.error !== undefined && typeof end!.error !== 'string') || (end!.limit !== undefined && typeof end!.limit !== 'string')) fail(`attempt ${String(attempt!.number)}'s end has an error or limit that is not text`);
+    optionalObjectId(end!, 'head', fail);
   }
   if (value.config !== undefined) {
     const c = value.config as Record<string, unknown> | null;
@@ -57,8 +58,12 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
   if (run.lineage !== undefined && run.lineage !== null) {
     if (!isObject(run.lineage)) fail('its lineage is not an object');
     const lineage = run.lineage as Record<string, unknown>;
-    if (typeof lineage.forkedFrom !== 'string' || !isValidRunId(lineage.forkedFrom)) fail('its lineage does not name a run id');
-    checkCount(lineage, 'atStep', fail);
+    if ('previousRun' in lineage) {
+      if (typeof lineage.previousRun !== 'string' || !isValidRunId(lineage.previousRun)) fail('its lineage does not name a run id');
+    } else {
+      if (typeof lineage.forkedFrom !== 'string' || !isValidRunId(lineage.forkedFrom)) fail('its lineage does not name a run id');
+      checkCount(lineage, 'atStep', fail);
+    }
   }
   for (const attempt of run.attempts as unknown[]) {
     if (!isObject(attempt)) fail('its attempts list holds something that is not an object');

@@ -236,7 +236,8 @@ export function runSummary(id: string, record: RunRecord | undefined, facts: Ste
     modelCalls: facts.modelCalls,
     tokens: facts.tokens,
     resumes: resumesOf(record?.attempts ?? []),
-    lineage: record?.lineage ?? null,
+    // A fork's lineage (a new run of a task after an earlier one is said by `run` itself).
+    lineage: record?.lineage && 'forkedFrom' in record.lineage ? record.lineage : null,
     createdAt: record?.createdAt ?? null,
     lastActivity: facts.lastActivity,
     shownFrom: context.shownFrom ?? 'local',

@@ -25,7 +25,7 @@ import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from './worktree-lock.js';
 import type { McpPlaces, RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { planRun, type RunPlan } from './run-plan.js';
-import { finishedRunChanges } from './finished-run.js';
+import { finishedRunChanges, finishedRunMoved } from './finished-run.js';
 import { chooseSandbox } from './sandbox.js';
 import { gitPaths, probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
@@ -53,6 +53,15 @@ export interface RunTarget {
   modelChange?: string;
   /** Compact the conversation before the follow-up (a config step, then a compact step): `/compact`. */
   compact?: boolean;
+  /** Files the person changed by hand are kept unless a flag says otherwise (a session's message, `continue`): no question. */
+  keepByDefault?: boolean;
+  /** A new run's lineage in run.json: the task's earlier run, finished on a repository that has moved on since. */
+  lineage?: { previousRun: string };
+  /**
+   * `run`'s derived id found a finished run: when the repository moved on since it finished (a new
+   * commit, other files), the task is new work, driven as the new run `renew.run` instead.
+   */
+  renew?: { run: string; model: string };
 }
 
 // After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets this long of them.
@@ -67,17 +76,23 @@ const NOTHING_RAN = [DriftError, UnsafeCheckpointError, RestoreConflictError, Re
 /** Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a failure. */
 export async function driveSession(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
   const life = await RunLife.open(target, options);
+  let renewed: RunTarget | undefined;
   try {
-    const plan = life.begin();
-    if (plan.replayOnly) await life.compareFinishedFiles();
-    else await life.settle();
-    return await life.end(await life.loop(plan.followUps, plan.configChanges, plan.changesOnly));
+    renewed = await life.renewal();
+    if (!renewed) {
+      const plan = life.begin();
+      if (plan.replayOnly) await life.compareFinishedFiles();
+      else await life.settle(plan);
+      return await life.end(await life.loop(plan.followUps, plan.configChanges, plan.changesOnly));
+    }
   } catch (error) {
     return await life.fail(error);
   } finally {
     await life.mcp.close();
     life.close();
   }
+  // The old run stays as it was (readable, and `--run <id>` replays it); the new one is driven now.
+  return driveSession(renewed, options);
 }
 
 // One run, open: its journal, its working tree's checkpoints, its tools and secrets.
@@ -146,6 +161,7 @@ class RunLife {
       run: target.run,
       task: target.task,
       model: target.model,
+      ...(target.lineage ? { lineage: target.lineage } : {}),
       // A new run pins the build's prompt (with the project's instructions), tools and settings; an
       // existing one keeps what it recorded.
       // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
@@ -181,6 +197,21 @@ class RunLife {
   }
 
   /**
+   * A finished run found by `run`'s derived id, on a repository that moved on since it finished:
+   * the new run of the same task to drive instead (said in one event), or undefined to go on with this one.
+   */
+  async renewal(): Promise<RunTarget | undefined> {
+    const { target, journal } = this;
+    const record = journal.runRecord;
+    if (!target.renew || record?.status !== 'finished') return undefined;
+    const moved = await finishedRunMoved(record, journal, this.snapshotter, target.store.repo);
+    if (!moved) return undefined;
+    this.emit({ type: 'new-run-for-task', run: target.renew.run, previous: target.run, finishedAt: record.updatedAt, ...moved });
+    const { renew: _renew, ...rest } = target;
+    return { ...rest, run: target.renew.run, model: target.renew.model, lineage: { previousRun: target.run } };
+  }
+
+  /**
    * Takes the working tree for a run that will go live (one live run per working tree; a finished
    * run only replays), adds the new follow-up, checks for credentials, and says what the run is.
    */
@@ -205,12 +236,15 @@ class RunLife {
     if (this.changedSince) this.emit({ type: 'finished-over-changes', run: this.target.run, finishedAt: record.updatedAt, step: this.changedSince.step, changes: this.changedSince.changes });
   }
 
-  /** Before going live: the working tree against the last checkpoint (drift), then how commands run. */
-  async settle(): Promise<void> {
+  /**
+   * Before going live: the working tree against the last checkpoint (drift), then how commands run.
+   * The person's own changes the run keeps ride with its next follow-up (`plan`'s), so the model is told.
+   */
+  async settle(plan: RunPlan): Promise<void> {
     const { journal, target, options } = this;
     const record = journal.runRecord;
     if (record) {
-      await settleWorktree({
+      const { personChanges } = await settleWorktree({
         run: target.run,
         root: target.store.repo.root,
         record,
@@ -220,8 +254,10 @@ class RunLife {
         store: journal.store,
         keepReachable: (tree) => journal.keepReachable(tree),
         options,
+        keepByDefault: target.keepByDefault,
         emit: (event) => this.emit(event),
       });
+      tellOfHandEdits(plan, personChanges, journal.history.lastPosition, record.status === 'finished');
     }
     const { sandbox, choice } = await this.decideSandbox();
     this.sandbox = sandbox;
@@ -322,6 +358,17 @@ function mcpPlaces(servers: ReadonlyMap<string, McpServerConfig>): { mcp?: McpPl
   if (servers.size === 0) return {};
   const all = [...servers.values()];
   return { mcp: { started: all.filter((s) => s.type === 'stdio').map((s) => s.name), network: all.filter((s) => s.type === 'stdio' && s.network).map((s) => s.name), remote: all.filter((s) => s.type === 'http').map((s) => s.name) } };
+}
+
+// The files the person changed, kept, go to the model in its next request: with the new follow-up
+// when there is one, else (an unfinished run going on) in a step of their own after any new config
+// step. A finished run given no message (a change of model) asks no model: its next message tells them.
+function tellOfHandEdits(plan: RunPlan, changes: FileChange[], lastPosition: number, finished: boolean): void {
+  if (!changes.length) return;
+  const newest = plan.followUps.at(-1);
+  if (newest?.step !== undefined && newest.step > lastPosition) newest.changedFiles = changes;
+  // A change alone (/model, /compact after a stop) asks no model either: the next message tells them.
+  else if (!finished && !plan.changesOnly) plan.followUps.push({ message: '', changedFiles: changes, step: lastPosition + 1 + plan.configChanges.filter((change) => (change.step ?? 0) > lastPosition).length });
 }
 
 // The session's events as the caller hears them. A compact step, live or replayed, is also told as

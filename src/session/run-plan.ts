@@ -86,7 +86,12 @@ function recordedFollowUps(journal: RunJournal): FollowUp[] {
   return journal.history
     .entries(USER_STEP_KIND)
     .filter((entry) => entry.phase === 'result')
-    .map((entry) => ({ message: String((entry.input as { message?: unknown }).message ?? ''), step: entry.step }));
+    .map((entry) => {
+      const input = entry.input as { message?: unknown; changedFiles?: unknown };
+      // The files the person changed, as recorded: the same input again, so the step replays.
+      const changed = Array.isArray(input.changedFiles) ? { changedFiles: input.changedFiles as FollowUp['changedFiles'] } : {};
+      return { message: String(input.message ?? ''), ...changed, step: entry.step };
+    });
 }
 
 // The changes the run has recorded (config steps: a model, or a compaction asked for), with the steps that recorded them.

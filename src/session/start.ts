@@ -58,9 +58,11 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   const ids = await listRunIds(store);
   let run = options.run;
   const derived = run === undefined;
+  let renewal: string | undefined; // the task's next id, should its latest run have finished on a repository that moved on since
   if (run === undefined) {
     const { latest, next } = await taskRuns(store, task, ids);
     run = options.fresh ? next : (latest ?? next);
+    if (!options.fresh && latest) renewal = next;
   } else if (options.fresh && ids.includes(run)) {
     throw new UsageError(`Run ${run} already exists, so --fresh cannot start it anew: drop --run, or give a new id.`);
   }
@@ -72,7 +74,9 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   // The same task finished in another worktree or on another branch: its answer is not this tree's work.
   if (derived && record?.status === 'finished' && isElsewhere(record, store.repo)) throw new FinishedElsewhereError(run, record.worktree ?? null, record.branch ?? null);
   assertPinned(record, options);
-  return driveSession({ store, run, task: record?.task ?? task, model: modelOf(record, options) }, options);
+  // Yesterday's success is not today's: a finished run replays only on the repository as it left it.
+  const renew = renewal && record?.status === 'finished' ? { renew: { run: renewal, model: modelOf(undefined, options) } } : {};
+  return driveSession({ store, run, task: record?.task ?? task, model: modelOf(record, options), ...renew }, options);
 }
 
 // Whether a run was created in another worktree and never went live in this one, or on another
@@ -128,7 +132,8 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   assertNoConflict(synced, record.id);
   // --model on continue is a change of model within the run (a config step), not a clash with the pinned one.
   assertPinned(record, { ...options, model: undefined });
-  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), ...(message ? { followUp: message, ...(options.newMessage ? { newMessage: true } : {}) } : {}), ...(options.compact ? { compact: true } : {}) };
+  // The person's own changes to the files are kept (and the model told of them): a follow-up is about the files as they are.
+  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), keepByDefault: true, ...(message ? { followUp: message, ...(options.newMessage ? { newMessage: true } : {}) } : {}), ...(options.compact ? { compact: true } : {}) };
   return driveSession(options.model !== undefined ? { ...target, modelChange: options.model } : target, options);
 }
 

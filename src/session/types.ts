@@ -129,12 +129,24 @@ export type SessionEvent =
   | { type: 'repository-left-out'; file: string; servers: string[] }
   /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
   | { type: 'mcp-unavailable'; server: string; message: string; /** A stdio server's stderr log (absolute); none for an HTTP server. */ log?: string }
+  /**
+   * `run` found the task's finished run (`previous`, finished at `finishedAt`) on a repository that moved on since: a new
+   * commit (`commit`: HEAD then and now) or other files (`changes`, against its last checkpoint). The task is new work: run `run` starts now.
+   */
+  | { type: 'new-run-for-task'; run: string; previous: string; finishedAt: string; commit?: { from?: string; to?: string }; changes: FileChange[] }
   /** A finished run is replayed over a working tree that differs from its last checkpoint (recorded at `step`; 0: when it started): its answer was about other files. */
   | { type: 'finished-over-changes'; run: string; finishedAt: string; step: number; changes: FileChange[] }
   /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */
   | ({ type: 'model-notice' } & ModelNotice)
-  | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen'; step: number; written: string[]; deleted: string[]; kept: string[]; unrevealed: string[]; unrestorable: string[] }
-  | { type: 'worktree-kept'; reason: 'flag' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
+  /**
+   * The working tree was put back as the journal recorded it at `step`: for --restore (flag), a clean
+   * checkout of the base commit, the person's yes (chosen), or a fork going live on its parent's
+   * files (fork). left: files that differ but the run never wrote, left as the person has them;
+   * saved: the ref that holds every file it overwrote or removed, and the command that brings them back.
+   */
+  | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen' | 'fork'; step: number; written: string[]; deleted: string[]; kept: string[]; left: string[]; unrevealed: string[]; unrestorable: string[]; saved?: { ref: string; files: string[]; command: string } }
+  /** The run goes on with files that differ from its checkpoint: --keep-worktree (flag), a session's message or `continue` (default), the person's answer (chosen), or a step in flight at a crash. */
+  | { type: 'worktree-kept'; reason: 'flag' | 'default' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
 
 /** The last attempt, when it ran an in-flight step again (--in-flight rerun) and was killed before it recorded anything: who it was. */
 export interface KilledAttempt {

@@ -5,7 +5,7 @@ import type { JournalEntry, RunTotals } from '../journal/entry.js';
 import { expandKept, isKept, keptPath, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
 import { shortValue } from '../format/text.js';
 import { canonicalJson } from './key.js';
-import { EntryTotals, type LastCheckpoint } from './run-totals.js';
+import { EntryTotals, type CheckpointMark, type LastCheckpoint } from './run-totals.js';
 
 /** The records at one position: the intent (if the step needed one) and the result (if it finished). */
 export interface RecordedStep {
@@ -95,6 +95,11 @@ export class History {
   /** The checkpoint the run recorded last, the step that recorded it and when that finished. */
   get lastCheckpoint(): LastCheckpoint | undefined {
     return this.tally.lastCheckpoint;
+  }
+
+  /** Every checkpoint the run recorded, in order (each where it changed), and whether a person's step recorded it. */
+  get checkpoints(): readonly CheckpointMark[] {
+    return this.tally.checkpoints;
   }
 
   /** Whether the run's last step was started and not finished (a crash in it, or one running). */

@@ -7,6 +7,7 @@ import { runRecordPath } from '../journal/layout.js';
 import { releasePendingTree } from '../journal/pending.js';
 import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
 import { oneLine, shortValue } from '../format/text.js';
+import { readHeadCommit } from '../git/refs.js';
 import type { OpenJournalOptions } from './step-types.js';
 
 /** Where a run began and who is writing it now: the facts run.json records that come from outside. */
@@ -112,7 +113,9 @@ export class RunRecordWriter {
     if (!this.record && this.attempt === undefined && lastPosition === 0 && status === 'failed') return;
     const change: Partial<RunRecord> = { status, ...details, totals };
     const at = new Date().toISOString();
-    const end: AttemptEnd = status === 'finished' ? { how: 'finished', at } : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
+    // Where HEAD was when it finished: the identical `run` later replays it only on a repository that has not moved on.
+    const head = status === 'finished' ? readHeadCommit(this.context.store.repo.gitdir, this.context.store.repo.commonDir) : undefined;
+    const end: AttemptEnd = status === 'finished' ? { how: 'finished', at, ...(head ? { head } : {}) } : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
     const next = this.next(change);
     // This process's attempt says how it ended.
     next.attempts = next.attempts.map((a) => (a.number === this.attempt ? { ...a, end } : a));

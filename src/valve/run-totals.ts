@@ -10,6 +10,12 @@ export interface LastCheckpoint {
   finishedAt: string | undefined;
 }
 
+/** A checkpoint in a run's trail; `person`: recorded by a user step, the person's own files kept as they were. */
+export interface CheckpointMark {
+  tree: string;
+  person: boolean;
+}
+
 /**
  * A run's entries added up one at a time, in journal order: a few numbers, whatever the run's
  * length. An opened run's are added as they are read and checked (readKeptEntries), and each
@@ -25,6 +31,8 @@ export class EntryTotals {
   private lastActivity: string | null = null;
   private latest = Number.NEGATIVE_INFINITY;
   private checkpoint: LastCheckpoint | undefined;
+  // Each checkpoint that differs from the one before it, in order, and whether a person's step recorded it.
+  private trail: CheckpointMark[] = [];
 
   /** Counts one entry (its input and result are not looked at). */
   add(entry: JournalEntry): void {
@@ -34,7 +42,11 @@ export class EntryTotals {
       const at = time ? Date.parse(time) : Number.NaN;
       if (at > this.latest) [this.latest, this.lastActivity] = [at, time!];
     }
-    if (entry.checkpoint) this.checkpoint = { tree: entry.checkpoint, step: entry.step, finishedAt: entry.finishedAt };
+    if (entry.checkpoint) {
+      this.checkpoint = { tree: entry.checkpoint, step: entry.step, finishedAt: entry.finishedAt };
+      // A user step's checkpoint is the person's files, kept: what changed there is not the run's writing.
+      if (this.trail.at(-1)?.tree !== entry.checkpoint) this.trail.push({ tree: entry.checkpoint, person: entry.kind === 'user' });
+    }
     if (entry.phase !== 'result') return;
     if (entry.step === this.lastStep) this.lastFinished = true;
     // A model call is a turn or the call that compacts the conversation: both are asked and paid for.
@@ -63,9 +75,14 @@ export class EntryTotals {
     return this.checkpoint;
   }
 
+  /** Every checkpoint the run recorded, in order, each once where it changed: what restores ask of which files the run wrote. */
+  get checkpoints(): readonly CheckpointMark[] {
+    return this.trail;
+  }
+
   private copy(): EntryTotals {
     const copy = new EntryTotals();
-    Object.assign(copy, this, { tokens: { ...this.tokens } });
+    Object.assign(copy, this, { tokens: { ...this.tokens }, trail: [...this.trail] });
     return copy;
   }
 }

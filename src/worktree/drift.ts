@@ -41,6 +41,21 @@ export async function findDrift(objects: ObjectStore, snapshotter: WorktreeSnaps
   return { checkpoint, step, current, changes, cleanBase: current.tree === baseTree };
 }
 
+/**
+ * The files the run itself wrote (as its trees name them): every path that changed from one of its
+ * checkpoints to the next, starting at `start` (the tree it began on). A checkpoint marked `person`
+ * is the person's own files, kept (a user step): what changed into it is theirs, not the run's.
+ */
+export async function filesTheRunWrote(objects: ObjectStore, start: string | undefined, trail: ReadonlyArray<{ tree: string; person: boolean }>): Promise<Set<string>> {
+  const wrote = new Set<string>();
+  let before = start;
+  for (const { tree, person } of trail) {
+    if (!person && before !== undefined) for (const change of await diffTrees(objects, before, tree)) wrote.add(change.path);
+    before = tree;
+  }
+  return wrote;
+}
+
 /** A file a restore would change: what it is now and what the checkpoint has (undefined: no file). */
 export interface PlannedChange {
   now?: FileEntry;

@@ -3,6 +3,10 @@
 // the checkpoint does not have is deleted only when git tracks it (so git can bring it back);
 // untracked files the run never recorded are kept, and the caller is told which.
 //
+// Over the person's work (`only`): only files the run itself wrote are written or removed, the
+// others are left as they are, and every file about to be overwritten or removed is first given to
+// `setAside` (set-aside.ts saves them under a ref), so nothing the person had is ever lost.
+//
 // A checkpoint may come from a fetched journal, so it is input, not trust: the whole tree is checked
 // against git's path rules and every blob it needs is read before the first file is touched, the
 // way is checked for files that would be lost, and nothing is ever written through a symbolic link.
@@ -26,6 +30,8 @@ export interface RestoreResult {
   deleted: string[];
   /** Untracked files that are not in the checkpoint, left as they are. */
   kept: string[];
+  /** Files that differ from the checkpoint but the run never wrote: the person's, left as they are (`only`). */
+  left: string[];
   /** Written files that still hold a secret's placeholder, because this machine does not know its value. */
   unrevealed: string[];
   /**
@@ -52,6 +58,18 @@ interface Write {
 
 type Names = Map<string, string>;
 
+/** What a restore may touch, and what it does before it touches anything. */
+export interface RestoreLimits {
+  /**
+   * Whether the restore may write or remove this file (named as the checkpoint's trees name it):
+   * only files the run itself wrote. Others that differ are left as they are and listed (`left`).
+   * Without it, every file that differs is put back (a clean checkout of the run's base commit).
+   */
+  only?: (pathInTrees: string) => boolean;
+  /** Given every file the restore will overwrite or remove, after every check and before the first write: saves them (set-aside.ts). */
+  setAside?: (paths: string[]) => void | Promise<void>;
+}
+
 /**
  * Makes the working tree at `root` match the checkpoint tree `target`, given its current snapshot
  * and the paths git tracks (with the blob its index has for each, when known: a file of that very
@@ -69,17 +87,25 @@ export async function restoreWorktree(
   reveal?: RevealText,
   recordName?: NameRecorder,
   smudger?: Smudger,
+  limits: RestoreLimits = {},
 ): Promise<RestoreResult> {
-  const result: RestoreResult = { written: [], deleted: [], kept: [], unrevealed: [], unrestorable: [] };
+  const result: RestoreResult = { written: [], deleted: [], kept: [], left: [], unrevealed: [], unrestorable: [] };
   // The checkpoint's trees hold names with secrets redacted (redact/names.ts): each file is
   // restored under its real name, where this machine can tell it.
   const recorded = await readCheckpoint(objects, target);
   const { wanted, recordedAs } = realNames(recorded, current, result.unrestorable, reveal, recordName);
+  // The journal's trees (the guard's, `only`'s) name each path as it is recorded there.
+  const inTrees = (path: string) => recordedAs.get(path) ?? (recordName ? recordPath(path, recordName) : path);
+  const mayTouch = (path: string) => !limits.only || limits.only(inTrees(path));
   const writes: Write[] = [];
   for (const [path, entry] of wanted) {
     if (entry.mode === GITLINK_MODE) continue; // a submodule: its own repository
     const have = current.files.get(path);
     if (have && have.oid === entry.oid && have.mode === entry.mode) continue;
+    if (!mayTouch(path)) {
+      result.left.push(path); // the person's file: never written over, never brought back
+      continue;
+    }
     const indexBlob = tracked instanceof Map ? tracked.get(path) : undefined;
     writes.push({ path, entry, content: await readCheckpointBlob(objects, target, recordedAs.get(path) ?? path, entry, indexBlob) });
   }
@@ -102,11 +128,13 @@ export async function restoreWorktree(
   const mayBeUnnamed = (path: string) => unnamed.some(({ dir, file }) => (file ? parentOf(path) === dir : dir === '' || path.startsWith(`${dir}/`)));
   for (const path of current.files.keys()) {
     if (wanted.has(path) || gitlinks.some((prefix) => path.startsWith(prefix))) continue;
-    (tracked.has(path) && !mayBeUnnamed(path) ? result.deleted : result.kept).push(path);
+    // With `only`, a file the run wrote (and later removed) goes, untracked or not: it is set aside first.
+    if (mayBeUnnamed(path)) result.kept.push(path);
+    else if (limits.only) (limits.only(inTrees(path)) ? result.deleted : tracked.has(path) ? result.left : result.kept).push(path);
+    else (tracked.has(path) ? result.deleted : result.kept).push(path);
   }
   if (guard) {
     // The guard reads the journal's trees: it is told the paths as they are recorded there.
-    const inTrees = (path: string) => recordedAs.get(path) ?? (recordName ? recordPath(path, recordName) : path);
     const changes = new Map<string, PlannedChange>();
     for (const { path, entry } of writes) changes.set(inTrees(path), { now: current.files.get(path), target: entry });
     for (const path of result.deleted) changes.set(inTrees(path), { now: current.files.get(path) });
@@ -115,6 +143,11 @@ export async function restoreWorktree(
   const deletable = new Set(result.deleted);
   for (const write of writes) checkWay(root, write.path, deletable);
   for (const path of result.deleted) assertNoLinkOnTheWay(root, path);
+  // Every file about to be overwritten or removed is saved first (a directory in the way holds
+  // only files of `deleted`, checkWay made sure): the person can get each one back.
+  const replaced = writes.filter((write) => { const stat = lstatOrUndefined(onDisk(root, write.path)); return stat !== undefined && !stat.isDirectory(); }).map((write) => write.path);
+  const doomed = [...new Set([...replaced, ...result.deleted.filter((path) => lstatOrUndefined(onDisk(root, path)) !== undefined)])];
+  if (doomed.length && limits.setAside) await limits.setAside(doomed);
   for (const path of result.deleted) rmSync(onDisk(root, path), { force: true });
   for (const write of writes) {
     writeEntry(root, write);

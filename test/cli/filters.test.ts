@@ -56,27 +56,32 @@ describe('clean and smudge filters', () => {
     assert.equal(await gitOut(repo.root, ['cat-file', 'blob', await blob('top.txt')]), 'y', 'no driver of that name: stored as it is');
 
     // Edited by hand (one file the run changed, one it never touched), one removed: --restore
-    // writes the working-tree form of each.
+    // writes the working-tree form of each file the run wrote, and never overwrites the file it
+    // never touched (this test once expected b.rot put back over the hand edit: that lost it).
     writeFileSync(join(repo.root, 'a.rot'), 'by hand\n');
     writeFileSync(join(repo.root, 'b.rot'), 'by hand\n');
     rmSync(join(repo.root, 'c.rot'));
     const restored = await runCli(['resume', ...args, '--restore', '--max-steps', '2', 'filtered'], { cwd: repo.root, env: {} });
     assert.equal(restored.code, 3, restored.stdout + restored.stderr);
     assert.match(restored.stdout, /--restore: restored the working tree/);
-    assert.equal(readFileSync(join(repo.root, 'a.rot'), 'utf8'), 'changed\n');
-    assert.equal(readFileSync(join(repo.root, 'b.rot'), 'utf8'), 'keep me\n', 'smudged, as git checkout writes it, not the clean form');
+    assert.equal(readFileSync(join(repo.root, 'a.rot'), 'utf8'), 'changed\n', 'smudged, as git checkout writes it, not the clean form');
+    assert.equal(readFileSync(join(repo.root, 'b.rot'), 'utf8'), 'by hand\n', 'a file the run never wrote is never overwritten');
     assert.equal(readFileSync(join(repo.root, 'c.rot'), 'utf8'), 'fresh\n');
-    // git agrees: b.rot is as committed, a.rot is the run's change.
-    assert.deepEqual((await gitOut(repo.root, ['status', '--porcelain', '--', 'a.rot', 'b.rot'])).split('\n'), [' M a.rot']);
+    // git agrees: a.rot is the run's change, b.rot the person's.
+    assert.deepEqual((await gitOut(repo.root, ['status', '--porcelain', '--', 'a.rot', 'b.rot'])).split('\n'), [' M a.rot', ' M b.rot']);
+    // The person's a.rot was saved first, through git's own clean filter (as git stash saves it).
+    const saved = /saved in (refs\/savepoint\/saved\/filtered\/1)/.exec(restored.stdout.replace(/\s+/g, ' '));
+    assert.ok(saved, restored.stdout);
+    assert.equal(await gitOut(repo.root, ['cat-file', 'blob', `${saved[1]}:a.rot`]), rot13('by hand'));
 
     // A smudge filter that fails (required, as git-lfs sets it): one clear paragraph, nothing written.
     await repo.git('config', 'filter.rot.smudge', 'false');
     await repo.git('config', 'filter.rot.required', 'true');
-    writeFileSync(join(repo.root, 'b.rot'), 'by hand again\n');
+    writeFileSync(join(repo.root, 'a.rot'), 'by hand again\n');
     const failing = await runCli(['resume', ...args, '--restore', '--max-steps', '2', 'filtered'], { cwd: repo.root, env: {} });
     assert.equal(failing.code, 1, failing.stdout + failing.stderr);
-    assert.match(assertOneParagraph(failing.stderr), /The filter git runs for b\.rot failed while restoring it/);
-    assert.equal(readFileSync(join(repo.root, 'b.rot'), 'utf8'), 'by hand again\n', 'nothing was written');
+    assert.match(assertOneParagraph(failing.stderr), /The filter git runs for a\.rot failed while restoring it/);
+    assert.equal(readFileSync(join(repo.root, 'a.rot'), 'utf8'), 'by hand again\n', 'nothing was written');
 
     assert.ok(existsSync(join(repo.root, 'nested', '.git', 'config')), 'the command made its git dir');
     assert.ok(!existsSync(planted), 'a filter the command planted ran on the host');

@@ -1,6 +1,8 @@
 // The truth at the moment a person (or a cron job) acts on a finished run, through the real CLI:
-// the identical command over files changed since the run finished says so (the files, when it
-// finished, --fresh), with the list in --json's final event; a command refused before anything runs
+// the identical command on a repository that moved on since (a new commit, other files) starts a
+// new run of the task, with lineage to the old one, and an unmoved one replays; a replay asked for
+// by id over changed files says so (the files, when it finished, how to start anew), with the list
+// in --json's final event; a command refused before anything runs
 // (no credentials, a held lock, bad usage) leaves run.json byte for byte as it was; and a later
 // success clears an earlier attempt's error from the run's status while that attempt keeps it.
 import { describe, test } from 'node:test';
@@ -39,19 +41,27 @@ interface JsonLine {
 }
 const jsonLines = (stdout: string): JsonLine[] => stdout.trim().split('\n').map((line) => JSON.parse(line) as JsonLine);
 
-describe('a finished run over changed files', { concurrency: true }, () => {
-  test('the identical command names the changed file, says when the run finished and that --fresh starts anew', async () => {
+// The same command with the run's own id: a replay of that very run, asked for by name.
+async function byId(repo: { root: string }, args: string[]): Promise<string[]> {
+  const [run] = await runIds(repo.root);
+  return [...args.slice(0, -1), '--run', run!, args.at(-1)!];
+}
+
+// (The identical command without --run over changed files starts a new run: see below. These
+// tests once ran it and saw the old answer replayed, which a script took as today's success.)
+describe('a finished run replayed by id over changed files', { concurrency: true }, () => {
+  test('the replay names the changed file, says when the run finished and how to start a new run', async () => {
     const { repo, args } = await fixedRepo();
     repo.write('src/add.js', BROKEN); // the fix was undone
-    const again = await runCli(args, { cwd: repo.root });
+    const again = await runCli(await byId(repo, args), { cwd: repo.root });
     assert.equal(again.code, 0, again.stdout + again.stderr);
     const notice = again.stdout.indexOf("The working tree differs from this run's last checkpoint: modified src/add.js.");
     assert.ok(notice >= 0, `the notice names the file:\n${again.stdout}`);
     assert.ok(notice < again.stdout.indexOf('Final answer'), 'it comes before the replayed answer');
     assert.match(again.stdout, /The run finished (just now|\d+ s ago) \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)\./);
-    assert.match(again.stdout, /with --fresh to start anew/);
+    assert.match(again.stdout.replace(/\s+/g, ' '), /"savepoint run" with its task and no --run starts a new run on the files as they are/);
     // Under the answer too, where a log's reader ends up.
-    assert.match(again.stdout.slice(again.stdout.indexOf('Final answer')), /the files have changed since this run finished \(modified src\/add\.js\); --fresh starts anew/);
+    assert.match(again.stdout.slice(again.stdout.indexOf('Final answer')).replace(/\s+/g, ' '), /the files have changed since this run finished \(modified src\/add\.js\); "savepoint run" with its task and no --run starts a new run on them/);
     assert.equal(repo.read('src/add.js'), BROKEN, 'a replay changes no file');
     // A scripted model calls no API: it costs nothing, live or replayed.
     assert.match(again.stdout, /\(scripted model: no cost\)/);
@@ -69,7 +79,7 @@ describe('a finished run over changed files', { concurrency: true }, () => {
 
     repo.write('src/add.js', BROKEN);
     repo.write('notes.txt', 'a file of my own\n');
-    const changed = await runCli([...args.slice(0, 1), '--json', ...args.slice(1)], { cwd: repo.root });
+    const changed = await runCli(['run', '--json', ...(await byId(repo, args)).slice(1)], { cwd: repo.root });
     assert.equal(changed.code, 0, changed.stderr);
     const lines = jsonLines(changed.stdout);
     const expected = [
@@ -180,5 +190,113 @@ describe('an earlier attempt that failed', () => {
     assert.deepEqual(json.attempts.map((a) => a.ended.how), ['failed', 'finished']);
     assert.match(json.attempts[0]!.ended.error ?? '', /refused for this test/);
     assert.match(log.stdout, /attempt 1 · live from #1 · failed: .*refused for this test/);
+  });
+});
+
+// ── The identical command on a repository that moved on ─────────────────────────────────────────
+
+const TEST_JS = "import { add } from './src/add.js';\nif (add(2, 2) !== 4) throw new Error('add is broken');\n";
+const TASK = 'fix the add function so the test passes';
+
+// A repository whose add.js is broken, and a fake model that fixes whatever sign is there: its
+// answers come in order (each run's first call edits, its second answers).
+async function fixOnFake(bug = 'a - b') {
+  const repo = await scratch.repo({ 'src/add.js': BROKEN, 'test.js': TEST_JS });
+  let bugNow = bug;
+  const fake = await scratch.fake((body) =>
+    body.messages.length === 1
+      ? { text: 'Fixing.', tools: [{ name: 'edit_file', input: { path: 'src/add.js', old_string: bugNow, new_string: 'a + b' } }] }
+      : { text: `Fixed ${bugNow}: the test passes.` },
+  );
+  const run = () => runCli(['run', '--yes', '--no-sandbox', TASK], { cwd: repo.root, env: fakeEnv(fake) });
+  const first = await run();
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  return { repo, fake, run, setBug: (next: string) => (bugNow = next) };
+}
+
+describe('a finished run whose repository moved on', { concurrency: true }, () => {
+  test('a commit and a new bug: the identical command starts a new run for the task, saying so in one line, with lineage to the old one; --run replays the old one', async () => {
+    const { repo, fake, run, setBug } = await fixOnFake();
+    const [old] = await runIds(repo.root);
+    assert.equal((await gitOut(repo.root, ['commit', '-qam', 'the fix'])), '');
+    repo.write('src/add.js', 'export const add = (a, b) => a * b;\n'); // a new bug
+    await gitOut(repo.root, ['commit', '-qam', 'a new bug']);
+    setBug('a * b');
+    const sent = fake.requests.length;
+
+    const again = await run();
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    const said = again.stdout.split('\n').filter((line) => line.includes('moved on'));
+    assert.equal(said.length, 1, `one line:\n${again.stdout}`);
+    assert.match(said[0]!, new RegExp(`^  Run ${old} finished this task before the repository moved on \\(a new commit, modified src/add\\.js\\): starting run ${old}-2 for it \\(--run ${old} replays the old one\\)\\.$`));
+    assert.equal(fake.requests.length, sent + 2, 'the model is asked: this is new work');
+    assert.equal(repo.read('src/add.js'), FIXED, 'and the new bug is fixed');
+    assert.match(again.stdout, /Final answer\nFixed a \* b/);
+
+    const ids = await runIds(repo.root);
+    assert.equal(ids.length, 2);
+    const renewed = ids.find((id) => id !== old)!;
+    assert.equal(renewed, `${old}-2`);
+    const record = await journalJson<{ task: string; lineage: unknown }>(repo.root, `runs/${renewed}/run.json`);
+    assert.equal(record.task, TASK);
+    assert.deepEqual(record.lineage, { previousRun: old });
+
+    // The old run stays readable, and --run replays it with no model call.
+    const replayed = await runCli(['run', '--yes', '--no-sandbox', '--run', old!, TASK], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
+    assert.match(replayed.stdout, /Final answer\nFixed a - b/);
+    assert.equal(fake.requests.length, sent + 2, 'a replay asks nothing');
+    // The new run, finished on the repository as it is: the identical command replays it.
+    const third = await run();
+    assert.equal(third.code, 0, third.stdout + third.stderr);
+    assert.match(third.stdout, /Final answer\nFixed a \* b/);
+    assert.doesNotMatch(third.stdout, /moved on/);
+    assert.equal(fake.requests.length, sent + 2);
+  });
+
+  test('files changed by hand since it finished (no commit) also make the identical command a new run', async () => {
+    const { repo, fake, run, setBug } = await fixOnFake();
+    repo.write('src/add.js', 'export const add = (a, b) => a / b;\n');
+    setBug('a / b');
+    const again = await run();
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /finished this task before the repository moved on \(modified src\/add\.js\): starting run \S+-2 for it/);
+    assert.equal(repo.read('src/add.js'), FIXED);
+    assert.equal(fake.requests.length, 4);
+  });
+
+  test('the person committing the run\'s own fix is a new commit: the identical command is a new run, and the model is asked again', async () => {
+    const { repo, fake, run } = await fixOnFake();
+    await gitOut(repo.root, ['commit', '-qam', 'the fix']);
+    const again = await run();
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /finished this task before the repository moved on \(a new commit\): starting run \S+-2 for it/);
+    assert.equal(fake.requests.length, 4, 'the new run asks the model (its two calls)');
+  });
+
+  test('--json says it in a new-run-for-task event before the new run\'s run-started', async () => {
+    const { repo, fake } = await fixOnFake();
+    const [old] = await runIds(repo.root);
+    await gitOut(repo.root, ['commit', '-qam', 'the fix']);
+    const again = await runCli(['run', '--json', '--yes', '--no-sandbox', TASK], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    const lines = jsonLines(again.stdout);
+    assert.deepEqual(lines.slice(0, 2).map((l) => l.type), ['new-run-for-task', 'run-started']);
+    const said = lines[0]!;
+    assert.equal(said.previous, old);
+    assert.equal(said.run, `${old}-2`);
+    assert.deepEqual(said.changes, []);
+    assert.equal((said.commit as { to: string }).to, await gitOut(repo.root, ['rev-parse', 'HEAD']));
+    assert.equal(lines[1]!.run, `${old}-2`);
+  });
+
+  test('a repository that has not moved (HEAD and files as the run left them) replays the finished run: no model call', async () => {
+    const { repo, fake, run } = await fixOnFake();
+    const again = await run();
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /finished before: replaying its 3 steps from the journal/);
+    assert.doesNotMatch(again.stdout, /moved on/);
+    assert.equal(fake.requests.length, 2);
+    assert.equal((await runIds(repo.root)).length, 1);
   });
 });

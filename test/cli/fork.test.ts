@@ -118,12 +118,16 @@ describe('fork', { concurrency: true }, () => {
     const fork = await runCli(['fork', 'count', '--at', '4'], { cwd: repo.root, env: {} });
     assert.equal(fork.code, 0, fork.stderr);
     assert.match(fork.stdout, /as count-fork-4: 3 finished step\(s\) kept/);
-    // The files moved on after step 2 (the killed run's command appended "two"): the fork says to
-    // restore them, and without that it would stop at the drift check.
-    assert.match(fork.stdout, /savepoint resume count-fork-4 --restore/);
+    // The files moved on after step 2 (the parent's step 4 appended "two"): the fork goes on from
+    // the parent's files at the fork point, put back with no question and no flag (this test once
+    // needed --restore, which also restored files the parent never wrote), the parent's later version saved.
+    assert.match(fork.stdout, /savepoint resume count-fork-4\n/);
     const requests = fake.requests.length;
-    const resumed = await runCli(['resume', '--yes', '--restore', 'count-fork-4'], { cwd: repo.root, env: fakeEnv(fake) });
+    const resumed = await runCli(['resume', '--yes', 'count-fork-4'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout.replace(/\s+/g, ' '), /The fork goes on from its parent's files: put back the files the parent run wrote after the fork point, as they were after step 2 \(1 written, 0 deleted\)/);
+    assert.match(resumed.stdout.replace(/\s+/g, ' '), /saved in refs\/savepoint\/saved\/count-fork-4\/1 \(a\.txt\)/);
+    assert.equal(await gitOut(repo.root, ['show', 'refs/savepoint/saved/count-fork-4/1:a.txt']), 'one\ntwo');
     assertStepModes(resumed.stdout, 3, 'the fork after a divergence');
     assert.match(resumed.stdout, /#4 +LIVE \(running now\) +run_bash "echo deux >> a\.txt"/);
     assert.deepEqual(fake.requests.slice(requests).map(assistantMessages), [2, 3]);

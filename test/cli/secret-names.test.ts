@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
-import { runCli, startCli, waitUntil } from '../helpers/cli.js';
+import { runCli, runIds, startCli, waitUntil } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
@@ -124,7 +124,9 @@ describe('secrets in names', { concurrency: true }, () => {
     const taken = JSON.parse(readFileSync(book, 'utf8')) as { secrets: Record<string, { kind: string; value: string }> };
     const names = Object.values(taken.secrets).filter((entry) => entry.kind === 'FILE_NAME').map((entry) => entry.value).sort();
     assert.deepEqual(names, [`dir-${SECRET}`, `notes-${SECRET}.txt`].sort());
-    const again = await runCli(['run', '--yes', '--model', `script:${file}`, TASK], { cwd: repo.root, env });
+    // By id: the identical command would start a new run, as the files differ from where the run finished.
+    const [run] = await runIds(repo.root);
+    const again = await runCli(['run', '--yes', '--model', `script:${file}`, '--run', run!, TASK], { cwd: repo.root, env });
     assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
     assert.match(
       again.stdout.replace(/\s+/g, ' '),

@@ -124,23 +124,23 @@ describe('effects are exact, the journal stays clean', () => {
     assert.match(shown, /DEPLOY_TOKEN=\[REDACTED:DEPLOY_TOKEN\]/);
 
     // Another machine, in effect: without the secret book, the file on disk no longer matches the
-    // checkpoint (the key would get a new placeholder), so --restore puts the checkpoint back,
-    // filling in what this machine knows (DEPLOY_TOKEN) and keeping the key's placeholder. The write
-    // then stops before it runs, naming the secret it lacks.
+    // checkpoint (the key would get a new placeholder). --restore leaves it as it is: the run never
+    // wrote .env, and a file the run never wrote is never overwritten (this test once expected the
+    // checkpoint's placeholder written over the real key on disk). The write then stops before it
+    // runs, naming the secret it lacks.
     const book = join(repo.root, '.git/savepoint/secrets.json');
     renameSync(book, `${book}.away`);
     const noBook = await runCli([...args, '--restore'], { cwd: repo.root, env });
     assert.equal(noBook.code, 1);
-    assert.match(noBook.stdout, /1 restored file\(s\) keep secret placeholders this machine has no value for: \.env/);
+    assert.match(noBook.stdout, /Left 1 file\(s\) the run never wrote as you have them: \.env/);
     assert.match(assertOneParagraph(noBook.stderr), /needs the secret \[REDACTED:ANTHROPIC_KEY:[0-9a-f]{8}\].*\.git\/savepoint\/secrets\.json/);
-    assert.match(repo.read('.env'), /^ANTHROPIC_API_KEY=\[REDACTED:ANTHROPIC_KEY:[0-9a-f]{8}\]\nDEPLOY_TOKEN=dpl-[^\n]+\nDEBUG=false\n$/);
-    assert.ok(repo.read('.env').includes(DEPLOY_TOKEN));
+    assert.equal(repo.read('.env'), dotenv, 'the real keys stay on disk');
     // The book is back, DEPLOY_TOKEN is not set: the other way round.
     renameSync(`${book}.away`, book);
     const noToken = await runCli([...args, '--restore'], { cwd: repo.root, env: { ...env, DEPLOY_TOKEN: undefined } });
     assert.equal(noToken.code, 1);
     assert.match(assertOneParagraph(noToken.stderr), /needs the secret \[REDACTED:DEPLOY_TOKEN\].*environment variable DEPLOY_TOKEN/);
-    assert.equal(repo.read('.env'), `ANTHROPIC_API_KEY=${ANTHROPIC_KEY}\nDEPLOY_TOKEN=[REDACTED:DEPLOY_TOKEN]\nDEBUG=false\n`);
+    assert.equal(repo.read('.env'), dotenv);
 
     // With both known, the write runs with the real values.
     const result = await runCli(args, { cwd: repo.root, env });

@@ -42,15 +42,18 @@ function quickRun(root: string, task: string, extra: string[] = []) {
 describe('two runs, one working tree', { concurrency: true }, () => {
   test("B's --restore while A is live is refused, naming A and git worktree add; A's finished edit stays; after A ends B goes on", async () => {
     const repo = await scratch.repo({ 'a.txt': 'original\n', 'README.md': '# p\n' });
-    // B first: it records b.txt, then is killed in a slow model call (unfinished, checkpoint before A's edit).
-    const scriptB = scriptFile([{ tools: [{ name: 'write_file', input: { path: 'b.txt', content: 'by B\n' } }] }, { text: 'slow', delayMs: 60_000 }, { text: 'B is done.' }]);
+    // B first: it records b.txt and its own a.txt, then is killed in a slow model call (unfinished,
+    // checkpoint before A's edit). B wrote a.txt: a restore of B's may write it (one of a file B
+    // never wrote never would), which is what the check against A's finished edit is for.
+    const writesB = [{ name: 'write_file', input: { path: 'b.txt', content: 'by B\n' } }, { name: 'write_file', input: { path: 'a.txt', content: 'by B\n' } }];
+    const scriptB = scriptFile([{ tools: writesB }, { text: 'slow', delayMs: 60_000 }, { text: 'B is done.' }]);
     const b = startCli(['run', '--yes', '--model', `script:${scriptB}`, 'task B'], { cwd: repo.root });
-    await waitUntil(() => /#2 .*write_file b\.txt/.test(b.stdout), "B's write_file", { child: b });
+    await waitUntil(() => /#3 .*write_file a\.txt/.test(b.stdout), "B's write_file of a.txt", { child: b });
     b.kill();
     await b.result;
     const runB = runIdOf(b.stdout);
     // From now on B's model answers at once (its script is read afresh on resume).
-    writeFileSync(scriptB, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'b.txt', content: 'by B\n' } }] }, { text: 'B is done.' }] }));
+    writeFileSync(scriptB, JSON.stringify({ turns: [{ tools: writesB }, { text: 'B is done.' }] }));
 
     const go = join(scratch.dir('savepoint-go-'), 'go');
     const a = startA(repo.root, go);
@@ -87,7 +90,7 @@ describe('two runs, one working tree', { concurrency: true }, () => {
     assert.match(assertOneParagraph(undo.stderr), new RegExp(`Restoring run ${runB}'s checkpoint would undo edits run ${runA} finished after it \\(a\\.txt\\)`));
     assert.equal(repo.read('a.txt'), 'edited by A\n');
 
-    // With --keep-worktree B goes on (B never recorded a.txt as anything but the original).
+    // With --keep-worktree B goes on, over A's a.txt.
     const resumed = await runCli(['resume', runB, '--yes', '--keep-worktree'], { cwd: repo.root });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(repo.read('a.txt'), 'edited by A\n');

@@ -67,7 +67,7 @@ describe('restoring a checkpoint', { concurrency: true }, () => {
     const snapshotter = snapshotterFor(repo.root);
     const checkpoint = snapshotter.snapshot();
     const result = await restoreWorktree(repo.root, snapshotter.objects, checkpoint.tree, snapshotter.snapshot(), snapshotter.trackedPaths());
-    assert.deepEqual(result, { written: [], deleted: [], kept: [], unrevealed: [], unrestorable: [] });
+    assert.deepEqual(result, { written: [], deleted: [], kept: [], left: [], unrevealed: [], unrestorable: [] });
   });
 
   test("a fresh clone of the base commit gets the run's uncommitted edits back", async () => {

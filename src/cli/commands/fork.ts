@@ -30,11 +30,12 @@ export function forkCommand(): Command {
     const fork = await forkRun({ from: run, at, run: flags.run });
     const out = flags.json ? process.stderr : process.stdout;
     const style = styleFor(out);
-    const restore = fork.checkpoint ? ' --restore' : '';
+    // Its first live step puts back the files the parent wrote from there on (saving them first, under
+    // a ref it names): the fork goes on from the parent's files at that step, with no question.
     out.write(
       `Forked ${fork.from} at step ${at} as ${style.cyan(fork.id)}: ${fork.steps} finished step(s) kept` +
-        `${fork.checkpoint ? ', with the working tree as it was there' : ''}.\n` +
-        (flags.message === undefined ? `Continue it with: savepoint resume ${fork.id}${restore}\n` : ''),
+        `${fork.checkpoint ? `, with the working tree as it was there. It goes on from ${fork.from}'s files at that step: the files ${fork.from} wrote later are put back then (and saved first)` : ''}.\n` +
+        (flags.message === undefined ? `Continue it with: savepoint resume ${fork.id}\n` : ''),
     );
     if (flags.message === undefined) return;
     process.exitCode = await runOnTerminal((session) => continueRun({ ...session, run: fork.id, message: flags.message! }), flags);

@@ -194,7 +194,7 @@ async function fork(state: SessionState, step: number | undefined, bad: string |
   try {
     const forked = await forkRun({ from: state.run, at: step });
     state.run = forked.id;
-    process.stdout.write(`  ${style.dim(`Forked ${forked.from} at step ${step} as ${forked.id}: the next message goes to it (its files are put back at its first live step).`)}\n`);
+    process.stdout.write(`  ${style.dim(`Forked ${forked.from} at step ${step} as ${forked.id}: the next message goes to it, on ${forked.from}'s files as they were at step ${step} (the files it wrote later are put back then, and saved first).`)}\n`);
   } catch (error) {
     report(error);
   }

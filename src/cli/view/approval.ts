@@ -261,6 +261,7 @@ export function where(step: number): string {
 export async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void, beforeAsk?: () => Promise<void>): Promise<'restore' | 'keep' | 'stop'> {
   await beforeAsk?.();
   live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${showControls(describeChanges(question.changes))}.\n`));
+  live.out.write(style.dim('  A restore writes only the files the run wrote, saving your versions first (under refs/savepoint/saved/); keeping them tells the model which files you changed.\n'));
   live.pause();
   try {
     const answer = (await ask('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ', { onInterrupt: stop })).trim().toLowerCase();

@@ -20,6 +20,7 @@ export const JSON_EVENT_TYPES = [
   'text',
   'worktree-restored',
   'worktree-kept',
+  'new-run-for-task',
   'finished-over-changes',
   'compaction',
   'model-notice',

@@ -211,7 +211,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${saved ? '' : '\n'}${totals}\n`);
       return 1;
     }
-    if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); --fresh starts anew.`, style.width);
+    if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); "savepoint run" with its task and no --run starts a new run on them.`, style.width);
     if (saved) o.write(`\n${style.green(saved)}\n`);
     o.write(`${saved ? '' : '\n'}${totals}\n`);
     if (outcome.pushFailure) throw outcome.pushFailure; // finished here, but the remote lacks steps: exit 1
@@ -244,8 +244,14 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
       return;
     }
+    case 'new-run-for-task': {
+      const moved = [event.commit ? 'a new commit' : '', event.changes.length ? describeChanges(event.changes, 3) : ''].filter(Boolean).join(', ');
+      // One line, never wrapped: a log's reader (or grep) finds it whole.
+      out.write(`${style.yellow(`  ${showControls(`Run ${event.previous} finished this task before the repository moved on (${moved}): starting run ${event.run} for it (--run ${event.previous} replays the old one).`)}`)}\n`);
+      return;
+    }
     case 'finished-over-changes':
-      say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; run the same command with --fresh to start anew on the files as they are.`, style.width);
+      say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; "savepoint run" with its task and no --run starts a new run on the files as they are.`, style.width);
       return;
     case 'text':
       return printer.onText(event.text);
@@ -265,8 +271,12 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       // The message holds the server's stderr: outside input, its control characters shown, not sent.
       return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))}${event.log ? ` (its log: ${showControls(relative(process.cwd(), event.log))})` : ''}`, style.width);
     case 'worktree-restored': {
-      const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore' }[event.reason];
-      say(out, style.dim, `${why}: restored the working tree as the journal recorded it ${where(event.step)} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
+      const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore', fork: 'The fork goes on from its parent\'s files' }[event.reason];
+      const what = event.reason === 'fork' ? `put back the files the parent run wrote after the fork point, as they were ${where(event.step)}` : `restored the working tree as the journal recorded it ${where(event.step)}`;
+      say(out, style.dim, `${why}: ${what} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
+      const list = (paths: string[]) => `${paths.slice(0, 5).map(showControls).join(', ')}${paths.length > 5 ? ', ...' : ''}`;
+      if (event.saved) say(out, style.yellow, `Your version of ${event.saved.files.length} file(s) it overwrote or removed is saved in ${event.saved.ref} (${list(event.saved.files)}): get them back with "${event.saved.command}".`, style.width);
+      if (event.left.length) say(out, style.dim, `Left ${event.left.length} file(s) the run never wrote as you have them: ${list(event.left)}`, style.width);
       if (event.unrestorable.length) {
         const names = event.unrestorable.slice(0, 5).map(showControls).join(', ');
         say(out, style.yellow, `${event.unrestorable.length} file(s) of the checkpoint were not restored: their names hold a secret this machine has no value for (${names}${event.unrestorable.length > 5 ? ', ...' : ''}); files that may be them were kept.`, style.width);
@@ -278,6 +288,7 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'worktree-kept': {
       const listed = describeChanges(event.changes);
       if (event.reason === 'flag') say(out, style.yellow, `--keep-worktree: going on with files that differ from the journal (${listed}).`, style.width);
+      else if (event.reason === 'default') say(out, style.yellow, `Going on with the files you changed (${showControls(listed)}): the model is told which ones in its next request.`, style.width);
       else if (event.reason === 'in-flight') say(out, style.yellow, `The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).`, style.width);
       return;
     }
