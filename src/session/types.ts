@@ -97,6 +97,8 @@ export type SessionEvent =
    * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing.
    */
   | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
+  /** A new run's instructions file (`AGENTS.md`, `CLAUDE.md`) that resolves outside the folder it was found in (a symbolic link out of the repository): not read, not in the prompt. */
+  | { type: 'instructions-left-out'; file: string; target: string; within: 'repository' | 'config folder' }
   /** How this process's commands run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */
   | { type: 'sandbox'; kind: 'bwrap' | 'none'; network: boolean; gitWrites: boolean; choice: SandboxChoice }
   | { type: 'text'; text: string }

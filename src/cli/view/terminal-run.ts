@@ -211,6 +211,9 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
       return;
     }
+    case 'instructions-left-out':
+      say(out, style.yellow, `${event.file} is left out of this run's prompt: it resolves to ${event.target}, outside the ${event.within === 'repository' ? 'repository' : 'config folder'}. Instructions are read only from files inside the repository or your config folder.`, style.width);
+      return;
     case 'finished-over-changes':
       say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; run the same command with --fresh to start anew on the files as they are.`, style.width);
       return;
