@@ -173,6 +173,7 @@ class RunLife {
     if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
     this.emit({ type: 'opened', run: target.run, task: target.task, ...opened });
     for (const leftOut of this.instructionsLeftOut) this.emit({ type: 'instructions-left-out', ...leftOut });
+    if (options.fencedFrom && !replayOnly) this.emit({ type: 'fenced', remote: options.fencedFrom });
     return { replayOnly, followUps, configChanges };
   }
 

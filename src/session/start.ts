@@ -8,11 +8,12 @@ import { readHeadBranch } from '../git/refs.js';
 import type { RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
-import { assertNoConflict, syncJournals } from '../journal/sync.js';
+import { assertNoConflict, remotesHolding, syncJournals } from '../journal/sync.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import { assertPinned } from './config.js';
-import { driveSession } from './drive.js';
+import { driveSession, type RunTarget } from './drive.js';
+import { withFenceAdvice } from './pushing.js';
 import { resolveRunId, runsForTask, sameTask, taskRunBases } from '../journal/run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
 
@@ -72,7 +73,7 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   // The same task finished in another worktree or on another branch: its answer is not this tree's work.
   if (derived && record?.status === 'finished' && isElsewhere(record, store.repo)) throw new FinishedElsewhereError(run, record.worktree ?? null, record.branch ?? null);
   assertPinned(record, options);
-  return driveSession({ store, run, task: record?.task ?? task, model: modelOf(record, options) }, options);
+  return drive({ store, run, task: record?.task ?? task, model: modelOf(record, options) }, record ? await fencedOptions(store, run, options) : options);
 }
 
 // Whether a run was created in another worktree and never went live in this one, or on another
@@ -95,7 +96,7 @@ export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNoConflict(synced, record.id);
   assertPinned(record, options);
-  return driveSession({ store, run: record.id, task: record.task, model: modelOf(record, options) }, options);
+  return drive({ store, run: record.id, task: record.task, model: modelOf(record, options) }, await fencedOptions(store, record.id, options));
 }
 
 /** Options of continueRun: the follow-up, and which run it is for. `model` here changes the run's model from this follow-up on (a journaled config step). */
@@ -126,7 +127,7 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   // --model on continue is a change of model within the run (a config step), not a clash with the pinned one.
   assertPinned(record, { ...options, model: undefined });
   const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), ...(message ? { followUp: message } : {}), ...(options.compact ? { compact: true } : {}) };
-  return driveSession(options.model !== undefined ? { ...target, modelChange: options.model } : target, options);
+  return drive(options.model !== undefined ? { ...target, modelChange: options.model } : target, await fencedOptions(store, record.id, options));
 }
 
 /** The id of this working tree's most recent run (created here, gone live here, or too old to say), or undefined when it has none. */
@@ -167,6 +168,29 @@ async function resolved(store: JournalStore, given: string): Promise<string> {
 // The model a run uses: the one it recorded, else the one asked for, else settings', else the default.
 function modelOf(record: RunRecord | undefined, options: SessionOptions): string {
   return record?.config?.model ?? record?.model ?? options.model ?? options.defaultModel ?? DEFAULT_MODEL;
+}
+
+/**
+ * The options a run goes on with: a run that a fetched journal holds (it came from another machine,
+ * or went there) pushes to that remote as `--push <remote>` would, so a one-shot effect runs only
+ * once the remote has its start, and a machine the run moved on from stops at its next push instead
+ * of doing the effect again. The person's own choice wins: `--push <remote>`, or `push: false`
+ * (`--no-push`).
+ */
+export async function fencedOptions<T extends SessionOptions>(store: JournalStore, run: string, options: T): Promise<T> {
+  if (options.push !== undefined) return options;
+  const [remote] = await remotesHolding(store, run);
+  return remote === undefined ? options : { ...options, push: remote, fencedFrom: remote };
+}
+
+// driveSession, with a push failure of a run fenced by default saying how to opt out.
+async function drive(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
+  try {
+    const outcome = await driveSession(target, options);
+    return outcome.pushFailure ? { ...outcome, pushFailure: withFenceAdvice(outcome.pushFailure, options.fencedFrom) } : outcome;
+  } catch (error) {
+    throw withFenceAdvice(error, options.fencedFrom);
+  }
 }
 
 // The journal store, with every fetched journal folded into the local branch first.

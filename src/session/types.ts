@@ -60,8 +60,14 @@ export interface SessionOptions {
    */
   mcpServers?: Record<string, unknown>;
   mcpServersSource?: string;
-  /** Push the agent-journal branch to this remote after every step (in the background; see journal/pusher.ts). */
-  push?: string;
+  /**
+   * Push the agent-journal branch to this remote after every step (in the background; see
+   * journal/pusher.ts). Default: a run a fetched journal holds pushes to that remote (fenced against
+   * it, see `fencedFrom`); false: never, not even then (`--no-push`).
+   */
+  push?: string | false;
+  /** Set by the entry points when `push` was not asked for but chosen because a fetched journal of this remote holds the run: the session says the run is fenced against it. */
+  fencedFrom?: string;
   /** One git call's limit when pushing, in seconds (--push-timeout). Default: $SAVEPOINT_PUSH_TIMEOUT, else 30. */
   pushTimeout?: number;
   /** How long pushes may keep failing before a push that must land gives up, in seconds (--push-retry). Default: $SAVEPOINT_PUSH_RETRY, else 60. */
@@ -99,6 +105,8 @@ export type SessionEvent =
   | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
   /** A new run's instructions file (`AGENTS.md`, `CLAUDE.md`) that resolves outside the folder it was found in (a symbolic link out of the repository): not read, not in the prompt. */
   | { type: 'instructions-left-out'; file: string; target: string; within: 'repository' | 'config folder' }
+  /** The run came from (or went to) this remote's fetched journal: it pushes there as `--push <remote>` would, so a one-shot effect runs only once the remote has its start. Said after `opened` when the run will go live. */
+  | { type: 'fenced'; remote: string }
   /** How this process's commands run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */
   | { type: 'sandbox'; kind: 'bwrap' | 'none'; network: boolean; gitWrites: boolean; choice: SandboxChoice }
   | { type: 'text'; text: string }

@@ -3,7 +3,8 @@
 // a user would (`git push origin agent-journal`, `git clone`, `git fetch`). B must pick the run up
 // where A was killed (A's uncommitted edits restored, finished steps replayed with no model request,
 // the test A left failing passing when the run re-runs it); journals that diverged on one run are
-// refused with the entries named; appends of different runs merge; `--push` fences a stale machine.
+// refused with the entries named (they arise only when a machine opts out of the fence a fetched
+// run gets, --no-push); appends of different runs merge; `--push` fences a stale machine.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -240,8 +241,10 @@ describe('journals that diverged on the same run', { concurrency: true }, () => 
     const b = await runCli(['resume', '--yes', run], { cwd: rootB, env: fakeEnv(fake) });
     assert.equal(b.code, 0, b.stderr);
     await gitOut(rootB, ['push', '-q', 'origin', 'agent-journal']);
-    // Meanwhile A, not knowing, finishes the same run on its own.
-    const a = await runCli(['resume', '--yes', run], { cwd: rootA, env: fakeEnv(fake) });
+    // Meanwhile A, not knowing, finishes the same run on its own. A pushed the run, so its `resume`
+    // would be fenced against origin and stop at its first push (test/cli/fenced-resume.test.ts):
+    // only opting out (--no-push) lets the journals diverge.
+    const a = await runCli(['resume', '--yes', '--no-push', run], { cwd: rootA, env: fakeEnv(fake) });
     assert.equal(a.code, 0, a.stderr);
     const tipA = await tip(rootA);
 

@@ -12,6 +12,7 @@ import { terminalJson } from '../../format/text.js';
 export const JSON_EVENT_TYPES = [
   'run-started',
   'instructions-left-out',
+  'fenced',
   'sandbox',
   'step-replayed',
   'step-started',

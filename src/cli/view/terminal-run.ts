@@ -214,6 +214,9 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'instructions-left-out':
       say(out, style.yellow, `${event.file} is left out of this run's prompt: it resolves to ${event.target}, outside the ${event.within === 'repository' ? 'repository' : 'config folder'}. Instructions are read only from files inside the repository or your config folder.`, style.width);
       return;
+    case 'fenced':
+      say(out, style.dim, `Fenced against ${event.remote}: this run is in ${event.remote}'s journal, so it pushes there as it goes (as --push ${event.remote}) and a command runs only once ${event.remote} has its start; if another machine moved the run on there, this one stops. --no-push opts out.`, style.width);
+      return;
     case 'finished-over-changes':
       say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; run the same command with --fresh to start anew on the files as they are.`, style.width);
       return;
