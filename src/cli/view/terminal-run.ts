@@ -136,6 +136,11 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         if (event.type === 'started') live.begin(event.description, event.kind);
         else if (event.type === 'output') return live.output(event.chunk);
         else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
+        // Said once in a session, as how commands run is: each turn is fenced alike.
+        if (event.type === 'fenced' && view.said) {
+          if (view.said.has(`fenced ${event.remote}`)) return;
+          view.said.add(`fenced ${event.remote}`);
+        }
         if (event.type === 'sandbox') {
           const line = sandboxLine(event);
           if (!view.said?.has(line)) say(live.out, style.dim, line, style.width);
