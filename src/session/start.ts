@@ -13,7 +13,9 @@ import { DEFAULT_MODEL } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import { assertPinned } from './config.js';
 import { driveSession, type RunTarget } from './drive.js';
-import { withFenceAdvice } from './pushing.js';
+import { pusherOptions, withFenceAdvice } from './pushing.js';
+import { fetchJournal } from '../journal/push.js';
+import { DEFAULT_PUSH_TIMEOUT_MS } from '../journal/pusher.js';
 import { resolveRunId, runsForTask, sameTask, taskRunBases } from '../journal/run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
 
@@ -53,7 +55,7 @@ async function taskRuns(store: JournalStore, task: string, ids: string[]): Promi
  */
 export async function startRun(options: StartOptions): Promise<RunOutcome> {
   if (!options.task.trim()) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
-  const { store, synced } = await openSynced(options.dir);
+  const { store, synced } = await openSynced(options.dir, options);
   // A secret typed into the task must not reach the run id, run.json or commit subjects.
   const task = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.task.trim());
   const ids = await listRunIds(store);
@@ -91,7 +93,7 @@ export interface ResumeOptions extends SessionOptions {
 
 /** Resumes a run by id, or the most recent unfinished one, found locally or in a fetched journal. */
 export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome> {
-  const { store, synced } = await openSynced(options.dir);
+  const { store, synced } = await openSynced(options.dir, options);
   const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, (r) => r.status !== 'finished');
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNoConflict(synced, record.id);
@@ -116,7 +118,7 @@ export interface ContinueOptions extends SessionOptions {
  */
 export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
   if (!options.message.trim() && options.model === undefined && !options.compact) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
-  const { store, synced } = await openSynced(options.dir);
+  const { store, synced } = await openSynced(options.dir, options);
   // Redacted before it is a step's key, as the task is: the journal never holds the secret.
   const message = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.message.trim());
   // The most recent run of this working tree: created here, gone live here, or too old to say.
@@ -193,9 +195,14 @@ async function drive(target: RunTarget, options: SessionOptions): Promise<RunOut
   }
 }
 
-// The journal store, with every fetched journal folded into the local branch first.
-async function openSynced(dir: string | undefined) {
+// The journal store, with every fetched journal folded into the local branch first. With `--push
+// <remote>`, that remote's journal is fetched first (a CI job's shallow, single-branch clone has none):
+// the run a killed job left is then found and goes on. A fetch that fails leaves the journals as they
+// are: the pushes say what is wrong with the remote, and a run there that this clone could not see
+// stops at its first push (rejected), before any one-shot effect.
+async function openSynced(dir: string | undefined, options: SessionOptions = {}) {
   const store = await JournalStore.open(dir ?? process.cwd());
+  if (typeof options.push === 'string') await fetchJournal(store, options.push, pusherOptions(options, options.env ?? process.env).timeoutMs ?? DEFAULT_PUSH_TIMEOUT_MS);
   const synced = await syncJournals(store);
   return { store, synced };
 }
