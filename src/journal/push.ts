@@ -56,10 +56,11 @@ export type JournalFetch = { outcome: 'fetched' | 'none' } | { outcome: 'passing
 /**
  * Fetches `remote`'s journal branch into `refs/remotes/<remote>/agent-journal` with an explicit
  * refspec, so a single-branch or shallow clone (a CI job's) gets it too; `--push <remote>` does
- * this before a run is looked for, so the run a killed job left goes on.
+ * this before a run is looked for, so the run a killed job left goes on. The process groups of the
+ * git calls under way are in `running` meanwhile (stopGits ends them).
  */
-export async function fetchJournal(store: JournalStore, remote: string, timeoutMs: number): Promise<JournalFetch> {
-  const fetch = await runGit(store, ['fetch', '--quiet', '--no-write-fetch-head', '--end-of-options', remote, `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`], timeoutMs, new Set());
+export async function fetchJournal(store: JournalStore, remote: string, timeoutMs: number, running: Set<number> = new Set()): Promise<JournalFetch> {
+  const fetch = await runGit(store, ['fetch', '--quiet', '--no-write-fetch-head', '--end-of-options', remote, `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`], timeoutMs, running);
   if (fetch.status === 0) return { outcome: 'fetched' };
   const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
   if (/couldn't find remote ref/i.test(output)) return { outcome: 'none' };

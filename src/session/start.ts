@@ -14,7 +14,7 @@ import { openRunSecrets } from '../redact/run-secrets.js';
 import { assertPinned } from './config.js';
 import { driveSession, type RunTarget } from './drive.js';
 import { pusherOptions, withFenceAdvice } from './pushing.js';
-import { fetchJournal } from '../journal/push.js';
+import { fetchJournal, stopGits } from '../journal/push.js';
 import { DEFAULT_PUSH_TIMEOUT_MS } from '../journal/pusher.js';
 import { resolveRunId, runsForTask, sameTask, taskRunBases } from '../journal/run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
@@ -202,9 +202,24 @@ async function drive(target: RunTarget, options: SessionOptions): Promise<RunOut
 // stops at its first push (rejected), before any one-shot effect.
 async function openSynced(dir: string | undefined, options: SessionOptions = {}) {
   const store = await JournalStore.open(dir ?? process.cwd());
-  if (typeof options.push === 'string') await fetchJournal(store, options.push, pusherOptions(options, options.env ?? process.env).timeoutMs ?? DEFAULT_PUSH_TIMEOUT_MS);
+  if (typeof options.push === 'string') await fetchFirst(store, options.push, options);
   const synced = await syncJournals(store);
   return { store, synced };
+}
+
+// `--push <remote>`'s fetch of that remote's journal, within --push-timeout; Ctrl-C ends it (git and
+// its helpers) and stops the command there.
+async function fetchFirst(store: JournalStore, remote: string, options: SessionOptions): Promise<void> {
+  const timeoutMs = pusherOptions(options, options.env ?? process.env).timeoutMs ?? DEFAULT_PUSH_TIMEOUT_MS;
+  const gits = new Set<number>();
+  const stop = () => stopGits(gits);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await fetchJournal(store, remote, timeoutMs, gits);
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+  }
+  options.signal?.throwIfAborted();
 }
 
 // The most recently active run that `accept` takes.
