@@ -1,7 +1,8 @@
 // The named ways into a run's life, for the CLI and the library alike: start (or continue) the run
 // for a task, resume a run, continue a run with a follow-up, fork a run at a step. Each finds the
-// run in the journals (after folding in the ones fetched from other machines), checks that the
-// request makes sense, and hands it to driveSession.
+// run in the journals (after folding in the ones fetched from other machines; with --push, that
+// remote's fetched first), checks that the request makes sense, and hands it to driveSession, fenced
+// against the remote a fetched run came from unless the person chose (--push <remote>, --no-push).
 import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
 import { readHeadBranch } from '../git/refs.js';
@@ -179,7 +180,7 @@ function modelOf(record: RunRecord | undefined, options: SessionOptions): string
  * of doing the effect again. The person's own choice wins: `--push <remote>`, or `push: false`
  * (`--no-push`).
  */
-export async function fencedOptions<T extends SessionOptions>(store: JournalStore, run: string, options: T): Promise<T> {
+async function fencedOptions<T extends SessionOptions>(store: JournalStore, run: string, options: T): Promise<T> {
   if (options.push !== undefined) return options;
   const [remote] = await remotesHolding(store, run);
   return remote === undefined ? options : { ...options, push: remote, fencedFrom: remote };
