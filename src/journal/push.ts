@@ -50,6 +50,23 @@ export async function pushOnce(store: JournalStore, remote: string, run: string,
   return { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
 }
 
+/** What fetching a remote's journal did: fetched (or the remote has none yet), or why not, and whether a retry could change that. */
+export type JournalFetch = { outcome: 'fetched' | 'none' } | { outcome: 'passing' | 'final'; reason: string };
+
+/**
+ * Fetches `remote`'s journal branch into `refs/remotes/<remote>/agent-journal` with an explicit
+ * refspec, so a single-branch or shallow clone (a CI job's) gets it too; `--push <remote>` does
+ * this before a run is looked for, so the run a killed job left goes on. The process groups of the
+ * git calls under way are in `running` meanwhile (stopGits ends them).
+ */
+export async function fetchJournal(store: JournalStore, remote: string, timeoutMs: number, running: Set<number> = new Set()): Promise<JournalFetch> {
+  const fetch = await runGit(store, ['fetch', '--quiet', '--no-write-fetch-head', '--end-of-options', remote, `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`], timeoutMs, running);
+  if (fetch.status === 0) return { outcome: 'fetched' };
+  const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
+  if (/couldn't find remote ref/i.test(output)) return { outcome: 'none' };
+  return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', reason: gitSays(output) };
+}
+
 // The remote moved on: fetch its journal and fold it in; another machine's entries on this run end it.
 async function foldIn(store: JournalStore, remote: string, run: string, timeoutMs: number, git: (args: string[]) => Promise<GitRun>): Promise<PushAttempt> {
   const tracking = `refs/remotes/${remote}/agent-journal`;

@@ -2,6 +2,7 @@
 // `refs/remotes/<remote>/agent-journal` is folded into the local branch: created from it, fast-
 // forwarded to it, or merged with it when both sides appended different runs. When both sides
 // appended to the same run, nothing is overwritten: the conflict is reported, naming the entries.
+// Which remotes hold a run says where it must be fenced (session/start.ts: a fetched run pushes there).
 import { spawnSync } from 'node:child_process';
 import { JournalConflictError } from '../errors/index.js';
 import { listJournalRefs } from './journal-refs.js';
@@ -26,6 +27,32 @@ export async function syncJournals(store: JournalStore, focusRun?: string): Prom
     if (!ref.local) reports.push(await integrate(store, ref.tip, ref.source, focusRun));
   }
   return reports;
+}
+
+/**
+ * The remotes whose fetched journal (`refs/remotes/<remote>/agent-journal`) holds `run`, among
+ * those still configured (`remote.<name>.url`): `origin` first, then by name. A run there came from
+ * (or went to) another machine, which may go on with it too.
+ */
+export async function remotesHolding(store: JournalStore, run: string): Promise<string[]> {
+  const holding: string[] = [];
+  for (const ref of listJournalRefs(store.repo.commonDir)) {
+    if (ref.local || !(await holdsRun(store, ref.tip, run))) continue;
+    if (git(store, ['config', '--get', `remote.${ref.source}.url`]).status === 0) holding.push(ref.source);
+  }
+  return holding.sort((a, b) => Number(b === 'origin') - Number(a === 'origin') || a.localeCompare(b));
+}
+
+// Whether the journal at `commit` has a folder for `run`. A commit or tree that cannot be read (a
+// partial clone offline) holds nothing that can be known.
+async function holdsRun(store: JournalStore, commit: string, run: string): Promise<boolean> {
+  try {
+    const root = await store.tree((await store.objects.readCommit(commit)).tree);
+    const runs = root.get('runs');
+    return runs?.mode === TREE_MODE && (await store.tree(runs.oid)).get(run)?.mode === TREE_MODE;
+  } catch {
+    return false;
+  }
 }
 
 /** Throws the conflict that `syncJournals` reported for `run`, if any. */

@@ -29,7 +29,7 @@ import { finishedRunChanges, finishedRunMoved } from './finished-run.js';
 import { chooseSandbox } from './sandbox.js';
 import { gitPaths, probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
-import { readInstructions } from './instructions.js';
+import { readInstructions, type InstructionsLeftOut } from './instructions.js';
 import { settleWorktree } from './worktree.js';
 import { createRunPusher, flushRunPushes } from './pushing.js';
 import { providerFor } from './providers.js';
@@ -103,6 +103,8 @@ class RunLife {
   private loopStarted = false;
   // A finished run replayed over files that differ from its last checkpoint: the step of that checkpoint, and the files.
   private changedSince: { step: number; changes: FileChange[] } | undefined;
+  // Instructions files a new run left out (they resolve outside their folder): said under the header.
+  private instructionsLeftOut: InstructionsLeftOut[] = [];
 
   private constructor(
     private readonly target: RunTarget,
@@ -154,6 +156,7 @@ class RunLife {
     // The checkpoints write through the run's own object store: one handle for the run.
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
     let life: RunLife | undefined;
+    const leftOut: InstructionsLeftOut[] = [];
     const spares = new SpareShells();
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
     const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares }));
@@ -171,7 +174,7 @@ class RunLife {
         // A refusal (no sandbox, none waived) is the run's, said as such, not one server's failure.
         if ([...mcpServers.values()].some((server) => server.type === 'stdio')) await decideSandbox();
         const offered = mcpServers.size ? await offerMcpTools(mcp, unavailable) : undefined;
-        const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env });
+        const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env, onLeftOut: (file) => leftOut.push(file) });
         const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
         return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
       },
@@ -193,6 +196,7 @@ class RunLife {
     // The run's tools: the built-in ones and the MCP tools its configuration pinned.
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
     life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares, decideSandbox);
+    life.instructionsLeftOut = leftOut;
     return life;
   }
 
@@ -222,6 +226,8 @@ class RunLife {
     const { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened } = planRun(journal, target);
     if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
     this.emit({ type: 'opened', run: target.run, task: target.task, ...opened });
+    for (const leftOut of this.instructionsLeftOut) this.emit({ type: 'instructions-left-out', ...leftOut });
+    if (options.fencedFrom && !replayOnly) this.emit({ type: 'fenced', remote: options.fencedFrom });
     return { replayOnly, followUps, configChanges, changesOnly };
   }
 

@@ -1,8 +1,8 @@
 // `--push` in a run's life: the background pusher (journal/pusher.ts) made with the run's limits,
-// and its flush at the run's end. How long it waits: one git call's timeout and the window pushes
+// and its flush at the run's end; what a failure says when the push was not asked for (a fetched run). How long it waits: one git call's timeout and the window pushes
 // may keep failing in, from the flags (--push-timeout, --push-retry), else the environment
 // (SAVEPOINT_PUSH_TIMEOUT, SAVEPOINT_PUSH_RETRY), else the pusher's defaults. All in seconds.
-import { UsageError } from '../errors/index.js';
+import { PushFailedError, PushStalledError, UsageError } from '../errors/index.js';
 import { JournalPusher, type PusherOptions } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
 import type { SessionEvent, SessionOptions } from './types.js';
@@ -25,6 +25,19 @@ export async function flushRunPushes(pusher: JournalPusher | undefined, emit: (e
   if (!report.unpushed.length) return undefined;
   emit({ type: 'push-behind', remote: report.remote, unpushed: report.unpushed, reason: report.reason ?? '', command: `git push ${report.remote} agent-journal` });
   return report.error;
+}
+
+/**
+ * A push failure of a run that pushes only because a fetched journal holds it (`fencedFrom`, not
+ * asked for): its message also says how to go on without the fence, and what that gives up. A
+ * rejection (another machine moved the run on) is the fence working and gets no such advice.
+ */
+export function withFenceAdvice<T>(error: T, fencedFrom: string | undefined): T {
+  if (fencedFrom === undefined || !(error instanceof PushFailedError || error instanceof PushStalledError)) return error;
+  error.message +=
+    ` This run pushes to ${fencedFrom} because ${fencedFrom}'s journal holds it (it is fenced against ${fencedFrom}); ` +
+    `where ${fencedFrom} cannot take pushes, --no-push goes on without the fence, and then nothing stops another machine from running the same step again.`;
+  return error;
 }
 
 /** The pusher's limits for a session, in ms; an environment value that is not a positive number is a UsageError. */

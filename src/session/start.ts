@@ -1,18 +1,22 @@
 // The named ways into a run's life, for the CLI and the library alike: start (or continue) the run
 // for a task, resume a run, continue a run with a follow-up, fork a run at a step. Each finds the
-// run in the journals (after folding in the ones fetched from other machines), checks that the
-// request makes sense, and hands it to driveSession.
+// run in the journals (after folding in the ones fetched from other machines; with --push, that
+// remote's fetched first), checks that the request makes sense, and hands it to driveSession, fenced
+// against the remote a fetched run came from unless the person chose (--push <remote>, --no-push).
 import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
 import { readHeadBranch } from '../git/refs.js';
 import type { RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
-import { assertNoConflict, syncJournals } from '../journal/sync.js';
+import { assertNoConflict, remotesHolding, syncJournals } from '../journal/sync.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import { assertPinned } from './config.js';
-import { driveSession } from './drive.js';
+import { driveSession, type RunTarget } from './drive.js';
+import { pusherOptions, withFenceAdvice } from './pushing.js';
+import { fetchJournal, stopGits } from '../journal/push.js';
+import { DEFAULT_PUSH_TIMEOUT_MS } from '../journal/pusher.js';
 import { resolveRunId, runsForTask, sameTask, taskRunBases } from '../journal/run-id.js';
 import type { RunOutcome, SessionOptions } from './types.js';
 
@@ -52,7 +56,7 @@ async function taskRuns(store: JournalStore, task: string, ids: string[]): Promi
  */
 export async function startRun(options: StartOptions): Promise<RunOutcome> {
   if (!options.task.trim()) throw new UsageError('Say what the agent should do: savepoint run "fix the failing test".');
-  const { store, synced } = await openSynced(options.dir);
+  const { store, synced } = await openSynced(options.dir, options);
   // A secret typed into the task must not reach the run id, run.json or commit subjects.
   const task = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.task.trim());
   const ids = await listRunIds(store);
@@ -76,7 +80,7 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   assertPinned(record, options);
   // Yesterday's success is not today's: a finished run replays only on the repository as it left it.
   const renew = renewal && record?.status === 'finished' ? { renew: { run: renewal, model: modelOf(undefined, options) } } : {};
-  return driveSession({ store, run, task: record?.task ?? task, model: modelOf(record, options), ...renew }, options);
+  return drive({ store, run, task: record?.task ?? task, model: modelOf(record, options), ...renew }, record ? await fencedOptions(store, run, options) : options);
 }
 
 // Whether a run was created in another worktree and never went live in this one, or on another
@@ -94,12 +98,12 @@ export interface ResumeOptions extends SessionOptions {
 
 /** Resumes a run by id, or the most recent unfinished one, found locally or in a fetched journal. */
 export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome> {
-  const { store, synced } = await openSynced(options.dir);
+  const { store, synced } = await openSynced(options.dir, options);
   const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, (r) => r.status !== 'finished');
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNoConflict(synced, record.id);
   assertPinned(record, options);
-  return driveSession({ store, run: record.id, task: record.task, model: modelOf(record, options) }, options);
+  return drive({ store, run: record.id, task: record.task, model: modelOf(record, options) }, await fencedOptions(store, record.id, options));
 }
 
 /** Options of continueRun: the follow-up, and which run it is for. `model` here changes the run's model from this follow-up on (a journaled config step). */
@@ -122,7 +126,7 @@ export interface ContinueOptions extends SessionOptions {
  */
 export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
   if (!options.message.trim() && options.model === undefined && !options.compact) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
-  const { store, synced } = await openSynced(options.dir);
+  const { store, synced } = await openSynced(options.dir, options);
   // Redacted before it is a step's key, as the task is: the journal never holds the secret.
   const message = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.message.trim());
   // The most recent run of this working tree: created here, gone live here, or too old to say.
@@ -134,7 +138,7 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   assertPinned(record, { ...options, model: undefined });
   // The person's own changes to the files are kept (and the model told of them): a follow-up is about the files as they are.
   const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), keepByDefault: true, ...(message ? { followUp: message, ...(options.newMessage ? { newMessage: true } : {}) } : {}), ...(options.compact ? { compact: true } : {}) };
-  return driveSession(options.model !== undefined ? { ...target, modelChange: options.model } : target, options);
+  return drive(options.model !== undefined ? { ...target, modelChange: options.model } : target, await fencedOptions(store, record.id, options));
 }
 
 /** The id of this working tree's most recent run (created here, gone live here, or too old to say), or undefined when it has none. */
@@ -177,11 +181,54 @@ function modelOf(record: RunRecord | undefined, options: SessionOptions): string
   return record?.config?.model ?? record?.model ?? options.model ?? options.defaultModel ?? DEFAULT_MODEL;
 }
 
-// The journal store, with every fetched journal folded into the local branch first.
-async function openSynced(dir: string | undefined) {
+/**
+ * The options a run goes on with: a run that a fetched journal holds (it came from another machine,
+ * or went there) pushes to that remote as `--push <remote>` would, so a one-shot effect runs only
+ * once the remote has its start, and a machine the run moved on from stops at its next push instead
+ * of doing the effect again. The person's own choice wins: `--push <remote>`, or `push: false`
+ * (`--no-push`).
+ */
+async function fencedOptions<T extends SessionOptions>(store: JournalStore, run: string, options: T): Promise<T> {
+  if (options.push !== undefined) return options;
+  const [remote] = await remotesHolding(store, run);
+  return remote === undefined ? options : { ...options, push: remote, fencedFrom: remote };
+}
+
+// driveSession, with a push failure of a run fenced by default saying how to opt out.
+async function drive(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
+  try {
+    const outcome = await driveSession(target, options);
+    return outcome.pushFailure ? { ...outcome, pushFailure: withFenceAdvice(outcome.pushFailure, options.fencedFrom) } : outcome;
+  } catch (error) {
+    throw withFenceAdvice(error, options.fencedFrom);
+  }
+}
+
+// The journal store, with every fetched journal folded into the local branch first. With `--push
+// <remote>`, that remote's journal is fetched first (a CI job's shallow, single-branch clone has none):
+// the run a killed job left is then found and goes on. A fetch that fails leaves the journals as they
+// are: the pushes say what is wrong with the remote, and a run there that this clone could not see
+// stops at its first push (rejected), before any one-shot effect.
+async function openSynced(dir: string | undefined, options: SessionOptions = {}) {
   const store = await JournalStore.open(dir ?? process.cwd());
+  if (typeof options.push === 'string') await fetchFirst(store, options.push, options);
   const synced = await syncJournals(store);
   return { store, synced };
+}
+
+// `--push <remote>`'s fetch of that remote's journal, within --push-timeout; Ctrl-C ends it (git and
+// its helpers) and stops the command there.
+async function fetchFirst(store: JournalStore, remote: string, options: SessionOptions): Promise<void> {
+  const timeoutMs = pusherOptions(options, options.env ?? process.env).timeoutMs ?? DEFAULT_PUSH_TIMEOUT_MS;
+  const gits = new Set<number>();
+  const stop = () => stopGits(gits);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await fetchJournal(store, remote, timeoutMs, gits);
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+  }
+  options.signal?.throwIfAborted();
 }
 
 // The most recently active run that `accept` takes.

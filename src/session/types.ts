@@ -62,14 +62,20 @@ export interface SessionOptions {
   mcpServers?: Record<string, unknown>;
   mcpServersSource?: string | Record<string, string>;
   /**
-   * The repository's own `.mcp.json` is trusted: its servers start (unconfined, with the variables
+   * The repository's own `.mcp.json` is trusted: its servers start (in the sandbox, with the variables
    * they name through `${VAR}`) when a new run lists their tools. Default false: a repository's
    * `.mcp.json` is not read, its servers do not start, and a `repository-left-out` event names them;
    * pass the servers you mean to run in `mcpServers` instead (docs/trust.md, docs/library.md).
    */
   trustRepository?: boolean;
-  /** Push the agent-journal branch to this remote after every step (in the background; see journal/pusher.ts). */
-  push?: string;
+  /**
+   * Push the agent-journal branch to this remote after every step (in the background; see
+   * journal/pusher.ts). Default: a run a fetched journal holds pushes to that remote (fenced against
+   * it, see `fencedFrom`); false: never, not even then (`--no-push`).
+   */
+  push?: string | false;
+  /** Set by the entry points when `push` was not asked for but chosen because a fetched journal of this remote holds the run: the session says the run is fenced against it. */
+  fencedFrom?: string;
   /** One git call's limit when pushing, in seconds (--push-timeout). Default: $SAVEPOINT_PUSH_TIMEOUT, else 30. */
   pushTimeout?: number;
   /** How long pushes may keep failing before a push that must land gives up, in seconds (--push-retry). Default: $SAVEPOINT_PUSH_RETRY, else 60. */
@@ -112,6 +118,10 @@ export type SessionEvent =
    * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing.
    */
   | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
+  /** A new run's instructions file (`AGENTS.md`, `CLAUDE.md`) that resolves outside the folder it was found in (a symbolic link out of the repository): not read, not in the prompt. */
+  | { type: 'instructions-left-out'; file: string; target: string; within: 'repository' | 'config folder' }
+  /** The run came from (or went to) this remote's fetched journal: it pushes there as `--push <remote>` would, so a one-shot effect runs only once the remote has its start. Said after `opened` when the run will go live. */
+  | { type: 'fenced'; remote: string }
   /** How this process's commands (and the MCP servers it starts, `mcp`) run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */
   | { type: 'sandbox'; kind: 'bwrap' | 'none'; network: boolean; gitWrites: boolean; choice: SandboxChoice; mcp?: McpPlaces }
   | { type: 'text'; text: string }

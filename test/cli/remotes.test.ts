@@ -147,7 +147,8 @@ describe('--push to a remote that misbehaves', { concurrency: true }, () => {
     const { root, remote } = await project();
     remote.behave({ hang: true });
     const fake = await scratch.fake(turnsOf([bash('touch ran.txt'), { text: 'done' }]));
-    const cli = startCli(['run', '--yes', '--no-sandbox', '--push', 'origin', 'touch ran when pushed'], { cwd: root, env: fakeEnv(fake), timeoutMs: 120_000 });
+    // --push fetches origin's journal first: the hung remote holds that fetch for --push-timeout.
+    const cli = startCli(['run', '--yes', '--no-sandbox', '--push', 'origin', '--push-timeout', '2', 'touch ran when pushed'], { cwd: root, env: fakeEnv(fake), timeoutMs: 120_000 });
     // The model asked for the command; the run now waits for the remote to have step 1.
     await waitUntil(() => /#1 .*calls run_bash/.test(said(cli)), 'the model asking for the command', { child: cli });
     cli.child.kill('SIGINT');

@@ -46,6 +46,7 @@ export function addDriveOptions(command: Command): Command {
     .option('--keep-worktree', 'if the files differ from the journal\'s last checkpoint, go on with them as they are')
     .option('--json', 'print JSON Lines on stdout, one object per event (see docs/json-events.md); messages for people go to stderr')
     .option('--push <remote>', 'push the agent-journal branch to this remote as the run goes, in the background; a command waits until the remote has its start (stops if another machine moved the run on)')
+    .option('--no-push', "never push this run, not even one that came from a remote's journal (by default such a run pushes there as --push <remote> would, so no command runs on two machines)")
     .option('--push-timeout <seconds>', 'the longest one git call of --push may take before it is given up and tried again ($SAVEPOINT_PUSH_TIMEOUT; default 30)', positiveNumber('--push-timeout'))
     .option('--push-retry <seconds>', 'how long --push keeps retrying a failing remote before the run stops at its next command ($SAVEPOINT_PUSH_RETRY; default 60)', positiveNumber('--push-retry'))
     .option('--no-sandbox', 'run commands unconfined, with your whole environment and file system (default: in bubblewrap where the machine has it)')

@@ -11,6 +11,8 @@ import { terminalJson } from '../../format/text.js';
 /** The `type` of every line `--json` prints. */
 export const JSON_EVENT_TYPES = [
   'run-started',
+  'instructions-left-out',
+  'fenced',
   'sandbox',
   'step-replayed',
   'step-started',

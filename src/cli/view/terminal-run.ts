@@ -168,6 +168,11 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         if (event.type === 'started') live.begin(event.description, event.kind);
         else if (event.type === 'output') return live.output(event.chunk);
         else if (event.type === 'recorded' || event.type === 'in-flight') live.end();
+        // Said once in a session, as how commands run is: each turn is fenced alike.
+        if (event.type === 'fenced' && view.said) {
+          if (view.said.has(`fenced ${event.remote}`)) return;
+          view.said.add(`fenced ${event.remote}`);
+        }
         if (event.type === 'sandbox') {
           const line = sandboxLine(event);
           if (!view.said?.has(line)) say(live.out, style.dim, line, style.width);
@@ -250,6 +255,12 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       out.write(`${style.yellow(`  ${showControls(`Run ${event.previous} finished this task before the repository moved on (${moved}): starting run ${event.run} for it (--run ${event.previous} replays the old one).`)}`)}\n`);
       return;
     }
+    case 'instructions-left-out':
+      say(out, style.yellow, `${event.file} is left out of this run's prompt: it resolves to ${event.target}, outside the ${event.within === 'repository' ? 'repository' : 'config folder'}. Instructions are read only from files inside the repository or your config folder.`, style.width);
+      return;
+    case 'fenced':
+      say(out, style.dim, `Fenced against ${event.remote}: this run is in ${event.remote}'s journal, so it pushes there as it goes (as --push ${event.remote}) and a command runs only once ${event.remote} has its start; if another machine moved the run on there, this one stops. --no-push opts out.`, style.width);
+      return;
     case 'finished-over-changes':
       say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; "savepoint run" with its task and no --run starts a new run on the files as they are.`, style.width);
       return;

@@ -1,13 +1,15 @@
 // Project instructions: AGENTS.md at the repository root (else CLAUDE.md) is read when a run is
 // created and pinned into its system prompt. Editing it later does not change that run; a new run
-// picks the edit up; `log --json` and `show <run> config` say what the run was told.
+// picks the edit up; `log --json` and `show <run> config` say what the run was told. An AGENTS.md that
+// links out of the repository is left out (never in the prompt, run.json or the journal), and said.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../../../src/journal/entry.js';
 import { useScratch } from '../../helpers/scratch.js';
 import { assertStepModes, fakeEnv, runCli } from '../../helpers/cli.js';
+import { gitOut, journalFile } from '../../helpers/git.js';
 
 const scratch = useScratch();
 
@@ -78,5 +80,37 @@ describe('project instructions', { concurrency: true }, () => {
     const system = systemOf(fake.requests[0]!);
     assert.match(system, /Project instructions \(from [^)]*savepoint\/AGENTS\.md, AGENTS\.md, web\/AGENTS\.md\)/);
     assert.ok(system.indexOf('My own rule') < system.indexOf('Root rule') && system.indexOf('Root rule') < system.indexOf('Web rule'), system);
+  });
+
+  test('an AGENTS.md that links out of the repository (to a stand-in for ~/.netrc) is left out of the prompt and the journal, and said; a link inside it is read', async () => {
+    const secret = 'machine deploy.example.com login ci password hunter2-standin-7f3e';
+    const outside = scratch.dir('savepoint-home-');
+    writeFileSync(join(outside, 'netrc-standin'), `${secret}\n`);
+    const repo = await scratch.repo({ 'README.md': '# linked\n', 'docs/web-rules.md': 'Web rule, linked from inside.\n', 'web/app.js': '1\n' });
+    symlinkSync(join(outside, 'netrc-standin'), join(repo.root, 'AGENTS.md'));
+    symlinkSync('../docs/web-rules.md', join(repo.root, 'web', 'AGENTS.md'));
+    const fake = await scratch.fake([{ text: 'Fine.' }]);
+    const run = await runCli(['run', '--yes', 'say fine'], { cwd: join(repo.root, 'web'), env: fakeEnv(fake) });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /AGENTS\.md is left out of this run's prompt: it resolves to \S*netrc-standin, outside the\s+repository/);
+    assert.match(run.stdout, /Project instructions: web\/AGENTS\.md, pinned/);
+    const system = systemOf(fake.requests[0]!);
+    assert.ok(!system.includes('hunter2'), system);
+    assert.match(system, /Web rule, linked from inside\./, 'a link to a file inside the repository is read');
+
+    const id = /run (\S+)/.exec(run.stdout)![1]!;
+    const record = await journalFile(repo.root, `runs/${id}/run.json`);
+    assert.match(record, /Web rule, linked from inside/);
+    assert.ok(!record.includes('hunter2'), 'run.json, which a push sends to the remote, never holds it');
+    assert.equal(await gitOut(repo.root, ['log', '-p', '--all', '-S', 'hunter2', '--format=%H']), '', 'no commit of the journal holds it');
+
+    const json = await runCli(['run', '--yes', '--fresh', '--json', 'say fine'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(json.code, 0, json.stderr);
+    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; file?: string; within?: string; target?: string });
+    assert.deepEqual(events.slice(0, 2).map((e) => e.type), ['run-started', 'instructions-left-out']);
+    assert.equal(events[1]!.file, 'AGENTS.md');
+    assert.equal(events[1]!.within, 'repository');
+    assert.match(events[1]!.target!, /netrc-standin$/);
+    assert.ok(!systemOf(fake.requests[1]!).includes('hunter2'));
   });
 });

@@ -371,8 +371,10 @@ describe('savepoint log --html', { concurrency: true }, () => {
 
 describe('a run both machines went on with', () => {
   it('is shown as diverged', async () => {
-    // Other runs left files here that this run never saw: go on with the files as they are.
-    const there = await cli(clone, ['resume', 'partial-run', '--yes', '--keep-worktree']);
+    // Other runs left files here that this run never saw: go on with the files as they are. The
+    // clone opts out of the fence its fetched run gets (--no-push), or its steps would reach origin
+    // first and the two machines could not diverge.
+    const there = await cli(clone, ['resume', 'partial-run', '--yes', '--keep-worktree', '--no-push']);
     assert.equal(there.code, 0, there.stderr);
     const here = await cli(repo.root, ['resume', 'partial-run', '--yes', '--keep-worktree']);
     assert.equal(here.code, 0, here.stderr);
