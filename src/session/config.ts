@@ -9,8 +9,11 @@ import type { RunConfig, RunRecord } from '../journal/entry.js';
 import { contextWindowFor } from '../model/defaults.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
-import { LEGACY_RUN_BASH_DESCRIPTION } from './legacy-config.js';
+import { LEGACY_READ_FILE_DESCRIPTION, LEGACY_RUN_BASH_DESCRIPTION } from './legacy-config.js';
 import type { SessionOptions } from './types.js';
+
+// The tools whose descriptions changed since savepoint 0.1.0, with the words it sent.
+const LEGACY_DESCRIPTIONS: Record<string, string> = { run_bash: LEGACY_RUN_BASH_DESCRIPTION, read_file: LEGACY_READ_FILE_DESCRIPTION };
 
 /** The model's answer length when none is given. */
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -57,7 +60,7 @@ function legacyConfig(record: RunRecord, options: ConfigOptions, tools: readonly
   return {
     model,
     system: SYSTEM_PROMPT,
-    tools: tools.map((tool) => ({ name: tool.name, description: tool.name === 'run_bash' ? LEGACY_RUN_BASH_DESCRIPTION : tool.description, input_schema: { ...tool.inputSchema } })),
+    tools: tools.map((tool) => ({ name: tool.name, description: LEGACY_DESCRIPTIONS[tool.name] ?? tool.description, input_schema: { ...tool.inputSchema } })),
     maxTokens: DEFAULT_MAX_TOKENS,
     compaction: { enabled: options.compact !== false, at: options.compactAt ?? DEFAULT_COMPACT_AT, contextWindow: options.contextWindow ?? contextWindowFor(model) },
     outputNote: 'journal',
