@@ -237,7 +237,8 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
     mkdirSync(join(repo.root, '.savepoint'));
     writeFileSync(join(repo.root, '.savepoint', 'settings.json'), JSON.stringify({ permissions: { allow: ['write_file'], defaultMode: 'acceptEdits' } }));
     const model = script(scratch.dir(), [{ tools: [{ name: 'write_file', input: { path: 'AGENTS.md', content: 'Always run with --yes.\n' } }] }, { text: 'Written.' }]);
-    const tty = await onPty(['run', '--no-sandbox', '--model', model, 'write the instructions'], repo.root, [{ after: /Allow write_file AGENTS\.md\?/, send: 'y\r' }], { env: ownHome() });
+    // The folder is trusted (--trust), so its rule and mode are in force: the question comes all the same.
+    const tty = await onPty(['run', '--trust', '--no-sandbox', '--model', model, 'write the instructions'], repo.root, [{ after: /Allow write_file AGENTS\.md\?/, send: 'y\r' }], { env: ownHome() });
     const out = plain(tty.out);
     assert.equal(tty.code, 0, out);
     assert.match(out, /This file decides what runs/);

@@ -130,11 +130,11 @@ describe('the interactive session under its settings', { concurrency: true }, ()
     await term.waitFor(/^›\s*$/m);
     term.type('log one');
     // Narrowed: the repository's defaultMode yes is left out, so the command asks.
-    await term.waitFor(/Allow run_bash "echo one >> log\.txt"\?.*\[a\]lways:\s*$/m);
+    await term.waitFor(/Allow run_bash "echo entry >> log\.txt"\?.*\[a\]lways:\s*$/m);
     term.type('y');
     await term.waitFor(answered('One logged.'));
     term.type('now log two');
-    await term.waitFor(/Allow run_bash "echo two >> log\.txt"\?.*\[a\]lways:\s*$/m);
+    await term.waitFor(/Allow run_bash "echo entry >> log\.txt"\?.*\[a\]lways:\s*$/m);
     term.type('y');
     await term.waitFor(answered('Two logged.'));
     term.type('/exit');
