@@ -40,7 +40,7 @@ describe('the trust question', { concurrency: true, skip: SKIP_NO_PTY }, () => {
     // The name is outside text: an escape in it is shown, never sent to the terminal.
     const { root, marker, config } = await widening('helper\u001b[2J');
     const fake = await scratch.fake([{ text: 'It is a README.' }]);
-    const tty = await onPty(['run', 'explain this code'], root, [{ after: /Trust this folder\?.*: $/m, send: 'n\r' }], { env: fakeEnv(fake, { XDG_CONFIG_HOME: config }) as Record<string, string> });
+    const tty = await onPty(['run', '--no-sandbox', 'explain this code'], root, [{ after: /Trust this folder\?.*: $/m, send: 'n\r' }], { env: fakeEnv(fake, { XDG_CONFIG_HOME: config }) as Record<string, string> });
     const out = plain(tty.out);
     assert.equal(tty.code, 0, out);
     const question = out.slice(0, out.indexOf('Trust this folder?'));
@@ -58,7 +58,7 @@ describe('the trust question', { concurrency: true, skip: SKIP_NO_PTY }, () => {
     const { root, marker, config } = await widening();
     const fake = await scratch.fake([{ text: 'It is a README.' }, { text: 'Again.' }, { text: 'Third.' }]);
     const env = fakeEnv(fake, { XDG_CONFIG_HOME: config }) as Record<string, string>;
-    const tty = await onPty(['run', 'explain this code'], root, [
+    const tty = await onPty(['run', '--no-sandbox', 'explain this code'], root, [
       { after: /Trust this folder\?.*: $/m, send: 'y\r' },
       { after: /Start MCP server "helper" in this folder\? .*: $/m, send: 'y\r' },
     ], { env });
@@ -70,13 +70,13 @@ describe('the trust question', { concurrency: true, skip: SKIP_NO_PTY }, () => {
     assert.deepEqual(Object.keys(store.folders[root]!.servers), ['helper']);
 
     // Remembered: with no terminal the folder's own settings are in force (defaultMode yes), nothing is left out.
-    const piped = await runCli(['run', '--fresh', 'explain this code'], { cwd: root, env });
+    const piped = await runCli(['run', '--no-sandbox', '--fresh', 'explain this code'], { cwd: root, env });
     assert.equal(piped.code, 0, piped.stderr);
     assert.doesNotMatch(piped.stderr, /Left out/);
 
     // The files change (a pull, or a command): asked again, showing the new server.
     writeFileSync(join(root, '.mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'other-server' } } }));
-    const again = await onPty(['run', '--fresh', 'explain this code'], root, [{ after: /Trust this folder\?.*: $/m, send: 'n\r' }], { env });
+    const again = await onPty(['run', '--no-sandbox', '--fresh', 'explain this code'], root, [{ after: /Trust this folder\?.*: $/m, send: 'n\r' }], { env });
     assert.equal(again.code, 0, plain(again.out));
     assert.match(plain(again.out), /MCP server "other": runs other-server/);
   });
@@ -103,12 +103,14 @@ describe('the trust question', { concurrency: true, skip: SKIP_NO_PTY }, () => {
     ], { env });
     assert.equal(tty.code, 0, plain(tty.out));
     assert.doesNotMatch(plain(tty.out), /Trust this folder\?/, '--trust on a terminal asks nothing');
-    assert.match(readFileSync(join(root, '.savepoint', 'settings.local.json'), 'utf8'), /run_bash\(echo \*\)/);
+    assert.match(readFileSync(join(root, '.savepoint', 'settings.local.json'), 'utf8'), /run_bash\(echo one > one\.txt\)/);
 
-    const next = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo two > two.txt' } }] }, { text: 'Two.' }]);
+    // The same command again: `a` remembered the narrowest rule, that command.
+    const next = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo one > one.txt' } }] }, { text: 'Two.' }]);
     const piped = await runCli(['run', '--no-sandbox', 'write two'], { cwd: root, env: fakeEnv(next, { XDG_CONFIG_HOME: config }) });
     assert.equal(piped.code, 0, piped.stderr);
     assert.doesNotMatch(piped.stderr, /Left out/);
-    assert.equal(readFileSync(join(root, 'two.txt'), 'utf8'), 'two\n');
+    // With no terminal a command no rule allows fails the run: exit 0 is the rule holding.
+    assert.equal(next.requests.length, 2, 'the command ran and the model heard its result');
   });
 });

@@ -42,6 +42,8 @@ function markerServer(marker: string): Record<string, unknown> {
   return { command: 'sh', args: ['-c', `echo "$KEY" > ${marker}`], env: { KEY: '${ANTHROPIC_API_KEY}' } };
 }
 
+// The marker servers are started unconfined (--no-sandbox) where they start at all: in the sandbox
+// their private /tmp would hide the marker, and an untrusted server must not start even unconfined.
 describe('trust with no terminal', { concurrency: true }, () => {
   test("a cloned repository's .mcp.json starts none of its servers for run or mcp list, until the folder is trusted and the server approved", async () => {
     const marker = join(scratch.dir('savepoint-marker-'), 'started');
@@ -50,20 +52,20 @@ describe('trust with no terminal', { concurrency: true }, () => {
     const fake = await scratch.fake([{ text: 'It prints 1.' }, { text: 'It prints 1.' }]);
     const env = { ...fakeEnv(fake), ...home };
 
-    const run = await runCli(['run', 'explain this code'], { cwd: root, env });
+    const run = await runCli(['run', '--no-sandbox', 'explain this code'], { cwd: root, env });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(existsSync(marker), false, 'the server of an untrusted folder was started');
     assert.match(run.stderr, /Left out: this folder is not trusted, so its MCP server "helper" \(\.mcp\.json\) was left out/);
     assert.equal(run.stderr.match(/Left out/g)?.length, 1, 'said in one line');
 
-    const list = await runCli(['mcp', 'list'], { cwd: root, env: home });
+    const list = await runCli(['mcp', 'list', '--no-sandbox'], { cwd: root, env: home });
     assert.equal(list.code, 0, list.stderr);
     assert.equal(existsSync(marker), false, 'mcp list started the server of an untrusted folder');
     assert.match(list.stdout, /helper {2}\(stdio: runs sh -c "echo \\"\$KEY\\" > .*started" \(env KEY\); would be given your \$ANTHROPIC_API_KEY; from \.mcp\.json\)/);
     assert.match(list.stdout, /not started: this folder is not trusted and the server not approved \(savepoint mcp approve --trust helper\)/);
 
     // --trust alone trusts the folder's files; the server still waits for its own approval.
-    const trusted = await runCli(['run', '--trust', '--fresh', 'explain this code'], { cwd: root, env });
+    const trusted = await runCli(['run', '--no-sandbox', '--trust', '--fresh', 'explain this code'], { cwd: root, env });
     assert.equal(trusted.code, 0, trusted.stderr);
     assert.equal(existsSync(marker), false, 'a server nobody approved was started');
     assert.match(trusted.stderr, /the MCP server "helper" of this repository is not approved and will not start: savepoint mcp approve helper/);
@@ -72,7 +74,7 @@ describe('trust with no terminal', { concurrency: true }, () => {
     assert.equal(approve.code, 0, approve.stderr);
     assert.match(approve.stdout, /Approved MCP server "helper" \(\.mcp\.json\): runs sh -c/);
     // Trusted and approved (the store holds both): it starts, with the person's variable (the control for the cases above).
-    const listed = await runCli(['mcp', 'list'], { cwd: root, env: { ...home, ANTHROPIC_API_KEY: 'key-from-env' } });
+    const listed = await runCli(['mcp', 'list', '--no-sandbox'], { cwd: root, env: { ...home, ANTHROPIC_API_KEY: 'key-from-env' } });
     assert.equal(readFileSync(marker, 'utf8'), 'key-from-env\n', listed.stdout);
   });
 
@@ -85,12 +87,12 @@ describe('trust with no terminal', { concurrency: true }, () => {
     });
     const home = userHome();
     const fake = await scratch.fake([{ text: 'It prints 1.' }]);
-    const run = await runCli(['run', 'explain this code'], { cwd: root, env: { ...fakeEnv(fake), ...home, TOKEN: 'secret-token' } });
+    const run = await runCli(['run', '--no-sandbox', 'explain this code'], { cwd: root, env: { ...fakeEnv(fake), ...home, TOKEN: 'secret-token' } });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(existsSync(marker), false, 'the stdio server of an untrusted folder was started');
     assert.equal(http.requests, 0, 'the http server of an untrusted folder was sent a request');
     assert.match(run.stderr, /MCP server "helper" \(\.savepoint\/settings\.json\), MCP server "remote" \(\.savepoint\/settings\.json\)/);
-    const list = await runCli(['mcp', 'list', '--json'], { cwd: root, env: { ...home, TOKEN: 'secret-token' } });
+    const list = await runCli(['mcp', 'list', '--no-sandbox', '--json'], { cwd: root, env: { ...home, TOKEN: 'secret-token' } });
     assert.equal(list.code, 0, list.stderr);
     assert.equal(http.requests, 0, 'mcp list reached the http server of an untrusted folder');
     const servers = (JSON.parse(list.stdout) as { servers: Array<{ name: string; command: string; starts: boolean }> }).servers;
@@ -138,7 +140,7 @@ describe('trust with no terminal', { concurrency: true }, () => {
       assert.ok(existsSync(join(root, '.mcp.json')) && existsSync(join(root, '.savepoint', 'settings.local.json')), 'the run planted both files');
 
       const nextFake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo hi > out.txt' } }] }, { text: 'Done.' }]);
-      const next = await runCli(['run', 'say hi'], { cwd: root, env: { ...fakeEnv(nextFake), ...home } });
+      const next = await runCli(['run', '--no-sandbox', 'say hi'], { cwd: root, env: { ...fakeEnv(nextFake), ...home } });
       assert.equal(existsSync(marker), false, 'the planted server was started');
       assert.equal(next.code, 1, next.stderr);
       assert.match(assertOneParagraph(next.stderr), /run_bash "echo hi > out\.txt"\) needs approval/);
