@@ -12,19 +12,12 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, assertOneParagraph, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { userHomeIn } from '../helpers/trust.js';
 
 const scratch = useScratch();
 
-// A user config folder of its own for each run, with `settings` in it (none when undefined).
-function userHome(settings?: unknown): Record<string, string> {
-  const home = scratch.dir('savepoint-home-');
-  const config = join(home, '.config');
-  if (settings !== undefined) {
-    mkdirSync(join(config, 'savepoint'), { recursive: true });
-    writeFileSync(join(config, 'savepoint', 'settings.json'), JSON.stringify(settings));
-  }
-  return { HOME: home, XDG_CONFIG_HOME: config };
-}
+// A home and user config folder of its own for each run, with `settings` in it (none when undefined).
+const userHome = (settings?: unknown) => userHomeIn(scratch, settings);
 
 function projectSettings(root: string, settings: unknown, file = 'settings.json'): string {
   mkdirSync(join(root, '.savepoint'), { recursive: true });

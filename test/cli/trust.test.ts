@@ -7,25 +7,18 @@
 // user config folder, where the trust store lives.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { assertOneParagraph, fakeEnv, gitOut, runCli } from '../helpers/cli.js';
 import { noSandboxReason } from '../helpers/sandbox.js';
 import { startHttpServer } from '../tools/mcp/helpers.js';
+import { userHomeIn } from '../helpers/trust.js';
 
 const scratch = useScratch();
 
-// A user config folder of its own, with `settings` in it (none when undefined).
-function userHome(settings?: unknown): Record<string, string> {
-  const home = scratch.dir('savepoint-home-');
-  const config = join(home, '.config');
-  if (settings !== undefined) {
-    mkdirSync(join(config, 'savepoint'), { recursive: true });
-    writeFileSync(join(config, 'savepoint', 'settings.json'), JSON.stringify(settings));
-  }
-  return { HOME: home, XDG_CONFIG_HOME: config };
-}
+// A home and user config folder of its own for each run, with `settings` in it (none when undefined).
+const userHome = (settings?: unknown) => userHomeIn(scratch, settings);
 
 // A repository holding `files`, pushed to a bare repository and cloned from it, as a person gets one.
 async function clonedRepo(files: Record<string, string>): Promise<string> {
