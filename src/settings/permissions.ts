@@ -15,7 +15,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, posix, relative, resolve } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { resolveInRepo, toRepoRelative } from '../tools/path-utils.js';
-import { isControlPath } from './control-files.js';
+import { isControlPath } from '../tools/control-files.js';
 import { parseShellLine, roughCommands, type ShellLine } from './shell-line.js';
 
 /** What a rule decides about a call, with the rule that decided it and where that rule came from. */
@@ -133,7 +133,7 @@ export class PermissionRules {
 
 /**
  * True when the call is a write_file or edit_file to a file that decides what runs (settings,
- * `.mcp.json`, instructions; settings/control-files.ts), judged on the path the tool will resolve.
+ * `.mcp.json`, instructions; tools/control-files.ts), judged on the path the tool will resolve.
  */
 export function writesControlFile(tool: string, input: Record<string, unknown>, root: string | undefined): boolean {
   return isControlCall(judgeCall(tool, input, root));

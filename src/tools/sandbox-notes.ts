@@ -7,7 +7,7 @@
 // Only in the sandbox, and only for what it really refuses (never .git when git writes are allowed,
 // never the network when it is allowed): an unconfined command is never told a guess.
 import { isAbsolute, relative, resolve } from 'node:path';
-import { isControlPath } from '../settings/control-files.js';
+import { isControlPath } from './control-files.js';
 
 /** The boundaries of the sandbox a command ran in, and where it ran. */
 export interface SandboxBoundaries {

@@ -2,7 +2,7 @@
 // bubblewrap (`bwrap`), where the machine has it. Inside, the whole file system is read-only except
 // the working tree and a private /tmp; the repository's git directories (its .git, and the real
 // ones a linked worktree's .git file points to) are read-only unless git writes are allowed; the
-// files that decide what runs (settings/control-files.ts: .savepoint/, .claude/, .mcp.json, every
+// files that decide what runs (tools/control-files.ts: .savepoint/, .claude/, .mcp.json, every
 // AGENTS.md and CLAUDE.md) are read-only always; there is no network unless it is allowed; and no
 // variable named like a secret is in the environment. So every effect of a command lies inside the
 // working tree the journal checkpoints, and none of it changes what a later run starts or reads.
@@ -14,7 +14,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { buildOwnGit, findRepository, type Repository } from '../git/repository.js';
-import { CONTROL_FOLDERS, CONTROL_ROOT_FILES, INSTRUCTION_FILE_NAMES } from '../settings/control-files.js';
+import { CONTROL_FOLDERS, CONTROL_ROOT_FILES, INSTRUCTION_FILE_NAMES } from './control-files.js';
 import { SECRET_NAME } from '../redact/secret-values.js';
 
 /** How run_bash runs commands: in bubblewrap, or unconfined. */
@@ -140,7 +140,7 @@ export function absentControlFiles(root: string): string[] {
 const instructionFilesBelow = new Map<string, string[]>();
 
 /**
- * The files that decide what runs in the working tree at `root` (settings/control-files.ts), as
+ * The files that decide what runs in the working tree at `root` (tools/control-files.ts), as
  * absolute paths for the sandbox to bind read-only: the folders and files at the root whether or not
  * they exist (a bind of a missing one is skipped), and every AGENTS.md or CLAUDE.md below it, found
  * once per process with git (tracked or not, not ignored: `git ls-files`, 5-20 ms).

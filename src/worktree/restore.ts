@@ -217,11 +217,13 @@ function onDisk(root: string, path: string): string | Buffer {
   return fsPath(join(root, path));
 }
 
+// Nothing there: no such name, or a file where the path needs a directory ('thing' a file, asked for 'thing/inside.txt').
 function lstatOrUndefined(path: string | Buffer): Stats | undefined {
   try {
     return lstatSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw error;
   }
 }
