@@ -12,7 +12,7 @@
 // (folder trust), and the step's result says the command made it (absentControlFiles, sandbox-notes.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { buildOwnGit, findRepository, type Repository } from '../git/repository.js';
 import { CONTROL_FOLDERS, CONTROL_ROOT_FILES, INSTRUCTION_FILE_NAMES } from './control-files.js';
 import { SECRET_NAME } from '../redact/secret-values.js';
@@ -53,7 +53,22 @@ export function sandboxedCommand(root: string, script: string, config: SandboxCo
 export function sandboxedProgram(root: string, command: string, args: string[], config: SandboxConfig, options: { gitDirs?: string[]; cwd?: string; path?: string } = {}): { file: string; args: string[] } {
   if (config.kind === 'none') return { file: command, args };
   const cwd = options.cwd && (!isInside(options.cwd, '/tmp') || isInside(options.cwd, root)) ? options.cwd : root;
-  return { file: onPath('bwrap', options.path ?? process.env.PATH), args: [...bwrapArgs(root, config, options.gitDirs ?? gitPaths(root), controlPaths(root), cwd), '--', command, ...args] };
+  return { file: onPath('bwrap', options.path ?? process.env.PATH), args: [...bwrapArgs(root, config, options.gitDirs ?? gitPaths(root), controlPaths(root), cwd, programFolders(root, [command, ...args])), '--', command, ...args] };
+}
+
+// The folders under /tmp that hold a server's own program: the private /tmp would hide a program
+// (and the packages beside it, a node_modules above it) that its configuration names by an absolute
+// path under /tmp, as a checkout or an unpacked package there has. Each is the folder right under
+// /tmp that holds such a path, bound read-only: nothing in it becomes writable, the rest of /tmp
+// stays private.
+function programFolders(root: string, words: string[]): string[] {
+  const folders = new Set<string>();
+  for (const word of words) {
+    if (!isAbsolute(word) || !isInside(word, '/tmp') || isInside(word, root) || !existsSync(word)) continue;
+    const top = relative('/tmp', word).split(sep)[0];
+    if (top) folders.add(join('/tmp', top));
+  }
+  return [...folders];
 }
 
 function isInside(path: string, dir: string): boolean {
@@ -111,8 +126,11 @@ export function sandboxEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-function bwrapArgs(root: string, config: SandboxConfig, gitDirs: string[], control: string[], cwd = root): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', root, root];
+function bwrapArgs(root: string, config: SandboxConfig, gitDirs: string[], control: string[], cwd = root, readOnlyInTmp: string[] = []): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  // Before the working tree's bind, so a working tree inside one of them stays writable.
+  for (const folder of readOnlyInTmp) args.push('--ro-bind', folder, folder);
+  args.push('--bind', root, root);
   // After the working tree's bind, so they land on top of it (and of the private /tmp).
   for (const dir of gitDirs) args.push(config.gitWrites ? '--bind' : '--ro-bind', dir, dir);
   // Read-only whatever git writes allow. `-try`: bwrap skips one that does not exist (nothing to
