@@ -7,14 +7,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { gitOut, runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
-import { noSandboxReason } from '../helpers/sandbox.js';
+import { countingListener, noSandboxReason } from '../helpers/sandbox.js';
 import { assertOneParagraph, baseEnv, BIN, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
 import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
 
@@ -23,19 +22,7 @@ const scratch = useScratch();
 const skip = noSandboxReason();
 
 // A listener on 127.0.0.1 that counts the connections it gets.
-async function listener(): Promise<{ port: number; connections: () => number }> {
-  let count = 0;
-  const server: Server = createServer((socket) => {
-    count++;
-    socket.on('error', () => {}); // the probe hangs up at once
-    socket.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  scratch.defer(() => new Promise((resolve) => server.close(resolve)));
-  const address = server.address();
-  assert.ok(address && typeof address === 'object');
-  return { port: address.port, connections: () => count };
-}
+const listener = () => countingListener(scratch);
 
 // One run_bash call per turn, then a final answer; returns each command's output as the model got it.
 async function runCommands(root: string, commands: string[], flags: string[] = [], extraEnv: Record<string, string | undefined> = {}) {

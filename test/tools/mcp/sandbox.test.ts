@@ -9,14 +9,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
-import { noSandboxReason } from '../../helpers/sandbox.js';
+import { countingListener, noSandboxReason } from '../../helpers/sandbox.js';
 import { assertOneParagraph, fakeEnv, lastToolResults, resultText, runCli, startCli, waitUntil } from '../../helpers/cli.js';
 import { counted, countingServer, waitForNoProcessOf } from './helpers.js';
 
@@ -32,19 +31,7 @@ interface Seen {
 }
 
 // A listener on 127.0.0.1 that counts the connections it gets.
-async function listener(): Promise<{ port: number; connections: () => number }> {
-  let count = 0;
-  const server: Server = createServer((socket) => {
-    count++;
-    socket.on('error', () => {});
-    socket.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  scratch.defer(() => new Promise((resolve) => server.close(resolve)));
-  const address = server.address();
-  assert.ok(address && typeof address === 'object');
-  return { port: address.port, connections: () => count };
-}
+const listener = () => countingListener(scratch);
 
 // The person's own settings (a user settings file) naming `servers`: what HOME and XDG_CONFIG_HOME to run with.
 function personWith(servers: Record<string, unknown>): Record<string, string> {
