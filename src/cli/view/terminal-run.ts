@@ -129,6 +129,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       // Every MCP server in force, the repository's trusted and approved ones among them: the
       // session never reads .mcp.json on its own (trustRepository is the library's switch).
       ...(settings.mcpServers ? { mcpServers: settings.mcpServers.servers, mcpServersSource: settings.mcpServers.source } : {}),
+      // The hooks in force: the person's own, and the repository's once it is trusted (sandboxed).
+      ...(settings.settings.hooks.length ? { hooks: settings.settings.hooks } : {}),
       maxSteps: flags.maxSteps,
       maxTurns: flags.maxTurns,
       maxCost: flags.maxCost,
@@ -278,6 +280,12 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return say(out, style.yellow, pushEventText(event), style.width);
     case 'model-notice':
       return say(out, style.yellow, modelNoticeText(event), style.width);
+    // What a hook said is outside input: its control characters shown, never sent to the terminal.
+    case 'hook':
+      if (event.event === 'UserPromptSubmit') return say(out, style.yellow, `A UserPromptSubmit hook blocked this message: it was not sent to the model. The hook said: ${showControls(event.blocked)}`, style.width);
+      return say(out, style.dim, `A Stop hook sent the model on: ${showControls(event.block)}`, style.width);
+    case 'hook-warning':
+      return say(out, style.yellow, `The ${event.event} hook "${showControls(event.command)}" ${showControls(event.message)}; going on as if it had not run.`, style.width);
     case 'mcp-unavailable':
       // The message holds the server's stderr: outside input, its control characters shown, not sent.
       return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))}${event.log ? ` (its log: ${showControls(relative(process.cwd(), event.log))})` : ''}`, style.width);
