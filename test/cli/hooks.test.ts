@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { assertOneParagraph, fakeEnv, gitOut, lastToolResults, resultText, runCli, startCli, waitUntil } from '../helpers/cli.js';
 import { userHomeIn } from '../helpers/trust.js';
+import { noSandboxReason } from '../helpers/sandbox.js';
 import type { MessagesBody } from '../helpers/fake-anthropic.js';
 
 const scratch = useScratch();
@@ -146,5 +147,15 @@ describe('hooks', { concurrency: true }, () => {
     const unknown = await runCli(['run', '--yes', 'anything'], { cwd: root, env: { ...fakeEnv(fake), ...userHomeIn(scratch, { hooks: { SessionStart: [] } }) } });
     assert.match(assertOneParagraph(unknown.stderr), /"hooks\.SessionStart" is not a hook event savepoint runs: it runs PreToolUse, PostToolUse, UserPromptSubmit, Stop/);
     assert.equal(fake.requests.length, 2, 'nothing ran with a broken settings file');
+  });
+
+  test("a trusted repository's hooks run in the sandbox: the working tree is theirs, the rest of the machine is not", { skip: noSandboxReason() }, async () => {
+    const outside = join(scratch.dir('savepoint-outside-'), 'escaped');
+    const root = await scratch.repo({ 'README.md': '# project\n', '.savepoint/settings.json': JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: `echo ran >> hook-ran.txt; touch ${outside}` }] }] } }) });
+    const fake = await scratch.fake([{ tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'A project.' }]);
+    const run = await runCli(['run', '--trust', 'what is this'], { cwd: root.root, env: { ...fakeEnv(fake), ...userHomeIn(scratch) } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(readFileSync(join(root.root, 'hook-ran.txt'), 'utf8'), 'ran\n', 'the trusted hook ran once, in the working tree');
+    assert.equal(existsSync(outside), false, "the repository's hook wrote outside its sandbox");
   });
 });
