@@ -112,7 +112,9 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
     },
     {
       // Asked only when the step goes live: a replayed step never looks at the files.
-      intent: () => !tool.isRepeatSafe(input),
+      // A call with PostToolUse hooks is not safe to repeat either (the hooks' effects): a crash in
+      // it leaves the step in flight for the in-flight rules, never a silent second run.
+      intent: () => !tool.isRepeatSafe(input) || Boolean(context.hooks?.has('PostToolUse', tool.name)),
       // An effect whose reach is known files of this working tree (an edit, a write) is restored
       // from the checkpoint elsewhere; any other one-shot effect (a command, an MCP call) is fenced.
       fence: () => !tool.isRepeatSafe(input) && tool.changedPaths?.(input) === undefined,

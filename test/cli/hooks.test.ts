@@ -105,6 +105,15 @@ describe('hooks', { concurrency: true }, () => {
     const repo = await scratch.repo();
     const env = { ...fakeEnv(fake), ...home };
 
+    // A run recorded before the hooks were set replays as it was: no hook step appears in it.
+    const hi = await scratch.fake([{ text: 'Hi.' }]);
+    assert.equal((await runCli(['run', '--yes', 'say hi'], { cwd: repo.root, env: { ...fakeEnv(hi), ...userHomeIn(scratch) } })).code, 0);
+    const replayed = await runCli(['run', '--yes', 'say hi'], { cwd: repo.root, env: { ...env, ...fakeEnv(hi) } });
+    assert.equal(replayed.code, 0, replayed.stderr);
+    assert.match(replayed.stdout, /Hi\./);
+    assert.equal(hi.requests.length, 1, 'the finished run was replayed, not asked again');
+    assert.deepEqual(lines(promptLog), [], 'no hook ran for a replayed run');
+
     const run = await runCli(['run', '--yes', 'explain the build'], { cwd: repo.root, env });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(fake.requests.length, 2);
