@@ -136,7 +136,8 @@ export class Hooks {
     const runs = await Promise.all(hooks.map(async (hook) => ({ hook, run: await runHookCommand(hook, input, this.place) })));
     for (const { hook, run } of runs) {
       const problem = run.failed ? `could not start: ${run.failed}` : run.timedOut ? `ran past its ${hook.timeout}s timeout and was stopped` : run.code !== 0 && run.code !== 2 ? `exited ${run.code ?? 'on a signal'}${run.stderr.trim() ? `: ${run.stderr.trim()}` : ''}` : undefined;
-      if (problem) this.onWarning({ event, command: hook.command, message: problem });
+      // A hook stopped with the run (Ctrl-C) did not fail: the stop is said already.
+      if (problem && !this.place.signal?.aborted) this.onWarning({ event, command: hook.command, message: problem });
     }
     return runs.filter(({ run }) => !run.failed && !run.timedOut);
   }

@@ -59,6 +59,8 @@ export interface HookPlace {
 export function runHookCommand(hook: HookDefinition, input: unknown, place: HookPlace): Promise<HookRun> {
   // CLAUDE_PROJECT_DIR too, so a hook written for Claude Code finds its scripts.
   const env = { ...place.env, CLAUDE_PROJECT_DIR: place.root, SAVEPOINT_PROJECT_DIR: place.root };
+  // Stopped already (Ctrl-C): nothing is started.
+  if (place.signal?.aborted) return Promise.resolve({ code: null, stdout: '', stderr: '', timedOut: false, failed: 'the run was stopped' });
   let how;
   try {
     how = sandboxedCommand(place.root, hook.command, hook.sandboxed ? place.sandbox() : { kind: 'none' }, env, place.gitDirs);

@@ -135,6 +135,7 @@ describe('hooks', { concurrency: true }, () => {
     assert.equal(blocked.code, 0, blocked.stderr);
     assert.equal(fake.requests.length, 2, 'the blocked prompt reached no model');
     assert.match(blocked.stdout, /A UserPromptSubmit hook blocked this message: it was not sent to the model\. The hook said: prompts about secrets are not sent/);
+    assert.doesNotMatch(blocked.stdout, /Final answer/, 'a blocked message has no answer to print');
   });
 
   test("an untrusted clone's hooks do not run and are said as left out; hooks of the wrong shape are a one-paragraph error", async () => {

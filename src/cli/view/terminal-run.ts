@@ -116,6 +116,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     doing.asking = on ? (what ?? true) : false;
     return on ? live.pause() : live.resume();
   };
+  // A UserPromptSubmit hook blocked a message of this command: the run has no answer to print for it.
+  let blockedPrompt = false;
   // Quiet replay: the replayed steps as one line, said before the first thing that is not one.
   let replayedQuietly = 0;
   const sayReplayed = () => {
@@ -157,6 +159,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         // What .mcp.json names that did not start is said in the left-out line, before the run.
         if (event.type === 'repository-left-out') return;
         tally.add(event);
+        if (event.type === 'hook' && event.event === 'UserPromptSubmit') blockedPrompt = true;
         if (event.type === 'started') doing.step = { position: event.position, kind: event.kind, description: event.description };
         else if (event.type === 'recorded') {
           if (stopped?.step?.position === event.position) stopped.recorded = event.summary;
@@ -208,7 +211,9 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       return LIMIT_EXIT_CODE;
     }
     // The answer once: streamed live on a terminal (it is on the screen already), else in full here.
-    if (!json && !(view.noAnswer && printer.liveModelTurns === 0) && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
+    // A message a hook blocked has no answer: the hook's words, said above, are the last word.
+    const unanswered = blockedPrompt && !outcome.final;
+    if (!json && !unanswered && !(view.noAnswer && printer.liveModelTurns === 0) && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
     if (outcome.status === 'refused') {
       // Not a success: the answer was the model's refusal, and a script must not take it for one.
