@@ -6,7 +6,7 @@
 // the wrong shape is a one-paragraph error.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
 import { assertOneParagraph, fakeEnv, gitOut, lastToolResults, resultText, runCli, startCli, waitUntil } from '../helpers/cli.js';
@@ -21,7 +21,7 @@ function hookScript(dir: string, name: string, logFile: string, body: string): s
   const file = join(dir, `${name}.mjs`);
   writeFileSync(
     file,
-    `import { appendFileSync, readFileSync } from 'node:fs';\n` +
+    `import { appendFileSync, existsSync, readFileSync } from 'node:fs';\n` +
       `const event = JSON.parse(readFileSync(0, 'utf8'));\n` +
       `const log = (line) => appendFileSync(${JSON.stringify(logFile)}, line + '\\n');\n` +
       `${body}\n`,
@@ -92,6 +92,31 @@ describe('hooks', { concurrency: true }, () => {
     assert.equal(fake.requests.length - before, 1, 'only the unfinished model call was made again');
     assert.equal(lines(post).length, 2, 'no PostToolUse hook ran again on resume');
     assert.equal(lines(pre).length, 2, 'no PreToolUse hook ran again on resume');
+  });
+
+  test('kill -9 while a PostToolUse hook runs leaves its step in flight: the identical command reports it to the model and runs neither the call nor the hook again', async () => {
+    const outside = scratch.dir('savepoint-hooks-');
+    const log = join(outside, 'post.log');
+    const hold = join(outside, 'hold');
+    writeFileSync(hold, '');
+    const postHook = hookScript(outside, 'post', log, `log('start');\nwhile (existsSync(${JSON.stringify(hold)})) await new Promise((r) => setTimeout(r, 20));\nlog('end');`);
+    const home = userHomeIn(scratch, { hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: postHook }] }] } });
+    const fake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo once >> ran.txt' } }] }, { text: 'Told.' }]);
+    const repo = await scratch.repo();
+    const args = ['run', '--yes', 'append once'];
+    const env = { ...fakeEnv(fake), ...home };
+    const first = startCli(args, { cwd: repo.root, env });
+    await waitUntil(() => lines(log).includes('start'), 'the PostToolUse hook to start', { child: first });
+    first.kill();
+    await first.result;
+    rmSync(hold); // the hook outlived the kill: let it end (its group is its own)
+    await waitUntil(() => lines(log).includes('end'), 'the orphaned hook to end');
+
+    const second = await runCli(args, { cwd: repo.root, env });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(resultText(lastToolResults(fake.requests.at(-1)!)[0]!), /Its outcome is unknown[\s\S]*It was not run again/);
+    assert.deepEqual(lines(log), ['start', 'end'], 'the hook ran once');
+    assert.equal(readFileSync(join(repo.root, 'ran.txt'), 'utf8'), 'once\n', 'the command ran once');
   });
 
   test('a UserPromptSubmit hook adds context or blocks the prompt; a Stop hook sends the model on once, bounded, and a replay runs no hook', async () => {
