@@ -65,7 +65,7 @@ describe('hooks', { concurrency: true }, () => {
     const env = { ...fakeEnv(fake), ...home };
 
     const first = startCli(args, { cwd: repo.root, env });
-    await waitUntil(() => fake.requests.length >= 4, 'the fourth model call', { child: first });
+    await waitUntil(() => fake.requests.length >= 4, 'the fourth model call', { child: first, timeoutMs: 60_000 });
     first.kill();
     assert.equal((await first.result).signal, 'SIGKILL');
     assert.ok(existsSync(join(repo.root, 'README.md')), 'the blocked rm did not run');
@@ -106,7 +106,7 @@ describe('hooks', { concurrency: true }, () => {
     const args = ['run', '--yes', 'append once'];
     const env = { ...fakeEnv(fake), ...home };
     const first = startCli(args, { cwd: repo.root, env });
-    await waitUntil(() => lines(log).includes('start'), 'the PostToolUse hook to start', { child: first });
+    await waitUntil(() => lines(log).includes('start'), 'the PostToolUse hook to start', { child: first, timeoutMs: 60_000 });
     first.kill();
     await first.result;
     rmSync(hold); // the hook outlived the kill: let it end (its group is its own)
