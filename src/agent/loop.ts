@@ -17,6 +17,7 @@ import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason
 import { Conversation } from './conversation.js';
 import { continueText, invalidCallResult, MAX_CONTINUATIONS, MAX_TOKENS, notRunResults, PAUSE_TURN, REFUSAL, refusalText } from './stop-reasons.js';
 import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
+import type { Hooks, PromptHookOutcome, StopHookOutcome } from './hooks.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
@@ -95,7 +96,20 @@ export interface AgentOptions {
    * placeholders back into secret values. Pure to the loop; it may throw to stop before anything runs.
    */
   revealSecrets?: <V>(input: V) => V;
+  /** The hooks in force (settings' `hooks`): each live step runs its event's hooks, and records their outcome with it. */
+  hooks?: Hooks;
+  /** What a hook decided that the person is told: a prompt blocked, or the model sent on by a Stop hook (also when replayed). */
+  onHook?: (notice: HookNotice) => void;
 }
+
+/** What a hook decided, for the person: the prompt was blocked (not sent), or a Stop hook sent the model on. */
+export type HookNotice = { event: 'UserPromptSubmit'; blocked: string } | { event: 'Stop'; block: string };
+
+/** The step kind of the hooks of a step of their own (UserPromptSubmit on the task, which no other step records). */
+export const HOOK_STEP_KIND = 'hook';
+
+/** How many times in a row a Stop hook may send the model on before it is not asked again until the next message: a hook cannot keep a run going forever. */
+export const MAX_STOP_BLOCKS = 3;
 
 /** How the loop ended: 'done' when the model answered without tools, 'limit' when one of the user's limits stopped it. */
 export interface AgentOutcome {
@@ -128,10 +142,12 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const provider = () => options.provider(config.model);
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const context = { journal, tools, inFlight, approve: options.approve, permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
+  const { hooks } = options;
+  const context = { journal, tools, inFlight, approve: options.approve, permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets, hooks };
   const followUps = [...(options.followUps ?? [])];
   const conversation = new Conversation(config);
-  conversation.add({ role: 'user', content: options.task });
+  // The Stop hooks that sent the model on since the person's last message (MAX_STOP_BLOCKS).
+  let stopBlocks = 0;
   let final = '';
   // A text answer cut off at max_tokens, waiting for its continuation, and how many in a row.
   let partial = '';
@@ -140,12 +156,23 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   // The last tool results, added to the conversation just before the next model call, so that a
   // follow-up given while the run was stopped there can join them in the same user turn.
   let pending: UserBlock[] | undefined;
+  const task = await taskPrompt();
+  if (task.blocked === undefined) conversation.add({ role: 'user', content: withContext(options.task, task.context) });
+  else {
+    // The task was not sent: the run's first message to the model is its next follow-up, if any.
+    await takeConfigChanges();
+    do if (followUps.length === 0) return { status: 'done', final: '', steps: budget.steps };
+    while (!(await takeFollowUp()));
+  }
 
   for (let turn = 1; ; turn++) {
     // A follow-up recorded at this very step (it was given when the run had stopped here), or a new
     // one given to a run that stopped before its final answer: taken before the next model call.
     await takeConfigChanges();
-    if (followUps[0]?.step !== undefined && followUps[0].step <= budget.steps + 1) await takeFollowUp();
+    if (followUps[0]?.step !== undefined && followUps[0].step <= budget.steps + 1) {
+      // A message a hook blocked is not sent: with nothing else for the model, the turn ends here.
+      if (!(await takeFollowUp()) && !pending && conversation.messages.at(-1)?.role !== 'user') return { status: 'done', final: '', steps: budget.steps };
+    }
     if (pending) conversation.add({ role: 'user', content: pending });
     pending = undefined;
     let limit = budget.exceeded(true);
@@ -191,11 +218,22 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       }
       partial = '';
       continuations = 0;
+      if (response.stopHook) {
+        // A Stop hook sent the model on (recorded with this answer): its words are the next turn.
+        stopBlocks++;
+        options.onHook?.({ event: 'Stop', block: response.stopHook.block });
+        conversation.add({ role: 'user', content: `[Stop hook] ${response.stopHook.block}` });
+        continue;
+      }
       // A change of model given after this answer comes before the follow-up it goes with.
       await takeConfigChanges();
       if (followUps.length === 0) return { status: 'done', final, steps: budget.steps, ...(response.stopReason === REFUSAL ? { refused: true } : {}) };
       if ((limit = budget.exceeded(false))) return stopped(limit);
-      await takeFollowUp();
+      // A blocked message is not sent: the next one, if any, is; else the run ends with this answer.
+      while (!(await takeFollowUp())) {
+        if (followUps.length === 0) return { status: 'done', final, steps: budget.steps };
+        if ((limit = budget.exceeded(false))) return stopped(limit);
+      }
       continue;
     }
 
@@ -217,14 +255,21 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
 
   // One model call as a step. With compaction on, the API's "prompt is too long" is recorded as
   // the step's result (no content) instead of failing the run: the loop compacts and asks again.
-  async function modelStep(turn: number): Promise<ModelResponse> {
+  // A final answer's Stop hooks run inside its step, after the model answered: their outcome is
+  // recorded with the answer (replay hands it back), and a crash in one leaves the model call
+  // unrecorded, made again with the hook.
+  async function modelStep(turn: number): Promise<ModelResponse & { stopHook?: StopHookOutcome }> {
     const request = conversation.request();
-    return journal.step<ModelResponse>(
+    return journal.step<ModelResponse & { stopHook?: StopHookOutcome }>(
       'model',
       conversation.stepInput(turn),
       async () => {
         try {
-          return await (await provider()).complete(request, { onText: options.onText, onThinking: options.onThinking, signal: options.signal });
+          const response = await (await provider()).complete(request, { onText: options.onText, onThinking: options.onThinking, signal: options.signal });
+          const answers = !response.content.some((block) => block.type === 'tool_use') && ![MAX_TOKENS, PAUSE_TURN, REFUSAL].includes(response.stopReason ?? '');
+          if (!answers || !hooks?.has('Stop') || stopBlocks >= MAX_STOP_BLOCKS) return response;
+          const stopHook = await hooks.stop(stopBlocks > 0);
+          return stopHook ? { ...response, stopHook } : response;
         } catch (error) {
           if (!config.compaction.enabled || !isPromptTooLong(error)) throw error;
           const usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
@@ -275,22 +320,56 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   // Records the next follow-up as a step of its own and adds it to the conversation: after a final
   // answer as a new user turn, or (a run stopped between tool results and the next model call)
   // after those results in the same turn, so that every tool_use still has its tool_result first.
-  async function takeFollowUp(): Promise<void> {
+  // Says whether anything reached the conversation (a message a UserPromptSubmit hook blocked does
+  // not: the hook's outcome is recorded with the step, and replay hands it back).
+  async function takeFollowUp(): Promise<boolean> {
     const next = followUps.shift()!;
     // The files the person changed are part of the step's input: replay rebuilds the same turn.
     const changed = next.changedFiles?.length ? { changedFiles: next.changedFiles } : {};
     const input = { message: next.message, ...changed };
-    const recorded = await journal.step(USER_STEP_KIND, input, (): { message: string; changedFiles?: ChangedFile[] } => input, {
+    type Recorded = { message: string; changedFiles?: ChangedFile[] } & PromptHookOutcome;
+    const run = async (): Promise<Recorded> => {
+      if (!next.message || !hooks?.has('UserPromptSubmit')) return input;
+      const outcome = await hooks.userPromptSubmit(next.message);
+      return { ...input, ...outcome };
+    };
+    const recorded = await journal.step(USER_STEP_KIND, input, run, {
       describe: next.message || !changed.changedFiles ? `user "${shortValue(next.message, 40)}"` : `user (changed by hand: ${shortValue(changed.changedFiles.map((file) => file.path).join(', '), 40)})`,
       summarize: () => (!changed.changedFiles ? 'follow-up instruction' : `${next.message ? 'follow-up instruction, and ' : 'told the model of '}${changed.changedFiles.length} file(s) changed by hand`),
       // The person's files, kept: the tree now is the run's checkpoint, so the question is not asked again.
       ...(changed.changedFiles && options.checkpoint ? { checkpoint: () => options.checkpoint!() } : {}),
     });
     budget.count();
-    const text = [handEditNote(recorded.changedFiles), recorded.message].filter(Boolean).join('\n\n');
+    stopBlocks = 0;
+    if (recorded.blocked !== undefined) options.onHook?.({ event: 'UserPromptSubmit', blocked: recorded.blocked });
+    const message = recorded.blocked !== undefined ? '' : withContext(recorded.message, recorded.context);
+    const text = [handEditNote(recorded.changedFiles), message].filter(Boolean).join('\n\n');
+    if (!text) return false;
     if (pending) pending = [...pending, { type: 'text', text }];
     else conversation.add({ role: 'user', content: text });
+    return true;
   }
+
+  // The task's UserPromptSubmit hooks, as a step of their own at the run's first position: in a run
+  // that recorded one there (replayed, whatever the settings say now), or in a new run with such
+  // hooks. A run recorded without one never gets one: its steps stay where they were.
+  async function taskPrompt(): Promise<PromptHookOutcome> {
+    const recorded = journal.history.kindAt(1);
+    const due = recorded !== undefined ? recorded === HOOK_STEP_KIND : journal.history.lastPosition === 0 && Boolean(hooks?.has('UserPromptSubmit'));
+    if (!due) return {};
+    const outcome = await journal.step<PromptHookOutcome>(HOOK_STEP_KIND, { event: 'UserPromptSubmit', prompt: options.task }, () => hooks?.userPromptSubmit(options.task) ?? {}, {
+      describe: 'hook UserPromptSubmit',
+      summarize: (r) => (r.blocked !== undefined ? `blocked: ${shortValue(r.blocked, 40)}` : r.context ? 'context added' : 'went on'),
+    });
+    budget.count();
+    if (outcome.blocked !== undefined) options.onHook?.({ event: 'UserPromptSubmit', blocked: outcome.blocked });
+    return outcome;
+  }
+}
+
+// A message with the context its UserPromptSubmit hooks added, for the model.
+function withContext(message: string, context: string | undefined): string {
+  return context ? `${message}\n\n[UserPromptSubmit hook] ${context}` : message;
 }
 
 /** What the model is told of the files the person changed by hand since its last step ('' for none). */

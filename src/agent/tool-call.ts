@@ -5,6 +5,7 @@ import type { Checkpoint, RunJournal } from '../valve/run-journal.js';
 import type { ToolUseBlock } from '../model/types.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
 import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
+import type { Hooks } from './hooks.js';
 
 /** Asked before a live tool call that needs approval: true runs it; false, or a reason, records that it was declined. */
 export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean | { reason: string }>;
@@ -32,6 +33,8 @@ export interface ToolCallContext {
   checkpoint?: (paths?: string[]) => Checkpoint | undefined | Promise<Checkpoint | undefined>;
   /** Turns secret placeholders in a live call's input back into their values (see AgentOptions). */
   revealSecrets?: <V>(input: V) => V;
+  /** The run's PreToolUse and PostToolUse hooks: run only when the call goes live, their outcome recorded with its step. */
+  hooks?: Hooks;
 }
 
 /** The model's answer to a declined call, recorded in place of running it. */
@@ -47,6 +50,18 @@ export function declinedResult(reason = ''): ToolResult {
 /** The model's answer to a call a deny rule refused, recorded in place of running it. */
 export function deniedResult(rule: string): ToolResult {
   return { isError: true, output: `This tool call is not allowed here: the user's settings deny it (rule "${rule}"). It was not run. Try another way, or ask the user.`, summary: `denied by rule ${rule}` };
+}
+
+/** The model's answer to a call a PreToolUse hook blocked (exit 2, or a "deny"), with what the hook said: recorded in place of running it. */
+export function hookBlockedResult(reason: string): ToolResult {
+  const why = reason.length > 50 ? `${reason.slice(0, 49)}…` : reason;
+  return { isError: true, output: `This tool call was blocked by a PreToolUse hook, which said:\n${reason}\nIt was not run. Take that into account: try another way, or ask the user.`, summary: `blocked by a PreToolUse hook: ${why}` };
+}
+
+/** A tool's result with what its PostToolUse hooks said beside it, for the model (the call has run). */
+export function withHookFeedback(result: ToolResult, feedback: string | undefined): ToolResult {
+  if (!feedback) return result;
+  return { ...result, output: `${result.output}\n\n[PostToolUse hook] ${feedback}`, summary: `${result.summary} (a PostToolUse hook added feedback)` };
 }
 
 /**
@@ -78,6 +93,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
     tool.name,
     input,
     async () => {
+      let result: ToolResult;
       // Each process group the call starts is recorded locally while it runs, so a later attempt
       // can stop a command a crash left running (never in the journal: pids mean nothing elsewhere).
       const groups: number[] = [];
@@ -85,14 +101,20 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       try {
         // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP): a command's group is stopped and its
         // result says so; it is recorded like any result. Only a step whose process died with it is in flight.
-        return await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput });
+        result = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput });
       } finally {
         for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
       }
+      // After the effect, before the result is recorded: the hooks' outcome is part of the result,
+      // so replay hands it back; a crash in a hook leaves the step in flight, like a crash in the call.
+      if (!context.hooks?.has('PostToolUse', tool.name)) return result;
+      return withHookFeedback(result, await context.hooks.postToolUse(tool.name, input, { output: result.output, is_error: result.isError }));
     },
     {
       // Asked only when the step goes live: a replayed step never looks at the files.
-      intent: () => !tool.isRepeatSafe(input),
+      // A call with PostToolUse hooks is not safe to repeat either (the hooks' effects): a crash in
+      // it leaves the step in flight for the in-flight rules, never a silent second run.
+      intent: () => !tool.isRepeatSafe(input) || Boolean(context.hooks?.has('PostToolUse', tool.name)),
       // An effect whose reach is known files of this working tree (an edit, a write) is restored
       // from the checkpoint elsewhere; any other one-shot effect (a command, an MCP call) is fenced.
       fence: () => !tool.isRepeatSafe(input) && tool.changedPaths?.(input) === undefined,
@@ -108,9 +130,16 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
         // everything; an allow rule skips the question (also with no terminal to ask on).
         const ruled = context.permission?.(tool.name, input);
         if (ruled?.verdict === 'deny') return { result: deniedResult(ruled.rule) };
+        // PreToolUse hooks, given the input as the model wrote it (placeholders, not secrets): a
+        // block is recorded as the call's result; "ask" asks even where a rule or the tool would
+        // not; "allow" skips the question (a deny rule has already had its say).
+        const hook = context.hooks?.has('PreToolUse', tool.name) ? await context.hooks.preToolUse(tool.name, input) : {};
+        if (signal?.aborted) return { result: STOPPED_RESULT };
+        if (hook.decision === 'deny') return { result: hookBlockedResult(hook.reason ?? 'blocked by a PreToolUse hook') };
         // An unknown secret stops it with nothing written.
         if (context.revealSecrets) liveInput = context.revealSecrets(input);
-        if (ruled?.verdict === 'allow' || !context.approve || !tool.needsApproval(input)) return undefined;
+        if (hook.decision === 'allow' || !context.approve) return undefined;
+        if (hook.decision !== 'ask' && (ruled?.verdict === 'allow' || !tool.needsApproval(input))) return undefined;
         const answer = await context.approve(tool, input).catch((error: unknown) => {
           // Stopped at this call's question: answered as stopped, as the calls after it are.
           if (signal?.aborted) return 'stopped' as const;

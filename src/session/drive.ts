@@ -33,6 +33,7 @@ import { readInstructions, type InstructionsLeftOut } from './instructions.js';
 import { settleWorktree } from './worktree.js';
 import { createRunPusher, flushRunPushes } from './pushing.js';
 import { providerFor } from './providers.js';
+import { Hooks } from '../agent/hooks.js';
 
 /** The run a session drives, once the entry point has found or named it through `store`. */
 export interface RunTarget {
@@ -282,6 +283,8 @@ class RunLife {
       provider: providerFor(options.provider, (notice) => this.emit({ type: 'model-notice', ...notice }), options.maxRetryWait),
       tools: this.tools,
       revealSecrets: this.secrets.revealer.value,
+      ...(options.hooks?.length ? { hooks: this.hooks(options.hooks) } : {}),
+      onHook: (notice) => this.emit({ type: 'hook', ...notice }),
       followUps,
       configChanges,
       changesOnly,
@@ -302,6 +305,15 @@ class RunLife {
         return { tree: snapshot.tree, skipped: snapshot.skipped };
       },
     });
+  }
+
+  // The run's hooks, run in its working tree: the repository's in the run's sandbox (chosen in
+  // settle(), before the loop), the person's own unconfined; a failed one is told as a warning.
+  private hooks(hooks: NonNullable<SessionOptions['hooks']>): Hooks {
+    const { target, options } = this;
+    const root = target.store.repo.root;
+    const place = { root, env: options.env ?? process.env, sandbox: () => this.sandbox, gitDirs: gitPaths(root, target.store.repo), ...(options.signal ? { signal: options.signal } : {}) };
+    return new Hooks(hooks, place, target.run, (warning) => this.emit({ type: 'hook-warning', ...warning }));
   }
 
   /** Records how the loop ended: stopped at a limit (run.json's totals only), or finished with its answer. */

@@ -9,6 +9,9 @@ import type { AnyTool } from '../tools/types.js';
 import type { SandboxChoice, SandboxRequest } from './sandbox.js';
 import type { FileChange } from '../errors/index.js';
 import type { PushEvent } from '../journal/pusher.js';
+import type { HookDefinition } from '../tools/hook-command.js';
+import type { HookNotice } from '../agent/loop.js';
+import type { HookWarning } from '../agent/hooks.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
 export interface SessionOptions {
@@ -88,6 +91,12 @@ export interface SessionOptions {
    * StoppedBySignalError as the abort reason names the signal in that record.
    */
   signal?: AbortSignal;
+  /**
+   * Hooks in force, in Claude Code's format flattened (settings' `hooks`, docs/settings.md): each runs
+   * live inside the step it belongs to, its outcome recorded with it; a `sandboxed` one (from the
+   * repository's settings) in the run's sandbox. Default: none.
+   */
+  hooks?: HookDefinition[];
   /** Every step, streamed text and working-tree decision, as it happens. */
   onEvent?: (event: SessionEvent) => void;
 }
@@ -125,6 +134,10 @@ export type SessionEvent =
   /** How this process's commands (and the MCP servers it starts, `mcp`) run, once chosen (before anything runs live): in bubblewrap (with what it allows) or unconfined, and how that was decided. */
   | { type: 'sandbox'; kind: 'bwrap' | 'none'; network: boolean; gitWrites: boolean; choice: SandboxChoice; mcp?: McpPlaces }
   | { type: 'text'; text: string }
+  /** A hook's decision the person is told: their prompt blocked (not sent), or the model sent on by a Stop hook (live or replayed). */
+  | ({ type: 'hook' } & HookNotice)
+  /** A hook that failed (an exit other than 0 or 2, a timeout, no start): the run went on as if it had not run. */
+  | ({ type: 'hook-warning' } & HookWarning)
   | { type: 'thinking'; text: string }
   /** The conversation was compacted at `position` (a compact step): its size in tokens before and after. */
   | { type: 'compaction'; position: number; replayed: boolean; tokensBefore: number | null; tokensAfter: number | null }

@@ -19,7 +19,8 @@ import { buildOwnGit } from '../git/repository.js';
 import { userConfigDir } from './config-dir.js';
 import { PermissionRules } from './permissions.js';
 import { expandedVariables, readMcpJsonServers, repositoryFiles, serverDigest } from './repository-files.js';
-import { readSettingsFile, parseSettings, PERMISSION_MODES, type McpServerSettings, type PermissionMode } from './settings-file.js';
+import { readSettingsFile, parseSettings, PERMISSION_MODES, type HookSettings, type McpServerSettings, type PermissionMode } from './settings-file.js';
+import type { HookDefinition } from '../tools/hook-command.js';
 import { folderKey, folderRecord, recordTrust } from './trust-store.js';
 
 export { userConfigDir } from './config-dir.js';
@@ -51,13 +52,15 @@ export interface FolderTrust {
 
 /** Something a repository's file holds that is not in force, and why: the folder is not trusted, or an MCP server is not approved. */
 export interface LeftOut {
-  /** As a person reads it: `allow rule "run_bash"`, `defaultMode "yes"`, `sandbox.network`, `MCP server "db"`, `hooks`. */
+  /** As a person reads it: `allow rule "run_bash"`, `defaultMode "yes"`, `sandbox.network`, `MCP server "db"`, `PreToolUse hook on "run_bash"`. */
   what: string;
   /** The file it is in. */
   source: string;
   why: 'untrusted' | 'unapproved';
   /** For an MCP server: its name. */
   server?: string;
+  /** For a hook: its event, matcher and command, as written. */
+  hook?: HookSettings;
 }
 
 /** An MCP server the repository names (`.mcp.json` or its settings), as written, and whether the person approved it. */
@@ -85,6 +88,8 @@ export interface Settings {
   sandbox: { network?: Sourced<boolean>; gitWrites?: Sourced<boolean> };
   /** The MCP servers in force, by name: the user's, and the repository's that are trusted and approved. */
   mcpServers: Record<string, Sourced<McpServerSettings>>;
+  /** The hooks in force, in order: the person's own (unconfined), then the repository's when it is trusted (sandboxed). */
+  hooks: HookDefinition[];
   /** The files looked at, in order, and whether each was there. */
   files: { scope: SettingsScope; path: string; found: boolean }[];
   /** Keys a file holds that this build does not use. */
@@ -130,7 +135,7 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
   const trustedFolders = readSettingsFile(userFile)?.trustedFolders;
   const trust = folderTrust(root, env, { ...options, ...(trustedFolders ? { trustedFolders } : {}) });
   const trusted = trust.state !== 'untrusted';
-  const settings: Settings = { defaultMode: { value: 'ask', source: 'default' }, allow: [], deny: [], sandbox: {}, mcpServers: {}, files: [], unknownKeys: [], trust, leftOut: [], repositoryServers: [] };
+  const settings: Settings = { defaultMode: { value: 'ask', source: 'default' }, allow: [], deny: [], sandbox: {}, mcpServers: {}, hooks: [], files: [], unknownKeys: [], trust, leftOut: [], repositoryServers: [] };
   const leaveOut = (what: string, source: string) => settings.leftOut.push({ what, source, why: 'untrusted' });
   // Every definition of each MCP server name, in the order they apply (.mcp.json first).
   const servers = new Map<string, Array<{ value: Record<string, unknown>; source: string; repository: boolean }>>();
@@ -164,10 +169,12 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
     for (const [name, server] of Object.entries(layer.mcpServers ?? {})) define(name, server, path, repository);
     // Only the person's own file says which folders they trust.
     if (repository && layer.trustedFolders) settings.unknownKeys.push({ file: path, key: 'trustedFolders' });
-    for (const key of layer.unknownKeys) {
-      if (key === 'hooks' && !inForce) leaveOut('hooks', path);
-      else settings.unknownKeys.push({ file: path, key });
+    // A repository's hooks are commands it would run: the person's only once they trust it.
+    for (const hook of layer.hooks ?? []) {
+      if (inForce) settings.hooks.push({ ...hook, source: path, sandboxed: repository });
+      else settings.leftOut.push({ what: `${hook.event} hook${hook.matcher ? ` on "${hook.matcher}"` : ''}`, source: path, why: 'untrusted', hook });
     }
+    for (const key of layer.unknownKeys) settings.unknownKeys.push({ file: path, key });
   }
   const approvals = root && trust.folder ? (folderRecord(root, env).servers ?? {}) : {};
   for (const [name, definitions] of servers) {

@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { SettingsFileError } from '../errors/index.js';
 import { parseRule } from './permissions.js';
+import { DEFAULT_HOOK_TIMEOUT, HOOK_EVENTS, type HookEvent } from '../tools/hook-command.js';
 
 /** How a step that no rule decides is approved: ask each time, approve edits and writes, or approve everything. */
 export type PermissionMode = 'ask' | 'acceptEdits' | 'yes';
@@ -26,14 +27,27 @@ export interface SettingsLayer {
   mcpServers?: Record<string, McpServerSettings>;
   /** Folders the person trusts (absolute, `~/` for their home; `/**` at the end for every folder under one): read from the user's file only. */
   trustedFolders?: string[];
+  /** Hooks, in Claude Code's format, flattened: one per command, in the order written. */
+  hooks?: HookSettings[];
   /** Top-level keys this build does not know, left unused. */
   unknownKeys: string[];
 }
 
+/** One hook command of a settings file: its event, the matcher it is under, the command and its timeout (seconds). */
+export interface HookSettings {
+  event: HookEvent;
+  matcher: string;
+  command: string;
+  timeout: number;
+}
+
+/** The longest timeout a hook may name, in seconds: an hour. */
+export const MAX_HOOK_TIMEOUT = 3600;
+
 /** The largest settings file read: a settings file is a few hundred bytes, anything this big is a mistake. */
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
 
-const KNOWN_KEYS = new Set(['model', 'permissions', 'sandbox', 'mcpServers', 'trustedFolders', '$schema']);
+const KNOWN_KEYS = new Set(['model', 'permissions', 'sandbox', 'mcpServers', 'trustedFolders', 'hooks', '$schema']);
 
 /** The settings in `file`, or undefined when there is no such file. Throws SettingsFileError for a file that cannot be used. */
 export function readSettingsFile(file: string): SettingsLayer | undefined {
@@ -119,7 +133,52 @@ export function parseSettings(value: unknown, file: string): SettingsLayer {
     }
     layer.mcpServers = servers as Record<string, McpServerSettings>;
   }
+  if (value.hooks !== undefined) layer.hooks = parseHooks(value.hooks, (key, problem) => bad(key, problem));
   return layer;
+}
+
+// `hooks` in Claude Code's shape: { "<event>": [ { "matcher": "...", "hooks": [ { "type": "command", "command": "...", "timeout": 60 } ] } ] }.
+// Everything is checked, so that a hook written wrong is said before anything runs, never ignored.
+function parseHooks(value: unknown, bad: (key: string, problem: string) => Error): HookSettings[] {
+  const shape = '{"PreToolUse": [{"matcher": "run_bash", "hooks": [{"type": "command", "command": "...", "timeout": 60}]}]}';
+  if (!isObject(value)) throw bad('hooks', `must be an object of hook events, as Claude Code writes it: ${shape}`);
+  const hooks: HookSettings[] = [];
+  for (const [event, groups] of Object.entries(value)) {
+    if (!(HOOK_EVENTS as readonly string[]).includes(event)) throw bad(`hooks.${event}`, `is not a hook event savepoint runs: it runs ${HOOK_EVENTS.join(', ')}`);
+    if (!Array.isArray(groups)) throw bad(`hooks.${event}`, `must be a list of matchers, each with its "hooks": ${shape}`);
+    groups.forEach((group: unknown, g) => {
+      const at = `hooks.${event}[${g}]`;
+      if (!isObject(group)) throw bad(at, 'must be an object with a "matcher" and its "hooks" (a list of commands)');
+      const matcher = group.matcher ?? '';
+      if (typeof matcher !== 'string') throw bad(`${at}.matcher`, 'must be a string: a tool name, names separated by "|", a regular expression, or "*" for every tool');
+      const problem = matcherProblem(matcher);
+      if (problem) throw bad(`${at}.matcher`, problem);
+      for (const key of Object.keys(group)) if (key !== 'matcher' && key !== 'hooks') throw bad(`${at}.${key}`, 'is not part of a hook matcher: it holds "matcher" and "hooks"');
+      if (!Array.isArray(group.hooks)) throw bad(`${at}.hooks`, 'must be a list of commands such as {"type": "command", "command": "./check.sh"}');
+      group.hooks.forEach((hook: unknown, h) => {
+        const here = `${at}.hooks[${h}]`;
+        if (!isObject(hook)) throw bad(here, 'must be an object such as {"type": "command", "command": "./check.sh", "timeout": 60}');
+        if (hook.type !== 'command') throw bad(`${here}.type`, 'must be "command": savepoint runs command hooks only');
+        if (typeof hook.command !== 'string' || !hook.command.trim()) throw bad(`${here}.command`, 'must be a command to run (a non-empty string)');
+        const timeout = hook.timeout ?? DEFAULT_HOOK_TIMEOUT;
+        if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_HOOK_TIMEOUT) throw bad(`${here}.timeout`, `must be a number of seconds above 0 and at most ${MAX_HOOK_TIMEOUT}`);
+        for (const key of Object.keys(hook)) if (!['type', 'command', 'timeout'].includes(key)) throw bad(`${here}.${key}`, 'is not part of a command hook: it holds "type", "command" and "timeout"');
+        hooks.push({ event: event as HookEvent, matcher, command: hook.command, timeout });
+      });
+    });
+  }
+  return hooks;
+}
+
+// Whether a matcher compiles as the regular expression it is read as (a whole-name match).
+function matcherProblem(matcher: string): string | undefined {
+  if (matcher === '' || matcher === '*') return undefined;
+  try {
+    new RegExp(`^(?:${matcher})$`);
+    return undefined;
+  } catch (error) {
+    return `is not a valid regular expression (${(error as Error).message}): write a tool name such as "run_bash", names separated by "|", or "*" for every tool`;
+  }
 }
 
 // What is wrong with one MCP server's entry, if anything (its fields' types; the MCP code does the rest).

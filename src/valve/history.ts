@@ -123,6 +123,12 @@ export class History {
     return listed;
   }
 
+  /** The kind of the step recorded at `position` and not yet handed back (undefined when there is none): the loop asks before a step only some runs record (a hook's). */
+  kindAt(position: number): string | undefined {
+    const step = this.steps.get(position);
+    return (step?.result ?? step?.intent)?.kind;
+  }
+
   /**
    * The record at the call's position, after checking it is the same step; a different kind or
    * key means the loop no longer asks what it asked before: a divergence, never a silent replay.

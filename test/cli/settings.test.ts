@@ -101,7 +101,7 @@ describe('settings', { concurrency: true }, () => {
 
   test('savepoint config shows each setting with the file it came from, and --json the same for scripts', async () => {
     const repo = await scratch.repo();
-    const home = userHome({ model: 'claude-user', permissions: { allow: ['run_bash(npm test*)'] }, hooks: {} });
+    const home = userHome({ model: 'claude-user', permissions: { allow: ['run_bash(npm test*)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './check.sh' }] }] }, statusLine: {} });
     const project = projectSettings(repo.root, { permissions: { deny: ['write_file(secrets/**)'], defaultMode: 'acceptEdits' }, sandbox: { network: true } });
     const local = projectSettings(repo.root, { model: 'claude-local', mcpServers: { gh: { command: 'gh-mcp', args: ['--stdio'] } } }, 'settings.local.json');
     const user = join(home.XDG_CONFIG_HOME, 'savepoint', 'settings.json');
@@ -113,7 +113,8 @@ describe('settings', { concurrency: true }, () => {
     assert.match(shown.stdout, new RegExp(`permissions\\.deny +write_file\\(secrets/\\*\\*\\)  from ${project}`));
     assert.match(shown.stdout, /permissions\.defaultMode +acceptEdits/);
     assert.match(shown.stdout, /mcpServers\.gh +gh-mcp --stdio/);
-    assert.match(shown.stdout, /"hooks" in .* is not a savepoint setting/);
+    assert.match(shown.stdout, new RegExp(`hooks\\.PreToolUse +"Bash": \\./check\\.sh  from ${user}`));
+    assert.match(shown.stdout, /"statusLine" in .* is not a savepoint setting/);
 
     const json = JSON.parse((await runCli(['config', '--json'], { cwd: repo.root, env: home })).stdout) as Record<string, any>;
     assert.deepEqual(json.model, { value: 'claude-local', source: local });

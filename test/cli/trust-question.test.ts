@@ -113,4 +113,23 @@ describe('the trust question', { concurrency: true, skip: SKIP_NO_PTY }, () => {
     // With no terminal a command no rule allows fails the run: exit 0 is the rule holding.
     assert.equal(next.requests.length, 2, 'the command ran and the model heard its result');
   });
+
+  test("lists each of the repository's hooks with its event, matcher and whole command, control characters shown; \"n\" runs none of them", async () => {
+    const marker = join(scratch.dir('savepoint-marker-'), 'hook-ran');
+    const hooks = {
+      PreToolUse: [{ matcher: 'Bash|Read', hooks: [{ type: 'command', command: `printf '\u001b[2J'; touch ${marker}` }] }],
+      Stop: [{ hooks: [{ type: 'command', command: `touch ${marker}`, timeout: 5 }] }],
+    };
+    const root = await clonedRepo({ '.savepoint/settings.json': JSON.stringify({ hooks }) });
+    const config = scratch.dir('savepoint-config-');
+    const fake = await scratch.fake([{ tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'It is a README.' }]);
+    const tty = await onPty(['run', '--no-sandbox', 'explain this code'], root, [{ after: /Trust this folder\?.*: $/m, send: 'n\r' }], { env: fakeEnv(fake, { XDG_CONFIG_HOME: config }) as Record<string, string> });
+    const out = plain(tty.out);
+    assert.equal(tty.code, 0, out);
+    const question = out.slice(0, out.indexOf('Trust this folder?'));
+    assert.match(question, /\.savepoint\/settings\.json\n +PreToolUse hook on "Bash\|Read": runs printf '\^\[\[2J'; touch \S+hook-ran\n +Stop hook: runs touch \S+hook-ran/);
+    assert.doesNotMatch(tty.out, /\x1b\[2J/, 'the escape in the command is shown, not sent');
+    assert.equal(fake.requests.length, 2, 'the run went on');
+    assert.equal(existsSync(marker), false, 'a hook of a folder not trusted ran');
+  });
 });

@@ -175,11 +175,22 @@ describe('settings files', () => {
     assert.equal(refused({ sandbox: { network: 'yes' } }).data.key, 'sandbox.network');
     assert.equal(refused({ mcpServers: { s: { args: [] } } }).data.key, 'mcpServers.s');
     assert.match(refused([]).message, /\/x\/settings\.json/);
+    // hooks: every level of Claude Code's shape is checked and named.
+    const group = (hook: unknown, matcher: unknown = 'run_bash') => ({ hooks: { PreToolUse: [{ matcher, hooks: [hook] }] } });
+    assert.equal(refused({ hooks: [] }).data.key, 'hooks');
+    assert.equal(refused({ hooks: { Notification: [] } }).data.key, 'hooks.Notification');
+    assert.equal(refused({ hooks: { Stop: {} } }).data.key, 'hooks.Stop');
+    assert.equal(refused(group({ type: 'command', command: 'x' }, '(')).data.key, 'hooks.PreToolUse[0].matcher');
+    assert.equal(refused(group({ type: 'prompt', prompt: 'x' })).data.key, 'hooks.PreToolUse[0].hooks[0].type');
+    assert.equal(refused(group({ type: 'command', command: ' ' })).data.key, 'hooks.PreToolUse[0].hooks[0].command');
+    assert.equal(refused(group({ type: 'command', command: 'x', timeout: 0 })).data.key, 'hooks.PreToolUse[0].hooks[0].timeout');
+    assert.equal(refused(group({ type: 'command', command: 'x', async: true })).data.key, 'hooks.PreToolUse[0].hooks[0].async');
+    assert.deepEqual(parseSettings(group({ type: 'command', command: './check.sh' }, 'Edit|Write'), 'f').hooks, [{ event: 'PreToolUse', matcher: 'Edit|Write', command: './check.sh', timeout: 60 }]);
   });
 
   test('MCP servers pass through as written, and unknown keys are kept aside rather than refused', () => {
-    const layer = parseSettings({ mcpServers: { gh: { command: 'gh-mcp', args: ['--stdio'], env: { A: 'b' } }, web: { type: 'http', url: 'http://x' } }, hooks: {} }, 'f');
+    const layer = parseSettings({ mcpServers: { gh: { command: 'gh-mcp', args: ['--stdio'], env: { A: 'b' } }, web: { type: 'http', url: 'http://x' } }, statusLine: {} }, 'f');
     assert.deepEqual(layer.mcpServers, { gh: { command: 'gh-mcp', args: ['--stdio'], env: { A: 'b' } }, web: { type: 'http', url: 'http://x' } });
-    assert.deepEqual(layer.unknownKeys, ['hooks']);
+    assert.deepEqual(layer.unknownKeys, ['statusLine']);
   });
 });

@@ -34,6 +34,7 @@ export function settingsJson(settings: Settings): Record<string, unknown> {
     permissions: { defaultMode: settings.defaultMode, allow: settings.allow, deny: settings.deny },
     sandbox: { network: settings.sandbox.network ?? null, gitWrites: settings.sandbox.gitWrites ?? null },
     mcpServers: settings.mcpServers,
+    hooks: settings.hooks,
     unknownKeys: settings.unknownKeys,
     trust: settings.trust,
     leftOut: settings.leftOut,
@@ -60,6 +61,11 @@ function printSettings(settings: Settings, out: Writable, style: Style): void {
   for (const [name, server] of servers) {
     const what = 'url' in server.value ? server.value.url : [server.value.command, ...(server.value.args ?? [])].join(' ');
     row(`mcpServers.${name}`, what, server);
+  }
+  if (settings.hooks.length === 0) row('hooks', '(none)', undefined);
+  for (const hook of settings.hooks) {
+    const on = hook.event === 'PreToolUse' || hook.event === 'PostToolUse' ? `${hook.matcher === '' || hook.matcher === '*' ? 'every tool' : `"${hook.matcher}"`}: ` : '';
+    row(`hooks.${hook.event}`, showControls(`${on}${hook.command}${hook.sandboxed ? ' (in the sandbox)' : ''}`), { value: hook, source: hook.source });
   }
   for (const { file, key } of settings.unknownKeys) lines.push(style.yellow(`  "${key}" in ${file} is not a savepoint setting: it is ignored.`));
   lines.push('', style.bold('Trust') + style.dim(' (docs/trust.md)'));

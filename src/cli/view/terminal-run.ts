@@ -116,6 +116,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     doing.asking = on ? (what ?? true) : false;
     return on ? live.pause() : live.resume();
   };
+  // A UserPromptSubmit hook blocked a message of this command: the run has no answer to print for it.
+  let blockedPrompt = false;
   // Quiet replay: the replayed steps as one line, said before the first thing that is not one.
   let replayedQuietly = 0;
   const sayReplayed = () => {
@@ -129,6 +131,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       // Every MCP server in force, the repository's trusted and approved ones among them: the
       // session never reads .mcp.json on its own (trustRepository is the library's switch).
       ...(settings.mcpServers ? { mcpServers: settings.mcpServers.servers, mcpServersSource: settings.mcpServers.source } : {}),
+      // The hooks in force: the person's own, and the repository's once it is trusted (sandboxed).
+      ...(settings.settings.hooks.length ? { hooks: settings.settings.hooks } : {}),
       maxSteps: flags.maxSteps,
       maxTurns: flags.maxTurns,
       maxCost: flags.maxCost,
@@ -155,6 +159,7 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         // What .mcp.json names that did not start is said in the left-out line, before the run.
         if (event.type === 'repository-left-out') return;
         tally.add(event);
+        if (event.type === 'hook' && event.event === 'UserPromptSubmit') blockedPrompt = true;
         if (event.type === 'started') doing.step = { position: event.position, kind: event.kind, description: event.description };
         else if (event.type === 'recorded') {
           if (stopped?.step?.position === event.position) stopped.recorded = event.summary;
@@ -206,7 +211,9 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       return LIMIT_EXIT_CODE;
     }
     // The answer once: streamed live on a terminal (it is on the screen already), else in full here.
-    if (!json && !(view.noAnswer && printer.liveModelTurns === 0) && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
+    // A message a hook blocked has no answer: the hook's words, said above, are the last word.
+    const unanswered = blockedPrompt && !outcome.final;
+    if (!json && !unanswered && !(view.noAnswer && printer.liveModelTurns === 0) && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
     if (outcome.status === 'refused') {
       // Not a success: the answer was the model's refusal, and a script must not take it for one.
@@ -278,6 +285,12 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return say(out, style.yellow, pushEventText(event), style.width);
     case 'model-notice':
       return say(out, style.yellow, modelNoticeText(event), style.width);
+    // What a hook said is outside input: its control characters shown, never sent to the terminal.
+    case 'hook':
+      if (event.event === 'UserPromptSubmit') return say(out, style.yellow, `A UserPromptSubmit hook blocked this message: it was not sent to the model. The hook said: ${showControls(event.blocked)}`, style.width);
+      return say(out, style.dim, `A Stop hook sent the model on: ${showControls(event.block)}`, style.width);
+    case 'hook-warning':
+      return say(out, style.yellow, `The ${event.event} hook "${showControls(event.command)}" ${showControls(event.message)}; going on as if it had not run.`, style.width);
     case 'mcp-unavailable':
       // The message holds the server's stderr: outside input, its control characters shown, not sent.
       return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))}${event.log ? ` (its log: ${showControls(relative(process.cwd(), event.log))})` : ''}`, style.width);

@@ -7,7 +7,7 @@
 import type { Writable } from 'node:stream';
 import { InterruptedError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
-import { recordServerApprovals, recordTrust, type LeftOut, type RepositoryServer, type Settings } from '../../settings/index.js';
+import { recordServerApprovals, recordTrust, type HookSettings, type LeftOut, type RepositoryServer, type Settings } from '../../settings/index.js';
 import type { Style } from '../terminal/style.js';
 import { ask } from './approval.js';
 
@@ -107,7 +107,7 @@ function describeFolder(settings: Settings, root: string, style: Style): string 
   const bySource = new Map<string, string[]>();
   for (const left of settings.leftOut.filter((l) => l.why === 'untrusted')) {
     const server = left.server ? settings.repositoryServers.find((s) => s.name === left.server) : undefined;
-    const what = server ? `MCP server "${showControls(server.name)}": ${describeRepositoryServer(server)}` : showControls(left.what);
+    const what = server ? `MCP server "${showControls(server.name)}": ${describeRepositoryServer(server)}` : left.hook ? describeHook(left.hook) : showControls(left.what);
     const source = relativeSource(left.source, root);
     bySource.set(source, [...(bySource.get(source) ?? []), what]);
   }
@@ -137,6 +137,12 @@ export function describeRepositoryServer(server: RepositoryServer): string {
   }
   const variables = server.variables.length ? `; would be given your ${server.variables.map((v) => `$${v}`).join(', ')}` : '';
   return showControls(`${how}${variables}`);
+}
+
+/** One repository hook as the person decides on it: its event, its matcher, and its whole command, control characters shown. */
+export function describeHook(hook: HookSettings): string {
+  const on = hook.event === 'PreToolUse' || hook.event === 'PostToolUse' ? ` on ${hook.matcher === '' || hook.matcher === '*' ? 'every tool' : `"${hook.matcher}"`}` : '';
+  return showControls(`${hook.event} hook${on}: runs ${hook.command}`);
 }
 
 function relativeSource(source: string, root: string | undefined): string {
