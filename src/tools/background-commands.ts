@@ -23,7 +23,7 @@ export interface PastStart {
   step: number;
   /** When savepoint stopped, and with it the command (ISO 8601); undefined when the journal cannot tell. */
   stoppedAt?: string;
-  /** How that time is known, in words for the model: `when that attempt ended (finished)`, `its last recorded step (#12) ... killed`. */
+  /** How that time is known, in words for the model: `when that savepoint process ended: the run finished`, `that savepoint process was killed (...); this is when it recorded its last step, #12, ...`. */
   stoppedHow: string;
 }
 
@@ -125,7 +125,7 @@ export class BackgroundCommands {
       const listed = known.length ? `Its background commands in this session: ${known.join(', ')}.` : 'No background command of it runs now.';
       return toolError(`There is no background command "${showControls(ellipsize(id, 40))}" in this run. ${listed} A background command is started with run_bash and run_in_background: true, and its id (bg-1, bg-2, ...) is in that call's result.`, 'error: no such background command');
     }
-    const when = past.stoppedAt ? ` at ${past.stoppedAt} (${past.stoppedHow})` : ` (${past.stoppedHow})`;
+    const when = past.stoppedAt ? ` at ${past.stoppedAt}: ${past.stoppedHow}` : `: ${past.stoppedHow}`;
     const text =
       `${id} (\`${oneLine(showControls(past.command), 200)}\`, started at step #${past.step}) is not running: it stopped with savepoint${when}. ` +
       'Background commands never outlive the savepoint process that started them, and a resumed run does not start them again on its own. ' +

@@ -117,7 +117,7 @@ describe('background commands', () => {
 
     const past = await tools.output.execute({ id: 'bg-2' });
     assert.equal(past.isError, false);
-    assert.match(past.output, /^bg-2 \(`npm run dev`, started at step #5\) is not running: it stopped with savepoint at 2026-01-02T03:04:05.000Z \(that savepoint process was killed\)\./);
+    assert.match(past.output, /^bg-2 \(`npm run dev`, started at step #5\) is not running: it stopped with savepoint at 2026-01-02T03:04:05.000Z: that savepoint process was killed\./);
     assert.match(past.output, /does not start them again/);
     const pastKill = await tools.kill.execute({ id: 'bg-2' });
     assert.match(pastKill.output, /There is nothing to stop\./);
