@@ -40,6 +40,8 @@ describe('createTools', () => {
       run_bash: { command: 'ls' },
       list_files: {},
       search: { pattern: 'x' },
+      bash_output: { id: 'bg-1' },
+      kill_bash: { id: 'bg-1' },
     };
     const flags = tools.map((tool) => [tool.name, tool.needsApproval(inputs[tool.name]), tool.mayChangeFiles(inputs[tool.name])]);
     assert.deepEqual(flags, [
@@ -49,6 +51,9 @@ describe('createTools', () => {
       ['run_bash', true, true],
       ['list_files', false, false],
       ['search', false, false],
+      // A background command's own read and stop need no approval (its start asked); what it wrote meanwhile is checkpointed after them.
+      ['bash_output', false, true],
+      ['kill_bash', false, true],
     ]);
   });
 
