@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { journalJson, journalPaths, runCli, startCli, waitUntil } from '../helpers/cli.js';
+import { fakeEnv, journalJson, journalPaths, runCli, startCli, waitUntil } from '../helpers/cli.js';
 import { noSandboxReason } from '../helpers/sandbox.js';
 import { useScratch } from '../helpers/scratch.js';
+import { exited, openSession } from '../helpers/tmux.js';
 
 const scratch = useScratch();
 
@@ -85,4 +86,28 @@ describe('background commands, with the real CLI', { concurrency: true }, () => 
       assert.match(log.stdout, /→ started bg-2/);
     });
   }
+
+  test('in the interactive session: one started at a message still runs at the next (its run opened again), and /exit stops it', async () => {
+    const repo = await scratch.repo();
+    const marker = `bgmark${process.pid}session`;
+    const fake = await scratch.fake([
+      { tools: [{ name: 'run_bash', input: { command: `echo ready; exec -a ${marker} sleep 300`, run_in_background: true } }] },
+      { text: 'Started it.' },
+      { tools: [{ name: 'bash_output', input: { id: 'bg-1' } }] },
+      { text: 'It still runs.' },
+    ]);
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root, env: { ...fakeEnv(fake), XDG_CONFIG_HOME: scratch.dir('savepoint-xdg-') } });
+    await term.waitFor(/^›\s*$/m);
+    term.type('start the server');
+    await term.waitFor(/→ answers "Started it\."[\s\S]*^›\s*$/m);
+    await waitUntil(() => processesWith(marker).length === 2, 'the background command (and its watchdog, whose command line holds the script) to run');
+    const running = processesWith(marker);
+    term.type('is it up?');
+    await term.waitFor(/→ answers "It still runs\."[\s\S]*^›\s*$/m);
+    assert.match(term.screen(), /bash_output bg-1 +→ bg-1 running/);
+    assert.deepEqual(processesWith(marker), running, 'the next message did not stop it as an orphan of its run');
+    term.type('/exit');
+    assert.equal(await exited(term), 0);
+    await waitUntil(() => processesWith(marker).length === 0, `no process with ${marker} left after /exit`, { timeoutMs: 10_000 });
+  });
 });
