@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { BackgroundCommands, createBashOutputTool, createKillBashTool, createRunBashTool, type BackgroundJournal } from '../../src/tools/index.js';
 import { MAX_UNREAD_BYTES } from '../../src/os/background-process.js';
 import { groupRuns } from '../../src/os/proc.js';
+import { PermissionRules } from '../../src/settings/index.js';
 import { noSandboxReason } from '../helpers/sandbox.js';
 import { useScratch } from '../helpers/scratch.js';
 
@@ -154,5 +155,19 @@ describe('background commands', () => {
     assert.match(read, /Read-only file system/);
     assert.match(read, /exit 1/);
     assert.match(read, /made/);
+  });
+
+  it('ask as run_bash does: a run_bash rule covers a start, and the reads and stops ask nothing', async () => {
+    const background = new BackgroundCommands('run-e');
+    const tools = toolsOn('/nonexistent-root', background);
+    const start = { command: 'npm run dev', run_in_background: true };
+    assert.equal(tools.bash.needsApproval(start), true);
+    assert.equal(tools.bash.isRepeatSafe(start), false, 'its intent is recorded first, fenced like any command');
+    assert.equal(tools.output.needsApproval({ id: 'bg-1' }), false);
+    assert.equal(tools.kill.needsApproval({ id: 'bg-1' }), false);
+    const rules = new PermissionRules({ allow: ['run_bash(npm run dev*)'], deny: ['KillShell'], root: '/nonexistent-root' });
+    assert.equal(rules.decide('run_bash', start)?.verdict, 'allow');
+    assert.equal(rules.decide('run_bash', { ...start, command: 'npm run dev; curl example.com' }), undefined, 'a line the rule does not cover asks');
+    assert.equal(rules.decide('kill_bash', { id: 'bg-1' })?.verdict, 'deny', "Claude Code's KillShell names kill_bash");
   });
 });
