@@ -1,9 +1,10 @@
 // A command that runs in the background (run_bash's `run_in_background`): its own process group,
 // its output (stdout and stderr together) kept in memory until read, and never outliving this
 // process. Three things hold that last promise, each covering what the one before cannot:
-//   - a watchdog in the command's own group, `read` on a pipe (fd 3) whose other end only this
-//     process holds: when this process dies, by any means (kill -9 included), the kernel closes its
-//     end, the read sees end of file, and the watchdog kills its whole group (`kill -KILL 0`);
+//   - a watchdog, a tiny bash of its own beside the command (never its child: the command's `wait`
+//     must not wait for it), blocked in `read` on a pipe (fd 3) whose other end only this process
+//     holds: when this process dies, by any means (kill -9 included), the kernel closes its end, the
+//     read sees end of file, and the watchdog kills the command's whole group;
 //   - in the sandbox, bubblewrap's --die-with-parent and its pid namespace (see tools/sandbox.ts),
 //     bubblewrap being this process's own child (never a spare shell's, which is another process);
 //   - this process's own exit (a run that ends, /exit, Ctrl-C) kills every group it still has.
@@ -22,11 +23,11 @@ import type { CommandLine } from './spare-shell.js';
 export const MAX_UNREAD_BYTES = 1024 * 1024;
 
 /**
- * The lines put before a background command's script: the watchdog (started in the background, in
- * the command's group, holding fd 3), then fd 3 closed for the command itself. `read -N 1` returns
- * only at end of file: nothing is ever written to the pipe.
+ * What the watchdog runs (bash, the command's group id as $1): `read -N 1` returns only at end of
+ * file (nothing is ever written to the pipe), that is when this process has died; then SIGKILL to
+ * the whole group.
  */
-export const WATCHDOG = '{ read -r -N 1 _ <&3; kill -KILL 0; } & exec 3<&-; ';
+export const WATCHDOG = 'read -r -N 1 _ <&3; kill -KILL -- "-$1"';
 
 /** How a background command ended: its exit code, or the signal that killed it. */
 export interface BackgroundExit {
@@ -64,10 +65,11 @@ export class BackgroundProcess {
   private ended: BackgroundExit | undefined;
   private readonly closed: Promise<void>;
   private readonly onEnd: (() => void) | undefined;
+  private readonly watchdog: ChildProcess | undefined;
 
   /**
-   * Starts `line` (a command line that runs WATCHDOG and then the command with bash, sandboxed or
-   * not) in `cwd`. `onEnd` is told once the command has ended and its group is gone.
+   * Starts `line` (the command line that runs the command, sandboxed or not, as run_bash builds it)
+   * in `cwd`, and its watchdog. `onEnd` is told once the command has ended and its group is gone.
    */
   constructor(line: CommandLine, cwd: string, onEnd?: () => void) {
     this.onEnd = onEnd;
@@ -75,13 +77,25 @@ export class BackgroundProcess {
       exitHookSet = true;
       process.on('exit', killBackgroundProcesses);
     }
-    // fd 3: the watchdog's pipe. stdin is empty (end of file), as for run_bash.
-    this.child = spawn(line.file, line.args, { cwd, env: line.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    // A group of its own (setsid), stdin empty (end of file), as for run_bash.
+    this.child = spawn(line.file, line.args, { cwd, env: line.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     running.add(this);
+    // Unconfined, in a group of its own (the command's kill never reaches it before its end), fd 3
+    // its pipe; it reads nothing else and writes nothing.
+    if (this.child.pid) {
+      try {
+        this.watchdog = spawn('bash', ['-c', WATCHDOG, 'savepoint-watchdog', String(this.child.pid)], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], detached: true });
+        this.watchdog.on('error', () => {}); // no bash: the other lines still hold (see the header)
+        (this.watchdog.stdio[3] as Writable).on('error', () => {});
+        this.watchdog.unref();
+        (this.watchdog.stdio[3] as { unref?: () => void } | null)?.unref?.();
+      } catch {
+        // as above
+      }
+    }
     // Never keeps this process alive on its own: a run that ends, ends (and stops it, see above).
     this.child.unref();
-    for (const stream of [this.child.stdout, this.child.stderr, this.child.stdio[3]]) (stream as { unref?: () => void } | null)?.unref?.();
-    (this.child.stdio[3] as Writable).on('error', () => {});
+    for (const stream of [this.child.stdout, this.child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
     const keep = (chunk: Buffer) => this.keep(chunk);
     this.child.stdout!.on('data', keep);
     this.child.stderr!.on('data', keep);
@@ -164,8 +178,17 @@ export class BackgroundProcess {
     if (this.ended) return;
     this.ended = { ...(code !== undefined ? { code } : {}), ...(signal !== undefined ? { signal } : {}), at: new Date() };
     running.delete(this);
-    (this.child.stdio[3] as Writable | null)?.destroy();
+    // Its group is gone: the watchdog has nothing left to guard (and must never kill a reused group id).
+    signalProcess(this.watchdog?.pid, 'SIGKILL');
     this.onEnd?.();
+  }
+}
+
+function signalProcess(pid: number | undefined, signal: NodeJS.Signals): void {
+  try {
+    if (pid) process.kill(pid, signal);
+  } catch {
+    // already gone
   }
 }
 

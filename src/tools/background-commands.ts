@@ -60,7 +60,7 @@ export class BackgroundCommands {
     this.journal = journal;
   }
 
-  /** Starts `line` (its script begins with WATCHDOG) in `cwd` as the run's next background command; answers its id and how to read it. */
+  /** Starts `line` (run_bash's command line for the command) in `cwd` as the run's next background command; answers its id and how to read it. */
   async start(line: CommandLine, cwd: string, command: string): Promise<ToolResult> {
     // Asked of the journal at each start: another process may have gone on with the run between
     // two messages of a session (the run is not held between them).

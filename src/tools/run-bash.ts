@@ -17,7 +17,6 @@ import { SPARE_LOADER, type SpareShells } from '../os/spare-shell.js';
 import { openPipeId, pipeHolders, type PipeHolder } from '../os/pipe-holders.js';
 import type { Tool, ToolResult } from './types.js';
 import type { BackgroundCommands } from './background-commands.js';
-import { WATCHDOG } from '../os/background-process.js';
 
 /** How long a command may run when the model does not say. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -92,14 +91,14 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => 
   });
 }
 
-// A command started in the background: the same command line as any (the same sandbox), with the
-// watchdog that stops its group when this process dies (os/background-process.ts) before it.
-// Never on a spare shell: that is started ahead for the next foreground command.
+// A command started in the background: the same command line as any (the same sandbox), its
+// watchdog beside it (os/background-process.ts). Never on a spare shell: that is started ahead for
+// the next foreground command, and bubblewrap's --die-with-parent must name this process.
 async function startInBackground(root: string, sandbox: SandboxConfig, gitDirs: () => string[], background: BackgroundCommands | undefined, command: string, signal?: AbortSignal): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
   if (!background) return toolError('Background commands are not available here: run the command without run_in_background.', 'error: no background commands here');
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
-  const run = sandboxedCommand(root, `${WATCHDOG}exec 2>&1; ${command}`, sandbox, process.env, sandbox.kind === 'bwrap' ? gitDirs() : []);
+  const run = sandboxedCommand(root, `exec 2>&1; ${command}`, sandbox, process.env, sandbox.kind === 'bwrap' ? gitDirs() : []);
   return background.start(run, root, command);
 }
 

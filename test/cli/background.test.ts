@@ -100,7 +100,7 @@ describe('background commands, with the real CLI', { concurrency: true }, () => 
     await term.waitFor(/^›\s*$/m);
     term.type('start the server');
     await term.waitFor(/→ answers "Started it\."[\s\S]*^›\s*$/m);
-    await waitUntil(() => processesWith(marker).length === 2, 'the background command (and its watchdog, whose command line holds the script) to run');
+    await waitUntil(() => processesWith(marker).length > 0, 'the background command to run');
     const running = processesWith(marker);
     term.type('is it up?');
     await term.waitFor(/→ answers "It still runs\."[\s\S]*^›\s*$/m);

@@ -92,9 +92,15 @@ describe('background commands', () => {
     assert.match(again.output, /^bg-3 had already ended \(stopped by kill_bash\): nothing to stop\./);
     assert.match((await tools.output.execute({ id: 'bg-3' })).output, /^bg-3: stopped by kill_bash/);
 
+    // `wait` waits for the command's own jobs only: nothing savepoint adds is its child.
+    await tools.bash.execute({ command: 'sleep 0.1 & wait; echo waited', run_in_background: true });
+    const waited = await readUntil(tools, 'bg-4', (_all, last) => last.includes('exited'));
+    assert.match(waited, /bg-4: exited with code 0/);
+    assert.match(waited, /^waited$/m);
+
     const unknown = await tools.output.execute({ id: 'bg-9' });
     assert.equal(unknown.isError, true);
-    assert.match(unknown.output, /no background command "bg-9".*bg-1, bg-2, bg-3/s);
+    assert.match(unknown.output, /no background command "bg-9".*bg-1, bg-2, bg-3, bg-4/s);
   });
 
   it('count ids from the journal, and answer for one an earlier savepoint started that it stopped with it, and when', async () => {
