@@ -72,7 +72,8 @@ export function clearLiveCommand(commonDir: string, run: string, pgid: number): 
 
 /**
  * Stops every command `run` recorded that is still running: the caller holds the run's lock, so
- * whoever started them is dead. SIGTERM to the whole group, then SIGKILL after `graceMs`. Returns
+ * whoever started them is dead, or is this very process (its background commands, recorded with
+ * their owner: left running and recorded). SIGTERM to the whole group, then SIGKILL after `graceMs`. Returns
  * what was found (nothing when every recorded command had already ended) and clears the record.
  */
 export async function stopOrphanedCommands(commonDir: string, run: string, graceMs = 2000): Promise<OrphanReport[]> {
