@@ -110,4 +110,16 @@ describe('background commands, with the real CLI', { concurrency: true }, () => 
     assert.equal(await exited(term), 0);
     await waitUntil(() => processesWith(marker).length === 0, `no process with ${marker} left after /exit`, { timeoutMs: 10_000 });
   });
+
+  test('Ctrl-C stops savepoint and its background command with it', async () => {
+    const repo = await scratch.repo();
+    const marker = `bgmark${process.pid}ctrlc`;
+    const script = join(scratch.dir('savepoint-background-'), 'script.json');
+    writeFileSync(script, JSON.stringify({ turns: [{ tools: [{ name: 'run_bash', input: { command: `exec -a ${marker} sleep 300`, run_in_background: true } }] }, { text: 'waiting', delayMs: 60_000 }] }));
+    const cli = startCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, 'serve'], { cwd: repo.root });
+    await waitUntil(() => /→ started bg-1/.test(cli.stdout) && processesWith(marker).length > 0, 'the background command to run', { child: cli });
+    cli.child.kill('SIGINT');
+    assert.equal((await cli.result).code, 130);
+    await waitUntil(() => processesWith(marker).length === 0, `no process with ${marker} left after Ctrl-C`, { timeoutMs: 10_000 });
+  });
 });
