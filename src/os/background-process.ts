@@ -29,6 +29,9 @@ export const MAX_UNREAD_BYTES = 1024 * 1024;
  */
 export const WATCHDOG = 'read -r -N 1 _ <&3; kill -KILL -- "-$1"';
 
+// How long a stop waits, once the command has ended, for the rest of its output.
+const SETTLE_MS = 200;
+
 /** How a background command ended: its exit code, or the signal that killed it. */
 export interface BackgroundExit {
   code?: number;
@@ -63,6 +66,9 @@ export class BackgroundProcess {
   private dropped = 0;
   private readonly decoder = new StringDecoder('utf8');
   private ended: BackgroundExit | undefined;
+  // Settles once the command (its group's leader) has ended, or never started.
+  private readonly exited: Promise<void>;
+  // Settles once its output is read to the end (a process that left the group may hold it open for ever).
   private readonly closed: Promise<void>;
   private readonly onEnd: (() => void) | undefined;
   private readonly watchdog: ChildProcess | undefined;
@@ -99,7 +105,7 @@ export class BackgroundProcess {
     const keep = (chunk: Buffer) => this.keep(chunk);
     this.child.stdout!.on('data', keep);
     this.child.stderr!.on('data', keep);
-    this.closed = new Promise<void>((resolve) => {
+    this.exited = new Promise<void>((resolve) => {
       this.child.once('error', (error) => {
         // It never started (no bwrap, no bash): said as its output, ended with no code.
         this.keep(Buffer.from(`failed to start ${line.file}: ${error.message}\n`));
@@ -107,11 +113,15 @@ export class BackgroundProcess {
         resolve();
       });
       this.child.once('exit', (code, signal) => {
-        // What it left behind in its group goes too (the watchdog among them), as run_bash does.
+        // What it left behind in its group goes too, as run_bash does.
         this.killNow();
         this.finish(code ?? undefined, signal ?? undefined);
+        resolve();
       });
+    });
+    this.closed = new Promise<void>((resolve) => {
       this.child.once('close', () => resolve());
+      this.child.once('error', () => resolve());
     });
   }
 
@@ -138,16 +148,21 @@ export class BackgroundProcess {
 
   /**
    * Stops the command: SIGTERM to its whole group, then SIGKILL after `graceMs` to whatever is
-   * left. Resolves once the group's leader is gone and its output is read to the end.
+   * left. Resolves once the group's leader is gone and its output is read to the end (or, a process
+   * that left the group holding it, SETTLE_MS later).
    */
   async stop(graceMs = 2000): Promise<void> {
     if (!this.ended) signalGroup(this.pgid, 'SIGTERM');
     const timer = setTimeout(() => this.killNow(), graceMs);
     try {
-      await this.closed;
+      await this.exited;
     } finally {
       clearTimeout(timer);
     }
+    // The last of its output, unless a process that left the group holds the pipe: not waited on long.
+    let settle: NodeJS.Timeout | undefined;
+    await Promise.race([this.closed, new Promise<void>((resolve) => (settle = setTimeout(resolve, SETTLE_MS)))]);
+    clearTimeout(settle);
   }
 
   /** SIGKILL to the whole group, at once (synchronous: usable in an exit handler). */

@@ -176,4 +176,23 @@ describe('background commands', () => {
     assert.equal(rules.decide('run_bash', { ...start, command: 'npm run dev; curl example.com' }), undefined, 'a line the rule does not cover asks');
     assert.equal(rules.decide('kill_bash', { id: 'bg-1' })?.verdict, 'deny', "Claude Code's KillShell names kill_bash");
   });
+
+  it('kill_bash answers when a process that left the group still holds the output open (unconfined)', async () => {
+    const repo = await scratch.repo();
+    const background = new BackgroundCommands('run-f');
+    const tools = toolsOn(repo.root, background);
+    scratch.defer(() => background.stopAll());
+    const pidFile = join(repo.root, 'daemon.pid');
+    await tools.bash.execute({ command: `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' & sleep 300`, run_in_background: true });
+    const daemon = await pidIn(pidFile);
+    scratch.defer(() => {
+      try {
+        process.kill(daemon, 'SIGKILL'); // it left the group on purpose: run_bash's rule, outside the sandbox
+      } catch {
+        // already gone
+      }
+    });
+    const killed = await tools.kill.execute({ id: 'bg-1' });
+    assert.equal(killed.summary, 'stopped bg-1');
+  });
 });
