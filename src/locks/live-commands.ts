@@ -22,6 +22,11 @@ export interface LiveCommand {
   step: number;
   description: string;
   startedAt: string;
+  /**
+   * The pid of the savepoint process that runs it, for a background command (it outlives its step):
+   * that process opening the run again (an interactive session's next message) leaves it running.
+   */
+  owner?: number;
 }
 
 /** What became of a command found still running from a dead attempt. */
@@ -53,9 +58,9 @@ function writeRecords(commonDir: string, run: string, records: LiveCommand[]): v
   else writeFileAtomically(recordPath(commonDir, run), `${JSON.stringify(records)}\n`);
 }
 
-/** Records that step `step` of `run` started the process group `pgid` (its leader's pid). */
-export function recordLiveCommand(commonDir: string, run: string, pgid: number, step: number, description: string): void {
-  const record: LiveCommand = { pgid, startTime: procStat(pgid)?.[19], bootId: bootId(), pidNamespace: pidNamespace(), step, description, startedAt: new Date().toISOString() };
+/** Records that step `step` of `run` started the process group `pgid` (its leader's pid); `outlivesStep`: a background command, owned by this process. */
+export function recordLiveCommand(commonDir: string, run: string, pgid: number, step: number, description: string, outlivesStep = false): void {
+  const record: LiveCommand = { pgid, startTime: procStat(pgid)?.[19], bootId: bootId(), pidNamespace: pidNamespace(), step, description, startedAt: new Date().toISOString(), ...(outlivesStep ? { owner: process.pid } : {}) };
   writeRecords(commonDir, run, [...readRecords(commonDir, run).filter((c) => c.pgid !== pgid), record]);
 }
 
@@ -67,12 +72,19 @@ export function clearLiveCommand(commonDir: string, run: string, pgid: number): 
 
 /**
  * Stops every command `run` recorded that is still running: the caller holds the run's lock, so
- * whoever started them is dead. SIGTERM to the whole group, then SIGKILL after `graceMs`. Returns
+ * whoever started them is dead, or is this very process (its background commands, recorded with
+ * their owner: left running and recorded). SIGTERM to the whole group, then SIGKILL after `graceMs`. Returns
  * what was found (nothing when every recorded command had already ended) and clears the record.
  */
 export async function stopOrphanedCommands(commonDir: string, run: string, graceMs = 2000): Promise<OrphanReport[]> {
   const reports: OrphanReport[] = [];
+  const kept: LiveCommand[] = [];
   for (const command of readRecords(commonDir, run)) {
+    // This very process's background command, from an earlier opening of the run: not an orphan.
+    if (command.owner === process.pid && command.bootId === bootId() && command.pidNamespace === pidNamespace()) {
+      kept.push(command);
+      continue;
+    }
     if (command.bootId !== bootId() || command.pidNamespace !== pidNamespace()) {
       reports.push({ ...command, outcome: 'unreachable' });
       continue;
@@ -87,7 +99,7 @@ export async function stopOrphanedCommands(commonDir: string, run: string, grace
     await groupEnds(command, 1000);
     reports.push({ ...command, outcome: 'killed' });
   }
-  writeRecords(commonDir, run, []);
+  writeRecords(commonDir, run, kept);
   return reports;
 }
 

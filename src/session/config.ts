@@ -9,7 +9,7 @@ import type { RunConfig, RunRecord } from '../journal/entry.js';
 import { contextWindowFor } from '../model/defaults.js';
 import { DEFAULT_MODEL } from '../model/index.js';
 import type { AnyTool } from '../tools/types.js';
-import { LEGACY_READ_FILE_DESCRIPTION, LEGACY_RUN_BASH_DESCRIPTION } from './legacy-config.js';
+import { LEGACY_ADDED_PROPERTIES, LEGACY_READ_FILE_DESCRIPTION, LEGACY_RUN_BASH_DESCRIPTION, LEGACY_TOOL_NAMES } from './legacy-config.js';
 import type { SessionOptions } from './types.js';
 
 // The tools whose descriptions changed since savepoint 0.1.0, with the words it sent.
@@ -60,11 +60,20 @@ function legacyConfig(record: RunRecord, options: ConfigOptions, tools: readonly
   return {
     model,
     system: SYSTEM_PROMPT,
-    tools: tools.map((tool) => ({ name: tool.name, description: LEGACY_DESCRIPTIONS[tool.name] ?? tool.description, input_schema: { ...tool.inputSchema } })),
+    // Only the tools that build had, with the inputs it had: a tool or an input added since would change what the run is shown.
+    tools: tools.filter((tool) => LEGACY_TOOL_NAMES.includes(tool.name)).map((tool) => ({ name: tool.name, description: LEGACY_DESCRIPTIONS[tool.name] ?? tool.description, input_schema: legacySchema(tool) })),
     maxTokens: DEFAULT_MAX_TOKENS,
     compaction: { enabled: options.compact !== false, at: options.compactAt ?? DEFAULT_COMPACT_AT, contextWindow: options.contextWindow ?? contextWindowFor(model) },
     outputNote: 'journal',
   };
+}
+
+// A tool's input schema as savepoint 0.1.0 had it: without the properties added since.
+function legacySchema(tool: AnyTool): Record<string, unknown> {
+  const added = LEGACY_ADDED_PROPERTIES[tool.name];
+  if (!added) return { ...tool.inputSchema };
+  const properties = Object.fromEntries(Object.entries(tool.inputSchema.properties).filter(([name]) => !added.includes(name)));
+  return { ...tool.inputSchema, properties };
 }
 
 /** The system prompt with the project's instructions after it. */

@@ -16,7 +16,8 @@ import type { JournalStore } from '../journal/store.js';
 import { hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
-import { createTools } from '../tools/index.js';
+import { backgroundCommandsOf, createTools, type BackgroundCommands } from '../tools/index.js';
+import { backgroundJournal } from './background-journal.js';
 import { SpareShells } from '../os/spare-shell.js';
 import { createMcpTools, loadMcpServers, MCP_CONFIG_FILE, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools, type McpServerConfig } from '../tools/mcp/index.js';
 import { readMcpJsonServers } from '../settings/index.js';
@@ -123,6 +124,8 @@ class RunLife {
     private readonly spares: SpareShells,
     /** The run's sandbox, decided once (a new run's MCP servers may have needed it first). */
     private readonly decideSandbox: () => ReturnType<typeof chooseSandbox>,
+    /** run_bash's background commands of this run in this process: stopped at the run's end, unless the caller keeps them (SessionOptions.keepBackgroundCommands). */
+    private readonly background: BackgroundCommands,
   ) {}
 
   /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
@@ -159,8 +162,13 @@ class RunLife {
     let life: RunLife | undefined;
     const leftOut: InstructionsLeftOut[] = [];
     const spares = new SpareShells();
+    // The run's background commands: the same at every opening of the run in this process (a
+    // session's next message reads the server its last one started); ids counted from the journal.
+    const background = backgroundCommandsOf(target.run);
+    let opened: RunJournal | undefined;
+    background.useJournal(backgroundJournal(store, target.run, () => opened));
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
-    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares }));
+    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares, background }));
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
@@ -194,9 +202,10 @@ class RunLife {
       await mcp.close(); // servers a new run listed before its journal failed to open
       throw error;
     });
+    opened = journal;
     // The run's tools: the built-in ones and the MCP tools its configuration pinned.
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
-    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares, decideSandbox);
+    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares, decideSandbox, background);
     life.instructionsLeftOut = leftOut;
     return life;
   }
@@ -360,6 +369,8 @@ class RunLife {
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
   close(): void {
     void this.spares.close();
+    // A run's end stops its background commands (this process's exit would, see os/background-process.ts).
+    if (!this.options.keepBackgroundCommands) void this.background.stopAll();
     this.pusher?.close();
     this.worktreeLock?.release();
     this.journal.close();

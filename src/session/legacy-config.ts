@@ -9,3 +9,9 @@ export const LEGACY_RUN_BASH_DESCRIPTION = "Runs a command with bash in the repo
 
 /** read_file's description as savepoint 0.1.0 gave it to the model (before reads were capped at 50 KB each). */
 export const LEGACY_READ_FILE_DESCRIPTION = "Reads a file from the repository and returns its text with line numbers, as `cat -n` prints them (the number, a tab, then the line).\n- path is relative to the repository root (an absolute path inside the repository works too).\n- Reads up to 2000 lines from the start by default. For a longer file, read on with offset (the 1-based line number to start at) and limit (how many lines).\n- Read a file before editing it: edit_file needs its exact text. The line-number prefix is not part of the file.\n- Use list_files to list a directory and search to find text across files.";
+
+/** The tools savepoint 0.1.0 gave the model, in its order: a tool added since is never shown to a run it recorded. */
+export const LEGACY_TOOL_NAMES: readonly string[] = ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search'];
+
+/** Input properties added since savepoint 0.1.0, by tool: left out of the schemas such a run is shown. */
+export const LEGACY_ADDED_PROPERTIES: Readonly<Record<string, readonly string[]>> = { run_bash: ['run_in_background'] };

@@ -23,6 +23,13 @@ export interface SessionOptions {
   defaultModel?: string;
   /** The model to talk to. Default: made from `model` on the first live call, so a replay needs no key. */
   provider?: ModelProvider | (() => ModelProvider | Promise<ModelProvider>);
+  /**
+   * Leave the run's background commands (run_bash's run_in_background) running when the run's
+   * process ends its turn: the caller stops them (stopAllBackgroundCommands). An interactive
+   * session keeps them between its messages and stops them when it ends. Default: the run's end
+   * stops them.
+   */
+  keepBackgroundCommands?: boolean;
   /** The tools the model gets. Default: every built-in tool (createTools) on the repository root. */
   tools?: AnyTool[] | ((root: string) => AnyTool[]);
   /** Asked before each live tool call that needs approval. Default: every call is approved. */

@@ -49,7 +49,7 @@ export interface RuleEntry {
 }
 
 /** savepoint's own tools, as rules name them (web_fetch is a name rules may use before the tool exists: SPEC). */
-export const TOOL_NAMES: readonly string[] = ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search', 'web_fetch'];
+export const TOOL_NAMES: readonly string[] = ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search', 'web_fetch', 'bash_output', 'kill_bash'];
 
 /**
  * Claude Code's tool names and the savepoint tools each covers: its Read covers reading with Grep
@@ -64,6 +64,8 @@ export const CLAUDE_CODE_TOOLS: Readonly<Record<string, readonly string[]>> = {
   WebFetch: ['web_fetch'],
   Glob: ['list_files'],
   Grep: ['search'],
+  BashOutput: ['bash_output'],
+  KillShell: ['kill_bash'],
 };
 
 // The tools whose `path` is the one file they change.

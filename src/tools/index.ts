@@ -11,6 +11,9 @@ import type { SandboxConfig } from './sandbox.js';
 import type { SpareShells } from '../os/spare-shell.js';
 import type { AnyTool } from './types.js';
 import { createWriteFileTool } from './write-file.js';
+import { createBashOutputTool } from './bash-output.js';
+import { createKillBashTool } from './kill-bash.js';
+import type { BackgroundCommands } from './background-commands.js';
 
 export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult } from './types.js';
 export { createEditFileTool, type EditFileInput } from './edit-file.js';
@@ -21,6 +24,9 @@ export { SpareShells, type SpareShellOptions } from '../os/spare-shell.js';
 export { probeSandbox, sandboxedCommand, sandboxEnv, type SandboxConfig, type SandboxedCommand } from './sandbox.js';
 export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';
+export { createBashOutputTool, type BashOutputInput } from './bash-output.js';
+export { createKillBashTool, type KillBashInput } from './kill-bash.js';
+export { BackgroundCommands, backgroundCommandsOf, stopAllBackgroundCommands, type BackgroundJournal, type PastStart } from './background-commands.js';
 export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from './define-tool.js';
 export { resolveInRepo, toRepoRelative } from './path-utils.js';
 export { truncateForModel, type TruncateOptions } from './truncate.js';
@@ -30,15 +36,19 @@ export { asText, lastLine } from './truncate.js';
 /**
  * Every tool, in the order the model is shown them, working on the repository at `root`; run_bash
  * confined by `sandbox`, protecting `gitDirs` (default: found from `root` once, see gitPaths), and
- * starting each command's process ahead with `spares` (spare-shell.ts).
+ * starting each command's process ahead with `spares` (spare-shell.ts); run_bash's background
+ * commands, read by bash_output and stopped by kill_bash, are `background`'s (a run's: without it
+ * they answer that there are none here).
  */
-export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells } = {}): AnyTool[] {
+export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells; background?: BackgroundCommands } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),
     createEditFileTool(root),
-    createRunBashTool(root, options.sandbox, options.gitDirs, options.spares),
+    createRunBashTool(root, options.sandbox, options.gitDirs, options.spares, options.background),
     createListFilesTool(root),
     createSearchTool(root),
+    createBashOutputTool(options.background),
+    createKillBashTool(options.background),
   ];
 }

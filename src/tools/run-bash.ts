@@ -16,6 +16,7 @@ import { sandboxNote } from './sandbox-notes.js';
 import { SPARE_LOADER, type SpareShells } from '../os/spare-shell.js';
 import { openPipeId, pipeHolders, type PipeHolder } from '../os/pipe-holders.js';
 import type { Tool, ToolResult } from './types.js';
+import type { BackgroundCommands } from './background-commands.js';
 
 /** How long a command may run when the model does not say. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -46,13 +47,15 @@ export function journalSize(chunk: Buffer): number {
 export interface RunBashInput {
   command: string;
   timeout_ms?: number;
+  /** Start the command and return at once with its id (`bg-<n>`); bash_output reads it, kill_bash stops it. */
+  run_in_background?: boolean;
 }
 
 const description = `Runs a command with bash in the repository root and returns its exit code and its output (stdout and stderr together, in the order they were written).
 - May run in a sandbox (the user decides): then only the working tree and a private /tmp are writable, .git is read-only, there may be no network, and variables named like secrets are unset. When a command fails for one of these reasons, say so instead of working around it.
 - Stdin is empty, so a command that waits for input gets end-of-file instead of hanging. Each call starts a fresh shell: cd and variables do not carry over.
 - Times out after ${DEFAULT_BASH_TIMEOUT_MS / 1000} s by default (set timeout_ms for longer builds or test runs). On timeout the command and every process it started are killed.
-- Background processes (\`cmd &\`) are killed when the command ends, so do not start servers that must keep running.
+- Background processes (\`cmd &\`) are killed when the command ends. For a server or a watcher that must keep running, set run_in_background: the call returns at once with the command's id (bg-1, ...); read what it prints with bash_output and stop it with kill_bash (timeout_ms does not apply). It runs like any command (the same sandbox) and stops when the run ends; it is never started again on its own when the run is resumed.
 - A process that leaves the command's process group (setsid, a daemon) is not waited for: once bash exits, the output already written is read, reading stops, and the result names the process (pid and command line), which goes on running. In the sandbox it is killed with the command.
 - Prefer read_file, list_files, search, edit_file and write_file over cat, find, grep, sed and echo > file: they are checked and shown more clearly.
 - Quote paths that contain spaces. Keep output small where you can (for example, \`| tail -50\`).`;
@@ -64,7 +67,7 @@ const description = `Runs a command with bash in the repository root and returns
  * not given: a run gives them from its repository. With `spares` (owned, and closed at its end, by
  * the caller: a run), each command's process is started while the one before runs (spare-shell.ts).
  */
-export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' }, gitDirs?: string[], spares?: SpareShells): Tool<RunBashInput> {
+export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' }, gitDirs?: string[], spares?: SpareShells, background?: BackgroundCommands): Tool<RunBashInput> {
   let dirs = gitDirs;
   const protectedDirs = () => (dirs ??= gitPaths(root));
   return defineTool<RunBashInput>({
@@ -75,16 +78,28 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => 
       properties: {
         command: { type: 'string', description: 'The bash command to run.' },
         timeout_ms: { type: 'integer', minimum: 1, description: `Milliseconds before the command is killed (default ${DEFAULT_BASH_TIMEOUT_MS}).` },
+        run_in_background: { type: 'boolean', description: 'Run the command in the background and return at once with its id; read it with bash_output, stop it with kill_bash.' },
       },
       required: ['command'],
       additionalProperties: false,
     },
-    describe: (input) => `run_bash "${oneLine(asText(input.command), 50)}"`,
+    describe: (input) => `run_bash "${oneLine(asText(input.command), 50)}"${input.run_in_background === true ? ' in the background' : ''}`,
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
-    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal, onSpawn, onOutput }) => runBash(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, spares, command, timeoutMs, signal, onSpawn, onOutput),
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS, run_in_background: inBackground }, { signal, onSpawn, onOutput }) => inBackground ? startInBackground(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, background, command, signal) : runBash(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, spares, command, timeoutMs, signal, onSpawn, onOutput),
   });
+}
+
+// A command started in the background: the same command line as any (the same sandbox), its
+// watchdog beside it (os/background-process.ts). Never on a spare shell: that is started ahead for
+// the next foreground command, and bubblewrap's --die-with-parent must name this process.
+async function startInBackground(root: string, sandbox: SandboxConfig, gitDirs: () => string[], background: BackgroundCommands | undefined, command: string, signal?: AbortSignal): Promise<ToolResult> {
+  if (command.trim() === '') return toolError('The command is empty.');
+  if (!background) return toolError('Background commands are not available here: run the command without run_in_background.', 'error: no background commands here');
+  if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
+  const run = sandboxedCommand(root, `exec 2>&1; ${command}`, sandbox, process.env, sandbox.kind === 'bwrap' ? gitDirs() : []);
+  return background.start(run, root, command);
 }
 
 async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => string[], spares: SpareShells | undefined, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void, onOutput?: (chunk: string) => void): Promise<ToolResult> {

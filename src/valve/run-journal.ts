@@ -223,10 +223,13 @@ export class RunJournal {
     await this.runFile.finish(status, details, this.history.totals(), this.history.lastPosition);
   }
 
-  /** Records, on this machine only, a process group the current step started (see live-commands.ts). */
-  trackCommand(pgid: number, description: string): void {
+  /**
+   * Records, on this machine only, a process group the current step started (see live-commands.ts);
+   * `outlivesStep`: a background command, which this process may still run when it opens the run again.
+   */
+  trackCommand(pgid: number, description: string, outlivesStep = false): void {
     this.liveGroups.add(pgid);
-    recordLiveCommand(this.store.repo.commonDir, this.run, pgid, this.position, description);
+    recordLiveCommand(this.store.repo.commonDir, this.run, pgid, this.position, description, outlivesStep);
   }
 
   /** Forgets a process group of `trackCommand` once it has ended. */

@@ -5,10 +5,10 @@ import { createTools } from '../../src/tools/index.js';
 describe('createTools', () => {
   const tools = createTools('/nonexistent-root');
 
-  it('builds the six tools in their fixed order', () => {
+  it('builds the built-in tools in their fixed order', () => {
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search'],
+      ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search', 'bash_output', 'kill_bash'],
     );
   });
 
@@ -18,9 +18,11 @@ describe('createTools', () => {
       read_file: [['path', 'offset', 'limit'], ['path']],
       write_file: [['path', 'content'], ['path', 'content']],
       edit_file: [['path', 'old_string', 'new_string', 'replace_all'], ['path', 'old_string', 'new_string']],
-      run_bash: [['command', 'timeout_ms'], ['command']],
+      run_bash: [['command', 'timeout_ms', 'run_in_background'], ['command']],
       list_files: [['path'], []],
       search: [['pattern', 'path'], ['pattern']],
+      bash_output: [['id'], ['id']],
+      kill_bash: [['id'], ['id']],
     });
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object');
@@ -38,6 +40,8 @@ describe('createTools', () => {
       run_bash: { command: 'ls' },
       list_files: {},
       search: { pattern: 'x' },
+      bash_output: { id: 'bg-1' },
+      kill_bash: { id: 'bg-1' },
     };
     const flags = tools.map((tool) => [tool.name, tool.needsApproval(inputs[tool.name]), tool.mayChangeFiles(inputs[tool.name])]);
     assert.deepEqual(flags, [
@@ -47,6 +51,9 @@ describe('createTools', () => {
       ['run_bash', true, true],
       ['list_files', false, false],
       ['search', false, false],
+      // A background command's own read and stop need no approval (its start asked); what it wrote meanwhile is checkpointed after them.
+      ['bash_output', false, true],
+      ['kill_bash', false, true],
     ]);
   });
 

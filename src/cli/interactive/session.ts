@@ -11,6 +11,7 @@ import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } 
 import { showControls } from '../../format/text.js';
 import { openFileLimit } from '../../os/proc.js';
 import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
+import { stopAllBackgroundCommands } from '../../tools/index.js';
 import { SessionCost } from '../view/run-tally.js';
 import type { DriveFlags } from '../view/drive-flags.js';
 import { runOnTerminal, settleTrust, type TurnView } from '../view/terminal-run.js';
@@ -45,6 +46,8 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   } finally {
     process.off('exit', endPaste);
     endPaste();
+    // Background commands the session's runs started end with it (/exit, Ctrl-D, an error).
+    await stopAllBackgroundCommands();
   }
 }
 

@@ -186,7 +186,8 @@ export async function preview(tool: AnyTool, input: Record<string, unknown>, sty
   if (tool.name === 'run_bash') {
     // The whole command, every line of it: what a person approves is what runs.
     const lines = text(input.command).split('\n');
-    return `${lines.flatMap((line, i) => wrap(line, i === 0 ? '$ ' : '  ', (piece) => piece)).join('\n')}\n`;
+    const background = input.run_in_background === true ? `    ${dim('in the background: it goes on after this step, until kill_bash or the run\'s end')}\n` : '';
+    return `${lines.flatMap((line, i) => wrap(line, i === 0 ? '$ ' : '  ', (piece) => piece)).join('\n')}\n${background}`;
   }
   const diff = root ? await editPreview(root, tool.name, input) : undefined;
   if (diff) {

@@ -151,6 +151,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
       onSandboxUnavailable: interactive ? (reason, remedy) => askToRunUnconfined(reason, remedy, live.out, style, stop, beforeQuestion) : undefined,
       env,
+      // A session's background commands run on between its messages; it stops them when it ends.
+      ...(view.inSession ? { keepBackgroundCommands: true } : {}),
       signal: controller.signal,
       approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: beforeQuestion }),
       permission: (tool, input) => settings.rules.decide(tool, input),
