@@ -6,7 +6,7 @@
 // a failing hook after the update): the remote's ref is asked before a failure is believed.
 // The queue that runs these in the background, with retries, is pusher.ts.
 import { spawn } from 'node:child_process';
-import { JournalConflictError, PushFailedError, PushRejectedError, type SavepointError } from '../errors/index.js';
+import { JournalConflictError, PushFailedError, PushRejectedError, RemoteDivergedError, type SavepointError } from '../errors/index.js';
 import { showControls } from '../format/text.js';
 import { JOURNAL_REF } from './layout.js';
 import type { JournalStore } from './store.js';
@@ -77,7 +77,9 @@ async function foldIn(store: JournalStore, remote: string, run: string, timeoutM
   }
   const tip = (await git(['rev-parse', '--verify', '--quiet', '--end-of-options', tracking])).stdout.trim();
   try {
-    await integrate(store, tip, remote, run);
+    const folded = await integrate(store, tip, remote, run);
+    // Another run diverged: the local branch cannot build on the remote's, so no push can land.
+    if (folded.action === 'conflict') return { outcome: 'final', error: new RemoteDivergedError(remote, run, (folded.conflicts ?? []).map((c) => c.run)) };
   } catch (error) {
     if (error instanceof JournalConflictError) return { outcome: 'final', error: new PushRejectedError(run, remote, error.data.entries) };
     throw error;
