@@ -23,8 +23,10 @@ export type PushAttempt =
   /** Trying again changes nothing (no such remote, no permission, refused by policy, another machine's run). */
   | { outcome: 'final'; error: SavepointError };
 
-// A push refused because the remote's branch is not what ours builds on (or was being updated).
-const REJECTED = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)/;
+// A push refused because the remote's branch is not what ours builds on (or was being updated: two
+// pushes creating the branch at once get "cannot lock ref ... reference already exists" from the
+// remote, on a line of its own after the status line).
+const REJECTED = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)|\[remote rejected\] \(failed to update ref\)[\s\S]*(?:cannot lock ref|reference already exists)/;
 // HTTP answers that say "not you, not this": no retry changes them (408 and 429 are passing).
 const REFUSED = /(?:returned error:|HTTP) 4(?!08|29)\d\d\b/;
 // Failures of the way there, not of the push: worth another try.

@@ -191,7 +191,13 @@ function modelOf(record: RunRecord | undefined, options: SessionOptions): string
 async function fencedOptions<T extends SessionOptions>(store: JournalStore, run: string, options: T): Promise<T> {
   if (options.push !== undefined) return options;
   const [remote] = await remotesHolding(store, run);
-  return remote === undefined ? options : { ...options, push: remote, fencedFrom: remote };
+  if (remote === undefined) return options;
+  const fenced = { ...options, push: remote, fencedFrom: remote };
+  // Its copy here may be old (a clone made before the other machine went on): fetched first, as
+  // --push does, so the steps the remote has replay instead of stopping this run at its first push.
+  await fetchFirst(store, remote, fenced);
+  assertNoConflict(await syncJournals(store), run);
+  return fenced;
 }
 
 // driveSession, with a push failure of a run fenced by default saying how to opt out.
