@@ -116,6 +116,14 @@ describe('resuming on another machine', { concurrency: true }, () => {
     assert.equal(await tip(rootB, 'refs/remotes/origin/agent-journal'), pushed);
     assert.equal(worktreeFile(rootB, 'calc.js'), PROJECT['calc.js']);
 
+    // A fresh clone lists the fetched run by default, saying where it lives.
+    const listed = await runCli(['runs'], { cwd: rootB, env: {} });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`${run}\\s+interrupted`));
+    assert.match(listed.stdout, new RegExp(`fetched from origin, only in origin/agent-journal \\(savepoint resume ${run} continues it here\\)`));
+    const placed = (JSON.parse((await runCli(['runs', '--json'], { cwd: rootB, env: {} })).stdout) as { runs: Array<{ id: string; place: string }> }).runs;
+    assert.deepEqual(placed.map((r) => [r.id, r.place]), [[run, 'elsewhere']]);
+
     const before = fake.requests.length;
     const b = await runCli(['resume', '--yes'], { cwd: rootB, env: fakeEnv(fake) });
     assert.equal(b.code, 0, `${b.stdout}\n${b.stderr}`);
@@ -144,6 +152,10 @@ describe('resuming on another machine', { concurrency: true }, () => {
     assert.ok(await isAncestor(rootB, pushed, extended), "A's pushed journal is an ancestor of B's");
     assert.equal((await journalFile(rootB, `runs/${run}/run.json`)).includes('"status": "finished"'), true);
     await assertFsckClean(rootB);
+
+    // Gone live here, it is this worktree's run now; A lists it as from another machine.
+    const after = (JSON.parse((await runCli(['runs', '--json'], { cwd: rootB, env: {} })).stdout) as { runs: Array<{ id: string; place: string }> }).runs;
+    assert.deepEqual(after.map((r) => [r.id, r.place]), [[run, 'this-worktree']]);
 
     // Running it once more on B replays everything: no model call at all.
     const calls = fake.requests.length;
