@@ -6,6 +6,7 @@
 import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
 import { readHeadBranch } from '../git/refs.js';
+import { worktreeRoots } from '../git/repository.js';
 import type { RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
@@ -83,11 +84,17 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   return drive({ store, run, task: record?.task ?? task, model: modelOf(record, options), ...renew }, record ? await fencedOptions(store, run, options) : options);
 }
 
-// Whether a run was created in another worktree and never went live in this one, or on another
-// branch than HEAD's (older runs say neither).
+// Whether a run was created in another worktree of this repository and never went live in this
+// one, or on another branch than HEAD's (older runs say neither). A run created in a folder that is
+// no worktree here came from another machine (a CI job's clone): only its branch counts, and a
+// detached HEAD (as CI checks out) is no other branch.
 function isElsewhere(record: RunRecord, repo: JournalStore['repo']): boolean {
-  if (record.worktree !== undefined && record.worktree !== repo.root) return !record.attempts.some((a) => a.worktree === repo.root);
-  return record.branch !== undefined && record.branch !== null && record.branch !== readHeadBranch(repo);
+  const head = readHeadBranch(repo);
+  if (record.worktree !== undefined && record.worktree !== repo.root && !record.attempts.some((a) => a.worktree === repo.root)) {
+    if (worktreeRoots(repo).has(record.worktree)) return true;
+    return record.branch !== undefined && record.branch !== null && head !== null && record.branch !== head;
+  }
+  return record.branch !== undefined && record.branch !== null && record.branch !== head;
 }
 
 /** Options of resumeRun. */
