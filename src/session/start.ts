@@ -1,8 +1,9 @@
 // The named ways into a run's life, for the CLI and the library alike: start (or continue) the run
 // for a task, resume a run, continue a run with a follow-up, fork a run at a step. Each finds the
-// run in the journals (after folding in the ones fetched from other machines; with --push, that
-// remote's fetched first), checks that the request makes sense, and hands it to driveSession, fenced
-// against the remote a fetched run came from unless the person chose (--push <remote>, --no-push).
+// run in the journals (after folding in the ones fetched from other machines; with --push or the
+// `remote` setting, that remote's fetched first), checks that the request makes sense, and hands it
+// to driveSession, fenced against the remote a fetched run came from (fetched again first) unless the
+// person chose (--push <remote>, --no-push).
 import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
 import { readHeadBranch } from '../git/refs.js';
