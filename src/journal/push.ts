@@ -52,6 +52,11 @@ export async function pushOnce(store: JournalStore, remote: string, run: string,
   return { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
 }
 
+// A fetch of the journal is no moment for git's housekeeping: `maintenance run --auto` (gc --auto
+// before git 2.29) after it held a CI job's resume for up to half a second, on the clock of a run
+// about to go live. The person's next git command still does it. (Unknown keys are ignored by older git.)
+const NO_AUTO_MAINTENANCE = ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
+
 /** What fetching a remote's journal did: fetched (or the remote has none yet), or why not, and whether a retry could change that. */
 export type JournalFetch = { outcome: 'fetched' | 'none' } | { outcome: 'passing' | 'final'; reason: string };
 
@@ -62,7 +67,7 @@ export type JournalFetch = { outcome: 'fetched' | 'none' } | { outcome: 'passing
  * git calls under way are in `running` meanwhile (stopGits ends them).
  */
 export async function fetchJournal(store: JournalStore, remote: string, timeoutMs: number, running: Set<number> = new Set()): Promise<JournalFetch> {
-  const fetch = await runGit(store, ['fetch', '--quiet', '--no-write-fetch-head', '--end-of-options', remote, `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`], timeoutMs, running);
+  const fetch = await runGit(store, [...NO_AUTO_MAINTENANCE, 'fetch', '--quiet', '--no-write-fetch-head', '--end-of-options', remote, `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`], timeoutMs, running);
   if (fetch.status === 0) return { outcome: 'fetched' };
   const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
   if (/couldn't find remote ref/i.test(output)) return { outcome: 'none' };
@@ -72,7 +77,7 @@ export async function fetchJournal(store: JournalStore, remote: string, timeoutM
 // The remote moved on: fetch its journal and fold it in; another machine's entries on this run end it.
 async function foldIn(store: JournalStore, remote: string, run: string, timeoutMs: number, git: (args: string[]) => Promise<GitRun>): Promise<PushAttempt> {
   const tracking = `refs/remotes/${remote}/agent-journal`;
-  const fetch = await git(['fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
+  const fetch = await git([...NO_AUTO_MAINTENANCE, 'fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
   if (fetch.status !== 0) {
     const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
     return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
