@@ -63,7 +63,7 @@ export { JournalPusher, type PusherOptions, type PushEvent, type FlushReport } f
 export {
   SavepointError, isSavepointError, NotARepositoryError, UnsupportedRepositoryError, RunLockedError,
   RunLockLostError, StepAlreadyRecordedError, JournalBusyError, JournalMovedError, CorruptEntryError,
-  ObjectTooLargeError, JournalConflictError, PushRejectedError, PushFailedError, DivergenceError,
+  ObjectTooLargeError, JournalConflictError, RemoteDivergedError, PushRejectedError, PushFailedError, DivergenceError,
   InFlightError, UsageError, MissingCredentialsError, UnknownRunError, NoUnfinishedRunError,
   NoRunsError, NoSuchStepError, ReportWriteError, ApprovalRequiredError, DriftError, InterruptedError,
   StoppedBySignalError, AmbiguousRunError, FinishedElsewhereError, NoCheckpointError,

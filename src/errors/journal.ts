@@ -146,9 +146,29 @@ export class JournalConflictError extends SavepointError<{ run: string; source: 
       'EJOURNALCONFLICT',
       `The journal of run ${run} has diverged: this machine and ${source} both added entries to it since ` +
         `their journals last agreed (${shown}). savepoint never overwrites a journal, so nothing was changed. ` +
-        `Compare them with "git log agent-journal...${source === 'local' ? 'agent-journal' : `${source}/agent-journal`} -- runs/${run}", ` +
-        `and go on from one side as a new run with "savepoint fork ${run} --at <step>".`,
+        `Only this run is held back: every other run of ${source}'s journal is folded in and goes on. ` +
+        `Compare them with "git log agent-journal...${source === 'local' ? 'agent-journal' : `${source}/agent-journal`} -- runs/${run}"; ` +
+        `to keep both, go on from this machine's copy as a new run with "savepoint fork ${run} --at <step>" (the first step ` +
+        `that differs keeps both sides' work apart), or start the task anew with "savepoint run --fresh <task>".`,
       { run, source, entries },
+    );
+  }
+}
+
+/**
+ * A push that cannot land because the remote's journal holds another run that diverged from this
+ * machine's copy: pushing would overwrite that run's entries there. This run's steps are kept locally.
+ */
+export class RemoteDivergedError extends SavepointError<{ remote: string; run: string; diverged: string[] }> {
+  constructor(remote: string, run: string, diverged: string[]) {
+    const names = diverged.join(', ');
+    super(
+      'EREMOTEDIVERGED',
+      `The journal cannot be pushed to ${remote}: ${remote}'s journal holds run ${names}, which this machine's journal ` +
+        `holds too with other entries (both machines appended to it), and a push would overwrite them there. Run ${run}'s ` +
+        `steps are recorded in this machine's agent-journal branch. Settle run ${names} first ("savepoint runs" names it; ` +
+        `fork the copy to keep, see docs/machines.md), or go on without pushing (--no-push).`,
+      { remote, run, diverged },
     );
   }
 }

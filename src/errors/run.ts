@@ -53,7 +53,10 @@ export class NoUnfinishedRunError extends SavepointError<Record<string, never>> 
   constructor() {
     super(
       'ENORUN',
-      `There is no unfinished run in this repository's agent-journal branch to resume. Start one with "savepoint run <task>"; "savepoint runs" lists every run.`,
+      `There is no unfinished run in this repository's journals (agent-journal and the fetched refs/remotes/*/agent-journal) to resume. ` +
+        `Start one with "savepoint run <task>"; "savepoint runs" lists every run. A run of another machine or an earlier CI job ` +
+        `shows up once its remote's journal is fetched: --push <remote> (or the "remote" setting) fetches it first, as does ` +
+        `"git fetch origin +agent-journal:refs/remotes/origin/agent-journal" (a single-branch clone's plain "git fetch" does not).`,
       {},
     );
   }

@@ -143,6 +143,30 @@ export function assertNotCheckedOut(repo: Repository, ref: string): void {
   }
 }
 
+/**
+ * The root paths of every working tree of the repository: the main one (unless bare) and each
+ * linked one (`git worktree add`), as git records them. A run created in none of them came from
+ * another machine (or a worktree since removed).
+ */
+export function worktreeRoots(repo: Repository): Set<string> {
+  const roots = new Set<string>([repo.root]);
+  if (!isBare(repo.commonDir)) roots.add(resolve(repo.commonDir, '..'));
+  let names: string[] = [];
+  try {
+    names = readdirSync(join(repo.commonDir, 'worktrees'));
+  } catch {
+    // no linked worktrees
+  }
+  for (const name of names) {
+    try {
+      roots.add(readFileSync(join(repo.commonDir, 'worktrees', name, 'gitdir'), 'utf8').trim().replace(/\/\.git$/, ''));
+    } catch {
+      // a worktree being added or pruned right now
+    }
+  }
+  return roots;
+}
+
 // The main HEAD of a bare repository checks nothing out.
 function isBare(commonDir: string): boolean {
   return readGitConfig(commonDir).get('core.bare')?.toLowerCase() === 'true';

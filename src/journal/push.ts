@@ -6,7 +6,7 @@
 // a failing hook after the update): the remote's ref is asked before a failure is believed.
 // The queue that runs these in the background, with retries, is pusher.ts.
 import { spawn } from 'node:child_process';
-import { JournalConflictError, PushFailedError, PushRejectedError, type SavepointError } from '../errors/index.js';
+import { JournalConflictError, PushFailedError, PushRejectedError, RemoteDivergedError, type SavepointError } from '../errors/index.js';
 import { showControls } from '../format/text.js';
 import { JOURNAL_REF } from './layout.js';
 import type { JournalStore } from './store.js';
@@ -23,8 +23,10 @@ export type PushAttempt =
   /** Trying again changes nothing (no such remote, no permission, refused by policy, another machine's run). */
   | { outcome: 'final'; error: SavepointError };
 
-// A push refused because the remote's branch is not what ours builds on (or was being updated).
-const REJECTED = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)/;
+// A push refused because the remote's branch is not what ours builds on (or was being updated: two
+// pushes creating the branch at once get "cannot lock ref ... reference already exists" from the
+// remote, on a line of its own after the status line).
+const REJECTED = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)|\[remote rejected\] \(failed to update ref\)[\s\S]*(?:cannot lock ref|reference already exists)/;
 // HTTP answers that say "not you, not this": no retry changes them (408 and 429 are passing).
 const REFUSED = /(?:returned error:|HTTP) 4(?!08|29)\d\d\b/;
 // Failures of the way there, not of the push: worth another try.
@@ -50,6 +52,11 @@ export async function pushOnce(store: JournalStore, remote: string, run: string,
   return { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
 }
 
+// A fetch of the journal is no moment for git's housekeeping: `maintenance run --auto` (gc --auto
+// before git 2.29) after it held a CI job's resume for up to half a second, on the clock of a run
+// about to go live. The person's next git command still does it. (Unknown keys are ignored by older git.)
+const NO_AUTO_MAINTENANCE = ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
+
 /** What fetching a remote's journal did: fetched (or the remote has none yet), or why not, and whether a retry could change that. */
 export type JournalFetch = { outcome: 'fetched' | 'none' } | { outcome: 'passing' | 'final'; reason: string };
 
@@ -60,7 +67,7 @@ export type JournalFetch = { outcome: 'fetched' | 'none' } | { outcome: 'passing
  * git calls under way are in `running` meanwhile (stopGits ends them).
  */
 export async function fetchJournal(store: JournalStore, remote: string, timeoutMs: number, running: Set<number> = new Set()): Promise<JournalFetch> {
-  const fetch = await runGit(store, ['fetch', '--quiet', '--no-write-fetch-head', '--end-of-options', remote, `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`], timeoutMs, running);
+  const fetch = await runGit(store, [...NO_AUTO_MAINTENANCE, 'fetch', '--quiet', '--no-write-fetch-head', '--end-of-options', remote, `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`], timeoutMs, running);
   if (fetch.status === 0) return { outcome: 'fetched' };
   const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
   if (/couldn't find remote ref/i.test(output)) return { outcome: 'none' };
@@ -70,14 +77,16 @@ export async function fetchJournal(store: JournalStore, remote: string, timeoutM
 // The remote moved on: fetch its journal and fold it in; another machine's entries on this run end it.
 async function foldIn(store: JournalStore, remote: string, run: string, timeoutMs: number, git: (args: string[]) => Promise<GitRun>): Promise<PushAttempt> {
   const tracking = `refs/remotes/${remote}/agent-journal`;
-  const fetch = await git(['fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
+  const fetch = await git([...NO_AUTO_MAINTENANCE, 'fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
   if (fetch.status !== 0) {
     const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
     return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
   }
   const tip = (await git(['rev-parse', '--verify', '--quiet', '--end-of-options', tracking])).stdout.trim();
   try {
-    await integrate(store, tip, remote, run);
+    const folded = await integrate(store, tip, remote, run);
+    // Another run diverged: the local branch cannot build on the remote's, so no push can land.
+    if (folded.action === 'conflict') return { outcome: 'final', error: new RemoteDivergedError(remote, run, (folded.conflicts ?? []).map((c) => c.run)) };
   } catch (error) {
     if (error instanceof JournalConflictError) return { outcome: 'final', error: new PushRejectedError(run, remote, error.data.entries) };
     throw error;

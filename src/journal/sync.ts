@@ -1,7 +1,11 @@
 // Bringing journals from other machines into this one. After `git fetch`, each remote-tracking
 // `refs/remotes/<remote>/agent-journal` is folded into the local branch: created from it, fast-
 // forwarded to it, or merged with it when both sides appended different runs. When both sides
-// appended to the same run, nothing is overwritten: the conflict is reported, naming the entries.
+// appended to the same run, nothing is overwritten: the conflict is reported, naming the entries,
+// and that run alone stays as this machine has it; every other run of the fetched journal is still
+// folded in (a commit on the local branch alone, so the remote is not taken as merged: the diverged
+// run is reported again at every sync until it is settled). A run one side only extended (its other
+// side's entries all there, the same bytes) is not diverged: the longer copy is taken.
 // Which remotes hold a run says where it must be fenced (session/start.ts: a fetched run pushes there).
 import { spawnSync } from 'node:child_process';
 import { JournalConflictError } from '../errors/index.js';
@@ -14,7 +18,10 @@ import { diffTrees } from '../git/tree-diff.js';
 export interface SyncReport {
   source: string;
   action: 'created' | 'fast-forward' | 'merged' | 'up-to-date' | 'conflict';
+  /** The runs both sides appended to (action `conflict`), each with the entries that differ. */
   conflicts?: Array<{ run: string; entries: string[] }>;
+  /** With a conflict: the other runs of the fetched journal were folded into the local branch (a commit on it alone). */
+  folded?: boolean;
 }
 
 /**
@@ -79,11 +86,18 @@ export async function integrate(store: JournalStore, theirs: string, source: str
     }
     const base = mergeBase(store, ours, theirs);
     const objects: GitObject[] = [];
-    const { tree, conflicts } = await mergeRuns(store, ours, theirs, base, objects);
+    const { tree, conflicts, unchanged } = await mergeRuns(store, ours, theirs, base, objects);
     if (conflicts.length) {
       const mine = conflicts.find((c) => c.run === focusRun);
       if (mine) throw new JournalConflictError(mine.run, source, mine.entries);
-      return { source, action: 'conflict', conflicts };
+      // The diverged runs stay as they are here; the others come in. Not a merge: with `theirs` as a
+      // parent, the next sync would take the remote as folded in and never name the divergence again.
+      if (unchanged) return { source, action: 'conflict', conflicts, folded: false };
+      const names = conflicts.map((c) => c.run).join(', ');
+      const commit = makeCommit({ tree, parents: [ours], message: `Fold in the agent journal from ${source}, all but diverged run ${names}` });
+      store.objects.write([...objects, commit]);
+      if (await store.moveTip(commit.oid, `savepoint: fold in the journal from ${source} (run ${names} diverged)`, ours)) return { source, action: 'conflict', conflicts, folded: true };
+      continue;
     }
     const commit = makeCommit({ tree, parents: [ours, theirs], message: `Merge the agent journal from ${source}` });
     store.objects.write([...objects, commit]);
@@ -91,7 +105,8 @@ export async function integrate(store: JournalStore, theirs: string, source: str
   }
 }
 
-// The union of both sides' runs; a run changed on both sides is a conflict.
+// The union of both sides' runs; a run changed on both sides is a conflict, unless one side's copy
+// only extends the other's (see extendsRun). `unchanged`: the result is our own tree.
 async function mergeRuns(store: JournalStore, ours: string, theirs: string, base: string | undefined, out: GitObject[]) {
   const runsOf = async (commit: string | undefined): Promise<{ root: Tree; runs: Tree }> => {
     if (!commit) return { root: new Map(), runs: new Map() };
@@ -102,22 +117,37 @@ async function mergeRuns(store: JournalStore, ours: string, theirs: string, base
   const [o, t, b] = await Promise.all([runsOf(ours), runsOf(theirs), runsOf(base)]);
   const merged: Tree = new Map(o.runs);
   const conflicts: Array<{ run: string; entries: string[] }> = [];
+  let unchanged = true;
   for (const [run, entry] of t.runs) {
     const mine = o.runs.get(run)?.oid;
     const was = b.runs.get(run)?.oid;
     if (mine === entry.oid || entry.oid === was) continue;
-    if (mine === was) merged.set(run, entry);
-    else {
-      const changes = await diffTrees(store.objects, mine, entry.oid, `runs/${run}/`);
-      conflicts.push({ run, entries: changes.map((c) => c.path).filter((p) => !p.startsWith(`runs/${run}/worktree/`)) });
+    if (mine === was) {
+      merged.set(run, entry);
+      unchanged = false;
+      continue;
     }
+    const changes = await diffTrees(store.objects, mine, entry.oid, `runs/${run}/`);
+    if (extendsRun(changes, run, 'deleted')) continue; // ours holds all of theirs: kept
+    if (extendsRun(changes, run, 'added')) {
+      merged.set(run, entry);
+      unchanged = false;
+    } else conflicts.push({ run, entries: changes.map((c) => c.path).filter((p) => !p.startsWith(`runs/${run}/worktree/`)) });
   }
   const runsTree = makeTree(merged);
   const root: Tree = new Map(o.root);
   root.set('runs', { mode: TREE_MODE, oid: runsTree.oid });
   const rootTree = makeTree(root);
   out.push(runsTree, rootTree);
-  return { tree: rootTree.oid, conflicts };
+  return { tree: rootTree.oid, conflicts, unchanged };
+}
+
+// Whether one copy of a run holds every entry of the other, byte for byte, and more: the changes
+// from ours to theirs only add entries (`added`: theirs is the longer) or only lack them (`deleted`:
+// ours is), besides run.json (rewritten at every append) and the working-tree checkpoint (its
+// latest state). Such a copy went on from the other (a resume after a fetch), it did not diverge.
+function extendsRun(changes: Array<{ path: string; change: string }>, run: string, change: 'added' | 'deleted'): boolean {
+  return changes.every((c) => c.path === `runs/${run}/run.json` || c.path.startsWith(`runs/${run}/worktree/`) || c.change === change);
 }
 
 function git(store: JournalStore, args: string[]) {

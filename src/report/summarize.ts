@@ -245,6 +245,7 @@ export function runSummary(id: string, record: RunRecord | undefined, facts: Ste
     followUps: facts.followUps,
     worktree: record?.worktree ?? null,
     branch: record?.branch ?? null,
+    wentLive: [...new Set((record?.attempts ?? []).flatMap((a) => (a.worktree === undefined ? [] : [a.worktree])))],
   };
 }
 

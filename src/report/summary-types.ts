@@ -42,6 +42,8 @@ export interface RunSummary {
   /** The working tree (its root path) and branch the run was created in; null when not recorded. */
   worktree: string | null;
   branch: string | null;
+  /** The working trees (root paths) its attempts went live in, each once, in order. */
+  wentLive: string[];
 }
 
 /** One step of the timeline. */

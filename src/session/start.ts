@@ -1,11 +1,13 @@
 // The named ways into a run's life, for the CLI and the library alike: start (or continue) the run
 // for a task, resume a run, continue a run with a follow-up, fork a run at a step. Each finds the
-// run in the journals (after folding in the ones fetched from other machines; with --push, that
-// remote's fetched first), checks that the request makes sense, and hands it to driveSession, fenced
-// against the remote a fetched run came from unless the person chose (--push <remote>, --no-push).
+// run in the journals (after folding in the ones fetched from other machines; with --push or the
+// `remote` setting, that remote's fetched first), checks that the request makes sense, and hands it
+// to driveSession, fenced against the remote a fetched run came from (fetched again first) unless the
+// person chose (--push <remote>, --no-push).
 import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
 import { readHeadBranch } from '../git/refs.js';
+import { worktreeRoots } from '../git/repository.js';
 import type { RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
@@ -83,11 +85,17 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   return drive({ store, run, task: record?.task ?? task, model: modelOf(record, options), ...renew }, record ? await fencedOptions(store, run, options) : options);
 }
 
-// Whether a run was created in another worktree and never went live in this one, or on another
-// branch than HEAD's (older runs say neither).
+// Whether a run was created in another worktree of this repository and never went live in this
+// one, or on another branch than HEAD's (older runs say neither). A run created in a folder that is
+// no worktree here came from another machine (a CI job's clone): only its branch counts, and a
+// detached HEAD (as CI checks out) is no other branch.
 function isElsewhere(record: RunRecord, repo: JournalStore['repo']): boolean {
-  if (record.worktree !== undefined && record.worktree !== repo.root) return !record.attempts.some((a) => a.worktree === repo.root);
-  return record.branch !== undefined && record.branch !== null && record.branch !== readHeadBranch(repo);
+  const head = readHeadBranch(repo);
+  if (record.worktree !== undefined && record.worktree !== repo.root && !record.attempts.some((a) => a.worktree === repo.root)) {
+    if (worktreeRoots(repo).has(record.worktree)) return true;
+    return record.branch !== undefined && record.branch !== null && head !== null && record.branch !== head;
+  }
+  return record.branch !== undefined && record.branch !== null && record.branch !== head;
 }
 
 /** Options of resumeRun. */
@@ -191,7 +199,13 @@ function modelOf(record: RunRecord | undefined, options: SessionOptions): string
 async function fencedOptions<T extends SessionOptions>(store: JournalStore, run: string, options: T): Promise<T> {
   if (options.push !== undefined) return options;
   const [remote] = await remotesHolding(store, run);
-  return remote === undefined ? options : { ...options, push: remote, fencedFrom: remote };
+  if (remote === undefined) return options;
+  const fenced = { ...options, push: remote, fencedFrom: remote };
+  // Its copy here may be old (a clone made before the other machine went on): fetched first, as
+  // --push does, so the steps the remote has replay instead of stopping this run at its first push.
+  await fetchFirst(store, remote, fenced);
+  assertNoConflict(await syncJournals(store), run);
+  return fenced;
 }
 
 // driveSession, with a push failure of a run fenced by default saying how to opt out.

@@ -79,9 +79,10 @@ export interface SessionOptions {
    */
   trustRepository?: boolean;
   /**
-   * Push the agent-journal branch to this remote after every step (in the background; see
-   * journal/pusher.ts). Default: a run a fetched journal holds pushes to that remote (fenced against
-   * it, see `fencedFrom`); false: never, not even then (`--no-push`).
+   * Fetch this remote's journal before the run is looked for, then push the agent-journal branch to
+   * it after every step (in the background; see journal/pusher.ts). The CLI passes `--push <remote>`,
+   * else the `remote` setting. Default: a run a fetched journal holds pushes to that remote (fenced
+   * against it, see `fencedFrom`; fetched first too); false: never, not even then (`--no-push`).
    */
   push?: string | false;
   /** Set by the entry points when `push` was not asked for but chosen because a fetched journal of this remote holds the run: the session says the run is fenced against it. */

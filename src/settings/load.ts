@@ -82,6 +82,8 @@ export interface RepositoryServer {
 /** The merged settings, each value with its source. */
 export interface Settings {
   model?: Sourced<string>;
+  /** The remote whose journal is fetched first and pushed to as a run goes (`--push <remote>`'s default). */
+  remote?: Sourced<string>;
   defaultMode: Sourced<PermissionMode>;
   allow: Sourced<string>[];
   deny: Sourced<string>[];
@@ -151,6 +153,9 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
     const inForce = !repository || trusted;
     const from = <T>(value: T): Sourced<T> => ({ value, source: path });
     if (layer.model !== undefined) settings.model = from(layer.model);
+    // Pushing sends the journal out with the person's credentials: the repository's to ask only once trusted.
+    if (layer.remote !== undefined && inForce) settings.remote = from(layer.remote);
+    else if (layer.remote !== undefined) leaveOut(`remote "${layer.remote}"`, path);
     const mode = layer.permissions?.defaultMode;
     if (mode && (inForce || narrows(mode, settings.defaultMode.value))) settings.defaultMode = from(mode);
     else if (mode) leaveOut(`defaultMode "${mode}"`, path);

@@ -22,6 +22,8 @@ export type McpServerSettings =
 /** What one settings file says, checked. */
 export interface SettingsLayer {
   model?: string;
+  /** The git remote `run`, `resume` and `continue` fetch the journal from first and push it to as they go (as `--push <remote>`). */
+  remote?: string;
   permissions?: { allow?: string[]; deny?: string[]; defaultMode?: PermissionMode };
   sandbox?: { network?: boolean; gitWrites?: boolean };
   mcpServers?: Record<string, McpServerSettings>;
@@ -47,7 +49,7 @@ export const MAX_HOOK_TIMEOUT = 3600;
 /** The largest settings file read: a settings file is a few hundred bytes, anything this big is a mistake. */
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
 
-const KNOWN_KEYS = new Set(['model', 'permissions', 'sandbox', 'mcpServers', 'trustedFolders', 'hooks', '$schema']);
+const KNOWN_KEYS = new Set(['model', 'remote', 'permissions', 'sandbox', 'mcpServers', 'trustedFolders', 'hooks', '$schema']);
 
 /** The settings in `file`, or undefined when there is no such file. Throws SettingsFileError for a file that cannot be used. */
 export function readSettingsFile(file: string): SettingsLayer | undefined {
@@ -85,6 +87,13 @@ export function parseSettings(value: unknown, file: string): SettingsLayer {
   if (value.model !== undefined) {
     if (typeof value.model !== 'string' || !value.model.trim()) throw bad('model', 'must be a model id (a non-empty string)');
     layer.model = value.model.trim();
+  }
+  if (value.remote !== undefined) {
+    // A remote's name as git takes it, never an option (it reaches git's command line).
+    if (typeof value.remote !== 'string' || !/^[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}$/.test(value.remote) || value.remote.includes('..')) {
+      throw bad('remote', 'must be the name of a git remote, such as "origin"');
+    }
+    layer.remote = value.remote;
   }
   if (value.permissions !== undefined) {
     const p = value.permissions;

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { assertNoStack, fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';
+import { assertNoStack, assertStepModes, fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';
 import { gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 
@@ -123,6 +123,32 @@ describe('a run resumed from a remote is fenced against it', { concurrency: true
     const woken = await wake();
     assert.equal(woken.code, 0, `${woken.stdout}\n${woken.stderr}`);
     assert.equal(deployCount(remote.deploys), 2, 'unfenced, the same step deployed on both machines');
+  });
+});
+
+describe('a fetched run resumed fenced by default', () => {
+  test('fetches the remote first: a clone made before the other machine went on replays its newer steps instead of being stopped by them', async () => {
+    const remote = await origin();
+    const script = join(scratch.dir('savepoint-script-'), 'deploy.json');
+    writeFileSync(script, JSON.stringify({ turns: turns(remote.deploys) }));
+    const rootA = await remote.clone('machine-a');
+    const first = await runCli(['run', '--yes', '--no-sandbox', '--max-turns', '1', '--model', `script:${script}`, TASK], { cwd: rootA, env: {} });
+    assert.equal(first.code, 3, `${first.stdout}\n${first.stderr}`);
+    await gitOut(rootA, ['push', '-q', 'origin', 'agent-journal']);
+    const rootB = await remote.clone('machine-b'); // origin's journal as it is now: steps #1-#2
+    // A goes on (fenced against origin: it pushed the run) and deploys; origin has it, B's clone does not.
+    const second = await runCli(['resume', '--yes', '--no-sandbox', '--max-turns', '2'], { cwd: rootA, env: {} });
+    assert.equal(second.code, 3, `${second.stdout}\n${second.stderr}`);
+    assert.equal(deployCount(remote.deploys), 1);
+    assert.ok(originFiles(remote.url).some((path) => path.endsWith('000004-run_bash.json')), 'origin has the deploy');
+
+    const b = await runCli(['resume', '--yes', '--no-sandbox'], { cwd: rootB, env: {} });
+    assert.equal(b.code, 0, `${b.stdout}\n${b.stderr}`);
+    assert.match(b.stdout, /Fenced against origin/);
+    assertStepModes(b.stdout, 4, 'B after fetching origin first');
+    assert.match(b.stdout, /Deployed v2\./);
+    assert.equal(deployCount(remote.deploys), 1, 'the deploy ran once, on A');
+    assert.equal(tip(remote.url), tip(join(rootB, '.git')), "origin has B's journal");
   });
 });
 

@@ -112,7 +112,7 @@ describe('finding runs', { concurrency: true }, () => {
     assert.deepEqual((await runsJson(repo.root)).map((r) => [r.id, r.worktree]), [[runIdForTask('write the note'), repo.root]]);
     assert.deepEqual((await runsJson(other)).map((r) => [r.id, r.worktree]), [['over-there', other]]);
     assert.deepEqual((await runsJson(repo.root, true)).map((r) => r.id).sort(), [runIdForTask('write the note'), 'over-there'].sort());
-    assert.match((await runCli(['runs'], { cwd: repo.root })).stdout, /1 more run in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them/);
+    assert.match((await runCli(['runs'], { cwd: repo.root })).stdout, /1 more run in other worktrees of this repository: "savepoint runs --all" lists them/);
     // continue takes this worktree's most recent run, not the newer one of the other worktree.
     const followUp = await runCli(['continue', '--yes', '--model', script, 'and sign it'], { cwd: repo.root });
     assert.equal(followUp.code, 0, followUp.stderr);

@@ -116,6 +116,14 @@ describe('resuming on another machine', { concurrency: true }, () => {
     assert.equal(await tip(rootB, 'refs/remotes/origin/agent-journal'), pushed);
     assert.equal(worktreeFile(rootB, 'calc.js'), PROJECT['calc.js']);
 
+    // A fresh clone lists the fetched run by default, saying where it lives.
+    const listed = await runCli(['runs'], { cwd: rootB, env: {} });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`${run}\\s+interrupted`));
+    assert.match(listed.stdout, new RegExp(`fetched from origin, only in origin/agent-journal \\(savepoint resume ${run} continues it here\\)`));
+    const placed = (JSON.parse((await runCli(['runs', '--json'], { cwd: rootB, env: {} })).stdout) as { runs: Array<{ id: string; place: string }> }).runs;
+    assert.deepEqual(placed.map((r) => [r.id, r.place]), [[run, 'elsewhere']]);
+
     const before = fake.requests.length;
     const b = await runCli(['resume', '--yes'], { cwd: rootB, env: fakeEnv(fake) });
     assert.equal(b.code, 0, `${b.stdout}\n${b.stderr}`);
@@ -144,6 +152,10 @@ describe('resuming on another machine', { concurrency: true }, () => {
     assert.ok(await isAncestor(rootB, pushed, extended), "A's pushed journal is an ancestor of B's");
     assert.equal((await journalFile(rootB, `runs/${run}/run.json`)).includes('"status": "finished"'), true);
     await assertFsckClean(rootB);
+
+    // Gone live here, it is this worktree's run now; A lists it as from another machine.
+    const after = (JSON.parse((await runCli(['runs', '--json'], { cwd: rootB, env: {} })).stdout) as { runs: Array<{ id: string; place: string }> }).runs;
+    assert.deepEqual(after.map((r) => [r.id, r.place]), [[run, 'this-worktree']]);
 
     // Running it once more on B replays everything: no model call at all.
     const calls = fake.requests.length;
@@ -240,6 +252,11 @@ describe('journals that diverged on the same run', { concurrency: true }, () => 
     const rootB = await remote.clone('machine-b');
     const b = await runCli(['resume', '--yes', run], { cwd: rootB, env: fakeEnv(fake) });
     assert.equal(b.code, 0, b.stderr);
+    // B also starts another run and stops it at a limit: it must not be held back by the divergence.
+    const other = join(tempDir('script'), 'other.json');
+    writeFileSync(other, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'OTHER.md', content: 'other\n' } }] }, { text: 'Other done.' }, { text: 'More done.' }] }));
+    const limited = await runCli(['run', '--yes', '--max-steps', '1', '--run', 'other-run', '--model', `script:${other}`, 'write the other file'], { cwd: rootB, env: {} });
+    assert.equal(limited.code, 3, limited.stderr);
     await gitOut(rootB, ['push', '-q', 'origin', 'agent-journal']);
     // Meanwhile A, not knowing, finishes the same run on its own. A pushed the run, so its `resume`
     // would be fenced against origin and stop at its first push (test/cli/fenced-resume.test.ts):
@@ -256,11 +273,29 @@ describe('journals that diverged on the same run', { concurrency: true }, () => 
       assert.match(refused.stderr, new RegExp(`savepoint: The journal of run ${run} has diverged`));
       assert.match(refused.stderr, new RegExp(`runs/${run}/steps/000/000006-model\\.json`), 'the first entry both sides wrote is named');
       assert.match(refused.stderr, /savepoint fork/);
+      assert.match(refused.stderr, /Only this run is held back/);
       assertNoStack(refused.stderr);
-      assert.equal(await tip(rootA), tipA, 'the local journal is unchanged');
+      assert.equal(await journalFile(rootA, `runs/${run}/run.json`), await journalFile(rootA, `runs/${run}/run.json`, tipA), "A's copy of the diverged run is unchanged");
     }
     assert.equal(fake.requests.length, requests, 'no model call');
     assert.notEqual(await tip(rootA, 'origin/agent-journal'), tipA);
+    assert.ok(await isAncestor(rootA, tipA, await tip(rootA)), "A's journal only grew");
+    assert.ok(!(await isAncestor(rootA, 'origin/agent-journal', await tip(rootA))), "origin's journal is not taken as merged: the divergence is named again next time");
+
+    // Every other run of origin's journal was folded in: listed (the diverged one too, so marked) and resumable.
+    const listed = await runCli(['runs', '--json'], { cwd: rootA, env: {} });
+    const rows = (JSON.parse(listed.stdout) as { runs: Array<{ id: string; status: string }> }).runs;
+    assert.deepEqual(rows.map((r) => [r.id, r.status]).sort(), [[run, 'diverged'], ['other-run', 'interrupted']].sort());
+    const resumed = await runCli(['resume', '--yes', '--no-push', 'other-run'], { cwd: rootA, env: {} });
+    assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+    assertStepModes(resumed.stdout, 1, 'the other run, resumed on A');
+    assert.match(resumed.stdout, /Other done\./);
+    assert.equal(worktreeFile(rootA, 'OTHER.md'), 'other\n');
+    // Pushing stays held back while the run is diverged: a push would overwrite it on origin.
+    const pushing = await runCli(['continue', '--yes', '--push', 'origin', '--run', 'other-run', 'and once more'], { cwd: rootA, env: {} });
+    assert.equal(pushing.code, 1, pushing.stdout);
+    assert.match(pushing.stderr.replace(/\s+/g, ' '), new RegExp(`origin's journal holds run ${run}, which this machine's journal holds too`));
+    assertNoStack(pushing.stderr);
 
     // The way on: fork the run from before the divergence (fork works on the local journal).
     const fork = await runCli(['fork', run, '--at', '6', '--run', 'taken-over'], { cwd: rootA, env: {} });

@@ -173,6 +173,8 @@ describe('settings files', () => {
     assert.match(unknown.message, /\/x\/settings\.json cannot be used: "permissions\.allow\[1\]" names no tool: "Bsh"/);
     assert.equal(refused({ permissions: { defaultMode: 'always' } }).data.key, 'permissions.defaultMode');
     assert.equal(refused({ sandbox: { network: 'yes' } }).data.key, 'sandbox.network');
+    for (const remote of ['', '--upload-pack=evil', 'a b', 3, 'up/../x']) assert.equal(refused({ remote }).data.key, 'remote', `remote ${JSON.stringify(remote)}`);
+    assert.equal(parseSettings({ remote: 'origin' }, 'f').remote, 'origin');
     assert.equal(refused({ mcpServers: { s: { args: [] } } }).data.key, 'mcpServers.s');
     assert.match(refused([]).message, /\/x\/settings\.json/);
     // hooks: every level of Claude Code's shape is checked and named.

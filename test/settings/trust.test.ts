@@ -108,3 +108,14 @@ test("a trusted folder's hooks are in force after the person's own, and only the
   );
   assert.deepEqual(settings.leftOut, []);
 });
+
+test("a repository's remote (fetch the journal first, push it as the run goes) is in force only once the folder is trusted; the person's own works everywhere", () => {
+  const { root, env } = setUp({}, { remote: 'upstream' });
+  const untrusted = loadSettings(root, env);
+  assert.equal(untrusted.remote, undefined);
+  assert.deepEqual(untrusted.leftOut.map((l) => `${l.what} ${l.why}`), ['remote "upstream" untrusted']);
+  assert.equal(loadSettings(root, env, { trust: true }).remote?.value, 'upstream');
+
+  const own = setUp({ remote: 'origin' }, { model: 'claude-project' });
+  assert.deepEqual(loadSettings(own.root, own.env).remote, { value: 'origin', source: join(own.env.XDG_CONFIG_HOME, 'savepoint', 'settings.json') });
+});

@@ -31,6 +31,7 @@ export function settingsJson(settings: Settings): Record<string, unknown> {
   return {
     files: settings.files,
     model: settings.model ?? null,
+    remote: settings.remote ?? null,
     permissions: { defaultMode: settings.defaultMode, allow: settings.allow, deny: settings.deny },
     sandbox: { network: settings.sandbox.network ?? null, gitWrites: settings.sandbox.gitWrites ?? null },
     mcpServers: settings.mcpServers,
@@ -49,6 +50,7 @@ function printSettings(settings: Settings, out: Writable, style: Style): void {
   lines.push('', style.bold('Effective settings'));
   const row = (name: string, value: string, source: Sourced<unknown> | undefined) => lines.push(`  ${name.padEnd(28)} ${value}  ${from(source)}`);
   row('model', settings.model?.value ?? 'the run\'s own, else the default', settings.model);
+  row('remote', settings.remote?.value ?? '(none: only --push pushes)', settings.remote);
   row('permissions.defaultMode', settings.defaultMode.value, settings.defaultMode);
   for (const list of ['allow', 'deny'] as const) {
     if (settings[list].length === 0) row(`permissions.${list}`, '(no rules)', undefined);

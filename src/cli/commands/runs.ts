@@ -6,6 +6,7 @@ import { compactCount } from '../../format/numbers.js';
 import { fitColumns, showControlsIn, terminalJson } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';
 import { listAllRuns, openJournals, type ListedRun } from '../../report/journal-runs.js';
+import { worktreeRoots } from '../../git/repository.js';
 import type { RunSummary } from '../../report/summarize.js';
 import { paintStatus, padVisible, whereNote } from '../view/run-format.js';
 import { styleFor, type Style } from '../terminal/style.js';
@@ -15,33 +16,47 @@ type Out = Writable & { isTTY?: boolean; columns?: number };
 /** The `runs` command. */
 export function runsCommand(): Command {
   return new Command('runs')
-    .summary("list this worktree's runs (--all: every run, also in fetched remote journals)")
+    .summary("list this worktree's runs and those from other machines (--all: every worktree's too)")
     .description(
-      "List the runs of this worktree (created here, or gone live here) in the repository's agent-journal " +
-        'branch; with --all, every worktree\'s runs and those only in remote-tracking journals ' +
-        '(refs/remotes/*/agent-journal, after "git fetch"): id, status, steps, model calls, tokens, ' +
-        'how often it was resumed, last activity and task. A run in both is shown once, from the local journal.',
+      "List the runs of this worktree (created here, or gone live here) and those from other machines (in " +
+        'remote-tracking journals, refs/remotes/*/agent-journal, after "git fetch" or a --push fetch, or folded in ' +
+        'from them); with --all, the runs of every other worktree of this repository too: id, status, steps, model calls, tokens, ' +
+        'how often it was resumed, last activity, task, and where each lives. A run in several journals is shown once, from the local journal.',
     )
-    .option('--all', "list every worktree's runs and those only in fetched remote journals (default: this worktree's)")
+    .option('--all', "list every worktree's runs too (default: this worktree's and those from other machines)")
     .option('--json', 'print the runs as JSON (see docs/json-events.md)')
     .action(async (flags: { json?: boolean; all?: boolean }) => {
       const journals = await openJournals(process.cwd());
       const all = await listAllRuns(journals);
-      const runs = flags.all ? all : all.filter((run) => isHere(run, journals.repo.root));
+      const worktrees = worktreeRoots(journals.repo);
+      const placed = all.map((run) => ({ ...run, place: placeOf(run, journals.repo.root, worktrees) }));
+      const runs = flags.all ? placed : placed.filter((run) => run.place !== 'other-worktree');
       if (flags.json) process.stdout.write(`${terminalJson({ runs: runs.map(runJson) }, 2)}\n`);
       else printRuns(runs, process.stdout, styleFor(process.stdout), Date.now(), all.length - runs.length);
     });
 }
 
-// A run of this worktree: in the local journal, and created here (or too old to say where).
-function isHere(run: ListedRun, root: string): boolean {
+/**
+ * Where a run lives, as `runs` says it: `this-worktree` (created here, gone live here, or too old to
+ * say), `other-worktree` (created in another worktree of this repository: listed with --all), or
+ * `elsewhere` (from another machine: only in a fetched journal, or created in a folder that is no
+ * worktree of this repository, so `resume` here is how it goes on).
+ */
+export type RunPlace = 'this-worktree' | 'other-worktree' | 'elsewhere';
+
+function placeOf(run: ListedRun, root: string, worktrees: Set<string>): RunPlace {
   const s = run.summary;
-  return s.shownFrom === 'local' && (s.worktree === null || s.worktree === root);
+  if (s.shownFrom === 'local' && (s.worktree === null || s.worktree === root || s.wentLive.includes(root))) return 'this-worktree';
+  if (s.worktree !== null && worktrees.has(s.worktree)) return 'other-worktree';
+  return 'elsewhere';
 }
 
-/** The JSON row of one run: its summary and, for a run that could not be read whole, why. */
-export function runJson(run: ListedRun): RunSummary & { problem: string | null } {
-  return { ...run.summary, problem: run.problem };
+/** A listed run and where it lives. */
+export type PlacedRun = ListedRun & { place: RunPlace };
+
+/** The JSON row of one run: its summary, where it lives and, for a run that could not be read whole, why. */
+export function runJson(run: PlacedRun): RunSummary & { place: RunPlace; problem: string | null } {
+  return { ...run.summary, place: run.place, problem: run.problem };
 }
 
 // `2 follow-ups, latest "now add a test"`, or '' for a run with none.
@@ -51,10 +66,10 @@ function followUpNote(followUps: string[]): string {
 }
 
 /** The human table. */
-export function printRuns(listed: ListedRun[], out: Out, style: Style, now: number, hidden = 0): void {
+export function printRuns(listed: PlacedRun[], out: Out, style: Style, now: number, hidden = 0): void {
   // Ids, tasks, models and problems come from journals, fetched ones too: shown, never obeyed.
   const runs = showControlsIn(listed);
-  const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them.` : '';
+  const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees of this repository: "savepoint runs --all" lists them.` : '';
   if (runs.length === 0) {
     out.write(hidden ? `No runs in this worktree yet. ${elsewhere}\n` : 'No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');
     return;
@@ -70,7 +85,7 @@ export function printRuns(listed: ListedRun[], out: Out, style: Style, now: numb
       resumed: s.resumes ? `${s.resumes}×` : '–',
       last: relativeTime(s.lastActivity, now),
       task: s.task || (s.steps === 0 ? '(live at its first step)' : ''),
-      note: run.problem ? `cannot be read whole: ${run.problem}` : [followUpNote(s.followUps), whereNote(s)].filter(Boolean).join(' · '),
+      note: run.problem ? `cannot be read whole: ${run.problem}` : [followUpNote(s.followUps), whereNote(s, run.place)].filter(Boolean).join(' · '),
     };
   });
   // Columns in the order shown; on a narrow terminal the least needed go first (never id or status).
@@ -104,6 +119,6 @@ export function printRuns(listed: ListedRun[], out: Out, style: Style, now: numb
   }
   out.write(table.join(''));
   const remote = runs.filter((r) => r.summary.shownFrom !== 'local').length;
-  const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} only in a remote-tracking journal)` : ''}.`;
+  const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} fetched, only in a remote-tracking journal)` : ''}.`;
   out.write(style.dim(`\n${fitColumns(count, style.width)}\n${elsewhere ? `${fitColumns(elsewhere, style.width)}\n` : ''}${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
 }

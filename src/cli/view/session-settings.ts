@@ -20,6 +20,8 @@ export interface SessionSettings {
   mode: PermissionMode;
   /** The model a new run takes when --model is not given (settings' `model`). */
   defaultModel?: string;
+  /** The remote a run fetches from first and pushes to when neither --push nor --no-push is given (settings' `remote`). */
+  remote?: string;
   network: boolean;
   gitWrites: boolean;
   /** The MCP servers in force by name (later files win on a name; the repository's only trusted and approved), for the session's `mcpServers`, each with its file; undefined when none. */
@@ -42,6 +44,7 @@ export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' |
     rules,
     mode: flags.yes ? 'yes' : settings.defaultMode.value,
     ...(settings.model ? { defaultModel: settings.model.value } : {}),
+    ...(settings.remote ? { remote: settings.remote.value } : {}),
     network: Boolean(flags.allowNetwork) || settings.sandbox.network?.value === true,
     gitWrites: Boolean(flags.allowGitWrites) || settings.sandbox.gitWrites?.value === true,
     ...(mcpServersOf(settings) ? { mcpServers: mcpServersOf(settings)! } : {}),

@@ -145,7 +145,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       thinking: flags.thinking,
       inFlight: flags.inFlight,
       worktree: flags.restore ? 'restore' : flags.keepWorktree ? 'keep' : undefined,
-      push: flags.push,
+      // --push <remote> or --no-push, else the `remote` setting: fetched first, pushed as the run goes.
+      push: flags.push ?? settings.remote,
       pushTimeout: flags.pushTimeout,
       pushRetry: flags.pushRetry,
       sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },

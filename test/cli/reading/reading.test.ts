@@ -82,7 +82,7 @@ interface RunRow {
   problem: string | null;
 }
 
-const RUN_KEYS = ['id', 'task', 'status', 'recordedStatus', 'model', 'steps', 'modelCalls', 'tokens', 'resumes', 'lineage', 'createdAt', 'lastActivity', 'shownFrom', 'sources', 'followUps', 'worktree', 'branch', 'problem'];
+const RUN_KEYS = ['id', 'task', 'status', 'recordedStatus', 'model', 'steps', 'modelCalls', 'tokens', 'resumes', 'lineage', 'createdAt', 'lastActivity', 'shownFrom', 'sources', 'followUps', 'worktree', 'branch', 'wentLive', 'place', 'problem'];
 
 const TASK_HTML = 'write a <b>note</b> & "quote"';
 
@@ -183,20 +183,22 @@ describe('savepoint runs', { concurrency: true }, () => {
     assert.match(result.stdout, /also in origin\/agent-journal/);
   });
 
-  it('shows runs that exist only in a fetched remote-tracking journal with --all, saying so', async () => {
+  it('shows runs that exist only in a fetched remote-tracking journal, without --all, saying where they live', async () => {
     assert.equal((await gitOut(clone, ['for-each-ref', '--format=%(refname)', 'refs/heads/agent-journal'])), '');
-    // By default only this worktree's runs: a clone's are all elsewhere, and it says where to look.
-    assert.deepEqual((await json<{ runs: RunRow[] }>(clone, ['runs'])).runs, []);
-    assert.match((await cli(clone, ['runs'])).stdout, /No runs in this worktree yet\. 3 more runs in other worktrees or only in fetched remote journals: "savepoint runs --all" lists them\./);
-    const { runs } = await json<{ runs: RunRow[] }>(clone, ['runs', '--all']);
-    assert.deepEqual(runs.map((r) => [r.id, r.shownFrom, r.sources]).sort(), [
-      ['crash-run', 'origin', ['origin']],
-      ['done-run', 'origin', ['origin']],
-      ['partial-run', 'origin', ['origin']],
-    ]);
-    const human = await cli(clone, ['runs', '--all']);
-    assert.match(human.stdout, /only in origin\/agent-journal/);
-    assert.match(human.stdout, /3 runs \(3 only in a remote-tracking journal\)/);
+    // A fresh clone lists the runs it fetched (issue 38: before, it said "No runs in this worktree
+    // yet" and only --all listed them, though resume found them).
+    for (const args of [['runs'], ['runs', '--all']]) {
+      const { runs } = await json<{ runs: Array<RunRow & { place: string }> }>(clone, args);
+      assert.deepEqual(runs.map((r) => [r.id, r.shownFrom, r.sources, r.place]).sort(), [
+        ['crash-run', 'origin', ['origin'], 'elsewhere'],
+        ['done-run', 'origin', ['origin'], 'elsewhere'],
+        ['partial-run', 'origin', ['origin'], 'elsewhere'],
+      ]);
+    }
+    const human = await cli(clone, ['runs']);
+    assert.match(human.stdout, /fetched from origin, only in origin\/agent-journal \(savepoint resume done-run continues it here\)/);
+    assert.match(human.stdout, /3 runs \(3 fetched, only in a remote-tracking journal\)/);
+    assert.doesNotMatch(human.stdout, /--all/);
   });
 });
 
