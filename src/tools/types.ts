@@ -60,6 +60,11 @@ export interface Tool<Input = Record<string, unknown>> {
   changedPaths?(input: Input): string[] | undefined;
   /** Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`. */
   describe(input: Input): string;
+  /**
+   * Calls of this tool in one answer may run at the same time as other such calls, at most this
+   * many of this tool at once; absent: the call runs alone, after every call before it.
+   */
+  maxConcurrent?: number;
   execute(input: Input, context?: ToolContext): Promise<ToolResult>;
 }
 
