@@ -7,6 +7,7 @@ import { createListFilesTool } from './list-files.js';
 import { createReadFileTool } from './read-file.js';
 import { createRunBashTool } from './run-bash.js';
 import { createSearchTool } from './search.js';
+import { createTaskTool, type SubagentRunner } from './task.js';
 import type { SandboxConfig } from './sandbox.js';
 import type { SpareShells } from '../os/spare-shell.js';
 import type { AnyTool } from './types.js';
@@ -21,6 +22,7 @@ export { SpareShells, type SpareShellOptions } from '../os/spare-shell.js';
 export { probeSandbox, sandboxedCommand, sandboxEnv, type SandboxConfig, type SandboxedCommand } from './sandbox.js';
 export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';
+export { createTaskTool, MAX_SUBAGENTS_AT_ONCE, type SubagentRequest, type SubagentRunner, type TaskInput } from './task.js';
 export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from './define-tool.js';
 export { resolveInRepo, toRepoRelative } from './path-utils.js';
 export { truncateForModel, type TruncateOptions } from './truncate.js';
@@ -30,9 +32,10 @@ export { asText, lastLine } from './truncate.js';
 /**
  * Every tool, in the order the model is shown them, working on the repository at `root`; run_bash
  * confined by `sandbox`, protecting `gitDirs` (default: found from `root` once, see gitPaths), and
- * starting each command's process ahead with `spares` (spare-shell.ts).
+ * starting each command's process ahead with `spares` (spare-shell.ts); with `subagents`, the
+ * task tool last, each call a subagent that runner drives.
  */
-export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells } = {}): AnyTool[] {
+export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells; subagents?: SubagentRunner } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),
@@ -40,5 +43,6 @@ export function createTools(root: string, options: { sandbox?: SandboxConfig | (
     createRunBashTool(root, options.sandbox, options.gitDirs, options.spares),
     createListFilesTool(root),
     createSearchTool(root),
+    ...(options.subagents ? [createTaskTool(options.subagents)] : []),
   ];
 }

@@ -36,6 +36,8 @@ export interface ToolContext {
    * holds all of it. Never called on replay.
    */
   onOutput?: (chunk: string) => void;
+  /** The call's step in its run's journal (a subagent's run is named after it); absent outside a journal. */
+  step?: number;
 }
 
 /** A tool the model can call: its definition for the model, what it needs from the journal, and how it runs. */
