@@ -104,5 +104,23 @@ describe('subagents', () => {
     const parentRecord = await journalJson<{ status: string; config: { tools: { name: string }[] } }>(repo.root, `runs/${parent}/run.json`);
     assert.equal(parentRecord.status, 'finished');
     assert.ok(parentRecord.config.tools.some((tool) => tool.name === 'task'));
+
+    // runs: each subagent right under its parent, marked; log <parent>: where each ran and its answer;
+    // log <child>: its own steps, and whose it is; the page shows them inside the parent's task steps.
+    const env = fakeEnv(fake, { COLUMNS: '200' });
+    const runs = await runCli(['runs'], { cwd: repo.root, env });
+    const rows = runs.stdout.split('\n').filter((line) => line.includes(parent));
+    assert.match(rows[0]!, new RegExp(`^${parent} `));
+    assert.match(rows[1]!, new RegExp(`└ ${alphaRun.replace('.', '\\.')} `));
+    assert.match(runs.stdout, /subagent "alpha line" of \S+'s task call at #2/);
+    const log = await runCli(['log', parent], { cwd: repo.root, env });
+    assert.equal(log.code, 0, log.stderr);
+    assert.match(log.stdout, new RegExp(`↳ subagent run ${betaRun.replace('.', '\\.')}\\n\\s+▌ beta finished`));
+    const childLog = await runCli(['log', alphaRun], { cwd: repo.root, env });
+    assert.match(childLog.stdout, /subagent "alpha line" of run \S+, started by its task call at #2/);
+    assert.match(childLog.stdout, /run_bash "echo alpha >> log\.txt"/);
+    const page = join(repo.root, '.git', 'timeline.html');
+    assert.equal((await runCli(['log', parent, '--html', page], { cwd: repo.root, env })).code, 0);
+    assert.match(readFileSync(page, 'utf8'), /Subagent <code>[^<]+\.task3<\/code> · finished[\s\S]*echo beta &gt;&gt; log\.txt/);
   });
 });
