@@ -79,7 +79,7 @@ export class RunJournal {
       if (!recorded?.intent) await this.recordIntent(call, input, options); // a step not safe to repeat
       this.emit({ type: 'started', ...callInfo(call) });
       const started = Date.now();
-      const result = await run(call.position); // a subagent's run id is derived from its parent's step
+      const result = await run(call.position);
       return await this.recordResult(call, input, result, started, options);
     } catch (error) {
       // No result was recorded (the function or the journal write threw): give the position back,
