@@ -106,7 +106,7 @@ export class Subagents {
       model: pinned.model,
       lineage: { parentRun: parent.run, parentStep: request.step, description: request.description },
       // The parent's pinned configuration, minus the task tool; a subagent created before keeps its own.
-      config: async (existing) => existing?.config ?? { ...pinned, tools: pinned.tools.filter((tool) => tool.name !== TASK_TOOL), ...(pinned.mcp ? { mcp: pinned.mcp } : {}) },
+      config: async (existing) => existing?.config ?? { ...pinned, tools: pinned.tools.filter((tool) => tool.name !== TASK_TOOL) },
       onEvent: (event) => parent.emit({ type: 'subagent', ...label, parentStep: request.step, event }),
       redact: parent.secrets.redactor.value,
       sandbox: parent.sandbox,
