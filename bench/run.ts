@@ -16,8 +16,9 @@ import { gitPartsGroup } from './git-parts.js';
 import { readingGroup } from './reading.js';
 import { scanGroup } from './scan.js';
 import { machinesGroup } from './machines.js';
+import { subagentsGroup } from './subagents.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, machinesGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, machinesGroup, subagentsGroup];
 
 function usage(): string {
   return [

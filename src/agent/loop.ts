@@ -238,17 +238,41 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     }
 
     const results: ToolResultBlock[] = [];
-    for (const call of calls) {
+    // Calls of a tool with maxConcurrent run beside each other (at most that many of it at once);
+    // any other call waits for them and runs alone. Results are recorded in the order of the calls.
+    const running: Promise<unknown>[] = [];
+    const runningOf = new Map<string, Promise<unknown>[]>();
+    let previous: Promise<unknown> = Promise.resolve();
+    const toResult = (call: ToolUseBlock, result: { output: string; isError: boolean }): ToolResultBlock => ({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) });
+    for (const [index, call] of calls.entries()) {
       const invalid = invalidCallResult(call, response);
       if (invalid) {
-        results.push(invalid);
+        results[index] = invalid;
         continue;
       }
-      if ((limit = budget.exceeded(false))) return stopped(limit);
-      const result = await callTool(call, context);
+      const tool = tools.get(call.name);
+      const max = tool?.maxConcurrent;
+      if (!tool || !max || max < 1) await Promise.all(running);
+      else while ((runningOf.get(tool.name)?.length ?? 0) >= max) await Promise.race(runningOf.get(tool.name)!);
+      if ((limit = budget.exceeded(false))) return (await Promise.allSettled(running), stopped(limit));
       budget.count();
-      results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) });
+      if (!tool || !max || max < 1) {
+        results[index] = toResult(call, await callTool(call, context));
+        continue;
+      }
+      // Its result is recorded only after the call before it recorded its own.
+      const before = previous;
+      const ordered = Object.assign(Object.create(tool) as typeof tool, { execute: async (input: unknown, toolContext: unknown) => { const result = await tool.execute(input, toolContext as never); await before.catch(() => undefined); return result; } });
+      const done = callTool(call, { ...context, tools: new Map(tools).set(tool.name, ordered) }).then((result) => void (results[index] = toResult(call, result)));
+      previous = done;
+      const mine = [...(runningOf.get(tool.name) ?? []), done];
+      runningOf.set(tool.name, mine);
+      const settle = () => void runningOf.set(tool.name, runningOf.get(tool.name)!.filter((p) => p !== done));
+      const tracked = done.then(settle, (error: unknown) => { settle(); throw error; });
+      tracked.catch(() => undefined); // awaited below; a failure before then is not left unhandled
+      running.push(tracked);
     }
+    await Promise.all(running);
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
     pending = results;
   }

@@ -8,7 +8,12 @@ import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
 import type { Hooks } from './hooks.js';
 
 /** Asked before a live tool call that needs approval: true runs it; false, or a reason, records that it was declined. */
-export type Approver = (tool: AnyTool, input: Record<string, unknown>) => Promise<boolean | { reason: string }>;
+export type Approver = (tool: AnyTool, input: Record<string, unknown>, asker?: ApprovalAsker) => Promise<boolean | { reason: string }>;
+
+/** Who asks, when it is not the run itself: a subagent (its run, and the description its task call gave it). */
+export interface ApprovalAsker {
+  subagent: { run: string; description: string };
+}
 
 /**
  * The person's standing rules about a call (settings' allow and deny lists), asked before the
@@ -92,7 +97,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
   return journal.step<ToolResult>(
     tool.name,
     input,
-    async () => {
+    async (position) => {
       let result: ToolResult;
       // Each process group the call starts is recorded locally while it runs, so a later attempt
       // can stop a command a crash left running (never in the journal: pids mean nothing elsewhere).
@@ -101,7 +106,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       try {
         // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP): a command's group is stopped and its
         // result says so; it is recorded like any result. Only a step whose process died with it is in flight.
-        result = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput });
+        result = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput, step: position });
       } finally {
         for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
       }

@@ -105,9 +105,10 @@ export interface RunRecord {
   status: 'running' | 'finished' | 'failed';
   /**
    * Where the run comes from: forked from a run at a step (`savepoint fork`), or a new run of the same
-   * task after `previousRun` finished on a repository that has moved on since (`run` starts it).
+   * task after `previousRun` finished on a repository that has moved on since (`run` starts it), or
+   * a subagent: the run of `parentRun`'s `task` call at `parentStep`, given `description`.
    */
-  lineage?: { forkedFrom: string; atStep: number } | { previousRun: string } | null;
+  lineage?: { forkedFrom: string; atStep: number } | { previousRun: string } | SubagentLineage | null;
   /** The working tree when the run was created, as a git tree id. */
   startCheckpoint?: string;
   /**
@@ -187,6 +188,18 @@ const KIND = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /** Run ids become directory and file names: keep them to safe characters. */
 export function isValidRunId(id: string): boolean {
   return RUN_ID.test(id) && !id.endsWith('.lock') && !id.includes('..');
+}
+
+/** A subagent's lineage: the parent run, the step of its `task` call, and the description that call gave. */
+export interface SubagentLineage {
+  parentRun: string;
+  parentStep: number;
+  description: string;
+}
+
+/** Whether a run.json's lineage makes the run a subagent of another run. */
+export function isSubagentLineage(lineage: RunRecord['lineage']): lineage is SubagentLineage {
+  return !!lineage && 'parentRun' in lineage;
 }
 
 /** Whether `kind` is a valid step kind (it becomes part of a file name). */

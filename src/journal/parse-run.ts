@@ -58,7 +58,11 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
   if (run.lineage !== undefined && run.lineage !== null) {
     if (!isObject(run.lineage)) fail('its lineage is not an object');
     const lineage = run.lineage as Record<string, unknown>;
-    if ('previousRun' in lineage) {
+    if ('parentRun' in lineage) {
+      if (typeof lineage.parentRun !== 'string' || !isValidRunId(lineage.parentRun)) fail('its lineage does not name a run id');
+      checkCount(lineage, 'parentStep', fail);
+      checkString(lineage, 'description', fail, { max: MAX_TEXT_CHARS });
+    } else if ('previousRun' in lineage) {
       if (typeof lineage.previousRun !== 'string' || !isValidRunId(lineage.previousRun)) fail('its lineage does not name a run id');
     } else {
       if (typeof lineage.forkedFrom !== 'string' || !isValidRunId(lineage.forkedFrom)) fail('its lineage does not name a run id');

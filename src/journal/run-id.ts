@@ -77,6 +77,24 @@ export function runsForTask(base: string, existing: Iterable<string>): { latest?
 export function resolveRunId(given: string, ids: readonly string[]): string | undefined {
   if (ids.includes(given)) return given;
   const matches = ids.filter((id) => id.startsWith(given));
+  // A prefix of a run is a prefix of its subagents too (`<run>.task<step>`): it names the parent.
+  const parents = matches.filter((id) => matches.every((other) => other === id || other.startsWith(`${id}${SUBAGENT_MARK}`)));
+  if (matches.length > 1 && parents.length === 1) return parents[0];
   if (matches.length > 1) throw new AmbiguousRunError(given, matches);
   return matches[0];
+}
+
+// The part of a subagent's run id after its parent's: `<parent>.task<step>`.
+const SUBAGENT_MARK = '.task';
+
+/**
+ * The run id of the subagent that the `task` call at `step` of run `parent` starts: derived from
+ * both, so the identical command finds the same subagent again after a crash. A parent id too long
+ * for the suffix keeps its head and a digest of the whole (ids stay within 100 characters).
+ */
+export function subagentRunId(parent: string, step: number): string {
+  const suffix = `${SUBAGENT_MARK}${step}`;
+  if (parent.length + suffix.length <= 100) return `${parent}${suffix}`;
+  const base = `${parent.slice(0, 100 - suffix.length - 7).replace(/[.-]+$/, '')}-${digest(parent)}`;
+  return `${base}${suffix}`;
 }

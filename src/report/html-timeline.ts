@@ -20,6 +20,8 @@ export interface HtmlTimelineInput {
   /** The diff of each checkpointed step. */
   diffs: ReadonlyMap<number, { fromLabel: string; text: string; error: string | null }>;
   generatedAt: Date;
+  /** The timelines of the run's subagents, by the step of the task call that started each (shown inside that step). */
+  subagents?: ReadonlyMap<number, Timeline>;
 }
 
 /** The whole page as one string. */
@@ -63,6 +65,7 @@ function header(t: Timeline, generatedAt: Date): string {
   ].filter(Boolean);
   const notes: string[] = [];
   if (r.lineage) notes.push(`Forked from <code>${esc(r.lineage.forkedFrom)}</code> at step #${r.lineage.atStep}.`);
+  if (r.parent) notes.push(`Subagent “${esc(r.parent.description)}” of <code>${esc(r.parent.run)}</code>, started by its task call at step #${r.parent.step}.`);
   if (r.shownFrom !== 'local') notes.push(`Read from <code>${esc(r.shownFrom)}/agent-journal</code>: this run is not in the local journal.`);
   if (r.status === 'diverged') notes.push('This machine and a remote-tracking journal each recorded steps of this run the other lacks.');
   const ending = t.final
@@ -211,6 +214,7 @@ function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: num
   if (s.usage) facts.push(['tokens', `${formatCount(s.usage.input)} in · ${formatCount(s.usage.output)} out${s.usage.cacheRead ? ` · ${formatCount(s.usage.cacheRead)} cache reads` : ''}`]);
   if (s.resolution) facts.push(['resolution', s.resolution]);
   if (s.replayedBy.length) facts.push(['replayed by', `attempt ${s.replayedBy.join(', ')}`]);
+  if (s.subagent) facts.push(['subagent', `${s.subagent.run} (“${s.subagent.description}”)`]);
   const diff = input.diffs.get(s.step);
   let diffHtml: string;
   if (diff?.error) diffHtml = `<p class="muted">${esc(diff.error)}</p>`;
@@ -226,8 +230,16 @@ function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: num
 <h3>Input</h3><pre>${esc(formatInput((result ?? intent)?.input))}</pre>
 <h3>${s.isError ? 'Output (an error, as the model was told)' : 'Output'}</h3>${looksLikeDiff(resultText) && !s.isError ? diffBlock(resultText) : `<pre${s.isError ? ' class="errout"' : ''}>${esc(resultText)}</pre>`}
 <h3>Diff</h3>${diffHtml}
+${s.subagent ? subagentSteps(s.subagent.run, input.subagents?.get(s.step)) : ''}
 </div>
 </details>`;
+}
+
+// A task step's subagent, under it: its steps, one line each (its own page has them in full).
+function subagentSteps(run: string, timeline: Timeline | undefined): string {
+  if (!timeline) return `<h3>Subagent</h3><p class="muted">Its run <code>${esc(run)}</code> is not in this journal yet.</p>`;
+  const rows = timeline.steps.map((s) => `<tr><td>#${s.step}</td><td>${esc(s.kind)}</td><td>${esc(s.description)}</td><td>${esc(s.state === 'in-flight' ? 'in flight' : (s.summary ?? ''))}</td><td>${esc(s.durationMs === null ? '—' : formatDuration(s.durationMs))}</td></tr>`);
+  return `<h3>Subagent <code>${esc(run)}</code> · ${esc(timeline.run.status)}</h3><p class="muted">Its own steps (savepoint log ${esc(run)} --html shows each in full):</p><table class="subagent">${rows.join('')}</table>`;
 }
 
 function diffBlock(text: string): string {

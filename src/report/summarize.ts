@@ -2,7 +2,8 @@
 // where each attempt replayed and went live, its totals and what resuming saved. Pure code (no fs,
 // git or process): the CLI reads the journal and hands the entries in, so this is testable on
 // plain objects and every output format (`runs`, `log`, `--json`, `--html`) agrees.
-import type { EntryUsage, JournalEntry, RunRecord } from '../journal/entry.js';
+import { isSubagentLineage, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
+import { subagentRunId } from '../journal/run-id.js';
 import { estimateCost, priceFor } from '../model/pricing.js';
 import type { AttemptEnding, AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';
 
@@ -165,7 +166,16 @@ function stepView(step: number, p: Position, attempts: RunRecord['attempts'], re
     checkpoint: p.result?.checkpoint ?? null,
     replayedBy: p.result ? attempts.filter((a) => a.firstLiveStep > step).map((a) => a.number) : [],
     message: followUpMessage(entry),
+    subagent: subagentOf(entry, p.result),
   };
+}
+
+// A task step's subagent: the run its id derives from, and the answer the step recorded.
+function subagentOf(entry: JournalEntry, result: JournalEntry | undefined): StepView['subagent'] {
+  if (entry.kind !== TASK_KIND) return null;
+  const description = (entry.input as { description?: unknown } | undefined)?.description;
+  const output = (result?.result as { output?: unknown } | undefined)?.output;
+  return { run: subagentRunId(entry.run, entry.step), description: typeof description === 'string' ? description : '', answer: typeof output === 'string' ? output : null };
 }
 
 // How attempt `a` ended: what it recorded; else, for an older run, what its status and marks say;
@@ -238,6 +248,7 @@ export function runSummary(id: string, record: RunRecord | undefined, facts: Ste
     resumes: resumesOf(record?.attempts ?? []),
     // A fork's lineage (a new run of a task after an earlier one is said by `run` itself).
     lineage: record?.lineage && 'forkedFrom' in record.lineage ? record.lineage : null,
+    parent: parentOf(record?.lineage),
     createdAt: record?.createdAt ?? null,
     lastActivity: facts.lastActivity,
     shownFrom: context.shownFrom ?? 'local',
@@ -247,6 +258,14 @@ export function runSummary(id: string, record: RunRecord | undefined, facts: Ste
     branch: record?.branch ?? null,
     wentLive: [...new Set((record?.attempts ?? []).flatMap((a) => (a.worktree === undefined ? [] : [a.worktree])))],
   };
+}
+
+// The step kind of a task call (tools/task.ts): a subagent.
+const TASK_KIND = 'task';
+
+// A subagent's parent, from its lineage.
+function parentOf(lineage: RunRecord['lineage']): RunSummary['parent'] {
+  return isSubagentLineage(lineage) ? { run: lineage.parentRun, step: lineage.parentStep, description: lineage.description } : null;
 }
 
 function statusOf(record: RunRecord | undefined, lastInFlight: boolean, context: RunContext): RunStatus {

@@ -31,6 +31,8 @@ export interface RunSummary {
   /** Times the run was resumed: attempts beyond the first. */
   resumes: number;
   lineage: { forkedFrom: string; atStep: number } | null;
+  /** A subagent's parent: the run, the step of its task call, and that call's description; null for any other run. */
+  parent: { run: string; step: number; description: string } | null;
   createdAt: string | null;
   /** The latest time anything was recorded for the run (ISO 8601). */
   lastActivity: string | null;
@@ -73,6 +75,8 @@ export interface StepView {
   replayedBy: number[];
   /** A user step's follow-up instruction, in full (null for every other kind). */
   message: string | null;
+  /** A task step's subagent: its run (where it ran), its description, and its final answer once the step has it (null for every other kind). */
+  subagent: { run: string; description: string; answer: string | null } | null;
 }
 
 /** One process that went live on the run, and where it did. */

@@ -35,6 +35,8 @@ import { settleWorktree } from './worktree.js';
 import { createRunPusher, flushRunPushes } from './pushing.js';
 import { providerFor } from './providers.js';
 import { Hooks } from '../agent/hooks.js';
+import { Subagents } from './subagents.js';
+import { subagentsUnderway } from './subagent-runs.js';
 
 /** The run a session drives, once the entry point has found or named it through `store`. */
 export interface RunTarget {
@@ -99,7 +101,8 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
 
 // One run, open: its journal, its working tree's checkpoints, its tools and secrets.
 class RunLife {
-  private sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true }; // chosen in settle(), before anything runs live
+  /** How commands run: chosen in settle(), before anything runs live (its subagents' too). */
+  sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true };
   private worktreeLock: { release(): void } | undefined;
   // Until the loop starts, nothing has run: a refusal (no credentials, no sandbox, drift) leaves the run as it was.
   private loopStarted = false;
@@ -107,6 +110,10 @@ class RunLife {
   private changedSince: { step: number; changes: FileChange[] } | undefined;
   // Instructions files a new run left out (they resolve outside their folder): said under the header.
   private instructionsLeftOut: InstructionsLeftOut[] = [];
+  // The model providers of the run, shared with its subagents (one notice per model).
+  private providers: ReturnType<typeof providerFor> | undefined;
+  /** The run's subagents (its task calls): the file-step lock they share with it, their approvals. */
+  subagents!: Subagents;
 
   private constructor(
     private readonly target: RunTarget,
@@ -168,7 +175,8 @@ class RunLife {
     let opened: RunJournal | undefined;
     background.useJournal(backgroundJournal(store, target.run, () => opened));
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
-    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares, background }));
+    // The task tool drives each call's subagent through this run's Subagents (made once the journal is open).
+    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares, background, subagents: (request) => life!.subagents.run(request) }));
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
@@ -207,6 +215,21 @@ class RunLife {
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
     life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares, decideSandbox, background);
     life.instructionsLeftOut = leftOut;
+    const openedLife = life;
+    life.subagents = new Subagents({
+      store,
+      run: target.run,
+      config: () => journal.config!,
+      tools: () => runTools,
+      provider: (model) => openedLife.provider(model),
+      sandbox: () => openedLife.sandbox,
+      secrets,
+      approve: options.approve,
+      permission: options.permission,
+      inFlight: options.inFlight,
+      signal: options.signal,
+      emit,
+    });
     return life;
   }
 
@@ -271,6 +294,8 @@ class RunLife {
         keepReachable: (tree) => journal.keepReachable(tree),
         options,
         keepByDefault: target.keepByDefault,
+        // Subagents of task steps not yet recorded worked on the tree after the run's last checkpoint.
+        subagentsUnderway: await subagentsUnderway(journal.store, target.run, journal.history.lastPosition),
         emit: (event) => this.emit(event),
       });
       tellOfHandEdits(plan, personChanges, journal.history.lastPosition, record.status === 'finished');
@@ -289,7 +314,7 @@ class RunLife {
       journal,
       task: target.task,
       config: journal.config!,
-      provider: providerFor(options.provider, (notice) => this.emit({ type: 'model-notice', ...notice }), options.maxRetryWait),
+      provider: (model) => this.provider(model),
       tools: this.tools,
       revealSecrets: this.secrets.revealer.value,
       ...(options.hooks?.length ? { hooks: this.hooks(options.hooks) } : {}),
@@ -308,11 +333,14 @@ class RunLife {
       // An edit or a write names the one file it changed: its checkpoint updates that path only.
       // The step's result entry records the checkpoint at once: its few new objects go into that
       // append's pack, durable with it, instead of an fsynced file each before it.
-      checkpoint: (paths) => {
-        const hold = { hold: true };
-        const snapshot = paths ? this.snapshotter.snapshotPaths(paths, hold) : this.snapshotter.snapshot(hold);
-        return { tree: snapshot.tree, skipped: snapshot.skipped };
-      },
+      // Under the file-step lock its subagents share: a task step's checkpoint waits for the step
+      // another subagent is taking, so each checkpoint holds whole steps.
+      checkpoint: (paths) =>
+        this.subagents.checkpoint(() => {
+          const hold = { hold: true };
+          const snapshot = paths ? this.snapshotter.snapshotPaths(paths, hold) : this.snapshotter.snapshot(hold);
+          return { tree: snapshot.tree, skipped: snapshot.skipped };
+        }),
     });
   }
 
@@ -323,6 +351,12 @@ class RunLife {
     const root = target.store.repo.root;
     const place = { root, env: options.env ?? process.env, sandbox: () => this.sandbox, gitDirs: gitPaths(root, target.store.repo), ...(options.signal ? { signal: options.signal } : {}) };
     return new Hooks(hooks, place, target.run, (warning) => this.emit({ type: 'hook-warning', ...warning }));
+  }
+
+  /** The model provider of `model` for this run and its subagents, made on its first live call. */
+  provider(model: string): ReturnType<ReturnType<typeof providerFor>> {
+    this.providers ??= providerFor(this.options.provider, (notice) => this.emit({ type: 'model-notice', ...notice }), this.options.maxRetryWait);
+    return this.providers(model);
   }
 
   /** Records how the loop ended: stopped at a limit (run.json's totals only), or finished with its answer. */

@@ -8,7 +8,7 @@ import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
 import { readHeadBranch } from '../git/refs.js';
 import { worktreeRoots } from '../git/repository.js';
-import type { RunRecord } from '../journal/entry.js';
+import { isSubagentLineage, type RunRecord } from '../journal/entry.js';
 import { listRunIds, readRunRecord } from '../journal/reader.js';
 import { JournalStore } from '../journal/store.js';
 import { assertNoConflict, remotesHolding, syncJournals } from '../journal/sync.js';
@@ -109,6 +109,7 @@ export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome
   const { store, synced } = await openSynced(options.dir, options);
   const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, (r) => r.status !== 'finished');
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
+  assertNotOwnedSubagent(record);
   assertNoConflict(synced, record.id);
   assertPinned(record, options);
   return drive({ store, run: record.id, task: record.task, model: modelOf(record, options) }, await fencedOptions(store, record.id, options));
@@ -141,6 +142,7 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   const here = (r: RunRecord) => r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
   const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, here);
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
+  assertNotOwnedSubagent(record);
   assertNoConflict(synced, record.id);
   // --model on continue is a change of model within the run (a config step), not a clash with the pinned one.
   assertPinned(record, { ...options, model: undefined });
@@ -246,11 +248,20 @@ async function fetchFirst(store: JournalStore, remote: string, options: SessionO
 }
 
 // The most recently active run that `accept` takes.
+// An unfinished subagent goes on only with its parent, which hands its answer back to the parent's
+// conversation: driven alone, it would finish with nobody to hand the answer to.
+function assertNotOwnedSubagent(record: RunRecord): void {
+  const lineage = record.lineage;
+  if (!isSubagentLineage(lineage) || record.status === 'finished') return;
+  throw new UsageError(`Run ${record.id} is a subagent of run ${lineage.parentRun} (its task call at step #${lineage.parentStep}): it goes on with its parent. Resume that one: savepoint resume ${lineage.parentRun}`);
+}
+
+// A subagent is never the run meant by default: its parent owns it (resuming the parent resumes it).
 async function latestRun(store: JournalStore, accept: (record: RunRecord) => boolean): Promise<RunRecord | undefined> {
   let latest: RunRecord | undefined;
   for (const id of await listRunIds(store)) {
     const record = await readRunRecord(store, id);
-    if (record && accept(record) && (!latest || record.updatedAt > latest.updatedAt)) latest = record;
+    if (record && !isSubagentLineage(record.lineage) && accept(record) && (!latest || record.updatedAt > latest.updatedAt)) latest = record;
   }
   return latest;
 }

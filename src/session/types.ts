@@ -176,8 +176,10 @@ export type SessionEvent =
    * saved: the ref that holds every file it overwrote or removed, and the command that brings them back.
    */
   | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen' | 'fork'; step: number; written: string[]; deleted: string[]; kept: string[]; left: string[]; unrevealed: string[]; unrestorable: string[]; saved?: { ref: string; files: string[]; command: string } }
-  /** The run goes on with files that differ from its checkpoint: --keep-worktree (flag), a session's message or `continue` (default), the person's answer (chosen), or a step in flight at a crash. */
-  | { type: 'worktree-kept'; reason: 'flag' | 'default' | 'in-flight' | 'chosen'; step: number; changes: FileChange[] };
+  /** The run goes on with files that differ from its checkpoint: --keep-worktree (flag), a session's message or `continue` (default), the person's answer (chosen), a step in flight at a crash, or its subagents' work at a crash (subagents). */
+  | { type: 'worktree-kept'; reason: 'flag' | 'default' | 'in-flight' | 'chosen' | 'subagents'; step: number; changes: FileChange[] }
+  /** A step of a subagent (its run, and the description and parent step of the task call that started it), as the valve told it. */
+  | { type: 'subagent'; run: string; description: string; parentStep: number; event: StepEvent };
 
 /** The last attempt, when it ran an in-flight step again (--in-flight rerun) and was killed before it recorded anything: who it was. */
 export interface KilledAttempt {

@@ -36,6 +36,11 @@ export interface WorktreeContext {
   options: Pick<SessionOptions, 'worktree' | 'onDrift'>;
   /** Keep the person's changes when neither a flag nor a clean checkout decides: a session's message, `continue`. */
   keepByDefault?: boolean;
+  /**
+   * Subagents of the run's task steps that are not recorded yet (a crash while they worked) hold
+   * work of their own in the tree, past the run's last checkpoint: kept, as a step in flight's is.
+   */
+  subagentsUnderway?: boolean;
   emit: (event: SessionEvent) => void;
 }
 
@@ -65,8 +70,8 @@ export async function settleWorktree(context: WorktreeContext): Promise<SettledW
   if (!drift) return none;
   // The step in flight at the crash may have made these changes itself: keep them, and say so
   // (the model is told of that step's unknown outcome, not of changes that may be its own).
-  if (history.inFlight && worktree !== 'restore') {
-    context.emit({ type: 'worktree-kept', reason: worktree === 'keep' ? 'flag' : 'in-flight', step: drift.step, changes: drift.changes });
+  if ((history.inFlight || context.subagentsUnderway) && worktree !== 'restore') {
+    context.emit({ type: 'worktree-kept', reason: worktree === 'keep' ? 'flag' : history.inFlight ? 'in-flight' : 'subagents', step: drift.step, changes: drift.changes });
     return none;
   }
   const decision = worktree ?? (context.keepByDefault ? 'keep' : onDrift ? await onDrift({ run: context.run, step: drift.step, changes: drift.changes }) : 'stop');

@@ -7,6 +7,7 @@ import { createListFilesTool } from './list-files.js';
 import { createReadFileTool } from './read-file.js';
 import { createRunBashTool } from './run-bash.js';
 import { createSearchTool } from './search.js';
+import { createTaskTool, type SubagentRunner } from './task.js';
 import type { SandboxConfig } from './sandbox.js';
 import type { SpareShells } from '../os/spare-shell.js';
 import type { AnyTool } from './types.js';
@@ -27,6 +28,7 @@ export { createWriteFileTool, type WriteFileInput } from './write-file.js';
 export { createBashOutputTool, type BashOutputInput } from './bash-output.js';
 export { createKillBashTool, type KillBashInput } from './kill-bash.js';
 export { BackgroundCommands, backgroundCommandsOf, stopAllBackgroundCommands, type BackgroundJournal, type PastStart } from './background-commands.js';
+export { createTaskTool, MAX_SUBAGENTS_AT_ONCE, type SubagentRequest, type SubagentRunner, type TaskInput } from './task.js';
 export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from './define-tool.js';
 export { resolveInRepo, toRepoRelative } from './path-utils.js';
 export { truncateForModel, type TruncateOptions } from './truncate.js';
@@ -38,9 +40,10 @@ export { asText, lastLine } from './truncate.js';
  * confined by `sandbox`, protecting `gitDirs` (default: found from `root` once, see gitPaths), and
  * starting each command's process ahead with `spares` (spare-shell.ts); run_bash's background
  * commands, read by bash_output and stopped by kill_bash, are `background`'s (a run's: without it
- * they answer that there are none here).
+ * they answer that there are none here); with `subagents`, the task tool last, each call a
+ * subagent that runner drives.
  */
-export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells; background?: BackgroundCommands } = {}): AnyTool[] {
+export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells; background?: BackgroundCommands; subagents?: SubagentRunner } = {}): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),
@@ -50,5 +53,6 @@ export function createTools(root: string, options: { sandbox?: SandboxConfig | (
     createSearchTool(root),
     createBashOutputTool(options.background),
     createKillBashTool(options.background),
+    ...(options.subagents ? [createTaskTool(options.subagents)] : []),
   ];
 }

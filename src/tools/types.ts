@@ -36,6 +36,8 @@ export interface ToolContext {
    * holds all of it. Never called on replay.
    */
   onOutput?: (chunk: string) => void;
+  /** The call's step in its run's journal (a subagent's run is named after it); absent outside a journal. */
+  step?: number;
 }
 
 /** A tool the model can call: its definition for the model, what it needs from the journal, and how it runs. */
@@ -60,6 +62,11 @@ export interface Tool<Input = Record<string, unknown>> {
   changedPaths?(input: Input): string[] | undefined;
   /** Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`. */
   describe(input: Input): string;
+  /**
+   * Calls of this tool in one answer may run at the same time as other such calls, at most this
+   * many of this tool at once; absent: the call runs alone, after every call before it.
+   */
+  maxConcurrent?: number;
   execute(input: Input, context?: ToolContext): Promise<ToolResult>;
 }
 

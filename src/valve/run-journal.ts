@@ -59,9 +59,10 @@ export class RunJournal {
   /**
    * ── The heart ────────────────────────────────────────────────────────────────────────────────
    * Is there a recorded result for this step? Hand it back. Otherwise record the intent (for steps
-   * not safe to repeat), run it, record the result, and only then return it.
+   * not safe to repeat), run it, record the result, and only then return it. `run` is told the
+   * step's position.
    */
-  async step<T>(kind: string, input: unknown, run: () => T | Promise<T>, options: StepOptions<T> = {}): Promise<T> {
+  async step<T>(kind: string, input: unknown, run: (position: number) => T | Promise<T>, options: StepOptions<T> = {}): Promise<T> {
     assertStepOptions(options);
     const call = this.identify(kind, input, options.describe);
     try {
@@ -78,7 +79,7 @@ export class RunJournal {
       if (!recorded?.intent) await this.recordIntent(call, input, options); // a step not safe to repeat
       this.emit({ type: 'started', ...callInfo(call) });
       const started = Date.now();
-      const result = await run();
+      const result = await run(call.position);
       return await this.recordResult(call, input, result, started, options);
     } catch (error) {
       // No result was recorded (the function or the journal write threw): give the position back,

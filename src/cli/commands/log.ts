@@ -36,7 +36,13 @@ export function logCommand(): Command {
         const path = resolve(flags.html);
         // Loaded only for the page: the plain timeline needs neither the page's code nor its assets.
         const [{ renderHtmlTimeline }, { allStepDiffs }] = await Promise.all([import('../../report/html-timeline.js'), import('../view/step-diff.js')]);
-        const html = renderHtmlTimeline({ timeline: run.timeline, entries: run.entries, diffs: await allStepDiffs(journals.repo.root, run.timeline), generatedAt: new Date() });
+        // Each task step's subagent, shown inside it.
+        const subagents = new Map<number, Timeline>();
+        for (const step of run.timeline.steps) {
+          const loaded = step.subagent ? await loadRun(journals, step.subagent.run).catch(() => undefined) : undefined;
+          if (loaded) subagents.set(step.step, loaded.timeline);
+        }
+        const html = renderHtmlTimeline({ timeline: run.timeline, entries: run.entries, diffs: await allStepDiffs(journals.repo.root, run.timeline), generatedAt: new Date(), subagents });
         try {
           writeFileSync(path, html);
         } catch (error) {
@@ -50,6 +56,22 @@ export function logCommand(): Command {
       else printTimeline(run.timeline, process.stdout, styleFor(process.stdout), Date.now(), run.problem);
     });
 }
+
+// The lines under a task step: its subagent's run and its final answer (the first lines of it).
+function subagentLines(subagent: NonNullable<StepView['subagent']>, indent: number, style: Style): string {
+  const pad = ' '.repeat(indent);
+  const width = Math.max(20, style.width - indent - 2);
+  const lines = [`${pad}${style.dim(`↳ subagent run ${fitColumns(subagent.run, width - 18)}`)}`];
+  if (subagent.answer !== null) {
+    const answer = wrapWords(subagent.answer.trim(), width, 'columns');
+    lines.push(...answer.slice(0, SUBAGENT_ANSWER_LINES).map((line) => `${pad}${style.cyan('▌')} ${line}`));
+    if (answer.length > SUBAGENT_ANSWER_LINES) lines.push(`${pad}${style.dim(`  ... ${answer.length - SUBAGENT_ANSWER_LINES} more lines ("savepoint show <run> <step>" has all of it)`)}`);
+  } else lines.push(`${pad}${style.dim('  no answer recorded yet: resuming this run goes on with it')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+// How much of a subagent's answer the timeline shows under its task step.
+const SUBAGENT_ANSWER_LINES = 6;
 
 /** The human timeline. */
 export function printTimeline(recorded: Timeline, target: Out, style: Style, now: number, recordedProblem: string | null = null): void {
@@ -68,6 +90,7 @@ export function printTimeline(recorded: Timeline, target: Out, style: Style, now
   out.write(`${style.dim('task')} ${fitColumns(r.task, style.width - 5)}\n`);
   const where = whereNote(r);
   if (where) out.write(`${style.dim(`↳ ${fitColumns(where, style.width - 2)}`)}\n`);
+  if (r.parent) out.write(`${style.dim(`↳ ${fitColumns(`subagent "${r.parent.description}" of run ${r.parent.run}, started by its task call at #${r.parent.step} ("savepoint log ${r.parent.run}")`, style.width - 2)}`)}\n`);
   if (problem) out.write(`${style.red(problem)}\n`);
   out.write('\n');
   if (t.steps.length === 0) out.write(style.dim('  No steps recorded yet.\n'));
@@ -85,6 +108,8 @@ export function printTimeline(recorded: Timeline, target: Out, style: Style, now
     out.write(stepLine(s, layout, maxMs, style));
     // A user turn: the follow-up instruction in full, under its step.
     if (s.message !== null) for (const line of wrapWords(s.message, style.width - 10, 'columns')) out.write(`${' '.repeat(layout.num + 4)}${style.cyan('▌')} ${line}\n`);
+    // A task step: where its subagent ran, and its answer (its own steps: log of that run).
+    if (s.subagent) out.write(subagentLines(s.subagent, layout.num + 4, style));
   }
   const tail = t.attempts.filter((a) => !t.steps.some((s) => s.step >= a.firstLiveStep));
   for (const a of tail) out.write(rule(attemptMark(a), style));

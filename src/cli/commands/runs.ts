@@ -65,10 +65,27 @@ function followUpNote(followUps: string[]): string {
   return `${followUps.length} follow-up${followUps.length === 1 ? '' : 's'}, latest "${fitColumns(followUps.at(-1)!, 60)}"`;
 }
 
+/** The runs in order, each subagent right under its parent (by the parent's step); one whose parent is not listed stays where it was. */
+export function underParents<Run extends ListedRun>(runs: Run[]): Run[] {
+  const ids = new Set(runs.map((run) => run.summary.id));
+  const children = new Map<string, Run[]>();
+  for (const run of runs) {
+    const parent = run.summary.parent;
+    if (parent && ids.has(parent.run)) children.set(parent.run, [...(children.get(parent.run) ?? []), run]);
+  }
+  const ordered: Run[] = [];
+  for (const run of runs) {
+    const parent = run.summary.parent;
+    if (parent && ids.has(parent.run)) continue;
+    ordered.push(run, ...(children.get(run.summary.id) ?? []).sort((a, b) => a.summary.parent!.step - b.summary.parent!.step));
+  }
+  return ordered;
+}
+
 /** The human table. */
 export function printRuns(listed: PlacedRun[], out: Out, style: Style, now: number, hidden = 0): void {
   // Ids, tasks, models and problems come from journals, fetched ones too: shown, never obeyed.
-  const runs = showControlsIn(listed);
+  const runs = showControlsIn(underParents(listed));
   const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees of this repository: "savepoint runs --all" lists them.` : '';
   if (runs.length === 0) {
     out.write(hidden ? `No runs in this worktree yet. ${elsewhere}\n` : 'No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');
@@ -77,7 +94,8 @@ export function printRuns(listed: PlacedRun[], out: Out, style: Style, now: numb
   const rows = runs.map((run) => {
     const s = run.summary;
     return {
-      id: s.id,
+      // A subagent sits under its parent, marked: resuming the parent goes on with it.
+      id: s.parent ? `└ ${s.id}` : s.id,
       status: run.problem ? 'corrupt' : s.status,
       steps: String(s.steps),
       calls: String(s.modelCalls),
@@ -85,7 +103,7 @@ export function printRuns(listed: PlacedRun[], out: Out, style: Style, now: numb
       resumed: s.resumes ? `${s.resumes}×` : '–',
       last: relativeTime(s.lastActivity, now),
       task: s.task || (s.steps === 0 ? '(live at its first step)' : ''),
-      note: run.problem ? `cannot be read whole: ${run.problem}` : [followUpNote(s.followUps), whereNote(s, run.place)].filter(Boolean).join(' · '),
+      note: run.problem ? `cannot be read whole: ${run.problem}` : [s.parent ? `subagent "${s.parent.description}" of ${s.parent.run}'s task call at #${s.parent.step}` : '', followUpNote(s.followUps), whereNote(s, run.place)].filter(Boolean).join(' · '),
     };
   });
   // Columns in the order shown; on a narrow terminal the least needed go first (never id or status).

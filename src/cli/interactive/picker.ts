@@ -15,7 +15,8 @@ export const PICKER_ROWS = 20;
 /** Asks which run to open; resolves with its id. Ctrl-C at the question rejects (InterruptedError). */
 export async function pickRun(dir: string, style: Style, out: NodeJS.WritableStream = process.stdout): Promise<string> {
   const journals = await openJournals(dir);
-  const runs = (await listAllRuns(journals)).filter((run) => run.summary.shownFrom === 'local' && (run.summary.worktree === null || run.summary.worktree === journals.repo.root));
+  // A subagent is not offered: its parent owns it (resuming the parent resumes it).
+  const runs = (await listAllRuns(journals)).filter((run) => run.summary.shownFrom === 'local' && !run.summary.parent && (run.summary.worktree === null || run.summary.worktree === journals.repo.root));
   if (runs.length === 0) throw new UsageError('This worktree has no runs to resume yet: type a task at the savepoint prompt, or "savepoint run <task>".');
   const shown = runs.slice(0, PICKER_ROWS);
   const now = Date.now();

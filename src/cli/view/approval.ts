@@ -69,12 +69,12 @@ export function createApprover(options: ApproverOptions): Approver {
   // The repository's own settings may set the mode: it never decides a write to the files that decide what runs.
   const control = (tool: AnyTool, input: Record<string, unknown>) => EDIT_TOOLS.has(tool.name) && writesControlFile(tool.name, input, options.root);
   if (!options.interactive) {
-    return async (tool, input) => {
+    return async (tool, input, asker) => {
       if (!control(tool, input) && (approvesAll || (acceptsEdits && EDIT_TOOLS.has(tool.name)))) return true;
-      throw new ApprovalRequiredError(tool.describe(input));
+      throw new ApprovalRequiredError(asker ? `${tool.describe(input)} (asked by subagent "${asker.subagent.description}")` : tool.describe(input));
     };
   }
-  return async (tool, input) => {
+  return async (tool, input, asker) => {
     const controlWrite = control(tool, input);
     if (!controlWrite && (approvesAll || (acceptsEdits && EDIT_TOOLS.has(tool.name)))) return true;
     // A rule remembered earlier in this session (`a`): the same rules the tool call asked first
@@ -84,6 +84,11 @@ export function createApprover(options: ApproverOptions): Approver {
     options.onAsk?.(true, tool.describe(input));
     try {
       await options.beforeAsk?.();
+      // A subagent's question says whose it is: its description, and the run it is.
+      if (asker) {
+        const label = `Subagent "${showControls(asker.subagent.description)}" (run ${asker.subagent.run}) asks:`;
+        output.write(`  ${options.style ? options.style.yellow(label) : label}\n`);
+      }
       output.write(await preview(tool, input, options.style, options.root));
       if (controlWrite) {
         const note = 'This file decides what runs (settings, MCP servers, instructions): it is asked about every time; only --yes given on the command line, or a rule in your own user settings, approves it.';

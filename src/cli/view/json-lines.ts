@@ -7,6 +7,7 @@ import { isSavepointError } from '../../errors/index.js';
 import type { RunOutcome, SessionEvent } from '../../session/index.js';
 import type { RunTally } from './run-tally.js';
 import { terminalJson } from '../../format/text.js';
+import { subagentJson } from './subagent-line.js';
 
 /** The `type` of every line `--json` prints. */
 export const JSON_EVENT_TYPES = [
@@ -84,6 +85,10 @@ export class JsonLines {
       case 'in-flight': {
         const { type: _type, ...fields } = event;
         return this.write('step-in-flight', fields);
+      }
+      case 'subagent': {
+        const fields = subagentJson(event);
+        return fields ? this.write('subagent-step', fields) : undefined;
       }
       default: {
         const { type, ...fields } = event as { type: string } & Record<string, unknown>;

@@ -23,6 +23,7 @@ import { headerLines } from './run-header.js';
 import { sessionSettings, type SessionSettings } from './session-settings.js';
 import { askTrustOrStop, leftOutLine, trustQuestionsFor, type TrustDeclined } from './trust-question.js';
 import { styleFor, type Style } from '../terminal/style.js';
+import { subagentLine } from './subagent-line.js';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
 
@@ -317,10 +318,16 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       if (event.reason === 'flag') say(out, style.yellow, `--keep-worktree: going on with files that differ from the journal (${listed}).`, style.width);
       else if (event.reason === 'default') say(out, style.yellow, `Going on with the files you changed (${showControls(listed)}): the model is told which ones in its next request.`, style.width);
       else if (event.reason === 'in-flight') say(out, style.yellow, `The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).`, style.width);
+      else if (event.reason === 'subagents') say(out, style.yellow, `Subagents were at work when the run stopped: their changes are kept (${showControls(listed)}), and each goes on from its own journal.`, style.width);
       return;
     }
     case 'output':
       return; // the live view shows it; the step's result holds all of it
+    case 'subagent': {
+      const line = subagentLine(event, style.width);
+      if (line) out.write(`${style.dim(line)}\n`);
+      return;
+    }
     default:
       // A session event this printer does not know yet (compaction) prints nothing.
       if (['replayed', 'started', 'recorded', 'in-flight', 'orphan'].includes(event.type)) return printer.onEvent(event as Parameters<StepPrinter['onEvent']>[0]);
