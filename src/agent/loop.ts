@@ -17,6 +17,7 @@ import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason
 import { Conversation } from './conversation.js';
 import { continueText, invalidCallResult, MAX_CONTINUATIONS, MAX_TOKENS, notRunResults, PAUSE_TURN, REFUSAL, refusalText } from './stop-reasons.js';
 import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
+import { oneAtATime, runCalls } from './concurrent-calls.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
@@ -128,7 +129,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const provider = () => options.provider(config.model);
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const context = { journal, tools, inFlight, approve: options.approve, permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
+  // Reads of one answer run at once: a question to the person (a read's too, from a rule) is asked one at a time.
+  const context = { journal, tools, inFlight, approve: options.approve && oneAtATime(options.approve), permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
   const followUps = [...(options.followUps ?? [])];
   const conversation = new Conversation(config);
   conversation.add({ role: 'user', content: options.task });
@@ -199,20 +201,29 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       continue;
     }
 
-    const results: ToolResultBlock[] = [];
-    for (const call of calls) {
-      const invalid = invalidCallResult(call, response);
-      if (invalid) {
-        results.push(invalid);
-        continue;
-      }
-      if ((limit = budget.exceeded(false))) return stopped(limit);
-      const result = await callTool(call, context);
-      budget.count();
-      results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) });
-    }
+    // Reads run at the same time as their neighbours, any other call alone (concurrent-calls.ts);
+    // the results come in call order, each call its own step, numbered in call order.
+    const ran = await runCalls(calls, {
+      concurrency: (call) => {
+        const max = invalidCallResult(call, response) ? undefined : tools.get(call.name)?.maxConcurrent;
+        return max !== undefined && max > 0 ? { tool: call.name, max } : undefined;
+      },
+      stopBefore: (call) => {
+        if (invalidCallResult(call, response)) return undefined; // answered without a step
+        const reached = budget.exceeded(false);
+        if (!reached) budget.count(); // counted as it starts: the limit sees the steps still running
+        return reached;
+      },
+      run: async (call, batch): Promise<ToolResultBlock> => {
+        const invalid = invalidCallResult(call, response);
+        if (invalid) return invalid;
+        const result = await callTool(call, context, batch);
+        return { type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) };
+      },
+    });
+    if (ran.stopped) return stopped(ran.stopped);
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
-    pending = results;
+    pending = ran.results;
   }
 
   // One model call as a step. With compaction on, the API's "prompt is too long" is recorded as
