@@ -230,7 +230,8 @@ export class RunJournal {
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
     const wasNew = this.runFile.isNew;
-    const first = this.runFile.firstWrite(entry.step, this.history.totals(safe));
+    // The first step this attempt runs live: of a batch, the lowest still running may land after this one.
+    const first = this.runFile.firstWrite(Math.min(entry.step, ...this.unfinished), this.history.totals(safe));
     if (first) files.push(first.file);
     const worktree = safe.checkpoint ?? (first && wasNew ? first.record.startCheckpoint : undefined);
     if (worktree) files.push({ path: `runs/${this.run}/worktree`, tree: worktree });

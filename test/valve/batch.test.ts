@@ -56,25 +56,37 @@ describe('the valve running a batch', () => {
     const batch: StepBatch = { size: 6 };
     let fail!: (error: Error) => void;
     const failing = new Promise<never>((_, reject) => (fail = reject));
-    const steps = [0, 1, 2, 3, 4, 5].map((i) => journal.step('read_file', { path: `f${i}` }, () => (i === 0 ? failing : `content ${i}`), { batch }));
-    await Promise.all(steps.slice(1)); // five appends made at once by this process: all land
+    const steps = [0, 1, 2, 3, 4, 5].map((i) => journal.step('read_file', { path: `f${i}` }, () => (i < 2 ? failing : `content ${i}`), { batch }));
+    await Promise.all(steps.slice(2)); // four appends made at once by this process: all land
     fail(new Error('the read failed'));
     await assert.rejects(steps[0]!, /the read failed/);
-    // Step 2 could not be given back (steps after it are recorded): no further step here.
+    await assert.rejects(steps[1]!, /the read failed/);
+    // Steps 2 and 3 could not be given back (steps after them are recorded): no further step here.
     await assert.rejects(journal.step('model', { turn: 2 }, () => ({})), (error: unknown) => error instanceof UnfinishedBatchError && error.code === 'EBATCH');
     journal.close();
     await assertFsckClean(repo.root);
     const entries = await readRunEntries(await JournalStore.open(repo.root), 'batch');
-    assert.deepEqual(entries.map((e) => e.step).sort(), [1, 3, 4, 5, 6, 7]);
+    assert.deepEqual(entries.map((e) => e.step).sort(), [1, 4, 5, 6, 7]);
 
-    // Opened again: the hole runs live, the others are handed back, and the run goes on.
+    // Opened again: the holes run live (step 3 lands before step 2), the others are handed back, and the run goes on.
     const again = await openJournal({ dir: repo.root, run: 'batch', task: 'read', model: 'm' });
     await again.step('model', { turn: 1 }, () => assert.fail('replayed'));
     const rerun: StepBatch = { size: 6 };
-    const results = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => again.step('read_file', { path: `f${i}` }, () => (i === 0 ? 'content 0' : assert.fail('replayed')), { batch: rerun })));
+    let thirdDone!: () => void;
+    const third = new Promise<void>((resolve) => (thirdDone = resolve));
+    const results = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) =>
+        again.step('read_file', { path: `f${i}` }, async () => {
+          if (i > 1) assert.fail('replayed');
+          if (i === 0) await third;
+          return `content ${i}`;
+        }, { batch: rerun }).finally(() => i === 1 && thirdDone()),
+      ),
+    );
     assert.deepEqual(results, [0, 1, 2, 3, 4, 5].map((i) => `content ${i}`));
     await again.step('model', { turn: 2 }, () => ({ done: true }));
-    assert.deepEqual(again.stats, { replayed: 6, live: 2 });
+    assert.deepEqual(again.stats, { replayed: 5, live: 3 });
+    assert.equal(again.runRecord?.attempts.at(-1)?.firstLiveStep, 2, 'the attempt ran step 2 live, though step 3 landed first');
     again.close();
     assert.equal(new Set((await readRunEntries(await JournalStore.open(repo.root), 'batch')).map((e) => e.step)).size, 8, 'whole again');
   });
