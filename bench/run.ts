@@ -17,8 +17,9 @@ import { readingGroup } from './reading.js';
 import { scanGroup } from './scan.js';
 import { machinesGroup } from './machines.js';
 import { subagentsGroup } from './subagents.js';
+import { parallelGroup } from './parallel-reads.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, machinesGroup, subagentsGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, machinesGroup, subagentsGroup, parallelGroup];
 
 function usage(): string {
   return [

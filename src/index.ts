@@ -43,7 +43,7 @@ export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolDefin
 
 /** The valve: `openJournal`, then `journal.step(kind, input, run)`. */
 export { openJournal } from './valve/open-journal.js';
-export type { RunJournal, OpenJournalOptions, JournalHooks, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint } from './valve/run-journal.js';
+export type { RunJournal, OpenJournalOptions, JournalHooks, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint, StepBatch } from './valve/run-journal.js';
 export type { History, RecordedStep, StepCall } from './valve/history.js';
 export { stepKey } from './valve/key.js';
 
@@ -64,7 +64,7 @@ export {
   SavepointError, isSavepointError, NotARepositoryError, UnsupportedRepositoryError, RunLockedError,
   RunLockLostError, StepAlreadyRecordedError, JournalBusyError, JournalMovedError, CorruptEntryError,
   ObjectTooLargeError, JournalConflictError, RemoteDivergedError, PushRejectedError, PushFailedError, DivergenceError,
-  InFlightError, UsageError, MissingCredentialsError, UnknownRunError, NoUnfinishedRunError,
+  InFlightError, UnfinishedBatchError, UsageError, MissingCredentialsError, UnknownRunError, NoUnfinishedRunError,
   NoRunsError, NoSuchStepError, ReportWriteError, ApprovalRequiredError, DriftError, InterruptedError,
   StoppedBySignalError, AmbiguousRunError, FinishedElsewhereError, NoCheckpointError,
   PathOutsideRepositoryError, ModelError, ScriptError, ContextWindowError, UnusableSummaryError, UnsafeCheckpointError,

@@ -18,6 +18,7 @@ import { Conversation } from './conversation.js';
 import { continueText, invalidCallResult, MAX_CONTINUATIONS, MAX_TOKENS, notRunResults, PAUSE_TURN, REFUSAL, refusalText } from './stop-reasons.js';
 import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
 import type { Hooks, PromptHookOutcome, StopHookOutcome } from './hooks.js';
+import { oneAtATime, runCalls } from './concurrent-calls.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
@@ -143,7 +144,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const { hooks } = options;
-  const context = { journal, tools, inFlight, approve: options.approve, permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets, hooks };
+  // Reads of one answer run at once: a question to the person (a read's too, from a rule) is asked one at a time.
+  const context = { journal, tools, inFlight, approve: options.approve && oneAtATime(options.approve), permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets, hooks };
   const followUps = [...(options.followUps ?? [])];
   const conversation = new Conversation(config);
   // The Stop hooks that sent the model on since the person's last message (MAX_STOP_BLOCKS).
@@ -237,44 +239,29 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       continue;
     }
 
-    const results: ToolResultBlock[] = [];
-    // Calls of a tool with maxConcurrent run beside each other (at most that many of it at once);
-    // any other call waits for them and runs alone. Results are recorded in the order of the calls.
-    const running: Promise<unknown>[] = [];
-    const runningOf = new Map<string, Promise<unknown>[]>();
-    let previous: Promise<unknown> = Promise.resolve();
-    const toResult = (call: ToolUseBlock, result: { output: string; isError: boolean }): ToolResultBlock => ({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) });
-    for (const [index, call] of calls.entries()) {
-      const invalid = invalidCallResult(call, response);
-      if (invalid) {
-        results[index] = invalid;
-        continue;
-      }
-      const tool = tools.get(call.name);
-      const max = tool?.maxConcurrent;
-      if (!tool || !max || max < 1) await Promise.all(running);
-      else while ((runningOf.get(tool.name)?.length ?? 0) >= max) await Promise.race(runningOf.get(tool.name)!);
-      if ((limit = budget.exceeded(false))) return (await Promise.allSettled(running), stopped(limit));
-      budget.count();
-      if (!tool || !max || max < 1) {
-        results[index] = toResult(call, await callTool(call, context));
-        continue;
-      }
-      // Its result is recorded only after the call before it recorded its own.
-      const before = previous;
-      const ordered = Object.assign(Object.create(tool) as typeof tool, { execute: async (input: unknown, toolContext: unknown) => { const result = await tool.execute(input, toolContext as never); await before.catch(() => undefined); return result; } });
-      const done = callTool(call, { ...context, tools: new Map(tools).set(tool.name, ordered) }).then((result) => void (results[index] = toResult(call, result)));
-      previous = done;
-      const mine = [...(runningOf.get(tool.name) ?? []), done];
-      runningOf.set(tool.name, mine);
-      const settle = () => void runningOf.set(tool.name, runningOf.get(tool.name)!.filter((p) => p !== done));
-      const tracked = done.then(settle, (error: unknown) => { settle(); throw error; });
-      tracked.catch(() => undefined); // awaited below; a failure before then is not left unhandled
-      running.push(tracked);
-    }
-    await Promise.all(running);
+    // Reads run at the same time as their neighbours, any other call alone (concurrent-calls.ts);
+    // the results come in call order, each call its own step, numbered in call order.
+    const ran = await runCalls(calls, {
+      concurrency: (call) => {
+        const max = invalidCallResult(call, response) ? undefined : tools.get(call.name)?.maxConcurrent;
+        return max !== undefined && max > 0 ? { tool: call.name, max } : undefined;
+      },
+      stopBefore: (call) => {
+        if (invalidCallResult(call, response)) return undefined; // answered without a step
+        const reached = budget.exceeded(false);
+        if (!reached) budget.count(); // counted as it starts: the limit sees the steps still running
+        return reached;
+      },
+      run: async (call, batch): Promise<ToolResultBlock> => {
+        const invalid = invalidCallResult(call, response);
+        if (invalid) return invalid;
+        const result = await callTool(call, context, batch);
+        return { type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) };
+      },
+    });
+    if (ran.stopped) return stopped(ran.stopped);
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
-    pending = results;
+    pending = ran.results;
   }
 
   // One model call as a step. With compaction on, the API's "prompt is too long" is recorded as

@@ -1,7 +1,7 @@
 // One tool call of the model's, as a durable step: an unknown tool is answered with an error the
 // model can read; a known one asks for approval only when it goes live, records its intent first
 // when it is not safe to repeat, and is checkpointed after when it may have changed files.
-import type { Checkpoint, RunJournal } from '../valve/run-journal.js';
+import type { Checkpoint, RunJournal, StepBatch } from '../valve/run-journal.js';
 import type { ToolUseBlock } from '../model/types.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
 import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
@@ -80,8 +80,12 @@ export const STOPPED_RESULT: ToolResult = {
   summary: 'not run: stopped by the person',
 };
 
-/** Runs (or replays) one tool call through the journal and returns its whole result. */
-export async function callTool(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResult> {
+/**
+ * Runs (or replays) one tool call through the journal and returns its whole result; `batch` when it
+ * runs beside other calls of its answer (concurrent-calls.ts). Its step is asked for before this
+ * awaits anything, so calls started in order are numbered in order.
+ */
+export async function callTool(call: ToolUseBlock, context: ToolCallContext, batch?: StepBatch): Promise<ToolResult> {
   const { journal, signal } = context;
   const tool = context.tools.get(call.name);
   if (!tool) {
@@ -89,7 +93,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
     const name = typeof call.name === 'string' ? call.name : String(call.name ?? '');
     const known = [...context.tools.keys()].join(', ');
     const result: ToolResult = { isError: true, output: `There is no tool named "${name}". The tools are: ${known}.`, summary: 'unknown tool' };
-    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${name.slice(0, 40)}"`, summarize: (r) => r.summary });
+    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${name.slice(0, 40)}"`, summarize: (r) => r.summary, ...(batch ? { batch } : {}) });
   }
   const input = call.input ?? {};
   // The step's identity and record keep what the model wrote; only the effect sees the secrets.
@@ -155,6 +159,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
         return { result: declinedResult(typeof answer === 'object' ? answer.reason : '') };
       },
       checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!(tool.changedPaths?.(input)) : undefined,
+      ...(batch ? { batch } : {}),
     },
   );
 }

@@ -50,3 +50,20 @@ export class InFlightError extends SavepointError<{ run: string; position: numbe
     );
   }
 }
+
+/**
+ * A step of a batch (an answer's reads run at the same time) threw with no result while a later
+ * one of the batch was recorded: its position cannot be given back, so this process asks for no
+ * further step (the journal would keep a hole before it). Opening the run again runs it.
+ */
+export class UnfinishedBatchError extends SavepointError<{ run: string; position: number }> {
+  constructor(run: string, position: number) {
+    super(
+      'EBATCH',
+      `Step ${position} of run ${run} failed while calls of the same answer, run at the same time, were ` +
+        `recorded after it, so this process records no further step. Run the same command again: the ` +
+        `recorded calls are handed back and step ${position} runs again.`,
+      { run, position },
+    );
+  }
+}

@@ -46,6 +46,11 @@ export interface JournalEntry {
   checkpointSkipped?: Array<{ path: string; size: number; reason: string }>;
   /** Which attempt (1 = first process, 2 = first resume, ...) wrote this entry. */
   attempt: number;
+  /**
+   * The first and last positions of the group of calls of one answer that ran at the same time as
+   * this step (several reads): until the group has finished, the journal may lack one of them.
+   */
+  batch?: [number, number];
 }
 
 /**
@@ -248,6 +253,7 @@ export function parseEntry(text: string, path: string, expected: { run: string; 
   optionalObjectId(entry, 'checkpoint', fail);
   if (entry.usage !== undefined) checkUsage(entry.usage, fail);
   if (entry.checkpointSkipped !== undefined) checkSkipped(entry.checkpointSkipped, fail);
+  if (entry.batch !== undefined) checkBatch(entry.batch, expected.step, fail);
   return entry as unknown as JournalEntry;
 }
 
@@ -260,6 +266,13 @@ function checkUsage(usage: unknown, fail: Fail): void {
   const u = usage as Record<string, unknown>;
   for (const key of ['inputTokens', 'outputTokens']) checkCount(u, key, fail);
   for (const key of ['cacheCreationInputTokens', 'cacheReadInputTokens']) checkCount(u, key, fail, { optional: true });
+}
+
+// A batch is the span of positions the step lies in: it decides where the journal may hold a hole.
+function checkBatch(batch: unknown, step: number, fail: Fail): void {
+  const [first, last] = Array.isArray(batch) && batch.length === 2 ? (batch as unknown[]) : [];
+  const position = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+  if (!position(first) || !position(last) || first > step || step > last) fail(`its batch is not the first and last positions of a group that holds step ${step}`);
 }
 
 // The files a checkpoint left out are printed by `show`: names sized, sizes numbers.

@@ -24,6 +24,8 @@ export interface KeptEntry {
   at: number;
   length: number;
   oid?: string;
+  /** The entry's batch (JournalEntry.batch), which History checks a hole against. */
+  batch?: [number, number];
   /** The whole entry read again from `oid` for its lookup (see supplyKept). */
   supplied?: Buffer;
 }
@@ -87,6 +89,7 @@ export class ByteArena {
     this.used += data.length;
     const kept: KeptEntry = { run: names.run, step: entry.step, phase: entry.phase, kind: names.kind, key: entry.key, whole: bytes !== undefined, chunk: this.chunk, at, length: data.length };
     if (oid) kept.oid = oid;
+    if (entry.batch) kept.batch = entry.batch;
     return kept;
   }
 }

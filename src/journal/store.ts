@@ -28,6 +28,8 @@ export class JournalStore {
   private rootTree: string | undefined;
   // Trees by id (immutable, so never stale); superseded ones are evicted to keep memory flat.
   private readonly trees = new Map<string, Tree>();
+  // The append under way in this process, if any: the next one waits for it (append).
+  private appending: Promise<unknown> = Promise.resolve();
 
   // The branch's reflog is the store's (one per run, shared with forRef's), not the process's.
   private constructor(
@@ -119,6 +121,15 @@ export class JournalStore {
    * the intent of (afterAppend then waits for it to be pushed).
    */
   async append(files: JournalFile[], message: string, owns?: () => void, fence?: string): Promise<string> {
+    // One append at a time from this process (the steps of one answer's reads finish together):
+    // each builds on the tip the one before it wrote, instead of losing the race for the branch to
+    // its own sibling and building again. Another process's appends race through the ref's lock.
+    const turn = this.appending.then(() => this.appendNow(files, message, owns, fence));
+    this.appending = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async appendNow(files: JournalFile[], message: string, owns?: () => void, fence?: string): Promise<string> {
     const fault = this.options.faultPoint ?? (() => {});
     assertNotCheckedOut(this.repo, this.ref); // as git refuses to move a branch checked out elsewhere
     for (;;) {

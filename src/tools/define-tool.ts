@@ -11,6 +11,8 @@ export interface ToolDefinition<Input> {
   name: string;
   description: string;
   inputSchema: ToolInputSchema;
+  /** See Tool.maxConcurrent: reads set it (READS_AT_ONCE); absent, a call runs alone. */
+  maxConcurrent?: number;
   describe(input: Partial<Input>): string;
   run(input: Input, context: ToolContext): Promise<ToolResult>;
   /** Defaults: repeat-safe, no approval, no file changes (a read). */
@@ -23,7 +25,7 @@ export interface ToolDefinition<Input> {
 
 /** The Tool the agent and the journal use, built from a definition. */
 export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input> {
-  const { name, description, inputSchema } = definition;
+  const { name, description, inputSchema, maxConcurrent } = definition;
   const isValid = (input: unknown): input is Input => validateInput(inputSchema, input) === undefined;
   // Invalid input never runs: it is safe to repeat, needs no approval and changes nothing.
   const ask = (predicate: ((input: Input) => boolean) | undefined, input: unknown, fallback: boolean) => {
@@ -38,6 +40,7 @@ export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input
     name,
     description,
     inputSchema,
+    ...(maxConcurrent !== undefined ? { maxConcurrent } : {}),
     isRepeatSafe: (input) => !isValid(input) || ask(definition.isRepeatSafe, input, true),
     needsApproval: (input) => ask(definition.needsApproval, input, false),
     mayChangeFiles: (input) => ask(definition.mayChangeFiles, input, false),
@@ -68,6 +71,12 @@ export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input
     },
   };
 }
+
+/**
+ * How many reads of one tool (read_file, list_files, search, a read-only MCP tool) one answer runs
+ * at once: enough for the usual handful an answer asks for, few enough not to flood a small machine.
+ */
+export const READS_AT_ONCE = 8;
 
 /** A successful result. */
 export function toolOk(output: string, summary: string): ToolResult {

@@ -1,7 +1,7 @@
 // list_files: the files under a path that git would consider part of the project (tracked, or
 // untracked and not ignored), so build output and node_modules stay out of the model's way.
 import { plural } from '../format/numbers.js';
-import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
+import { defineTool, errorMessage, READS_AT_ONCE, toolError, toolOk } from './define-tool.js';
 import { asText } from './truncate.js';
 import { pathspecFor, runGit } from './git-files.js';
 import type { Tool } from './types.js';
@@ -19,6 +19,7 @@ const description = `Lists the files in the repository under a directory (defaul
 export function createListFilesTool(root: string): Tool<ListFilesInput> {
   return defineTool<ListFilesInput>({
     name: 'list_files',
+    maxConcurrent: READS_AT_ONCE, // a read: beside the other reads of its answer
     description,
     inputSchema: {
       type: 'object',

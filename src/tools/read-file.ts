@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { formatBytes, plural } from '../format/numbers.js';
-import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
+import { defineTool, errorMessage, READS_AT_ONCE, toolError, toolOk } from './define-tool.js';
 import { asText, MODEL_OUTPUT_MAX_BYTES } from './truncate.js';
 import { resolveInRepo, specialFileKind, toRepoRelative } from './path-utils.js';
 import type { Tool } from './types.js';
@@ -31,6 +31,7 @@ const description = `Reads a file from the repository and returns its text with 
 export function createReadFileTool(root: string): Tool<ReadFileInput> {
   return defineTool<ReadFileInput>({
     name: 'read_file',
+    maxConcurrent: READS_AT_ONCE, // a read: beside the other reads of its answer
     description,
     inputSchema: {
       type: 'object',

@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import { plural } from '../format/numbers.js';
 import { cutAfter } from '../format/text.js';
-import { defineTool, errorMessage, toolError, toolOk } from './define-tool.js';
+import { defineTool, errorMessage, READS_AT_ONCE, toolError, toolOk } from './define-tool.js';
 import { asText } from './truncate.js';
 import { pathspecFor, runGit } from './git-files.js';
 import { resolveInRepo, specialFileKind } from './path-utils.js';
@@ -29,6 +29,7 @@ const description = `Searches file contents in the repository for a regular expr
 export function createSearchTool(root: string): Tool<SearchInput> {
   return defineTool<SearchInput>({
     name: 'search',
+    maxConcurrent: READS_AT_ONCE, // a read: beside the other reads of its answer
     description,
     inputSchema: {
       type: 'object',

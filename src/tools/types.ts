@@ -45,6 +45,8 @@ export interface Tool<Input = Record<string, unknown>> {
   name: string;
   description: string;
   inputSchema: ToolInputSchema;
+  /** Calls of this tool in one answer may run at the same time as other such calls, at most this many of this tool at once; absent: the call runs alone, after every call before it. */
+  maxConcurrent?: number;
   /**
    * False when running the call twice could differ from running it once (a command, an overwrite):
    * the journal then records the intent before the call runs, so a crash mid-call is detectable.
@@ -62,11 +64,6 @@ export interface Tool<Input = Record<string, unknown>> {
   changedPaths?(input: Input): string[] | undefined;
   /** Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`. */
   describe(input: Input): string;
-  /**
-   * Calls of this tool in one answer may run at the same time as other such calls, at most this
-   * many of this tool at once; absent: the call runs alone, after every call before it.
-   */
-  maxConcurrent?: number;
   execute(input: Input, context?: ToolContext): Promise<ToolResult>;
 }
 

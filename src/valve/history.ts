@@ -18,6 +18,8 @@ export interface StepCall extends StepIdentity {
   position: number;
   /** The step's input, to say which part differs from the recorded one on a divergence. */
   input?: unknown;
+  /** The positions of the batch it runs in (JournalEntry.batch), when it runs beside others. */
+  batch?: [number, number];
 }
 
 // A position's records as held: parsed entries (written by this process, or given whole), or kept
@@ -44,7 +46,8 @@ export class History {
 
   /**
    * Builds a run's history from its entries in journal order, checking that it is whole: positions
-   * 1..n with no gap, and an unfinished intent only at the very end (where a crash leaves it).
+   * 1..n with no gap, and an unfinished intent only at the very end (where a crash leaves it);
+   * except within the batch the journal ends in (openBatch), whose calls finish in any order.
    * Entries kept as bytes (readKeptEntries) are parsed again only when their step is looked up.
    * `tally` is what the entries add up to when the reader counted them as it read them; without
    * it they are counted here (parsing the kept ones once).
@@ -63,10 +66,15 @@ export class History {
       if (entry.step > this.last) this.last = entry.step;
       if (entry.phase === 'result') this.finished++;
     }
+    // Only in the group of calls the run's last answer runs at once may a step be missing, or be
+    // started and not finished, before a later one: they finish in any order.
+    const batch = openBatch(run, this.steps, this.last, where);
     for (let position = 1; position <= this.last; position++) {
       const step = this.steps.get(position);
+      const inBatch = batch !== undefined && position >= batch[0];
+      if (!step && inBatch) continue;
       if (!step) throw new CorruptEntryError(`runs/${run}/steps`, `step ${position} is missing (the journal has steps up to ${this.last})`, position);
-      if (!step.result && position !== this.last) {
+      if (!step.result && position !== this.last && !inBatch) {
         throw new CorruptEntryError(where(step.intent!), `step ${position} was started but never finished, yet later steps exist`, position);
       }
     }
@@ -198,6 +206,33 @@ export class History {
     this.finished++;
     this.steps.delete(entry.step);
   }
+}
+
+/**
+ * The positions `[first, last]` of the group of one answer's calls that ran at the same time, when
+ * the journal ends in it (its last step is one of them): a crash there leaves any of them finished
+ * or not, in any order. Checked, so that a hole is only ever one explained by it: the step before
+ * the group is the model answer that asked for the calls, and every step recorded from the group's
+ * first position on names the same group. Undefined when the journal does not end in a group.
+ */
+function openBatch(run: string, steps: ReadonlyMap<number, HeldStep>, last: number, where: (entry: Held) => string): [number, number] | undefined {
+  const lastStep = steps.get(last);
+  const batch = (lastStep?.result ?? lastStep?.intent)?.batch;
+  if (!batch) return undefined;
+  const [first, end] = batch;
+  const named = `steps ${first} to ${end}`;
+  if (!(first <= last && last <= end)) throw new CorruptEntryError(where((lastStep!.result ?? lastStep!.intent)!), `its batch (${named}) does not hold its own step ${last}`, last);
+  const answer = steps.get(first - 1)?.result;
+  if (answer?.kind !== 'model') {
+    throw new CorruptEntryError(`runs/${run}/steps`, `steps ${first} to ${last} ran at the same time (${named}), but step ${first - 1} is not the model answer that asked for them`, first - 1);
+  }
+  for (let position = first; position <= last; position++) {
+    const step = steps.get(position);
+    for (const held of [step?.intent, step?.result]) {
+      if (held && (held.batch?.[0] !== first || held.batch[1] !== end)) throw new CorruptEntryError(where(held), `step ${position} lies among ${named}, which ran at the same time, but is not one of them`, position);
+    }
+  }
+  return batch;
 }
 
 // A held entry as an entry: kept ones parsed from their bytes.

@@ -2,7 +2,7 @@
 // when the journal has one and otherwise runs the effect live and records it before returning.
 // The caller's loop cannot tell which happened, and must not need to: that is what makes replay
 // exact. Open one with `openJournal` (open-journal.ts); one process at a time may hold a run open.
-import { InFlightError, UsageError } from '../errors/index.js';
+import { InFlightError, UnfinishedBatchError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
 import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { stepFilePath } from '../journal/layout.js';
@@ -13,9 +13,9 @@ import { appendedCommitOf, type JournalFile, type JournalStore } from '../journa
 import type { History, StepCall } from './history.js';
 import { stepKey } from './key.js';
 import { RunRecordWriter, type RunOrigin } from './run-record.js';
-import { assertStepOptions, type InFlightAnswer, type InFlightStep, type OpenJournalOptions, type StepEvent, type StepOptions } from './step-types.js';
+import { assertStepOptions, type InFlightAnswer, type InFlightStep, type OpenJournalOptions, type StepBatch, type StepEvent, type StepOptions } from './step-types.js';
 
-export type { Checkpoint, InFlightAnswer, InFlightStep, JournalHooks, OpenJournalOptions, StepEvent, StepOptions } from './step-types.js';
+export type { Checkpoint, InFlightAnswer, InFlightStep, JournalHooks, OpenJournalOptions, StepBatch, StepEvent, StepOptions } from './step-types.js';
 
 /** One run's journal, held open by this process: `step` is the valve. */
 export class RunJournal {
@@ -30,8 +30,12 @@ export class RunJournal {
   private readonly runFile: RunRecordWriter;
   private position = 0;
   private readonly counts = { replayed: 0, live: 0 };
-  // The last position this process recorded a result at.
-  private lastResult = 0;
+  // The positions this process claimed and has no result for yet (steps running, a batch's reads
+  // at once), and those whose step threw with none: see giveBack.
+  private readonly unfinished = new Set<number>();
+  private readonly thrown = new Set<number>();
+  // This process's appends, one after another (see serially).
+  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(store: JournalStore, lock: RunLock, options: Omit<OpenJournalOptions, 'dir'>, record: RunRecord | undefined, history: History, origin: RunOrigin) {
     this.store = store;
@@ -64,7 +68,7 @@ export class RunJournal {
    */
   async step<T>(kind: string, input: unknown, run: (position: number) => T | Promise<T>, options: StepOptions<T> = {}): Promise<T> {
     assertStepOptions(options);
-    const call = this.identify(kind, input, options.describe);
+    const call = this.identify(kind, input, options.describe, options.batch);
     try {
       const unread = this.history.unread(call.position); // a big entry: read again only now
       if (unread) this.history.supply(call.position, await this.store.objects.read(unread, 'blob'));
@@ -83,10 +87,9 @@ export class RunJournal {
       return await this.recordResult(call, input, result, started, options);
     } catch (error) {
       // No result was recorded (the function or the journal write threw): give the position back,
-      // unless a later step already claimed one, so the next step (a retry) takes it. Otherwise the
-      // journal keeps a hole there, and the run can never be opened again ("step n is missing").
-      // A throw after the result landed (a push hook, an event handler) keeps it: the step is recorded.
-      if (this.position === call.position && this.lastResult !== call.position) this.position--;
+      // so the next step (a retry) takes it and the journal keeps no hole (see giveBack). A throw
+      // after the result landed (a push hook, an event handler) keeps it: the step is recorded.
+      this.giveBack(call.position);
       throw error;
     }
   }
@@ -104,9 +107,36 @@ export class RunJournal {
     await this.write(this.entry(call, input, 'intent', new Date()), `${call.description} (started)`, fence ? call.description : undefined);
   }
 
-  private identify(kind: string, input: unknown, describe: string | undefined): StepCall {
+  // The step's position: the next one, claimed now (synchronously, so the steps of a batch take
+  // theirs in the order they are asked for). None after a hole this process could not give back.
+  private identify(kind: string, input: unknown, describe: string | undefined, batch: StepBatch | undefined): StepCall {
     if (!isValidKind(kind)) throw new UsageError(`"${kind}" is not a valid step kind: use letters, digits, "_" or "-".`);
-    return { position: ++this.position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortValue(input, 50)}`, input };
+    const [hole] = this.thrown;
+    if (hole !== undefined) throw new UnfinishedBatchError(this.run, hole);
+    const position = ++this.position;
+    const first = batch ? (batch.first ??= position) : position;
+    if (batch && position >= first + batch.size) throw new Error(`step ${position} is not one of the batch of ${batch.size} steps from ${first}: another step was asked for among them`);
+    this.unfinished.add(position);
+    const call: StepCall = { position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortValue(input, 50)}`, input };
+    return batch ? { ...call, batch: [first, first + batch.size - 1] } : call;
+  }
+
+  // A step threw with no result recorded: its position goes back to the next step, with those of
+  // the steps after it that threw too (a batch's). One below a step that was recorded cannot: it
+  // stays a hole of its batch, which only opening the run again fills (History allows it there),
+  // and this process asks for no step after it (identify), which would leave the hole mid-journal.
+  private giveBack(position: number): void {
+    if (!this.unfinished.delete(position)) return; // its result landed: the step is recorded
+    this.thrown.add(position);
+    while (this.thrown.delete(this.position)) this.position--;
+  }
+
+  // Runs this process's appends one after another: the steps of a batch finish at the same time,
+  // and this attempt's first write (run.json) must go with exactly one of them, the first to land.
+  private serially<R>(append: () => Promise<R>): Promise<R> {
+    const turn = this.writing.then(append);
+    this.writing = turn.catch(() => undefined);
+    return turn;
   }
 
   private replay<T>(call: StepCall, entry: JournalEntry): T {
@@ -114,6 +144,7 @@ export class RunJournal {
     this.counts.replayed++;
     this.emit({ type: 'replayed', ...callInfo(call), summary: entry.summary ?? '', originalDurationMs: entry.durationMs ?? 0, result, ...(entry.resolution ? { resolution: entry.resolution } : {}) });
     this.history.handedBack(call.position);
+    this.unfinished.delete(call.position);
     return result;
   }
 
@@ -162,6 +193,7 @@ export class RunJournal {
       input,
       startedAt: startedAt.toISOString(),
       attempt: this.runFile.attemptNumber,
+      ...(call.batch ? { batch: call.batch } : {}),
     };
   }
 
@@ -169,7 +201,11 @@ export class RunJournal {
   // Returns the entry as written (redacted).
   // Before a step left in flight runs again: this attempt in run.json (who, when, which step), so
   // that a kill before its result leaves a trace. Nothing when this process has written already.
-  private async noteRerun(call: StepCall): Promise<void> {
+  private noteRerun(call: StepCall): Promise<void> {
+    return this.serially(() => this.noteRerunNow(call));
+  }
+
+  private async noteRerunNow(call: StepCall): Promise<void> {
     this.lock.check();
     const first = this.runFile.firstWrite(call.position, this.history.totals(), call.position);
     if (!first) return;
@@ -186,12 +222,17 @@ export class RunJournal {
     this.runFile.commit(first.record);
   }
 
-  private async write(entry: JournalEntry, subject: string, fence?: string): Promise<JournalEntry> {
+  private write(entry: JournalEntry, subject: string, fence?: string): Promise<JournalEntry> {
+    return this.serially(() => this.writeNow(entry, subject, fence));
+  }
+
+  private async writeNow(entry: JournalEntry, subject: string, fence?: string): Promise<JournalEntry> {
     this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
     const wasNew = this.runFile.isNew;
-    const first = this.runFile.firstWrite(entry.step, this.history.totals(safe));
+    // The first step this attempt runs live: of a batch, the lowest still running may land after this one.
+    const first = this.runFile.firstWrite(Math.min(entry.step, ...this.unfinished), this.history.totals(safe));
     if (first) files.push(first.file);
     const worktree = safe.checkpoint ?? (first && wasNew ? first.record.startCheckpoint : undefined);
     if (worktree) files.push({ path: `runs/${this.run}/worktree`, tree: worktree });
@@ -210,7 +251,7 @@ export class RunJournal {
     }
     if (first) this.runFile.commit(first.record);
     this.history.add(safe); // a result only counted: never looked up again (positions only move on)
-    if (safe.phase === 'result') this.lastResult = safe.step;
+    if (safe.phase === 'result') this.unfinished.delete(safe.step);
     if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
     if (pushError !== undefined) throw pushError;
     return safe;

@@ -38,6 +38,21 @@ export interface StepOptions<T> {
   decline?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
   /** The working-tree checkpoint to record after the step (a git tree id, and files left out of it). */
   checkpoint?: (result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined;
+  /**
+   * The step is one of a group of an answer's calls that run at the same time (the same object for
+   * each of them, asked for in call order, one after another with no other step between): its
+   * entries record the group's positions, within which the journal may hold a hole (see History).
+   */
+  batch?: StepBatch;
+}
+
+/**
+ * A group of steps run at the same time: how many, and the first one's position (set by the valve
+ * when the first of them is asked for). Each takes the next position, in the order they are asked for.
+ */
+export interface StepBatch {
+  size: number;
+  first?: number;
 }
 
 /** The working tree after a step, as a git tree, and the files deliberately left out of it. */
@@ -114,7 +129,7 @@ export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'beforeFence' | 'o
 
 // The options step() knows. One it does not know is refused: a guard renamed (gate became decline)
 // must never silently stop guarding, running a step live that the caller meant to hold back.
-const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint']);
+const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint', 'batch']);
 
 /** Refuses an option step() does not know, before anything runs or is recorded. */
 export function assertStepOptions(options: object): void {

@@ -7,7 +7,7 @@
 import type { PinnedMcpTool, RunConfig } from '../../journal/entry.js';
 import { oneLine } from '../../format/text.js';
 import { isSavepointError, StoppedBySignalError, stopSignalWords } from '../../errors/index.js';
-import { toolError } from '../define-tool.js';
+import { READS_AT_ONCE, toolError } from '../define-tool.js';
 import type { AnyTool, ToolInputSchema, ToolResult } from '../types.js';
 import type { McpConnections } from './connections.js';
 import { mcpToolResult } from './result.js';
@@ -91,6 +91,8 @@ export function createMcpTool(pin: PinnedMcpTool, definition: ToolSpec, connecti
     description: definition.description,
     inputSchema: definition.input_schema as unknown as ToolInputSchema,
     // The input's shape is the server's to check: it answers a bad one with an error result.
+    // A read-only tool (its server says readOnlyHint) runs beside the other reads of its answer.
+    ...(readOnly ? { maxConcurrent: READS_AT_ONCE } : {}),
     isRepeatSafe: () => readOnly,
     needsApproval: () => !readOnly,
     // A tool that is not read-only may write files (a filesystem server): a checkpoint follows it.
