@@ -76,6 +76,13 @@ export interface AgentOptions {
   changesOnly?: boolean;
   /** The user's limits (none by default): the loop stops cleanly before the step that would pass one. */
   limits?: Limits;
+  /**
+   * A session that holds its run (an interactive session): asked at a final answer with no
+   * follow-up left, instead of returning. The loop waits, its conversation and counts as they
+   * are, for the next message (and the changes that come with it); undefined ends it with `done`.
+   * Read per call: `approve`, `permission`, `signal` and the streams may be another turn's by then.
+   */
+  hold?: (done: AgentOutcome) => Promise<NextMessage | undefined>;
   inFlight?: InFlightPolicy;
   /** Asked before a live tool call that needs approval; false records that the user declined it. */
   approve?: Approver;
@@ -95,6 +102,12 @@ export interface AgentOptions {
    * placeholders back into secret values. Pure to the loop; it may throw to stop before anything runs.
    */
   revealSecrets?: <V>(input: V) => V;
+}
+
+/** What a held loop is handed when the person sends the next message: the follow-up (if any) and the changes before it. */
+export interface NextMessage {
+  followUps: FollowUp[];
+  configChanges: ConfigChange[];
 }
 
 /** How the loop ended: 'done' when the model answered without tools, 'limit' when one of the user's limits stopped it. */
@@ -128,7 +141,18 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const provider = () => options.provider(config.model);
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const context = { journal, tools, inFlight, approve: options.approve, permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets };
+  // Read at each call (getters): a held loop's next turn brings its own approver, rules and signal.
+  const context = {
+    journal,
+    tools,
+    inFlight,
+    get approve() { return options.approve; },
+    get permission() { return options.permission; },
+    get signal() { return options.signal; },
+    get onOutput() { return options.onOutput; },
+    checkpoint: options.checkpoint,
+    revealSecrets: options.revealSecrets,
+  };
   const followUps = [...(options.followUps ?? [])];
   const conversation = new Conversation(config);
   conversation.add({ role: 'user', content: options.task });
@@ -193,7 +217,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       continuations = 0;
       // A change of model given after this answer comes before the follow-up it goes with.
       await takeConfigChanges();
-      if (followUps.length === 0) return { status: 'done', final, steps: budget.steps, ...(response.stopReason === REFUSAL ? { refused: true } : {}) };
+      if (followUps.length === 0) {
+        const done: AgentOutcome = { status: 'done', final, steps: budget.steps, ...(response.stopReason === REFUSAL ? { refused: true } : {}) };
+        if (!(await heldUntilMessage(done))) return done;
+      }
       if ((limit = budget.exceeded(false))) return stopped(limit);
       await takeFollowUp();
       continue;
@@ -213,6 +240,21 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     }
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
     pending = results;
+  }
+
+  // A held loop at its final answer: waits for the next message, taking the changes that come
+  // alone (/model, /compact: the turn ends there again, with the same answer). False: no more.
+  async function heldUntilMessage(done: AgentOutcome): Promise<boolean> {
+    if (!options.hold) return false;
+    for (;;) {
+      const next = await options.hold(done);
+      if (!next) return false;
+      followUps.push(...next.followUps);
+      configChanges.push(...next.configChanges);
+      await takeConfigChanges();
+      if (followUps.length) return true;
+      done = { ...done, steps: budget.steps };
+    }
   }
 
   // One model call as a step. With compaction on, the API's "prompt is too long" is recorded as
