@@ -15,8 +15,9 @@ import { longRunGroup } from './long-run.js';
 import { gitPartsGroup } from './git-parts.js';
 import { readingGroup } from './reading.js';
 import { scanGroup } from './scan.js';
+import { sessionGroup } from './session.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, sessionGroup];
 
 function usage(): string {
   return [
