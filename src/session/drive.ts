@@ -160,6 +160,7 @@ class RunLife {
     this.changedSince = undefined;
     this.instructionsLeftOut = []; // said when the run opened
     this.turnStart = this.journal.stats;
+    this.journal.newAttempt(); // each message its own attempt in run.json, as when it opened the run
   }
 
   /** Notes a config step's model, replayed or live: the run's model from then on. */

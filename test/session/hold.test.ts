@@ -11,7 +11,7 @@ import { continueRun, SessionHold, startRun, type RunOutcome, type SessionEvent 
 import { createAnthropicProvider } from '../../src/model/anthropic.js';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
-import { runCli } from '../helpers/cli.js';
+import { journalJson, runCli } from '../helpers/cli.js';
 
 const scratch = useScratch();
 
@@ -23,8 +23,14 @@ const TURNS: ScriptTurn[] = [
   { text: 'Third answer, on the other model.' },
 ];
 
+interface Attempt {
+  number: number;
+  firstLiveStep: number;
+  end?: { how: string };
+}
+
 // The same messages to one repository: a task, a follow-up, /model, another follow-up.
-async function session(hold: SessionHold | undefined): Promise<{ root: string; requests: string[]; outcomes: RunOutcome[]; events: SessionEvent[][] }> {
+async function session(hold: SessionHold | undefined): Promise<{ root: string; requests: string[]; outcomes: RunOutcome[]; events: SessionEvent[][]; attempts: Attempt[] }> {
   const repo = await scratch.repo({ 'README.md': '# held\n' });
   const fake = await scratch.fake(TURNS);
   const provider = () => createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
@@ -43,7 +49,9 @@ async function session(hold: SessionHold | undefined): Promise<{ root: string; r
   await hold?.close();
   // The repository's path is in the system prompt: the same words in either repository.
   const requests = fake.requests.map((body) => JSON.stringify(body).split(repo.root).join('<root>'));
-  return { root: repo.root, requests, outcomes, events };
+  const record = await journalJson<{ status: string; attempts: Attempt[] }>(repo.root, `runs/${run}/run.json`);
+  assert.equal(record.status, 'finished');
+  return { root: repo.root, requests, outcomes, events, attempts: record.attempts };
 }
 
 test('a held run: the next messages replay nothing, and the model is sent what a full replay sends', async () => {
@@ -67,6 +75,10 @@ test('a held run: the next messages replay nothing, and the model is sent what a
   assert.deepEqual(held.requests, reopened.requests);
   assert.equal(JSON.parse(held.requests[4]!).model, 'claude-other', '/model held: the next turn goes to the new model');
   assert.equal(readFileSync(join(held.root, 'log.txt'), 'utf8'), 'once\n');
+  // Each message is an attempt of its own in run.json, as when it opened the run: a crash in its turn is never taken for the run finished.
+  const attempts = (list: Attempt[]) => list.map((a) => `${a.number}@${a.firstLiveStep}:${a.end?.how}`);
+  assert.deepEqual(attempts(held.attempts), attempts(reopened.attempts));
+  assert.deepEqual(attempts(held.attempts), ['1@1:finished', '2@4:finished', '3@8:finished', '4@9:finished']);
 
   // The held run's journal is whole: the CLI replays it to the same answer, with no request.
   const replay = await runCli(['log', '--json'], { cwd: held.root });
