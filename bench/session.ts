@@ -12,7 +12,8 @@
 //                     then `savepoint resume <id>`: spawn to the first new request's arrival
 //
 // Registered in bench/run.ts as the group `session`; alone: `npm run build && node --import tsx
-// bench/session.ts [--quick] [--keep]` (`--quick`: 1,000 steps only).
+// bench/session.ts [--quick] [--keep]` (`--quick`: 1,000 steps only; BENCH_SESSION_SIZES=1000,6000
+// names the lengths).
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -167,7 +168,8 @@ async function resumeLatency(bin: string, root: string, run: string): Promise<nu
 async function run(context: BenchContext): Promise<Row[]> {
   const lib: Library = await import('../src/index.js');
   const rows: Row[] = [];
-  const sizes = context.quick ? QUICK_SIZES : SIZES;
+  // BENCH_SESSION_SIZES=1000,6000: only those lengths (a loaded machine builds 20,000 steps slowly).
+  const sizes = process.env.BENCH_SESSION_SIZES ? process.env.BENCH_SESSION_SIZES.split(',').map(Number) : context.quick ? QUICK_SIZES : SIZES;
   const medians: number[] = [];
   for (const size of sizes) {
     const repo = createBenchRepo(context, `session-${size}`);
