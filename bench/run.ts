@@ -18,8 +18,9 @@ import { scanGroup } from './scan.js';
 import { machinesGroup } from './machines.js';
 import { subagentsGroup } from './subagents.js';
 import { parallelGroup } from './parallel-reads.js';
+import { sessionGroup } from './session.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, machinesGroup, subagentsGroup, parallelGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, machinesGroup, subagentsGroup, parallelGroup, sessionGroup];
 
 function usage(): string {
   return [

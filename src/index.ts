@@ -22,8 +22,8 @@
  * @packageDocumentation
  */
 /** The session: the whole agent run, as the CLI drives it. */
-export { startRun, resumeRun, continueRun, forkRun, runIdForTask } from './session/index.js';
-export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces } from './session/index.js';
+export { startRun, resumeRun, continueRun, forkRun, runIdForTask, SessionHold } from './session/index.js';
+export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces, HeldRun, HeldRequest } from './session/index.js';
 export type { ForkResult } from './valve/fork.js';
 
 /** The agent loop and its parts, for a loop of one's own around the same valve. */

@@ -78,6 +78,13 @@ export interface AgentOptions {
   changesOnly?: boolean;
   /** The user's limits (none by default): the loop stops cleanly before the step that would pass one. */
   limits?: Limits;
+  /**
+   * A session that holds its run (an interactive session): asked at a final answer with no
+   * follow-up left, instead of returning. The loop waits, its conversation and counts as they
+   * are, for the next message (and the changes that come with it); undefined ends it with `done`.
+   * Read per call: `approve`, `permission`, `signal` and the streams may be another turn's by then.
+   */
+  hold?: (done: AgentOutcome) => Promise<NextMessage | undefined>;
   inFlight?: InFlightPolicy;
   /** Asked before a live tool call that needs approval; false records that the user declined it. */
   approve?: Approver;
@@ -111,6 +118,11 @@ export const HOOK_STEP_KIND = 'hook';
 
 /** How many times in a row a Stop hook may send the model on before it is not asked again until the next message: a hook cannot keep a run going forever. */
 export const MAX_STOP_BLOCKS = 3;
+/** What a held loop is handed when the person sends the next message: the follow-up (if any) and the changes before it. */
+export interface NextMessage {
+  followUps: FollowUp[];
+  configChanges: ConfigChange[];
+}
 
 /** How the loop ended: 'done' when the model answered without tools, 'limit' when one of the user's limits stopped it. */
 export interface AgentOutcome {
@@ -144,8 +156,26 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const budget = new Budget(options.limits);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const { hooks } = options;
-  // Reads of one answer run at once: a question to the person (a read's too, from a rule) is asked one at a time.
-  const context = { journal, tools, inFlight, approve: options.approve && oneAtATime(options.approve), permission: options.permission, signal: options.signal, onOutput: options.onOutput, checkpoint: options.checkpoint, revealSecrets: options.revealSecrets, hooks };
+  // Reads of one answer run at once: a question to the person (a read's too, from a rule) is asked
+  // one at a time. Read at each call (getters): a held loop's next turn brings its own approver,
+  // rules and signal.
+  let approver: { of: Approver; once: Approver } | undefined;
+  const context = {
+    journal,
+    tools,
+    inFlight,
+    get approve() {
+      if (!options.approve) return undefined;
+      if (approver?.of !== options.approve) approver = { of: options.approve, once: oneAtATime(options.approve) };
+      return approver.once;
+    },
+    get permission() { return options.permission; },
+    get signal() { return options.signal; },
+    get onOutput() { return options.onOutput; },
+    checkpoint: options.checkpoint,
+    revealSecrets: options.revealSecrets,
+    hooks,
+  };
   const followUps = [...(options.followUps ?? [])];
   const conversation = new Conversation(config);
   // The Stop hooks that sent the model on since the person's last message (MAX_STOP_BLOCKS).
@@ -229,7 +259,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       }
       // A change of model given after this answer comes before the follow-up it goes with.
       await takeConfigChanges();
-      if (followUps.length === 0) return { status: 'done', final, steps: budget.steps, ...(response.stopReason === REFUSAL ? { refused: true } : {}) };
+      if (followUps.length === 0) {
+        const done: AgentOutcome = { status: 'done', final, steps: budget.steps, ...(response.stopReason === REFUSAL ? { refused: true } : {}) };
+        if (!(await heldUntilMessage(done))) return done;
+      }
       if ((limit = budget.exceeded(false))) return stopped(limit);
       // A blocked message is not sent: the next one, if any, is; else the run ends with this answer.
       while (!(await takeFollowUp())) {
@@ -262,6 +295,21 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     if (ran.stopped) return stopped(ran.stopped);
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
     pending = ran.results;
+  }
+
+  // A held loop at its final answer: waits for the next message, taking the changes that come
+  // alone (/model, /compact: the turn ends there again, with the same answer). False: no more.
+  async function heldUntilMessage(done: AgentOutcome): Promise<boolean> {
+    if (!options.hold) return false;
+    for (;;) {
+      const next = await options.hold(done);
+      if (!next) return false;
+      followUps.push(...next.followUps);
+      configChanges.push(...next.configChanges);
+      await takeConfigChanges();
+      if (followUps.length) return true;
+      done = { ...done, steps: budget.steps };
+    }
   }
 
   // One model call as a step. With compaction on, the API's "prompt is too long" is recorded as

@@ -7,7 +7,7 @@
 //   loop      the agent loop through the valve, a checkpoint after each step that may change files
 //   end       run.json says how it ended: finished, stopped at a limit, interrupted, or failed
 import { COMPACT_STEP_KIND } from '../agent/compaction.js';
-import { runAgent, type AgentOutcome, type ConfigChange, type FollowUp } from '../agent/loop.js';
+import { CONFIG_STEP_KIND, runAgent, type AgentOutcome, type ConfigChange, type FollowUp, type NextMessage } from '../agent/loop.js';
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError, type FileChange } from '../errors/index.js';
@@ -37,6 +37,7 @@ import { providerFor } from './providers.js';
 import { Hooks } from '../agent/hooks.js';
 import { Subagents } from './subagents.js';
 import { subagentsUnderway } from './subagent-runs.js';
+import { optionsFingerprint, type HeldRequest, type HeldRun } from './hold.js';
 
 /** The run a session drives, once the entry point has found or named it through `store`. */
 export interface RunTarget {
@@ -77,23 +78,34 @@ const INTERRUPTED_FLUSH_MS = 800;
 // either; nor did a run refused for want of credentials, or because another run holds the tree.
 const NOTHING_RAN = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError, MissingCredentialsError, WorktreeBusyError];
 
-/** Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a failure. */
+/**
+ * Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a
+ * failure. With `options.hold` (an interactive session), a run that ends its turn at an answer
+ * stays open, its loop waiting for the session's next message (HeldLoop).
+ */
 export async function driveSession(target: RunTarget, options: SessionOptions): Promise<RunOutcome> {
+  await options.hold?.close(); // a run held before (another one, or not taken for this turn) closes first: one open run per session
   const life = await RunLife.open(target, options);
   let renewed: RunTarget | undefined;
+  let held: HeldLoop | undefined;
   try {
     renewed = await life.renewal();
     if (!renewed) {
       const plan = life.begin();
       if (plan.replayOnly) await life.compareFinishedFiles();
       else await life.settle(plan);
-      return await life.end(await life.loop(plan.followUps, plan.configChanges, plan.changesOnly));
+      if (!options.hold) return await life.end(await life.loop(plan.followUps, plan.configChanges, plan.changesOnly));
+      held = new HeldLoop(life, options);
+      return await held.first(plan);
     }
   } catch (error) {
     return await life.fail(error);
   } finally {
-    await life.mcp.close();
-    life.close();
+    if (!held?.waiting) {
+      await held?.settled();
+      await life.mcp.close();
+      life.close();
+    }
   }
   // The old run stays as it was (readable, and `--run <id>` replays it); the new one is driven now.
   return driveSession(renewed, options);
@@ -104,8 +116,12 @@ class RunLife {
   /** How commands run: chosen in settle(), before anything runs live (its subagents' too). */
   sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true };
   private worktreeLock: { release(): void } | undefined;
-  // Until the loop starts, nothing has run: a refusal (no credentials, no sandbox, drift) leaves the run as it was.
-  private loopStarted = false;
+  /** Until the loop starts (or, held, goes on), nothing has run: a refusal (no credentials, no sandbox, drift) leaves the run as it was. */
+  loopStarted = false;
+  // The journal's counts when this turn began: a held run's outcome says what its turn replayed and ran.
+  private turnStart = { replayed: 0, live: 0 };
+  // The model the run uses now (its last config step's, replayed or live), for a held run's next /model.
+  private model: string;
   // A finished run replayed over files that differ from its last checkpoint: the step of that checkpoint, and the files.
   private changedSince: { step: number; changes: FileChange[] } | undefined;
   // Instructions files a new run left out (they resolve outside their folder): said under the header.
@@ -116,13 +132,15 @@ class RunLife {
   subagents!: Subagents;
 
   private constructor(
-    private readonly target: RunTarget,
-    private readonly options: SessionOptions,
+    private target: RunTarget,
+    private options: SessionOptions,
     readonly journal: RunJournal,
     private readonly snapshotter: WorktreeSnapshotter,
     private readonly tools: AnyTool[],
     private readonly secrets: ReturnType<typeof openRunSecrets>,
     private readonly emit: (event: SessionEvent) => void,
+    /** Where `emit` sends: the turn's own listener (a held run's next turn brings its own). */
+    private readonly sink: { emit: (event: SessionEvent) => void },
     /** The run's MCP servers: started when a new run lists their tools or a live step calls one, stopped at its end. */
     readonly mcp: McpConnections,
     /** --push: the background pusher, flushed at the run's end. */
@@ -133,7 +151,42 @@ class RunLife {
     private readonly decideSandbox: () => ReturnType<typeof chooseSandbox>,
     /** run_bash's background commands of this run in this process: stopped at the run's end, unless the caller keeps them (SessionOptions.keepBackgroundCommands). */
     private readonly background: BackgroundCommands,
-  ) {}
+  ) {
+    this.model = target.model;
+  }
+
+  /** The run's id. */
+  get runId(): string {
+    return this.target.run;
+  }
+
+  /** A held run's next message: its request and the turn's options (listeners, approver, signal) from now on. */
+  nextTurn(request: HeldRequest, options: SessionOptions): void {
+    const { followUp: _f, newMessage: _n, modelChange: _m, compact: _c, renew: _r, lineage: _l, ...base } = this.target;
+    // Redacted before it is a step's key, as continueRun does: the journal never holds the secret.
+    const message = this.secrets.redactor.text(request.message.trim());
+    this.target = { ...base, model: this.model, keepByDefault: true, ...(message ? { followUp: message, ...(request.newMessage ? { newMessage: true } : {}) } : {}), ...(request.compact ? { compact: true } : {}), ...(request.model !== undefined ? { modelChange: request.model } : {}) };
+    this.options = options;
+    this.sink.emit = emitterFor(options);
+    this.changedSince = undefined;
+    this.instructionsLeftOut = []; // said when the run opened
+    this.turnStart = this.journal.stats;
+    this.journal.newAttempt(); // each message its own attempt in run.json, as when it opened the run
+  }
+
+  /** Notes a config step's model, replayed or live: the run's model from then on. */
+  noteModel(event: SessionEvent): void {
+    if ((event.type === 'recorded' || event.type === 'replayed') && event.kind === CONFIG_STEP_KIND) {
+      const model = (event.result as { model?: unknown } | undefined)?.model;
+      if (typeof model === 'string') this.model = model;
+    }
+  }
+
+  // What this turn replayed and ran live.
+  private turnStats(): { replayed: number; live: number } {
+    const { replayed, live } = this.journal.stats;
+    return { replayed: replayed - this.turnStart.replayed, live: live - this.turnStart.live };
+  }
 
   /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
   static async open(target: RunTarget, options: SessionOptions): Promise<RunLife> {
@@ -144,7 +197,9 @@ class RunLife {
     // The sandbox probe runs while the journal opens (chooseSandbox awaits it in settle()).
     if (options.sandbox?.use !== false) void probeSandboxAsync(root, gitDirs);
     const env = options.env ?? process.env;
-    const emit = emitterFor(options);
+    // The turn's listener, behind one indirection: a held run's next turn brings its own.
+    const sink = { emit: emitterFor(options) };
+    const emit = (event: SessionEvent) => sink.emit(event);
     // --push: in the background, waited for only before a one-shot effect and at the end (a bad
     // $SAVEPOINT_PUSH_TIMEOUT stops here, before anything starts).
     const pusher = createRunPusher(store, target.run, options, env, emit);
@@ -196,7 +251,7 @@ class RunLife {
         return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
       },
       // A model call about to go out: the next command's shell starts while the model answers.
-      onEvent: (event) => { if (event.type === 'started' && event.kind === 'model') spares.idle(); emit(event); },
+      onEvent: (event) => { if (event.type === 'started' && event.kind === 'model') spares.idle(); life?.noteModel(event); emit(event); },
       redact: secrets.redactor.value,
       sandbox: () => life!.sandbox,
       startCheckpoint: () => snapshotter.snapshot().tree,
@@ -213,7 +268,7 @@ class RunLife {
     opened = journal;
     // The run's tools: the built-in ones and the MCP tools its configuration pinned.
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
-    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, mcp, pusher, spares, decideSandbox, background);
+    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, sink, mcp, pusher, spares, decideSandbox, background);
     life.instructionsLeftOut = leftOut;
     const openedLife = life;
     life.subagents = new Subagents({
@@ -224,10 +279,11 @@ class RunLife {
       provider: (model) => openedLife.provider(model),
       sandbox: () => openedLife.sandbox,
       secrets,
-      approve: options.approve,
-      permission: options.permission,
-      inFlight: options.inFlight,
-      signal: options.signal,
+      // The turn's approver, rules and signal (a held run's next message brings its own).
+      get approve() { return openedLife.options.approve; },
+      get permission() { return openedLife.options.permission; },
+      get inFlight() { return openedLife.options.inFlight; },
+      get signal() { return openedLife.options.signal; },
       emit,
     });
     return life;
@@ -252,13 +308,14 @@ class RunLife {
    * Takes the working tree for a run that will go live (one live run per working tree; a finished
    * run only replays), adds the new follow-up, checks for credentials, and says what the run is.
    */
-  begin(): RunPlan {
+  begin(held = false): RunPlan {
     const { journal, target, options } = this;
     const record = journal.runRecord;
-    if (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
+    if (!this.worktreeLock && (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact)) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
+    // Held, the history holds no recorded step any more (each was handed back): the plan is the new request's alone.
     const { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened } = planRun(journal, target);
     if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
-    this.emit({ type: 'opened', run: target.run, task: target.task, ...opened });
+    this.emit({ type: 'opened', run: target.run, task: target.task, ...opened, ...(held ? { held: true } : {}) });
     for (const leftOut of this.instructionsLeftOut) this.emit({ type: 'instructions-left-out', ...leftOut });
     if (options.fencedFrom && !replayOnly) this.emit({ type: 'fenced', remote: options.fencedFrom });
     return { replayOnly, followUps, configChanges, changesOnly };
@@ -307,9 +364,11 @@ class RunLife {
   }
 
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */
-  loop(followUps: FollowUp[], configChanges: ConfigChange[], changesOnly = false): Promise<AgentOutcome> {
+  loop(followUps: FollowUp[], configChanges: ConfigChange[], changesOnly = false, hold?: (done: AgentOutcome) => Promise<NextMessage | undefined>): Promise<AgentOutcome> {
     const { journal, target, options } = this;
     this.loopStarted = true;
+    // Read at each use: a held run's later turns bring their own approver, rules and signal.
+    const life = this;
     return runAgent({
       journal,
       task: target.task,
@@ -324,12 +383,13 @@ class RunLife {
       changesOnly,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
-      approve: options.approve,
-      permission: options.permission,
+      get approve() { return life.options.approve; },
+      get permission() { return life.options.permission; },
       onText: (text) => this.emit({ type: 'text', text }),
       onOutput: (chunk) => this.emit({ type: 'output', chunk }),
       onThinking: (text) => this.emit({ type: 'thinking', text }),
-      signal: options.signal,
+      get signal() { return life.options.signal; },
+      ...(hold ? { hold } : {}),
       // An edit or a write names the one file it changed: its checkpoint updates that path only.
       // The step's result entry records the checkpoint at once: its few new objects go into that
       // append's pack, durable with it, instead of an fsynced file each before it.
@@ -365,19 +425,19 @@ class RunLife {
     if (outcome.limit) {
       await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
       const pushFailure = await this.flush();
-      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...journal.stats };
+      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...this.turnStats() };
     }
     if (outcome.waiting) {
       // A change alone, given to a run stopped in its turn: the run stays stopped, waiting for a
       // message, as the person left it (run.json is not told it finished).
-      if (journal.stats.live > 0) await journal.markInterrupted('the person; a change alone, waiting for their message').catch(() => {});
+      if (this.turnStats().live > 0) await journal.markInterrupted('the person; a change alone, waiting for their message').catch(() => {});
       const pushFailure = await this.flush();
-      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: 'finished', waiting: true, final: '', steps: outcome.steps, ...journal.stats };
+      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: 'finished', waiting: true, final: '', steps: outcome.steps, ...this.turnStats() };
     }
     await journal.finish('finished', { final: outcome.final, ...(outcome.refused ? { refused: true } : {}) });
     const pushFailure = await this.flush();
     return {
-      ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.refused ? 'refused' : 'finished', final: outcome.final, steps: outcome.steps, ...journal.stats, ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
+      ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.refused ? 'refused' : 'finished', final: outcome.final, steps: outcome.steps, ...this.turnStats(), ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
   }
 
   /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */
@@ -387,7 +447,7 @@ class RunLife {
       const reason = options.signal.reason;
       await journal.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
       await this.flush(INTERRUPTED_FLUSH_MS);
-      return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...journal.stats };
+      return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...this.turnStats() };
     }
     const untouched = !this.loopStarted || NOTHING_RAN.some((type) => error instanceof type);
     if (!untouched) await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
@@ -398,6 +458,16 @@ class RunLife {
   // --push: what is left goes to the remote now, or the run says what did not (pushing.ts).
   private flush(capMs?: number): Promise<Error | undefined> {
     return flushRunPushes(this.pusher, this.emit, capMs);
+  }
+
+  /**
+   * A held run between messages: the working tree is free for another run (as between two
+   * commands), and the run's small packs roll up as at a run's end. The run's lock stays held.
+   */
+  betweenMessages(): void {
+    this.worktreeLock?.release();
+    this.worktreeLock = undefined;
+    setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
   }
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
@@ -412,6 +482,111 @@ class RunLife {
     // once the outcome is handed back, so the CLI prints how the run ended first (the process exits
     // when it is done), and it never fails the run; a kill meanwhile loses nothing (the next run's end does it).
     setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
+  }
+}
+
+/**
+ * A run held open between a session's messages: its loop waits at its final answer (AgentOptions.hold)
+ * with the conversation as it is, and the next message is handed to it; nothing is read again or
+ * replayed. A turn that does not end at an answer (an error, Ctrl-C, a limit) ends the hold: the
+ * run closes as any run does, and the session's next message opens it from the journal.
+ */
+class HeldLoop implements HeldRun {
+  readonly run: string;
+  readonly fingerprint: string;
+  /** Whether the loop waits for a message now (the run stays open after this turn). */
+  waiting = false;
+  private loopDone: Promise<AgentOutcome> | undefined;
+  // The loop's wait: resolved with the next message, or undefined to end it.
+  private feed: ((next: NextMessage | undefined) => void) | undefined;
+  // Resolved when the loop reaches its answer and waits (the turn's end).
+  private paused: ((done: AgentOutcome) => void) | undefined;
+  private readonly provider: SessionOptions['provider'];
+  private readonly tools: SessionOptions['tools'];
+  private readonly env: SessionOptions['env'];
+
+  constructor(
+    private readonly life: RunLife,
+    private readonly options: SessionOptions,
+  ) {
+    this.run = life.runId;
+    this.fingerprint = optionsFingerprint(options);
+    ({ provider: this.provider, tools: this.tools, env: this.env } = options);
+  }
+
+  /** Whether `options` bring the same provider, tools and environment as the ones the run was opened with. */
+  readonly same = (options: SessionOptions): boolean => options.provider === this.provider && options.tools === this.tools && options.env === this.env;
+
+  /** The first turn: the loop starts (replaying what the journal holds) and runs to its answer or its end. */
+  first(plan: RunPlan): Promise<RunOutcome> {
+    const turn = this.nextPause();
+    this.loopDone = this.life.loop(plan.followUps, plan.configChanges, plan.changesOnly, (done) => this.wait(done));
+    return this.finishTurn(turn);
+  }
+
+  /** The next message: the run's turn as continueRun would drive it, through the waiting loop. */
+  async go(request: HeldRequest, options: SessionOptions): Promise<RunOutcome> {
+    const { life } = this;
+    this.waiting = false;
+    let fed = false;
+    try {
+      life.nextTurn(request, options);
+      const plan = life.begin(true);
+      await life.settle(plan);
+      const turn = this.nextPause();
+      // Changes are taken at once, in order, before the follow-up: the loop stands at its answer.
+      this.take({ followUps: plan.followUps, configChanges: plan.configChanges.map(({ step: _step, ...change }) => change) });
+      fed = true;
+      return await this.finishTurn(turn);
+    } catch (error) {
+      if (!fed) life.loopStarted = false; // refused before the loop went on: nothing ran (as a run refused before its loop)
+      return await life.fail(error);
+    } finally {
+      if (!this.waiting) await this.close();
+    }
+  }
+
+  /** Ends the waiting loop and closes the run. */
+  async close(): Promise<void> {
+    this.waiting = false;
+    await this.settled();
+    await this.life.mcp.close();
+    this.life.close();
+  }
+
+  /** The loop, told there is no next message, has ended (errors were the turn's, said then). */
+  async settled(): Promise<void> {
+    this.take(undefined);
+    await this.loopDone?.catch(() => undefined);
+  }
+
+  private take(next: NextMessage | undefined): void {
+    const feed = this.feed;
+    this.feed = undefined;
+    feed?.(next);
+  }
+
+  private wait(done: AgentOutcome): Promise<NextMessage | undefined> {
+    return new Promise((resolve) => {
+      this.feed = resolve;
+      this.paused?.(done);
+    });
+  }
+
+  private nextPause(): Promise<AgentOutcome> {
+    return new Promise((resolve) => (this.paused = resolve));
+  }
+
+  // The turn ends when the loop waits at its answer (the run stays open) or ends (it closes).
+  private async finishTurn(pause: Promise<AgentOutcome>): Promise<RunOutcome> {
+    const ended = await Promise.race([this.loopDone!.then((outcome) => ({ outcome, waiting: false })), pause.then((outcome) => ({ outcome, waiting: true }))]);
+    const outcome = await this.life.end(ended.outcome);
+    if (ended.waiting) {
+      this.waiting = true;
+      this.life.betweenMessages();
+      await this.options.hold!.keep(this);
+    }
+    return outcome;
   }
 }
 

@@ -6,5 +6,6 @@
 export { startRun, resumeRun, continueRun, forkRun, latestRunHere } from './start.js';
 export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions } from './start.js';
 export { driveSession, type RunTarget } from './drive.js';
+export { SessionHold, type HeldRun, type HeldRequest } from './hold.js';
 export { runIdForTask, legacyRunIdForTask, caseFoldedRunIdForTask, normalizeTask, resolveRunId, runsForTask } from '../journal/run-id.js';
 export type { SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces } from './types.js';

@@ -135,6 +135,9 @@ export interface ContinueOptions extends SessionOptions {
  */
 export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
   if (!options.message.trim() && options.model === undefined && !options.compact) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
+  // A session's run held open since its last turn goes on where its loop waits: nothing is read again.
+  const held = await options.hold?.take(options.run, options);
+  if (held) return held.go({ message: options.message, ...(options.model !== undefined ? { model: options.model } : {}), ...(options.compact ? { compact: true } : {}), ...(options.newMessage ? { newMessage: true } : {}) }, options);
   const { store, synced } = await openSynced(options.dir, options);
   // Redacted before it is a step's key, as the task is: the journal never holds the secret.
   const message = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.message.trim());

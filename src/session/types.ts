@@ -12,6 +12,7 @@ import type { PushEvent } from '../journal/pusher.js';
 import type { HookDefinition } from '../tools/hook-command.js';
 import type { HookNotice } from '../agent/loop.js';
 import type { HookWarning } from '../agent/hooks.js';
+import type { SessionHold } from './hold.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
 export interface SessionOptions {
@@ -107,6 +108,11 @@ export interface SessionOptions {
   hooks?: HookDefinition[];
   /** Every step, streamed text and working-tree decision, as it happens. */
   onEvent?: (event: SessionEvent) => void;
+  /**
+   * An interactive session's hold on its run (hold.ts): the run stays open after the turn, its loop
+   * waiting at the answer, and the session's next message to it replays nothing.
+   */
+  hold?: SessionHold;
 }
 
 /** The working tree differs from the run's last checkpoint: what the `onDrift` callback is shown. */
@@ -132,9 +138,10 @@ export type SessionEvent =
   | StepEvent
   /**
    * interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run;
+   * held: the session held the run open since its last turn (SessionOptions.hold): nothing replays, the loop goes on from its answer;
    * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing.
    */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string }
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string; held?: boolean }
   /** A new run's instructions file (`AGENTS.md`, `CLAUDE.md`) that resolves outside the folder it was found in (a symbolic link out of the repository): not read, not in the prompt. */
   | { type: 'instructions-left-out'; file: string; target: string; within: 'repository' | 'config folder' }
   /** The run came from (or went to) this remote's fetched journal: it pushes there as `--push <remote>` would, so a one-shot effect runs only once the remote has its start. Said after `opened` when the run will go live. */

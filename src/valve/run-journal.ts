@@ -322,6 +322,14 @@ export class RunJournal {
     return { ...this.counts };
   }
 
+  /**
+   * The next entry starts a new attempt in run.json, as a new process's first entry does: a session
+   * holding the run open gives each message its own attempt (session/hold.ts).
+   */
+  newAttempt(): void {
+    this.runFile.newAttempt();
+  }
+
   /** Releases the run lock. The journal needs no other closing: every step is already on disk. */
   close(): void {
     this.lock.release();

@@ -87,6 +87,16 @@ export class RunRecordWriter {
     this.killed = attempt;
   }
 
+  /**
+   * A new attempt from the next write on, in this same process: an interactive session's next
+   * message to the run it holds open is an attempt of its own, as when each message opened the
+   * run again (run.json turns "running" with it, so a crash in its turn is not taken for finished).
+   */
+  newAttempt(): void {
+    this.attempt = undefined;
+    this.killed = undefined;
+  }
+
   /** The first write's append failed and wrote nothing: the next write must carry run.json again. */
   abandon(): void {
     this.attempt = undefined;

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
 import { openFileLimit } from '../../os/proc.js';
-import { continueRun, forkRun, latestRunHere, resumeRun, startRun } from '../../session/index.js';
+import { continueRun, forkRun, latestRunHere, resumeRun, SessionHold, startRun } from '../../session/index.js';
 import { stopAllBackgroundCommands } from '../../tools/index.js';
 import { SessionCost } from '../view/run-tally.js';
 import type { DriveFlags } from '../view/drive-flags.js';
@@ -41,9 +41,12 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   // The terminal's bracketed paste, asked for by the prompt, ends with the session however it ends.
   const endPaste = () => prompt.endPaste();
   process.once('exit', endPaste);
+  // The run a turn ended on stays open for the next message (session/hold.ts), until the session ends.
+  const hold = new SessionHold();
   try {
-    return await session(flags, start, prompt);
+    return await session(flags, start, prompt, hold);
   } finally {
+    await hold.close();
     process.off('exit', endPaste);
     endPaste();
     // Background commands the session's runs started end with it (/exit, Ctrl-D, an error).
@@ -52,14 +55,14 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
 }
 
 // The session itself, on its prompt.
-async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPrompt): Promise<number> {
+async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPrompt, hold: SessionHold): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new UsageError('An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.');
   }
   if (flags.json) throw new UsageError('--json is for "savepoint run", "resume" and "continue": an interactive session prints for people.');
   const out = process.stdout;
   const style = styleFor(out);
-  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, cost: new SessionCost(), said: new Set(), remembered: [], prompt, declinedTrust: new Set() };
+  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, cost: new SessionCost(), said: new Set(), remembered: [], prompt, declinedTrust: new Set(), hold };
   // A settings file that cannot be used stops the session here, before its prompt (each turn reads
   // them again); the folder's trust is asked here too, once, before anything runs (a turn asks
   // again only when the files changed since).
@@ -119,6 +122,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         await compactNow(state);
         break;
       case 'new':
+        await state.hold.close();
         state.run = undefined;
         state.cost.clear();
         out.write('  The next message starts a new run.\n');
@@ -151,6 +155,8 @@ interface SessionState {
   prompt: SessionPrompt;
   /** The trust the person declined in this session: a turn does not ask again while the files stay the same. */
   declinedTrust: TrustDeclined;
+  /** The run the last turn ended on, held open: the next message to it replays nothing. */
+  hold: SessionHold;
 }
 
 // A message: a new run's task, or a follow-up of the session's run.
@@ -233,6 +239,8 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
     declinedTrust: state.declinedTrust,
     // Lines typed during the turn are messages for after it, not the answer to its question.
     beforeQuestion: () => state.prompt.keepTypedAhead(),
+    carried: () => state.cost.lastTally,
+    hold: state.hold,
   };
   try {
     failed = (await runOnTerminal(drive, flags, process.stdout, view)) !== 0;

@@ -116,6 +116,20 @@ export class RunTally {
     }
   }
 
+  /**
+   * A held run's turn (an interactive session's run kept open, nothing replayed) goes on from the
+   * session's last tally of it: what that one counted stands as this turn's replayed steps, as
+   * they stood when every turn replayed the run first. What this turn spends live is its own.
+   */
+  carry(previous: RunTally): void {
+    const t = previous.get();
+    addTokens(this.totals.tokens, t.tokens);
+    this.totals.estimatedCostUsd += t.estimatedCostUsd;
+    this.totals.modelCalls += t.modelCalls;
+    this.totals.replayedSteps += t.replayedSteps + t.liveSteps;
+    if (previous.isPriced) this.priced = true;
+  }
+
   /** The run the tally is of (from its `opened` event; '' before it). */
   get run(): string {
     return this.runId;
@@ -216,6 +230,11 @@ export class SessionCost {
     this.live.costUsd += t.liveCostUsd;
     this.live.modelCalls += t.liveModelCalls;
     this.last = tally;
+  }
+
+  /** The tally of the session's last turn (the run's totals then), if a turn ended. */
+  get lastTally(): RunTally | undefined {
+    return this.last;
   }
 
   /** Forgets the run and what was spent on it (the next message starts a new run). */

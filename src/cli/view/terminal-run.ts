@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, type StopSignal } from '../../errors/index.js';
 import { showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
-import type { RunOutcome, SessionEvent, SessionOptions } from '../../session/index.js';
+import type { RunOutcome, SessionEvent, SessionHold, SessionOptions } from '../../session/index.js';
 import { askAboutDrift, askToRunUnconfined, createApprover, where } from './approval.js';
 import { dropTypedAhead } from '../terminal/typed-ahead.js';
 import { JsonLines } from './json-lines.js';
@@ -47,6 +47,10 @@ export interface TurnView {
   beforeQuestion?: () => Promise<void>;
   /** The trust the person declined earlier in this session (folder and server digests): not asked again at every turn. */
   declinedTrust?: TrustDeclined;
+  /** The session's last tally of its run: a turn on the run it held open (nothing replayed) adds to it (RunTally.carry). */
+  carried?: () => RunTally | undefined;
+  /** The session's hold on its run (SessionOptions.hold): the run stays open between its messages. */
+  hold?: SessionHold;
 }
 
 /**
@@ -156,12 +160,17 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       // A session's background commands run on between its messages; it stops them when it ends.
       ...(view.inSession ? { keepBackgroundCommands: true } : {}),
       signal: controller.signal,
+      ...(view.hold ? { hold: view.hold } : {}),
       approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: beforeQuestion }),
       permission: (tool, input) => settings.rules.decide(tool, input),
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop, beforeQuestion) : undefined,
       onEvent: (event) => {
         // What .mcp.json names that did not start is said in the left-out line, before the run.
         if (event.type === 'repository-left-out') return;
+        if (event.type === 'opened' && event.held) {
+          const carried = view.carried?.();
+          if (carried?.run === event.run) tally.carry(carried);
+        }
         tally.add(event);
         if (event.type === 'hook' && event.event === 'UserPromptSubmit') blockedPrompt = true;
         if (event.type === 'started') doing.step = { position: event.position, kind: event.kind, description: event.description };
