@@ -74,6 +74,24 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
   const input = call.input ?? {};
   // The step's identity and record keep what the model wrote; only the effect sees the secrets.
   let liveInput = input;
+  // Only a live step gets here, before its intent is recorded, whatever the tool (a read too: it
+  // needs no approval, but a deny rule may still forbid it), and again for what a live call goes on
+  // to (web_fetch's redirect to another domain). A deny rule wins over everything; an allow rule
+  // skips the question (also with no terminal to ask on). Undefined: go on.
+  const judge = async (asked: Record<string, unknown>, allowed?: () => void): Promise<ToolResult | undefined> => {
+    const ruled = context.permission?.(tool.name, asked);
+    if (ruled?.verdict === 'deny') return deniedResult(ruled.rule);
+    allowed?.();
+    if (ruled?.verdict === 'allow' || !context.approve || !tool.needsApproval(asked)) return undefined;
+    const answer = await context.approve(tool, asked).catch((error: unknown) => {
+      // Stopped at this call's question: answered as stopped, as the calls after it are.
+      if (signal?.aborted) return 'stopped' as const;
+      throw error;
+    });
+    if (answer === 'stopped') return STOPPED_RESULT;
+    if (answer === true) return undefined;
+    return declinedResult(typeof answer === 'object' ? answer.reason : '');
+  };
   return journal.step<ToolResult>(
     tool.name,
     input,
@@ -85,7 +103,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       try {
         // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP): a command's group is stopped and its
         // result says so; it is recorded like any result. Only a step whose process died with it is in flight.
-        return await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput });
+        return await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput, judge: (further) => judge(further) });
       } finally {
         for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
       }
@@ -103,22 +121,11 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
         // Stopped before this call began (an earlier call of the answer was stopped): it never
         // runs, not even on the next message; the model hears so, from the record on replay too.
         if (signal?.aborted) return { result: STOPPED_RESULT };
-        // Only a live step gets here, before its intent is recorded, whatever the tool (a read
-        // too: it needs no approval, but a deny rule may still forbid it). A deny rule wins over
-        // everything; an allow rule skips the question (also with no terminal to ask on).
-        const ruled = context.permission?.(tool.name, input);
-        if (ruled?.verdict === 'deny') return { result: deniedResult(ruled.rule) };
         // An unknown secret stops it with nothing written.
-        if (context.revealSecrets) liveInput = context.revealSecrets(input);
-        if (ruled?.verdict === 'allow' || !context.approve || !tool.needsApproval(input)) return undefined;
-        const answer = await context.approve(tool, input).catch((error: unknown) => {
-          // Stopped at this call's question: answered as stopped, as the calls after it are.
-          if (signal?.aborted) return 'stopped' as const;
-          throw error;
+        const result = await judge(input, () => {
+          if (context.revealSecrets) liveInput = context.revealSecrets(input);
         });
-        if (answer === 'stopped') return { result: STOPPED_RESULT };
-        if (answer === true) return undefined;
-        return { result: declinedResult(typeof answer === 'object' ? answer.reason : '') };
+        return result ? { result } : undefined;
       },
       checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!(tool.changedPaths?.(input)) : undefined,
     },

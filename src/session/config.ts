@@ -15,6 +15,9 @@ import type { SessionOptions } from './types.js';
 // The tools whose descriptions changed since savepoint 0.1.0, with the words it sent.
 const LEGACY_DESCRIPTIONS: Record<string, string> = { run_bash: LEGACY_RUN_BASH_DESCRIPTION, read_file: LEGACY_READ_FILE_DESCRIPTION };
 
+// savepoint's tools added since 0.1.0: not in what its runs were shown.
+const ADDED_SINCE_LEGACY = new Set(['web_fetch']);
+
 /** The model's answer length when none is given. */
 export const DEFAULT_MAX_TOKENS = 8192;
 
@@ -60,7 +63,7 @@ function legacyConfig(record: RunRecord, options: ConfigOptions, tools: readonly
   return {
     model,
     system: SYSTEM_PROMPT,
-    tools: tools.map((tool) => ({ name: tool.name, description: LEGACY_DESCRIPTIONS[tool.name] ?? tool.description, input_schema: { ...tool.inputSchema } })),
+    tools: tools.filter((tool) => !ADDED_SINCE_LEGACY.has(tool.name)).map((tool) => ({ name: tool.name, description: LEGACY_DESCRIPTIONS[tool.name] ?? tool.description, input_schema: { ...tool.inputSchema } })),
     maxTokens: DEFAULT_MAX_TOKENS,
     compaction: { enabled: options.compact !== false, at: options.compactAt ?? DEFAULT_COMPACT_AT, contextWindow: options.contextWindow ?? contextWindowFor(model) },
     outputNote: 'journal',

@@ -19,6 +19,8 @@ export interface ToolDefinition<Input> {
   mayChangeFiles?(input: Input): boolean;
   /** The files the call changes, when it knows them (see Tool.changedPaths). Default: unknown. */
   changedPaths?(input: Input): string[] | undefined;
+  /** How many calls of the tool may run beside each other (see Tool.maxConcurrent). Default: alone. */
+  maxConcurrent?: number;
 }
 
 /** The Tool the agent and the journal use, built from a definition. */
@@ -38,6 +40,7 @@ export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input
     name,
     description,
     inputSchema,
+    ...(definition.maxConcurrent !== undefined ? { maxConcurrent: definition.maxConcurrent } : {}),
     isRepeatSafe: (input) => !isValid(input) || ask(definition.isRepeatSafe, input, true),
     needsApproval: (input) => ask(definition.needsApproval, input, false),
     mayChangeFiles: (input) => ask(definition.mayChangeFiles, input, false),

@@ -10,6 +10,7 @@ import { createSearchTool } from './search.js';
 import type { SandboxConfig } from './sandbox.js';
 import type { SpareShells } from '../os/spare-shell.js';
 import type { AnyTool } from './types.js';
+import { createWebFetchTool } from './web-fetch.js';
 import { createWriteFileTool } from './write-file.js';
 
 export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult } from './types.js';
@@ -21,6 +22,7 @@ export { SpareShells, type SpareShellOptions } from '../os/spare-shell.js';
 export { probeSandbox, sandboxedCommand, sandboxEnv, type SandboxConfig, type SandboxedCommand } from './sandbox.js';
 export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';
+export { createWebFetchTool, MAX_FETCH_BYTES, MAX_REDIRECTS, type WebFetchInput, type WebFetchOptions } from './web-fetch.js';
 export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from './define-tool.js';
 export { resolveInRepo, toRepoRelative } from './path-utils.js';
 export { truncateForModel, type TruncateOptions } from './truncate.js';
@@ -40,5 +42,6 @@ export function createTools(root: string, options: { sandbox?: SandboxConfig | (
     createRunBashTool(root, options.sandbox, options.gitDirs, options.spares),
     createListFilesTool(root),
     createSearchTool(root),
+    createWebFetchTool(),
   ];
 }

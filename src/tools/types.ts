@@ -36,6 +36,12 @@ export interface ToolContext {
    * holds all of it. Never called on replay.
    */
   onOutput?: (chunk: string) => void;
+  /**
+   * Asks the rules and the person about a further call of the same tool with `input`, as the call
+   * itself was asked before it ran (web_fetch's next redirect hop, on another domain): undefined
+   * goes on, a result is what to answer instead (denied, declined). Absent: nothing more is asked.
+   */
+  judge?: (input: Record<string, unknown>) => Promise<ToolResult | undefined>;
 }
 
 /** A tool the model can call: its definition for the model, what it needs from the journal, and how it runs. */
@@ -60,6 +66,8 @@ export interface Tool<Input = Record<string, unknown>> {
   changedPaths?(input: Input): string[] | undefined;
   /** Short text of what the call does, for step lines and commit subjects: `run_bash "npm test"`. */
   describe(input: Input): string;
+  /** Calls of this tool in one answer may run at the same time as other such calls, at most this many of this tool at once; absent: the call runs alone, after every call before it. */
+  maxConcurrent?: number;
   execute(input: Input, context?: ToolContext): Promise<ToolResult>;
 }
 

@@ -5,10 +5,10 @@ import { createTools } from '../../src/tools/index.js';
 describe('createTools', () => {
   const tools = createTools('/nonexistent-root');
 
-  it('builds the six tools in their fixed order', () => {
+  it('builds the seven tools in their fixed order', () => {
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search'],
+      ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search', 'web_fetch'],
     );
   });
 
@@ -21,6 +21,7 @@ describe('createTools', () => {
       run_bash: [['command', 'timeout_ms'], ['command']],
       list_files: [['path'], []],
       search: [['pattern', 'path'], ['pattern']],
+      web_fetch: [['url', 'max_bytes'], ['url']],
     });
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object');
@@ -30,7 +31,7 @@ describe('createTools', () => {
     }
   });
 
-  it('marks writes, edits and commands as needing approval and changing files', () => {
+  it('marks writes, edits, commands and fetches as needing approval and changing files', () => {
     const inputs: Record<string, Record<string, unknown>> = {
       read_file: { path: 'a' },
       write_file: { path: 'a', content: '' },
@@ -38,6 +39,7 @@ describe('createTools', () => {
       run_bash: { command: 'ls' },
       list_files: {},
       search: { pattern: 'x' },
+      web_fetch: { url: 'https://example.com/' },
     };
     const flags = tools.map((tool) => [tool.name, tool.needsApproval(inputs[tool.name]), tool.mayChangeFiles(inputs[tool.name])]);
     assert.deepEqual(flags, [
@@ -47,6 +49,7 @@ describe('createTools', () => {
       ['run_bash', true, true],
       ['list_files', false, false],
       ['search', false, false],
+      ['web_fetch', true, false],
     ]);
   });
 
