@@ -7,7 +7,7 @@
 import type { Checkpoint, RunJournal } from '../valve/run-journal.js';
 import type { RunConfig } from '../journal/entry.js';
 import type { AssistantBlock, ModelProvider, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
-import { truncateForModel } from '../tools/truncate.js';
+import { toolResultBlock } from './result-block.js';
 import type { AnyTool } from '../tools/types.js';
 import { ellipsize, shortValue } from '../format/text.js';
 import { Budget, type LimitReached, type Limits } from './budget.js';
@@ -209,7 +209,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       if ((limit = budget.exceeded(false))) return stopped(limit);
       const result = await callTool(call, context);
       budget.count();
-      results.push({ type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) });
+      results.push(toolResultBlock(call.id, result, config));
     }
     // Every tool_use gets its tool_result before the next request, also after a crash mid-answer.
     pending = results;

@@ -92,7 +92,9 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
     if (answer === true) return undefined;
     return declinedResult(typeof answer === 'object' ? answer.reason : '');
   };
-  return journal.step<ToolResult>(
+  // An image the live call read: its bytes go into the journal beside the entry, never inside it.
+  let imageBytes: Buffer | undefined;
+  const result = await journal.step<ToolResult>(
     tool.name,
     input,
     async () => {
@@ -103,7 +105,9 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
       try {
         // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP): a command's group is stopped and its
         // result says so; it is recorded like any result. Only a step whose process died with it is in flight.
-        return await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput, judge: (further) => judge(further) });
+        const { imageBytes: bytes, ...recorded } = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput, judge: (further) => judge(further) });
+        imageBytes = bytes;
+        return recorded;
       } finally {
         for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
       }
@@ -128,6 +132,10 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext): Pr
         return result ? { result } : undefined;
       },
       checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!(tool.changedPaths?.(input)) : undefined,
+      blobs: (r) => (r.image && imageBytes ? [imageBytes] : []),
     },
   );
+  // The image's bytes for the model, from the journal's blob: the same bytes live and on replay.
+  if (!result.image) return result;
+  return { ...result, imageBytes: imageBytes ?? (await journal.store.objects.read(result.image.blob, 'blob')) };
 }

@@ -23,6 +23,23 @@ export interface ToolResult {
   note?: string;
   /** An MCP tool's result as its server returned it (content, structuredContent, isError), kept whole in the journal and handed back exactly on replay. */
   mcp?: Record<string, unknown>;
+  /** An image the call read (read_file of a PNG, JPEG, GIF or WebP): the model gets it as an image block after `output`. */
+  image?: ToolImage;
+  /**
+   * The image's bytes, in memory only: never part of the recorded result (the journal keeps them as
+   * the git blob `image.blob` names, beside the entry). Read back from it on replay.
+   */
+  imageBytes?: Buffer;
+}
+
+/** An image in a tool result, as the journal records it: the bytes are a git blob of their own. */
+export interface ToolImage {
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+  /** The git blob id of the bytes (runs/<run>/blobs/<id> on the journal branch). */
+  blob: string;
+  /** Their size. */
+  bytes: number;
 }
 
 /** What a tool call is given besides its input: an abort signal and live hooks. */

@@ -38,6 +38,12 @@ export interface StepOptions<T> {
   decline?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
   /** The working-tree checkpoint to record after the step (a git tree id, and files left out of it). */
   checkpoint?: (result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined;
+  /**
+   * Bytes the result names by their git blob id rather than holding (an image read): written with
+   * the result's entry, in the same commit, as `runs/<run>/blobs/<id>`, so they are reachable and
+   * pushed with it; replay reads them back by that id.
+   */
+  blobs?: (result: T) => Buffer[];
 }
 
 /** The working tree after a step, as a git tree, and the files deliberately left out of it. */
@@ -114,7 +120,7 @@ export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'beforeFence' | 'o
 
 // The options step() knows. One it does not know is refused: a guard renamed (gate became decline)
 // must never silently stop guarding, running a step live that the caller meant to hold back.
-const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint']);
+const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint', 'blobs']);
 
 /** Refuses an option step() does not know, before anything runs or is recorded. */
 export function assertStepOptions(options: object): void {

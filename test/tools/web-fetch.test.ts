@@ -91,7 +91,7 @@ describe('web_fetch', () => {
     const asked: Record<string, unknown>[] = [];
     const near = await tool.execute({ url: at('/near') }, { judge: async (input) => (asked.push(input), undefined) });
     assert.match(near.output, new RegExp(`^URL: http://127\\.0\\.0\\.1:${port}/data\\.json\n`));
-    assert.deepEqual(asked, []);
+    assert.equal(asked.length, 0);
 
     const followed = await tool.execute({ url: at('/away') }, { judge: async (input) => (asked.push(input), undefined) });
     assert.deepEqual(asked, [{ url: at('/page', 'localhost') }]);
