@@ -105,6 +105,26 @@ describe('web_fetch', () => {
     assert.deepEqual(seen.slice(before), ['127.0.0.1/away']);
   });
 
+  test('an http:// address goes through http_proxy as curl sends it (the absolute address asked of the proxy); NO_PROXY hosts are reached directly', async () => {
+    const proxied: string[] = [];
+    const proxy = createServer((request, response) => {
+      proxied.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('from the proxy');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const env = { http_proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, NO_PROXY: 'localhost' };
+      const through = await createWebFetchTool({ env }).execute({ url: 'http://docs.example.invalid/guide' });
+      assert.match(through.output, /\n\nfrom the proxy$/);
+      assert.deepEqual(proxied, ['http://docs.example.invalid/guide']);
+      const direct = await createWebFetchTool({ env }).execute({ url: at('/data.json', 'localhost') });
+      assert.match(direct.output, /"answer": 42/);
+      assert.equal(proxied.length, 1);
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  });
+
   test('redirects stop after ten hops', async () => {
     const result = await tool.execute({ url: at('/loop') });
     assert.equal(result.isError, true);
