@@ -65,6 +65,7 @@ describe('read_file of an image', () => {
     const shown = await runCli(['show', 'pic', '2'], { cwd: repo.root, env: {} });
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /\[image: shot\.png, image\/png, 3\.0 KB\]/);
+    assert.match(shown.stdout, new RegExp(`image +image/png, 3\\.0 KB, kept as blob ${entry.result.image.blob} \\(runs/pic/blobs/`));
     assert.ok(!shown.stdout.includes(PNG.toString('base64').slice(0, 64)));
   });
 });
