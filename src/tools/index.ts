@@ -13,7 +13,7 @@ import type { AnyTool } from './types.js';
 import { createWebFetchTool } from './web-fetch.js';
 import { createWriteFileTool } from './write-file.js';
 
-export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult } from './types.js';
+export type { AnyTool, Tool, ToolContext, ToolImage, ToolInputSchema, ToolResult } from './types.js';
 export { createEditFileTool, type EditFileInput } from './edit-file.js';
 export { createListFilesTool, type ListFilesInput } from './list-files.js';
 export { createReadFileTool, DEFAULT_READ_LIMIT, type ReadFileInput } from './read-file.js';
