@@ -74,7 +74,12 @@ async function fetchPage(input: WebFetchInput, context: ToolContext, options: We
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   const signal = context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
   for (let hop = 0; ; hop++) {
-    const response = await request(url, signal, options);
+    let response: Response;
+    try {
+      response = await request(url, signal, options);
+    } catch (error) {
+      return toolError(`Could not fetch ${url.href}: ${fetchFailure(error, signal)}`, `error: ${fetchFailure(error, signal)}`);
+    }
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location !== null) {
       await response.body?.cancel().catch(() => {});
@@ -104,6 +109,13 @@ async function judgeHop(context: ToolContext, url: string, domain: string): Prom
     if (!isSavepointError(error) || error.code !== 'EAPPROVAL') throw error;
     return toolError(`A fetch from ${domain} needs approval, and there is no terminal to ask on; a rule web_fetch(domain:${domain}) in the settings allows it.`, 'needs approval');
   }
+}
+
+// Why a request failed, in words: fetch's own "fetch failed" hides the reason in its cause.
+function fetchFailure(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return signal.reason instanceof Error && signal.reason.name === 'TimeoutError' ? `no answer within ${FETCH_TIMEOUT_MS / 1000} s` : 'stopped';
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
 // The address as a URL, or why web_fetch refuses it (not an address, not http or https).

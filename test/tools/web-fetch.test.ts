@@ -125,6 +125,16 @@ describe('web_fetch', () => {
     }
   });
 
+  test('a host that refuses the connection is an error result naming why', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const gone = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const result = await tool.execute({ url: `http://127.0.0.1:${gone}/` });
+    assert.equal(result.isError, true);
+    assert.match(result.output, new RegExp(`^Could not fetch http://127\\.0\\.0\\.1:${gone}/: ECONNREFUSED$`));
+  });
+
   test('redirects stop after ten hops', async () => {
     const result = await tool.execute({ url: at('/loop') });
     assert.equal(result.isError, true);
