@@ -60,8 +60,8 @@ await build({
   // The CommonJS dependencies (commander) call require() for Node's own modules.
   banner: { js: "import { createRequire as __savepointRequire } from 'node:module'; const require = __savepointRequire(import.meta.url);" },
   plugins: [ownModuleUrl],
-  // Loaded only on demand (a proxy configured, an MCP server started), so bundling them would buy
+  // Loaded only on demand (a proxy configured, an HTML page fetched, an MCP server started), so bundling them would buy
   // no start-up: they stay the installed dependencies they are, and keep the package under 1 MB.
-  external: ['undici', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'],
+  external: ['undici', 'turndown', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'],
   logLevel: 'warning',
 });

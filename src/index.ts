@@ -35,11 +35,11 @@ export { SYSTEM_PROMPT } from './agent/system-prompt.js';
 
 /** Models: the Anthropic API or a script. */
 export { createProvider, createScriptedProvider, loadScript, validateScript, DEFAULT_MODEL, SCRIPT_PREFIX, hasAnthropicCredentials } from './model/index.js';
-export type { ModelProvider, ModelRequest, ModelResponse, Message, AssistantBlock, UserBlock, TextBlock, ToolUseBlock, ToolResultBlock, ToolSpec, Usage, CompleteOptions, CreateProviderOptions, Script, ScriptTurn, ScriptTool, ScriptedProviderOptions } from './model/index.js';
+export type { ModelProvider, ModelRequest, ModelResponse, Message, AssistantBlock, UserBlock, TextBlock, ImageBlock, ToolUseBlock, ToolResultBlock, ToolSpec, Usage, CompleteOptions, CreateProviderOptions, Script, ScriptTurn, ScriptTool, ScriptedProviderOptions } from './model/index.js';
 
 /** Tools: the six the model gets, and how to define another. */
-export { createTools, createReadFileTool, createWriteFileTool, createEditFileTool, createRunBashTool, createListFilesTool, createSearchTool, defineTool, truncateForModel, SpareShells, type SpareShellOptions } from './tools/index.js';
-export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolDefinition } from './tools/index.js';
+export { createTools, createReadFileTool, createWriteFileTool, createEditFileTool, createRunBashTool, createListFilesTool, createSearchTool, createWebFetchTool, defineTool, truncateForModel, SpareShells, type SpareShellOptions } from './tools/index.js';
+export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolImage, ToolDefinition } from './tools/index.js';
 
 /** The valve: `openJournal`, then `journal.step(kind, input, run)`. */
 export { openJournal } from './valve/open-journal.js';

@@ -218,9 +218,13 @@ async function summarize(context: CompactContext, request: ModelRequest): Promis
 
 function shortenResults(message: Message & { role: 'user' }, max: number): Message {
   if (typeof message.content === 'string') return message;
-  const content = message.content.map((b) =>
-    b.type === 'tool_result' && b.content.length > max ? { ...b, content: `${b.content.slice(0, max)}\n[... cut for the summary; the journal keeps it whole]` } : b,
-  );
+  const content = message.content.map((b) => {
+    if (b.type !== 'tool_result') return b;
+    // A result with images is summarized from its text: each image's line says what it was.
+    const text = typeof b.content === 'string' ? b.content : b.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    if (text.length > max) return { ...b, content: `${text.slice(0, max)}\n[... cut for the summary; the journal keeps it whole]` };
+    return typeof b.content === 'string' ? b : { ...b, content: text };
+  });
   return { role: 'user', content };
 }
 

@@ -7,7 +7,7 @@
 import type { Checkpoint, RunJournal } from '../valve/run-journal.js';
 import type { RunConfig } from '../journal/entry.js';
 import type { AssistantBlock, ModelProvider, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
-import { truncateForModel } from '../tools/truncate.js';
+import { toolResultBlock } from './result-block.js';
 import type { AnyTool } from '../tools/types.js';
 import { ellipsize, shortValue } from '../format/text.js';
 import { Budget, type LimitReached, type Limits } from './budget.js';
@@ -288,8 +288,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       run: async (call, batch): Promise<ToolResultBlock> => {
         const invalid = invalidCallResult(call, response);
         if (invalid) return invalid;
-        const result = await callTool(call, context, batch);
-        return { type: 'tool_result', tool_use_id: call.id, content: truncateForModel(result.output, { noteStyle: config.outputNote }), ...(result.isError ? { is_error: true } : {}) };
+        return toolResultBlock(call.id, await callTool(call, context, batch), config);
       },
     });
     if (ran.stopped) return stopped(ran.stopped);

@@ -98,7 +98,29 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
   const input = call.input ?? {};
   // The step's identity and record keep what the model wrote; only the effect sees the secrets.
   let liveInput = input;
-  return journal.step<ToolResult>(
+  // The person's answer to a live call (or to what it goes on to): undefined runs it, a result is
+  // what the model is told instead (declined, or stopped at the question).
+  const askPerson = async (asked: Record<string, unknown>): Promise<ToolResult | undefined> => {
+    const answer = await context.approve!(tool, asked).catch((error: unknown) => {
+      // Stopped at this call's question: answered as stopped, as the calls after it are.
+      if (signal?.aborted) return 'stopped' as const;
+      throw error;
+    });
+    if (answer === 'stopped') return STOPPED_RESULT;
+    if (answer === true) return undefined;
+    return declinedResult(typeof answer === 'object' ? answer.reason : '');
+  };
+  // What a live call goes on to (web_fetch's redirect to another domain), judged as the call was:
+  // a deny rule wins, an allow rule skips the question (also with no terminal). Undefined: go on.
+  const judge = async (asked: Record<string, unknown>): Promise<ToolResult | undefined> => {
+    const ruled = context.permission?.(tool.name, asked);
+    if (ruled?.verdict === 'deny') return deniedResult(ruled.rule);
+    if (ruled?.verdict === 'allow' || !context.approve || !tool.needsApproval(asked)) return undefined;
+    return askPerson(asked);
+  };
+  // An image the live call read: its bytes go into the journal beside the entry, never inside it.
+  let imageBytes: Buffer | undefined;
+  const result = await journal.step<ToolResult>(
     tool.name,
     input,
     async (position) => {
@@ -110,7 +132,9 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
       try {
         // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP): a command's group is stopped and its
         // result says so; it is recorded like any result. Only a step whose process died with it is in flight.
-        result = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput, step: position });
+        const { imageBytes: bytes, ...recorded } = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput, step: position, judge });
+        imageBytes = bytes;
+        result = recorded;
       } finally {
         for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
       }
@@ -149,17 +173,15 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
         if (context.revealSecrets) liveInput = context.revealSecrets(input);
         if (hook.decision === 'allow' || !context.approve) return undefined;
         if (hook.decision !== 'ask' && (ruled?.verdict === 'allow' || !tool.needsApproval(input))) return undefined;
-        const answer = await context.approve(tool, input).catch((error: unknown) => {
-          // Stopped at this call's question: answered as stopped, as the calls after it are.
-          if (signal?.aborted) return 'stopped' as const;
-          throw error;
-        });
-        if (answer === 'stopped') return { result: STOPPED_RESULT };
-        if (answer === true) return undefined;
-        return { result: declinedResult(typeof answer === 'object' ? answer.reason : '') };
+        const answer = await askPerson(input);
+        return answer ? { result: answer } : undefined;
       },
       checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!(tool.changedPaths?.(input)) : undefined,
+      blobs: (r) => (r.image && imageBytes ? [imageBytes] : []),
       ...(batch ? { batch } : {}),
     },
   );
+  // The image's bytes for the model, from the journal's blob: the same bytes live and on replay.
+  if (!result.image) return result;
+  return { ...result, imageBytes: imageBytes ?? (await journal.store.objects.read(result.image.blob, 'blob')) };
 }

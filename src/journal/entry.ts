@@ -77,6 +77,8 @@ export interface RunConfig {
   outputNote?: 'journal';
   /** The MCP tools among `tools`, listed from their servers when the run was created (src/tools/mcp/). */
   mcp?: PinnedMcpTool[];
+  /** An MCP tool's images reach the model as image blocks; absent (runs recorded before): as the text line each was. */
+  toolImages?: true;
 }
 
 /** An MCP tool pinned with a run: its name for the model, the server and tool it calls, and whether its annotations said read-only. */

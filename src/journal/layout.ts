@@ -25,6 +25,11 @@ export function stepFileName(step: number, kind: string, phase: Phase): string {
   return `${String(step).padStart(6, '0')}-${kind}${phase === 'intent' ? '.intent' : ''}.json`;
 }
 
+/** `runs/<run>/blobs/<id>`: bytes a step's result names by their git blob id (an image read). */
+export function runBlobPath(run: string, oid: string): string {
+  return `runs/${run}/blobs/${oid}`;
+}
+
 /** `runs/<run>/steps/000/000004-run_bash.json` */
 export function stepFilePath(run: string, step: number, kind: string, phase: Phase): string {
   return `runs/${run}/steps/${shardName(step)}/${stepFileName(step, kind, phase)}`;

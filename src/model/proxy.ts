@@ -42,8 +42,26 @@ export function modelAddress(baseURL: string | undefined, env: NodeJS.ProcessEnv
  * fetch bundles an older undici whose dispatchers are not interchangeable with this one's.
  */
 export async function proxyClientOptions(address: string, env: NodeJS.ProcessEnv = process.env): Promise<Pick<ClientOptions, 'fetch' | 'fetchOptions'>> {
+  const proxied = await proxiedFetch(address, env);
+  if (!proxied) return {};
+  return { fetch: proxied.fetch as unknown as ClientOptions['fetch'], fetchOptions: { dispatcher: proxied.dispatcher } as ClientOptions['fetchOptions'] };
+}
+
+/** undici's fetch with the dispatcher that reaches an address through a proxy (see proxiedFetch). */
+export interface ProxiedFetch {
+  fetch: typeof globalThis.fetch;
+  /** Given as `dispatcher` in the fetch's options. */
+  dispatcher: unknown;
+}
+
+/**
+ * undici's fetch and the dispatcher that sends requests to `address` through the proxy the
+ * environment names for its scheme (NO_PROXY honoured host by host), or undefined when it names
+ * none: then nothing is loaded and Node's own fetch serves. web_fetch asks it for each hop.
+ */
+export async function proxiedFetch(address: string, env: NodeJS.ProcessEnv = process.env): Promise<ProxiedFetch | undefined> {
   const proxy = proxyFor(address, env);
-  if (!proxy) return {};
+  if (!proxy) return undefined;
   const loaded = await import('undici');
   // undici is CommonJS: bundled, its exports may arrive as the module's default.
   const { EnvHttpProxyAgent, fetch } = typeof loaded.EnvHttpProxyAgent === 'function' ? loaded : (loaded as unknown as { default: typeof loaded }).default;
@@ -54,5 +72,5 @@ export async function proxyClientOptions(address: string, env: NodeJS.ProcessEnv
   // undici would tunnel both by default.
   const noProxy = env.no_proxy ?? env.NO_PROXY ?? '';
   const dispatcher = new EnvHttpProxyAgent({ httpProxy: proxy, httpsProxy: proxy, noProxy, proxyTunnel: false } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
-  return { fetch: fetch as unknown as ClientOptions['fetch'], fetchOptions: { dispatcher } as ClientOptions['fetchOptions'] };
+  return { fetch: fetch as unknown as typeof globalThis.fetch, dispatcher };
 }

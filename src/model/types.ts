@@ -15,11 +15,20 @@ export interface ToolUseBlock {
   input: Record<string, unknown>;
 }
 
-/** The result of a tool call, sent back to the model in a user turn. */
+/** An image, as the Messages API takes it: its bytes in base64 with their media type. */
+export interface ImageBlock {
+  type: 'image';
+  source: { type: 'base64'; media_type: string; data: string };
+}
+
+/**
+ * The result of a tool call, sent back to the model in a user turn: its text, or (an image read,
+ * an MCP tool's images) its text then its images.
+ */
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content: string;
+  content: string | Array<TextBlock | ImageBlock>;
   is_error?: boolean;
 }
 

@@ -47,6 +47,7 @@ export function runConfig(record: RunRecord | undefined, options: ConfigOptions,
     compaction: { enabled: options.compact !== false, at: options.compactAt ?? DEFAULT_COMPACT_AT, contextWindow: options.contextWindow ?? contextWindowFor(model) },
     ...(thinking ? { thinking: { budgetTokens: thinking } } : {}),
     ...(instructions ? { instructions: { file: instructions.file, chars: instructions.text.length } } : {}),
+    toolImages: true,
   };
 }
 

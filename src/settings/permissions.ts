@@ -48,7 +48,7 @@ export interface RuleEntry {
   scope?: RuleScope;
 }
 
-/** savepoint's own tools, as rules name them (web_fetch is a name rules may use before the tool exists: SPEC). */
+/** savepoint's own tools, as rules name them. */
 export const TOOL_NAMES: readonly string[] = ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search', 'web_fetch', 'bash_output', 'kill_bash'];
 
 /**
@@ -163,7 +163,7 @@ export function suggestRules(tool: string, input: Record<string, unknown>, root?
     return [...new Set(call.line.commands.map((command) => `${tool}(${escapeGlob(command.text)})`))];
   }
   if (call.path !== undefined) return call.path.resolved === undefined ? [] : [`${tool}(${escapeGlob(call.path.resolved)})`];
-  if (call.domain !== undefined) return [`${tool}(domain:${escapeGlob(call.domain)})`];
+  if (call.domain !== undefined) return call.domain === '' ? [] : [`${tool}(domain:${escapeGlob(call.domain)})`];
   return [tool];
 }
 

@@ -11,12 +11,13 @@ import { createTaskTool, type SubagentRunner } from './task.js';
 import type { SandboxConfig } from './sandbox.js';
 import type { SpareShells } from '../os/spare-shell.js';
 import type { AnyTool } from './types.js';
+import { createWebFetchTool } from './web-fetch.js';
 import { createWriteFileTool } from './write-file.js';
 import { createBashOutputTool } from './bash-output.js';
 import { createKillBashTool } from './kill-bash.js';
 import type { BackgroundCommands } from './background-commands.js';
 
-export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult } from './types.js';
+export type { AnyTool, Tool, ToolContext, ToolImage, ToolInputSchema, ToolResult } from './types.js';
 export { createEditFileTool, type EditFileInput } from './edit-file.js';
 export { createListFilesTool, type ListFilesInput } from './list-files.js';
 export { createReadFileTool, DEFAULT_READ_LIMIT, type ReadFileInput } from './read-file.js';
@@ -25,6 +26,7 @@ export { SpareShells, type SpareShellOptions } from '../os/spare-shell.js';
 export { probeSandbox, sandboxedCommand, sandboxEnv, type SandboxConfig, type SandboxedCommand } from './sandbox.js';
 export { createSearchTool, MAX_SEARCH_MATCHES, type SearchInput } from './search.js';
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';
+export { createWebFetchTool, MAX_FETCH_BYTES, MAX_REDIRECTS, type WebFetchInput, type WebFetchOptions } from './web-fetch.js';
 export { createBashOutputTool, type BashOutputInput } from './bash-output.js';
 export { createKillBashTool, type KillBashInput } from './kill-bash.js';
 export { BackgroundCommands, backgroundCommandsOf, stopAllBackgroundCommands, type BackgroundJournal, type PastStart } from './background-commands.js';
@@ -51,6 +53,7 @@ export function createTools(root: string, options: { sandbox?: SandboxConfig | (
     createRunBashTool(root, options.sandbox, options.gitDirs, options.spares, options.background),
     createListFilesTool(root),
     createSearchTool(root),
+    createWebFetchTool(),
     createBashOutputTool(options.background),
     createKillBashTool(options.background),
     ...(options.subagents ? [createTaskTool(options.subagents)] : []),

@@ -8,7 +8,9 @@ import { formatBytes, plural } from '../format/numbers.js';
 import { defineTool, errorMessage, READS_AT_ONCE, toolError, toolOk } from './define-tool.js';
 import { asText, MODEL_OUTPUT_MAX_BYTES } from './truncate.js';
 import { resolveInRepo, specialFileKind, toRepoRelative } from './path-utils.js';
-import type { Tool } from './types.js';
+import type { Tool, ToolResult } from './types.js';
+import { imageMediaType, MAX_IMAGE_BYTES } from './image-type.js';
+import { hashObject } from '../git/git-object.js';
 
 /** Lines shown when the model gives no limit: whole files up to this size, a window beyond. */
 export const DEFAULT_READ_LIMIT = 2000;
@@ -20,7 +22,7 @@ export interface ReadFileInput {
   limit?: number;
 }
 
-const description = `Reads a file from the repository and returns its text with line numbers, as \`cat -n\` prints them (the number, a tab, then the line).
+const description = `Reads a file from the repository and returns its text with line numbers, as \`cat -n\` prints them (the number, a tab, then the line). An image (PNG, JPEG, GIF or WebP, at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB) is returned as the image itself.
 - path is relative to the repository root (an absolute path inside the repository works too).
 - Reads up to ${DEFAULT_READ_LIMIT} lines from the start by default. For a longer file, read on with offset (the 1-based line number to start at) and limit (how many lines).
 - One read returns at most ${MODEL_OUTPUT_MAX_BYTES / 1024} KB of numbered lines: a longer window ends early and says where to read on. Files of any size can be read this way.
@@ -59,6 +61,8 @@ export function createReadFileTool(root: string): Tool<ReadFileInput> {
         // A NUL byte is how git, grep and diff tell binary from text too.
         const head = Buffer.alloc(Math.min(size, 8000));
         const { bytesRead } = await handle.read(head, 0, head.length, 0);
+        const mediaType = imageMediaType(head.subarray(0, bytesRead));
+        if (mediaType) return await readImage(handle, size, mediaType, shown);
         if (head.subarray(0, bytesRead).includes(0)) {
           return toolError(`${shown} is a binary file (${plural(size, 'byte')}); read_file only shows text.`, 'error: binary file');
         }
@@ -71,6 +75,30 @@ export function createReadFileTool(root: string): Tool<ReadFileInput> {
       }
     },
   });
+}
+
+// An image (by its first bytes), whole, for the model's image block: the output is a line saying
+// what it is (what step lines, `show` and the text of the result read), the bytes ride beside it.
+async function readImage(handle: FileHandle, size: number, mediaType: string, shown: string): Promise<ToolResult> {
+  const what = `${mediaType.slice('image/'.length).toUpperCase()} image`;
+  if (size > MAX_IMAGE_BYTES) {
+    return toolError(`${shown} is a ${what} of ${formatBytes(size)}; read_file shows images of at most ${formatBytes(MAX_IMAGE_BYTES)}.`, `error: image over ${formatBytes(MAX_IMAGE_BYTES)}`);
+  }
+  const bytes = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const { bytesRead } = await handle.read(bytes, read, size - read, read);
+    if (bytesRead === 0) break; // shrunk while read: what was there
+    read += bytesRead;
+  }
+  const data = bytes.subarray(0, read);
+  return {
+    output: `[image: ${shown}, ${mediaType}, ${formatBytes(read)}]`,
+    isError: false,
+    summary: `${what}, ${formatBytes(read)}`,
+    image: { mediaType, blob: hashObject('blob', data), bytes: read },
+    imageBytes: data,
+  };
 }
 
 // The numbered lines' share of a result: the rest of the 50 KB a model is shown whole is for the

@@ -23,6 +23,23 @@ export interface ToolResult {
   note?: string;
   /** An MCP tool's result as its server returned it (content, structuredContent, isError), kept whole in the journal and handed back exactly on replay. */
   mcp?: Record<string, unknown>;
+  /** An image the call read (read_file of a PNG, JPEG, GIF or WebP): the model gets it as an image block after `output`. */
+  image?: ToolImage;
+  /**
+   * The image's bytes, in memory only: never part of the recorded result (the journal keeps them as
+   * the git blob `image.blob` names, beside the entry). Read back from it on replay.
+   */
+  imageBytes?: Buffer;
+}
+
+/** An image in a tool result, as the journal records it: the bytes are a git blob of their own. */
+export interface ToolImage {
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+  /** The git blob id of the bytes (runs/<run>/blobs/<id> on the journal branch). */
+  blob: string;
+  /** Their size. */
+  bytes: number;
 }
 
 /** What a tool call is given besides its input: an abort signal and live hooks. */
@@ -38,6 +55,12 @@ export interface ToolContext {
   onOutput?: (chunk: string) => void;
   /** The call's step in its run's journal (a subagent's run is named after it); absent outside a journal. */
   step?: number;
+  /**
+   * Asks the rules and the person about a further call of the same tool with `input`, as the call
+   * itself was asked before it ran (web_fetch's next redirect hop, on another domain): undefined
+   * goes on, a result is what to answer instead (denied, declined). Absent: nothing more is asked.
+   */
+  judge?: (input: Record<string, unknown>) => Promise<ToolResult | undefined>;
 }
 
 /** A tool the model can call: its definition for the model, what it needs from the journal, and how it runs. */

@@ -7,6 +7,7 @@ import { runRecordPath, stepFilePath } from '../journal/layout.js';
 import { listRunIds, readRunEntries, readRunRecord } from '../journal/reader.js';
 import type { JournalFile, JournalStore } from '../journal/store.js';
 import { countTotals } from './run-totals.js';
+import { TREE_MODE } from '../git/git-object.js';
 
 /** What forking a run made: the new run.json, the steps it starts with, and its checkpoint. */
 export interface ForkResult {
@@ -54,6 +55,9 @@ export async function forkRun(store: JournalStore, from: string, atStep: number,
     files.push({ path: stepFilePath(newId, entry.step, entry.kind, entry.phase), content: serializeEntry({ ...entry, format: ENTRY_FORMAT, run: newId, attempt: 0 }) });
   }
   if (checkpoint) files.push({ path: `runs/${newId}/worktree`, tree: checkpoint });
+  // The bytes the kept results name (images read), so the fork holds what it replays.
+  const blobs = (await store.treeAt(`runs/${from}`))?.get('blobs');
+  if (blobs?.mode === TREE_MODE) files.push({ path: `runs/${newId}/blobs`, tree: blobs.oid });
   await store.append(files, `${newId} forked from ${from} at #${atStep} (${finished.size} steps kept)`);
   return { record, steps: finished.size, checkpoint };
 }

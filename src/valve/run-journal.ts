@@ -5,7 +5,8 @@
 import { InFlightError, UnfinishedBatchError, UsageError } from '../errors/index.js';
 import { oneLine, shortValue } from '../format/text.js';
 import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
-import { stepFilePath } from '../journal/layout.js';
+import { runBlobPath, stepFilePath } from '../journal/layout.js';
+import { hashObject } from '../git/git-object.js';
 import { clearLiveCommand, recordLiveCommand, stopOwnCommands } from '../locks/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
 import type { RunLock } from '../locks/run-lock.js';
@@ -175,7 +176,8 @@ export class RunJournal {
     const checkpoint = await options.checkpoint?.(result);
     if (checkpoint) entry.checkpoint = checkpoint.tree;
     if (checkpoint?.skipped?.length) entry.checkpointSkipped = checkpoint.skipped;
-    const recorded = await this.write(entry, `${call.description} -> ${summary}`);
+    const blobs = answer ? [] : (options.blobs?.(result) ?? []);
+    const recorded = await this.write(entry, `${call.description} -> ${summary}`, undefined, blobs);
     this.counts.live++;
     this.emit({ type: 'recorded', ...callInfo(call), summary: recorded.summary ?? summary, durationMs, result: recorded.result, ...(answer ? { resolution: answer.resolution } : {}) });
     return recorded.result as T;
@@ -222,14 +224,15 @@ export class RunJournal {
     this.runFile.commit(first.record);
   }
 
-  private write(entry: JournalEntry, subject: string, fence?: string): Promise<JournalEntry> {
-    return this.serially(() => this.writeNow(entry, subject, fence));
+  private write(entry: JournalEntry, subject: string, fence?: string, blobs: Buffer[] = []): Promise<JournalEntry> {
+    return this.serially(() => this.writeNow(entry, subject, fence, blobs));
   }
 
-  private async writeNow(entry: JournalEntry, subject: string, fence?: string): Promise<JournalEntry> {
+  private async writeNow(entry: JournalEntry, subject: string, fence?: string, blobs: Buffer[] = []): Promise<JournalEntry> {
     this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;
     const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
+    for (const bytes of blobs) files.push({ path: runBlobPath(this.run, hashObject('blob', bytes)), content: bytes });
     const wasNew = this.runFile.isNew;
     // The first step this attempt runs live: of a batch, the lowest still running may land after this one.
     const first = this.runFile.firstWrite(Math.min(entry.step, ...this.unfinished), this.history.totals(safe));

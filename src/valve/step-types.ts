@@ -39,6 +39,12 @@ export interface StepOptions<T> {
   /** The working-tree checkpoint to record after the step (a git tree id, and files left out of it). */
   checkpoint?: (result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined;
   /**
+   * Bytes the result names by their git blob id rather than holding (an image read): written with
+   * the result's entry, in the same commit, as `runs/<run>/blobs/<id>`, so they are reachable and
+   * pushed with it; replay reads them back by that id.
+   */
+  blobs?: (result: T) => Buffer[];
+  /**
    * The step is one of a group of an answer's calls that run at the same time (the same object for
    * each of them, asked for in call order, one after another with no other step between): its
    * entries record the group's positions, within which the journal may hold a hole (see History).
@@ -129,7 +135,7 @@ export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'beforeFence' | 'o
 
 // The options step() knows. One it does not know is refused: a guard renamed (gate became decline)
 // must never silently stop guarding, running a step live that the caller meant to hold back.
-const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint', 'batch']);
+const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint', 'batch', 'blobs']);
 
 /** Refuses an option step() does not know, before anything runs or is recorded. */
 export function assertStepOptions(options: object): void {

@@ -134,6 +134,8 @@ describe('permission rules', () => {
     assert.deepEqual(suggestRules('write_file', { path: './notes.txt' }), ['write_file(notes.txt)']);
     assert.deepEqual(suggestRules('write_file', { path: '.savepoint/settings.json' }), [], 'a file that decides what runs asks every time');
     assert.deepEqual(suggestRules('mcp__s__t', {}), ['mcp__s__t']);
+    assert.deepEqual(suggestRules('web_fetch', { url: 'https://Docs.Example.com/guide?page=2' }), ['web_fetch(domain:docs.example.com)'], 'a fetch: its domain');
+    assert.deepEqual(suggestRules('web_fetch', { url: 'not a url' }), [], 'no domain: nothing to remember');
     const rules = new PermissionRules();
     for (const rule of suggestRules('run_bash', bash('npm test'))) rules.addAllow(rule);
     assert.equal(rules.decide('run_bash', bash('npm test'))?.verdict, 'allow');

@@ -8,7 +8,7 @@ describe('createTools', () => {
   it('builds the built-in tools in their fixed order', () => {
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search', 'bash_output', 'kill_bash'],
+      ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search', 'web_fetch', 'bash_output', 'kill_bash'],
     );
   });
 
@@ -21,6 +21,7 @@ describe('createTools', () => {
       run_bash: [['command', 'timeout_ms', 'run_in_background'], ['command']],
       list_files: [['path'], []],
       search: [['pattern', 'path'], ['pattern']],
+      web_fetch: [['url', 'max_bytes'], ['url']],
       bash_output: [['id'], ['id']],
       kill_bash: [['id'], ['id']],
     });
@@ -32,7 +33,7 @@ describe('createTools', () => {
     }
   });
 
-  it('marks writes, edits and commands as needing approval and changing files', () => {
+  it('marks writes, edits, commands and fetches as needing approval and changing files', () => {
     const inputs: Record<string, Record<string, unknown>> = {
       read_file: { path: 'a' },
       write_file: { path: 'a', content: '' },
@@ -40,6 +41,7 @@ describe('createTools', () => {
       run_bash: { command: 'ls' },
       list_files: {},
       search: { pattern: 'x' },
+      web_fetch: { url: 'https://example.com/' },
       bash_output: { id: 'bg-1' },
       kill_bash: { id: 'bg-1' },
     };
@@ -51,6 +53,7 @@ describe('createTools', () => {
       ['run_bash', true, true],
       ['list_files', false, false],
       ['search', false, false],
+      ['web_fetch', true, false],
       // A background command's own read and stop need no approval (its start asked); what it wrote meanwhile is checkpointed after them.
       ['bash_output', false, true],
       ['kill_bash', false, true],

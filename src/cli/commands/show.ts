@@ -3,7 +3,7 @@
 // checkpoint against the one before it), coloured on a terminal.
 import { Command } from 'commander';
 import { NoSuchStepError, UsageError } from '../../errors/index.js';
-import { formatCount, formatDuration, formatUsd } from '../../format/numbers.js';
+import { formatBytes, formatCount, formatDuration, formatUsd } from '../../format/numbers.js';
 import { showControls, showControlsIn, terminalJson } from '../../format/text.js';
 import type { JournalEntry, RunConfig } from '../../journal/entry.js';
 import { loadWholeRun, openJournals } from '../../report/journal-runs.js';
@@ -113,6 +113,9 @@ export function printStep(timeline: Timeline, view: StepView, intentEntry: Journ
   heading(s.isError ? 'Result (an error, as the model was told)' : 'Result');
   if (result) {
     if (result.summary) field('summary', result.summary);
+    // An image the step read: what it is and the blob its bytes are kept in, never the bytes.
+    const image = (result.result as { image?: { mediaType?: unknown; bytes?: unknown; blob?: unknown } } | null)?.image;
+    if (image && typeof image.blob === 'string') field('image', `${String(image.mediaType)}, ${formatBytes(Number(image.bytes))}, kept as blob ${image.blob} (runs/${t.run.id}/blobs/ on the journal branch)`);
     out.write(`${indent(formatResult(result))}\n`);
   } else {
     out.write(`  ${style.dim('No result was recorded: the step was in flight when its process stopped.')}\n`);

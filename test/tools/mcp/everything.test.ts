@@ -13,6 +13,7 @@ import { useScratch } from '../../helpers/scratch.js';
 import { assertOneParagraph, fakeEnv, gitOut, journalJson, journalPaths, lastToolResults, REPLAYED, resultText, runCli } from '../../helpers/cli.js';
 import { counted, countingServer, writeMcpJson } from './helpers.js';
 import { trustFolder } from '../../helpers/trust.js';
+import { rewriteJournalFiles } from '../../helpers/git.js';
 
 const scratch = useScratch();
 const EVERYTHING = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
@@ -46,6 +47,9 @@ describe('server-everything from npm', { concurrency: true }, () => {
     const [echo, image] = lastToolResults(fake.requests[1]!);
     assert.match(resultText(echo!), /hello over MCP/);
     assert.match(resultText(image!), /\[image: image\/png, [\d.]+ (KB|bytes)\]/);
+    // A new run sends the image itself too, after that line, as an image block.
+    const sentImage = (image!.content as Array<{ type: string; source?: { media_type: string; data: string } }>).find((block) => block.type === 'image');
+    assert.equal(sentImage?.source?.media_type, 'image/png');
     const [structured, env, sum] = lastToolResults(fake.requests[2]!);
     assert.match(resultText(structured!), /temperature/);
     assert.equal(sum?.is_error, true, 'the server\'s isError reaches the model');
@@ -58,6 +62,7 @@ describe('server-everything from npm', { concurrency: true }, () => {
     const part = imageStep.result.mcp.content.find((c) => c.type === 'image');
     assert.equal(part?.mimeType, 'image/png');
     assert.ok((part?.data?.length ?? 0) > 100, 'the image data is kept whole');
+    assert.equal(sentImage?.source?.data, part?.data, 'the model got the bytes the server sent');
     const structuredStep = await journalJson<{ result: { mcp: { structuredContent: { temperature: number } } } }>(repo.root, paths.find((path) => path.endsWith('-mcp__everything__get-structured-content.json'))!);
     assert.equal(typeof structuredStep.result.mcp.structuredContent.temperature, 'number');
     const sumStep = await journalJson<{ result: { isError: boolean; mcp: { isError: boolean } } }>(repo.root, paths.find((path) => path.endsWith('-mcp__everything__get-sum.json'))!);
@@ -73,6 +78,26 @@ describe('server-everything from npm', { concurrency: true }, () => {
     assert.equal(again.code, 0, again.stderr);
     assert.equal(fake.requests.length, 3);
     assert.equal(again.stdout.split('\n').filter((line) => line.includes(`${REPLAYED}  mcp__everything__`)).length, 5, again.stdout);
+  });
+
+  test('a run recorded before images were sent (its pinned configuration says nothing of them) replays an MCP image as its text line', async () => {
+    const fake = await scratch.fake([{ tools: [{ name: 'mcp__everything__get-tiny-image', input: {} }] }, { text: 'Seen.' }]);
+    const repo = await scratch.repo();
+    writeMcpJson(repo.root, { everything });
+    const trusted = trustFolder(repo.root, scratch.dir('savepoint-config-'));
+    const args = ['run', '--yes', '--no-sandbox', '--run', 'older', 'look at the image'];
+    const stopped = await runCli([...args.slice(0, 3), '--max-steps', '2', ...args.slice(3)], { cwd: repo.root, env: fakeEnv(fake, trusted) });
+    assert.equal(stopped.code, 3, stopped.stderr);
+    // The run as an older savepoint recorded it: no toolImages in its pinned configuration.
+    const record = await journalJson<{ config: Record<string, unknown> }>(repo.root, 'runs/older/run.json');
+    assert.equal(record.config.toolImages, true);
+    delete record.config.toolImages;
+    await rewriteJournalFiles(repo.root, { 'runs/older/run.json': `${JSON.stringify(record, null, 2)}\n` });
+    const resumed = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const [image] = lastToolResults(fake.requests.at(-1)!);
+    assert.equal(typeof image!.content, 'string', 'text only, as the run was recorded');
+    assert.match(resultText(image!), /^\[image: image\/png, [\d.]+ (KB|bytes)\]$/m);
   });
 
   test('savepoint mcp list shows each server, whether it starts, and its tools with their annotations', async () => {
