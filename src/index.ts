@@ -71,6 +71,6 @@ export {
   RestoreConflictError, SetAsideError, WorktreeBusyError, GitDirMismatchError, GitDiscoveryError, NoWorkTreeError,
   RepositoryNotWritableError, JournalCheckedOutError, RestoreWouldUndoError, FilterFailedError,
   UnknownSecretError, SandboxUnavailableError, DiskFullError, JournalWriteRefusedError,
-  TooManyOpenFilesError, SettingsFileError, McpConfigError, McpServerStartError, McpCallError, PushStalledError
+  TooManyOpenFilesError, SettingsFileError, CustomCommandError, MentionRefusedError, McpConfigError, McpServerStartError, McpCallError, PushStalledError
 } from './errors/index.js';
 export type { RunLockOwner, StepIdentity, FileChange, StopSignal, ModelErrorData, PushStalledData } from './errors/index.js';

@@ -23,6 +23,11 @@ export interface FollowUp {
   /** What the person said ('' when the step only tells of changed files). */
   message: string;
   /**
+   * What the model is sent for `message` when it differs (a custom command, `@path` mentions): a
+   * new follow-up's is recorded in the step's result, and a replay sends the recorded one.
+   */
+  sent?: string;
+  /**
    * The files the person changed by hand since the run's last checkpoint, kept: the model is told
    * in this step's turn, and the step records the working tree as the run's next checkpoint.
    */
@@ -280,14 +285,17 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     // The files the person changed are part of the step's input: replay rebuilds the same turn.
     const changed = next.changedFiles?.length ? { changedFiles: next.changedFiles } : {};
     const input = { message: next.message, ...changed };
-    const recorded = await journal.step(USER_STEP_KIND, input, (): { message: string; changedFiles?: ChangedFile[] } => input, {
+    // What the model is sent, when it is not the words typed, is the step's result: the step's
+    // identity stays the words (a command file changed since does not change the step).
+    const result = next.sent !== undefined ? { ...input, sent: next.sent } : input;
+    const recorded = await journal.step(USER_STEP_KIND, input, (): { message: string; changedFiles?: ChangedFile[]; sent?: string } => result, {
       describe: next.message || !changed.changedFiles ? `user "${shortValue(next.message, 40)}"` : `user (changed by hand: ${shortValue(changed.changedFiles.map((file) => file.path).join(', '), 40)})`,
       summarize: () => (!changed.changedFiles ? 'follow-up instruction' : `${next.message ? 'follow-up instruction, and ' : 'told the model of '}${changed.changedFiles.length} file(s) changed by hand`),
       // The person's files, kept: the tree now is the run's checkpoint, so the question is not asked again.
       ...(changed.changedFiles && options.checkpoint ? { checkpoint: () => options.checkpoint!() } : {}),
     });
     budget.count();
-    const text = [handEditNote(recorded.changedFiles), recorded.message].filter(Boolean).join('\n\n');
+    const text = [handEditNote(recorded.changedFiles), typeof recorded.sent === 'string' ? recorded.sent : recorded.message].filter(Boolean).join('\n\n');
     if (pending) pending = [...pending, { type: 'text', text }];
     else conversation.add({ role: 'user', content: text });
   }

@@ -7,4 +7,5 @@ export { startRun, resumeRun, continueRun, forkRun, latestRunHere } from './star
 export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions } from './start.js';
 export { driveSession, type RunTarget } from './drive.js';
 export { runIdForTask, legacyRunIdForTask, caseFoldedRunIdForTask, normalizeTask, resolveRunId, runsForTask } from '../journal/run-id.js';
+export { expandMessage, type MessageExpansion } from './message-expansion.js';
 export type { SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces } from './types.js';

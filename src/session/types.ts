@@ -9,6 +9,7 @@ import type { AnyTool } from '../tools/types.js';
 import type { SandboxChoice, SandboxRequest } from './sandbox.js';
 import type { FileChange } from '../errors/index.js';
 import type { PushEvent } from '../journal/pusher.js';
+import type { MessageExpansion } from './message-expansion.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
 export interface SessionOptions {
@@ -26,6 +27,12 @@ export interface SessionOptions {
   approve?: Approver;
   /** Settings' allow and deny rules, asked before `approve` for every live tool call: a deny holds even when `approve` says yes. */
   permission?: PermissionCheck;
+  /**
+   * How what the person typed becomes what the model is sent: custom commands (`/greet Ada`) and
+   * `@path` mentions (message-expansion.ts). Only a new task or a new follow-up is expanded; the
+   * expansion is recorded, so a replay sends what was sent. Default: nothing is expanded.
+   */
+  expand?: MessageExpansion;
   /** Stop before the step that would pass this many steps of the run (any kind). No limit by default. */
   maxSteps?: number;
   /** Stop before the model call that would pass this many model calls of the run (compactions included). */

@@ -8,3 +8,4 @@ export { readSettingsFile, parseSettings, PERMISSION_MODES, MAX_SETTINGS_BYTES, 
 export { CONTROL_FOLDERS, CONTROL_ROOT_FILES, INSTRUCTION_FILE_NAMES, isControlPath } from '../tools/control-files.js';
 export { COMMAND_FOLDERS, TRUSTED_FILES, expandedVariables, readMcpJsonServers, repositoryFiles, serverDigest, type RepositoryFiles } from './repository-files.js';
 export { folderKey, folderRecord, readTrust, recordServerApprovals, recordTrust, trustFile, type FolderRecord, type TrustRecords } from './trust-store.js';
+export { findCustomCommands, customCommand, expandCustomCommand, parseFrontMatter, MAX_COMMAND_BYTES, type CustomCommand, type CommandSource } from './custom-commands.js';

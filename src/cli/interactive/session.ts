@@ -19,6 +19,10 @@ import { styleFor, type Style } from '../terminal/style.js';
 import { pickRun } from './picker.js';
 import { SessionPrompt } from './prompt.js';
 import { parsePromptLine, SLASH_COMMANDS } from './slash-commands.js';
+import { completeLine } from './completion.js';
+import { relative } from 'node:path';
+import { sessionSettings } from '../view/session-settings.js';
+import type { CustomCommand } from '../../settings/index.js';
 
 /** How the session opens: on a new run (the first message), this worktree's latest run, or a chosen one. */
 export interface SessionStart {
@@ -36,7 +40,9 @@ export const PROMPT = '› ';
 
 /** Runs the session until the person leaves; resolves with the exit code (0; 1 when -c / -r cannot open the run). */
 export async function runInteractive(flags: DriveFlags, start: SessionStart = {}): Promise<number> {
-  const prompt = new SessionPrompt();
+  // Tab completes the slash commands' names (the custom ones as they are on disk now) and @ paths.
+  const names = () => [...SLASH_COMMANDS.map(([usage]) => usage.slice(1).split(' ')[0]!), ...(customCommands(flags, []).commands ?? []).map((command) => command.name)];
+  const prompt = new SessionPrompt({ complete: (line) => completeLine(line, { commands: names, cwd: process.cwd() }) });
   // The terminal's bracketed paste, asked for by the prompt, ends with the session however it ends.
   const endPaste = () => prompt.endPaste();
   process.once('exit', endPaste);
@@ -93,7 +99,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
       case 'exit':
         return 0;
       case 'help':
-        out.write(`${SLASH_COMMANDS.map(([usage, what]) => `  ${usage.padEnd(14)} ${style.dim(what)}`).join('\n')}\n`);
+        out.write(helpText(customCommands(flags, state.remembered), style));
         break;
       case 'model':
         await changeModel(state, line.model, style);
@@ -120,11 +126,41 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         state.cost.clear();
         out.write('  The next message starts a new run.\n');
         break;
-      case 'unknown':
-        out.write(`  There is no /${line.name}: /help lists the commands.\n`);
+      case 'unknown': {
+        // A custom command is a message: the turn sends its text (expanded, and recorded, there).
+        const custom = customCommands(flags, state.remembered).commands?.find((command) => command.name === line.name);
+        if (custom && !custom.untrusted) await message(state, answer.line.trim());
+        else if (custom) out.write(`  ${showControls(`/${line.name} is a command of this repository (${relative(process.cwd(), custom.file)}), left out because this folder is not trusted: run savepoint with --trust to trust it (docs/trust.md).`)}\n`);
+        else out.write(`  There is no /${showControls(line.name)}: /help lists the commands.\n`);
         break;
+      }
     }
   }
+}
+
+// The custom commands as the files are now (a session may add or edit one between messages), and
+// those a built-in's name hides; none when the settings cannot be read (the next turn says why).
+function customCommands(flags: DriveFlags, remembered: string[]): { commands?: CustomCommand[]; shadowed?: CustomCommand[] } {
+  try {
+    const { commands, shadowed } = sessionSettings(flags, process.cwd(), process.env, remembered);
+    return { commands, shadowed };
+  } catch {
+    return {};
+  }
+}
+
+// /help: the built-in commands, then the custom ones with their descriptions and where each is from.
+function helpText({ commands = [], shadowed = [] }: { commands?: CustomCommand[]; shadowed?: CustomCommand[] }, style: Style): string {
+  const lines = SLASH_COMMANDS.map(([usage, what]) => `  ${usage.padEnd(14)} ${style.dim(what)}`);
+  if (commands.length) lines.push('', '  Custom commands (.savepoint/commands, .claude/commands, your own):');
+  for (const command of commands) {
+    const usage = showControls(`/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ''}`);
+    const from = command.source === 'user' ? 'yours' : relative(process.cwd(), command.file);
+    const what = command.untrusted ? 'left out: this folder is not trusted (--trust)' : command.description;
+    lines.push(`  ${usage.padEnd(14)} ${style.dim(showControls(`${what}${what ? ' ' : ''}(${from})`))}`);
+  }
+  for (const command of shadowed) lines.push(`  ${style.dim(showControls(`${relative(process.cwd(), command.file)} is not used: the built-in /${command.name} wins.`))}`);
+  return `${lines.join('\n')}\n`;
 }
 
 // What the session knows between turns.

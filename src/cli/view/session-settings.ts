@@ -6,8 +6,15 @@ import { basename } from 'node:path';
 import { isSavepointError } from '../../errors/index.js';
 import { MCP_CONFIG_FILE } from '../../tools/mcp/index.js';
 import { findRepository } from '../../git/repository.js';
-import { loadSettings, permissionRules, type PermissionMode, type PermissionRules, type Settings } from '../../settings/index.js';
+import { findCustomCommands, loadSettings, permissionRules, type CustomCommand, type PermissionMode, type PermissionRules, type Settings } from '../../settings/index.js';
 import type { DriveFlags } from './drive-flags.js';
+
+/**
+ * The names the interactive session's own slash commands answer to, aliases included
+ * (interactive/slash-commands.ts parses them): a custom command of one of these names is never
+ * used, in the session or by `run`, so that `/help` means one thing everywhere.
+ */
+export const BUILT_IN_NAMES: ReadonlySet<string> = new Set(['help', '?', 'exit', 'quit', 'cost', 'diff', 'runs', 'compact', 'new', 'model', 'fork']);
 
 /** The settings as one command uses them, flags applied. */
 export interface SessionSettings {
@@ -22,6 +29,13 @@ export interface SessionSettings {
   defaultModel?: string;
   network: boolean;
   gitWrites: boolean;
+  /**
+   * The custom commands found (the repository's marked untrusted in an untrusted folder), a
+   * built-in's name left out: the session's own command of that name wins (`shadowed` lists them).
+   */
+  commands: CustomCommand[];
+  /** Custom commands never used because a built-in has their name. */
+  shadowed: CustomCommand[];
   /** The MCP servers in force by name (later files win on a name; the repository's only trusted and approved), for the session's `mcpServers`, each with its file; undefined when none. */
   mcpServers?: { servers: Record<string, unknown>; source: Record<string, string> };
 }
@@ -36,7 +50,10 @@ export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' |
   const settings = loadSettings(root, env, { trust: Boolean(flags.trust) });
   const rules = permissionRules(settings);
   for (const rule of remembered) rules.addAllow(rule);
+  const found = findCustomCommands(root, settings.trust.state !== 'untrusted', env);
   return {
+    commands: found.filter((command) => !BUILT_IN_NAMES.has(command.name)),
+    shadowed: found.filter((command) => BUILT_IN_NAMES.has(command.name)),
     settings,
     ...(root ? { root } : {}),
     rules,

@@ -150,6 +150,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       signal: controller.signal,
       approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: beforeQuestion }),
       permission: (tool, input) => settings.rules.decide(tool, input),
+      // What the person typed becomes what the model is sent: custom commands, @-mentions.
+      expand: { commands: settings.commands, mentions: true },
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop, beforeQuestion) : undefined,
       onEvent: (event) => {
         // What .mcp.json names that did not start is said in the left-out line, before the run.
