@@ -44,11 +44,14 @@ export interface SessionSettings {
  * Loads the settings for `dir` (the current directory) and applies `flags` over them; `remembered`
  * are the allow rules `a` added earlier in an interactive session (kept for the rest of it).
  */
-export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites' | 'trust'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env, remembered: readonly string[] = []): SessionSettings {
+export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites' | 'trust' | 'allowedTools' | 'disallowedTools'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env, remembered: readonly string[] = []): SessionSettings {
   const root = repositoryRoot(dir, env);
   // --trust trusts the folder's files as they are now, and records it (docs/trust.md).
   const settings = loadSettings(root, env, { trust: Boolean(flags.trust) });
   const rules = permissionRules(settings);
+  // The person's rules for this command: their own say-so, as their settings file's are.
+  for (const rule of flags.allowedTools ?? []) rules.addGiven('allow', rule, '--allowedTools');
+  for (const rule of flags.disallowedTools ?? []) rules.addGiven('deny', rule, '--disallowedTools');
   for (const rule of remembered) rules.addAllow(rule);
   const found = findCustomCommands(root, settings.trust.state !== 'untrusted', env);
   return {
