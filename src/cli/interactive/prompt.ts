@@ -65,6 +65,11 @@ export class SessionPrompt {
       this.ahead.partial = '';
       return;
     }
+    this.addTypedAhead(keys);
+  }
+
+  /** Adds keys typed during a turn (read by the turn's own reader: turn-keys.ts) to the lines typed ahead: each whole line a message for the prompts after it. */
+  addTypedAhead(keys: string): void {
     const lines = typedMessages(this.ahead.partial + keys);
     this.ahead.partial = lines.pop()!;
     this.ahead.lines.push(...lines.filter((line) => line.trim() !== ''));

@@ -20,6 +20,7 @@ import { pickRun } from './picker.js';
 import { SessionPrompt } from './prompt.js';
 import { parsePromptLine, SLASH_COMMANDS } from './slash-commands.js';
 import { completeLine } from './completion.js';
+import { TurnKeys } from './turn-keys.js';
 import { relative } from 'node:path';
 import { sessionSettings } from '../view/session-settings.js';
 import type { CustomCommand } from '../../settings/index.js';
@@ -247,11 +248,16 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
   let configured = false;
   let failed = false;
   let opened = false;
+  // Esc stops the turn as Ctrl-C does (the same SIGINT, so the same stop and the same record); the
+  // keys typed meanwhile are the prompt's. A question of the turn reads the terminal itself: the
+  // keys are not read from it then, and again from the next step on.
+  const keys = new TurnKeys({ stop: () => process.kill(process.pid, 'SIGINT'), typed: (typed) => state.prompt.addTypedAhead(typed) });
   const view: TurnView = {
     quietReplay: true,
     inSession: true,
     noAnswer,
     onEvent: (event) => {
+      if (event.type === 'started') keys.resume();
       if (event.type === 'opened') {
         opened = true;
         state.run = event.run;
@@ -265,13 +271,19 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
     remembered: state.remembered,
     declinedTrust: state.declinedTrust,
     // Lines typed during the turn are messages for after it, not the answer to its question.
-    beforeQuestion: () => state.prompt.keepTypedAhead(),
+    beforeQuestion: () => {
+      keys.pause();
+      return state.prompt.keepTypedAhead();
+    },
   };
   try {
+    keys.resume();
     failed = (await runOnTerminal(drive, flags, process.stdout, view)) !== 0;
   } catch (error) {
     failed = true;
     report(error);
+  } finally {
+    keys.pause();
   }
   if (!recorded && state.run) {
     state.run = undefined;
