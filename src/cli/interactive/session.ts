@@ -95,7 +95,8 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
     const line = parsePromptLine(answer.line);
     switch (line.type) {
       case 'message':
-        if (line.text) await message(state, line.text);
+        // A message typed with "//" starts with "/" as typed, never as a custom command.
+        if (line.text) await message(state, line.text, answer.line.trim().startsWith('//'));
         break;
       case 'exit':
         return 0;
@@ -188,17 +189,17 @@ interface SessionState {
 }
 
 // A message: a new run's task, or a follow-up of the session's run.
-async function message(state: SessionState, text: string): Promise<void> {
+async function message(state: SessionState, text: string, noCommands = false): Promise<void> {
   if (!state.run) {
     // A new run each time (a session's task is typed, not a command repeated), unless --run named it.
     const named = state.newRun;
     state.newRun = undefined;
-    await turn(state, (session) => startRun({ ...session, task: text, ...(named ? { run: named } : { fresh: true }) }), { ...state.flags, model: state.model });
+    await turn(state, (session) => startRun({ ...session, task: text, ...(named ? { run: named } : { fresh: true }) }), { ...state.flags, model: state.model }, false, noCommands);
     return;
   }
   const run = state.run;
   // Every message the person sends is recorded once, even one that repeats the last word for word.
-  await turn(state, (session) => continueRun({ ...session, message: text, newMessage: true, run }), { ...state.flags, model: undefined });
+  await turn(state, (session) => continueRun({ ...session, message: text, newMessage: true, run }), { ...state.flags, model: undefined }, false, noCommands);
 }
 
 // /model <id>: before the first message, the new run's model; after it, a config step of the run now.
@@ -240,7 +241,7 @@ async function fork(state: SessionState, step: number | undefined, bad: string |
 // One turn through runOnTerminal (the same printer, approvals and Ctrl-C as `run`); an error is
 // told in one paragraph and the prompt comes back. Resolves with whether the turn recorded a
 // config step (/model's change), whether it ended in an error, and whether it opened its run.
-async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags, noAnswer = false): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
+async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags, noAnswer = false, noCommands = false): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
   // A run exists in the journal once a step of it is recorded: a new run stopped before that does
   // not. The session's run before this turn (a follow-up's, -c's, a fork's) exists already, even
   // when this turn is refused before it opens (a lock held, a settings file broken meanwhile).
@@ -256,6 +257,7 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
     quietReplay: true,
     inSession: true,
     noAnswer,
+    noCommands,
     onEvent: (event) => {
       if (event.type === 'started') keys.resume();
       if (event.type === 'opened') {
