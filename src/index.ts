@@ -23,7 +23,8 @@
  */
 /** The session: the whole agent run, as the CLI drives it. */
 export { startRun, resumeRun, continueRun, forkRun, runIdForTask } from './session/index.js';
-export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces } from './session/index.js';
+export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces, MessageExpansion } from './session/index.js';
+export { findCustomCommands, type CustomCommand } from './settings/index.js';
 export type { ForkResult } from './valve/fork.js';
 
 /** The agent loop and its parts, for a loop of one's own around the same valve. */
