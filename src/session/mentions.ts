@@ -70,7 +70,12 @@ function readMentioned(mention: string, { root, cwd, permission }: MentionContex
     throw error;
   }
   const path = toRepoRelative(root, real);
-  const stats = statSync(real);
+  let stats: ReturnType<typeof statSync>;
+  try {
+    stats = statSync(real);
+  } catch {
+    return undefined; // a link to nothing inside the repository: no file, plain text
+  }
   if (stats.isDirectory()) return undefined;
   const special = specialFileKind(stats);
   if (special) throw new MentionRefusedError(mention, `${path} is ${special}, not a regular file`);

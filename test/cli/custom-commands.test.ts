@@ -96,8 +96,8 @@ describe('@path mentions', { concurrency: true }, () => {
     assert.equal(lastUserText(fake.requests[1]!), 'and @notes.txt\n\n<file path="notes.txt">\nremember the tests\n</file>');
   });
 
-  test('@../outside (a file outside the repository) is refused as read_file refuses it: one paragraph, nothing sent', async () => {
-    const repo = await scratch.repo({ 'README.md': '# outside\n' });
+  test('@../outside (a file outside the repository), @.git/config and a file a read rule denies are refused as read_file refuses them: one paragraph, nothing sent', async () => {
+    const repo = await scratch.repo({ 'README.md': '# outside\n', 'secret.txt': 'hunter2\n' });
     // ../<this repository's name>-outside: a file beside the repository, of this test's own.
     const outside = `${basename(repo.root)}-outside`;
     writeFileSync(join(dirname(repo.root), outside), 'secret\n');
@@ -107,6 +107,12 @@ describe('@path mentions', { concurrency: true }, () => {
     assert.equal(result.code, 1);
     const paragraph = assertOneParagraph(result.stderr);
     assert.match(paragraph, new RegExp(`@\\.\\./${outside} cannot be put in the message: .*resolves outside the repository.*Nothing was sent`));
+    const inGit = await runCli(['run', 'read @.git/config'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHomeIn(scratch) } });
+    assert.equal(inGit.code, 1);
+    assert.match(assertOneParagraph(inGit.stderr), /@\.git\/config cannot be put in the message: .*inside \.git/);
+    const denied = await runCli(['run', '--disallowedTools', 'Read(secret.txt)', 'read @secret.txt'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHomeIn(scratch) } });
+    assert.equal(denied.code, 1);
+    assert.match(assertOneParagraph(denied.stderr), /@secret\.txt cannot be put in the message: reading secret\.txt is denied by the rule "Read\(secret\.txt\)" \(--disallowedTools\)/);
     assert.equal(fake.requests.length, 0);
     assert.equal((await git(repo.root, ['ls-tree', '-r', '--name-only', 'agent-journal'])).stdout, '', 'no run recorded');
   });
