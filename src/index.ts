@@ -23,7 +23,8 @@
  */
 /** The session: the whole agent run, as the CLI drives it. */
 export { startRun, resumeRun, continueRun, forkRun, runIdForTask, SessionHold } from './session/index.js';
-export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces, HeldRun, HeldRequest } from './session/index.js';
+export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces, HeldRun, HeldRequest, MessageExpansion } from './session/index.js';
+export { findCustomCommands, type CustomCommand } from './settings/index.js';
 export type { ForkResult } from './valve/fork.js';
 
 /** The agent loop and its parts, for a loop of one's own around the same valve. */
@@ -71,6 +72,6 @@ export {
   RestoreConflictError, SetAsideError, WorktreeBusyError, GitDirMismatchError, GitDiscoveryError, NoWorkTreeError,
   RepositoryNotWritableError, JournalCheckedOutError, RestoreWouldUndoError, FilterFailedError,
   UnknownSecretError, SandboxUnavailableError, DiskFullError, JournalWriteRefusedError,
-  TooManyOpenFilesError, SettingsFileError, McpConfigError, McpServerStartError, McpCallError, PushStalledError
+  TooManyOpenFilesError, SettingsFileError, CustomCommandError, MentionRefusedError, McpConfigError, McpServerStartError, McpCallError, PushStalledError
 } from './errors/index.js';
 export type { RunLockOwner, StepIdentity, FileChange, StopSignal, ModelErrorData, PushStalledData } from './errors/index.js';

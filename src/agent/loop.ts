@@ -25,6 +25,11 @@ export interface FollowUp {
   /** What the person said ('' when the step only tells of changed files). */
   message: string;
   /**
+   * What the model is sent for `message` when it differs (a custom command, `@path` mentions): a
+   * new follow-up's is recorded in the step's result, and a replay sends the recorded one.
+   */
+  sent?: string;
+  /**
    * The files the person changed by hand since the run's last checkpoint, kept: the model is told
    * in this step's turn, and the step records the working tree as the run's next checkpoint.
    */
@@ -385,11 +390,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     // The files the person changed are part of the step's input: replay rebuilds the same turn.
     const changed = next.changedFiles?.length ? { changedFiles: next.changedFiles } : {};
     const input = { message: next.message, ...changed };
-    type Recorded = { message: string; changedFiles?: ChangedFile[] } & PromptHookOutcome;
+    // What the model is sent, when it is not the words typed, is the step's result: the step's
+    // identity stays the words (a command file changed since does not change the step).
+    type Recorded = { message: string; changedFiles?: ChangedFile[]; sent?: string } & PromptHookOutcome;
     const run = async (): Promise<Recorded> => {
-      if (!next.message || !hooks?.has('UserPromptSubmit')) return input;
-      const outcome = await hooks.userPromptSubmit(next.message);
-      return { ...input, ...outcome };
+      const result = next.sent !== undefined ? { ...input, sent: next.sent } : input;
+      if (!next.message || !hooks?.has('UserPromptSubmit')) return result;
+      // The hooks see what the model would be sent (a command's text, the files mentioned).
+      return { ...result, ...(await hooks.userPromptSubmit(next.sent ?? next.message)) };
     };
     const recorded = await journal.step(USER_STEP_KIND, input, run, {
       describe: next.message || !changed.changedFiles ? `user "${shortValue(next.message, 40)}"` : `user (changed by hand: ${shortValue(changed.changedFiles.map((file) => file.path).join(', '), 40)})`,
@@ -400,7 +408,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     budget.count();
     stopBlocks = 0;
     if (recorded.blocked !== undefined) options.onHook?.({ event: 'UserPromptSubmit', blocked: recorded.blocked });
-    const message = recorded.blocked !== undefined ? '' : withContext(recorded.message, recorded.context);
+    const said = typeof recorded.sent === 'string' ? recorded.sent : recorded.message;
+    const message = recorded.blocked !== undefined ? '' : withContext(said, recorded.context);
     const text = [handEditNote(recorded.changedFiles), message].filter(Boolean).join('\n\n');
     if (!text) return false;
     if (pending) pending = [...pending, { type: 'text', text }];

@@ -13,3 +13,10 @@ export class SettingsFileError extends SavepointError<{ file: string; key?: stri
     );
   }
 }
+
+/** A custom command (`<name>.md`) that cannot be used: unreadable, too long, or a repository's command in a folder not trusted. Nothing was sent. */
+export class CustomCommandError extends SavepointError<{ name: string; file: string; problem: string }> {
+  constructor(name: string, file: string, problem: string) {
+    super('ECOMMAND', `The custom command /${name} (${file}) ${problem}; nothing was sent.`, { name, file, problem });
+  }
+}

@@ -97,7 +97,14 @@ export interface PinnedMcpTool {
 export interface RunRecord {
   format: typeof RUN_FORMAT;
   id: string;
+  /** What the person typed: the run's identity (its id derives from it). */
   task: string;
+  /**
+   * What the model was sent for the task when it differs from `task`: a custom command's text, the
+   * files `@path` mentions brought. Recorded when the run is created, so a replay sends exactly
+   * this, whatever the command or the files say now.
+   */
+  prompt?: string;
   model?: string;
   /** The user's HEAD when the run started. */
   baseCommit?: string;

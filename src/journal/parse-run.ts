@@ -18,6 +18,7 @@ export function parseRunRecord(text: string, path: string): RunRecord {
   if (typeof value !== 'object' || value === null) fail('it is not a JSON object');
   if (value.format !== RUN_FORMAT) fail(`its format is ${JSON.stringify(value.format)}, expected "${RUN_FORMAT}"`);
   if (typeof value.id !== 'string' || typeof value.task !== 'string') fail('its id or task is missing');
+  if (value.prompt !== undefined && typeof value.prompt !== 'string') fail('its prompt is not text');
   if (!['running', 'finished', 'failed'].includes(value.status as string)) fail(`its status ${JSON.stringify(value.status)} is unknown`);
   if (!Array.isArray(value.attempts)) fail('its attempts list is missing');
   if (!isValidRunId(value.id as string)) fail(`its id ${JSON.stringify((value.id as string).slice(0, 120))} is not a run id`);

@@ -44,10 +44,18 @@ export interface RunTarget {
   /** The journal store the entry point opened: the run's repository and object store come with it. */
   store: JournalStore;
   run: string;
+  /** What the person typed: recorded in run.json, the run's identity. */
   task: string;
+  /**
+   * What the model is sent for the task when the run is new, when it differs from the task (a
+   * custom command, `@path` mentions): recorded in run.json as its prompt. Asked only for a new run.
+   */
+  prompt?: () => string | undefined;
   model: string;
   /** A follow-up instruction to record after the run's recorded ones (`continue`). */
   followUp?: string;
+  /** What the model is sent for a new follow-up when it differs from `followUp` (recorded as the user step's result). Asked only when the follow-up is new. */
+  followUpSent?: () => string | undefined;
   /**
    * The follow-up is a new message whatever the journal holds: one the person sent in a session,
    * recorded once each even when it repeats the last one word for word. Without it, the identical
@@ -235,6 +243,7 @@ class RunLife {
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
+      ...(target.prompt ? { prompt: target.prompt } : {}),
       model: target.model,
       ...(target.lineage ? { lineage: target.lineage } : {}),
       // A new run pins the build's prompt (with the project's instructions), tools and settings; an
@@ -371,7 +380,8 @@ class RunLife {
     const life = this;
     return runAgent({
       journal,
-      task: target.task,
+      // What the run sent (run.json's prompt) when it differs from what the person typed.
+      task: journal.prompt ?? target.task,
       config: journal.config!,
       provider: (model) => this.provider(model),
       tools: this.tools,

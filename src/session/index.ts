@@ -8,4 +8,5 @@ export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions } from '
 export { driveSession, type RunTarget } from './drive.js';
 export { SessionHold, type HeldRun, type HeldRequest } from './hold.js';
 export { runIdForTask, legacyRunIdForTask, caseFoldedRunIdForTask, normalizeTask, resolveRunId, runsForTask } from '../journal/run-id.js';
+export { expandMessage, type MessageExpansion } from './message-expansion.js';
 export type { SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces } from './types.js';

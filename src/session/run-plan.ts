@@ -29,7 +29,7 @@ export interface OpenedRun extends RunPlan {
 }
 
 /** What `target` asks of the run `journal` holds: its follow-ups and config changes, new ones added at the steps they will take. */
-export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | 'followUp' | 'newMessage' | 'modelChange' | 'compact'>): OpenedRun {
+export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | 'followUp' | 'followUpSent' | 'newMessage' | 'modelChange' | 'compact'>): OpenedRun {
   const record = journal.runRecord;
   const followUps = recordedFollowUps(journal);
   const configChanges = recordedConfigChanges(journal);
@@ -48,7 +48,11 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   const before = (newChange ? 1 : 0) + (target.compact ? 1 : 0);
   // Its step is the one after the journal's last: a run stopped short of its answer (a limit, a
   // crash) hears it before its next model call; a finished one right after its final answer.
-  if (newFollowUp) followUps.push({ message: target.followUp!, step: journal.history.lastPosition + 1 + before });
+  if (newFollowUp) {
+    // Expanded only now that it is known to be new: a recorded one sends what it sent.
+    const sent = target.followUpSent?.();
+    followUps.push({ message: target.followUp!, ...(sent !== undefined ? { sent } : {}), step: journal.history.lastPosition + 1 + before });
+  }
   // A finished run replays with no key; anything else needs one before anything happens (a
   // change of model alone to a finished run asks no model).
   const replayOnly = record?.status === 'finished' && !newFollowUp && !newChange && !target.compact;

@@ -20,6 +20,7 @@ import { pusherOptions, withFenceAdvice } from './pushing.js';
 import { fetchJournal, stopGits } from '../journal/push.js';
 import { DEFAULT_PUSH_TIMEOUT_MS } from '../journal/pusher.js';
 import { resolveRunId, runsForTask, sameTask, taskRunBases } from '../journal/run-id.js';
+import { expandMessage } from './message-expansion.js';
 import type { RunOutcome, SessionOptions } from './types.js';
 
 /** Options of startRun: the task, and which of its runs. */
@@ -82,7 +83,15 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   assertPinned(record, options);
   // Yesterday's success is not today's: a finished run replays only on the repository as it left it.
   const renew = renewal && record?.status === 'finished' ? { renew: { run: renewal, model: modelOf(undefined, options) } } : {};
-  return drive({ store, run, task: record?.task ?? task, model: modelOf(record, options), ...renew }, record ? await fencedOptions(store, run, options) : options);
+  // What the model is sent, expanded from what was typed (a custom command, @-mentions) only for a new run.
+  const prompt = options.expand ? { prompt: () => expandedText(store, options.task, options) } : {};
+  return drive({ store, run, task: record?.task ?? task, ...prompt, model: modelOf(record, options), ...renew }, record ? await fencedOptions(store, run, options) : options);
+}
+
+// What the model is sent for `typed` (a task, a follow-up), redacted as the typed words are; undefined when it is the words themselves.
+function expandedText(store: JournalStore, typed: string, options: SessionOptions): string | undefined {
+  const sent = expandMessage(typed, options.expand, { root: store.repo.root, cwd: options.dir ?? process.cwd(), ...(options.permission ? { permission: options.permission } : {}) });
+  return sent === undefined ? undefined : openRunSecrets(store.repo.commonDir, options.env).redactor.text(sent);
 }
 
 // Whether a run was created in another worktree of this repository and never went live in this
@@ -150,7 +159,8 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   // --model on continue is a change of model within the run (a config step), not a clash with the pinned one.
   assertPinned(record, { ...options, model: undefined });
   // The person's own changes to the files are kept (and the model told of them): a follow-up is about the files as they are.
-  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), keepByDefault: true, ...(message ? { followUp: message, ...(options.newMessage ? { newMessage: true } : {}) } : {}), ...(options.compact ? { compact: true } : {}) };
+  const sent = options.expand && message ? { followUpSent: () => expandedText(store, options.message, options) } : {};
+  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), keepByDefault: true, ...(message ? { followUp: message, ...sent, ...(options.newMessage ? { newMessage: true } : {}) } : {}), ...(options.compact ? { compact: true } : {}) };
   return drive(options.model !== undefined ? { ...target, modelChange: options.model } : target, await fencedOptions(store, record.id, options));
 }
 

@@ -13,6 +13,7 @@ import type { HookDefinition } from '../tools/hook-command.js';
 import type { HookNotice } from '../agent/loop.js';
 import type { HookWarning } from '../agent/hooks.js';
 import type { SessionHold } from './hold.js';
+import type { MessageExpansion } from './message-expansion.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
 export interface SessionOptions {
@@ -37,6 +38,12 @@ export interface SessionOptions {
   approve?: Approver;
   /** Settings' allow and deny rules, asked before `approve` for every live tool call: a deny holds even when `approve` says yes. */
   permission?: PermissionCheck;
+  /**
+   * How what the person typed becomes what the model is sent: custom commands (`/greet Ada`) and
+   * `@path` mentions (message-expansion.ts). Only a new task or a new follow-up is expanded; the
+   * expansion is recorded, so a replay sends what was sent. Default: nothing is expanded.
+   */
+  expand?: MessageExpansion;
   /** Stop before the step that would pass this many steps of the run (any kind). No limit by default. */
   maxSteps?: number;
   /** Stop before the model call that would pass this many model calls of the run (compactions included). */

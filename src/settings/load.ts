@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { SettingsFileError } from '../errors/index.js';
 import { buildOwnGit } from '../git/repository.js';
 import { userConfigDir } from './config-dir.js';
+import { findCustomCommands } from './custom-commands.js';
 import { PermissionRules } from './permissions.js';
 import { expandedVariables, readMcpJsonServers, repositoryFiles, serverDigest } from './repository-files.js';
 import { readSettingsFile, parseSettings, PERMISSION_MODES, type HookSettings, type McpServerSettings, type PermissionMode } from './settings-file.js';
@@ -180,6 +181,14 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
       else settings.leftOut.push({ what: `${hook.event} hook${hook.matcher ? ` on "${hook.matcher}"` : ''}`, source: path, why: 'untrusted', hook });
     }
     for (const key of layer.unknownKeys) settings.unknownKeys.push({ file: path, key });
+  }
+  // The repository's custom commands tell the model what to do: in force only in a trusted folder.
+  if (root && !trusted) {
+    const untrusted = findCustomCommands(root, false, env).filter((command) => command.untrusted);
+    for (const source of new Set(untrusted.map((command) => dirname(command.file)))) {
+      const names = untrusted.filter((command) => dirname(command.file) === source).map((command) => `/${command.name}`);
+      leaveOut(`custom command${names.length === 1 ? '' : 's'} ${names.slice(0, 4).join(', ')}${names.length > 4 ? ` and ${names.length - 4} more` : ''}`, source);
+    }
   }
   const approvals = root && trust.folder ? (folderRecord(root, env).servers ?? {}) : {};
   for (const [name, definitions] of servers) {

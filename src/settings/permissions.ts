@@ -71,6 +71,33 @@ export const CLAUDE_CODE_TOOLS: Readonly<Record<string, readonly string[]>> = {
 // The tools whose `path` is the one file they change.
 const WRITE_TOOLS = new Set(['write_file', 'edit_file']);
 
+/**
+ * The rules of a command-line list as Claude Code's `--allowedTools` takes them: separated by commas
+ * or spaces, except inside a rule's parentheses (`Bash(npm test:*), Read`); each checked by
+ * parseRule, the first bad one named in `problem`.
+ */
+export function splitRuleList(list: string): { rules: string[]; problem?: { rule: string; problem: string } } {
+  const rules: string[] = [];
+  let current = '';
+  let depth = 0;
+  for (const char of list) {
+    if (char === '(') depth++;
+    else if (char === ')') depth = Math.max(0, depth - 1);
+    if (depth === 0 && (char === ',' || /\s/.test(char))) {
+      if (current.trim()) rules.push(current.trim());
+      current = '';
+      continue;
+    }
+    current += char;
+  }
+  if (current.trim()) rules.push(current.trim());
+  for (const rule of rules) {
+    const { problem } = parseRule(rule);
+    if (problem) return { rules, problem: { rule, problem } };
+  }
+  return { rules };
+}
+
 /** Splits `name(pattern)` and checks it; `problem` says what is wrong with a malformed or unknown one. */
 export function parseRule(rule: string): ParsedRule {
   const text = rule.trim();
@@ -110,6 +137,15 @@ export class PermissionRules {
     this.allow = (rules.allow ?? []).map(entry);
     this.deny = (rules.deny ?? []).map(entry);
     this.root = rules.root;
+  }
+
+  /**
+   * Adds a rule the person gave on the command line (`--allowedTools`, `--disallowedTools`): their
+   * own say-so, as their own settings file's rules are (scope 'user'), `source` naming the flag.
+   */
+  addGiven(kind: 'allow' | 'deny', rule: string, source: string): void {
+    const list = kind === 'allow' ? this.allow : this.deny;
+    if (!list.some((entry) => entry.rule === rule && entry.source === source)) list.push({ rule, source, scope: 'user' });
   }
 
   /** Adds an allow rule for the rest of this process (`a` at an approval). */

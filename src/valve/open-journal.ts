@@ -40,6 +40,7 @@ export async function openRunJournal(store: JournalStore, options: Omit<OpenJour
     const record = await readRunRecord(store, options.run);
     const tally = new EntryTotals(); // added up while the entries are read and checked: never read again for it
     const entries = await readKeptEntries(store, options.run, (entry) => tally.add(entry));
+    if (typeof options.prompt === 'function') options = { ...options, prompt: !record && entries.length === 0 ? options.prompt() : undefined };
     if (typeof options.config === 'function') options = { ...options, config: await options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };

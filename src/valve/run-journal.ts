@@ -315,6 +315,11 @@ export class RunJournal {
     return this.runFile.current;
   }
 
+  /** What the model is sent for the task: the prompt run.json recorded (RunRecord.prompt), else the one a new run will record; undefined: the task itself. */
+  get prompt(): string | undefined {
+    return this.runFile.current ? this.runFile.current.prompt : (this.options.prompt as string | undefined);
+  }
+
   /** The configuration the run uses: the one run.json recorded, else the one it will record. */
   get config(): RunConfig | undefined {
     return this.runFile.current?.config ?? (this.options.config as RunConfig | undefined);

@@ -185,6 +185,7 @@ function newRunRecord(run: string, options: Omit<OpenJournalOptions, 'dir'>, ori
     format: RUN_FORMAT,
     id: run,
     task: options.task ?? '',
+    ...(typeof options.prompt === 'string' ? { prompt: options.prompt } : {}),
     model: options.model,
     baseCommit: 'baseCommit' in options ? options.baseCommit : origin.baseCommit,
     worktree: origin.worktree,

@@ -98,6 +98,11 @@ export interface OpenJournalOptions {
   run: string;
   /** Recorded in run.json when the run is created. */
   task?: string;
+  /**
+   * What the model is sent for the task, when it differs from it (RunRecord.prompt): recorded in
+   * run.json when the run is created. A function is called only for a new run.
+   */
+  prompt?: string | (() => string | undefined);
   model?: string;
   lineage?: RunRecord['lineage'];
   /**

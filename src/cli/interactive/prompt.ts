@@ -32,8 +32,8 @@ export class SessionPrompt {
   readonly history: string[] = [];
   private readonly ahead: TypedAhead = { lines: [], partial: '' };
 
-  /** The prompt on `io` (default: this process's terminal). */
-  constructor(private readonly io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}) {}
+  /** The prompt on `io` (default: this process's terminal); `complete` answers Tab (readline's completer). */
+  constructor(private readonly io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; complete?: (line: string) => [string[], string] } = {}) {}
 
   /** Notes `line`, given some other way than typed here (the session's first message from the command line), as typed. */
   remember(line: string): void {
@@ -65,6 +65,11 @@ export class SessionPrompt {
       this.ahead.partial = '';
       return;
     }
+    this.addTypedAhead(keys);
+  }
+
+  /** Adds keys typed during a turn (read by the turn's own reader: turn-keys.ts) to the lines typed ahead: each whole line a message for the prompts after it. */
+  addTypedAhead(keys: string): void {
     const lines = typedMessages(this.ahead.partial + keys);
     this.ahead.partial = lines.pop()!;
     this.ahead.lines.push(...lines.filter((line) => line.trim() !== ''));
@@ -84,7 +89,7 @@ function rawKey(sequence: string | undefined, key: { name?: string } | undefined
   return sequence ?? '';
 }
 
-function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream }): Promise<PromptAnswer> {
+function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; complete?: (line: string) => [string[], string] }): Promise<PromptAnswer> {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
   // The last prompt's keys were all handled before this call (it follows their chunk): stop keeping.
@@ -122,7 +127,7 @@ function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io
     };
     ahead.keep = keep;
     input.on('keypress', keep);
-    const rl = createInterface({ input, output, terminal: true, history: [...history], historySize: HISTORY_SIZE, removeHistoryDuplicates: true, prompt });
+    const rl = createInterface({ input, output, terminal: true, history: [...history], historySize: HISTORY_SIZE, removeHistoryDuplicates: true, prompt, ...(io.complete ? { completer: io.complete } : {}) });
     const finish = (answer: PromptAnswer) => {
       if (done) return;
       done = true;

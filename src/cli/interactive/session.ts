@@ -20,6 +20,11 @@ import { styleFor, type Style } from '../terminal/style.js';
 import { pickRun } from './picker.js';
 import { SessionPrompt } from './prompt.js';
 import { parsePromptLine, SLASH_COMMANDS } from './slash-commands.js';
+import { completeLine } from './completion.js';
+import { TurnKeys } from './turn-keys.js';
+import { relative } from 'node:path';
+import { sessionSettings } from '../view/session-settings.js';
+import type { CustomCommand } from '../../settings/index.js';
 
 /** How the session opens: on a new run (the first message), this worktree's latest run, or a chosen one. */
 export interface SessionStart {
@@ -37,7 +42,9 @@ export const PROMPT = '› ';
 
 /** Runs the session until the person leaves; resolves with the exit code (0; 1 when -c / -r cannot open the run). */
 export async function runInteractive(flags: DriveFlags, start: SessionStart = {}): Promise<number> {
-  const prompt = new SessionPrompt();
+  // Tab completes the slash commands' names (the custom ones as they are on disk now) and @ paths.
+  const names = () => [...SLASH_COMMANDS.map(([usage]) => usage.slice(1).split(' ')[0]!), ...(customCommands(flags, []).commands ?? []).map((command) => command.name)];
+  const prompt = new SessionPrompt({ complete: (line) => completeLine(line, { commands: names, cwd: process.cwd() }) });
   // The terminal's bracketed paste, asked for by the prompt, ends with the session however it ends.
   const endPaste = () => prompt.endPaste();
   process.once('exit', endPaste);
@@ -94,12 +101,13 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
     const line = parsePromptLine(answer.line);
     switch (line.type) {
       case 'message':
-        if (line.text) await message(state, line.text);
+        // A message typed with "//" starts with "/" as typed, never as a custom command.
+        if (line.text) await message(state, line.text, answer.line.trim().startsWith('//'));
         break;
       case 'exit':
         return 0;
       case 'help':
-        out.write(`${SLASH_COMMANDS.map(([usage, what]) => `  ${usage.padEnd(14)} ${style.dim(what)}`).join('\n')}\n`);
+        out.write(helpText(customCommands(flags, state.remembered), style));
         break;
       case 'model':
         await changeModel(state, line.model, style);
@@ -127,11 +135,41 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         state.cost.clear();
         out.write('  The next message starts a new run.\n');
         break;
-      case 'unknown':
-        out.write(`  There is no /${line.name}: /help lists the commands.\n`);
+      case 'unknown': {
+        // A custom command is a message: the turn sends its text (expanded, and recorded, there).
+        const custom = customCommands(flags, state.remembered).commands?.find((command) => command.name === line.name);
+        if (custom && !custom.untrusted) await message(state, answer.line.trim());
+        else if (custom) out.write(`  ${showControls(`/${line.name} is a command of this repository (${relative(process.cwd(), custom.file)}), left out because this folder is not trusted: run savepoint with --trust to trust it (docs/trust.md).`)}\n`);
+        else out.write(`  There is no /${showControls(line.name)}: /help lists the commands.\n`);
         break;
+      }
     }
   }
+}
+
+// The custom commands as the files are now (a session may add or edit one between messages), and
+// those a built-in's name hides; none when the settings cannot be read (the next turn says why).
+function customCommands(flags: DriveFlags, remembered: string[]): { commands?: CustomCommand[]; shadowed?: CustomCommand[] } {
+  try {
+    const { commands, shadowed } = sessionSettings(flags, process.cwd(), process.env, remembered);
+    return { commands, shadowed };
+  } catch {
+    return {};
+  }
+}
+
+// /help: the built-in commands, then the custom ones with their descriptions and where each is from.
+function helpText({ commands = [], shadowed = [] }: { commands?: CustomCommand[]; shadowed?: CustomCommand[] }, style: Style): string {
+  const lines = SLASH_COMMANDS.map(([usage, what]) => `  ${usage.padEnd(14)} ${style.dim(what)}`);
+  if (commands.length) lines.push('', '  Custom commands (.savepoint/commands, .claude/commands, your own):');
+  for (const command of commands) {
+    const usage = showControls(`/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ''}`);
+    const from = command.source === 'user' ? 'yours' : relative(process.cwd(), command.file);
+    const what = command.untrusted ? 'left out: this folder is not trusted (--trust)' : command.description;
+    lines.push(`  ${usage.padEnd(14)} ${style.dim(showControls(`${what}${what ? ' ' : ''}(${from})`))}`);
+  }
+  for (const command of shadowed) lines.push(`  ${style.dim(showControls(`${relative(process.cwd(), command.file)} is not used: the built-in /${command.name} wins.`))}`);
+  return `${lines.join('\n')}\n`;
 }
 
 // What the session knows between turns.
@@ -160,17 +198,17 @@ interface SessionState {
 }
 
 // A message: a new run's task, or a follow-up of the session's run.
-async function message(state: SessionState, text: string): Promise<void> {
+async function message(state: SessionState, text: string, noCommands = false): Promise<void> {
   if (!state.run) {
     // A new run each time (a session's task is typed, not a command repeated), unless --run named it.
     const named = state.newRun;
     state.newRun = undefined;
-    await turn(state, (session) => startRun({ ...session, task: text, ...(named ? { run: named } : { fresh: true }) }), { ...state.flags, model: state.model });
+    await turn(state, (session) => startRun({ ...session, task: text, ...(named ? { run: named } : { fresh: true }) }), { ...state.flags, model: state.model }, false, noCommands);
     return;
   }
   const run = state.run;
   // Every message the person sends is recorded once, even one that repeats the last word for word.
-  await turn(state, (session) => continueRun({ ...session, message: text, newMessage: true, run }), { ...state.flags, model: undefined });
+  await turn(state, (session) => continueRun({ ...session, message: text, newMessage: true, run }), { ...state.flags, model: undefined }, false, noCommands);
 }
 
 // /model <id>: before the first message, the new run's model; after it, a config step of the run now.
@@ -212,7 +250,7 @@ async function fork(state: SessionState, step: number | undefined, bad: string |
 // One turn through runOnTerminal (the same printer, approvals and Ctrl-C as `run`); an error is
 // told in one paragraph and the prompt comes back. Resolves with whether the turn recorded a
 // config step (/model's change), whether it ended in an error, and whether it opened its run.
-async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags, noAnswer = false): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
+async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags, noAnswer = false, noCommands = false): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
   // A run exists in the journal once a step of it is recorded: a new run stopped before that does
   // not. The session's run before this turn (a follow-up's, -c's, a fork's) exists already, even
   // when this turn is refused before it opens (a lock held, a settings file broken meanwhile).
@@ -220,11 +258,17 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
   let configured = false;
   let failed = false;
   let opened = false;
+  // Esc stops the turn as Ctrl-C does (the same SIGINT, so the same stop and the same record); the
+  // keys typed meanwhile are the prompt's. A question of the turn reads the terminal itself: the
+  // keys are not read from it then, and again from the next step on.
+  const keys = new TurnKeys({ stop: () => process.kill(process.pid, 'SIGINT'), typed: (typed) => state.prompt.addTypedAhead(typed) });
   const view: TurnView = {
     quietReplay: true,
     inSession: true,
     noAnswer,
+    noCommands,
     onEvent: (event) => {
+      if (event.type === 'started') keys.resume();
       if (event.type === 'opened') {
         opened = true;
         state.run = event.run;
@@ -238,15 +282,21 @@ async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>
     remembered: state.remembered,
     declinedTrust: state.declinedTrust,
     // Lines typed during the turn are messages for after it, not the answer to its question.
-    beforeQuestion: () => state.prompt.keepTypedAhead(),
+    beforeQuestion: () => {
+      keys.pause();
+      return state.prompt.keepTypedAhead();
+    },
     carried: () => state.cost.lastTally,
     hold: state.hold,
   };
   try {
+    keys.resume();
     failed = (await runOnTerminal(drive, flags, process.stdout, view)) !== 0;
   } catch (error) {
     failed = true;
     report(error);
+  } finally {
+    keys.pause();
   }
   if (!recorded && state.run) {
     state.run = undefined;

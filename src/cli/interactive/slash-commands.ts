@@ -50,6 +50,7 @@ export function parsePromptLine(line: string): PromptLine {
       return Number.isInteger(step) && step >= 1 ? { type: 'fork', step } : { type: 'fork', bad: arg };
     }
     default:
+      // A name added above joins BUILT_IN_NAMES (view/session-settings.ts): a custom command never takes it.
       return { type: 'unknown', name };
   }
 }

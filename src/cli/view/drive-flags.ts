@@ -4,6 +4,7 @@ import type { LimitReached } from '../../agent/budget.js';
 import { IN_FLIGHT_POLICIES, type InFlightPolicy } from '../../agent/in-flight.js';
 import { UsageError } from '../../errors/index.js';
 import type { SessionOptions } from '../../session/types.js';
+import { splitRuleList } from '../../settings/index.js';
 
 /**
  * The flags of a command that drives a run, as commander parses them: the limits and pinned
@@ -21,6 +22,10 @@ export interface DriveFlags extends Pick<SessionOptions, 'model' | 'maxSteps' | 
   /** --trust: this folder's own files (settings, .mcp.json) take effect, with no terminal too; recorded in the trust store. */
   trust?: boolean;
   json?: boolean;
+  /** --allowedTools: allow rules the person gives for this command (their own, as their settings file's). */
+  allowedTools?: string[];
+  /** --disallowedTools: deny rules the person gives for this command. */
+  disallowedTools?: string[];
 }
 
 /** Adds the options of a command that drives a run (`run`, `resume`, `continue`). */
@@ -52,6 +57,8 @@ export function addDriveOptions(command: Command): Command {
     .option('--no-sandbox', 'run commands unconfined, with your whole environment and file system (default: in bubblewrap where the machine has it)')
     .option('--allow-network', 'let commands in the sandbox reach the network')
     .option('--allow-git-writes', 'let commands in the sandbox write .git (commit, branch, tag); the journal branch is then unprotected')
+    .option('--allowedTools <rules>', 'allow rules for this command, as Claude Code takes them and as settings\' "allow" holds them (comma- or space-separated; repeatable): --allowedTools "Bash(npm test:*),Read" or "run_bash(npm test)" (see docs/settings.md)', ruleList('--allowedTools'))
+    .option('--disallowedTools <rules>', 'deny rules for this command, as settings\' "deny" holds them: --disallowedTools "Bash(rm:*) WebFetch"', ruleList('--disallowedTools'))
     .option('--trust', "trust this folder's own files (.savepoint/settings*.json, .mcp.json) as they are now, and remember it, as answering yes to the trust question does (see docs/trust.md); its MCP servers still need savepoint mcp approve");
 }
 
@@ -64,6 +71,16 @@ export function limitMessage({ limit, value, reached }: LimitReached): string {
   if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
   const what = limit === 'max-steps' ? 'steps' : 'model calls';
   return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
+}
+
+// A flag's list of rules, added to those of its earlier occurrences; a rule parseRule refuses stops the command, named.
+function ruleList(flag: string): (value: string, earlier: string[] | undefined) => string[] {
+  return (value, earlier) => {
+    const { rules, problem } = splitRuleList(value);
+    if (problem) throw new UsageError(`${flag}: the rule "${problem.rule}" ${problem.problem}.`);
+    if (rules.length === 0) throw new UsageError(`${flag} needs one or more rules, such as "Bash(npm test:*)" or "read_file", not "${value}".`);
+    return [...(earlier ?? []), ...rules];
+  };
 }
 
 function positiveInt(flag: string): (value: string) => number {

@@ -6,8 +6,15 @@ import { basename } from 'node:path';
 import { isSavepointError } from '../../errors/index.js';
 import { MCP_CONFIG_FILE } from '../../tools/mcp/index.js';
 import { findRepository } from '../../git/repository.js';
-import { loadSettings, permissionRules, type PermissionMode, type PermissionRules, type Settings } from '../../settings/index.js';
+import { findCustomCommands, loadSettings, permissionRules, type CustomCommand, type PermissionMode, type PermissionRules, type Settings } from '../../settings/index.js';
 import type { DriveFlags } from './drive-flags.js';
+
+/**
+ * The names the interactive session's own slash commands answer to, aliases included
+ * (interactive/slash-commands.ts parses them): a custom command of one of these names is never
+ * used, in the session or by `run`, so that `/help` means one thing everywhere.
+ */
+export const BUILT_IN_NAMES: ReadonlySet<string> = new Set(['help', '?', 'exit', 'quit', 'cost', 'diff', 'runs', 'compact', 'new', 'model', 'fork']);
 
 /** The settings as one command uses them, flags applied. */
 export interface SessionSettings {
@@ -24,6 +31,13 @@ export interface SessionSettings {
   remote?: string;
   network: boolean;
   gitWrites: boolean;
+  /**
+   * The custom commands found (the repository's marked untrusted in an untrusted folder), a
+   * built-in's name left out: the session's own command of that name wins (`shadowed` lists them).
+   */
+  commands: CustomCommand[];
+  /** Custom commands never used because a built-in has their name. */
+  shadowed: CustomCommand[];
   /** The MCP servers in force by name (later files win on a name; the repository's only trusted and approved), for the session's `mcpServers`, each with its file; undefined when none. */
   mcpServers?: { servers: Record<string, unknown>; source: Record<string, string> };
 }
@@ -32,13 +46,19 @@ export interface SessionSettings {
  * Loads the settings for `dir` (the current directory) and applies `flags` over them; `remembered`
  * are the allow rules `a` added earlier in an interactive session (kept for the rest of it).
  */
-export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites' | 'trust'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env, remembered: readonly string[] = []): SessionSettings {
+export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites' | 'trust' | 'allowedTools' | 'disallowedTools'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env, remembered: readonly string[] = []): SessionSettings {
   const root = repositoryRoot(dir, env);
   // --trust trusts the folder's files as they are now, and records it (docs/trust.md).
   const settings = loadSettings(root, env, { trust: Boolean(flags.trust) });
   const rules = permissionRules(settings);
+  // The person's rules for this command: their own say-so, as their settings file's are.
+  for (const rule of flags.allowedTools ?? []) rules.addGiven('allow', rule, '--allowedTools');
+  for (const rule of flags.disallowedTools ?? []) rules.addGiven('deny', rule, '--disallowedTools');
   for (const rule of remembered) rules.addAllow(rule);
+  const found = findCustomCommands(root, settings.trust.state !== 'untrusted', env);
   return {
+    commands: found.filter((command) => !BUILT_IN_NAMES.has(command.name)),
+    shadowed: found.filter((command) => BUILT_IN_NAMES.has(command.name)),
     settings,
     ...(root ? { root } : {}),
     rules,

@@ -51,6 +51,8 @@ export interface TurnView {
   carried?: () => RunTally | undefined;
   /** The session's hold on its run (SessionOptions.hold): the run stays open between its messages. */
   hold?: SessionHold;
+  /** The message goes as typed, never as a custom command (typed with `//` in a session); `@` mentions still bring their files. */
+  noCommands?: boolean;
 }
 
 /**
@@ -163,6 +165,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       ...(view.hold ? { hold: view.hold } : {}),
       approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: beforeQuestion }),
       permission: (tool, input) => settings.rules.decide(tool, input),
+      // What the person typed becomes what the model is sent: custom commands, @-mentions.
+      expand: { commands: view.noCommands ? [] : settings.commands, mentions: true },
       onDrift: interactive ? (question) => askAboutDrift(question, live, style, stop, beforeQuestion) : undefined,
       onEvent: (event) => {
         // What .mcp.json names that did not start is said in the left-out line, before the run.
