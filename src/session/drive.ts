@@ -38,6 +38,7 @@ import { Hooks } from '../agent/hooks.js';
 import { Subagents } from './subagents.js';
 import { subagentsUnderway } from './subagent-runs.js';
 import { optionsFingerprint, type HeldRequest, type HeldRun } from './hold.js';
+import { expandMessage } from './message-expansion.js';
 
 /** The run a session drives, once the entry point has found or named it through `store`. */
 export interface RunTarget {
@@ -173,13 +174,22 @@ class RunLife {
     const { followUp: _f, newMessage: _n, modelChange: _m, compact: _c, renew: _r, lineage: _l, ...base } = this.target;
     // Redacted before it is a step's key, as continueRun does: the journal never holds the secret.
     const message = this.secrets.redactor.text(request.message.trim());
-    this.target = { ...base, model: this.model, keepByDefault: true, ...(message ? { followUp: message, ...(request.newMessage ? { newMessage: true } : {}) } : {}), ...(request.compact ? { compact: true } : {}), ...(request.model !== undefined ? { modelChange: request.model } : {}) };
+    // What the model is sent for it (a custom command's text, the files `@` mentions), as continueRun expands it.
+    const sent = options.expand && message ? { followUpSent: () => this.expanded(request.message, options) } : {};
+    this.target = { ...base, model: this.model, keepByDefault: true, ...(message ? { followUp: message, ...sent, ...(request.newMessage ? { newMessage: true } : {}) } : {}), ...(request.compact ? { compact: true } : {}), ...(request.model !== undefined ? { modelChange: request.model } : {}) };
     this.options = options;
     this.sink.emit = emitterFor(options);
     this.changedSince = undefined;
     this.instructionsLeftOut = []; // said when the run opened
     this.turnStart = this.journal.stats;
     this.journal.newAttempt(); // each message its own attempt in run.json, as when it opened the run
+  }
+
+  // A message as the model is sent it (custom commands, `@` mentions), redacted; undefined: as typed.
+  private expanded(typed: string, options: SessionOptions): string | undefined {
+    const root = this.target.store.repo.root;
+    const sent = expandMessage(typed, options.expand, { root, cwd: options.dir ?? process.cwd(), ...(options.permission ? { permission: options.permission } : {}) });
+    return sent === undefined ? undefined : this.secrets.redactor.text(sent);
   }
 
   /** Notes a config step's model, replayed or live: the run's model from then on. */
