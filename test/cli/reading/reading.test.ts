@@ -82,7 +82,7 @@ interface RunRow {
   problem: string | null;
 }
 
-const RUN_KEYS = ['id', 'task', 'status', 'recordedStatus', 'model', 'steps', 'modelCalls', 'tokens', 'resumes', 'lineage', 'createdAt', 'lastActivity', 'shownFrom', 'sources', 'followUps', 'worktree', 'branch', 'wentLive', 'place', 'problem'];
+const RUN_KEYS = ['id', 'task', 'status', 'recordedStatus', 'model', 'steps', 'modelCalls', 'tokens', 'resumes', 'lineage', 'parent', 'createdAt', 'lastActivity', 'shownFrom', 'sources', 'followUps', 'worktree', 'branch', 'wentLive', 'place', 'problem'];
 
 const TASK_HTML = 'write a <b>note</b> & "quote"';
 
