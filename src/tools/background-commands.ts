@@ -14,7 +14,15 @@ import { BackgroundProcess, MAX_UNREAD_BYTES, type BackgroundExit } from '../os/
 import type { CommandLine } from '../os/spare-shell.js';
 import { toolError, toolOk } from './define-tool.js';
 import { lastLine } from './truncate.js';
-import type { ToolResult } from './types.js';
+import type { ToolInputSchema, ToolResult } from './types.js';
+
+/** The input of bash_output and kill_bash: which of the run's background commands. */
+export const BACKGROUND_ID_SCHEMA: ToolInputSchema = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The background command\'s id, as run_bash returned it (bg-1, ...).' } },
+  required: ['id'],
+  additionalProperties: false,
+};
 
 /** A background command an earlier attempt of the run started, as its journal tells it. */
 export interface PastStart {

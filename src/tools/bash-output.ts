@@ -2,7 +2,7 @@
 // read, and whether it still runs. A read: safe to repeat, no approval. Live it reads the command's
 // output, consuming it; on replay the journal hands back what was read then.
 import { defineTool, toolError } from './define-tool.js';
-import type { BackgroundCommands } from './background-commands.js';
+import { BACKGROUND_ID_SCHEMA, type BackgroundCommands } from './background-commands.js';
 import { asText } from './truncate.js';
 import { oneLine } from '../format/text.js';
 import type { Tool } from './types.js';
@@ -22,12 +22,7 @@ export function createBashOutputTool(background: BackgroundCommands | undefined)
   return defineTool<BashOutputInput>({
     name: 'bash_output',
     description,
-    inputSchema: {
-      type: 'object',
-      properties: { id: { type: 'string', description: 'The background command\'s id, as run_bash returned it (bg-1, ...).' } },
-      required: ['id'],
-      additionalProperties: false,
-    },
+    inputSchema: BACKGROUND_ID_SCHEMA,
     describe: (input) => `bash_output ${oneLine(asText(input.id), 20)}`,
     // A read of this process's own commands: nothing to approve, and nothing a crash could leave half done.
     isRepeatSafe: () => true,

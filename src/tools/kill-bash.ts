@@ -2,7 +2,7 @@
 // group: SIGTERM, then SIGKILL to whatever is left after two seconds. Safe to repeat: a command that
 // had already ended, or stopped with an earlier savepoint, is said to be so.
 import { defineTool, toolError } from './define-tool.js';
-import type { BackgroundCommands } from './background-commands.js';
+import { BACKGROUND_ID_SCHEMA, type BackgroundCommands } from './background-commands.js';
 import { asText } from './truncate.js';
 import { oneLine } from '../format/text.js';
 import type { Tool } from './types.js';
@@ -21,12 +21,7 @@ export function createKillBashTool(background: BackgroundCommands | undefined): 
   return defineTool<KillBashInput>({
     name: 'kill_bash',
     description,
-    inputSchema: {
-      type: 'object',
-      properties: { id: { type: 'string', description: 'The background command\'s id, as run_bash returned it (bg-1, ...).' } },
-      required: ['id'],
-      additionalProperties: false,
-    },
+    inputSchema: BACKGROUND_ID_SCHEMA,
     describe: (input) => `kill_bash ${oneLine(asText(input.id), 20)}`,
     // Stopping the run's own command again changes nothing: no intent needed, no approval (it was approved when it started).
     isRepeatSafe: () => true,
