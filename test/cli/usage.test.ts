@@ -9,10 +9,10 @@ import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
 import { assertNoStack, assertOneParagraph, git, runCli } from '../helpers/cli.js';
 
 describe('the command line', { concurrency: true }, () => {
-  test("runs --help says it lists this worktree's runs, and --all every run", async () => {
+  test("runs --help says it lists this worktree's runs and those from other machines, and --all every worktree's too", async () => {
     const help = await runCli(['runs', '--help'], { cwd: tmpdir() });
     assert.equal(help.code, 0, help.stderr);
-    assert.match(help.stdout.replace(/\s+/g, ' '), /List the runs of this worktree .*with --all, every worktree's runs/);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /List the runs of this worktree .* and those from other machines .*with --all, the runs of every other worktree of this repository too/);
     assert.doesNotMatch(help.stdout, /List every run/);
   });
 
