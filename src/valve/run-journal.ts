@@ -116,7 +116,7 @@ export class RunJournal {
     if (hole !== undefined) throw new UnfinishedBatchError(this.run, hole);
     const position = ++this.position;
     const first = batch ? (batch.first ??= position) : position;
-    if (batch && position >= first + batch.size) throw new Error(`step ${position} is not one of the batch of ${batch.size} steps from ${first}: another step was asked for among them`);
+    if (batch && position >= first + batch.size) throw new UsageError(`step ${position} is not one of the batch of ${batch.size} steps from ${first}: another step was asked for among them`);
     this.unfinished.add(position);
     const call: StepCall = { position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortValue(input, 50)}`, input };
     return batch ? { ...call, batch: [first, first + batch.size - 1] } : call;
