@@ -137,14 +137,22 @@ async function run(context: BenchContext): Promise<Row[]> {
 
       const messages = new Map<string, { samples: number[]; requestBytes: number }>();
       const measurePi = async () => {
-        if (place) messages.set('pi', await piMessageLatencies(place, BUILD_MODEL, MESSAGES));
+        if (!place) return;
+        messages.set('pi', await piMessageLatencies(place, BUILD_MODEL, MESSAGES));
+        context.log(`  pi: Enter → request ${messages.get('pi')!.samples.map((ms) => ms.toFixed(0)).join(', ')} ms`);
       };
       if (!mineFirst) await measurePi();
-      for (const [who, bin] of savepoints) messages.set(who, await messageLatencies(bin, repo.root, built.run));
+      for (const [who, bin] of savepoints) {
+        messages.set(who, await messageLatencies(bin, repo.root, built.run));
+        context.log(`  ${who}: Enter → request ${messages.get(who)!.samples.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+      }
       if (mineFirst) await measurePi();
 
       const resumes = new Map<string, Array<{ ms: number; requestBytes: number }>>();
-      const add = (who: string, sample: { ms: number; requestBytes: number }) => resumes.set(who, [...(resumes.get(who) ?? []), sample]);
+      const add = (who: string, sample: { ms: number; requestBytes: number }) => {
+        resumes.set(who, [...(resumes.get(who) ?? []), sample]);
+        context.log(`  ${who}: resume, spawn → first request ${sample.ms.toFixed(0)} ms`);
+      };
       for (let round = 0; round < RESUMES; round++) {
         const piRound = async () => {
           if (place) add('pi', await piResumeLatency(place, BUILD_MODEL));
