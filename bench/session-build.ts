@@ -6,11 +6,13 @@
 // The build runs in a child process of its own (this file, started with `--stage`), with fsync
 // made a no-op in that process only. What is measured afterwards is the CLI reading the journal,
 // not the build; the built journal never meets a power cut (its files are in the page cache when
-// the CLI reads them), so its fsyncs would only cost time: on this shared disk they were most of
-// the ~15 ms a step cost (a profile of a 1,000-step build: fsync, rename and open of the per-step
-// packs and ref locks, and idle time waiting on the thread pool's fsyncs). In its own process the
-// patch cannot leak into another group of `npm run bench`, which load the library in the bench's
-// own process and must keep every fsync.
+// the CLI reads them), so its fsyncs would only cost time. In a CPU profile of a 2,000-step build
+// (load 12, 14 ms a step, flat in the run's length) fsync was the largest single item, 4 of 30 s,
+// with rename and open after it and 10 s idle waiting on the thread pool's fsyncs; with fsync off
+// the build measured 11-15 ms a step at that load, within its noise, as the per-step packs'
+// renames and opens and the CPU stay shared with other work. In its own process the patch cannot
+// leak into another group of `npm run bench`, which load the library in the bench's own process
+// and must keep every fsync; the child also starts with a heap of its own.
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
