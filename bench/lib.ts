@@ -30,6 +30,10 @@ export interface Row {
   p50?: number;
   p99?: number;
   total?: number;
+  // The same figure for pi, measured in the same run (ms), and ours / theirs: shown in the columns
+  // `pi` and `ratio` of a table where some row has them.
+  peer?: number;
+  ratio?: number;
   value?: string;
   target?: string;
   // undefined: no target (information only).
@@ -241,18 +245,20 @@ function ms(value: number | undefined): string {
 }
 
 export function formatTable(rows: readonly Row[]): string {
-  const header = ['what', 'N', 'p50', 'p99', 'total', 'target', 'ok?'];
+  const peers = rows.some((row) => row.peer !== undefined || row.ratio !== undefined);
+  const header = ['what', 'N', 'p50', 'p99', 'total', ...(peers ? ['pi', 'ratio'] : []), 'target', 'ok?'];
   const cells = rows.map((row) => [
     row.what,
     row.n === undefined ? '' : row.n.toLocaleString('en-US'),
     row.value ?? ms(row.p50),
     row.value === undefined ? ms(row.p99) : '',
     ms(row.total),
+    ...(peers ? [ms(row.peer), row.ratio === undefined || Number.isNaN(row.ratio) ? '' : `${row.ratio.toFixed(2)}x`] : []),
     row.target ?? '',
     row.ok === undefined ? '' : row.ok ? 'ok' : 'MISS',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const right = new Set([1, 2, 3, 4]);
+  const right = new Set([1, 2, 3, 4, ...(peers ? [5, 6] : [])]);
   const line = (values: string[]) =>
     values.map((v, i) => (right.has(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');

@@ -1,114 +1,54 @@
 // The long-session benchmark (issue 39): what a message and a resume cost in a run of 1,000,
-// 6,000 and 20,000 steps. Each run is built in this process through the library (a provider that
-// answers at once: a read_file call per turn, a summary when the loop compacts, a final answer at
-// the end; a 40,000-token context window, so the conversation compacts as a day-long session's
-// does), then measured through the real CLI against the local fake Anthropic server:
+// 6,000 and 20,000 steps, beside pi measured in the same run on a session as long. Each run is
+// built through the library in a child process (bench/session-build.ts: a provider that answers at
+// once, a read_file call per turn, a 40,000-token context window so the conversation compacts as a
+// day-long session's does); pi's session is written in pi's own format with the same turns and
+// compactions (bench/pi-session.ts). Then both are measured through their real CLIs against the
+// local fake Anthropic server, alternating (who goes first turns over with each length and each
+// resume):
 //
-//   Enter → request   the interactive session opened on the run (`savepoint -r <id>`, in tmux),
-//                     a message typed, and the time from tmux's Enter to the request's arrival at
-//                     the server (the tmux send-keys process's own start, a few ms, is in it);
-//                     three messages, the median
+//   Enter → request   the interactive session opened on the run (`savepoint -r <id>`; pi:
+//                     `pi --continue`), in tmux, a message typed, and the time from tmux's Enter
+//                     to the request's arrival at the server (the tmux send-keys process's own
+//                     start, a few ms, is in it); three messages, the median
 //   resume            `savepoint continue` killed with SIGKILL while its request is at the server,
-//                     then `savepoint resume <id>`: spawn to the first new request's arrival
+//                     then `savepoint resume <id>`: spawn to the first new request's arrival; pi:
+//                     `pi -p --continue <message>`, spawn to its first request; three each, the median
 //
-// Registered in bench/run.ts as the group `session`; alone: `npm run build && node --import tsx
-// bench/session.ts [--quick] [--keep]` (`--quick`: 1,000 steps only; BENCH_SESSION_SIZES=1000,6000
-// names the lengths).
-import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+// Targets: Enter → request ≤ 100 ms and ≤ 2x pi's, flat from the shortest run to the longest; a
+// resume ≤ 400 ms and ahead of pi, at every length. The rows also give each harness's request body
+// at the server, so that the two contexts can be seen to compare.
+//
+// Registered in bench/run.ts as the group `session`; alone: `npm run bench -- session`, or
+// `npm run build && node --import tsx bench/session.ts [--quick] [--keep]`. `--quick`: 1,000 steps
+// only; BENCH_SESSION_SIZES=1000,6000 names the lengths. BENCH_SESSION_BASELINE=<another savepoint
+// checkout, built> measures that build too, in turn with this one.
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/helpers/fake-anthropic.js';
-import { isCompactionRequest } from '../src/model/compaction.js';
-import type { ModelProvider, ModelRequest, ModelResponse } from '../src/model/types.js';
-import { createBenchRepo, now, percentile, type BenchContext, type BenchGroup, type Row, runAlone } from './lib.js';
-
-type Library = typeof import('../src/index.js');
+import { createBenchRepo, createTempDir, now, percentile, type BenchContext, type BenchGroup, type Row, runAlone } from './lib.js';
+import { ensurePi, PI_VERSION } from './peers.js';
+import { piMessageLatencies, piResumeLatency, writePiSession, type PiPlace } from './pi-session.js';
+import { BUILD_MODEL, BUILD_TASK, buildRun, NOTES } from './session-build.js';
+import { arrivalAfter, arrivals, terminal } from './terminal.js';
 
 const SIZES = [1000, 6000, 20000];
 const QUICK_SIZES = [1000];
 const MESSAGES = 3;
-const CONTEXT_WINDOW = 40_000;
-// Enter → request at most this at every length, and flat (issue 39).
+const RESUMES = 3;
+// Enter → request at most this at every length and at most TARGET_MESSAGE_RATIO × pi's; a resume
+// at most TARGET_RESUME_MS and ahead of pi's continue, at every length (issue 39).
 const TARGET_MESSAGE_MS = 100;
+const TARGET_MESSAGE_RATIO = 2;
 const TARGET_RESUME_MS = 400;
-const TASK = 'benchmark: a long session, turn after turn';
-const MODEL = 'claude-sonnet-4-5';
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 // BENCH_SESSION_BASELINE=<another savepoint checkout, built>: its CLI measured on the same runs, in turn with this one's.
 const BASELINE = process.env.BENCH_SESSION_BASELINE ? join(resolve(process.env.BENCH_SESSION_BASELINE), 'bin', 'savepoint.js') : undefined;
 
-// A provider that answers at once: a read_file call until `steps` is near, a summary to a compaction request, then a final answer.
-function buildingProvider(steps: number, position: () => number): ModelProvider {
-  let calls = 0;
-  return {
-    name: MODEL,
-    async complete(request: ModelRequest): Promise<ModelResponse> {
-      const inputTokens = Math.ceil(JSON.stringify(request.messages).length / 4);
-      const usage = { inputTokens, outputTokens: 20, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
-      if (isCompactionRequest(request.messages)) return { model: MODEL, content: [{ type: 'text', text: `Summary: ${calls} documents read so far, each the same notes.` }], stopReason: 'end_turn', usage };
-      calls++;
-      if (position() + 2 >= steps) return { model: MODEL, content: [{ type: 'text', text: 'Done reading.' }], stopReason: 'end_turn', usage };
-      return { model: MODEL, content: [{ type: 'text', text: `Reading ${calls}.` }, { type: 'tool_use', id: `toolu_${calls}`, name: 'read_file', input: { path: 'notes.txt' } }], stopReason: 'tool_use', usage };
-    },
-  };
-}
-
-// A finished run of about `steps` steps in `root`; its id.
-async function buildRun(lib: Library, root: string, steps: number): Promise<{ run: string; steps: number }> {
-  writeFileSync(join(root, 'notes.txt'), 'line one of the notes\nline two of the notes\n');
-  let position = 0;
-  const outcome = await lib.startRun({
-    dir: root,
-    task: TASK,
-    model: MODEL,
-    provider: buildingProvider(steps, () => position),
-    sandbox: { use: false },
-    contextWindow: CONTEXT_WINDOW,
-    onEvent: (event) => {
-      if (event.type === 'recorded') position = event.position;
-    },
-  });
-  return { run: outcome.run, steps: outcome.steps };
-}
-
-// A tmux terminal of its own running `savepoint <args>` in `cwd`.
-function terminal(bin: string, cwd: string, args: string[], env: Record<string, string>) {
-  const socket = `sp-bench-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' });
-  const q = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
-  const vars = Object.entries({ ...process.env, ...env, TERM: 'xterm-256color' }).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`);
-  tmux('new-session', '-d', '-x', '160', '-y', '50', 'env', '-i', ...vars, 'bash', '-c', `cd ${q(cwd)} && exec ${q(process.execPath)} ${q(bin)} ${args.map(q).join(' ')}`);
-  const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-3000', '-t', '0');
-  return {
-    screen,
-    async waitFor(pattern: RegExp, timeoutMs = 300_000): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (!pattern.test(screen())) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${screen()}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
-    text: (text: string) => tmux('send-keys', '-t', '0', '-l', text),
-    enter: () => tmux('send-keys', '-t', '0', 'Enter'),
-    close: () => {
-      try {
-        tmux('kill-server');
-      } catch {
-        // gone already
-      }
-    },
-  };
-}
-
-// Arrival times of the fake server's requests, by index.
-function arrivals(): { gate: (index: number) => undefined; at: number[] } {
-  const at: number[] = [];
-  return { at, gate: () => void at.push(now()) };
-}
-
-// Enter → request for MESSAGES messages in a session opened on the run; the samples in ms.
-async function messageLatencies(bin: string, root: string, run: string): Promise<number[]> {
+// Enter → request for MESSAGES messages in a session opened on the run; the samples in ms, and the last request's size in bytes.
+async function messageLatencies(bin: string, root: string, run: string): Promise<{ samples: number[]; requestBytes: number }> {
   const arrived = arrivals();
   const fake: FakeAnthropic = await startFakeAnthropic({ turns: () => ({ text: 'Noted.' }), gate: arrived.gate });
   const term = terminal(bin, root, ['-r', run, '--yes', '--no-sandbox'], { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' });
@@ -121,19 +61,18 @@ async function messageLatencies(bin: string, root: string, run: string): Promise
       await term.waitFor(new RegExp(`› message ${i}\\s*$`, 'm'), 10_000);
       const enter = now();
       term.enter();
-      while (arrived.at.length === before) await new Promise((resolve) => setImmediate(resolve));
-      samples.push(arrived.at[before]! - enter);
+      samples.push((await arrivalAfter(arrived.at, before)) - enter);
       await term.waitFor(new RegExp(`› message ${i}[\\s\\S]*answers "Noted\\."[\\s\\S]*^›\\s*$`, 'm'));
     }
+    return { samples, requestBytes: JSON.stringify(fake.requests.at(-1) ?? {}).length };
   } finally {
     term.close();
     await fake.close();
   }
-  return samples;
 }
 
-// `savepoint continue` killed while its request is at the server, then `savepoint resume`: spawn to its first request, in ms.
-async function resumeLatency(bin: string, root: string, run: string): Promise<number> {
+// `savepoint continue` killed while its request is at the server, then `savepoint resume`: spawn to its first request, in ms; and that request's size in bytes.
+async function resumeLatency(bin: string, root: string, run: string): Promise<{ ms: number; requestBytes: number }> {
   const arrived = arrivals();
   let release: (() => void) | undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -150,47 +89,105 @@ async function resumeLatency(bin: string, root: string, run: string): Promise<nu
   const env = { ...process.env, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' };
   try {
     const killed = spawn(process.execPath, [bin, 'continue', '--run', run, '--no-sandbox', '--yes', 'one more thing'], { cwd: root, env, stdio: 'ignore' });
-    while (arrived.at.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await arrivalAfter(arrived.at, 0);
     killed.kill('SIGKILL');
     await new Promise((resolve) => killed.once('exit', resolve));
     const spawned = now();
     const resumed = spawn(process.execPath, [bin, 'resume', run, '--no-sandbox', '--yes'], { cwd: root, env, stdio: 'ignore' });
-    while (arrived.at.length < 2) await new Promise((resolve) => setImmediate(resolve));
-    const ms = arrived.at[1]! - spawned;
+    const ms = (await arrivalAfter(arrived.at, 1)) - spawned;
     await new Promise((resolve) => resumed.once('exit', resolve));
-    return ms;
+    return { ms, requestBytes: JSON.stringify(fake.requests[1] ?? {}).length };
   } finally {
     release?.();
     await fake.close();
   }
 }
 
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const steps = (n: number) => n.toLocaleString('en-US');
+
 async function run(context: BenchContext): Promise<Row[]> {
-  const lib: Library = await import('../src/index.js');
   const rows: Row[] = [];
-  // BENCH_SESSION_SIZES=1000,6000: only those lengths (a loaded machine builds 20,000 steps slowly).
+  // BENCH_SESSION_SIZES=1000,6000: only those lengths.
   const sizes = process.env.BENCH_SESSION_SIZES ? process.env.BENCH_SESSION_SIZES.split(',').map(Number) : context.quick ? QUICK_SIZES : SIZES;
+  const pi = ensurePi(context.log);
+  const piCli = 'cli' in pi ? pi.cli : undefined;
+  rows.push({ what: 'pi', value: piCli ? `${PI_VERSION} (@mariozechner/pi-coding-agent)` : `skipped: ${(pi as { skipped: string }).skipped}` });
   const medians: number[] = [];
-  for (const size of sizes) {
+  for (const [index, size] of sizes.entries()) {
     const repo = createBenchRepo(context, `session-${size}`);
+    const piHome = createTempDir(context, `session-pi-${size}`);
     try {
-      const started = now();
-      const built = await buildRun(lib, repo.root, size);
-      context.log(`  built a ${built.steps}-step run in ${((now() - started) / 1000).toFixed(1)} s`);
-      for (const [who, bin] of [...(BASELINE ? [['baseline', BASELINE] as const] : []), ['savepoint', BIN] as const]) {
-        const samples = await messageLatencies(bin, repo.root, built.run);
-        const p50 = percentile(samples, 50);
+      const built = await buildRun(repo.root, size);
+      context.log(`  built a ${built.steps}-step run (${built.turns} turns, ${built.compactedAfter.length} compactions) in ${(built.ms / 1000).toFixed(1)} s`);
+      let place: PiPlace | undefined;
+      if (piCli) {
+        place = { cli: piCli, agentDir: join(piHome.dir, 'agent'), cwd: join(piHome.dir, 'work') };
+        mkdirSync(place.agentDir);
+        mkdirSync(place.cwd);
+        writeFileSync(join(place.cwd, 'notes.txt'), NOTES);
+        const started = now();
+        const session = await writePiSession(place, BUILD_TASK, BUILD_MODEL, NOTES, built.turns, built.compactedAfter);
+        context.log(`  wrote pi's session, ${session.entries} entries, in ${((now() - started) / 1000).toFixed(1)} s`);
+        rows.push({ what: `pi's session beside the ${steps(built.steps)}-step run: ${built.turns} read turns, compacted after the same ${built.compactedAfter.length}, in pi's format`, value: `${steps(session.entries)} entries` });
+      }
+      // Alternating: who goes first turns over with each length, and with each resume.
+      const mineFirst = index % 2 === 0;
+      const savepoints = [...(BASELINE ? [['baseline', BASELINE] as const] : []), ['savepoint', BIN] as const];
+
+      const messages = new Map<string, { samples: number[]; requestBytes: number }>();
+      const measurePi = async () => {
+        if (!place) return;
+        messages.set('pi', await piMessageLatencies(place, BUILD_MODEL, MESSAGES));
+        context.log(`  pi: Enter → request ${messages.get('pi')!.samples.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+      };
+      if (!mineFirst) await measurePi();
+      for (const [who, bin] of savepoints) {
+        messages.set(who, await messageLatencies(bin, repo.root, built.run));
+        context.log(`  ${who}: Enter → request ${messages.get(who)!.samples.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+      }
+      if (mineFirst) await measurePi();
+
+      const resumes = new Map<string, Array<{ ms: number; requestBytes: number }>>();
+      const add = (who: string, sample: { ms: number; requestBytes: number }) => {
+        resumes.set(who, [...(resumes.get(who) ?? []), sample]);
+        context.log(`  ${who}: resume, spawn → first request ${sample.ms.toFixed(0)} ms`);
+      };
+      for (let round = 0; round < RESUMES; round++) {
+        const piRound = async () => {
+          if (place) add('pi', await piResumeLatency(place, BUILD_MODEL));
+        };
+        if ((round + index) % 2 === 1) await piRound();
+        for (const [who, bin] of savepoints) add(who, await resumeLatency(bin, repo.root, built.run));
+        if ((round + index) % 2 === 0) await piRound();
+      }
+
+      const theirs = messages.get('pi');
+      const theirP50 = theirs ? percentile(theirs.samples, 50) : undefined;
+      for (const [who] of savepoints) {
+        const ours = messages.get(who)!;
+        const p50 = percentile(ours.samples, 50);
         const mine = who === 'savepoint';
         if (mine) medians.push(p50);
-        rows.push({ what: `${who}: Enter → request, session on a ${built.steps}-step run (median of ${samples.length})`, value: `${p50.toFixed(0)} ms`, ...(mine ? { target: `≤ ${TARGET_MESSAGE_MS} ms`, ok: p50 <= TARGET_MESSAGE_MS } : {}) });
+        const ratio = theirP50 === undefined ? undefined : p50 / theirP50;
+        const target = mine ? { target: `≤ ${TARGET_MESSAGE_MS} ms${theirP50 === undefined ? '' : `, ≤ ${TARGET_MESSAGE_RATIO}x pi`}`, ok: p50 <= TARGET_MESSAGE_MS && (ratio === undefined || ratio <= TARGET_MESSAGE_RATIO) } : {};
+        rows.push({ what: `${who}: Enter → request, session on the ${steps(built.steps)}-step run (median)`, n: ours.samples.length, p50, peer: theirP50, ratio, ...target });
       }
-      for (const [who, bin] of [...(BASELINE ? [['baseline', BASELINE] as const] : []), ['savepoint', BIN] as const]) {
-        const resume = await resumeLatency(bin, repo.root, built.run);
+      const theirResumes = resumes.get('pi')?.map((r) => r.ms);
+      const theirResume = theirResumes ? percentile(theirResumes, 50) : undefined;
+      for (const [who] of savepoints) {
+        const ours = resumes.get(who)!.map((r) => r.ms);
+        const p50 = percentile(ours, 50);
         const mine = who === 'savepoint';
-        rows.push({ what: `${who}: resume after kill -9, spawn → first request, ${built.steps} steps`, value: `${resume.toFixed(0)} ms`, ...(mine ? { target: `≤ ${TARGET_RESUME_MS} ms`, ok: resume <= TARGET_RESUME_MS } : {}) });
+        const ratio = theirResume === undefined ? undefined : p50 / theirResume;
+        const target = mine ? { target: `≤ ${TARGET_RESUME_MS} ms${theirResume === undefined ? '' : ', < pi'}`, ok: p50 <= TARGET_RESUME_MS && (ratio === undefined || ratio < 1) } : {};
+        rows.push({ what: `${who}: resume after kill -9 (pi: -p --continue), spawn → first request, ${steps(built.steps)} steps (median)`, n: ours.length, p50, peer: theirResume, ratio, ...target });
       }
+      const sizesAt = (who: string) => `${kb(messages.get(who)?.requestBytes ?? 0)} / ${kb(resumes.get(who)?.at(-1)?.requestBytes ?? 0)}`;
+      rows.push({ what: `the request's body at the server (message / resume), ${steps(built.steps)} steps: savepoint${place ? ' | pi' : ''}`, value: `${sizesAt('savepoint')}${place ? ` | ${sizesAt('pi')}` : ''}` });
     } finally {
       repo.remove();
+      piHome.remove();
     }
   }
   if (medians.length > 1) {
@@ -200,7 +197,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   return rows;
 }
 
-/** The long-session group: Enter → request in an interactive session, and a resume after kill -9, at 1,000 to 20,000 steps. */
-export const sessionGroup: BenchGroup = { name: 'session', description: 'a message in a long session and a resume after kill -9, at 1,000 / 6,000 / 20,000 steps', run };
+/** The long-session group: Enter → request in an interactive session, and a resume after kill -9, at 1,000 to 20,000 steps, beside pi. */
+export const sessionGroup: BenchGroup = { name: 'session', description: 'a message in a long session and a resume, at 1,000 / 6,000 / 20,000 steps, beside pi in the same run', run };
 
 await runAlone(import.meta.url, run);

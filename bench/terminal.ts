@@ -1,0 +1,62 @@
+// What the session benchmarks share to drive a program's TUI: a tmux terminal of its own, and the
+// arrival times of a fake server's requests.
+import { execFileSync } from 'node:child_process';
+import { now } from './lib.js';
+
+/** A program running in a tmux server of its own (a socket per terminal), driven by send-keys and read by capture-pane. */
+export interface Terminal {
+  /** The pane's text; with `history`, its scrollback too. */
+  screen(history?: boolean): string;
+  /** Polls the pane (scrollback included unless `visibleOnly`) until `pattern` matches it. */
+  waitFor(pattern: RegExp, timeoutMs?: number, visibleOnly?: boolean): Promise<void>;
+  /** Types `text` literally. */
+  text(text: string): void;
+  /** Presses Enter. */
+  enter(): void;
+  close(): void;
+}
+
+/** A tmux terminal of its own running `node <script> <args>` in `cwd`, with exactly this process's environment and `env`. */
+export function terminal(script: string, cwd: string, args: string[], env: Record<string, string>): Terminal {
+  const socket = `sp-bench-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const q = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+  const vars = Object.entries({ ...process.env, ...env, TERM: 'xterm-256color' }).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`);
+  tmux('new-session', '-d', '-x', '160', '-y', '50', 'env', '-i', ...vars, 'bash', '-c', `cd ${q(cwd)} && exec ${q(process.execPath)} ${q(script)} ${args.map(q).join(' ')}`);
+  const screen = (history = true) => tmux('capture-pane', '-p', '-J', ...(history ? ['-S', '-3000'] : []), '-t', '0');
+  return {
+    screen,
+    async waitFor(pattern: RegExp, timeoutMs = 300_000, visibleOnly = false): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(screen(!visibleOnly))) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${screen(false)}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    text: (text: string) => void tmux('send-keys', '-t', '0', '-l', text),
+    enter: () => void tmux('send-keys', '-t', '0', 'Enter'),
+    close: () => {
+      try {
+        tmux('kill-server');
+      } catch {
+        // gone already
+      }
+    },
+  };
+}
+
+/** Arrival times of a fake server's requests (pass `gate` as its gate), in order. */
+export function arrivals(): { gate: (index: number) => undefined; at: number[] } {
+  const at: number[] = [];
+  return { at, gate: () => void at.push(now()) };
+}
+
+/** Resolves once `at` holds more than `count` arrivals (polled on every turn of the event loop: no timer's granularity in the figure). */
+export async function arrivalAfter(at: readonly number[], count: number, timeoutMs = 300_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (at.length <= count) {
+    if (Date.now() > deadline) throw new Error(`no request ${count + 1} at the server within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return at[count]!;
+}
