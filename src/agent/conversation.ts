@@ -23,6 +23,25 @@ export class Conversation {
     this.digest = this.newDigest();
   }
 
+  /**
+   * Goes on from a conversation as a snapshot kept it (valve/snapshot.ts): its messages, how full
+   * the window was, and the compaction state. The digest is rebuilt from the messages, as it
+   * always stands for exactly them.
+   */
+  restore(state: { messages: readonly Message[]; tokens: number; compactionsInARow: number; settled: boolean }): void {
+    this.list = [...state.messages];
+    this.digest = this.newDigest();
+    for (const message of this.list) this.digest.push(message);
+    this.tokens = state.tokens;
+    this.compactionsInARow = state.compactionsInARow;
+    this.settled = state.settled;
+  }
+
+  /** Whether a compaction was tried since the last response (see restore). */
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
   get messages(): readonly Message[] {
     return this.list;
   }

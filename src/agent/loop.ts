@@ -19,6 +19,7 @@ import { continueText, invalidCallResult, MAX_CONTINUATIONS, MAX_TOKENS, notRunR
 import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
 import type { Hooks, PromptHookOutcome, StopHookOutcome } from './hooks.js';
 import { oneAtATime, runCalls } from './concurrent-calls.js';
+import type { LoopState } from '../valve/snapshot.js';
 
 /** A follow-up instruction: recorded ones carry the step they were recorded at; a new one the step it may come first. */
 export interface FollowUp {
@@ -154,8 +155,12 @@ export const USER_STEP_KIND = 'user';
 /** Runs the task to its end (or to one of the user's limits), through the journal. */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { journal, inFlight = 'report' } = options;
+  // Where the run was opened from its snapshot: the loop's state just before a model call at that
+  // step (valve/snapshot.ts). The loop goes on from there exactly as if it had been driven through
+  // the steps before it; the valve hands back the recorded steps after it, as always.
+  const start = journal.resumeState;
   // The pinned configuration, with the model the run's config steps changed to (replayed or live).
-  let config = options.config;
+  let config = start ? { ...options.config, model: start.model } : options.config;
   const configChanges = [...(options.configChanges ?? [])];
   const provider = () => options.provider(config.model);
   const budget = new Budget(options.limits);
@@ -184,44 +189,62 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const followUps = [...(options.followUps ?? [])];
   const conversation = new Conversation(config);
   // The Stop hooks that sent the model on since the person's last message (MAX_STOP_BLOCKS).
-  let stopBlocks = 0;
-  let final = '';
+  let stopBlocks = start?.stopBlocks ?? 0;
+  let final = start?.final ?? '';
   // A text answer cut off at max_tokens, waiting for its continuation, and how many in a row.
-  let partial = '';
-  let continuations = 0;
+  let partial = start?.partial ?? '';
+  let continuations = start?.continuations ?? 0;
+  // The run's last follow-up (for a snapshot), and whether the conversation was compacted since the last offer of one.
+  let lastFollowUp = start?.lastFollowUp;
+  let compacted = false;
   const stopped = (limit: LimitReached): AgentOutcome => ({ status: 'limit', final: '', steps: budget.steps, limit });
   // The last tool results, added to the conversation just before the next model call, so that a
   // follow-up given while the run was stopped there can join them in the same user turn.
   let pending: UserBlock[] | undefined;
-  const task = await taskPrompt();
-  if (task.blocked === undefined) conversation.add({ role: 'user', content: withContext(options.task, task.context) });
-  else {
-    // The task was not sent: the run's first message to the model is its next follow-up, if any.
-    await takeConfigChanges();
-    do if (followUps.length === 0) return { status: 'done', final: '', steps: budget.steps };
-    while (!(await takeFollowUp()));
+  if (start) {
+    Object.assign(budget, start.budget);
+    conversation.restore(start);
+  } else {
+    const task = await taskPrompt();
+    if (task.blocked === undefined) conversation.add({ role: 'user', content: withContext(options.task, task.context) });
+    else {
+      // The task was not sent: the run's first message to the model is its next follow-up, if any.
+      await takeConfigChanges();
+      do if (followUps.length === 0) return { status: 'done', final: '', steps: budget.steps };
+      while (!(await takeFollowUp()));
+    }
   }
 
-  for (let turn = 1; ; turn++) {
-    // A follow-up recorded at this very step (it was given when the run had stopped here), or a new
-    // one given to a run that stopped before its final answer: taken before the next model call.
-    await takeConfigChanges();
-    if (followUps[0]?.step !== undefined && followUps[0].step <= budget.steps + 1) {
-      // A message a hook blocked is not sent: with nothing else for the model, the turn ends here.
-      if (!(await takeFollowUp()) && !pending && conversation.messages.at(-1)?.role !== 'user') return { status: 'done', final: '', steps: budget.steps };
-    }
-    if (pending) conversation.add({ role: 'user', content: pending });
-    pending = undefined;
-    let limit = budget.exceeded(true);
-    if (limit) return stopped(limit);
-    // Everything recorded is handed back and the changes are taken: the next step would ask the
-    // model, which only a message from the person may do here.
-    if (options.changesOnly && configChanges.length === 0 && budget.steps >= journal.history.lastPosition) return { status: 'done', final: '', steps: budget.steps, waiting: true };
-    if (conversation.nearsWindow) {
-      await compactNow('threshold', conversation.tokens);
+  // Started from a snapshot: its state is that of just before its turn's model call.
+  let resumed = start !== undefined;
+  for (let turn = start?.turn ?? 1; ; turn++) {
+    let limit: LimitReached | undefined;
+    if (resumed) resumed = false;
+    else {
+      // A follow-up recorded at this very step (it was given when the run had stopped here), or a new
+      // one given to a run that stopped before its final answer: taken before the next model call.
+      await takeConfigChanges();
+      if (followUps[0]?.step !== undefined && followUps[0].step <= budget.steps + 1) {
+        // A message a hook blocked is not sent: with nothing else for the model, the turn ends here.
+        if (!(await takeFollowUp()) && !pending && conversation.messages.at(-1)?.role !== 'user') return { status: 'done', final: '', steps: budget.steps };
+      }
+      if (pending) conversation.add({ role: 'user', content: pending });
+      pending = undefined;
       if ((limit = budget.exceeded(true))) return stopped(limit);
+      // Everything recorded is handed back and the changes are taken: the next step would ask the
+      // model, which only a message from the person may do here.
+      if (options.changesOnly && configChanges.length === 0 && budget.steps >= journal.history.lastPosition) return { status: 'done', final: '', steps: budget.steps, waiting: true };
+      if (conversation.nearsWindow) {
+        await compactNow('threshold', conversation.tokens);
+        if ((limit = budget.exceeded(true))) return stopped(limit);
+      }
+      options.signal?.throwIfAborted(); // stopped during the last tool call, recorded as stopped
     }
-    options.signal?.throwIfAborted(); // stopped during the last tool call, recorded as stopped
+    // The state here is what a snapshot keeps: the valve writes one with this model call's entry
+    // when it is due (every so many steps, and after a compaction, when the conversation is small).
+    const at = turn;
+    journal.offerSnapshot(() => loopState(at), compacted);
+    compacted = false;
     const response = await modelStep(turn);
     budget.count({ name: response.model || config.model, usage: response.usage });
     if (response.stopReason === PROMPT_TOO_LONG) {
@@ -358,6 +381,26 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     // A summary that could not stand for the turns (recorded, replayed here): they are kept whole.
     if (!done.messages) return conversation.hold();
     conversation.replace(done.messages, done.result.tokensAfter);
+    compacted = true;
+  }
+
+  // The loop's state just before the model call of `turn` (see LoopState): what a snapshot keeps.
+  function loopState(turn: number): LoopState {
+    const { tokens, compactionsInARow, isSettled: settled } = conversation;
+    return {
+      turn,
+      model: config.model,
+      messages: [...conversation.messages],
+      tokens,
+      compactionsInARow,
+      settled,
+      budget: { steps: budget.steps, turns: budget.turns, cost: budget.cost },
+      stopBlocks,
+      final,
+      partial,
+      continuations,
+      ...(lastFollowUp ? { lastFollowUp } : {}),
+    };
   }
 
   // Records each change due by now (its step is the next one) as a config step of its own: a new
@@ -407,6 +450,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     });
     budget.count();
     stopBlocks = 0;
+    lastFollowUp = { message: next.message, step: budget.steps };
     if (recorded.blocked !== undefined) options.onHook?.({ event: 'UserPromptSubmit', blocked: recorded.blocked });
     const said = typeof recorded.sent === 'string' ? recorded.sent : recorded.message;
     const message = recorded.blocked !== undefined ? '' : withContext(said, recorded.context);

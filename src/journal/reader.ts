@@ -5,7 +5,7 @@ import { parseEntry, type JournalEntry, type RunRecord } from './entry.js';
 import { parseRunRecord } from './parse-run.js';
 import { MAX_ENTRY_BYTES, MAX_RUN_RECORD_BYTES } from './fields.js';
 import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
-import { parseStepFileName, runRecordPath, type Phase } from './layout.js';
+import { parseStepFileName, runRecordPath, shardName, type Phase } from './layout.js';
 import { parseTree, TREE_MODE, type Tree } from '../git/git-object.js';
 import type { JournalStore } from './store.js';
 
@@ -92,9 +92,12 @@ function shardFiles(shardPath: string, names: Tree): StepFile[] {
   return files;
 }
 
-// A run's entry files a shard at a time, in step order (see listRunStepFiles).
-async function* shardsOf(store: JournalStore, run: string): AsyncGenerator<StepFile[]> {
+// A run's entry files a shard at a time, in step order (see listRunStepFiles); from the shard of
+// step `from` on when given (its earlier shards are not read).
+async function* shardsOf(store: JournalStore, run: string, from = 0): AsyncGenerator<StepFile[]> {
+  const first = Number(shardName(from));
   for (const shard of await shardTrees(store, run)) {
+    if (Number(shard.path.slice(shard.path.lastIndexOf('/') + 1)) < first) continue;
     // Read past the store's tree cache, which keeps every tree for the process's life: a long run's
     // shards are listed once, and would hold 150 bytes a step.
     yield shardFiles(shard.path, await store.objects.readTree(shard.oid));
@@ -129,23 +132,25 @@ export async function readStepFiles(store: JournalStore, run: string, files: rea
 }
 
 /**
- * Every entry of a run as a replay holds it (KeptEntry: bytes, not parsed objects), in step order,
+ * Every entry of a run as a replay holds it (KeptEntry: bytes, not parsed objects), in step order
+ * (only those after step `after` when given: a run opened from its snapshot; their shards alone are read),
  * each read and checked whole as readStepFiles does. A shard is listed, read and dropped at a time;
  * a finished step's intent, and an entry over KEPT_BYTES, keep the entry without its result.
  * `onEntry` is given each entry parsed whole, once checked (to add up what later needs of it).
  */
-export async function readKeptEntries(store: JournalStore, run: string, onEntry?: (entry: JournalEntry) => void): Promise<KeptEntry[]> {
+export async function readKeptEntries(store: JournalStore, run: string, onEntry?: (entry: JournalEntry, oid: string) => void, after = 0): Promise<KeptEntry[]> {
   const kept: KeptEntry[] = [];
   const arena = new ByteArena();
   const kinds = new Map<string, string>();
-  for await (const files of shardsOf(store, run)) {
+  for await (const all of shardsOf(store, run, after + 1)) {
+    const files = after > 0 ? all.filter((file) => file.step > after) : all;
     // One at a time, each dropped once parsed: a batch of 100 KB outputs read together would hold
     // them all at once.
     for (let i = 0; i < files.length; i++) {
       const file = files[i]!;
       const bytes = await readEntryBytes(store, file);
       const entry = parseEntry(bytes.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
-      onEntry?.(entry);
+      onEntry?.(entry, file.oid);
       let kind = kinds.get(entry.kind);
       if (kind === undefined) kinds.set(entry.kind, (kind = entry.kind));
       const next = files[i + 1];

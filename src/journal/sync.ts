@@ -144,10 +144,12 @@ async function mergeRuns(store: JournalStore, ours: string, theirs: string, base
 
 // Whether one copy of a run holds every entry of the other, byte for byte, and more: the changes
 // from ours to theirs only add entries (`added`: theirs is the longer) or only lack them (`deleted`:
-// ours is), besides run.json (rewritten at every append) and the working-tree checkpoint (its
-// latest state). Such a copy went on from the other (a resume after a fetch), it did not diverge.
+// ours is), besides run.json (rewritten at every append), the snapshot (rewritten every so many
+// steps: the longer copy's is the later one) and the working-tree checkpoint (its latest state).
+// Such a copy went on from the other (a resume after a fetch), it did not diverge.
 function extendsRun(changes: Array<{ path: string; change: string }>, run: string, change: 'added' | 'deleted'): boolean {
-  return changes.every((c) => c.path === `runs/${run}/run.json` || c.path.startsWith(`runs/${run}/worktree/`) || c.change === change);
+  const rewritten = new Set([`runs/${run}/run.json`, `runs/${run}/snapshot.json`]);
+  return changes.every((c) => rewritten.has(c.path) || c.path.startsWith(`runs/${run}/worktree/`) || c.change === change);
 }
 
 function git(store: JournalStore, args: string[]) {

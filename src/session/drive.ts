@@ -272,6 +272,9 @@ class RunLife {
       // A model call about to go out: the next command's shell starts while the model answers.
       onEvent: (event) => { if (event.type === 'started' && event.kind === 'model') spares.idle(); life?.noteModel(event); emit(event); },
       redact: secrets.redactor.value,
+      // From the run's snapshot, when it has a valid one: the steps before it are not replayed. Not
+      // under a limit, which a full replay may stop at before the snapshot's step.
+      fromSnapshot: options.maxSteps === undefined && options.maxTurns === undefined && options.maxCost === undefined,
       sandbox: () => life!.sandbox,
       startCheckpoint: () => snapshotter.snapshot().tree,
       store: {

@@ -33,9 +33,12 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   const record = journal.runRecord;
   const followUps = recordedFollowUps(journal);
   const configChanges = recordedConfigChanges(journal);
+  // Opened from a snapshot, the steps up to it were not read: it says which model and follow-up they left.
+  const before = journal.resumeState;
   // The model the run uses now: its last config step's, else the pinned one.
-  let model = configChanges.filter((change) => change.model !== undefined).at(-1)?.model ?? target.model;
-  const newFollowUp = target.followUp !== undefined && !resumesLastFollowUp(record, followUps, target);
+  let model = configChanges.filter((change) => change.model !== undefined).at(-1)?.model ?? before?.model ?? target.model;
+  const lastRecorded = followUps.at(-1) ?? before?.lastFollowUp;
+  const newFollowUp = target.followUp !== undefined && !resumesLastFollowUp(record, lastRecorded, target);
   // A change of model is its own step, before the follow-up it comes with (the identical
   // command again finds the run on that model already and adds nothing).
   const newChange = target.modelChange !== undefined && target.modelChange !== model;
@@ -45,13 +48,13 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   }
   // A compaction asked for: its config step comes after a change of model, before the follow-up.
   if (target.compact) configChanges.push({ compact: true, step: journal.history.lastPosition + 1 + (newChange ? 1 : 0) });
-  const before = (newChange ? 1 : 0) + (target.compact ? 1 : 0);
+  const changesBefore = (newChange ? 1 : 0) + (target.compact ? 1 : 0);
   // Its step is the one after the journal's last: a run stopped short of its answer (a limit, a
   // crash) hears it before its next model call; a finished one right after its final answer.
   if (newFollowUp) {
     // Expanded only now that it is known to be new: a recorded one sends what it sent.
     const sent = target.followUpSent?.();
-    followUps.push({ message: target.followUp!, ...(sent !== undefined ? { sent } : {}), step: journal.history.lastPosition + 1 + before });
+    followUps.push({ message: target.followUp!, ...(sent !== undefined ? { sent } : {}), step: journal.history.lastPosition + 1 + changesBefore });
   }
   // A finished run replays with no key; anything else needs one before anything happens (a
   // change of model alone to a finished run asks no model).
@@ -60,7 +63,7 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   const asksModel = !replayOnly && !(changesOnly && !target.compact) && !(record?.status === 'finished' && !newFollowUp && !target.compact);
   const recordedSteps = journal.history.finishedCount;
   const openedAs: OpenedAs = newFollowUp ? 'continuing' : replayOnly ? 'finished' : recordedSteps > 0 ? 'resuming' : 'new';
-  const givenAt = target.followUp !== undefined && !newFollowUp ? followUps.at(-1)?.step : undefined;
+  const givenAt = target.followUp !== undefined && !newFollowUp ? lastRecorded?.step : undefined;
   const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
   // The last attempt ran a step again and was killed before it recorded anything.
   const lastAttempt = journal.killedAttempt;
@@ -68,8 +71,8 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   const told = journal.config?.instructions;
   // The run's latest follow-up, new or recorded (the identical `continue` again, a resume after a
   // crash in its answer): the steps before it are the conversation it continued.
-  const followUpStep = followUps.at(-1)?.step;
-  const opened = { model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(killed ? { killedBeforeRecording: killed } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}) };
+  const followUpStep = followUps.at(-1)?.step ?? lastRecorded?.step;
+  const opened = { model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(killed ? { killedBeforeRecording: killed } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}), ...(journal.resumedFrom ? { fromSnapshot: journal.resumedFrom } : {}) };
   return { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened };
 }
 
@@ -79,8 +82,7 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
 // step, and "finished" only at a final answer), so the identical command resumes it instead of
 // adding it twice. After its answer the same words are a new message ("yes" twice is two answers);
 // a message the person sent in a session is always one.
-function resumesLastFollowUp(record: RunRecord | undefined, followUps: readonly FollowUp[], target: Pick<RunTarget, 'followUp' | 'newMessage'>): boolean {
-  const last = followUps.at(-1);
+function resumesLastFollowUp(record: RunRecord | undefined, last: Pick<FollowUp, 'message'> | undefined, target: Pick<RunTarget, 'followUp' | 'newMessage'>): boolean {
   if (target.newMessage || last === undefined || last.message !== target.followUp) return false;
   return record?.status !== 'finished';
 }

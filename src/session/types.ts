@@ -146,9 +146,10 @@ export type SessionEvent =
   /**
    * interrupted: the last attempt was stopped by a signal (not a crash); inFlight: the journal's last step has an intent and no result; followUpGivenAt: the step that already recorded this follow-up; instructions: the project instructions file pinned into a new run;
    * held: the session held the run open since its last turn (SessionOptions.hold): nothing replays, the loop goes on from its answer;
-   * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing.
+   * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing;
+   * fromSnapshot: the run was opened from its snapshot at this step (valve/snapshot.ts): the loop starts there, and only the steps after it replay.
    */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string; held?: boolean }
+  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string; held?: boolean; fromSnapshot?: number }
   /** A new run's instructions file (`AGENTS.md`, `CLAUDE.md`) that resolves outside the folder it was found in (a symbolic link out of the repository): not read, not in the prompt. */
   | { type: 'instructions-left-out'; file: string; target: string; within: 'repository' | 'config folder' }
   /** The run came from (or went to) this remote's fetched journal: it pushes there as `--push <remote>` would, so a one-shot effect runs only once the remote has its start. Said after `opened` when the run will go live. */

@@ -5,7 +5,7 @@ import type { JournalEntry, RunTotals } from '../journal/entry.js';
 import { expandKept, isKept, keptPath, supplyKept, withoutResult, type KeptEntry } from '../journal/kept.js';
 import { shortValue } from '../format/text.js';
 import { canonicalJson } from './key.js';
-import { EntryTotals, type CheckpointMark, type LastCheckpoint } from './run-totals.js';
+import { EntryTotals, type CheckpointMark, type EntryTotalsState, type LastCheckpoint } from './run-totals.js';
 
 /** The records at one position: the intent (if the step needed one) and the result (if it finished). */
 export interface RecordedStep {
@@ -50,10 +50,15 @@ export class History {
    * except within the batch the journal ends in (openBatch), whose calls finish in any order.
    * Entries kept as bytes (readKeptEntries) are parsed again only when their step is looked up.
    * `tally` is what the entries add up to when the reader counted them as it read them; without
-   * it they are counted here (parsing the kept ones once).
+   * it they are counted here (parsing the kept ones once). `after`: the entries are those after
+   * that step, every step up to it finished (a run opened from its snapshot, valve/snapshot.ts).
    */
-  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`, tally?: EntryTotals) {
+  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`, tally?: EntryTotals, after = 0) {
     this.run = run;
+    // Opened from a snapshot after step `after`: the steps up to it are finished (the snapshot
+    // says so, and was checked against the branch), and only the entries after it were read.
+    this.last = after;
+    this.finished = after;
     const where = (entry: Held): string => (isKept(entry) ? keptPath(entry) : pathOf(entry));
     for (const entry of entries) {
       const step = this.steps.get(entry.step) ?? {};
@@ -69,7 +74,7 @@ export class History {
     // Only in the group of calls the run's last answer runs at once may a step be missing, or be
     // started and not finished, before a later one: they finish in any order.
     const batch = openBatch(run, this.steps, this.last, where);
-    for (let position = 1; position <= this.last; position++) {
+    for (let position = after + 1; position <= this.last; position++) {
       const step = this.steps.get(position);
       const inBatch = batch !== undefined && position >= batch[0];
       if (!step && inBatch) continue;
@@ -98,6 +103,11 @@ export class History {
   /** The run's totals (for run.json), with `next` counted too when given: an entry about to be written. */
   totals(next?: JournalEntry): RunTotals {
     return this.tally.totals(next);
+  }
+
+  /** What the run's totals add up to so far, as JSON (a snapshot keeps it). */
+  totalsState(): EntryTotalsState {
+    return this.tally.state();
   }
 
   /** The checkpoint the run recorded last, the step that recorded it and when that finished. */

@@ -1,6 +1,8 @@
 // Opening a run: its journal store, its lock (taking over one a dead process left), the commands a
 // dead attempt left running, and its entries read and checked once, added up as they come.
-import { UsageError } from '../errors/index.js';
+import { ObjectTooLargeError, UsageError } from '../errors/index.js';
+import type { RunRecord } from '../journal/entry.js';
+import { TREE_MODE } from '../git/git-object.js';
 import { isValidRunId } from '../journal/entry.js';
 import { stepFilePath } from '../journal/layout.js';
 import { stopOrphanedCommands } from '../locks/live-commands.js';
@@ -12,7 +14,8 @@ import { JournalStore } from '../journal/store.js';
 import { readHeadBranch, readHeadCommit } from '../git/refs.js';
 import { hostName } from '../os/proc.js';
 import { History } from './history.js';
-import { RunJournal } from './run-journal.js';
+import { RunJournal, type ResultEntry } from './run-journal.js';
+import { configDigest, MAX_SNAPSHOT_BYTES, parseSnapshot, snapshotPath, type RunSnapshot } from './snapshot.js';
 import { EntryTotals } from './run-totals.js';
 import type { OpenJournalOptions } from './step-types.js';
 
@@ -38,8 +41,20 @@ export async function openRunJournal(store: JournalStore, options: Omit<OpenJour
     }
     await store.refresh();
     const record = await readRunRecord(store, options.run);
-    const tally = new EntryTotals(); // added up while the entries are read and checked: never read again for it
-    const entries = await readKeptEntries(store, options.run, (entry) => tally.add(entry));
+    // A snapshot of the loop at a recent step, when asked for and valid: only the entries after it are read.
+    const snapshot = options.fromSnapshot && record ? await readSnapshot(store, options.run, record) : undefined;
+    // Added up while the entries are read and checked: never read again for it.
+    const tally = snapshot ? EntryTotals.from(snapshot.totals) : new EntryTotals();
+    let lastResult: ResultEntry | undefined = snapshot && { step: snapshot.step, kind: snapshot.entry.kind, oid: snapshot.entry.oid };
+    const entries = await readKeptEntries(
+      store,
+      options.run,
+      (entry, oid) => {
+        tally.add(entry);
+        if (entry.phase === 'result' && entry.step > (lastResult?.step ?? 0)) lastResult = { step: entry.step, kind: entry.kind, oid };
+      },
+      snapshot?.step,
+    );
     if (typeof options.prompt === 'function') options = { ...options, prompt: !record && entries.length === 0 ? options.prompt() : undefined };
     if (typeof options.config === 'function') options = { ...options, config: await options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
@@ -49,11 +64,34 @@ export async function openRunJournal(store: JournalStore, options: Omit<OpenJour
     if (typeof options.startCheckpoint === 'string' && !record) await holdPendingTree(store.repo.commonDir, options.run, options.startCheckpoint);
     const { repo } = store;
     const origin = { baseCommit: record ? record.baseCommit : readHeadCommit(repo.gitdir, repo.commonDir), branch: readHeadBranch(repo), worktree: repo.root, host: hostName(), pid: process.pid };
-    return new RunJournal(store, lock, options, record, new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally), origin);
+    const history = new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally, snapshot?.step);
+    return new RunJournal(store, lock, options, record, history, origin, { snapshot, lastResult });
   } catch (error) {
     lock.release();
     throw error;
   }
+}
+
+/**
+ * The run's snapshot (valve/snapshot.ts) when it can stand for the steps up to its own: of this
+ * format and run, every field what it must be, made with the run's pinned configuration, and about
+ * the very entry the branch holds for its step (its blob id). Undefined otherwise: the run replays
+ * whole, as a run written before snapshots does.
+ */
+export async function readSnapshot(store: JournalStore, run: string, record: RunRecord): Promise<RunSnapshot | undefined> {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = await store.fileAt(snapshotPath(run), MAX_SNAPSHOT_BYTES);
+  } catch (error) {
+    if (error instanceof ObjectTooLargeError) return undefined;
+    throw error;
+  }
+  const snapshot = bytes && parseSnapshot(bytes.toString('utf8'), run);
+  if (!snapshot || snapshot.config !== configDigest(record.config)) return undefined;
+  const path = stepFilePath(run, snapshot.step, snapshot.entry.kind, 'result');
+  const slash = path.lastIndexOf('/');
+  const named = (await store.treeAt(path.slice(0, slash)))?.get(path.slice(slash + 1));
+  return named && named.mode !== TREE_MODE && named.oid === snapshot.entry.oid ? snapshot : undefined;
 }
 
 function assertRunId(run: string): void {

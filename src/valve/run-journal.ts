@@ -6,6 +6,7 @@ import { InFlightError, UnfinishedBatchError, UsageError } from '../errors/index
 import { oneLine, shortValue } from '../format/text.js';
 import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { runBlobPath, stepFilePath } from '../journal/layout.js';
+import { configDigest, SNAPSHOT_AFTER_COMPACTION, SNAPSHOT_EVERY, SNAPSHOT_FORMAT, snapshotPath, type LoopState, type RunSnapshot } from './snapshot.js';
 import { hashObject } from '../git/git-object.js';
 import { clearLiveCommand, recordLiveCommand, stopOwnCommands } from '../locks/live-commands.js';
 import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
@@ -17,6 +18,13 @@ import { RunRecordWriter, type RunOrigin } from './run-record.js';
 import { assertStepOptions, type InFlightAnswer, type InFlightStep, type OpenJournalOptions, type StepBatch, type StepEvent, type StepOptions } from './step-types.js';
 
 export type { Checkpoint, InFlightAnswer, InFlightStep, JournalHooks, OpenJournalOptions, StepBatch, StepEvent, StepOptions } from './step-types.js';
+
+/** A run's latest result entry: its step, kind and blob id (what a snapshot after it names). */
+export interface ResultEntry {
+  step: number;
+  kind: string;
+  oid: string;
+}
 
 /** One run's journal, held open by this process: `step` is the valve. */
 export class RunJournal {
@@ -37,8 +45,27 @@ export class RunJournal {
   private readonly thrown = new Set<number>();
   // This process's appends, one after another (see serially).
   private writing: Promise<unknown> = Promise.resolve();
+  // Snapshots (snapshot.ts): the state the loop starts from (the run was opened from one), the
+  // step of the last one written or read, the loop's latest offer, and the last result entry
+  // recorded (the one a snapshot taken now names).
+  private readonly startState: LoopState | undefined;
+  private snapshotStep = 0;
+  private offer: { position: number; state: () => LoopState } | undefined;
+  private lastResult: ResultEntry | undefined;
 
-  constructor(store: JournalStore, lock: RunLock, options: Omit<OpenJournalOptions, 'dir'>, record: RunRecord | undefined, history: History, origin: RunOrigin) {
+  /**
+   * `start`: what opening read of the run's snapshot and last entry (open-journal.ts): a run opened
+   * from its snapshot begins at the snapshot's step, its loop at the snapshot's state.
+   */
+  constructor(
+    store: JournalStore,
+    lock: RunLock,
+    options: Omit<OpenJournalOptions, 'dir'>,
+    record: RunRecord | undefined,
+    history: History,
+    origin: RunOrigin,
+    start: { snapshot?: RunSnapshot; lastResult?: ResultEntry } = {},
+  ) {
     this.store = store;
     this.lock = lock;
     this.options = options;
@@ -49,6 +76,40 @@ export class RunJournal {
     lock.onLost(() => stopOwnCommands(this.liveGroups));
     const killed = this.killedAttempt;
     if (killed) this.runFile.noteKilled(killed.number);
+    this.lastResult = start.lastResult;
+    if (start.snapshot) {
+      this.position = this.snapshotStep = start.snapshot.step;
+      this.startState = start.snapshot.loop;
+    }
+  }
+
+  /**
+   * The state savepoint's agent loop starts from, when the run was opened from its snapshot (the
+   * steps up to `resumedFrom` are not replayed, their entries not read); undefined: from step 1.
+   */
+  get resumeState(): LoopState | undefined {
+    return this.startState;
+  }
+
+  /** The step the run was opened from (its snapshot's), 0 when every entry was read. */
+  get resumedFrom(): number {
+    return this.startState ? this.startState.budget.steps : 0;
+  }
+
+  /**
+   * The loop's state just before its next model call, offered for a snapshot (agent/loop.ts; `soon`
+   * after a compaction, when the conversation is at its smallest). Taken only when the run is live
+   * here (no recorded step follows), no step is under way, and SNAPSHOT_EVERY steps went by since
+   * the last one (SNAPSHOT_AFTER_COMPACTION when `soon`): it is then written with the next step's
+   * entry, in the same commit.
+   */
+  offerSnapshot(state: () => LoopState, soon = false): void {
+    const position = this.position;
+    this.offer = undefined;
+    if (position === 0 || position < this.history.lastPosition || this.unfinished.size > 0 || this.thrown.size > 0) return;
+    if (this.lastResult?.step !== position) return;
+    if (position - this.snapshotStep < (soon ? SNAPSHOT_AFTER_COMPACTION : SNAPSHOT_EVERY)) return;
+    this.offer = { position, state };
   }
 
   /**
@@ -115,6 +176,7 @@ export class RunJournal {
     const [hole] = this.thrown;
     if (hole !== undefined) throw new UnfinishedBatchError(this.run, hole);
     const position = ++this.position;
+    if (this.offer && this.offer.position !== position - 1) this.offer = undefined;
     const first = batch ? (batch.first ??= position) : position;
     if (batch && position >= first + batch.size) throw new UsageError(`step ${position} is not one of the batch of ${batch.size} steps from ${first}: another step was asked for among them`);
     this.unfinished.add(position);
@@ -231,8 +293,11 @@ export class RunJournal {
   private async writeNow(entry: JournalEntry, subject: string, fence?: string, blobs: Buffer[] = []): Promise<JournalEntry> {
     this.lock.check(); // never append beside a process that took the run over
     const safe = this.options.redact ? this.options.redact(entry) : entry;
-    const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content: serializeEntry(safe) }];
+    const content = serializeEntry(safe);
+    const files: JournalFile[] = [{ path: stepFilePath(this.run, entry.step, entry.kind, entry.phase), content }];
     for (const bytes of blobs) files.push({ path: runBlobPath(this.run, hashObject('blob', bytes)), content: bytes });
+    const snapshot = this.takeOffer(entry.step);
+    if (snapshot) files.push({ path: snapshotPath(this.run), content: snapshot.content });
     const wasNew = this.runFile.isNew;
     // The first step this attempt runs live: of a batch, the lowest still running may land after this one.
     const first = this.runFile.firstWrite(Math.min(entry.step, ...this.unfinished), this.history.totals(safe));
@@ -253,11 +318,40 @@ export class RunJournal {
       pushError = error; // written, then the push failed: recorded like any entry, then thrown
     }
     if (first) this.runFile.commit(first.record);
+    if (snapshot) this.snapshotStep = snapshot.step;
+    if (safe.phase === 'result' && safe.step > (this.lastResult?.step ?? 0)) this.lastResult = { step: safe.step, kind: safe.kind, oid: hashObject('blob', Buffer.from(content)) };
     this.history.add(safe); // a result only counted: never looked up again (positions only move on)
     if (safe.phase === 'result') this.unfinished.delete(safe.step);
     if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
     if (pushError !== undefined) throw pushError;
     return safe;
+  }
+
+  // The snapshot the loop offered, as snapshot.json's bytes, when the entry about to be written is
+  // of the step right after it (the commit then holds the step the snapshot names, and the state
+  // is that of just before this step). Built here, once: the offer costs nothing until taken.
+  private takeOffer(step: number): { step: number; content: string } | undefined {
+    const offer = this.offer;
+    if (!offer || step !== offer.position + 1 || this.lastResult?.step !== offer.position) return undefined;
+    this.offer = undefined;
+    const loop = offer.state();
+    if (loop.budget.steps !== offer.position) return undefined; // the loop's count and the valve's disagree: no snapshot
+    const snapshot: RunSnapshot = {
+      format: SNAPSHOT_FORMAT,
+      run: this.run,
+      step: offer.position,
+      entry: { kind: this.lastResult.kind, oid: this.lastResult.oid },
+      config: configDigest(this.config),
+      finished: this.history.finishedCount,
+      totals: this.history.totalsState(),
+      loop,
+    };
+    if (snapshot.finished !== snapshot.step || snapshot.totals.lastStep !== snapshot.step) return undefined;
+    // A secret in it (one the task was typed with): none is written, and a conversation redacted
+    // here would not be the one a replay rebuilds. The run replays from the snapshot before, if any.
+    const content = JSON.stringify(snapshot);
+    if (this.options.redact && JSON.stringify(this.options.redact(snapshot)) !== content) return undefined;
+    return { step: offer.position, content };
   }
 
   /**

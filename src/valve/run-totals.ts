@@ -16,6 +16,20 @@ export interface CheckpointMark {
   person: boolean;
 }
 
+/** What EntryTotals holds, as plain JSON: a snapshot keeps it, and a resume from the snapshot goes on from it. */
+export interface EntryTotalsState {
+  files: number;
+  lastStep: number;
+  lastFinished: boolean;
+  modelCalls: number;
+  tokens: { input: number; output: number; cacheCreation: number; cacheRead: number };
+  lastActivity: string | null;
+  /** The latest time seen, in ms (null: none yet; JSON has no -Infinity). */
+  latest: number | null;
+  checkpoint?: LastCheckpoint;
+  trail: CheckpointMark[];
+}
+
 /**
  * A run's entries added up one at a time, in journal order: a few numbers, whatever the run's
  * length. An opened run's are added as they are read and checked (readKeptEntries), and each
@@ -78,6 +92,20 @@ export class EntryTotals {
   /** Every checkpoint the run recorded, in order, each once where it changed: what restores ask of which files the run wrote. */
   get checkpoints(): readonly CheckpointMark[] {
     return this.trail;
+  }
+
+  /** What the entries added up to, as JSON (see EntryTotalsState). */
+  state(): EntryTotalsState {
+    const latest = Number.isFinite(this.latest) ? this.latest : null;
+    return { files: this.files, lastStep: this.lastStep, lastFinished: this.lastFinished, modelCalls: this.modelCalls, tokens: { ...this.tokens }, lastActivity: this.lastActivity, latest, ...(this.checkpoint ? { checkpoint: { ...this.checkpoint } } : {}), trail: this.trail.map((mark) => ({ ...mark })) };
+  }
+
+  /** Totals that go on from `state` (a snapshot's), as if the entries it counted had been added. */
+  static from(state: EntryTotalsState): EntryTotals {
+    const tally = new EntryTotals();
+    const { latest, checkpoint, trail, tokens, ...counts } = state;
+    Object.assign(tally, counts, { latest: latest ?? Number.NEGATIVE_INFINITY, tokens: { ...tokens }, trail: trail.map((mark) => ({ ...mark })), checkpoint: checkpoint ? { ...checkpoint } : undefined });
+    return tally;
   }
 
   private copy(): EntryTotals {

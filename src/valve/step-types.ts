@@ -131,6 +131,12 @@ export interface OpenJournalOptions {
    * until the first step makes a checkpoint of its own). A function is called only for a new run.
    */
   startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
+  /**
+   * Open the run from its snapshot when it has a valid one (valve/snapshot.ts): only the entries
+   * after it are read, and `RunJournal.resumeState` is where savepoint's agent loop starts. Only
+   * for that loop (a loop of one's own replays from step 1); default false: every entry is read.
+   */
+  fromSnapshot?: boolean;
   /** What the journal store does around each append: the hook after it (`--push`), and the one told when a moved branch was put back. */
   store?: JournalHooks;
 }

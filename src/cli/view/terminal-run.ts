@@ -270,6 +270,8 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       if (event.openedAs === 'finished') say(out, style.dim, `This run ${event.refused ? 'ended with the model\'s refusal' : 'finished'} before: replaying its ${n} steps from the journal.`, style.width);
       else if (event.openedAs === 'continuing') say(out, style.dim, `Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.`, style.width);
       else if (n > 0) say(out, style.dim, `Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.`, style.width);
+      // Opened from the run's snapshot: only the steps after it replay (and are shown).
+      if (event.fromSnapshot) say(out, style.dim, `The loop starts from the run's snapshot at step ${event.fromSnapshot}: steps 1 to ${event.fromSnapshot} are not replayed.`, style.width);
       if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
       return;
     }
