@@ -9,6 +9,7 @@
 //                                         first time this machine sees the value, and the book keeps it
 // The valve returns what it recorded, so the model sees placeholders live and on replay alike;
 // reveal.ts turns them back into values just before an effect runs.
+// Tested in test/redact/secrets.test.ts, test/redact/names.test.ts and test/worktree/redactor.test.ts.
 import { encodedForms, secretVariables, type IgnoredVariable } from './secret-values.js';
 
 export { MIN_SECRET_LENGTH, SECRET_NAME } from './secret-values.js';

@@ -2,6 +2,7 @@
 // wrote, even when what it wrote is a placeholder it copied from redacted text. Pure code: the
 // environment and the secret book are handed in. A value this machine cannot know stops the step
 // with UnknownSecretError, before anything runs.
+// Tested in test/redact/secrets.test.ts and test/redact/names.test.ts.
 import { UnknownSecretError } from '../errors/index.js';
 import { mapStrings, type SecretBook } from './redactor.js';
 import { encodedForms, secretVariables } from './secret-values.js';

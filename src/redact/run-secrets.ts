@@ -1,6 +1,7 @@
 // Secrets for one run, as the CLI wires them: a redactor for everything the journal keeps and a
 // revealer for the inputs of effects, sharing this repository's secret book. Secret-named variables
 // left alone (too short, an ordinary word, a file path) are named once on stderr with SAVEPOINT_DEBUG=1.
+// Tested in test/redact/secrets.test.ts.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createRedactor, type Redactor } from './redactor.js';
