@@ -132,8 +132,7 @@ const NOT_YET_MIRRORED: string[] = [
   'report/attempt-ending.ts',
   'report/step-detail.ts', 'report/timeline-assets.ts', 'session/background-journal.ts', 'session/finished-run.ts',
   'session/sandbox.ts', 'session/worktree.ts',
-  'tools/git-files.ts',
-  'tools/mcp/stdio-guard.ts', 'tools/task.ts', 'worktree/checkpoint-tree.ts',
+  'tools/mcp/stdio-guard.ts', 'worktree/checkpoint-tree.ts',
   'worktree/entries.ts', 'worktree/file-hasher.ts', 'worktree/filters.ts', 'worktree/git-listing.ts', 'worktree/index-status.ts',
   'worktree/layers.ts', 'worktree/path-checkpoint.ts', 'worktree/tree-build.ts',
 ];
