@@ -125,8 +125,6 @@ const NOT_YET_MIRRORED: string[] = [
   'cli/view/live-view.ts', 'cli/view/push-events.ts', 'cli/view/run-format.ts',
   'cli/view/run-header.ts', 'cli/view/session-settings.ts', 'cli/view/step-diff.ts',
   'cli/view/subagent-line.ts', 'cli/view/terminal-run.ts', 'cli/view/trust-question.ts',
-  'errors/disk-full.ts', 'errors/journal.ts', 'errors/mcp.ts', 'errors/model.ts', 'errors/push.ts', 'errors/replay.ts', 'errors/run.ts',
-  'errors/savepoint-error.ts', 'errors/secrets.ts', 'errors/settings.ts', 'errors/tools.ts', 'errors/worktree.ts',
   'locks/lock-file.ts',
   'session/background-journal.ts', 'session/finished-run.ts',
   'session/sandbox.ts', 'session/worktree.ts',
