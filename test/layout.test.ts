@@ -121,7 +121,7 @@ const NOT_YET_MIRRORED: string[] = [
   'cli/demo/chapter-scripts.ts', 'cli/demo/chapters.ts', 'cli/demo/child.ts', 'cli/demo/project.ts', 'cli/help.ts',
   'cli/interactive/picker.ts', 'cli/interactive/session.ts',
   'cli/main.ts', 'cli/terminal/output.ts', 'cli/terminal/pager.ts',
-  'cli/terminal/typed-ahead.ts', 'cli/view/approval.ts', 'cli/view/drive-flags.ts', 'cli/view/edit-preview.ts',
+  'cli/terminal/typed-ahead.ts', 'cli/view/approval.ts', 'cli/view/edit-preview.ts',
   'cli/view/live-view.ts',
   'cli/view/session-settings.ts', 'cli/view/step-diff.ts',
   'cli/view/terminal-run.ts', 'cli/view/trust-question.ts',
