@@ -100,8 +100,9 @@ test('the library exports every error class and none of the store internals, tes
 
 // Tests mirror src/ (issue 40): src/a/b.ts is tested in test/a/b.test.ts, or its header comment names the
 // test that covers it in a line `Tested in test/x/y.test.ts.` (several may be named), and each named test
-// mentions a name the file exports, so a pointer to a test that was renamed or no longer exercises the
-// file fails here instead of rotting. A file with no code that runs (types only, or a barrel that only
+// mentions a name the file exports (for a CLI command's file, also the command's name in quotes, as a
+// spawned test runs it: `['fork', ...]`), so a pointer to a test that was renamed or no longer
+// exercises the file fails here instead of rotting. A file with no code that runs (types only, or a barrel that only
 // re-exports) is checked by the compiler and needs no test. The allowances below name what has neither yet.
 
 // Owned by other changes this round: src/git, src/journal and src/valve (one read path, an in-memory store),
@@ -115,9 +116,8 @@ const OWNED_THIS_ROUND: string[] = [
 ];
 // Not yet mirrored: the gap issue 40 leaves open, file by file, so it can only shrink.
 const NOT_YET_MIRRORED: string[] = [
-  'agent/tool-call.ts', 'cli/commands/config.ts', 'cli/commands/continue.ts',
-  'cli/commands/demo.ts', 'cli/commands/diff.ts', 'cli/commands/fork.ts', 'cli/commands/log.ts', 'cli/commands/mcp.ts',
-  'cli/commands/resume.ts', 'cli/commands/run.ts', 'cli/commands/runs.ts', 'cli/commands/session.ts', 'cli/commands/show.ts',
+  'agent/tool-call.ts',
+  'cli/commands/session.ts',
   'cli/demo/chapter-scripts.ts', 'cli/demo/chapters.ts', 'cli/demo/child.ts', 'cli/demo/project.ts',
   'cli/interactive/picker.ts', 'cli/interactive/session.ts',
   'cli/view/approval.ts', 'cli/view/edit-preview.ts',
@@ -174,7 +174,9 @@ function untested(file: string): string | undefined {
   for (const test of pointers) {
     if (!existsSync(join(root, test))) return `${rel}: names ${test}, which does not exist`;
     const text = readFileSync(join(root, test), 'utf8');
-    if (!names.some((name) => new RegExp(`\\b${name}\\b`).test(text))) return `${rel}: names ${test}, which mentions none of what it exports (${names.join(', ')})`;
+    const commands = [...readFileSync(file, 'utf8').matchAll(/new Command\('([\w-]+)'\)/g)].map((match) => match[1]!);
+    const mentioned = names.some((name) => new RegExp(`\\b${name}\\b`).test(text)) || commands.some((name) => new RegExp(`['"\`]${name}['"\`]`).test(text));
+    if (!mentioned) return `${rel}: names ${test}, which mentions none of what it exports (${[...names, ...commands.map((c) => `'${c}'`)].join(', ')})`;
   }
   return undefined;
 }
