@@ -120,7 +120,7 @@ const NOT_YET_MIRRORED: string[] = [
   'cli/commands/session.ts',
   'cli/demo/chapter-scripts.ts', 'cli/demo/chapters.ts', 'cli/demo/child.ts', 'cli/demo/project.ts',
   'cli/interactive/picker.ts', 'cli/interactive/session.ts',
-  'cli/view/approval.ts', 'cli/view/edit-preview.ts',
+  'cli/view/approval.ts',
   'cli/view/live-view.ts',
   'cli/view/session-settings.ts', 'cli/view/step-diff.ts',
   'cli/view/terminal-run.ts', 'cli/view/trust-question.ts',
@@ -128,7 +128,7 @@ const NOT_YET_MIRRORED: string[] = [
   'session/background-journal.ts', 'session/finished-run.ts',
   'session/sandbox.ts', 'session/worktree.ts',
   'tools/mcp/stdio-guard.ts', 'worktree/checkpoint-tree.ts',
-  'worktree/entries.ts', 'worktree/file-hasher.ts', 'worktree/filters.ts', 'worktree/git-listing.ts', 'worktree/index-status.ts',
+  'worktree/entries.ts', 'worktree/file-hasher.ts', 'worktree/filters.ts', 'worktree/index-status.ts',
   'worktree/layers.ts', 'worktree/path-checkpoint.ts', 'worktree/tree-build.ts',
 ];
 
