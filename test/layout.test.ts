@@ -125,7 +125,7 @@ const NOT_YET_MIRRORED: string[] = [
   'cli/view/session-settings.ts', 'cli/view/step-diff.ts',
   'cli/view/terminal-run.ts',
   'session/background-journal.ts', 'session/finished-run.ts',
-  'session/sandbox.ts', 'session/worktree.ts',
+  'session/worktree.ts',
   'tools/mcp/stdio-guard.ts', 'worktree/checkpoint-tree.ts',
   'worktree/entries.ts', 'worktree/file-hasher.ts', 'worktree/filters.ts', 'worktree/index-status.ts',
   'worktree/layers.ts', 'worktree/path-checkpoint.ts', 'worktree/tree-build.ts',
