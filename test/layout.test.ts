@@ -121,7 +121,7 @@ const NOT_YET_MIRRORED: string[] = [
   'cli/interactive/picker.ts', 'cli/interactive/session.ts',
   'cli/view/approval.ts',
   'cli/view/live-view.ts',
-  'cli/view/session-settings.ts', 'cli/view/step-diff.ts',
+  'cli/view/step-diff.ts',
   'cli/view/terminal-run.ts',
   'session/background-journal.ts', 'session/finished-run.ts',
   'session/worktree.ts',
