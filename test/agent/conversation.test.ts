@@ -24,7 +24,7 @@ test("a step's identity names the model and turn and changes with each message a
   const same = new Conversation(config());
   same.add({ role: 'user', content: 'hi' });
   assert.equal(same.stepInput(1).request, first.request, 'the same conversation, the same identity');
-  conversation.add({ role: 'assistant', content: 'hello' });
+  conversation.add({ role: 'assistant', content: [{ type: 'text', text: 'hello' }] });
   assert.notEqual(conversation.stepInput(2).request, first.request);
   const before = conversation.stepInput(2).request;
   conversation.useModel('claude-b');
@@ -53,7 +53,7 @@ test('it nears the window at the threshold, not again after a compaction or a ho
 test('a compaction starts the identity over from the messages it keeps', () => {
   const a = new Conversation(config());
   a.add({ role: 'user', content: 'long' });
-  a.add({ role: 'assistant', content: 'story' });
+  a.add({ role: 'assistant', content: [{ type: 'text', text: 'story' }] });
   a.replace([{ role: 'user', content: 'summary' }], 10);
   const b = new Conversation(config());
   b.add({ role: 'user', content: 'summary' });

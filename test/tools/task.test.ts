@@ -33,5 +33,5 @@ test('up to four at once, no approval of its own, files may change, described by
   const input = { description: 'refactor the parser', prompt: 'p' };
   assert.deepEqual([task.needsApproval(input), task.mayChangeFiles(input), task.isRepeatSafe(input)], [false, true, true]);
   assert.equal(task.describe(input), 'task "refactor the parser"');
-  assert.match(task.describe({ description: 'x'.repeat(100) }), /^task "x+…"$/);
+  assert.match(task.describe({ description: 'x'.repeat(100), prompt: 'p' }), /^task "x+…"$/);
 });
