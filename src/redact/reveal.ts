@@ -39,7 +39,8 @@ export function createRevealer(env: NodeJS.ProcessEnv, book?: SecretBook, isFile
     if (!form) throw new UnknownSecretError(placeholder, name);
     return form.text;
   };
-  const text = (input: string): string => (input.includes('[REDACTED:') ? input.replace(PLACEHOLDER, (whole, name: string, tag?: string) => valueOf(whole, name, tag)) : input);
+  const text = (input: string): string =>
+    input.includes('[REDACTED:') ? input.replace(PLACEHOLDER, (whole, name: string, tag?: string) => valueOf(whole, name, tag)) : input;
   const value = <V>(input: V): V => (JSON.stringify(input)?.includes('[REDACTED:') ? mapStrings(input, text) : input);
   const partial = (input: string) => {
     const unknown: string[] = [];

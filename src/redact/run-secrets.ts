@@ -21,7 +21,11 @@ export interface RunSecrets {
 const said = new Set<string>();
 
 /** Builds a run's secrets from `env` and the repository's secret book. */
-export function openRunSecrets(commonDir: string, env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): RunSecrets {
+export function openRunSecrets(
+  commonDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): RunSecrets {
   const book = new FileSecretBook(secretBookPath(commonDir));
   const isFile = (value: string) => existsSync(value.startsWith('~/') ? `${homedir()}${value.slice(1)}` : value);
   const redactor = createRedactor(env, { book, isFile });

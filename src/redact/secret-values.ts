@@ -26,7 +26,10 @@ export interface IgnoredVariable {
 }
 
 /** Splits the secret-named variables of `env` into secrets (longest value first) and ones left alone. */
-export function secretVariables(env: NodeJS.ProcessEnv, isFile: (value: string) => boolean = () => false): { secrets: SecretVariable[]; ignored: IgnoredVariable[] } {
+export function secretVariables(
+  env: NodeJS.ProcessEnv,
+  isFile: (value: string) => boolean = () => false,
+): { secrets: SecretVariable[]; ignored: IgnoredVariable[] } {
   const secrets: SecretVariable[] = [];
   const ignored: IgnoredVariable[] = [];
   for (const [name, value] of Object.entries(env)) {
