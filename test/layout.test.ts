@@ -4,7 +4,7 @@
 // `/** */` doc, every error class among them and no store internal or test hook. A move or a new
 // file that breaks one fails here, naming it.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -96,4 +96,95 @@ test('the library exports every error class and none of the store internals, tes
   const errors = exportsOf('errors/index.ts').map((symbol) => symbol.name).filter((name) => !ERROR_HELPERS.includes(name));
   assert.deepEqual(errors.filter((name) => !exported.has(name)), [], 'an error of errors/ the library does not export');
   assert.deepEqual(INTERNALS.filter((name) => exported.has(name)), []);
+});
+
+// Tests mirror src/ (issue 40): src/a/b.ts is tested in test/a/b.test.ts, or its header comment names the
+// test that covers it in a line `Tested in test/x/y.test.ts.` (several may be named), and each named test
+// mentions a name the file exports (for a CLI command's file, also the command's name in quotes, as a
+// spawned test runs it: `['fork', ...]`), so a pointer to a test that was renamed or no longer
+// exercises the file fails here instead of rotting. A file with no code that runs (types only, or a barrel that only
+// re-exports) is checked by the compiler and needs no test. The allowances below name what has neither yet.
+
+// Owned by other changes this round: src/git, src/journal and src/valve (one read path, an in-memory store),
+// src/os (processes in one place), and the loop's and the session's resume path. Mirrored once those land.
+const OWNED_THIS_ROUND: string[] = [
+  'agent/loop.ts', 'git/git-object.ts', 'git/object-batch.ts', 'git/pack-file.ts', 'git/pack-format.ts', 'git/reflog.ts', 'git/refs.ts',
+  'journal/entry.ts', 'journal/fields.ts', 'journal/kept.ts', 'journal/layout.ts', 'journal/parse-run.ts', 'journal/pending.ts',
+  'journal/pusher.ts', 'journal/read-runs.ts', 'journal/reader.ts', 'journal/run-id.ts', 'journal/store-options.ts', 'journal/sync.ts',
+  'os/background-process.ts', 'os/durable-file.ts', 'os/proc.ts', 'session/drive.ts', 'session/start.ts', 'valve/fork.ts',
+  'valve/key.ts', 'valve/open-journal.ts', 'valve/run-record.ts', 'valve/run-totals.ts', 'valve/step-types.ts',
+];
+// Not yet mirrored: the gap issue 40 leaves open, file by file, so it can only shrink.
+const NOT_YET_MIRRORED: string[] = [
+  'cli/commands/session.ts', 'cli/demo/chapter-scripts.ts', 'cli/demo/chapters.ts', 'cli/demo/child.ts', 'cli/demo/project.ts',
+  'cli/interactive/picker.ts', 'cli/interactive/session.ts', 'cli/view/approval.ts', 'cli/view/live-view.ts', 'cli/view/step-diff.ts',
+  'cli/view/terminal-run.ts', 'session/background-journal.ts', 'session/finished-run.ts', 'session/worktree.ts',
+  'tools/mcp/stdio-guard.ts', 'worktree/checkpoint-tree.ts', 'worktree/entries.ts', 'worktree/file-hasher.ts', 'worktree/filters.ts',
+  'worktree/index-status.ts', 'worktree/layers.ts', 'worktree/path-checkpoint.ts', 'worktree/tree-build.ts',
+];
+
+// The names a file exports (its declarations, types included) and whether any of its code runs.
+function exportedNames(file: string): { names: string[]; runs: boolean } {
+  const sourceFile = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const names: string[] = [];
+  let runs = false;
+  for (const statement of sourceFile.statements) {
+    const exported = ts.canHaveModifiers(statement) && (ts.getModifiers(statement) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+    if (ts.isImportDeclaration(statement)) continue;
+    if (ts.isExportDeclaration(statement)) {
+      if (statement.moduleSpecifier) continue;
+      if (statement.exportClause && ts.isNamedExports(statement.exportClause)) names.push(...statement.exportClause.elements.map((e) => e.name.text));
+      runs ||= !statement.isTypeOnly;
+      continue;
+    }
+    if (!ts.isInterfaceDeclaration(statement) && !ts.isTypeAliasDeclaration(statement)) runs = true;
+    if (!exported) continue;
+    if (ts.isVariableStatement(statement)) {
+      for (const declaration of statement.declarationList.declarations) if (ts.isIdentifier(declaration.name)) names.push(declaration.name.text);
+    } else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name) {
+      names.push(statement.name.text);
+    }
+  }
+  return { names, runs };
+}
+
+// The tests a file's header comment (everything before its first line of code) names as covering it.
+function namedTests(file: string): string[] {
+  const header = readFileSync(file, 'utf8').split(/^(?:import|export|const|let|function|class|interface|type|async|declare)\b/m)[0]!;
+  return [...header.matchAll(/Tested in ([^\n]*(?:\n\s*(?:\/\/|\*)[^\n]*)?)/g)].flatMap((match) => [...match[1]!.matchAll(/test\/[\w./-]+\.test\.ts/g)].map((m) => m[0]));
+}
+
+// Why src/<file> is not tested as issue 40 asks, or undefined when it is (asked once per file).
+const verdicts = new Map<string, string | undefined>();
+function untested(file: string): string | undefined {
+  if (!verdicts.has(file)) verdicts.set(file, verdict(file));
+  return verdicts.get(file);
+}
+
+function verdict(file: string): string | undefined {
+  const rel = relative(src, file);
+  if (existsSync(join(root, 'test', rel.replace(/\.ts$/, '.test.ts')))) return undefined;
+  const { names, runs } = exportedNames(file);
+  if (!runs) return undefined;
+  const pointers = namedTests(file);
+  if (pointers.length === 0) return `${rel}: no test/${rel.replace(/\.ts$/, '.test.ts')} and no "Tested in test/....test.ts." line in its header`;
+  for (const test of pointers) {
+    if (!existsSync(join(root, test))) return `${rel}: names ${test}, which does not exist`;
+    const text = readFileSync(join(root, test), 'utf8');
+    const commands = [...readFileSync(file, 'utf8').matchAll(/new Command\('([\w-]+)'\)/g)].map((match) => match[1]!);
+    const mentioned = names.some((name) => new RegExp(`\\b${name}\\b`).test(text)) || commands.some((name) => new RegExp(`['"\`]${name}['"\`]`).test(text));
+    if (!mentioned) return `${rel}: names ${test}, which mentions none of what it exports (${[...names, ...commands.map((c) => `'${c}'`)].join(', ')})`;
+  }
+  return undefined;
+}
+
+test('every source file is tested at its mirrored path, or names the test that covers it', () => {
+  const allowed = new Set([...OWNED_THIS_ROUND, ...NOT_YET_MIRRORED]);
+  const missing = sources.filter((file) => !allowed.has(relative(src, file))).map(untested).filter((why) => why !== undefined);
+  assert.deepEqual(missing, [], `source files without a mirrored test or a pointer to one:\n${missing.join('\n')}`);
+});
+
+test('the allowances name only files still without a test', () => {
+  const covered = [...OWNED_THIS_ROUND, ...NOT_YET_MIRRORED].filter((rel) => existsSync(join(src, rel)) && untested(join(src, rel)) === undefined);
+  assert.deepEqual(covered, [], `tested now, so take them out of OWNED_THIS_ROUND or NOT_YET_MIRRORED:\n${covered.join('\n')}`);
 });

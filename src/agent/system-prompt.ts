@@ -1,3 +1,4 @@
+// Tested in test/session/config.test.ts.
 /**
  * The system prompt. It names nothing machine-specific (no absolute paths, no dates): the prompt is
  * part of every model step's identity, so a run resumed on another machine must send the same one.

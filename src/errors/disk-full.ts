@@ -1,5 +1,6 @@
 // Resources that ran out under a run: the disk (or the user's quota), a disk that began refusing writes, and
 // the file descriptors (`ulimit -n`).
+// Tested in test/journal/disk-full.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 // What a failed write of the journal leaves: files are written whole or not at all, and the

@@ -1,5 +1,6 @@
 // Errors of the journal itself: the repository around it, its locks, its entries, and journals
 // from other machines (sync and push).
+// Tested in test/git/repository.test.ts, test/journal/moved-branch.test.ts and test/journal/push.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 /** The directory is not inside a git repository. */

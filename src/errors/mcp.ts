@@ -1,4 +1,5 @@
 // Errors of MCP servers (src/tools/mcp/): a configuration that does not hold, a server that cannot start.
+// Tested in test/tools/mcp/config.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 /** `.mcp.json` (or an `mcpServers` object from settings) that is not valid: names the file and the key. */

@@ -1,6 +1,7 @@
 // The two ways a model can fail a run on purpose: the API call failed after the SDK's own retries
 // (ModelError), or a script for the scripted model is unusable (ScriptError). Each message is one
 // paragraph for a person, built from `data`; the SDK's error stays reachable as `cause`.
+// Tested in test/model/anthropic-errors.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 /** The facts of a failed model call, kept on ModelError.data for tests and --json output. */

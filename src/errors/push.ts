@@ -1,5 +1,6 @@
 // Errors of `--push` besides a rejected or impossible push (journal.ts): a remote that stayed down,
 // slow or silent for longer than the run may wait before a step another machine must see.
+// Tested in test/session/pushing.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 /** What PushStalledError knows: the remote, the run, why the last push failed, and for how long pushes failed. */

@@ -1,5 +1,6 @@
 // Errors of replay: the loop asked for another step than the one recorded, or a one-shot step was
 // found started and never finished.
+// Tested in test/valve/replay.test.ts and test/valve/batch.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 /** What identifies a step at its position: its kind, its key (kind + digest of the input), and its description for people. */

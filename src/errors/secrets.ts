@@ -1,4 +1,5 @@
 // Errors about secrets and the command sandbox.
+// Tested in test/redact/secrets.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 /** A step needs the value behind a placeholder, and this machine does not know it. */

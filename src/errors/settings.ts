@@ -1,5 +1,6 @@
 // Errors of the settings files (user, project, local): a file that does not parse, or a key of the
 // wrong shape. Each names the file and the key, so the fix is one edit away.
+// Tested in test/settings/permissions.test.ts and test/settings/custom-commands.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 /** A settings file that cannot be used: not JSON, not an object, or a key of the wrong type. Nothing ran. */

@@ -1,4 +1,5 @@
 // Errors of the tools the model calls, where a person should hear of them.
+// Tested in test/session/mentions.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 /** A path given to a tool or command that resolves outside the repository (or into .git). */

@@ -1,5 +1,6 @@
 // Errors at the edges of the working tree: restoring a checkpoint, sharing a working tree between
 // runs, and finding (and writing) the repository the way git does.
+// Tested in test/worktree/restore-unsafe.test.ts.
 import { SavepointError } from './savepoint-error.js';
 
 // A path from an untrusted tree, shown with control characters escaped so the message stays one line.

@@ -188,9 +188,9 @@ const HAS_CONTROLS = new RegExp(CONTROLS.source);
 /**
  * `text` with every character a terminal would act on made visible instead: ESC as `^[`, the other
  * C0 controls in caret notation (`^M`, `^G`), DEL as `^?`, C1 and bidirectional controls as
- * `<U+009B>`, a raw byte of a name that is not UTF-8 as `\xff`. Tab and newline stay. For every string from outside (model text, command output,
- * file names, fields of a fetched journal) on its way to a terminal; a cut made after it can never
- * split an escape sequence, because none is left.
+ * `<U+009B>`, a raw byte of a name that is not UTF-8 as `\xff`. Tab and newline stay. For every
+ * string from outside (model text, command output, file names, fields of a fetched journal) on its
+ * way to a terminal; a cut made after it can never split an escape sequence, because none is left.
  */
 export function showControls(text: string): string {
   // Most text has none: testing first spares building a copy of it.

@@ -1,4 +1,5 @@
 // Times for people. Pure: no I/O, no imports from src/.
+// Tested in test/format/numbers.test.ts.
 
 /** `just now`, `42 s ago`, `3 min ago`, `5 h ago`, `2 days ago`, then the date (JSON keeps ISO times). */
 export function relativeTime(iso: string | null | undefined, now: number): string {

@@ -3,6 +3,7 @@
 // group of its own, so a kill -9 of savepoint leaves the command running. The next process to open
 // the run finds it there and stops it before anything goes live, so `--in-flight rerun` never starts
 // a second copy beside the first, and no orphan goes on changing files under a resumed run.
+// Tested in test/locks/zombies.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

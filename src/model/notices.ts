@@ -4,6 +4,7 @@
 // savepoint takes its words as they are printed and tells the user once per run, in its own words
 // (cli/view/model-notice.ts). The SDK's lists are not part of its public API, so its warning is the
 // only public source; a warning in words savepoint does not know is passed on unchanged.
+// Tested in test/cli/model-notice.test.ts.
 
 /** One thing to tell the user about the model or the service, as it happens. */
 export type ModelNotice =

@@ -9,6 +9,7 @@
 //                                         first time this machine sees the value, and the book keeps it
 // The valve returns what it recorded, so the model sees placeholders live and on replay alike;
 // reveal.ts turns them back into values just before an effect runs.
+// Tested in test/redact/secrets.test.ts, test/redact/names.test.ts and test/worktree/redactor.test.ts.
 import { encodedForms, secretVariables, type IgnoredVariable } from './secret-values.js';
 
 export { MIN_SECRET_LENGTH, SECRET_NAME } from './secret-values.js';
@@ -40,7 +41,10 @@ export interface SecretBook {
 export interface Redactor {
   /** Redacts one string. */
   text(value: string): string;
-  /** Redacts every string inside a JSON-like value (object keys included), returning a copy (the input itself, or the parts of it, where nothing changes). */
+  /**
+   * Redacts every string inside a JSON-like value (object keys included), returning a copy (the input
+   * itself, or the parts of it, where nothing changes).
+   */
   value<V>(value: V): V;
   /** The number of secret values it looks for by name (for messages and tests). */
   readonly secretCount: number;
@@ -59,16 +63,23 @@ export interface RedactorOptions {
 /** A redactor for the secrets in `env` and the well-known key shapes. */
 export function createRedactor(env: NodeJS.ProcessEnv = process.env, options: RedactorOptions = {}): Redactor {
   const { secrets, ignored } = secretVariables(env, options.isFile);
-  const replacements: Array<{ find: string; placeholder: string }> = secrets.map(({ name, value }) => ({ find: value, placeholder: `[REDACTED:${name}]` }));
+  const replacements: Array<{ find: string; placeholder: string }> = secrets.map(({ name, value }) => ({
+    find: value,
+    placeholder: `[REDACTED:${name}]`,
+  }));
   // Encoded forms after every plain value: a plain value never hides inside an encoded one's placeholder.
-  const encoded = secrets.flatMap(({ name, value }) => encodedForms(value).map((form) => ({ find: form.text, placeholder: `[REDACTED:${name}:${form.encoding}]` })));
+  const encoded = secrets.flatMap(({ name, value }) =>
+    encodedForms(value).map((form) => ({ find: form.text, placeholder: `[REDACTED:${name}:${form.encoding}]` })),
+  );
   replacements.push(...encoded.sort((a, b) => b.find.length - a.find.length));
   const book = options.book;
 
   const text = (input: string): string => {
     let out = input;
     for (const { find, placeholder } of replacements) if (out.includes(find)) out = out.split(find).join(placeholder);
-    for (const { name, pattern } of KEY_PATTERNS) out = out.replace(pattern, (match) => (book ? book.placeholderFor(name, match) : `[REDACTED:${name}]`));
+    for (const { name, pattern } of KEY_PATTERNS) {
+      out = out.replace(pattern, (match) => (book ? book.placeholderFor(name, match) : `[REDACTED:${name}]`));
+    }
     return out;
   };
 

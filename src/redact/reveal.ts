@@ -2,6 +2,7 @@
 // wrote, even when what it wrote is a placeholder it copied from redacted text. Pure code: the
 // environment and the secret book are handed in. A value this machine cannot know stops the step
 // with UnknownSecretError, before anything runs.
+// Tested in test/redact/secrets.test.ts and test/redact/names.test.ts.
 import { UnknownSecretError } from '../errors/index.js';
 import { mapStrings, type SecretBook } from './redactor.js';
 import { encodedForms, secretVariables } from './secret-values.js';
@@ -38,7 +39,8 @@ export function createRevealer(env: NodeJS.ProcessEnv, book?: SecretBook, isFile
     if (!form) throw new UnknownSecretError(placeholder, name);
     return form.text;
   };
-  const text = (input: string): string => (input.includes('[REDACTED:') ? input.replace(PLACEHOLDER, (whole, name: string, tag?: string) => valueOf(whole, name, tag)) : input);
+  const text = (input: string): string =>
+    input.includes('[REDACTED:') ? input.replace(PLACEHOLDER, (whole, name: string, tag?: string) => valueOf(whole, name, tag)) : input;
   const value = <V>(input: V): V => (JSON.stringify(input)?.includes('[REDACTED:') ? mapStrings(input, text) : input);
   const partial = (input: string) => {
     const unknown: string[] = [];

@@ -1,6 +1,7 @@
 // Secrets for one run, as the CLI wires them: a redactor for everything the journal keeps and a
 // revealer for the inputs of effects, sharing this repository's secret book. Secret-named variables
 // left alone (too short, an ordinary word, a file path) are named once on stderr with SAVEPOINT_DEBUG=1.
+// Tested in test/redact/secrets.test.ts.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createRedactor, type Redactor } from './redactor.js';
@@ -20,7 +21,11 @@ export interface RunSecrets {
 const said = new Set<string>();
 
 /** Builds a run's secrets from `env` and the repository's secret book. */
-export function openRunSecrets(commonDir: string, env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): RunSecrets {
+export function openRunSecrets(
+  commonDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): RunSecrets {
   const book = new FileSecretBook(secretBookPath(commonDir));
   const isFile = (value: string) => existsSync(value.startsWith('~/') ? `${homedir()}${value.slice(1)}` : value);
   const redactor = createRedactor(env, { book, isFile });

@@ -3,6 +3,7 @@
 // <git common dir>/savepoint/secrets.json, mode 0600: under .git, so it is never in a commit, never
 // in the journal and never pushed. Each new value is written (fsynced) before the redacted text that
 // names it can reach the journal, so a placeholder in the journal always has its value here.
+// Tested in test/redact/secrets.test.ts and test/redact/names.test.ts.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

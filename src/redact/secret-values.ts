@@ -5,6 +5,7 @@
 // more, not an ordinary word (SECRET_KEY_BASE=development) and not the path of an existing file
 // (GOOGLE_APPLICATION_CREDENTIALS=/home/me/creds.json). Its base64 forms count too, since `base64`,
 // HTTP basic auth and Kubernetes secrets print them.
+// Tested in test/redact/secrets.test.ts.
 
 /** A secret-looking environment variable name. */
 export const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
@@ -25,7 +26,10 @@ export interface IgnoredVariable {
 }
 
 /** Splits the secret-named variables of `env` into secrets (longest value first) and ones left alone. */
-export function secretVariables(env: NodeJS.ProcessEnv, isFile: (value: string) => boolean = () => false): { secrets: SecretVariable[]; ignored: IgnoredVariable[] } {
+export function secretVariables(
+  env: NodeJS.ProcessEnv,
+  isFile: (value: string) => boolean = () => false,
+): { secrets: SecretVariable[]; ignored: IgnoredVariable[] } {
   const secrets: SecretVariable[] = [];
   const ignored: IgnoredVariable[] = [];
   for (const [name, value] of Object.entries(env)) {

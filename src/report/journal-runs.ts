@@ -2,6 +2,7 @@
 // `agent-journal` and the remote-tracking ones), merges a run found in several into one view that
 // prefers the local copy, and hands the entries to the pure summarizer. Listing runs reads each
 // run's run.json and trees, and its entries only when run.json's totals cannot say (run-listing.ts).
+// Tested in test/cli/runs-totals.test.ts.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CorruptEntryError, NoRunsError, UnknownRunError } from '../errors/index.js';

@@ -3,6 +3,7 @@
 // with this build's. Only what has changed since is kept: the system prompt, the tool input
 // schemas and max tokens are the same; run_bash's and read_file's descriptions differ, and so does
 // the note in a cut output (RunConfig.outputNote 'journal', in tools/truncate.ts).
+// Tested in test/session/config.test.ts.
 
 /** run_bash's description as savepoint 0.1.0 gave it to the model. */
 export const LEGACY_RUN_BASH_DESCRIPTION = "Runs a command with bash in the repository root and returns its exit code and its output (stdout and stderr together, in the order they were written).\n- Runs with the user's environment; stdin is empty, so a command that waits for input gets end-of-file instead of hanging. Each call starts a fresh shell: cd and variables do not carry over.\n- Times out after 120 s by default (set timeout_ms for longer builds or test runs). On timeout the command and every process it started are killed.\n- Background processes (`cmd &`) are killed when the command ends, so do not start servers that must keep running.\n- Prefer read_file, list_files, search, edit_file and write_file over cat, find, grep, sed and echo > file: they are checked and shown more clearly.\n- Quote paths that contain spaces. Keep output small where you can (for example, `| tail -50`).";

@@ -10,6 +10,7 @@
 // its allow rules, a defaultMode that widens, sandbox lifts, MCP servers and hooks are left out, each
 // listed in `leftOut` with its file. In a trusted folder, each MCP server the repository names
 // still needs the person's approval (by its configuration's digest) before it is in force.
+// Tested in test/settings/trust.test.ts and test/cli/settings.test.ts.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';

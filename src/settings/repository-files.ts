@@ -3,6 +3,7 @@
 // them. Trust is given to that content: the digest is what the trust store remembers, so a change
 // to any of these files (a pull, or a command of a run planting one) makes the folder untrusted
 // again. A folder with none of them has nothing to trust.
+// Tested in test/settings/trust.test.ts.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';

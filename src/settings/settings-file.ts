@@ -3,6 +3,7 @@
 // shapes, else SettingsFileError names the file and the key before anything runs. Keys this build
 // does not know are kept aside (`savepoint config` lists them) rather than refused, so that a
 // settings file shared with a newer build, or copied from another tool, still works.
+// Tested in test/settings/permissions.test.ts.
 import { readFileSync, statSync } from 'node:fs';
 import { SettingsFileError } from '../errors/index.js';
 import { parseRule } from './permissions.js';

@@ -6,6 +6,7 @@
 // vouch for (a parse error, a command word that is itself an expansion, eval, a function defined in
 // the line, a here-document, anything the walk does not know) is `unjudgeable`: no allow rule
 // covers it, so it asks.
+// Tested in test/settings/permissions.test.ts.
 import { createRequire } from 'node:module';
 
 /** One simple command of a shell line. */

@@ -3,6 +3,7 @@
 // were when the person trusted it, and each MCP server of the repository's they approved, by the
 // digest of its configuration. The file is the person's, never a repository's: a repository cannot
 // trust itself. It is written whole (temp file, rename), so a crash leaves the old or the new one.
+// Tested in test/settings/trust.test.ts.
 import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { SettingsFileError } from '../errors/index.js';

@@ -8,6 +8,7 @@
 // The commands of a run are kept per process and per run (backgroundCommandsOf), not per opening
 // of its journal: an interactive session opens the run again at each message, and a server the
 // model started at one message still runs at the next. The session stops them at its end.
+// Tested in test/tools/background.test.ts.
 import { formatDuration } from '../format/numbers.js';
 import { ellipsize, oneLine, showControls } from '../format/text.js';
 import { BackgroundProcess, MAX_UNREAD_BYTES, type BackgroundExit } from '../os/background-process.js';

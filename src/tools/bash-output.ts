@@ -1,6 +1,7 @@
 // bash_output: what a background command (run_bash with run_in_background) printed since the last
 // read, and whether it still runs. A read: safe to repeat, no approval. Live it reads the command's
 // output, consuming it; on replay the journal hands back what was read then.
+// Tested in test/tools/background.test.ts.
 import { defineTool, toolError } from './define-tool.js';
 import { BACKGROUND_ID_SCHEMA, type BackgroundCommands } from './background-commands.js';
 import { asText } from './truncate.js';

@@ -3,6 +3,7 @@
 // just the shell), stdout and stderr kept up to a bound. A hook the repository brought runs in the
 // run's sandbox (bubblewrap, as run_bash does); the person's own hooks run unconfined, as theirs.
 // What the exit code and the output mean is the agent's (agent/hooks.ts): this file only runs it.
+// Tested in test/agent/hooks.test.ts.
 import { spawn } from 'node:child_process';
 import { sandboxedCommand, type SandboxConfig } from './sandbox.js';
 

@@ -1,6 +1,7 @@
 // kill_bash: stops a background command (run_bash with run_in_background), its whole process
 // group: SIGTERM, then SIGKILL to whatever is left after two seconds. Safe to repeat: a command that
 // had already ended, or stopped with an earlier savepoint, is said to be so.
+// Tested in test/tools/background.test.ts.
 import { defineTool, toolError } from './define-tool.js';
 import { BACKGROUND_ID_SCHEMA, type BackgroundCommands } from './background-commands.js';
 import { asText } from './truncate.js';

@@ -10,6 +10,7 @@
 // A mount can only cover a path that exists: a command creating a control file where there was none
 // (a new .mcp.json) is not stopped here. Such a file is untrusted until the person says otherwise
 // (folder trust), and the step's result says the command made it (absentControlFiles, sandbox-notes.ts).
+// Tested in test/tools/sandbox-probe.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';

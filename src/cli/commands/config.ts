@@ -1,6 +1,7 @@
 // `savepoint config`: the effective settings and the file each came from (user, project, local),
 // so that "why did it not ask?" and "why this model?" have an answer. A file that cannot be used
 // is named with its key, as for every command that drives a run.
+// Tested in test/cli/settings.test.ts.
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { loadSettings, type Settings, type Sourced } from '../../settings/index.js';

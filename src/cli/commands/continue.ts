@@ -1,4 +1,5 @@
 // `savepoint continue <message...>`: a follow-up instruction to a run.
+// Tested in test/cli/continue.test.ts.
 import { Command } from 'commander';
 import { continueRun } from '../../session/index.js';
 import { addDriveOptions, type DriveFlags } from '../view/drive-flags.js';

@@ -1,6 +1,7 @@
 // `savepoint demo`: the seed chapter's lecture demo, with no API key. A temporary repository with a
 // real bug, a scripted model fixing it in six laps, a real SIGKILL at lap 4, the identical command
 // run again: laps 1–3 flash by as REPLAYED, lap 4 goes LIVE. Then the journal, as plain git.
+// Tested in test/cli/demo.test.ts.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,6 +4,7 @@
 // The trees may come from a fetched journal, and the files in them are outside text: the diff is
 // taken plain, its control characters made visible (showControls), then coloured as git colours it
 // and paged on a terminal ($SAVEPOINT_PAGER, $PAGER, less), like `show`; piped, it is the plain diff.
+// Tested in test/cli/checkpoints.test.ts and test/cli/reading/reading.test.ts.
 import { spawnSync } from 'node:child_process';
 import { Command } from 'commander';
 import { NoCheckpointError } from '../../errors/index.js';

@@ -1,6 +1,7 @@
 // `savepoint fork <run> --at <step>`: a new run from the steps before <step>, continuing live there.
 // With --message, the new run goes on at once with that instruction as a follow-up (a user step at
 // <step>), driven like `savepoint continue`.
+// Tested in test/cli/fork.test.ts and test/cli/main.test.ts.
 import { Command } from 'commander';
 import { UsageError } from '../../errors/index.js';
 import { continueRun, forkRun } from '../../session/index.js';

@@ -1,6 +1,7 @@
 // `savepoint log [run]`: a run's steps as a timeline, one line per step, with a mark where each
 // attempt replayed from the journal and where it went live, the run's totals, and what resuming
 // saved. `--json` for scripts, `--html <file>` for a page to look at.
+// Tested in test/cli/reading/reading.test.ts.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';

@@ -5,6 +5,7 @@
 // run); a server the repository names that is not in force (the folder not trusted, or the server
 // not approved) is never started: it is listed with its command and how to approve it.
 // `savepoint mcp approve [name...]`: the person approves the repository's servers, each shown whole.
+// Tested in test/cli/settings.test.ts and test/cli/trust.test.ts.
 import { loadSettings, recordServerApprovals, type RepositoryServer, type Settings } from '../../settings/index.js';
 import { mcpServersOf, repositoryRoot } from '../view/session-settings.js';
 import { describeRepositoryServer } from '../view/trust-question.js';

@@ -1,4 +1,5 @@
 // `savepoint resume [run]`: continue a run by id, or the most recent unfinished one.
+// Tested in test/cli/fenced-resume.test.ts and test/cli/hand-edits.test.ts.
 import { Command } from 'commander';
 import { resumeRun } from '../../session/index.js';
 import { addDriveOptions, type DriveFlags } from '../view/drive-flags.js';

@@ -1,4 +1,5 @@
 // `savepoint run <task...>`: start or continue the run for this task.
+// Tested in test/cli/run-options.test.ts.
 import { Command } from 'commander';
 import { startRun } from '../../session/index.js';
 import { addDriveOptions, type DriveFlags } from '../view/drive-flags.js';

@@ -1,5 +1,6 @@
 // `savepoint runs`: every run in the local journal and in the remote-tracking ones, most recently
 // active first: id, status, steps, model calls, tokens, resumes, last activity and task.
+// Tested in test/cli/finding-runs.test.ts.
 import type { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { compactCount } from '../../format/numbers.js';

@@ -1,6 +1,7 @@
 // `savepoint show <run> <step>`: one step in full: what it was asked, its whole result, its
 // timings and token usage, how its result came about, and the code diff it made (its working-tree
 // checkpoint against the one before it), coloured on a terminal.
+// Tested in test/cli/reading/reading.test.ts.
 import { Command } from 'commander';
 import { NoSuchStepError, UsageError } from '../../errors/index.js';
 import { formatBytes, formatCount, formatDuration, formatUsd } from '../../format/numbers.js';

@@ -2,6 +2,7 @@
 // and the custom ones), and an `@path` mention's path anywhere in it (the files and folders under
 // the current directory, .git left out), as readline's completer answers: the candidates and the
 // part of the line they replace.
+// Tested in test/cli/turn-keys.test.ts.
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 

@@ -1,6 +1,7 @@
 // The slash commands of an interactive session, parsed: a line that starts with "/" is one of
 // these or an unknown one (answered in one line); any other line, and any message of several
 // lines (a pasted block), is a message for the agent.
+// Tested in test/cli/turn-keys.test.ts.
 
 /** One parsed line of the prompt. */
 export type PromptLine =

@@ -5,6 +5,7 @@
 // pasted block (bracketed, ESC[200~ … ESC[201~) is text whatever it holds. Ctrl-C is what the
 // terminal would have made of it: SIGINT to this process. Every other key is typed ahead: handed
 // to the session's prompt, whose next lines they are, as they were before.
+// Tested in test/cli/turn-keys.test.ts.
 import { PASTE_END, PASTE_START } from '../terminal/typed-ahead.js';
 
 /** How long after a lone ESC no byte may come for it to be Esc (readline waits 500 ms for the rest of a sequence; a terminal sends a key's bytes at once). */

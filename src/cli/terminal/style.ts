@@ -1,4 +1,5 @@
 // Terminal conventions: colour only on a TTY and never with NO_COLOR; widths that fit the screen.
+// Tested in test/cli/step-printer.test.ts.
 import type { Writable } from 'node:stream';
 
 /** How text is painted for one stream, and how wide its lines may be. */

@@ -2,6 +2,7 @@
 // thinking, as --thinking asks for it, is): in savepoint's words, with what to do about it. The SDK
 // would print its own warning on every request; savepoint never lets it (model/anthropic.ts). And
 // each wait before the model service is asked again, with the time it ends.
+// Tested in test/cli/model-notice.test.ts.
 import { DEFAULT_MODEL } from '../../model/defaults.js';
 import type { ModelNotice } from '../../model/index.js';
 

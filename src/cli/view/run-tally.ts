@@ -5,6 +5,7 @@
 // the journal's: a model call, its tokens and what replaying it saved are counted as `runs`, `log`
 // and the HTML page count them (report/summarize.ts: isModelKind, beginsWork, savingStartsAt).
 // SessionCost adds up the turns of an interactive session for /cost.
+// Tested in test/cli/run-tally.test.ts.
 import { estimateCost, priceFor } from '../../model/pricing.js';
 import { addTokens, beginsWork, isModelKind, roundCost, savingStartsAt, zeroTokens } from '../../report/summarize.js';
 import type { TokenTotals } from '../../report/summary-types.js';

@@ -3,6 +3,7 @@
 // person reading a failed `npm install` or `git commit` already knows what refused it. It names what
 // runs where: the MCP servers savepoint starts run in the sandbox with commands (some given the
 // network in settings), those reached over HTTP run elsewhere and are not confined by it.
+// Tested in test/cli/sandbox-line.test.ts.
 import { showControls } from '../../format/text.js';
 import type { SessionEvent } from '../../session/index.js';
 

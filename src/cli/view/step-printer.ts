@@ -4,6 +4,7 @@
 // silent pause.
 // Every line fits the style's width: below WIDE_COLUMNS the labels lose their parenthesis and a
 // replayed step shows only its original time; descriptions and results are cut by characters.
+// Tested in test/cli/step-printer.test.ts.
 import type { Writable } from 'node:stream';
 import type { StepEvent } from '../../valve/run-journal.js';
 import { formatDuration } from '../../format/numbers.js';

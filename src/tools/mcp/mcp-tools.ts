@@ -4,6 +4,7 @@
 // replayed run sees the same tools whatever the server offers now. The annotations decide the
 // journal's handling: `readOnlyHint: true` is safe to repeat (no intent, no approval); anything
 // else records its intent first, asks for approval like run_bash, and is checkpointed after.
+// Tested in test/tools/mcp/config.test.ts and test/tools/mcp/connections.test.ts.
 import type { PinnedMcpTool, RunConfig } from '../../journal/entry.js';
 import { oneLine } from '../../format/text.js';
 import { isSavepointError, StoppedBySignalError, stopSignalWords } from '../../errors/index.js';

@@ -1,6 +1,7 @@
 // An MCP tool's result as a savepoint tool result: the whole result as the server sent it (text,
 // images, audio, resources, structured content, isError) is kept, and the model reads it as text:
 // text as it is, a resource's text under its address, binary parts as a line saying what they were.
+// Tested in test/tools/mcp/config.test.ts.
 import { oneLine } from '../../format/text.js';
 import type { ToolResult } from '../types.js';
 

@@ -1,6 +1,7 @@
 // The secrets in MCP servers' configurations, as variables for the run's redactor: a server's
 // secret-named env entries (GITHUB_TOKEN) and its credential headers (Authorization, X-Api-Key) are
 // not in savepoint's own environment, yet a server's error, stderr tail or answer may echo them.
+// Tested in test/tools/mcp/config.test.ts.
 import { SECRET_NAME } from '../../redact/redactor.js';
 import type { McpServerConfig } from './config.js';
 
