@@ -94,14 +94,19 @@ describe('the roll-up lock', () => {
     await appendSteps(store, 0, 60);
     const packsBefore = await packCount(repo.root);
     // Two children (one store each, as two runs are), told to roll up everything at the same moment.
-    const code = `const { JournalStore } = await import(${JSON.stringify(storeModule)}); const store = await JournalStore.open(process.argv[1]); await new Promise((go) => process.stdin.once('data', go)); const rolled = await store.objects.rollup.rollNow(true); console.log(JSON.stringify({ removed: rolled?.removed.length ?? 0 }));`;
+    const code = `const { JournalStore } = await import(${JSON.stringify(storeModule)}); const store = await JournalStore.open(process.argv[1]); console.log('opened'); await new Promise((go) => process.stdin.once('data', go)); const rolled = await store.objects.rollup.rollNow(true); console.log(JSON.stringify({ removed: rolled?.removed.length ?? 0 }));`;
     const children = [0, 1].map(() => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, repo.root], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const opened: Array<Promise<void>> = [];
     const outputs = children.map((child) => new Promise<string>((resolve) => {
       let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      child.once('close', () => resolve(out.trim()));
+      // Ready once it says so, or once it ended without saying so (its output then fails below).
+      opened.push(new Promise((ready) => {
+        child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk).startsWith('opened\n') && ready());
+        child.once('exit', () => ready());
+      }));
+      child.once('close', () => resolve(out.slice('opened\n'.length).trim()));
     }));
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // both have opened the journal
+    await Promise.all(opened); // both have opened the journal
     for (const child of children) child.stdin!.end('go\n');
     const removed = (await Promise.all(outputs)).map((out) => (JSON.parse(out) as { removed: number }).removed);
     assert.ok(removed.some((n) => n > 0), `one of them rolled up: ${JSON.stringify(removed)} of ${packsBefore} packs`);
