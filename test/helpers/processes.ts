@@ -33,3 +33,12 @@ export function processesIn(dir: string): number[] {
   }
   return found;
 }
+
+/** The command line of process `pid` as /proc has it (arguments each ended by a NUL), or '' once it ended. */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
