@@ -1,0 +1,19 @@
+// Which build of the library a child process of a test imports, for fixtures that run the library
+// in a process of their own (test/valve/fixtures/appender.mjs, test/locks/fixtures/lock-holder.mjs).
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The library a child imports: the built dist/index.js (one bundle, scripts/bundle.js) when it is at
+ * least as new as every source file (a fast start: no transpiling), else src/index.ts through tsx
+ * (always current). `execArgv` goes before the child's script on its node command line.
+ */
+export function libraryEntry(): { execArgv: string[]; entry: string } {
+  const built = join(root, 'dist', 'index.js');
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)]));
+  const fresh = existsSync(built) && walk(join(root, 'src')).every((file) => statSync(file).mtimeMs <= statSync(built).mtimeMs);
+  return fresh ? { execArgv: [], entry: built } : { execArgv: ['--import', 'tsx'], entry: join(root, 'src/index.ts') };
+}
