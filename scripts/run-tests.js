@@ -75,9 +75,12 @@ try {
     plugins: [ownUrl],
   });
   const compiled = targets.map((t) => join(out, t.replace(/\.ts$/, '.js')));
+  // SAVEPOINT_TEST_BUILD: where a test finds the compiled file of a .ts fixture or module it starts
+  // as a child process of its own (test/helpers/library.ts, tsChild), instead of going through tsx.
   const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...flags, ...compiled], {
     cwd: root,
     stdio: 'inherit',
+    env: { ...process.env, SAVEPOINT_TEST_BUILD: out },
   });
   status = result.status ?? 1;
 } finally {

@@ -1,7 +1,7 @@
 // Which build of the library a child process of a test imports, for fixtures that run the library
 // in a process of their own (test/valve/fixtures/appender.mjs, test/locks/fixtures/lock-holder.mjs).
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,4 +16,16 @@ export function libraryEntry(): { execArgv: string[]; entry: string } {
   const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)]));
   const fresh = existsSync(built) && walk(join(root, 'src')).every((file) => statSync(file).mtimeMs <= statSync(built).mtimeMs);
   return fresh ? { execArgv: [], entry: built } : { execArgv: ['--import', 'tsx'], entry: join(root, 'src/index.ts') };
+}
+
+/**
+ * How a child process runs the TypeScript file `path` (a fixture or helper under test/, or a module
+ * of src/): when the tests run from scripts/run-tests.js's compiled tree (SAVEPOINT_TEST_BUILD), its
+ * compiled file with source maps on, started as plain node; else the .ts file through tsx. The child
+ * starts in a fraction of the time: no transpiling of src/ in every process.
+ */
+export function tsChild(path: string): { execArgv: string[]; file: string } {
+  const build = process.env.SAVEPOINT_TEST_BUILD;
+  const compiled = build ? join(build, relative(root, path)).replace(/\.ts$/, '.js') : undefined;
+  return compiled && existsSync(compiled) ? { execArgv: ['--enable-source-maps'], file: compiled } : { execArgv: ['--import', 'tsx'], file: path };
 }
