@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -74,7 +74,8 @@ try {
     logLevel: 'error',
     plugins: [ownUrl],
   });
-  const compiled = targets.map((t) => join(out, t.replace(/\.ts$/, '.js')));
+  // A file named relative to the current folder or absolute: its place in the compiled tree.
+  const compiled = targets.map((t) => join(out, relative(root, resolve(t)).replace(/\.ts$/, '.js')));
   // SAVEPOINT_TEST_BUILD: where a test finds the compiled file of a .ts fixture or module it starts
   // as a child process of its own (test/helpers/library.ts, tsChild), instead of going through tsx.
   const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...flags, ...compiled], {
