@@ -1,28 +1,90 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts with Node's own test runner (through tsx), because Node 20's
-// `--test` does not expand globs itself. Extra arguments are passed on, so
-// `npm test -- --test-name-pattern=divergence` works. A file list may follow `--`.
+// Runs every test/**/*.test.ts with Node's own test runner, because Node 20's `--test` does not
+// expand globs itself. Extra arguments are passed on, so `npm test -- --test-name-pattern=divergence`
+// works. A file list may be given (`node scripts/run-tests.js test/cli/usage.test.ts`).
+//
+// Why compile first: the runner starts one Node process per test file, and through tsx each of them
+// resolved and transpiled test/, its helpers and the hundreds of modules of src/ it imports, through
+// tsx's loader thread: about a second of start-up per file before its first test (185 files), paid
+// again in every file. Here esbuild transforms test/ and src/ once, file for file (no bundle, so each
+// module stays the module it was: the same imports, the same lazy import()s), into a temporary
+// folder, and the runner runs plain `node` on that. Each file's `import.meta.url` is its own source
+// file's address, so that a test finds its fixtures, bin/savepoint.js and src/*.ts where they are.
+// The output carries inline source maps and Node runs with --enable-source-maps: a failure's stack
+// names test/*.ts and src/*.ts lines. TEST_TSX=1 runs the old way (tsx, no compile step).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const collect = (dir) =>
+const collect = (dir, keep) =>
   readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'helpers' || name === 'fixtures' ? [] : collect(path);
-    return name.endsWith('.test.ts') ? [relative(root, path)] : [];
+    if (statSync(path).isDirectory()) return collect(path, keep);
+    return keep(path) ? [relative(root, path)] : [];
   });
+const isTestFile = (path) => path.endsWith('.test.ts') && !path.split(sep).some((part) => part === 'helpers' || part === 'fixtures');
 
 const args = process.argv.slice(2);
 const files = args.filter((a) => a.endsWith('.ts'));
 const flags = args.filter((a) => !a.endsWith('.ts'));
-const targets = files.length ? files : collect(join(root, 'test')).sort();
+const targets = files.length ? files : collect(join(root, 'test'), isTestFile).sort();
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...targets],
-  { cwd: root, stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+
+if (process.env.TEST_TSX === '1') {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...targets], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  process.exit(result.status ?? 1);
+}
+
+const { build } = await import('esbuild');
+const out = mkdtempSync(join(tmpdir(), 'savepoint-tests-'));
+let status = 1;
+try {
+  // The compiled modules are ES modules (package.json "type") and find the packages where the
+  // sources do (node_modules beside them).
+  writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir');
+  const sources = [...collect(join(root, 'src'), (p) => p.endsWith('.ts')), ...collect(join(root, 'test'), (p) => p.endsWith('.ts'))];
+  // import.meta.url → the source file's own address (a string literal, as tsx would give it).
+  const ownUrl = {
+    name: 'source-module-url',
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, (loaded) => {
+        const code = readFileSync(loaded.path, 'utf8');
+        if (!code.includes('import.meta.url')) return undefined;
+        return { contents: code.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(loaded.path).href)), loader: 'ts', resolveDir: dirname(loaded.path) };
+      });
+    },
+  };
+  await build({
+    entryPoints: sources.map((p) => join(root, p)),
+    outdir: out,
+    outbase: root,
+    bundle: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'inline',
+    sourcesContent: false,
+    logLevel: 'error',
+    plugins: [ownUrl],
+  });
+  // A file named relative to the current folder or absolute: its place in the compiled tree.
+  const compiled = targets.map((t) => join(out, relative(root, resolve(t)).replace(/\.ts$/, '.js')));
+  // SAVEPOINT_TEST_BUILD: where a test finds the compiled file of a .ts fixture or module it starts
+  // as a child process of its own (test/helpers/library.ts, tsChild), instead of going through tsx.
+  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...flags, ...compiled], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, SAVEPOINT_TEST_BUILD: out },
+  });
+  status = result.status ?? 1;
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
+process.exit(status);

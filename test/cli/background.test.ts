@@ -6,29 +6,16 @@
 // next background command is bg-2, and none is left once the run has ended. Unconfined (the
 // watchdog stops the group) and, where bubblewrap starts, in the sandbox (--die-with-parent too).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeEnv, journalJson, journalPaths, runCli, startCli, waitUntil } from '../helpers/cli.js';
 import { noSandboxReason } from '../helpers/sandbox.js';
 import { useScratch } from '../helpers/scratch.js';
 import { exited, openSession } from '../helpers/tmux.js';
+import { processesWith } from '../helpers/processes.js';
 
 const scratch = useScratch();
-
-// The pids of the processes whose command line holds `marker`.
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) found.push(Number(name));
-    } catch {
-      // it ended as we looked
-    }
-  }
-  return found;
-}
 
 const modes = [
   { name: 'unconfined (--no-sandbox)', flags: ['--no-sandbox'], skip: undefined },

@@ -2,10 +2,11 @@
 // the identical command run again, laps 1–3 (steps 1–6) replayed and lap 4 (step 7) live.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { assertFsckClean, assertStepModes, gitOut, runCli, startCli, type CliResult } from '../helpers/cli.js';
 import { tmpdir } from 'node:os';
+import { processesIn } from '../helpers/processes.js';
 import { spawnSync } from 'node:child_process';
 
 // A pid namespace needs root and util-linux's unshare.
@@ -88,8 +89,9 @@ describe('savepoint demo', { concurrency: true }, () => {
       const [beforeResume] = demo.stdout.split('Same command again');
       assert.match(beforeResume!, /#2 run_bash .*\(started\)\n[0-9a-f]+ \S+ #1 model turn 1/);
       assertEndsOnGitLog(demo.stdout);
-      // The kill took the command too (as a power cut would): later, nothing finishes it behind our back.
-      await new Promise((resolve) => setTimeout(resolve, 4500));
+      // The kill took the command too (as a power cut would): nothing of it runs in the repository any
+      // more (its `sleep 4` would write "published" after), so nothing finishes it behind our back.
+      assert.deepEqual(processesIn(realpathSync(repo)), [], 'a process of the killed command runs on');
       assert.equal(readFileSync(join(repo, 'publish.log'), 'utf8'), 'publishing v1.2\n', 'the command was not run again, nor finished after the kill');
       const subjects = await gitOut(repo, ['log', '--format=%s', 'agent-journal']);
       assert.match(subjects, /#2 run_bash .* -> outcome unknown: started before a crash, not re-run/);

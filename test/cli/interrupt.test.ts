@@ -6,30 +6,25 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
+import { processesWith } from '../helpers/processes.js';
 import { assertFsckClean, assertNoStack, assertToolPairing, baseEnv, BIN, fakeEnv, journalJson, journalPaths, lastToolResults, resultText, runCli, runIds, startCli, waitUntil } from '../helpers/cli.js';
 
 const scratch = useScratch();
 
-// The command prints, starts a background heartbeat (a process of its own group), and waits.
-const COMMAND = 'echo started >> count.txt; echo halfway there; (while true; do date +%s%N > beat.txt; sleep 0.05; done) & sleep 30; echo finished >> count.txt';
+// The command prints, starts a background heartbeat (a process of its own group, named by `HEART`
+// in its command line so that the test finds it), and waits.
+const HEART = `heartbeat-${process.pid}`;
+const COMMAND = `echo started >> count.txt; echo halfway there; bash -c 'while true; do date +%s%N > beat.txt; sleep 0.05; done' ${HEART}-$(basename "$PWD") & sleep 30; echo finished >> count.txt`;
 const TURNS: ScriptTurn[] = [
   { text: 'Counting.', tools: [{ name: 'run_bash', input: { command: COMMAND } }] },
   { text: 'The count was stopped by the user.' },
 ];
 
 const WORDS = { SIGINT: 'Ctrl-C', SIGTERM: 'SIGTERM', SIGHUP: 'SIGHUP' } as const;
-
-// Whether beat.txt still changes: a background process of the command still runs.
-async function stillBeating(root: string): Promise<boolean> {
-  const path = join(root, 'beat.txt');
-  const before = statSync(path).mtimeMs;
-  await new Promise((resolve) => setTimeout(resolve, 400));
-  return statSync(path).mtimeMs !== before;
-}
 
 describe('a signal during a live command', { concurrency: true }, () => {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -39,7 +34,8 @@ describe('a signal during a live command', { concurrency: true }, () => {
       // SIGHUP is the terminal closing, where an unconfined command must not be left running.
       const args = ['run', '--yes', ...(signal === 'SIGHUP' ? ['--no-sandbox'] : []), 'count once'];
       const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
-      await waitUntil(() => existsSync(join(repo.root, 'beat.txt')), 'the command to start', { child: first });
+      const heart = `${HEART}-${basename(repo.root)}`;
+      await waitUntil(() => existsSync(join(repo.root, 'beat.txt')) && processesWith(heart).length > 0, 'the command to start', { child: first });
       await new Promise((resolve) => setTimeout(resolve, 300));
       const sent = Date.now();
       first.child.kill(signal);
@@ -47,7 +43,7 @@ describe('a signal during a live command', { concurrency: true }, () => {
       assert.ok(Date.now() - sent < 2_000, `savepoint ended within two seconds of ${signal} (took ${Date.now() - sent} ms)`);
       assert.equal(stopped.code, 130, stopped.stdout + stopped.stderr);
       assertNoStack(stopped.stdout + stopped.stderr);
-      assert.equal(await stillBeating(repo.root), false, "nothing of the command's group runs on");
+      await waitUntil(() => processesWith(heart).length === 0, "nothing of the command's group to run on", { timeoutMs: 5_000 });
       const words = WORDS[signal];
       assert.match(stopped.stdout.replace(/\n\s+/g, ' '), new RegExp(`Stopped by ${words}[^:]*: #2 run_bash .* is recorded as stopped by ${words} after \\d+(\\.\\d)? s, with its output so far`));
       assert.doesNotMatch(stopped.stdout, /in flight/);

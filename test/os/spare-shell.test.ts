@@ -138,7 +138,9 @@ for (const sandbox of [{ kind: 'none' }, { kind: 'bwrap' }] as SandboxConfig[]) 
       assert.deepEqual(spareProcesses(), []);
       assert.equal((await ahead.execute({ command: 'echo still runs' })).output, 'exit 0\nstill runs');
       spares.idle();
-      await sleep(100);
+      // idle() starts a spare from a setImmediate queued before this one: once this one has run, a
+      // spare it started would be spawned (spawn returns once the child runs).
+      await new Promise((resolve) => setImmediate(resolve));
       assert.deepEqual(spareProcesses(), []);
     });
   });

@@ -119,11 +119,10 @@ describe('read_file', () => {
 
   it('answers a FIFO with an error result at once instead of waiting for a writer', async () => {
     execFileSync('mkfifo', [join(repo.root, 'pipe')]);
-    const started = performance.now();
+    // No writer ever opens it: reading it would never return, so an answer at all is the proof.
     const result = await tool.execute({ path: 'pipe' });
     assert.equal(result.isError, true);
     assert.equal(result.output, 'pipe is a FIFO (named pipe), not a regular file; read_file reads regular files only.');
-    assert.ok(performance.now() - started < 2000);
   });
 
   it('answers a device node with an error result, never reading it', { skip: process.getuid?.() !== 0 && 'mknod needs root' }, async () => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { CHROMIUM, chromiumDom } from '../../helpers/chromium.js';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GIT_IDENTITY_ENV, gitOut } from '../../helpers/git.js';
 import { createTempRepo, type TempRepo } from '../../helpers/temp-repo.js';
+import { commandLine, processesIn } from '../../helpers/processes.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/savepoint.js', import.meta.url));
 const ANSI = /\x1b\[/;
@@ -125,7 +126,9 @@ before(async () => {
   const args = ['run', '--yes', '--model', crash, '--run', 'crash-run', 'make a be 2'];
   const live = start(repo.root, args);
   await waitFor(() => /#3\s+LIVE/.test(live.stdout), 'step 3 of crash-run');
-  await sleep(500);
+  // Its intent is recorded before it starts: once `sleep 8` runs in the repository, the kill finds it in flight.
+  const root = realpathSync(repo.root);
+  await waitFor(() => processesIn(root).some((pid) => commandLine(pid) === 'sleep\x008\x00'), 'step 4 (sleep 8) to run');
   const during = await json<{ runs: RunRow[] }>(repo.root, ['runs']);
   live.child.kill('SIGKILL');
   await live.result;
