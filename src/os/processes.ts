@@ -18,6 +18,13 @@
 // (270 KB, 160-200 ms of a `log --html` start-up under load) cost more than the command.
 import { execFileSync, spawn, spawnSync, type ChildProcess, type ExecFileSyncOptions, type SpawnSyncOptions, type SpawnSyncReturns, type StdioOptions } from 'node:child_process';
 
+/** A command line to start: the program, its arguments and its whole environment. */
+export interface CommandLine {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
 /** How to start a child process. */
 export interface StartOptions {
   cwd?: string;
@@ -114,7 +121,8 @@ class Handle implements ProcessHandle {
       signal?.removeEventListener('abort', onAbort);
     };
     this.exited = new Promise((resolve) => {
-      child.once('error', (error) => {
+      // `on`, not `once`: a later 'error' (a signal that could not be sent) must find a listener too.
+      child.on('error', (error) => {
         this.failed ??= error;
         finish();
         resolve(end(null, null));
