@@ -11,7 +11,6 @@
 // A process that leaves the group on purpose (setsid, a daemon) escapes the first and third
 // outside the sandbox, as it escapes run_bash; the next attempt's live-commands cleanup is the
 // last line there.
-import type { ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import { startProcess, type CommandLine, type ProcessHandle } from './processes.js';
@@ -59,7 +58,7 @@ export function killBackgroundProcesses(): void {
 
 /** One background command, started at once in a process group of its own. */
 export class BackgroundProcess {
-  readonly child: ChildProcess;
+  readonly child: ProcessHandle['child'];
   private readonly handle: ProcessHandle;
   readonly startedAt = new Date();
   private chunks: Buffer[] = [];

@@ -16,7 +16,7 @@
 // group killed as a whole, extra pipes such as the spare shell's script on fd 3, a child that holds
 // no event loop until it is handed work) and the rest are git commands on paths where loading execa
 // (270 KB, 160-200 ms of a `log --html` start-up under load) cost more than the command.
-import { execFileSync, spawn, spawnSync, type ChildProcess, type ExecFileSyncOptions, type SpawnSyncOptions, type SpawnSyncReturns, type StdioOptions } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams, type ExecFileSyncOptions, type SpawnSyncOptions, type SpawnSyncReturns, type StdioOptions } from 'node:child_process';
 
 /** A command line to start: the program, its arguments and its whole environment. */
 export interface CommandLine {
@@ -59,9 +59,9 @@ export interface ProcessEnd {
 }
 
 /** A started child process: its Node handle, how it ends, and the one way to kill it. */
-export interface ProcessHandle {
+export interface ProcessHandle<Child extends ChildProcess = ChildProcess> {
   /** Node's handle, for its pipes and events. */
-  readonly child: ChildProcess;
+  readonly child: Child;
   /** Its pid, also its group's id with `group`; undefined when the spawn failed. */
   readonly pid: number | undefined;
   /** Settles once it has exited, or failed to start (its pipes may still be held by what it started). */
@@ -81,7 +81,9 @@ export interface ProcessHandle {
 // Node fires a longer delay than 2^31-1 ms at once, so a longer timeout is held to about 24 days.
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-/** Starts `file` with `args` as `options` say (the one call of Node's spawn in savepoint). */
+/** Starts `file` with `args` as `options` say (the one call of Node's spawn in savepoint); its stdin, stdout and stderr all piped, they are never null. */
+export function startProcess(file: string, args: readonly string[], options: StartOptions & { stdio: ['pipe', 'pipe', 'pipe'] }): ProcessHandle<ChildProcessWithoutNullStreams>;
+export function startProcess(file: string, args: readonly string[], options?: StartOptions): ProcessHandle;
 export function startProcess(file: string, args: readonly string[], options: StartOptions = {}): ProcessHandle {
   const child = spawn(file, [...args], {
     cwd: options.cwd,

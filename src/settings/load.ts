@@ -10,7 +10,7 @@
 // its allow rules, a defaultMode that widens, sandbox lifts, MCP servers and hooks are left out, each
 // listed in `leftOut` with its file. In a trusted folder, each MCP server the repository names
 // still needs the person's approval (by its configuration's digest) before it is in force.
-import { execFileSync } from 'node:child_process';
+import { outputSync } from '../os/processes.js';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -307,7 +307,7 @@ const LOCAL_SETTINGS_PATH = '.savepoint/settings.local.json';
 function keepOutOfGit(root: string): void {
   const git = (args: string[]) => {
     const own = buildOwnGit(args);
-    return execFileSync('git', own.args, { cwd: root, env: own.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return outputSync('git', own.args, { cwd: root, env: own.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   };
   try {
     git(['check-ignore', '-q', '--', LOCAL_SETTINGS_PATH]);

@@ -11,7 +11,7 @@
 // by what it is to git (path-rules' gitReadFile: `.GITMODULES`, `GITMOD~1`, `.gitmodules.` and
 // HFS+'s ignorable code points count). One such tree recorded and the journal could never be
 // pushed again, even after the file is gone. A `.gitmodules` is read with git's own config parser.
-import { spawnSync } from 'node:child_process';
+import { runSync } from '../os/processes.js';
 import { ObjectTooLargeError, UnsafeCheckpointError } from '../errors/index.js';
 import { formatBytes } from '../format/numbers.js';
 import type { ObjectStore } from '../git/object-store.js';
@@ -157,7 +157,7 @@ function longAttributeLine(content: Buffer): boolean {
 // The key/value pairs of a config file as git itself parses them (`git config --file - --list`,
 // which follows no includes), or undefined when git cannot parse it.
 function configValues(content: Buffer): Array<[string, string]> | undefined {
-  const result = spawnSync('git', ['config', '--file', '-', '--null', '--list'], { input: content, cwd: '/', stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
+  const result = runSync('git', ['config', '--file', '-', '--null', '--list'], { input: content, cwd: '/', stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0 || !result.stdout) return undefined;
   return result.stdout
     .toString('utf8')
