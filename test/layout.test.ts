@@ -1,6 +1,7 @@
 // The house rules of src/ that a reader relies on, checked on the files themselves: no two folders
 // that import each other (nor any circle of folders), the floors under the valve importing nothing above them, every dependency used through its public
-// paths only (no `_vendor`, `internal`, `core/`), and every name the library exports carrying its
+// paths only (no `_vendor`, `internal`, `core/`), child processes started in one module
+// (os/processes.ts), and every name the library exports carrying its
 // `/** */` doc, every error class among them and no store internal or test hook. A move or a new
 // file that breaks one fails here, naming it.
 import assert from 'node:assert/strict';
@@ -70,6 +71,24 @@ test('every dependency is imported through its public paths (no _vendor, interna
   const code = ['src', 'test', 'bench', 'scripts', 'examples', 'bin'].flatMap((dir) => filesUnder(join(root, dir))).filter((file) => /\.(ts|js|mjs)$/.test(file));
   const private_ = code.flatMap((file) => specifiers(file).filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:') && /(^|\/)(_vendor|internal|core)(\/|$)/.test(spec)).map((spec) => `${relative(root, file)}: ${spec}`));
   assert.deepEqual(private_, []);
+});
+
+// The one module that starts child processes (start, timeout, group kill, reap), and the one file
+// that names child_process without importing it: the MCP stdio guard's script, run by `node -e` as a
+// program of its own outside savepoint's modules (tools/mcp/stdio-guard.ts says why).
+const PROCESS_MODULE = 'os/processes.ts';
+const GUARD_SCRIPT = 'tools/mcp/stdio-guard.ts';
+
+test('child processes are started in one place: no file of src/ but os/processes.ts imports child_process or execa', () => {
+  const starters = sources.flatMap((file) => {
+    const name = relative(src, file);
+    if (name === PROCESS_MODULE) return [];
+    const text = readFileSync(file, 'utf8');
+    const required = name === GUARD_SCRIPT ? [] : [...text.matchAll(/\brequire\s*\(\s*['"]([^'"]+)['"]/g)].map((match) => match[1]!);
+    return [...specifiers(file), ...required].filter((spec) => /^(node:)?child_process$|^execa(\/|$)/.test(spec)).map((spec) => `${name}: ${spec}`);
+  });
+  assert.deepEqual(starters, []);
+  assert.match(readFileSync(join(src, PROCESS_MODULE), 'utf8'), /from 'node:child_process'/, 'the process module itself is where they are');
 });
 
 // Only src/ is read: the docs and the names are on savepoint's own declarations, so the program

@@ -8,10 +8,10 @@
 // Also here: the reader of last resort, for the single objects the object store's own readers
 // decline (an old pack index, a partial clone's promisor): sized by git, read by isomorphic-git, and
 // a partial clone's left-out object fetched by git.
-import { spawn, spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { ObjectTooLargeError } from '../errors/index.js';
+import { runSync, startProcess } from '../os/processes.js';
 import { buildOwnGit } from './repository.js';
 import { hashObject, type ObjectType } from './git-object.js';
 
@@ -36,7 +36,7 @@ export function catFileBatch(gitdir: string, oids: readonly string[], expected: 
   // event here, per object).
   const git = buildOwnGit(['--git-dir', gitdir, 'cat-file', '--batch', '--buffer']);
   // The objects under these ids, not what a `refs/replace/` ref would put in their place.
-  const child = spawn('git', git.args, { env: { ...git.env, GIT_NO_REPLACE_OBJECTS: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const { child } = startProcess('git', git.args, { env: { ...git.env, GIT_NO_REPLACE_OBJECTS: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
   return new Promise<void>((resolve, reject) => {
     let next = 0; // the index of the id git answers next
     let pending: Buffer[] = [];
@@ -147,7 +147,7 @@ export async function readEachThroughGit(gitdir: string, oids: readonly string[]
  */
 export function gitObjectSize(gitdir: string, oid: string): { type: string; size: number } | undefined {
   if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
-  const result = spawnSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', '--batch-check'], {
+  const result = runSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', '--batch-check'], {
     input: `${oid}\n`,
     stdio: ['pipe', 'pipe', 'ignore'],
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1' },
@@ -192,7 +192,7 @@ function isPartialClone(objectsDir: string): boolean {
 // which fetches it from the promisor remote; checked against its id like any object. Hooks and
 // fsmonitor are off: savepoint's own git commands run nothing a command could have planted.
 function readFromPromisor(gitdir: string, oid: string, expected: ObjectType): Buffer | undefined {
-  const result = spawnSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid], {
+  const result = runSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid], {
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 1024 * 1024 * 1024,
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },

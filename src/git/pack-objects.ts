@@ -10,11 +10,11 @@
 // Why --no-reuse-delta: with reuse, an object stored whole in a pack (every object of an append's
 // pack, or of packs copied together) is copied as it is, never tried as a delta: the same journal
 // came to 10.3 MB from undeltified packs with reuse, 2.6 MB without, in 0.9 s of one core.
-import { spawn } from 'node:child_process';
 import { copyFileSync, linkSync, mkdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { basename, join } from 'node:path';
 import { packIndexIds } from './pack-file.js';
+import { startProcess } from '../os/processes.js';
 
 /**
  * The configuration git would otherwise take from the user's repository and that changes what
@@ -84,7 +84,7 @@ function runPackObjects(gitdir: string, objectsDir: string, work: string, input:
   // git's default window and depth, whatever the repository's configuration says.
   const args = [`--git-dir=${gitdir}`, ...config, 'pack-objects', '-q', ...input, '--no-reuse-delta', '--window=10', '--depth=50', '--threads=1', '--delta-base-offset', join(work, 'pack', 'pack')];
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { stdio: ['pipe', 'pipe', 'pipe'], env });
+    const { child } = startProcess('git', args, { stdio: ['pipe', 'pipe', 'pipe'], env });
     // Background work: the run's own appends come first for the CPU (deltifying megabytes of
     // packs takes a core for a second or more). One delta thread (git's default is one a core), so
     // that a core stays free for the run: a 10,000-step live run took 31-32 s beside it, 35-38 s

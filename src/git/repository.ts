@@ -6,7 +6,6 @@
 // the answer down: a run finds its repository once (JournalStore.open) and hands it to its
 // checkpoints and its sandbox. Nothing is kept for the process (a folder removed and made anew
 // would be answered wrongly); a command that reads settings first asks once more (3-4 ms).
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
@@ -18,6 +17,7 @@ import {
   RepositoryNotWritableError,
   UnsupportedRepositoryError,
 } from '../errors/index.js';
+import { runSync } from '../os/processes.js';
 
 /** Where a repository's parts are: its working tree, this worktree's git dir, the shared git dir. */
 export interface Repository {
@@ -59,7 +59,7 @@ export function findRepository(dir: string, env: NodeJS.ProcessEnv = process.env
 // (its journal store's `repo`), so there is nothing to keep for the process.
 function askGit(cwd: string, env: NodeJS.ProcessEnv): Repository {
   if (!existsSync(cwd)) throw new NotARepositoryError(cwd);
-  const result = spawnSync('git', ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--show-toplevel'], {
+  const result = runSync('git', ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--show-toplevel'], {
     cwd,
     env,
     encoding: 'utf8',

@@ -6,10 +6,10 @@
 // `refs/savepoint/pending/<run>` (a ref may name a tree: gc keeps it, fsck accepts it, clones and
 // pushes of branches never carry it), moved with the same compare-and-swap as the journal branch.
 // It is dropped again once a journal commit that carries a checkpoint of the run has landed.
-import { execFile } from 'node:child_process';
 import { rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { unlinkQuietly } from '../os/durable-file.js';
+import { runProcess } from '../os/processes.js';
 import { compareAndSwapRef, readPackedRefs, readRef } from '../git/refs.js';
 
 /** The ref that keeps `run`'s uncommitted working-tree snapshot reachable. */
@@ -46,6 +46,6 @@ export async function releasePendingTree(commonDir: string, run: string): Promis
     }
   }
   if (readPackedRefs(commonDir).has(ref)) {
-    await new Promise<void>((resolve) => execFile('git', [`--git-dir=${commonDir}`, 'update-ref', '-d', ref], () => resolve()));
+    await runProcess('git', [`--git-dir=${commonDir}`, 'update-ref', '-d', ref]);
   }
 }

@@ -5,9 +5,9 @@
 // A push git reports as failed may still have landed (a proxy that gave up after the remote took it,
 // a failing hook after the update): the remote's ref is asked before a failure is believed.
 // The queue that runs these in the background, with retries, is pusher.ts.
-import { spawn } from 'node:child_process';
 import { JournalConflictError, PushFailedError, PushRejectedError, RemoteDivergedError, type SavepointError } from '../errors/index.js';
 import { showControls } from '../format/text.js';
+import { startProcess } from '../os/processes.js';
 import { JOURNAL_REF } from './layout.js';
 import type { JournalStore } from './store.js';
 import { integrate } from './sync.js';
@@ -131,26 +131,17 @@ interface GitRun {
 // Runs git without blocking the event loop (a push can take seconds: a slow remote, a hook), so a
 // model stream, a timer or a Ctrl-C handler keeps running meanwhile. It runs in a process group of
 // its own, so the timeout ends git and its helpers (git-remote-http, ssh) together.
-function runGit(store: JournalStore, args: string[], timeoutMs: number, running: Set<number>): Promise<GitRun> {
-  return new Promise((resolve) => {
-    const child = spawn('git', args, { cwd: store.repo.root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid);
-    }, timeoutMs);
-    if (child.pid !== undefined) running.add(child.pid);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', (error) => (clearTimeout(timer), resolve({ status: null, stdout, stderr: `${stderr}${error.message}`, timedOut })));
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      if (child.pid !== undefined) running.delete(child.pid);
-      resolve({ status, stdout, stderr, timedOut });
-    });
-  });
+async function runGit(store: JournalStore, args: string[], timeoutMs: number, running: Set<number>): Promise<GitRun> {
+  const handle = startProcess('git', args, { cwd: store.repo.root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, group: true, timeoutMs });
+  let stdout = '';
+  let stderr = '';
+  const pid = handle.pid;
+  if (pid !== undefined) running.add(pid);
+  handle.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  handle.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const end = await handle.closed;
+  if (pid !== undefined) running.delete(pid);
+  return { status: end.error ? null : end.code, stdout, stderr: end.error ? `${stderr}${end.error.message}` : stderr, timedOut: end.timedOut };
 }
 
 function killGroup(pid: number | undefined): void {

@@ -7,8 +7,8 @@
 // run is reported again at every sync until it is settled). A run one side only extended (its other
 // side's entries all there, the same bytes) is not diverged: the longer copy is taken.
 // Which remotes hold a run says where it must be fenced (session/start.ts: a fetched run pushes there).
-import { spawnSync } from 'node:child_process';
 import { JournalConflictError } from '../errors/index.js';
+import { runSync } from '../os/processes.js';
 import { listJournalRefs } from './journal-refs.js';
 import { makeCommit, makeTree, TREE_MODE, type GitObject, type Tree } from '../git/git-object.js';
 import type { JournalStore } from './store.js';
@@ -153,7 +153,7 @@ function extendsRun(changes: Array<{ path: string; change: string }>, run: strin
 }
 
 function git(store: JournalStore, args: string[]) {
-  return spawnSync('git', [`--git-dir=${store.repo.commonDir}`, ...args], { encoding: 'utf8' });
+  return runSync('git', [`--git-dir=${store.repo.commonDir}`, ...args], { encoding: 'utf8' });
 }
 
 function isAncestor(store: JournalStore, ancestor: string, of: string): boolean {

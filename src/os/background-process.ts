@@ -11,10 +11,9 @@
 // A process that leaves the group on purpose (setsid, a daemon) escapes the first and third
 // outside the sandbox, as it escapes run_bash; the next attempt's live-commands cleanup is the
 // last line there.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
-import type { CommandLine } from './spare-shell.js';
+import { startProcess, type CommandLine, type ProcessHandle } from './processes.js';
 
 /**
  * How much unread output one background command keeps (bytes): past it, the oldest unread bytes
@@ -59,7 +58,8 @@ export function killBackgroundProcesses(): void {
 
 /** One background command, started at once in a process group of its own. */
 export class BackgroundProcess {
-  readonly child: ChildProcess;
+  readonly child: ProcessHandle['child'];
+  private readonly handle: ProcessHandle;
   readonly startedAt = new Date();
   private chunks: Buffer[] = [];
   private unread = 0;
@@ -71,7 +71,7 @@ export class BackgroundProcess {
   // Settles once its output is read to the end (a process that left the group may hold it open for ever).
   private readonly closed: Promise<void>;
   private readonly onEnd: (() => void) | undefined;
-  private readonly watchdog: ChildProcess | undefined;
+  private readonly watchdog: ProcessHandle | undefined;
 
   /**
    * Starts `line` (the command line that runs the command, sandboxed or not, as run_bash builds it)
@@ -83,25 +83,21 @@ export class BackgroundProcess {
       exitHookSet = true;
       process.on('exit', killBackgroundProcesses);
     }
-    // A group of its own (setsid), stdin empty (end of file), as for run_bash.
-    this.child = spawn(line.file, line.args, { cwd, env: line.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // A group of its own (setsid), stdin empty (end of file), as for run_bash. Never keeps this
+    // process alive on its own: a run that ends, ends (and stops it, see above).
+    this.handle = startProcess(line.file, line.args, { cwd, env: line.env, group: true, keepAlive: false });
+    this.child = this.handle.child;
     running.add(this);
     // Unconfined, in a group of its own (the command's kill never reaches it before its end), fd 3
-    // its pipe; it reads nothing else and writes nothing.
+    // its pipe; it reads nothing else and writes nothing. No bash: the other lines still hold (see the header).
     if (this.child.pid) {
       try {
-        this.watchdog = spawn('bash', ['-c', WATCHDOG, 'savepoint-watchdog', String(this.child.pid)], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], detached: true });
-        this.watchdog.on('error', () => {}); // no bash: the other lines still hold (see the header)
-        (this.watchdog.stdio[3] as Writable).on('error', () => {});
-        this.watchdog.unref();
-        (this.watchdog.stdio[3] as { unref?: () => void } | null)?.unref?.();
+        this.watchdog = startProcess('bash', ['-c', WATCHDOG, 'savepoint-watchdog', String(this.child.pid)], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], group: true, keepAlive: false });
+        (this.watchdog.child.stdio[3] as Writable).on('error', () => {});
       } catch {
         // as above
       }
     }
-    // Never keeps this process alive on its own: a run that ends, ends (and stops it, see above).
-    this.child.unref();
-    for (const stream of [this.child.stdout, this.child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
     const keep = (chunk: Buffer) => this.keep(chunk);
     this.child.stdout!.on('data', keep);
     this.child.stderr!.on('data', keep);
@@ -152,7 +148,7 @@ export class BackgroundProcess {
    * that left the group holding it, SETTLE_MS later).
    */
   async stop(graceMs = 2000): Promise<void> {
-    if (!this.ended) signalGroup(this.pgid, 'SIGTERM');
+    if (!this.ended) this.handle.kill('SIGTERM');
     const timer = setTimeout(() => this.killNow(), graceMs);
     try {
       await this.exited;
@@ -167,7 +163,7 @@ export class BackgroundProcess {
 
   /** SIGKILL to the whole group, at once (synchronous: usable in an exit handler). */
   killNow(): void {
-    signalGroup(this.pgid, 'SIGKILL');
+    this.handle.kill();
   }
 
   // Keeps a chunk of output until it is read; past the bound, the oldest unread bytes go.
@@ -194,23 +190,7 @@ export class BackgroundProcess {
     this.ended = { ...(code !== undefined ? { code } : {}), ...(signal !== undefined ? { signal } : {}), at: new Date() };
     running.delete(this);
     // Its group is gone: the watchdog has nothing left to guard (and must never kill a reused group id).
-    signalProcess(this.watchdog?.pid, 'SIGKILL');
+    this.watchdog?.kill();
     this.onEnd?.();
-  }
-}
-
-function signalProcess(pid: number | undefined, signal: NodeJS.Signals): void {
-  try {
-    if (pid) process.kill(pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
-  try {
-    if (pgid) process.kill(-pgid, signal);
-  } catch {
-    // the group is already empty
   }
 }

@@ -18,7 +18,7 @@ import { openRunSecrets } from '../redact/run-secrets.js';
 import type { RunSandbox } from '../journal/entry.js';
 import { backgroundCommandsOf, createTools, type BackgroundCommands } from '../tools/index.js';
 import { backgroundJournal } from './background-journal.js';
-import { SpareShells } from '../os/spare-shell.js';
+import { SpareShells } from '../tools/spare-shell.js';
 import { createMcpTools, loadMcpServers, MCP_CONFIG_FILE, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools, type McpServerConfig } from '../tools/mcp/index.js';
 import { readMcpJsonServers } from '../settings/index.js';
 import type { AnyTool } from '../tools/types.js';
@@ -154,7 +154,7 @@ class RunLife {
     readonly mcp: McpConnections,
     /** --push: the background pusher, flushed at the run's end. */
     private readonly pusher: JournalPusher | undefined,
-    /** run_bash's next command's process, started ahead (os/spare-shell.ts) and stopped at the run's end. */
+    /** run_bash's next command's process, started ahead (tools/spare-shell.ts) and stopped at the run's end. */
     private readonly spares: SpareShells,
     /** The run's sandbox, decided once (a new run's MCP servers may have needed it first). */
     private readonly decideSandbox: () => ReturnType<typeof chooseSandbox>,

@@ -11,7 +11,7 @@
 // listed in `leftOut` with its file. In a trusted folder, each MCP server the repository names
 // still needs the person's approval (by its configuration's digest) before it is in force.
 // Tested in test/settings/trust.test.ts and test/cli/settings.test.ts.
-import { execFileSync } from 'node:child_process';
+import { outputSync } from '../os/processes.js';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -308,7 +308,7 @@ const LOCAL_SETTINGS_PATH = '.savepoint/settings.local.json';
 function keepOutOfGit(root: string): void {
   const git = (args: string[]) => {
     const own = buildOwnGit(args);
-    return execFileSync('git', own.args, { cwd: root, env: own.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return outputSync('git', own.args, { cwd: root, env: own.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   };
   try {
     git(['check-ignore', '-q', '--', LOCAL_SETTINGS_PATH]);

@@ -12,7 +12,7 @@
 import { formatDuration } from '../format/numbers.js';
 import { ellipsize, oneLine, showControls } from '../format/text.js';
 import { BackgroundProcess, MAX_UNREAD_BYTES, type BackgroundExit } from '../os/background-process.js';
-import type { CommandLine } from '../os/spare-shell.js';
+import type { CommandLine } from '../os/processes.js';
 import { toolError, toolOk } from './define-tool.js';
 import { lastLine } from './truncate.js';
 import type { ToolInputSchema, ToolResult } from './types.js';

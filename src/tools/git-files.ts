@@ -2,6 +2,7 @@
 // are not ignored. Both ask git directly, so .gitignore, .git/info/exclude and core.excludesFile apply.
 import { statSync } from 'node:fs';
 import { buildOwnGit } from '../git/repository.js';
+import { runProcess } from '../os/processes.js';
 import { resolveInRepo, toRepoRelative } from './path-utils.js';
 
 // Options that make git's output the same whatever the user's config says.
@@ -9,14 +10,14 @@ const STABLE_GIT = ['-c', 'core.quotePath=false', '--literal-pathspecs', '--no-p
 
 /** Runs git in `root` and returns its stdout; an exit code outside `okExitCodes` throws with git's message. */
 export async function runGit(root: string, args: string[], okExitCodes = [0]): Promise<{ stdout: string; exitCode: number }> {
-  const { execa } = await import('execa'); // loaded on first use: a replay never spawns anything
   const git = buildOwnGit([...STABLE_GIT, ...args]);
-  const result = await execa('git', git.args, { cwd: root, env: git.env, extendEnv: false, reject: false, stdin: 'ignore', stripFinalNewline: false, maxBuffer: 256 * 1024 * 1024 });
-  const { exitCode } = result;
-  if (exitCode === undefined || !okExitCodes.includes(exitCode)) {
-    throw new Error(`git ${args[0]} failed: ${result.stderr.trim() || result.shortMessage || `exit ${exitCode}`}`);
+  const result = await runProcess('git', git.args, { cwd: root, env: git.env, maxBuffer: 256 * 1024 * 1024 });
+  const exitCode = result.code;
+  if (exitCode === null || !okExitCodes.includes(exitCode)) {
+    const why = result.overflow ? 'its output passed 256 MB' : result.error?.message ?? (result.signal ? `killed by ${result.signal}` : `exit ${exitCode}`);
+    throw new Error(`git ${args[0]} failed: ${result.stderr.toString('utf8').trim() || why}`);
   }
-  return { stdout: result.stdout, exitCode };
+  return { stdout: result.stdout.toString('utf8'), exitCode };
 }
 
 /**

@@ -4,7 +4,7 @@
 // run's sandbox (bubblewrap, as run_bash does); the person's own hooks run unconfined, as theirs.
 // What the exit code and the output mean is the agent's (agent/hooks.ts): this file only runs it.
 // Tested in test/agent/hooks.test.ts.
-import { spawn } from 'node:child_process';
+import { startProcess } from '../os/processes.js';
 import { sandboxedCommand, type SandboxConfig } from './sandbox.js';
 
 /** The hook events savepoint runs, in Claude Code's spelling. */
@@ -68,42 +68,20 @@ export function runHookCommand(hook: HookDefinition, input: unknown, place: Hook
   } catch (error) {
     return Promise.resolve({ code: null, stdout: '', stderr: '', timedOut: false, failed: (error as Error).message });
   }
-  return new Promise((resolve) => {
-    const out = new Bounded();
-    const err = new Bounded();
-    let timedOut = false;
-    let settled = false;
-    const child = spawn(how.file, how.args, { cwd: place.root, env: how.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, hook.timeout * 1000);
-    const onAbort = () => killGroup();
-    place.signal?.addEventListener('abort', onAbort, { once: true });
-    const done = (run: HookRun) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      place.signal?.removeEventListener('abort', onAbort);
-      resolve(run);
-    };
-    child.stdout.on('data', (chunk: Buffer) => out.add(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.add(chunk));
-    child.on('error', (error) => done({ code: null, stdout: out.text(), stderr: err.text(), timedOut, failed: error.message }));
-    child.on('close', (code) => {
-      killGroup(); // what the hook left running in its group goes with it
-      done({ code, stdout: out.text(), stderr: err.text(), timedOut });
-    });
-    // A hook that does not read its stdin closes the pipe early: that is its business.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(`${JSON.stringify(input)}\n`);
+  const out = new Bounded();
+  const err = new Bounded();
+  // Its group is killed at its timeout, when the run is stopped (Ctrl-C), and when the hook's shell
+  // exits: what it left running there goes with it, and can hold its output pipes open no longer.
+  const handle = startProcess(how.file, how.args, { cwd: place.root, env: how.env, group: true, stdio: ['pipe', 'pipe', 'pipe'], timeoutMs: hook.timeout * 1000, signal: place.signal, killGroupOnExit: true });
+  const { child } = handle;
+  child.stdout!.on('data', (chunk: Buffer) => out.add(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => err.add(chunk));
+  // A hook that does not read its stdin closes the pipe early: that is its business.
+  child.stdin!.on('error', () => undefined);
+  child.stdin!.end(`${JSON.stringify(input)}\n`);
+  return handle.closed.then((end) => {
+    const run: HookRun = { code: end.code, stdout: out.text(), stderr: err.text(), timedOut: end.timedOut };
+    return end.error ? { ...run, code: null, failed: end.error.message } : run;
   });
 }
 

@@ -3,7 +3,6 @@
 // process that left the group (setsid, a daemon) and keeps the output pipe open is not waited on:
 // once bash has exited, what the pipe already holds is read, reading stops, and the result names
 // the process (in the sandbox none can: its pid namespace dies with bash).
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -13,8 +12,9 @@ import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './truncate.js';
 import { absentControlFiles, gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import { sandboxNote } from './sandbox-notes.js';
-import { SPARE_LOADER, type SpareShells } from '../os/spare-shell.js';
+import { SPARE_LOADER, type SpareShells } from './spare-shell.js';
 import { openPipeId, pipeHolders, type PipeHolder } from '../os/pipe-holders.js';
+import { startProcess } from '../os/processes.js';
 import type { Tool, ToolResult } from './types.js';
 import type { BackgroundCommands } from './background-commands.js';
 
@@ -117,7 +117,8 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   // A process group of its own (setsid), so that kill(-pid) reaches every descendant (inside
   // bubblewrap too: its pid namespace dies with it). A spare was started the same way.
   const startedAt = Date.now();
-  const child = spare?.child ?? spawn(run.file, run.args, { cwd: root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const handle = spare?.handle ?? startProcess(run.file, run.args, { cwd: root, env: run.env, group: true });
+  const child = handle.child;
   try {
     if (child.pid) onSpawn?.(child.pid); // its group's id: recorded, so a crash cannot orphan it unseen
   } catch (error) {
@@ -131,16 +132,9 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   // The next command's process starts once this process only waits: as the model is asked, or beside this command if it runs long.
   if (loader) spares!.want(loader, root);
   let stoppedBy: 'timeout' | 'abort' | 'output' | undefined;
-  const killGroup = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // The group is already empty.
-    }
-  };
   const stop = (why: 'timeout' | 'abort' | 'output') => {
     stoppedBy ??= why;
-    killGroup();
+    handle.kill();
   };
   // stdout carries the command's output (stderr included); stderr only what the sandbox itself
   // says (bwrap failing to set up), shown after it. Bytes are decoded once at the end, so a
@@ -157,8 +151,8 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   };
   child.stdout!.on('data', collect(chunks));
   child.stderr!.on('data', collect(errors));
-  // Node fires a longer delay than 2^31-1 ms at once, so a huge timeout_ms is held to about 24 days.
-  const timer = setTimeout(() => stop('timeout'), Math.min(timeoutMs, 2 ** 31 - 1));
+  // Cleared once bash exits: what is left then is reading, not the command.
+  handle.limit(timeoutMs, () => (stoppedBy ??= 'timeout'));
   // After bash exited, the person's Ctrl-C ends the wait on the pipe (the command itself ended).
   let exited = false;
   const onAbort = () => (exited ? lookWhoHolds() : stop('abort'));
@@ -193,8 +187,7 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   };
   child.once('exit', () => {
     exited = true;
-    clearTimeout(timer); // what is left is reading, not the command
-    killGroup();
+    handle.kill();
     settle = setTimeout(lookWhoHolds, SETTLE_MS);
   });
   const result = await new Promise<{ exitCode?: number; signal?: string; error?: Error }>((resolve) => {
@@ -202,7 +195,6 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
     child.once('close', (code, killedBy) => resolve({ exitCode: code ?? undefined, signal: killedBy ?? undefined }));
   }).finally(() => {
     spares?.commandEnded();
-    clearTimeout(timer);
     clearTimeout(settle);
     signal?.removeEventListener('abort', onAbort);
   });

@@ -11,10 +11,10 @@
 // (a new .mcp.json) is not stopped here. Such a file is untrusted until the person says otherwise
 // (folder trust), and the step's result says the command made it (absentControlFiles, sandbox-notes.ts).
 // Tested in test/tools/sandbox-probe.test.ts.
-import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { buildOwnGit, findRepository, type Repository } from '../git/repository.js';
+import { runProcess, runSync } from '../os/processes.js';
 import { CONTROL_FOLDERS, CONTROL_ROOT_FILES, INSTRUCTION_FILE_NAMES } from './control-files.js';
 import { SECRET_NAME } from '../redact/secret-values.js';
 
@@ -177,7 +177,7 @@ export function controlPaths(root: string): string[] {
 function findInstructionFiles(root: string): string[] {
   const patterns = INSTRUCTION_FILE_NAMES.map((name) => `:(glob,icase)**/${name}`);
   const git = buildOwnGit(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...patterns]);
-  const listed = spawnSync('git', git.args, { cwd: root, env: git.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 * 1024 * 1024 });
+  const listed = runSync('git', git.args, { cwd: root, env: git.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 * 1024 * 1024 });
   if (listed.status !== 0 || typeof listed.stdout !== 'string') return []; // not a repository: the root's own are bound all the same
   return [...new Set(listed.stdout.split('\0').filter((path) => path.includes('/')))].map((path) => join(root, path));
 }
@@ -215,29 +215,16 @@ const PROBE_TIMEOUT_MS = 10_000;
 /**
  * Whether bubblewrap is installed and can start a sandbox here (checked once per process), without
  * blocking: a run starts it early, so the `bwrap ... true` (7–15 ms, more under load) overlaps the
- * journal's opening instead of adding to the time before the first model request. Its kill timer
- * is its own, cleared however the probe ends: spawn's `timeout` option is cleared only on the
- * child's exit, which a bwrap that is not installed never has, so it kept a refused run's process
- * alive for ten seconds after it said why.
+ * journal's opening instead of adding to the time before the first model request. Its timeout is
+ * os/processes.ts's, which holds no reference and goes with the child: a bwrap that is not
+ * installed never exits, and spawn's own `timeout` option, cleared only on an exit, once kept a
+ * refused run's process alive for ten seconds after it said why.
  */
 export function probeSandboxAsync(root: string, gitDirs?: string[]): Promise<Probe> {
   if (probed) return Promise.resolve(probed);
-  probing ??= new Promise<Probe>((resolve) => {
-    const child = spawn('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root), []), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, PROBE_TIMEOUT_MS);
-    timer.unref(); // a probe still running never holds the process open on its own account
-    const settle = (outcome: Probe) => {
-      clearTimeout(timer);
-      resolve((probed ??= outcome));
-    };
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', (error: NodeJS.ErrnoException) => settle(probeOutcome(error, null, stderr)));
-    child.once('close', (status) => settle(probeOutcome(timedOut ? ({ message: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` } as NodeJS.ErrnoException) : undefined, status, stderr)));
+  probing ??= runProcess('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root), []), '--', 'true'], { timeoutMs: PROBE_TIMEOUT_MS }).then((run) => {
+    const timedOut = run.timedOut ? ({ message: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` } as NodeJS.ErrnoException) : undefined;
+    return (probed ??= probeOutcome((run.error as NodeJS.ErrnoException | undefined) ?? timedOut, run.code, run.stderr.toString('utf8')));
   });
   return probing;
 }
@@ -245,7 +232,7 @@ export function probeSandboxAsync(root: string, gitDirs?: string[]): Promise<Pro
 /** Whether bubblewrap is installed and can start a sandbox here (checked once per process). */
 export function probeSandbox(root: string, gitDirs?: string[]): Probe {
   if (probed) return probed;
-  const run = spawnSync('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root), []), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
+  const run = runSync('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root), []), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
   probed = probeOutcome(run.error as NodeJS.ErrnoException | undefined, run.status, run.stderr);
   return probed;
 }

@@ -6,7 +6,7 @@ import { fsPath } from '../os/path-bytes.js';
 import type { ObjectBatch } from '../git/object-batch.js';
 import type { FileEntry, SkippedFile } from './entries.js';
 import { STAT_FIELDS, StatList, StatPool, type StatFields } from './stat-pool.js';
-import { fsckRefusal } from './checkpoint-tree.js';
+import { fsckRefusal } from './fsck-rules.js';
 
 /** From this many files on, hashAll checks their stats on two threads. */
 export const POOL_FROM = 4000;

@@ -6,7 +6,7 @@
 // config from the environment), in the user's repository: only drivers its configuration defines
 // count. The configuration of a git dir a command made (a nested repository) is never read here,
 // and a .gitattributes a command wrote can only choose among the user's own drivers.
-import { execFileSync } from 'node:child_process';
+import { outputSync } from '../os/processes.js';
 import { FilterFailedError } from '../errors/index.js';
 import { buildOwnGit } from '../git/repository.js';
 import { hasRawBytes, pathFromBytes, pathToBytes } from '../os/path-bytes.js';
@@ -82,7 +82,7 @@ export class WorktreeFilters {
 
   private git(args: string[], input?: Buffer): Buffer {
     const git = buildOwnGit(args);
-    return execFileSync('git', git.args, { cwd: this.root, env: git.env, input, maxBuffer: 1 << 30, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    return outputSync('git', git.args, { cwd: this.root, env: git.env, input, maxBuffer: 1 << 30, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
   }
 }
 

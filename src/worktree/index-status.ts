@@ -2,7 +2,7 @@
 // where the working tree differs from it (`git status`, or directory by directory once there are
 // many untracked files: untracked-listing.ts), which file git ignores, and HEAD's trees when the
 // working tree is HEAD's as it stands. The snapshotter (snapshot.ts) turns these into trees.
-import { execFileSync } from 'node:child_process';
+import { outputSync } from '../os/processes.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCommit } from '../git/git-object.js';
@@ -110,7 +110,7 @@ export class WorktreeStatus {
   ignored(path: string): boolean {
     try {
       const git = buildOwnGit(['check-ignore', '-q', '--no-index', '--', path]);
-      execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, stdio: 'ignore' });
+      outputSync('git', git.args, { cwd: this.repo.root, env: git.env, stdio: 'ignore' });
       return true;
     } catch (error) {
       if ((error as { status?: number }).status === 1) return false;
@@ -121,7 +121,7 @@ export class WorktreeStatus {
   // git's answer as bytes, decoded so that a name that is not UTF-8 keeps its bytes (os/path-bytes.ts).
   private git(args: string[]): string {
     const git = buildOwnGit(args);
-    return pathFromBytes(execFileSync('git', git.args, { cwd: this.repo.root, env: git.env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }));
+    return pathFromBytes(outputSync('git', git.args, { cwd: this.repo.root, env: git.env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }));
   }
 }
 

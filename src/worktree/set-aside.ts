@@ -4,7 +4,7 @@
 // branch). The files go in through git's own `add` on an index of their own, as `git stash` saves
 // them: clean filters applied, modes and symbolic links kept, the person's index never touched.
 // `git checkout <ref> -- :/` writes them back (only the files the ref holds; nothing is deleted).
-import { execFileSync } from 'node:child_process';
+import { outputSync } from '../os/processes.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { buildOwnGit, type Repository } from '../git/repository.js';
@@ -42,7 +42,7 @@ export function setAsideFiles(repo: Repository, run: string, paths: readonly str
   const index = join(repo.gitdir, `savepoint-set-aside-${process.pid}-${randomBytes(4).toString('hex')}.index`);
   const git = (args: string[], input?: Buffer): string => {
     const own = buildOwnGit(args);
-    return execFileSync('git', own.args, { cwd: repo.root, env: { ...own.env, ...IDENTITY, GIT_INDEX_FILE: index }, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] })
+    return outputSync('git', own.args, { cwd: repo.root, env: { ...own.env, ...IDENTITY, GIT_INDEX_FILE: index }, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] })
       .toString('utf8')
       .trim();
   };

@@ -1,4 +1,4 @@
-// A run starts each next command's shell while its model is asked (src/os/spare-shell.ts): the
+// A run starts each next command's shell while its model is asked (src/tools/spare-shell.ts): the
 // real CLI against the fake Messages API, whose answers take 800 ms, as a model thinks. Each
 // command prints how long its own process has lived: the first was started cold, when its step
 // began; the ones after were started during the model's answer before them, so they are older

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 
 export interface TempRepo {
   // The repository's root directory (realpath, so it compares equal to what git reports).
@@ -28,7 +28,7 @@ export interface TempRepoOptions {
 // A new temporary git repository.
 export async function createTempRepo({ files = {}, commit = false }: TempRepoOptions = {}): Promise<TempRepo> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'savepoint-test-')));
-  const git = async (...args: string[]) => (await execa('git', args, { cwd: root, stdin: 'ignore' })).stdout;
+  const git = (...args: string[]) => runGit(root, args);
   const write = (path: string, content: string) => {
     const file = join(root, path);
     mkdirSync(dirname(file), { recursive: true });
@@ -51,4 +51,20 @@ export async function createTempRepo({ files = {}, commit = false }: TempRepoOpt
     git,
     remove: async () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+// git in `root`, stdin empty: its stdout without the final newline; rejects with its stderr when it fails.
+function runGit(root: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code === 0) return resolve(Buffer.concat(out).toString('utf8').replace(/\r?\n$/, ''));
+      reject(new Error(`git ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${Buffer.concat(err).toString('utf8').trim()}`));
+    });
+  });
 }

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { StoppedBySignalError } from '../../src/errors/index.js';
 import { createRunBashTool, journalSize } from '../../src/tools/run-bash.js';
-import { SpareShells } from '../../src/os/spare-shell.js';
+import { SpareShells } from '../../src/tools/spare-shell.js';
 import { truncateForModel } from '../../src/tools/truncate.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';

@@ -2,7 +2,7 @@
 // real bug, a scripted model fixing it in six laps, a real SIGKILL at lap 4, the identical command
 // run again: laps 1–3 flash by as REPLAYED, lap 4 goes LIVE. Then the journal, as plain git.
 // Tested in test/cli/demo.test.ts.
-import { execFileSync } from 'node:child_process';
+import { outputSync } from '../../os/processes.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +58,7 @@ export async function runDemo(options: { keep: boolean; out?: NodeJS.WriteStream
       return 1;
     }
     out.write(`\n${style.cyan('$ git log --oneline agent-journal')}\n`);
-    out.write(execFileSync('git', ['log', '--oneline', '--no-decorate', 'agent-journal'], { cwd: repo, encoding: 'utf8' }));
+    out.write(outputSync('git', ['log', '--oneline', '--no-decorate', 'agent-journal'], { cwd: repo, encoding: 'utf8' }));
     out.write(
       `\n  Laps 1–3 came back from the journal in milliseconds: no model call, no command re-run. Lap 4 went live.\n` +
         `  The save file is plain git: ${options.keep ? `cd ${repo} && git log -p agent-journal` : 'git log -p agent-journal (use --keep to look around)'}.\n`,

@@ -5,7 +5,7 @@
 // taken plain, its control characters made visible (showControls), then coloured as git colours it
 // and paged on a terminal ($SAVEPOINT_PAGER, $PAGER, less), like `show`; piped, it is the plain diff.
 // Tested in test/cli/checkpoints.test.ts and test/cli/reading/reading.test.ts.
-import { spawnSync } from 'node:child_process';
+import { runSync } from '../../os/processes.js';
 import { Command } from 'commander';
 import { NoCheckpointError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
@@ -40,7 +40,7 @@ export function diffCommand(): Command {
       const style = styleFor(process.stdout);
       const args = ['-c', `core.bigFileThreshold=${DEFAULT_MAX_FILE_BYTES}`, 'diff', '--no-color', '--no-ext-diff', '--no-textconv', ...(flags.stat ? ['--stat'] : []), '--end-of-options', from, to];
       const git = buildOwnGit(args);
-      const result = spawnSync('git', git.args, { cwd: journals.repo.root, env: git.env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1024 * 1024 * 1024 });
+      const result = runSync('git', git.args, { cwd: journals.repo.root, env: git.env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1024 * 1024 * 1024 });
       if (result.status !== 0) {
         const why = showControls(String(result.stderr ?? result.error?.message ?? '').trim().split('\n')[0] ?? '');
         process.stderr.write(`savepoint: git cannot compare the run's trees (${why || `git diff exited with ${result.status}`}); fetch the journal's objects, or the base commit, first.\n`);

@@ -3,7 +3,7 @@
 // names the file, and the model finds out for itself when its edit no longer fits. "edge": the run
 // is killed in the middle of a command; on resume the model is told the outcome is unknown and
 // checks, and the journal shows the intent with no result.
-import { execFileSync } from 'node:child_process';
+import { outputSync } from '../../os/processes.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Style } from '../terminal/style.js';
@@ -116,5 +116,5 @@ export const EDGE: Chapter = {
 };
 
 function gitLog(repo: string): string {
-  return execFileSync('git', ['log', '--oneline', '--no-decorate', 'agent-journal'], { cwd: repo, encoding: 'utf8' }).trimEnd();
+  return outputSync('git', ['log', '--oneline', '--no-decorate', 'agent-journal'], { cwd: repo, encoding: 'utf8' }).trimEnd();
 }

@@ -2,7 +2,7 @@
 // repository, a scripted model (no key), a real SIGKILL, the identical command again, a short
 // explanation of what just happened and why it is right, and the `git log` that proves it.
 import { probeSandbox } from '../../tools/sandbox.js';
-import { execFileSync } from 'node:child_process';
+import { outputSync } from '../../os/processes.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,7 +57,7 @@ export async function runChapter(name: ChapterName, options: { keep: boolean; ou
     say(`\n${chapter.moral(style)}`);
     say(style.dim(`  The save file is plain git${options.keep ? ` (cd ${repo} && git log -p agent-journal)` : ' (--keep keeps it to look around)'}; the proof:\n`));
     shell('git log --oneline agent-journal');
-    out.write(execFileSync('git', ['log', '--oneline', '--no-decorate', 'agent-journal'], { cwd: repo, encoding: 'utf8' }));
+    out.write(outputSync('git', ['log', '--oneline', '--no-decorate', 'agent-journal'], { cwd: repo, encoding: 'utf8' }));
     return 0;
   } finally {
     if (!options.keep) rmSync(base, { recursive: true, force: true });

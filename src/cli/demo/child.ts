@@ -1,6 +1,6 @@
 // The pieces every demo chapter shares: a temporary repository made from files and committed, and
 // the CLI run as a child whose output is shown as it comes (and killed with SIGKILL on cue).
-import { spawn, execFileSync } from 'node:child_process';
+import { outputSync, startProcess } from '../../os/processes.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ export function createRepository(repo: string, files: Record<string, string>, me
     mkdirSync(dirname(join(repo, name)), { recursive: true });
     writeFileSync(join(repo, name), text);
   }
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+  const git = (...args: string[]) => outputSync('git', args, { cwd: repo, stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('-c', 'user.name=savepoint demo', '-c', 'user.email=demo@savepoint.invalid', 'commit', '-q', '-m', message);
@@ -25,10 +25,10 @@ export function createRepository(repo: string, files: Record<string, string>, me
 export function runChild(args: string[], cwd: string, out: NodeJS.WritableStream, style: Style, killAfterSteps?: number, killDelayMs = 500): Promise<{ code: number | null; pid: number }> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...(style.color ? { FORCE_COLOR: '1' } : {}), COLUMNS: String(style.width) };
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { child } = startProcess(process.execPath, [BIN, ...args], { cwd, env }); // stdin empty, stdout and stderr piped
     let steps = 0;
     let pending = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       out.write(chunk);
       pending += chunk.toString();
       const lines = pending.split('\n');
@@ -39,7 +39,7 @@ export function runChild(args: string[], cwd: string, out: NodeJS.WritableStream
         setTimeout(() => killWithCommands(child.pid), killDelayMs);
       }
     });
-    child.stderr.on('data', (chunk: Buffer) => out.write(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => out.write(chunk));
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, pid: child.pid ?? 0 }));
   });

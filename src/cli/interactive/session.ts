@@ -6,7 +6,7 @@
 // empty prompt, Ctrl-D or /exit leave with exit 0. `-c` opens this worktree's most recent run,
 // `-r` a chosen one: its steps replay first (an unfinished turn, after a kill -9, is finished
 // then), and the prompt follows.
-import { spawnSync } from 'node:child_process';
+import { runSync } from '../../os/processes.js';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
 import { openFileLimit } from '../../os/proc.js';
@@ -321,7 +321,7 @@ function ownCommand(args: string[]): void {
   const stay = () => {};
   process.on('SIGINT', stay);
   try {
-    spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { stdio: 'inherit', env: { ...process.env, SAVEPOINT_PAGER: process.env.SAVEPOINT_PAGER ?? 'cat' } });
+    runSync(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { stdio: 'inherit', env: { ...process.env, SAVEPOINT_PAGER: process.env.SAVEPOINT_PAGER ?? 'cat' } });
   } finally {
     setImmediate(() => process.off('SIGINT', stay)); // after a SIGINT that arrived meanwhile is handled
   }

@@ -2,7 +2,7 @@
 // else `less`, with LESS=FRX (quit if one screen, keep colours, leave the text on screen) and
 // LV=-c unless the user set them. "cat" or an empty value means no pager; a pipe or a file never
 // gets one. A pager that cannot start, or quits before reading everything, is not an error.
-import { spawn } from 'node:child_process';
+import { startProcess } from '../../os/processes.js';
 
 /** The pager command for this environment, or undefined when paging is off. */
 export function pagerCommand(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -44,10 +44,10 @@ function runPager(command: string, text: string, env: NodeJS.ProcessEnv): Promis
       process.off('SIGINT', ignore);
       resolve(started);
     };
-    const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env });
-    child.on('error', () => done(false));
-    child.stdin.on('error', () => {}); // the pager quit early (q in less): fine
-    child.on('close', (code) => done(code !== 127)); // 127: the shell found no such command
-    child.stdin.end(text);
+    const { child, closed } = startProcess(command, [], { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env });
+    // It could not start, or the shell found no such command (127).
+    void closed.then((end) => done(!end.error && end.code !== 127));
+    child.stdin!.on('error', () => {}); // the pager quit early (q in less): fine
+    child.stdin!.end(text);
   });
 }

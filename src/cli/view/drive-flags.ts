@@ -1,6 +1,5 @@
 // Options shared by the commands that drive a run (`run`, `resume`, `continue`).
 import { Option, type Command } from 'commander';
-import type { LimitReached } from '../../agent/budget.js';
 import { IN_FLIGHT_POLICIES, type InFlightPolicy } from '../../agent/in-flight.js';
 import { UsageError } from '../../errors/index.js';
 import type { SessionOptions } from '../../session/types.js';
@@ -62,17 +61,6 @@ export function addDriveOptions(command: Command): Command {
     .option('--trust', "trust this folder's own files (.savepoint/settings*.json, .mcp.json) as they are now, and remember it, as answering yes to the trust question does (see docs/trust.md); its MCP servers still need savepoint mcp approve");
 }
 
-/** The exit code of a run stopped at one of the user's limits (--max-steps, --max-turns, --max-cost). */
-export const LIMIT_EXIT_CODE = 3;
-
-/** What stopped the run at one of those limits, and how to go on. */
-export function limitMessage({ limit, value, reached }: LimitReached): string {
-  const how = `Every finished step is kept: run the same command with a higher --${limit} (or without it) to go on from here.`;
-  if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
-  const what = limit === 'max-steps' ? 'steps' : 'model calls';
-  return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
-}
-
 // A flag's list of rules, added to those of its earlier occurrences; a rule parseRule refuses stops the command, named.
 function ruleList(flag: string): (value: string, earlier: string[] | undefined) => string[] {
   return (value, earlier) => {
@@ -111,10 +99,4 @@ function positiveNumber(flag: string): (value: string) => number {
     if (!value.trim() || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} needs a number above 0, not "${value}".`);
     return n;
   };
-}
-
-/** What a run that ended with the model's refusal says under its answer (`replayed`: it had ended so before). */
-export function refusedText(run: string, replayed: boolean): string {
-  const when = replayed ? 'This run ended before with the model\'s refusal (stop reason "refusal"), replayed from the journal' : 'The model refused (stop reason "refusal")';
-  return `${when}: the task was not done. Give it another instruction with savepoint continue --run ${run} <message>, or start anew with --fresh.`;
 }

@@ -7,6 +7,7 @@ import { lstat, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildOwnGit, findRepository } from '../../git/repository.js';
+import { runProcess } from '../../os/processes.js';
 import { applyEdit } from '../../tools/edit-file.js';
 import { resolveInRepo, toRepoRelative } from '../../tools/path-utils.js';
 
@@ -72,15 +73,15 @@ async function gitDiff(root: string, path: string, before: Buffer | null, after:
       }
       await writeFile(join(dir, name), content); // after the rules: a diff of .gitattributes itself keeps its own sides
     }
-    const { execa } = await import('execa'); // loaded on first use: most runs never ask
     const git = buildOwnGit(['diff', '--no-index', '--no-prefix', '--no-ext-diff', '--no-textconv', '--no-color', '--', a, b]);
     const env = { ...git.env, GIT_DIR: findRepository(root, git.env).gitdir, GIT_PAGER: 'cat' };
-    const result = await execa('git', git.args, { cwd: dir, reject: false, stdin: 'ignore', stripFinalNewline: false, env, extendEnv: false, maxBuffer: 256 * 1024 * 1024 });
+    const result = await runProcess('git', git.args, { cwd: dir, env, maxBuffer: 256 * 1024 * 1024 });
     // --no-index exits 1 when the files differ, 0 when they are the same.
-    if (result.exitCode !== 0 && result.exitCode !== 1) {
-      return { lines: [], error: `git could not diff it (${String(result.stderr).trim().split('\n')[0] || `exit ${result.exitCode}`})` };
+    if (result.code !== 0 && result.code !== 1) {
+      const why = result.overflow ? 'its output passed 256 MB' : result.error?.message ?? `exit ${result.code ?? result.signal}`;
+      return { lines: [], error: `git could not diff it (${result.stderr.toString('utf8').trim().split('\n')[0] || why})` };
     }
-    const text = String(result.stdout);
+    const text = result.stdout.toString('utf8');
     if (!text) return { lines: ['(no change: the file already holds exactly this)'] };
     // From the file names on: the `diff --git`, mode and index lines name the temporary files.
     const lines = text.replace(/\n$/, '').split('\n');

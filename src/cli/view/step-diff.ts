@@ -1,7 +1,7 @@
 // The code diff a step made: its working-tree checkpoint (a git tree id) against the checkpoint
 // before it, or against the run's base commit for the first one, as `git diff` prints it.
-import { spawn } from 'node:child_process';
 import { buildOwnGit } from '../../git/repository.js';
+import { runProcess } from '../../os/processes.js';
 import type { Timeline } from '../../report/summarize.js';
 import type { Style } from '../terminal/style.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../../worktree/entries.js';
@@ -95,23 +95,11 @@ export async function allStepDiffs(root: string, timeline: Timeline): Promise<Ma
   return diffs;
 }
 
-// git with `args`, its output whole (utf8). Node's own spawn, not execa: loading execa's 270 KB
-// cost `log --html` 160-200 ms at load 18, more than the rest of its start-up.
-function runGit(args: string[], options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv }): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('git', args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
-    let failure = '';
-    child.on('error', (error) => (failure = error.message)); // no git: told as its exit
-    child.on('close', (code) => resolve({ exitCode: failure ? -1 : (code ?? -1), stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') || failure }));
-    if (options.input !== undefined) {
-      child.stdin!.on('error', () => {}); // git gone early: told by its exit
-      child.stdin!.end(options.input);
-    }
-  });
+// git with `args`, its output whole (utf8). No git: told as its exit (-1), its error as stderr.
+async function runGit(args: string[], options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv }): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const result = await runProcess('git', args, { cwd: options.cwd, env: options.env ?? process.env, ...(options.input === undefined ? {} : { input: options.input }) });
+  const failure = result.error?.message ?? '';
+  return { exitCode: failure ? -1 : (result.code ?? -1), stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8') || failure };
 }
 
 // The diffs one git process each, for when some cannot be made: each step then says why.

@@ -4,6 +4,7 @@
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
 import { relative } from 'node:path';
 import type { Writable } from 'node:stream';
+import type { LimitReached } from '../../agent/budget.js';
 import { describeChanges, StoppedBySignalError, stopSignalWords, UsageError, type StopSignal } from '../../errors/index.js';
 import { showControls, wrapWords } from '../../format/text.js';
 import { relativeTime, shortTime } from '../../format/time.js';
@@ -17,7 +18,6 @@ import { pushEventText } from './push-events.js';
 import { RunTally } from './run-tally.js';
 import { sandboxLine } from './sandbox-line.js';
 import type { DriveFlags } from './drive-flags.js';
-import { LIMIT_EXIT_CODE, limitMessage, refusedText } from './drive-flags.js';
 import { StepPrinter } from './step-printer.js';
 import { headerLines } from './run-header.js';
 import { sessionSettings, type SessionSettings } from './session-settings.js';
@@ -389,4 +389,21 @@ function say(out: Out, paint: (text: string) => string, text: string, width: num
 // "The working tree differs from this run's last checkpoint: modified a.js. The run finished 2 h ago (2026-…)."
 function finishedOverChanges(changes: Parameters<typeof describeChanges>[0], finishedAt: string): string {
   return `The working tree differs from this run's last checkpoint: ${describeChanges(changes)}. The run finished ${relativeTime(finishedAt, Date.now())} (${shortTime(finishedAt)} UTC).`;
+}
+
+/** The exit code of a run stopped at one of the user's limits (--max-steps, --max-turns, --max-cost). */
+const LIMIT_EXIT_CODE = 3;
+
+/** What stopped the run at one of those limits, and how to go on. */
+function limitMessage({ limit, value, reached }: LimitReached): string {
+  const how = `Every finished step is kept: run the same command with a higher --${limit} (or without it) to go on from here.`;
+  if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
+  const what = limit === 'max-steps' ? 'steps' : 'model calls';
+  return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
+}
+
+/** What a run that ended with the model's refusal says under its answer (`replayed`: it had ended so before). */
+function refusedText(run: string, replayed: boolean): string {
+  const when = replayed ? 'This run ended before with the model\'s refusal (stop reason "refusal"), replayed from the journal' : 'The model refused (stop reason "refusal")';
+  return `${when}: the task was not done. Give it another instruction with savepoint continue --run ${run} <message>, or start anew with --fresh.`;
 }

@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createRunBashTool } from '../../src/tools/run-bash.js';
 import type { SandboxConfig } from '../../src/tools/sandbox.js';
-import { SPARE_LOADER, SpareShells } from '../../src/os/spare-shell.js';
+import { SPARE_LOADER, SpareShells } from '../../src/tools/spare-shell.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 

@@ -10,15 +10,8 @@
 // command sees the same $0, environment, signals and error messages. The spare runs nothing before
 // it is handed a script: a crash of this process closes the pipe (the spare exits unrun) and
 // bubblewrap's --die-with-parent takes the sandbox down.
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
-
-/** A command line to start: the program, its arguments and its whole environment (run_bash's CommandLine). */
-export interface CommandLine {
-  file: string;
-  args: string[];
-  env: NodeJS.ProcessEnv;
-}
+import { startProcess, type CommandLine, type ProcessHandle } from '../os/processes.js';
 
 /**
  * What the spare bash runs: read the whole script (fd 3, up to end of file; `-N` reads in blocks
@@ -44,7 +37,7 @@ export interface SpareShellOptions {
 }
 
 interface Spare {
-  child: ChildProcess;
+  handle: ProcessHandle;
   // What it was started as: a spare runs only a command that would start the same way.
   loader: CommandLine;
   cwd: string;
@@ -73,22 +66,21 @@ export class SpareShells {
    * `start` is called (the caller records its process group first; `abandon` stops it when that
    * fails); undefined when there is none that fits, and the caller starts the command cold.
    */
-  take(loader: CommandLine, cwd: string, script: string): { child: ChildProcess; start(): void; abandon(): void } | undefined {
+  take(loader: CommandLine, cwd: string, script: string): { handle: ProcessHandle; start(): void; abandon(): void } | undefined {
     const spare = this.spare;
     this.spare = undefined;
     this.forgetWanted(); // this command's caller says what it wants next
     if (!spare) return undefined;
     // No pid: its spawn failed, and the 'error' saying so is still on its way.
-    if (spare.dead || spare.child.pid === undefined || spare.child.exitCode !== null || spare.child.signalCode !== null || !sameCommand(spare, loader, cwd) || script.length > SPARE_MAX_SCRIPT || script.includes('\0')) {
+    if (spare.dead || !spare.handle.running || !sameCommand(spare, loader, cwd) || script.length > SPARE_MAX_SCRIPT || script.includes('\0')) {
       stop(spare);
       return undefined;
     }
-    const { child } = spare;
-    child.ref(); // a running command keeps the process alive, as a cold one does
-    for (const stream of [child.stdout, child.stderr]) (stream as { ref?: () => void } | null)?.ref?.();
-    const input = child.stdio[3] as Writable;
+    const { handle } = spare;
+    handle.keepAlive(true); // a running command keeps the process alive, as a cold one does
+    const input = handle.child.stdio[3] as Writable;
     // abandon: the caller could not record it (it ran nothing), so it must not wait on for ever.
-    return { child, start: () => void input.end(`x${script}`), abandon: () => stop(spare) };
+    return { handle, start: () => void input.end(`x${script}`), abandon: () => stop(spare) };
   }
 
   /**
@@ -122,18 +114,17 @@ export class SpareShells {
     if (this.closed || this.spare) return;
     // A copy: unconfined, the environment is process.env itself, which may change before the command.
     const started = { ...loader, env: { ...loader.env } };
-    let child: ChildProcess;
+    let handle: ProcessHandle;
     try {
-      child = spawn(started.file, started.args, { cwd, env: started.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+      // A group of its own, as a cold start's; until taken it holds no event loop open.
+      handle = startProcess(started.file, started.args, { cwd, env: started.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], group: true, keepAlive: false });
     } catch {
       return; // the cold start will say what is wrong
     }
-    const spare: Spare = { child, loader: started, cwd, dead: false };
-    child.once('error', () => (spare.dead = true)); // never started (no bwrap): the cold start reports it
-    child.once('exit', () => (spare.dead = true));
-    (child.stdio[3] as Writable).on('error', () => {});
-    child.unref();
-    for (const stream of [child.stdout, child.stderr, child.stdio[3]]) (stream as { unref?: () => void } | null)?.unref?.();
+    const spare: Spare = { handle, loader: started, cwd, dead: false };
+    // Never started (no bwrap: the cold start reports it), or ended.
+    void handle.exited.then(() => (spare.dead = true));
+    (handle.child.stdio[3] as Writable).on('error', () => {});
     this.spare = spare;
   }
 
@@ -144,10 +135,9 @@ export class SpareShells {
     const spare = this.spare;
     this.spare = undefined;
     if (!spare) return Promise.resolve();
-    const exited = spare.dead || spare.child.exitCode !== null || spare.child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => spare.child.once('exit', () => resolve()).once('error', () => resolve()));
-    spare.child.ref(); // its exit must be waited for by whoever awaits this
+    spare.handle.keepAlive(true); // its exit must be waited for by whoever awaits this
     stop(spare);
-    return exited;
+    return spare.handle.exited.then(() => undefined);
   }
 
   private startWanted(): void {
@@ -172,10 +162,7 @@ function sameCommand(spare: Spare, loader: CommandLine, cwd: string): boolean {
 
 function stop(spare: Spare): void {
   spare.dead = true;
-  try {
-    if (spare.child.pid) process.kill(-spare.child.pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-  for (const stream of [spare.child.stdout, spare.child.stderr, spare.child.stdio[3]]) (stream as { destroy?: () => void } | null)?.destroy?.();
+  spare.handle.kill();
+  const { child } = spare.handle;
+  for (const stream of [child.stdout, child.stderr, child.stdio[3]]) (stream as { destroy?: () => void } | null)?.destroy?.();
 }
