@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { outputSync, runProcess, runSync, startProcess } from '../../src/os/processes.js';
 
@@ -131,7 +132,7 @@ describe('no timer keeps this process alive', () => {
     const dir = mkdtempSync(join(tmpdir(), 'savepoint-processes-'));
     try {
       const script = join(dir, 'child.mts');
-      const module = join(import.meta.dirname, '../../src/os/processes.ts');
+      const module = fileURLToPath(new URL('../../src/os/processes.ts', import.meta.url));
       // As a run refused for want of bubblewrap: the probe's spawn fails, the run says why and ends.
       writeFileSync(
         script,

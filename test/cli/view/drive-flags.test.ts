@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Command } from 'commander';
-import { addDriveOptions, LIMIT_EXIT_CODE, limitMessage, refusedText, type DriveFlags } from '../../../src/cli/view/drive-flags.js';
+import { addDriveOptions, type DriveFlags } from '../../../src/cli/view/drive-flags.js';
 import { UsageError } from '../../../src/errors/index.js';
 
 function parse(...args: string[]): DriveFlags {
@@ -45,13 +45,4 @@ test('rule flags gather their rules over repeats; an empty list or a bad rule is
   assert.deepEqual(parse('--disallowedTools', 'Bash(rm:*) WebFetch').disallowedTools, ['Bash(rm:*)', 'WebFetch']);
   assert.throws(() => parse('--allowedTools', ' , '), usage(/^--allowedTools needs one or more rules/));
   assert.throws(() => parse('--allowedTools', 'Bash(unclosed'), usage(/^--allowedTools: the rule "Bash\(unclosed"/));
-});
-
-test('a limit reached says where the run stood and how to go on; a refusal says how to go on', () => {
-  assert.equal(LIMIT_EXIT_CODE, 3);
-  assert.equal(limitMessage({ limit: 'max-steps', value: 20, reached: 20 }), 'Stopped at the --max-steps limit of 20 steps (the run has taken 20). Every finished step is kept: run the same command with a higher --max-steps (or without it) to go on from here.');
-  assert.match(limitMessage({ limit: 'max-turns', value: 5, reached: 5 }), /limit of 5 model calls/);
-  assert.match(limitMessage({ limit: 'max-cost', value: 0.5, reached: 0.5234 }), /^Stopped at the --max-cost limit of \$0\.5: the run's model calls have cost an estimated \$0\.52\./);
-  assert.match(refusedText('fix-1a2b', false), /^The model refused \(stop reason "refusal"\): the task was not done\. .*savepoint continue --run fix-1a2b/);
-  assert.match(refusedText('fix-1a2b', true), /^This run ended before with the model's refusal .*replayed from the journal/);
 });
