@@ -51,21 +51,15 @@ export interface StepFile {
 export async function listRunStepFiles(store: JournalStore, run: string): Promise<StepFile[]> {
   const shards = await shardTrees(store, run);
   const listed = new Array<StepFile[]>(shards.length);
-  // All the shards' trees at once, through git when there are many (ObjectStore.readEach): a
-  // journal's trees are deltas on deltas in its packs, which git resolves faster than we do.
   await store.objects.readEach(
     shards.map((shard) => shard.oid),
     'tree',
     (body, i) => {
       listed[i] = shardFiles(shards[i]!.path, parseTree(body));
     },
-    { throughGitFrom: SHARDS_THROUGH_GIT },
   );
   return listed.flat();
 }
-
-// From this many shards on (STEPS_PER_SHARD steps each), listRunStepFiles reads them through git.
-const SHARDS_THROUGH_GIT = 8;
 
 // A run's shard directories, in step order: each one's path and tree id.
 async function shardTrees(store: JournalStore, run: string): Promise<Array<{ path: string; oid: string }>> {
@@ -102,9 +96,8 @@ async function* shardsOf(store: JournalStore, run: string): AsyncGenerator<StepF
 }
 
 /**
- * Reads and checks the entries of `files` (from listRunStepFiles), in their order. A long run's
- * are read through one git process (ObjectStore.readEach), each parsed as it comes, so their
- * texts are never all held at once.
+ * Reads and checks the entries of `files` (from listRunStepFiles), in their order, each parsed as
+ * it is read, so their texts are never all held at once.
  */
 export async function readStepFiles(store: JournalStore, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
   const entries = new Array<JournalEntry>(files.length);
