@@ -7,10 +7,10 @@ import { MAX_ENTRY_BYTES, MAX_RUN_RECORD_BYTES } from './fields.js';
 import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
 import { parseStepFileName, runRecordPath, type Phase } from './layout.js';
 import { parseTree, TREE_MODE, type Tree } from '../git/git-object.js';
-import type { JournalStore } from './store.js';
+import type { JournalStorage } from './journal-storage.js';
 
 /** A run's run.json at the tip, or undefined when the run does not exist. */
-export async function readRunRecord(store: JournalStore, run: string): Promise<RunRecord | undefined> {
+export async function readRunRecord(store: JournalStorage, run: string): Promise<RunRecord | undefined> {
   const path = runRecordPath(run);
   const bytes = await sized(path, undefined, () => store.fileAt(path, MAX_RUN_RECORD_BYTES));
   return bytes ? parseRunRecord(bytes.toString('utf8'), path) : undefined;
@@ -20,7 +20,7 @@ export async function readRunRecord(store: JournalStore, run: string): Promise<R
  * The bytes of entry file `file`, its size checked from the object's header first: one larger than
  * MAX_ENTRY_BYTES (a fetched journal's, since savepoint writes none) is CorruptEntryError, unread.
  */
-export function readEntryBytes(store: JournalStore, file: { path: string; step?: number; oid: string }): Promise<Buffer> {
+export function readEntryBytes(store: JournalStorage, file: { path: string; step?: number; oid: string }): Promise<Buffer> {
   return sized(file.path, file.step, () => store.objects.read(file.oid, 'blob', MAX_ENTRY_BYTES));
 }
 
@@ -48,7 +48,7 @@ export interface StepFile {
  * A run's entry files in step order (an intent just before its result), from its trees alone: no
  * entry is read. Throws CorruptEntryError for a shard that is not a directory or a misnamed file.
  */
-export async function listRunStepFiles(store: JournalStore, run: string): Promise<StepFile[]> {
+export async function listRunStepFiles(store: JournalStorage, run: string): Promise<StepFile[]> {
   const shards = await shardTrees(store, run);
   const listed = new Array<StepFile[]>(shards.length);
   await store.objects.readEach(
@@ -62,7 +62,7 @@ export async function listRunStepFiles(store: JournalStore, run: string): Promis
 }
 
 // A run's shard directories, in step order: each one's path and tree id.
-async function shardTrees(store: JournalStore, run: string): Promise<Array<{ path: string; oid: string }>> {
+async function shardTrees(store: JournalStorage, run: string): Promise<Array<{ path: string; oid: string }>> {
   const stepsPath = `runs/${run}/steps`;
   const shards = await store.treeAt(stepsPath);
   if (!shards) return [];
@@ -87,7 +87,7 @@ function shardFiles(shardPath: string, names: Tree): StepFile[] {
 }
 
 // A run's entry files a shard at a time, in step order (see listRunStepFiles).
-async function* shardsOf(store: JournalStore, run: string): AsyncGenerator<StepFile[]> {
+async function* shardsOf(store: JournalStorage, run: string): AsyncGenerator<StepFile[]> {
   for (const shard of await shardTrees(store, run)) {
     // Read past the store's tree cache, which keeps every tree for the process's life: a long run's
     // shards are listed once, and would hold 150 bytes a step.
@@ -99,7 +99,7 @@ async function* shardsOf(store: JournalStore, run: string): AsyncGenerator<StepF
  * Reads and checks the entries of `files` (from listRunStepFiles), in their order, each parsed as
  * it is read, so their texts are never all held at once.
  */
-export async function readStepFiles(store: JournalStore, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
+export async function readStepFiles(store: JournalStorage, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
   const entries = new Array<JournalEntry>(files.length);
   const oids = files.map((file) => file.oid);
   try {
@@ -127,7 +127,7 @@ export async function readStepFiles(store: JournalStore, run: string, files: rea
  * a finished step's intent, and an entry over KEPT_BYTES, keep the entry without its result.
  * `onEntry` is given each entry parsed whole, once checked (to add up what later needs of it).
  */
-export async function readKeptEntries(store: JournalStore, run: string, onEntry?: (entry: JournalEntry) => void): Promise<KeptEntry[]> {
+export async function readKeptEntries(store: JournalStorage, run: string, onEntry?: (entry: JournalEntry) => void): Promise<KeptEntry[]> {
   const kept: KeptEntry[] = [];
   const arena = new ByteArena();
   const kinds = new Map<string, string>();
@@ -151,12 +151,12 @@ export async function readKeptEntries(store: JournalStore, run: string, onEntry?
 }
 
 /** Every entry of a run, in step order (an intent just before its result). */
-export async function readRunEntries(store: JournalStore, run: string): Promise<JournalEntry[]> {
+export async function readRunEntries(store: JournalStorage, run: string): Promise<JournalEntry[]> {
   return readStepFiles(store, run, await listRunStepFiles(store, run));
 }
 
 /** The ids of every run on the branch. */
-export async function listRunIds(store: JournalStore): Promise<string[]> {
+export async function listRunIds(store: JournalStorage): Promise<string[]> {
   const runs = await store.treeAt('runs');
   return runs ? [...runs.keys()].filter((name) => runs.get(name)!.mode === TREE_MODE).sort() : [];
 }
