@@ -64,7 +64,7 @@ export { JournalPusher, type PusherOptions, type PushEvent, type FlushReport } f
 export {
   SavepointError, isSavepointError, NotARepositoryError, UnsupportedRepositoryError, RunLockedError,
   RunLockLostError, StepAlreadyRecordedError, JournalBusyError, JournalMovedError, CorruptEntryError,
-  ObjectTooLargeError, JournalConflictError, RemoteDivergedError, PushRejectedError, PushFailedError, DivergenceError,
+  ObjectTooLargeError, MissingObjectError, JournalConflictError, RemoteDivergedError, PushRejectedError, PushFailedError, DivergenceError,
   InFlightError, UnfinishedBatchError, UsageError, MissingCredentialsError, UnknownRunError, NoUnfinishedRunError,
   NoRunsError, NoSuchStepError, ReportWriteError, ApprovalRequiredError, DriftError, InterruptedError,
   StoppedBySignalError, AmbiguousRunError, FinishedElsewhereError, NoCheckpointError,

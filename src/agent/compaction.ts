@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../valve/key.js';
 import type { RunJournal } from '../valve/run-journal.js';
+import type { JournalStorage } from '../journal/journal-storage.js';
 import { ContextWindowError, ModelError, UnusableSummaryError } from '../errors/index.js';
 import { ellipsize } from '../format/text.js';
 import type { RunConfig } from '../journal/entry.js';
@@ -75,7 +76,8 @@ export function cutIndex(messages: readonly Message[], keepTurns: number): numbe
 
 /** What one compaction needs from the loop. */
 export interface CompactContext {
-  journal: RunJournal;
+  /** The run's valve, on any journal storage (git, or in memory in tests). */
+  journal: RunJournal<JournalStorage>;
   config: RunConfig;
   task: string;
   provider: () => ModelProvider | Promise<ModelProvider>;

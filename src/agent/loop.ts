@@ -5,6 +5,7 @@
 // the results `step` returns, so replay reproduces it exactly. No I/O of its own: the journal, the
 // provider, the tools and the checkpoint come in from the session.
 import type { Checkpoint, RunJournal } from '../valve/run-journal.js';
+import type { JournalStorage } from '../journal/journal-storage.js';
 import type { RunConfig } from '../journal/entry.js';
 import type { AssistantBlock, ModelProvider, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
 import { toolResultBlock } from './result-block.js';
@@ -64,7 +65,8 @@ export interface ConfigChange {
 
 /** What the agent loop needs to run one task through the journal. */
 export interface AgentOptions {
-  journal: RunJournal;
+  /** The run's valve, on any journal storage (git, or in memory in tests). */
+  journal: RunJournal<JournalStorage>;
   task: string;
   /** What shapes every request: the run's pinned model, system prompt, tool definitions, max tokens, compaction and thinking. */
   config: RunConfig;

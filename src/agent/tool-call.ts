@@ -2,6 +2,7 @@
 // model can read; a known one asks for approval only when it goes live, records its intent first
 // when it is not safe to repeat, and is checkpointed after when it may have changed files.
 import type { Checkpoint, RunJournal, StepBatch } from '../valve/run-journal.js';
+import type { JournalStorage } from '../journal/journal-storage.js';
 import type { ToolUseBlock } from '../model/types.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
 import { inFlightAnswer, type InFlightPolicy } from './in-flight.js';
@@ -25,7 +26,8 @@ export type PermissionCheck = (tool: string, input: Record<string, unknown>) => 
 
 /** What one tool call needs from the loop around it. */
 export interface ToolCallContext {
-  journal: RunJournal;
+  /** The run's valve, on any journal storage (git, or in memory in tests). */
+  journal: RunJournal<JournalStorage>;
   tools: ReadonlyMap<string, AnyTool>;
   inFlight: InFlightPolicy;
   approve?: Approver;

@@ -139,6 +139,21 @@ export class ObjectTooLargeError extends SavepointError<{ oid: string; type: str
   }
 }
 
+/**
+ * An object the journal or a checkpoint names is not in the repository's object store (nor could
+ * git fetch it, in a partial clone), or its pack cannot be read: the repository is damaged.
+ */
+export class MissingObjectError extends SavepointError<{ oid: string; type: string; gitdir: string }> {
+  constructor(oid: string, type: string, gitdir: string) {
+    super(
+      'EOBJECTMISSING',
+      `The ${type} ${oid} is not in the repository at ${gitdir}, or its pack cannot be read: the repository ` +
+        `is damaged (\`git fsck\` names what is wrong). In a partial clone, git could not fetch it from its remote.`,
+      { oid, type, gitdir },
+    );
+  }
+}
+
 /** Both this machine and another appended to the same run since their journals last agreed. */
 export class JournalConflictError extends SavepointError<{ run: string; source: string; entries: string[] }> {
   constructor(run: string, source: string, entries: string[]) {

@@ -3,7 +3,7 @@
 // every object of an append is known, with its id, before any is written. The one file read here is
 // a loose object's (its header, or the whole object): the format's other half.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { deflateSync, inflateSync, constants as zlib } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { pathFromBytes, pathToBytes } from '../os/path-bytes.js';
@@ -100,22 +100,6 @@ export function looseFileHeader(compressed: Buffer): { type: string; size: numbe
     return looseHeader(inflateSync(compressed.subarray(0, 512), { finishFlush: zlib.Z_SYNC_FLUSH }));
   } catch {
     return undefined;
-  }
-}
-
-/** The type and size of the loose object whose file is `path`, from its first bytes; undefined when there is none. */
-export function readLooseSize(path: string): { type: string; size: number } | undefined {
-  const head = Buffer.alloc(512);
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    return looseFileHeader(head.subarray(0, readSync(fd, head, 0, head.length, 0)));
-  } finally {
-    closeSync(fd);
   }
 }
 

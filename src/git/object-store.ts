@@ -1,14 +1,14 @@
-// The loose-object store: writing objects crash-safely and reading them back, loose or packed.
-// Each object is written whole (temp file, fsync, rename): isomorphic-git writes objects in place
-// without fsync and never rewrites a torn one. isomorphic-git remains the reader of last resort,
-// for anything our own readers decline (cat-file.ts); the loose format's reads are git-object.ts's.
+// The object store: writing objects crash-safely and reading them back, loose or packed, through
+// one path in this process (the pack reader and the loose files; a partial clone's left-out object
+// fetched by git). Each object is written whole (temp file, fsync, rename), as git's own writer
+// does with core.fsync; the loose format's reads are git-object.ts's.
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { asWriteFailure } from '../errors/index.js';
+import { asWriteFailure, MissingObjectError, ObjectTooLargeError } from '../errors/index.js';
 import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
-import { encodeLoose, hashObject, MAX_COMMIT_BYTES, MAX_TREE_BYTES, parseCommit, parseTree, readLooseFile, readLooseSize, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
+import { encodeLoose, hashObject, MAX_COMMIT_BYTES, MAX_TREE_BYTES, parseCommit, parseTree, readLooseFile, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
-import { GIT_BATCH_FROM, gitObjectSize, readDeclined, readEachThroughGit } from './cat-file.js';
+import { fetchLeftOut } from './partial-clone.js';
 import { PackReader } from './pack-reader.js';
 import { PackRollup } from './pack-rollup.js';
 
@@ -32,8 +32,6 @@ interface Plan {
  */
 export class ObjectStore {
   readonly gitdir: string;
-  // isomorphic-git's cache: without it every packed read re-loads the pack index.
-  private readonly cache: object = {};
   private readonly packs: PackReader;
   private readonly objectsDir: string;
   private readonly verified: Set<string>;
@@ -237,53 +235,36 @@ export class ObjectStore {
   }
 
   /**
-   * The type and size of an object, from its header alone (a pack's object header, the first
-   * bytes of a loose object, else `git cat-file --batch-check`): nothing of its body is inflated,
-   * so a small push of highly compressible data is known to be large before it is read. Undefined
-   * when there is no such object here.
-   */
-  sizeOf(oid: string): { type: string; size: number } | undefined {
-    const held = this.held.get(oid);
-    if (held) return { type: held.type, size: held.body.length };
-    // What savepoint's own readers cannot tell (an old pack index, a partial clone's promisor), git
-    // tells from the object's header (cat-file.ts).
-    return this.packs.sizeOf(oid, false) ?? readLooseSize(this.pathOf(oid)) ?? this.packs.sizeOf(oid, true) ?? gitObjectSize(this.gitdir, oid);
-  }
-
-  /**
-   * Reads an object's body. Loose objects are read directly (fast), and so are packed ones (after
-   * `git gc`); isomorphic-git reads whatever the pack reader declines. With `maxBytes`, its size is
+   * Reads an object's body: held by this process, packed (the packs seen so far, then packs that
+   * appeared since: a roll-up, a gc, a fetch) or loose, all in this process (pack-reader.ts,
+   * git-object.ts): the one read path (docs/architecture.md says why). With `maxBytes`, its size is
    * read from its header first, and an object larger than that is refused (ObjectTooLargeError)
-   * before any of its body is read.
+   * before any of its body is read. An object that is not here is fetched by git when the
+   * repository is a partial clone (as git itself would, on first read); otherwise, and when that
+   * fails, it is MissingObjectError.
    */
   async read(oid: string, expected: ObjectType, maxBytes?: number): Promise<Buffer> {
     // The packs already seen first (no system call), then the loose file, then packs that appeared
-    // since (a gc or a fetch): a missing loose file costs an exception, ~10 µs an object. With a
-    // limit, an object's header is read first (a packed delta's too), its body only when it fits.
-    // A held object is this process's own, not yet in a pack (ObjectStore.hold).
+    // since: a missing loose file costs an exception, ~10 µs an object.
     const held = this.held.get(oid);
     const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes));
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;
     }
-    // What our own readers decline, git sizes and isomorphic-git reads (cat-file.ts).
-    return readDeclined(this.gitdir, oid, expected, maxBytes, this.cache);
+    const fetched = fetchLeftOut(this.gitdir, oid, expected);
+    if (fetched && maxBytes !== undefined && fetched.length > maxBytes) throw new ObjectTooLargeError(oid, expected, fetched.length, maxBytes);
+    if (fetched) return fetched;
+    throw new MissingObjectError(oid, expected, this.gitdir);
   }
 
   /**
-   * Reads the bodies of `oids` (each of type `expected`), calling `onBody` with each and its index
-   * in `oids`, not necessarily in order; resolves once every one was handed on. Many at once
-   * (`throughGitFrom`, by default GIT_BATCH_FROM) are read through git; anything git does not
-   * answer (no git, a partial clone's missing object, another type) is read as `read` does it,
-   * and fails as `read` fails. An error thrown by `onBody` stops the reading and is thrown. With
-   * `maxBytes`, an object larger than that is refused (ObjectTooLargeError) before its body is read.
+   * Reads the bodies of `oids` (each of type `expected`) in order, calling `onBody` with each and
+   * its index; an error thrown by `onBody` stops the reading. With `maxBytes`, an object larger
+   * than that is refused (ObjectTooLargeError) before its body is read.
    */
-  async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void, options: { throughGitFrom?: number; maxBytes?: number } = {}): Promise<void> {
-    const throughGit = oids.length >= (options.throughGitFrom ?? GIT_BATCH_FROM) && oids.every((oid) => /^[0-9a-f]{40}$/.test(oid));
-    // What git did not hand on (none of them, below GIT_BATCH_FROM) is read here, our own way.
-    const done = throughGit ? await readEachThroughGit(this.gitdir, oids, expected, onBody, options.maxBytes) : new Uint8Array(oids.length);
-    for (let i = 0; i < oids.length; i++) if (!done[i]) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
+  async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void, options: { maxBytes?: number } = {}): Promise<void> {
+    for (let i = 0; i < oids.length; i++) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
   }
 
   /** The entries of tree `oid` (one larger than MAX_TREE_BYTES is refused unread). */

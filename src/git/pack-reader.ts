@@ -5,14 +5,14 @@
 // object by object from its file and trusted. A few reads of a big clone's pack (a fresh clone's
 // first checkpoint reads HEAD's commit and root tree) so never pay for hashing all of it.
 // No pack is held in memory but the small ones this process wrote. Anything it cannot read (an old
-// v1 index, a base in another pack, damage) makes it return undefined, and the caller falls back to
-// isomorphic-git. Packs are immutable, so what was read and checked stays valid (a read after the
+// v1 index, which git has not written since 1.5.2, a base in another pack, damage) makes it return
+// undefined, and the caller says the object is missing (ObjectStore.read). Packs are immutable, so what was read and checked stays valid (a read after the
 // check reads the same bytes); a pack removed by a repack only makes a later read rescan the directory.
-// (isomorphic-git's packed reads cost ~0.5 ms an object: a 10,000-step journal took 5 s to open
-// after `git gc`.)
+// It is the store's one read path: docs/architecture.md has the measurement against a long-lived
+// `git cat-file --batch` and isomorphic-git's readObject.
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { constants, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
 import { readAt, trailersHold } from './pack-file.js';
@@ -116,40 +116,6 @@ export class PackReader {
       this.closeFiles();
       return undefined;
     }
-  }
-
-  /**
-   * The type and size of an object from the packs there are now, read from its header (and, for a
-   * delta, the first bytes of the delta, which name the size it makes) without inflating its body:
-   * so a fetched object is known to be too large before it is read. Undefined when no pack
-   * here holds it or its header cannot be read. `rescan` as for read.
-   */
-  sizeOf(oid: string, rescan: boolean): { type: string; size: number } | undefined {
-    if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
-    if (rescan || !this.packs) this.packs = this.scan();
-    const found = this.locate(Buffer.from(oid, 'hex'));
-    if (!found) return undefined;
-    try {
-      return this.headerAt(found.pack, found.offset, 0);
-    } catch {
-      return undefined;
-    }
-  }
-
-  // The type and size of the object at `offset`: a delta's type is its base's, its size its own
-  // (the first bytes of the delta, inflated alone, name it).
-  private headerAt(pack: Pack, offset: number, depth: number): { type: string; size: number } | undefined {
-    if (depth > 10_000) return undefined;
-    const header = parseEntryHeader(this.bytes(pack, offset, 32));
-    if (header.type !== OFS_DELTA && header.type !== REF_DELTA) {
-      const type = PACK_TYPES[header.type];
-      return type ? { type, size: header.size } : undefined;
-    }
-    const baseOffset = header.baseId ? findOffset(pack, header.baseId) : offset - header.distance!;
-    if (baseOffset === undefined) return undefined;
-    const size = deltaResultSize(inflateSync(this.bytes(pack, offset + header.at, 256), { finishFlush: constants.Z_SYNC_FLUSH }));
-    const base = this.headerAt(pack, baseOffset, depth + 1);
-    return base && { type: base.type, size };
   }
 
   /**

@@ -1,6 +1,7 @@
 // Reading and moving a branch the way git itself does, with a compare-and-swap that two processes
-// (or a process and git) can race on without losing an update. isomorphic-git's writeRef truncates
-// the ref file in place with no lock, which loses appends under concurrency; this replaces it.
+// (or a process and git) can race on without losing an update: git's own `<ref>.lock` protocol (a
+// writer that truncates the ref file in place with no lock, as isomorphic-git's writeRef does, loses
+// appends under concurrency).
 import { closeSync, fstatSync, linkSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,7 +1,7 @@
 // Finds the git repository around a directory by asking git (`git rev-parse`), so GIT_DIR,
 // GIT_WORK_TREE, core.worktree, linked worktrees and submodules mean what they mean to git, and
-// refuses the ones the journal cannot write safely. isomorphic-git ignores `commondir`, so the
-// journal is always handed the common git dir: in a linked worktree that is the main repository's
+// refuses the ones the journal cannot write safely. The journal is always handed the common git dir
+// (`commondir`): in a linked worktree that is the main repository's
 // .git, where branches live. Spawning git costs 2-5 ms, so nothing asks twice where it can pass
 // the answer down: a run finds its repository once (JournalStore.open) and hands it to its
 // checkpoints and its sandbox. Nothing is kept for the process (a folder removed and made anew
@@ -172,8 +172,8 @@ function isBare(commonDir: string): boolean {
   return readGitConfig(commonDir).get('core.bare')?.toLowerCase() === 'true';
 }
 
-// SHA-256 object stores and reftable ref stores would be silently corrupted by isomorphic-git and
-// by our own ref writer, so they are refused up front.
+// SHA-256 object stores and reftable ref stores would be silently corrupted by our own object and
+// ref writers, so they are refused up front.
 function assertSupported(commonDir: string): void {
   const config = readGitConfig(commonDir);
   const objectFormat = config.get('extensions.objectformat');

@@ -7,10 +7,10 @@ import { MAX_ENTRY_BYTES, MAX_RUN_RECORD_BYTES } from './fields.js';
 import { ByteArena, KEPT_BYTES, type KeptEntry } from './kept.js';
 import { parseStepFileName, runRecordPath, shardName, type Phase } from './layout.js';
 import { parseTree, TREE_MODE, type Tree } from '../git/git-object.js';
-import type { JournalStore } from './store.js';
+import type { JournalStorage } from './journal-storage.js';
 
 /** A run's run.json at the tip, or undefined when the run does not exist. */
-export async function readRunRecord(store: JournalStore, run: string): Promise<RunRecord | undefined> {
+export async function readRunRecord(store: JournalStorage, run: string): Promise<RunRecord | undefined> {
   const path = runRecordPath(run);
   const bytes = await sized(path, undefined, () => store.fileAt(path, MAX_RUN_RECORD_BYTES));
   return bytes ? parseRunRecord(bytes.toString('utf8'), path) : undefined;
@@ -20,7 +20,7 @@ export async function readRunRecord(store: JournalStore, run: string): Promise<R
  * The bytes of entry file `file`, its size checked from the object's header first: one larger than
  * MAX_ENTRY_BYTES (a fetched journal's, since savepoint writes none) is CorruptEntryError, unread.
  */
-export function readEntryBytes(store: JournalStore, file: { path: string; step?: number; oid: string }): Promise<Buffer> {
+export function readEntryBytes(store: JournalStorage, file: { path: string; step?: number; oid: string }): Promise<Buffer> {
   return sized(file.path, file.step, () => store.objects.read(file.oid, 'blob', MAX_ENTRY_BYTES));
 }
 
@@ -48,27 +48,21 @@ export interface StepFile {
  * A run's entry files in step order (an intent just before its result), from its trees alone: no
  * entry is read. Throws CorruptEntryError for a shard that is not a directory or a misnamed file.
  */
-export async function listRunStepFiles(store: JournalStore, run: string): Promise<StepFile[]> {
+export async function listRunStepFiles(store: JournalStorage, run: string): Promise<StepFile[]> {
   const shards = await shardTrees(store, run);
   const listed = new Array<StepFile[]>(shards.length);
-  // All the shards' trees at once, through git when there are many (ObjectStore.readEach): a
-  // journal's trees are deltas on deltas in its packs, which git resolves faster than we do.
   await store.objects.readEach(
     shards.map((shard) => shard.oid),
     'tree',
     (body, i) => {
       listed[i] = shardFiles(shards[i]!.path, parseTree(body));
     },
-    { throughGitFrom: SHARDS_THROUGH_GIT },
   );
   return listed.flat();
 }
 
-// From this many shards on (STEPS_PER_SHARD steps each), listRunStepFiles reads them through git.
-const SHARDS_THROUGH_GIT = 8;
-
 // A run's shard directories, in step order: each one's path and tree id.
-async function shardTrees(store: JournalStore, run: string): Promise<Array<{ path: string; oid: string }>> {
+async function shardTrees(store: JournalStorage, run: string): Promise<Array<{ path: string; oid: string }>> {
   const stepsPath = `runs/${run}/steps`;
   const shards = await store.treeAt(stepsPath);
   if (!shards) return [];
@@ -94,7 +88,7 @@ function shardFiles(shardPath: string, names: Tree): StepFile[] {
 
 // A run's entry files a shard at a time, in step order (see listRunStepFiles); from the shard of
 // step `from` on when given (its earlier shards are not read).
-async function* shardsOf(store: JournalStore, run: string, from = 0): AsyncGenerator<StepFile[]> {
+async function* shardsOf(store: JournalStorage, run: string, from = 0): AsyncGenerator<StepFile[]> {
   const first = Number(shardName(from));
   for (const shard of await shardTrees(store, run)) {
     if (Number(shard.path.slice(shard.path.lastIndexOf('/') + 1)) < first) continue;
@@ -105,11 +99,10 @@ async function* shardsOf(store: JournalStore, run: string, from = 0): AsyncGener
 }
 
 /**
- * Reads and checks the entries of `files` (from listRunStepFiles), in their order. A long run's
- * are read through one git process (ObjectStore.readEach), each parsed as it comes, so their
- * texts are never all held at once.
+ * Reads and checks the entries of `files` (from listRunStepFiles), in their order, each parsed as
+ * it is read, so their texts are never all held at once.
  */
-export async function readStepFiles(store: JournalStore, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
+export async function readStepFiles(store: JournalStorage, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
   const entries = new Array<JournalEntry>(files.length);
   const oids = files.map((file) => file.oid);
   try {
@@ -138,7 +131,7 @@ export async function readStepFiles(store: JournalStore, run: string, files: rea
  * a finished step's intent, and an entry over KEPT_BYTES, keep the entry without its result.
  * `onEntry` is given each entry parsed whole, once checked (to add up what later needs of it).
  */
-export async function readKeptEntries(store: JournalStore, run: string, onEntry?: (entry: JournalEntry, oid: string) => void, after = 0): Promise<KeptEntry[]> {
+export async function readKeptEntries(store: JournalStorage, run: string, onEntry?: (entry: JournalEntry, oid: string) => void, after = 0): Promise<KeptEntry[]> {
   const kept: KeptEntry[] = [];
   const arena = new ByteArena();
   const kinds = new Map<string, string>();
@@ -163,12 +156,12 @@ export async function readKeptEntries(store: JournalStore, run: string, onEntry?
 }
 
 /** Every entry of a run, in step order (an intent just before its result). */
-export async function readRunEntries(store: JournalStore, run: string): Promise<JournalEntry[]> {
+export async function readRunEntries(store: JournalStorage, run: string): Promise<JournalEntry[]> {
   return readStepFiles(store, run, await listRunStepFiles(store, run));
 }
 
 /** The ids of every run on the branch. */
-export async function listRunIds(store: JournalStore): Promise<string[]> {
+export async function listRunIds(store: JournalStorage): Promise<string[]> {
   const runs = await store.treeAt('runs');
   return runs ? [...runs.keys()].filter((name) => runs.get(name)!.mode === TREE_MODE).sort() : [];
 }

@@ -4,25 +4,26 @@
 // its commit on the new tip and tries again, so concurrent appends of different runs never lose
 // each other's entries. Never touches HEAD, the index or the working tree.
 import { dirname, join } from 'node:path';
-import { asWriteFailure, JournalMovedError, StepAlreadyRecordedError } from '../errors/index.js';
+import { asWriteFailure, JournalMovedError } from '../errors/index.js';
 import { unlinkQuietly } from '../os/durable-file.js';
 import { assertNotCheckedOut, findRepository, type Repository } from '../git/repository.js';
-import { FILE_MODE, TREE_MODE, makeCommit, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
+import { makeCommit, type GitObject, type Tree } from '../git/git-object.js';
 import { ObjectStore } from '../git/object-store.js';
 import { compareAndSwapRef, prepareRefUpdate, readRef, type PreparedRef } from '../git/refs.js';
 import { Reflog } from '../git/reflog.js';
 import { JOURNAL_REF } from './layout.js';
 import { markAppended, type AppendInfo, type JournalFile, type StoreOptions } from './store-options.js';
 import { removeStaleTemps } from '../git/leftovers.js';
+import { GitRunLocal } from './git-run-local.js';
+import { buildTrees, fileAtPath, treeAtPath } from './branch-trees.js';
+import type { JournalStorage } from './journal-storage.js';
 export { appendedCommitOf, type AppendInfo, type FaultPoint, type JournalFile, type StoreOptions } from './store-options.js';
 
-type DirChanges = PathDir<TreeEntry>;
-// A run's step file (entry) on the branch: written once, never replaced (see rebuild).
-const STEP_FILE = /^runs\/[^/]+\/steps\/.+\.json$/;
-
-/** The `agent-journal` branch of one repository. */
-export class JournalStore {
+/** The `agent-journal` branch of one repository: the git JournalStorage. */
+export class JournalStore implements JournalStorage {
   readonly ref: string;
+  /** This machine's side of a run in this repository (its lock, its commands, HEAD). */
+  readonly local: GitRunLocal;
   // The tip as last read or written, and its root tree id: appends build on it.
   private tipCommit: string | undefined;
   private rootTree: string | undefined;
@@ -39,6 +40,7 @@ export class JournalStore {
     private readonly reflog = new Reflog(repo.commonDir),
   ) {
     this.ref = options.ref ?? JOURNAL_REF;
+    this.local = new GitRunLocal(repo);
   }
 
   /**
@@ -86,23 +88,24 @@ export class JournalStore {
   }
 
   /** The tree at `path` ('' for the root) at the tip, or undefined when there is none. */
-  async treeAt(path: string): Promise<Tree | undefined> {
-    let oid = this.rootTree;
-    for (const name of path.split('/').filter(Boolean)) {
-      if (!oid) return undefined;
-      const entry = (await this.tree(oid)).get(name);
-      if (!entry || entry.mode !== TREE_MODE) return undefined;
-      oid = entry.oid;
-    }
-    return oid ? this.tree(oid) : undefined;
+  treeAt(path: string): Promise<Tree | undefined> {
+    return treeAtPath(this.treeSource, this.rootTree, path);
   }
 
   /** The bytes of the file at `path` at the tip, or undefined; one over `maxBytes` is refused unread (ObjectTooLargeError). */
   async fileAt(path: string, maxBytes?: number): Promise<Buffer | undefined> {
-    const slash = path.lastIndexOf('/');
-    const entry = (await this.treeAt(path.slice(0, Math.max(slash, 0))))?.get(path.slice(slash + 1));
-    return entry && entry.mode !== TREE_MODE ? this.objects.read(entry.oid, 'blob', maxBytes) : undefined;
+    const oid = await fileAtPath(this.treeSource, this.rootTree, path);
+    return oid ? this.objects.read(oid, 'blob', maxBytes) : undefined;
   }
+
+  // The trees an append builds on, read through the cache; superseded ones are evicted.
+  private readonly treeSource = {
+    tree: (oid: string) => this.tree(oid),
+    made: (oid: string, entries: Tree, replaced: string | undefined) => {
+      if (replaced && replaced !== oid) this.trees.delete(replaced);
+      this.trees.set(oid, entries);
+    },
+  };
 
   async tree(oid: string): Promise<Tree> {
     let tree = this.trees.get(oid);
@@ -136,7 +139,7 @@ export class JournalStore {
       owns?.();
       const parent = this.tipCommit;
       const objects: GitObject[] = [];
-      const root = await this.rebuild(this.rootTree, groupByDirectory(files, objects), objects);
+      const root = await buildTrees(this.treeSource, this.rootTree, files, objects, this.ref);
       const commit = makeCommit({ tree: root, parents: parent ? [parent] : [], message });
       fault('before-objects');
       // The lock's content is written alongside the objects (their fsyncs overlap); the lock is
@@ -272,39 +275,4 @@ export class JournalStore {
     }
     return false;
   }
-
-  // Writes the trees on the paths of `changes` bottom-up, reusing every untouched subtree.
-  // A step file is written once: one already on the branch with other content was recorded by
-  // another process (one that took the run over while this one was paused, say). Replacing it would
-  // rewrite the past of a run that replays from it, so the append stops instead.
-  private async rebuild(oid: string | undefined, changes: DirChanges, out: GitObject[], path = ''): Promise<string> {
-    const entries: Tree = new Map(oid ? await this.tree(oid) : undefined);
-    for (const [name, sub] of changes.dirs) {
-      const existing = entries.get(name);
-      const child = await this.rebuild(existing?.mode === TREE_MODE ? existing.oid : undefined, sub, out, path ? `${path}/${name}` : name);
-      entries.set(name, { mode: TREE_MODE, oid: child });
-    }
-    for (const [name, entry] of changes.files) {
-      const there = entries.get(name);
-      if (there && there.oid !== entry.oid && STEP_FILE.test(`${path}/${name}`)) throw new StepAlreadyRecordedError(`${path}/${name}`, this.ref);
-      entries.set(name, entry);
-    }
-    const tree = makeTree(entries);
-    if (oid && oid !== tree.oid) this.trees.delete(oid);
-    this.trees.set(tree.oid, entries);
-    out.push(tree);
-    return tree.oid;
-  }
 }
-
-function groupByDirectory(files: JournalFile[], blobs: GitObject[]): DirChanges {
-  return nestPaths(
-    files.map((file): [string, TreeEntry] => {
-      if ('tree' in file) return [file.path, { mode: TREE_MODE, oid: file.tree }];
-      const blob = makeObject('blob', Buffer.from(file.content));
-      blobs.push(blob);
-      return [file.path, { mode: FILE_MODE, oid: blob.oid }];
-    }),
-  );
-}
-

@@ -5,13 +5,9 @@ import type { RunRecord } from '../journal/entry.js';
 import { TREE_MODE } from '../git/git-object.js';
 import { isValidRunId } from '../journal/entry.js';
 import { stepFilePath } from '../journal/layout.js';
-import { stopOrphanedCommands } from '../locks/live-commands.js';
-import { holdPendingTree } from '../journal/pending.js';
 import { readKeptEntries, readRunRecord } from '../journal/reader.js';
-import { assertJournalWritable } from '../git/repository.js';
-import { acquireRunLock } from '../locks/run-lock.js';
 import { JournalStore } from '../journal/store.js';
-import { readHeadBranch, readHeadCommit } from '../git/refs.js';
+import type { JournalStorage } from '../journal/journal-storage.js';
 import { hostName } from '../os/proc.js';
 import { History } from './history.js';
 import { RunJournal, type ResultEntry } from './run-journal.js';
@@ -27,16 +23,18 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
 
 /**
  * Opens a run on a journal store already open (the session found its run through it): nothing
- * is found or opened again. The store's hooks (`options.store`) are set on it.
+ * is found or opened again. The store's hooks (`options.store`) are set on it. Any JournalStorage
+ * serves: the git one, or the in-memory one (memory-store.ts) the valve's tests run on.
  */
-export async function openRunJournal(store: JournalStore, options: Omit<OpenJournalOptions, 'dir'>): Promise<RunJournal> {
+export async function openRunJournal<Store extends JournalStorage>(store: Store, options: Omit<OpenJournalOptions, 'dir'>): Promise<RunJournal<Store>> {
   assertRunId(options.run);
   if (options.store) store.hook(options.store);
-  assertJournalWritable(store.repo);
-  const lock = acquireRunLock(store.repo.commonDir, options.run);
+  const { local } = store;
+  local.assertWritable();
+  const lock = local.lock(options.run);
   try {
     // A command a dead attempt started may still run (its own process group): stop it first.
-    for (const orphan of await stopOrphanedCommands(store.repo.commonDir, options.run)) {
+    for (const orphan of await local.stopOrphans(options.run)) {
       options.onEvent?.({ type: 'orphan', position: orphan.step, description: orphan.description, pgid: orphan.pgid, startedAt: orphan.startedAt, outcome: orphan.outcome });
     }
     await store.refresh();
@@ -61,9 +59,8 @@ export async function openRunJournal(store: JournalStore, options: Omit<OpenJour
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }
     // Committed only with the first step, after the first model call: kept from a gc until then.
-    if (typeof options.startCheckpoint === 'string' && !record) await holdPendingTree(store.repo.commonDir, options.run, options.startCheckpoint);
-    const { repo } = store;
-    const origin = { baseCommit: record ? record.baseCommit : readHeadCommit(repo.gitdir, repo.commonDir), branch: readHeadBranch(repo), worktree: repo.root, host: hostName(), pid: process.pid };
+    if (typeof options.startCheckpoint === 'string' && !record) await local.keepTree(options.run, options.startCheckpoint);
+    const origin = { baseCommit: record ? record.baseCommit : local.headCommit(), branch: local.headBranch(), worktree: local.worktree, host: hostName(), pid: process.pid };
     const history = new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally, snapshot?.step);
     return new RunJournal(store, lock, options, record, history, origin, { snapshot, lastResult });
   } catch (error) {
@@ -78,7 +75,7 @@ export async function openRunJournal(store: JournalStore, options: Omit<OpenJour
  * the very entry the branch holds for its step (its blob id). Undefined otherwise: the run replays
  * whole, as a run written before snapshots does.
  */
-export async function readSnapshot(store: JournalStore, run: string, record: RunRecord): Promise<RunSnapshot | undefined> {
+export async function readSnapshot(store: JournalStorage, run: string, record: RunRecord): Promise<RunSnapshot | undefined> {
   let bytes: Buffer | undefined;
   try {
     bytes = await store.fileAt(snapshotPath(run), MAX_SNAPSHOT_BYTES);

@@ -8,10 +8,10 @@ import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunC
 import { runBlobPath, stepFilePath } from '../journal/layout.js';
 import { configDigest, SNAPSHOT_AFTER_COMPACTION, SNAPSHOT_EVERY, SNAPSHOT_FORMAT, snapshotPath, type LoopState, type RunSnapshot } from './snapshot.js';
 import { hashObject } from '../git/git-object.js';
-import { clearLiveCommand, recordLiveCommand, stopOwnCommands } from '../locks/live-commands.js';
-import { holdPendingTree, releasePendingTree } from '../journal/pending.js';
+import { stopOwnCommands } from '../locks/live-commands.js';
 import type { RunLock } from '../locks/run-lock.js';
 import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
+import type { JournalStorage } from '../journal/journal-storage.js';
 import type { History, StepCall } from './history.js';
 import { stepKey } from './key.js';
 import { RunRecordWriter, type RunOrigin } from './run-record.js';
@@ -26,10 +26,10 @@ export interface ResultEntry {
   oid: string;
 }
 
-/** One run's journal, held open by this process: `step` is the valve. */
-export class RunJournal {
+/** One run's journal, held open by this process: `step` is the valve. `Store`: its storage (git, or in memory). */
+export class RunJournal<Store extends JournalStorage = JournalStore> {
   readonly run: string;
-  readonly store: JournalStore;
+  readonly store: Store;
   readonly history: History;
   private readonly lock: RunLock;
   // The process groups of this process's commands still running (trackCommand).
@@ -58,7 +58,7 @@ export class RunJournal {
    * from its snapshot begins at the snapshot's step, its loop at the snapshot's state.
    */
   constructor(
-    store: JournalStore,
+    store: Store,
     lock: RunLock,
     options: Omit<OpenJournalOptions, 'dir'>,
     record: RunRecord | undefined,
@@ -322,7 +322,7 @@ export class RunJournal {
     if (safe.phase === 'result' && safe.step > (this.lastResult?.step ?? 0)) this.lastResult = { step: safe.step, kind: safe.kind, oid: hashObject('blob', Buffer.from(content)) };
     this.history.add(safe); // a result only counted: never looked up again (positions only move on)
     if (safe.phase === 'result') this.unfinished.delete(safe.step);
-    if (worktree) await releasePendingTree(this.store.repo.commonDir, this.run); // the journal holds a checkpoint now
+    if (worktree) await this.store.local.releaseTree(this.run); // the journal holds a checkpoint now
     if (pushError !== undefined) throw pushError;
     return safe;
   }
@@ -368,13 +368,13 @@ export class RunJournal {
    */
   trackCommand(pgid: number, description: string, outlivesStep = false): void {
     this.liveGroups.add(pgid);
-    recordLiveCommand(this.store.repo.commonDir, this.run, pgid, this.position, description, outlivesStep);
+    this.store.local.trackCommand(this.run, pgid, this.position, description, outlivesStep);
   }
 
   /** Forgets a process group of `trackCommand` once it has ended. */
   untrackCommand(pgid: number): void {
     this.liveGroups.delete(pgid);
-    clearLiveCommand(this.store.repo.commonDir, this.run, pgid);
+    this.store.local.untrackCommand(this.run, pgid);
   }
 
   /**
@@ -383,7 +383,7 @@ export class RunJournal {
    * reuse its objects.
    */
   async keepReachable(tree: string): Promise<void> {
-    await holdPendingTree(this.store.repo.commonDir, this.run, tree);
+    await this.store.local.keepTree(this.run, tree);
   }
 
   /**

@@ -4,10 +4,9 @@
 // run as a whole says about itself is written here.
 import { RUN_FORMAT, serializeEntry, type AttemptEnd, type RunConfig, type RunRecord, type RunSandbox, type RunTotals } from '../journal/entry.js';
 import { runRecordPath } from '../journal/layout.js';
-import { releasePendingTree } from '../journal/pending.js';
-import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
+import { appendedCommitOf, type JournalFile } from '../journal/store.js';
+import type { JournalStorage } from '../journal/journal-storage.js';
 import { oneLine, shortValue } from '../format/text.js';
-import { readHeadCommit } from '../git/refs.js';
 import type { OpenJournalOptions } from './step-types.js';
 
 /** Where a run began and who is writing it now: the facts run.json records that come from outside. */
@@ -26,7 +25,7 @@ export interface RunOrigin {
 /** What the writer needs of the run: its id, its store, its hooks, and the guard that it still owns it. */
 export interface RunRecordContext {
   run: string;
-  store: JournalStore;
+  store: JournalStorage;
   options: Omit<OpenJournalOptions, 'dir'>;
   origin: RunOrigin;
   /** Throws when another process took the run over (run-lock.ts). */
@@ -124,7 +123,7 @@ export class RunRecordWriter {
     const change: Partial<RunRecord> = { status, ...details, totals };
     const at = new Date().toISOString();
     // Where HEAD was when it finished: the identical `run` later replays it only on a repository that has not moved on.
-    const head = status === 'finished' ? readHeadCommit(this.context.store.repo.gitdir, this.context.store.repo.commonDir) : undefined;
+    const head = status === 'finished' ? this.context.store.local.headCommit() : undefined;
     const end: AttemptEnd = status === 'finished' ? { how: 'finished', at, ...(head ? { head } : {}) } : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
     const next = this.next(change);
     // This process's attempt says how it ended.
@@ -142,7 +141,7 @@ export class RunRecordWriter {
       throw error;
     }
     this.record = record;
-    await releasePendingTree(this.context.store.repo.commonDir, this.context.run); // nothing more will reuse it
+    await this.context.store.local.releaseTree(this.context.run); // nothing more will reuse it
   }
 
   /**

@@ -55,7 +55,7 @@ describe('the pack reader', () => {
     await gitOut(repo.root, ['gc', '-q', '--prune=now']);
     assert.match(await gitOut(repo.root, ['count-objects', '-v']), /^count: 0$/m, 'every object is in the pack');
     assert.match(await gitOut(repo.root, ['verify-pack', '-v', ...packFiles(repo.root)]), /chain length = 1/, 'some are deltas');
-    // The reader itself, not isomorphic-git behind it: it must not decline any of them.
+    // The reader itself (the store's one read path): it must not decline any of them.
     const reader = new PackReader(join(repo.root, '.git', 'objects', 'pack'));
     for (let i = 11; i >= 0; i--) {
       const oid = (await gitOut(repo.root, ['rev-parse', `agent-journal:${path(i)}`])).trim();
