@@ -4,7 +4,7 @@
 // not find: nothing else of the object store goes through git.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { runSync } from '../os/processes.js';
 import { hashObject, type ObjectType } from './git-object.js';
 
 /**
@@ -15,7 +15,7 @@ import { hashObject, type ObjectType } from './git-object.js';
  */
 export function fetchLeftOut(gitdir: string, oid: string, expected: ObjectType): Buffer | undefined {
   if (!/^[0-9a-f]{40}$/.test(oid) || !isPartialClone(join(gitdir, 'objects'))) return undefined;
-  const result = spawnSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid], {
+  const result = runSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid], {
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 1024 * 1024 * 1024,
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
