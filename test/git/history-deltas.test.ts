@@ -4,7 +4,7 @@
 // deltas, and the pack smaller than git's own `repack -a -d -f` of the same objects.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cpSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { JournalStore } from '../../src/journal/store.js';
@@ -79,6 +79,37 @@ describe('the deltas git leaves out of a journal', () => {
     await gitOut(collected, ['gc', '-q', '--prune=now']);
     await assertFsckClean(collected);
     assert.ok((await packStats(collected)).bytes < gits.bytes * 0.95, 'git gc kept the deltas');
+  });
+
+  it("takes a journal as today's build left it (git's pack, a reflog line per append): appends, rolls it up with deltas, keeps the old lines", async () => {
+    const repo = await scratch.repo();
+    const written = new Map<string, string>();
+    const appendSteps = async (store: JournalStore, from: number, to: number) => {
+      for (let step = from; step <= to; step++) {
+        const path = stepPath(step, 'run_bash');
+        written.set(path, entry(step, 'run_bash'));
+        await store.append([{ path, content: written.get(path)! }], `r #${step} run_bash`);
+      }
+    };
+    await appendSteps(await JournalStore.open(repo.root), 1, 60);
+    // What the build before this one left: every object in git's own pack, a reflog line per append.
+    await gitOut(repo.root, ['repack', '-q', '-a', '-d', '-f']);
+    const commits = (await gitOut(repo.root, ['rev-list', '--reverse', 'agent-journal'])).split('\n');
+    const log = join(repo.root, '.git/logs/refs/heads/agent-journal');
+    writeFileSync(log, commits.map((oid, i) => `${i ? commits[i - 1] : '0'.repeat(40)} ${oid} Savepoint Test <test@savepoint.invalid> ${1e9 + i} +0000\tsavepoint: r #${i + 1} run_bash\n`).join(''));
+
+    const resumed = await JournalStore.open(repo.root);
+    await appendSteps(resumed, 61, 120);
+    await resumed.objects.rollup.settle();
+    assert.equal((await resumed.objects.rollup.tidy())?.deltified, true);
+    await assertFsckClean(repo.root);
+    const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 60 + 1, 'the old lines, then the resumed store\'s first append');
+    assert.match(lines[60]!, new RegExp(`^${commits[59]} [0-9a-f]{40} .*\tsavepoint: r #61 run_bash$`));
+    const stats = await packStats(repo.root);
+    assert.ok(stats.commitDeltas >= stats.commits * 0.9, `commits stored as deltas: ${stats.commitDeltas} of ${stats.commits}`);
+    const fresh = await JournalStore.open(repo.root);
+    for (const [path, content] of written) assert.equal((await fresh.fileAt(path))?.toString(), content);
   });
 
   it('makes deltas git applies back byte for byte, and leaves alone what is not a pack', async () => {
