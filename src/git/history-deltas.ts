@@ -14,8 +14,7 @@
 // delta is checked to make its object byte for byte before it is kept; a pack this pass cannot read
 // (a ref delta, an entry it does not understand) is left exactly as git wrote it.
 import { createHash } from 'node:crypto';
-import { inflateSync } from 'node:zlib';
-import { deflateFast } from './git-object.js';
+import { deflateSync, inflateSync } from 'node:zlib';
 import type { BuiltPack } from './pack-file.js';
 import { applyDelta, buildIndex, crc32, deltaResultSize, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA, type PackedHeader } from './pack-format.js';
 
@@ -100,7 +99,7 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
         if (other.newOffset < 0 || other.depth >= MAX_DEPTH) continue; // not written yet: a base comes first
         const delta = makeDelta(body(other), body(entry));
         if (!applyDelta(delta, body(other)).equals(body(entry))) continue; // never happens; never trusted either
-        const candidate = Buffer.concat([entryHeader(OFS_DELTA, delta.length), offsetBytes(at - other.newOffset), deflateFast(delta)]);
+        const candidate = Buffer.concat([entryHeader(OFS_DELTA, delta.length), offsetBytes(at - other.newOffset), deflateSync(delta, { level: 9 })]);
         if (candidate.length < bytes.length) {
           bytes = candidate;
           entry.depth = other.depth + 1;

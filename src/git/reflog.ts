@@ -20,7 +20,7 @@ import { readGitConfig } from './repository.js';
 const ZERO = '0'.repeat(40);
 
 /** A store logs one append in this many (besides the first, and every move that is not an append). */
-export const APPENDS_PER_LINE = 64;
+export const APPENDS_PER_LINE = 256;
 const FALLBACK_IDENTITY = 'savepoint <savepoint@localhost>';
 
 /**

@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { JournalMovedError, openJournal } from '../../src/index.js';
 import { JournalStore } from '../../src/journal/store.js';
-import { APPENDS_PER_LINE } from '../../src/git/reflog.js';
 import { readRunEntries } from '../../src/journal/reader.js';
 import { assertFsckClean, gitOut, journalSubjects } from '../helpers/git.js';
 import { assertStepModes, fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';
@@ -75,12 +74,13 @@ describe('an append after the branch moved under it', { concurrency: true }, () 
     const first = readFileSync(`${root}/${log}`, 'utf8').split('\n')[0]!;
     assert.match(first, /^0{40} [0-9a-f]{40} Savepoint Test <test@savepoint\.invalid> \d{10} [+-]\d{4}\tsavepoint: r #1$/);
 
-    // Another store (a resume, another process): its first append is logged, then one in APPENDS_PER_LINE.
+    // Another store (a resume, another process): its first append is logged (one in APPENDS_PER_LINE
+    // after it: test/git/reflog.test.ts).
     const next = await JournalStore.open(root);
-    for (let n = 4; n < 4 + APPENDS_PER_LINE + 1; n++) await next.append([{ path: `runs/r/${n}`, content: `${n}\n` }], `r #${n}`);
-    assert.deepEqual((await subjects()).map((s) => s.split('|')[1]), [`savepoint: r #${4 + APPENDS_PER_LINE}`, 'savepoint: r #4', 'savepoint: r #1']);
+    for (const n of [4, 5, 6]) await next.append([{ path: `runs/r/${n}`, content: `${n}\n` }], `r #${n}`);
+    assert.deepEqual((await subjects()).map((s) => s.split('|')[1]), ['savepoint: r #4', 'savepoint: r #1']);
     // Every value the branch had is still reachable from the tip (the lines left out are its ancestors).
-    for (const n of [1, 2, 3, 5, 4 + APPENDS_PER_LINE - 1]) assert.equal(await gitOut(root, ['log', '-1', '--format=%s', `agent-journal~${4 + APPENDS_PER_LINE - n}`]), `r #${n}`);
+    for (const n of [1, 2, 3, 5]) assert.equal(await gitOut(root, ['log', '-1', '--format=%s', `agent-journal~${6 - n}`]), `r #${n}`);
 
     // A move that loses commits is recoverable: a user's reset git logs itself; the store putting the
     // branch back (a non-fast-forward move it makes) is logged, and so is the append after it.
