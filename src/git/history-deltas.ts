@@ -31,7 +31,7 @@ const MIN_COPY = 6;
 const YIELD_EVERY = 256;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 // How many objects' bytes are kept at once (a base and its neighbours are near one another).
-const RECENT_BODIES = 2048;
+const RECENT_BODIES = 8192;
 
 const COMMIT = 1;
 const TREE = 2;
@@ -92,15 +92,19 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
     let bytes = original;
     entry.depth = entry.base ? entry.base.depth + 1 : 0;
     if (entry.base) {
-      // git's delta, kept: only its distance to its base changes.
+      // git's delta, its distance to its base made anew; or, for a small object, a delta of the same
+      // base made here when smaller (git copies runs of 16 bytes and more; the step files of one
+      // kind differ by ids and numbers a few bytes apart).
       bytes = Buffer.concat([entryHeader(OFS_DELTA, entry.header.size), offsetBytes(at - entry.base.newOffset), pack.subarray(entry.offset + entry.header.at, entry.end)]);
+      if (size(entry) <= MAX_OBJECT) {
+        const candidate = deltaEntry(body(entry.base), body(entry), at - entry.base.newOffset);
+        if (candidate && candidate.length < bytes.length) bytes = candidate;
+      }
     } else {
       for (const other of partners.get(entry) ?? []) {
         if (other.newOffset < 0 || other.depth >= MAX_DEPTH) continue; // not written yet: a base comes first
-        const delta = makeDelta(body(other), body(entry));
-        if (!applyDelta(delta, body(other)).equals(body(entry))) continue; // never happens; never trusted either
-        const candidate = Buffer.concat([entryHeader(OFS_DELTA, delta.length), offsetBytes(at - other.newOffset), deflateSync(delta, { level: 9 })]);
-        if (candidate.length < bytes.length) {
+        const candidate = deltaEntry(body(other), body(entry), at - other.newOffset);
+        if (candidate && candidate.length < bytes.length) {
           bytes = candidate;
           entry.depth = other.depth + 1;
         }
@@ -227,6 +231,14 @@ function walkTrees(tree: Entry, path: string, level: number, found: Map<string, 
     if (child) walkTrees(child, `${path}/${data.toString('latin1', space + 1, nul)}`, level + 1, found, byOid, body, size);
     at = nul + 21;
   }
+}
+
+// The pack entry storing `target` as a delta of `base`, `distance` bytes before it; undefined in the
+// case that never happens, a delta that does not make `target` (never trusted either).
+function deltaEntry(base: Buffer, target: Buffer, distance: number): Buffer | undefined {
+  const delta = makeDelta(base, target);
+  if (!applyDelta(delta, base).equals(target)) return undefined;
+  return Buffer.concat([entryHeader(OFS_DELTA, delta.length), offsetBytes(distance), deflateSync(delta, { level: 9 })]);
 }
 
 // An offset delta's distance to its base, as git writes it (7 bits a byte, most significant first,
