@@ -6,7 +6,10 @@
 // a journal's pack. This pass takes the pack git wrote and stores each whole commit as a delta of
 // the commit before or after it on the first-parent line, and each whole tree of a commit's path
 // as a delta of the tree at the same path in that neighbour, when the delta is smaller: 177 bytes
-// a commit became about 120, the run's tree 112 became about 40 (bench/storage.ts).
+// a commit became about 120, the run's tree 112 became about 40 (bench/storage.ts). A small object
+// git did store as a delta gets a delta of the same base made here when that is smaller: git copies
+// only runs of 16 bytes and more, and step files of one kind differ by ids and numbers a few bytes
+// apart (3% of a 1,000-turn journal's pack).
 //
 // What it writes is an ordinary version-2 pack (offset deltas, each base before its delta, chains
 // at most MAX_DEPTH long, as git's own `--depth=50`): git reads it, `git gc` keeps its deltas (it
