@@ -19,8 +19,9 @@ import { machinesGroup } from './machines.js';
 import { subagentsGroup } from './subagents.js';
 import { parallelGroup } from './parallel-reads.js';
 import { sessionGroup } from './session.js';
+import { storageGroup } from './storage.js';
 
-const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, machinesGroup, subagentsGroup, parallelGroup, sessionGroup];
+const groups: BenchGroup[] = [journalGroup, agentGroup, checkpointGroup, scanGroup, longRunGroup, gitPartsGroup, peersGroup, runsGroup, readingGroup, machinesGroup, subagentsGroup, parallelGroup, sessionGroup, storageGroup];
 
 function usage(): string {
   return [

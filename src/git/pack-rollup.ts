@@ -15,14 +15,15 @@
 // .bitmap beside it, none over ROLL_MAX_BYTES, none a multi-pack-index lists (`git maintenance`
 // writes one; removing a pack it lists would need it rewritten). One process at a time rolls up
 // (rollup-lock.ts).
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { DirectorySync, syncPathAsync } from '../os/durable-file.js';
 import { removeOrphanPackFiles } from './leftovers.js';
 import { tryRollupLock } from '../locks/rollup-lock.js';
 import { packObjects } from './pack-objects.js';
 import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, writePackFiles } from './pack-file.js';
+import { addHistoryDeltas } from './history-deltas.js';
 
 /** A roll-up starts once this many small packs are in the pack directory. */
 export const ROLL_TRIGGER_PACKS = 16;
@@ -114,7 +115,12 @@ export class PackRollup {
   async tidy(): Promise<RollupResult | undefined> {
     const planned = () => {
       const everything = this.plan('all');
-      return everything && everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES ? everything : this.plan(2);
+      if (!everything || everything.packs.reduce((total, p) => total + p.bytes, 0) <= TIDY_ALL_BYTES) return everything;
+      // The progression's picks, and every pack this process copied together: left as it is, such a
+      // pack keeps its objects whole (a run's last hundred appends, 300 KB where deltified they take 40).
+      const picked = new Set(this.plan(2)?.packs.map((p) => p.base));
+      const packs = everything.packs.filter((p) => picked.has(p.base) || this.copied.has(p.base));
+      return packs.length ? { packs } : undefined;
     };
     return this.serially(() => this.rollPlanned(planned, true));
   }
@@ -235,8 +241,8 @@ export class PackRollup {
     for (const pack of packs) for (const oid of packIndexIds(readFileSync(`${pack.base}.idx`))) oids.add(oid);
     const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
     try {
-      const id = await packObjects(join(this.objectsDir, '..'), this.objectsDir, work, packs.map((p) => p.base), loose);
-      const made = { pack: join(work, 'pack', `pack-${id}.pack`), idx: join(work, 'pack', `pack-${id}.idx`) };
+      const made = await withHistoryDeltas(work, await packObjects(join(this.objectsDir, '..'), this.objectsDir, work, packs.map((p) => p.base), loose));
+      const id = basename(made.pack).slice('pack-'.length, -'.pack'.length);
       const packed = new Set(packIndexIds(readFileSync(made.idx)));
       for (const oid of oids) if (!packed.has(oid)) throw new Error(`git pack-objects left ${oid} out`);
       await Promise.all([syncPathAsync(made.pack), syncPathAsync(made.idx)]);
@@ -254,6 +260,18 @@ export class PackRollup {
   private loosePath(oid: string): string {
     return join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
   }
+}
+
+// The pack git made in `work` (pack-<id>), or the same objects with the deltas git leaves out
+// (history-deltas.ts) in a pack beside it, when that is smaller. Either is made durable by the caller.
+async function withHistoryDeltas(work: string, id: string): Promise<{ pack: string; idx: string }> {
+  const made = { pack: join(work, 'pack', `pack-${id}.pack`), idx: join(work, 'pack', `pack-${id}.idx`) };
+  const smaller = await addHistoryDeltas(readFileSync(made.pack), readFileSync(made.idx));
+  if (!smaller) return made;
+  const rewritten = { pack: join(work, 'pack', `pack-${smaller.id}.pack`), idx: join(work, 'pack', `pack-${smaller.id}.idx`) };
+  writeFileSync(rewritten.pack, smaller.pack, { mode: 0o444 });
+  writeFileSync(rewritten.idx, smaller.idx, { mode: 0o444 });
+  return rewritten;
 }
 
 // The packs to roll up so that the rest form a geometric progression (factor 2), as

@@ -1,14 +1,26 @@
 // Reflog entries for the refs savepoint moves, written as git writes them
 // (`logs/refs/heads/agent-journal`: "<old> <new> <name> <<email>> <unix-ts> <tz>\t<message>\n"), so
-// `git reflog agent-journal` lists every append and can bring the branch back after a mistaken
-// reset. Like git: only for branches (refs/heads/*), only when core.logAllRefUpdates allows it (on
-// by default in a repository with a working tree), and always when the log already exists.
+// `git reflog agent-journal` can bring the branch back after a move that lost commits. Like git:
+// only for branches (refs/heads/*), only when core.logAllRefUpdates allows it (on by default in a
+// repository with a working tree), and always when the log already exists.
+//
+// What is kept, and why (docs/crash-safety.md#the-reflog): an append moves the branch from its tip
+// to a commit whose first parent is that tip, so every value the branch had through appends is an
+// ancestor of the one it has; a line per append would record nothing the branch does not hold
+// (and was a fifth of a journal's bytes). So a store writes a line for every move that is not such
+// an append (the branch created, put back under a live run, moved to a fetched journal), for its
+// first append and the first after any such move, and then for one append in APPENDS_PER_LINE, so
+// that a ref file put back by something that is not git (a restored backup of .git/refs) loses at
+// most that many appends to `git reflog`. Moves git makes (a reset, `git branch -f`) git logs itself.
 import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readGitConfig } from './repository.js';
 
 const ZERO = '0'.repeat(40);
+
+/** A store logs one append in this many (besides the first, and every move that is not an append). */
+export const APPENDS_PER_LINE = 256;
 const FALLBACK_IDENTITY = 'savepoint <savepoint@localhost>';
 
 /**
@@ -19,17 +31,29 @@ const FALLBACK_IDENTITY = 'savepoint <savepoint@localhost>';
 export class Reflog {
   private identity: string | undefined;
   private enabled: boolean | undefined;
+  // Per ref: the appends left unlogged since the last line this store wrote (none yet: the next is logged).
+  private readonly unlogged = new Map<string, number>();
 
   /** The reflog of the refs under `gitdir` (the common git dir). */
   constructor(readonly gitdir: string) {}
 
   /**
-   * Appends one entry for `ref` moving from `old` (undefined: created) to `next`. Called with the ref
-   * lock held, as git does, so entries are in the order the ref moved. Best effort: a reflog that
-   * cannot be written never fails an append (git's own rule for reflog trouble is to warn).
+   * Notes `ref` moving from `old` (undefined: created) to `next`. Called with the ref lock held, as
+   * git does, so entries are in the order the ref moved. `onTip`: the move is an append, `next` a
+   * commit whose first parent is `old`; such a move is written only when due (see the top of this
+   * file). Best effort: a reflog that cannot be written never fails an append (git's own rule for
+   * reflog trouble is to warn).
    */
-  append(ref: string, old: string | undefined, next: string, message: string): void {
+  append(ref: string, old: string | undefined, next: string, message: string, onTip = false): void {
     if (!ref.startsWith('refs/heads/')) return;
+    const unlogged = this.unlogged.get(ref);
+    if (onTip && old !== undefined && unlogged !== undefined && unlogged + 1 < APPENDS_PER_LINE) {
+      this.unlogged.set(ref, unlogged + 1);
+      return;
+    }
+    // After a move that is not an append, the next append is logged too: where the run went on from.
+    if (onTip) this.unlogged.set(ref, 0);
+    else this.unlogged.delete(ref);
     const path = join(this.gitdir, 'logs', ref);
     try {
       const fd = this.openLog(path);

@@ -68,8 +68,11 @@ export interface SwapOptions {
   isAncestor?: (oid: string, tip: string) => Promise<boolean>;
   /** The lock's content, already written by prepareRefUpdate (so its fsync could overlap others). */
   prepared?: PreparedRef;
-  /** The reflog this move is noted in, and its message (git's `logs/<ref>`, see reflog.ts); none when undefined. */
-  reflog?: { log: Reflog; message: string };
+  /**
+   * The reflog this move is noted in, and its message (git's `logs/<ref>`, see reflog.ts); none when
+   * undefined. `onTip`: `next`'s first parent is `expected` (an append), which the reflog logs only when due.
+   */
+  reflog?: { log: Reflog; message: string; onTip?: boolean };
 }
 
 /**
@@ -163,7 +166,7 @@ export async function compareAndSwapRef(
     if (current !== expected) return false;
     faultPoint('before-rename');
     if (inodeOf(lockPath) !== ourInode) return false; // our lock was broken: someone else owns it now
-    options.reflog?.log.append(ref, current, next, options.reflog.message);
+    options.reflog?.log.append(ref, current, next, options.reflog.message, options.reflog.onTip);
     try {
       renameSync(lockPath, refPath);
     } catch (error) {

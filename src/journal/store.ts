@@ -159,7 +159,7 @@ export class JournalStore implements JournalStorage {
         faultPoint: fault,
         staleMs: this.options.staleLockMs,
         isAncestor: (oid, tip) => this.isAncestor(oid, tip),
-        reflog: { log: this.reflog, message: `savepoint: ${message.split('\n')[0]}` },
+        reflog: { log: this.reflog, message: `savepoint: ${message.split('\n')[0]}`, onTip: true }, // `commit`'s parent is `parent`
       }).catch((error: unknown) => {
         throw asWriteFailure(error, join(this.repo.commonDir, this.ref)); // no room for the lock file
       });

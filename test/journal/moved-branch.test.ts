@@ -1,7 +1,8 @@
 // The journal branch moved under a live run: deleted by an everyday cleanup, reset one commit back,
 // or reset onto other history. An append never builds on a tip that lacks what the process last read
 // or wrote: it puts the branch back (deleted, or moved back to an ancestor), or stops with
-// EJOURNALMOVED, appending nothing. Every move is in git's reflog, so `git reflog` can undo one.
+// EJOURNALMOVED, appending nothing. Every move that loses commits is in git's reflog (git logs its
+// own; the store logs the put back), so `git reflog` can undo one.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -61,21 +62,36 @@ describe('an append after the branch moved under it', { concurrency: true }, () 
     assert.equal(await gitOut(root, ['rev-parse', 'agent-journal']), other, 'the branch is left where the user put it');
   });
 
-  it('writes a reflog entry per move in git\'s format, with the user\'s identity, that git reads back', async () => {
+  it('keeps reflog lines where they protect something, in git\'s format, with the user\'s identity, that git reads back', async () => {
+    // An append's old tip is its commit's first parent, so a line per append recorded nothing the
+    // branch does not hold: a store logs the creation, its first append, one in APPENDS_PER_LINE,
+    // and every move that is not an append (here: the put back after a reset).
     const { root } = await storeWithThree();
-    const entries = (await gitOut(root, ['reflog', 'show', '--format=%gn <%ge>|%gs|%gd', 'agent-journal'])).split('\n');
-    assert.deepEqual(
-      entries.map((e) => e.split('|').slice(0, 2).join('|')),
-      ['Savepoint Test <test@savepoint.invalid>|savepoint: r #3', 'Savepoint Test <test@savepoint.invalid>|savepoint: r #2', 'Savepoint Test <test@savepoint.invalid>|savepoint: r #1'],
-    );
+    const subjects = async () => (await gitOut(root, ['reflog', 'show', '--format=%gn <%ge>|%gs', 'agent-journal'])).split('\n');
+    assert.deepEqual(await subjects(), ['Savepoint Test <test@savepoint.invalid>|savepoint: r #1']);
     // The first entry is the branch's creation (old id all zeros), as git writes it.
     const log = await gitOut(root, ['rev-parse', '--git-path', 'logs/refs/heads/agent-journal']);
     const first = readFileSync(`${root}/${log}`, 'utf8').split('\n')[0]!;
     assert.match(first, /^0{40} [0-9a-f]{40} Savepoint Test <test@savepoint\.invalid> \d{10} [+-]\d{4}\tsavepoint: r #1$/);
-    // And it does what it is for: the branch comes back from the reflog after a mistaken reset.
+
+    // Another store (a resume, another process): its first append is logged (one in APPENDS_PER_LINE
+    // after it: test/git/reflog.test.ts).
+    const next = await JournalStore.open(root);
+    for (const n of [4, 5, 6]) await next.append([{ path: `runs/r/${n}`, content: `${n}\n` }], `r #${n}`);
+    assert.deepEqual((await subjects()).map((s) => s.split('|')[1]), ['savepoint: r #4', 'savepoint: r #1']);
+    // Every value the branch had is still reachable from the tip (the lines left out are its ancestors).
+    for (const n of [1, 2, 3, 5]) assert.equal(await gitOut(root, ['log', '-1', '--format=%s', `agent-journal~${6 - n}`]), `r #${n}`);
+
+    // A move that loses commits is recoverable: a user's reset git logs itself; the store putting the
+    // branch back (a non-fast-forward move it makes) is logged, and so is the append after it.
     const tip = await gitOut(root, ['rev-parse', 'agent-journal']);
-    await gitOut(root, ['update-ref', 'refs/heads/agent-journal', 'agent-journal~2']);
-    await gitOut(root, ['update-ref', 'refs/heads/agent-journal', 'agent-journal@{1}']);
+    await gitOut(root, ['update-ref', '-m', 'user reset', 'refs/heads/agent-journal', 'agent-journal~2']);
+    assert.equal(await gitOut(root, ['rev-parse', 'agent-journal@{1}']), tip, 'git logged its own move');
+    await next.append([{ path: 'runs/r/back', content: 'back\n' }], 'r #back');
+    const after = (await subjects()).map((s) => s.split('|')[1]);
+    assert.deepEqual(after.slice(0, 3), ['savepoint: r #back', 'savepoint: put back at the journal of a live run (the branch was moved back under it)', 'user reset']);
+    assert.equal(await gitOut(root, ['rev-parse', 'agent-journal@{1}']), tip);
+    await gitOut(root, ['update-ref', 'refs/heads/agent-journal', 'agent-journal@{3}']); // back before the put back: git's reset
     assert.equal(await gitOut(root, ['rev-parse', 'agent-journal']), tip);
     await assertFsckClean(root);
   });
