@@ -118,6 +118,38 @@ class ServerClock {
 
 let clock: ServerClock | undefined;
 
+/** Who runs a bench task: savepoint's CLI at `bin` (with its `flags`, and `node`'s own options), or pi configured in `agentDir`. */
+export type HarnessCommand = { bin: string; flags?: string[]; node?: string[] } | { piCli: string; agentDir: string };
+
+/**
+ * Runs the bench task (TASK, one tool call a turn for `turns` turns) to its end with `who` in
+ * `cwd`, against the fake server at `url`: its exit code and the last 100 KB of each output.
+ */
+export async function runHarness(who: HarnessCommand, url: string, turns: number, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' };
+  delete env.ANTHROPIC_AUTH_TOKEN;
+  delete env.SAVEPOINT_DEBUG;
+  let args: string[];
+  if ('bin' in who) {
+    env.ANTHROPIC_BASE_URL = url;
+    args = [...(who.node ?? []), who.bin, 'run', '--yes', ...(who.flags ?? []), '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
+  } else {
+    writeFileSync(join(who.agentDir, 'models.json'), JSON.stringify({ providers: { anthropic: { baseUrl: url } } }));
+    env.PI_CODING_AGENT_DIR = who.agentDir;
+    env.PI_OFFLINE = '1';
+    args = [who.piCli, '-p', '--provider', 'anthropic', '--model', MODEL, TASK];
+  }
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out = (out + chunk).slice(-100_000)));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err = (err + chunk).slice(-100_000)));
+    child.on('error', fail);
+    child.on('close', (exit) => done({ code: exit, stdout: out, stderr: err }));
+  });
+}
+
 // ── One run ─────────────────────────────────────────────────────────────────────────────────────
 
 function turnsFor(harness: Harness, kind: Kind, turns: number): ScriptTurn[] {
@@ -151,31 +183,11 @@ async function runOnce(harness: Harness, kind: Kind, turns: number, context: Ben
   clock?.forget(fake.url);
   try {
     const gitBefore = duBytes(join(repo.root, '.git'));
-    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' };
-    delete env.ANTHROPIC_AUTH_TOKEN;
-    delete env.SAVEPOINT_DEBUG;
-    let args: string[];
-    if (harness !== 'pi') {
-      env.ANTHROPIC_BASE_URL = fake.url;
-      const bin = harness === 'baseline' ? join(BASELINE!, 'bin/savepoint.js') : BIN;
-      const sandbox = harness === 'unsandboxed' ? ['--no-sandbox'] : [];
-      args = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), bin, 'run', '--yes', ...sandbox, '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
-    } else {
-      writeFileSync(join(agentDir.dir, 'models.json'), JSON.stringify({ providers: { anthropic: { baseUrl: fake.url } } }));
-      env.PI_CODING_AGENT_DIR = agentDir.dir;
-      env.PI_OFFLINE = '1';
-      args = [piCli!, '-p', '--provider', 'anthropic', '--model', MODEL, TASK];
-    }
+    const bin = harness === 'baseline' ? join(BASELINE!, 'bin/savepoint.js') : BIN;
+    const flags = [...(harness === 'unsandboxed' ? ['--no-sandbox'] : [])];
+    const node = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
     const started = now();
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-      const child = spawn(process.execPath, args, { cwd: repo.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-      child.on('error', fail);
-      child.on('close', (exit) => done({ code: exit, stdout: out, stderr: err }));
-    });
+    const { code, stdout, stderr } = await runHarness(harness === 'pi' ? { piCli: piCli!, agentDir: agentDir.dir } : { bin, flags, node }, fake.url, turns, repo.root);
     const wallMs = now() - started;
     const requests = clock!.requests(fake.url);
     if (code !== 0 || requests.length !== turns + 1 || !stdout.includes(`Done: ${turns} tool calls.`)) {

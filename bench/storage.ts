@@ -13,21 +13,19 @@
 // `npm run build && node --import tsx bench/storage.ts [--quick] [--keep]`. With
 // BENCH_STORAGE_BASELINE=<another savepoint checkout, built>, that build runs too (before/after in
 // one run).
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import type { ScriptTurn } from '../src/model/script-file.js';
-import { ensurePi, PI_VERSION } from './peers.js';
+import { ensurePi, PI_VERSION, runHarness } from './peers.js';
 import { createBenchRepo, createTempDir, now, type BenchContext, type BenchGroup, type BenchRepo, type Row, runAlone } from './lib.js';
 
-const MODEL = 'claude-sonnet-4-5';
 const TURNS = 1000;
 const QUICK_TURNS = 200;
 // Issue 39: savepoint's .git growth at most twice pi's session for the same turns.
 const TARGET_RATIO = 2.0;
-const TASK = 'benchmark: call the tool once per turn, many times';
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 const BASELINE = process.env.BENCH_STORAGE_BASELINE ? resolve(process.env.BENCH_STORAGE_BASELINE) : undefined;
 
@@ -127,30 +125,9 @@ async function runOnce(harness: Harness, turns: number, context: BenchContext, p
   try {
     const gitDir = join(repo.root, '.git');
     const before = filesUnder(gitDir);
-    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' };
-    delete env.ANTHROPIC_AUTH_TOKEN;
-    delete env.SAVEPOINT_DEBUG;
-    let args: string[];
-    if (harness !== 'pi') {
-      env.ANTHROPIC_BASE_URL = fake.url;
-      const bin = harness === 'baseline' ? join(BASELINE!, 'bin/savepoint.js') : BIN;
-      args = [bin, 'run', '--yes', '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
-    } else {
-      writeFileSync(join(agentDir.dir, 'models.json'), JSON.stringify({ providers: { anthropic: { baseUrl: fake.url } } }));
-      env.PI_CODING_AGENT_DIR = agentDir.dir;
-      env.PI_OFFLINE = '1';
-      args = [piCli!, '-p', '--provider', 'anthropic', '--model', MODEL, TASK];
-    }
+    const bin = harness === 'baseline' ? join(BASELINE!, 'bin/savepoint.js') : BIN;
     const started = now();
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-      const child = spawn(process.execPath, args, { cwd: repo.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out = (out + chunk).slice(-100_000)));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err = (err + chunk).slice(-100_000)));
-      child.on('error', fail);
-      child.on('close', (exit) => done({ code: exit, stdout: out, stderr: err }));
-    });
+    const { code, stdout, stderr } = await runHarness(harness === 'pi' ? { piCli: piCli!, agentDir: agentDir.dir } : { bin }, fake.url, turns, repo.root);
     const wallMs = now() - started;
     if (code !== 0 || !stdout.includes(`Done: ${turns} tool calls.`) || fake.requests.length !== turns + 1) {
       throw new Error(`storage benchmark: ${harness} run: exit ${code}, ${fake.requests.length} requests (expected ${turns + 1})\n--- stdout (tail):\n${stdout.slice(-1500)}\n--- stderr:\n${stderr.slice(-1500)}`);
