@@ -16,10 +16,9 @@
 // reuses a pack's deltas unless told -f), and pack-reader.ts reads it as any pack git made. Every
 // delta is checked to make its object byte for byte before it is kept; a pack this pass cannot read
 // (a ref delta, an entry it does not understand) is left exactly as git wrote it.
-import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
-import type { BuiltPack } from './pack-file.js';
-import { applyDelta, buildIndex, crc32, deltaResultSize, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA, type PackedHeader } from './pack-format.js';
+import { assemblePack, type BuiltPack } from './pack-file.js';
+import { applyDelta, crc32, deltaResultSize, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA, type PackedHeader } from './pack-format.js';
 
 /** Commits and trees up to this size are tried as deltas of their neighbours (git deltifies larger ones itself). */
 const MAX_OBJECT = 2048;
@@ -120,13 +119,7 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
     at += bytes.length;
   }
   if (saved <= 0) return undefined;
-  const header = Buffer.alloc(12);
-  header.write('PACK', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(entries.length, 8);
-  const data = Buffer.concat([header, ...parts]);
-  const checksum = createHash('sha1').update(data).digest();
-  return { id: checksum.toString('hex'), pack: Buffer.concat([data, checksum]), idx: buildIndex(index, checksum), count: entries.length };
+  return assemblePack(parts, index);
 }
 
 // The pack's entries in the order they are in it, each with its delta base; undefined for a pack

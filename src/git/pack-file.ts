@@ -103,6 +103,14 @@ export function concatenatePacks(parts: Array<{ pack: Buffer; idx: Buffer }>): B
     bodies.push(body);
     at += body.length;
   }
+  return assemblePack(bodies, entries);
+}
+
+/**
+ * A version-2 pack of `entries` whose bytes are `bodies` in order, after the 12-byte header (so
+ * the first entry's offset is 12): the header, the trailing checksum and the index.
+ */
+export function assemblePack(bodies: Buffer[], entries: Array<{ oid: Buffer; offset: number; crc: number }>): BuiltPack {
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
