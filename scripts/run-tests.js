@@ -32,9 +32,16 @@ const files = args.filter((a) => a.endsWith('.ts'));
 const flags = args.filter((a) => !a.endsWith('.ts'));
 const targets = files.length ? files : collect(join(root, 'test'), isTestFile).sort();
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// TAP on stdout as before, then scripts/test-summary.js's failures and slowest files after it.
+const reporters = [
+  '--test-reporter=tap',
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${pathToFileURL(join(root, 'scripts', 'test-summary.js')).href}`,
+  '--test-reporter-destination=stdout',
+];
 
 if (process.env.TEST_TSX === '1') {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...targets], {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...targets], {
     cwd: root,
     stdio: 'inherit',
   });
@@ -78,7 +85,7 @@ try {
   const compiled = targets.map((t) => join(out, relative(root, resolve(t)).replace(/\.ts$/, '.js')));
   // SAVEPOINT_TEST_BUILD: where a test finds the compiled file of a .ts fixture or module it starts
   // as a child process of its own (test/helpers/library.ts, tsChild), instead of going through tsx.
-  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...flags, ...compiled], {
+  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...compiled], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, SAVEPOINT_TEST_BUILD: out },

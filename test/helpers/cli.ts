@@ -124,10 +124,11 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
   return startCli(args, options).result;
 }
 
-// Polls `condition` every 20 ms; fails the test after `timeoutMs` naming what it waited for. With
+// Polls `condition` every 20 ms; fails the test after `timeoutMs` naming what it waited for (90 s by
+// default: a safety net, not a duration the test asserts, wide enough for a 2-core machine under load). With
 // `child`, fails at once (with its output) if that process ends first.
 export async function waitUntil(condition: () => boolean, what: string, options: { timeoutMs?: number; child?: CliProcess } = {}): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
   let exited = false;
   void options.child?.result.then(() => (exited = true));
   while (!condition()) {

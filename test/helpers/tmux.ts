@@ -71,7 +71,7 @@ export function openTerminal(args: string[], options: { cwd: string; env?: Recor
     screen() {
       return tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', '0');
     },
-    async waitFor(pattern, timeoutMs = 20_000) {
+    async waitFor(pattern, timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const screen = term.screen();
