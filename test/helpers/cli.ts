@@ -126,7 +126,8 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
 
 // Polls `condition` every 20 ms; fails the test after `timeoutMs` naming what it waited for (90 s by
 // default: a safety net, not a duration the test asserts, wide enough for a 2-core machine under load). With
-// `child`, fails at once (with its output) if that process ends first.
+// `child`, fails at once (with its output) if that process ends first, and a timeout kills it, so
+// that it does not go on writing into a repository the test's cleanup is removing.
 export async function waitUntil(condition: () => boolean, what: string, options: { timeoutMs?: number; child?: CliProcess } = {}): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 90_000);
   let exited = false;
@@ -137,6 +138,7 @@ export async function waitUntil(condition: () => boolean, what: string, options:
     }
     if (Date.now() > deadline) {
       const output = options.child ? `\nstdout:\n${options.child.stdout}\nstderr:\n${options.child.stderr}` : '';
+      options.child?.kill();
       assert.fail(`timed out waiting for ${what}${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));

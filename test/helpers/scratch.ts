@@ -49,7 +49,7 @@ export function useScratch(): Scratch {
     },
     dir(prefix = 'savepoint-scratch-') {
       const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-      defer(() => rmSync(dir, { recursive: true, force: true }));
+      defer(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
       return dir;
     },
   };

@@ -49,7 +49,8 @@ export async function createTempRepo({ files = {}, commit = false }: TempRepoOpt
     write,
     read: (path) => readFileSync(join(root, path), 'utf8'),
     git,
-    remove: async () => rmSync(root, { recursive: true, force: true }),
+    // Retried: a process the test stopped may still be writing its last object as the folder goes.
+    remove: async () => rmSync(root, { recursive: true, force: true, maxRetries: 5 }),
   };
 }
 
