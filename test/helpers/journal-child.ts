@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { libraryEntry } from './library.js';
+import type { JournalHooks } from '../../src/valve/step-types.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const appenderScript = join(root, 'test/valve/fixtures/appender.mjs');
@@ -135,10 +136,12 @@ export const usingBuiltLibrary = library.execArgv.length === 0;
  * The appender's run (test/valve/fixtures/appender.mjs: the same steps, values and report) in this
  * process, through the library's openJournal, to its end: for the identical command run again once
  * the killed child is gone, where nothing is killed and no process boundary is the point. Faults
- * and hangs are the child's alone; `workMs` too.
+ * and hangs are the child's alone; `workMs` too. `staleLockMs` as for the child.
  */
-export async function appendInProcess(options: Pick<AppenderOptions, 'dir' | 'run' | 'steps' | 'intentEvery'>): Promise<AppenderReport> {
+export async function appendInProcess(options: Pick<AppenderOptions, 'dir' | 'run' | 'steps' | 'intentEvery' | 'staleLockMs'>): Promise<AppenderReport> {
   const { openJournal } = await import('../../src/index.js');
+  // The store's own option, as the child hands it in (SAVEPOINT_TEST_STALE_MS): not one of the hooks a caller of openJournal sets.
+  const store = (options.staleLockMs !== undefined ? { staleLockMs: options.staleLockMs } : {}) as JournalHooks;
   const lines: string[] = [];
   const say = (line: string) => void lines.push(line);
   const intentEvery = options.intentEvery ?? 3;
@@ -149,6 +152,7 @@ export async function appendInProcess(options: Pick<AppenderOptions, 'dir' | 'ru
       dir: options.dir,
       run: options.run,
       task: `append ${options.steps} steps`,
+      store,
       onEvent(event) {
         if (event.type === 'replayed') say(`replayed ${event.position}`);
         else if (event.type === 'started') say(`started ${event.position}`);
