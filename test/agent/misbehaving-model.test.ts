@@ -1,18 +1,28 @@
 // Answers that real models, proxies and compatible servers send and a run must survive, served by
-// the test server in the SDK's own event shapes and driven through the real CLI: a tool call in an
-// answer that stopped as a refusal never runs and the refusal is told as one; a tool call without a
-// name, two calls with one id, and input that is not JSON each get an is_error result and the run
-// goes on, and so does the identical command again (it replays, never crashes); a message_delta
-// without usage is fine; a paused turn is sent back so the model goes on.
+// the test server in the SDK's own event shapes: a tool call in an answer that stopped as a refusal
+// never runs and the refusal is told as one (through the real CLI: what the person is told, and what
+// runs and log say); through the library in this process, a tool call without a name, two calls
+// with one id, and input that is not JSON each get an is_error result and the run goes on, and so
+// does the identical task again (it replays, never crashes); a message_delta without usage is fine;
+// a paused turn is sent back so the model goes on.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
-import { assertNoStack, assertOneParagraph, assertStepModes, assertToolPairing, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { assertOneParagraph, assertToolPairing, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { startRun, type RunOutcome, type SessionEvent } from '../../src/index.js';
+import { createAnthropicProvider } from '../../src/model/anthropic.js';
 
 const scratch = useScratch();
+
+// `savepoint run --yes <task>` through the library, in this process: the model is the test server,
+// through the Anthropic SDK as the CLI uses it; commands run without the sandbox.
+function runInProcess(dir: string, fake: { url: string }, task: string, onEvent: (event: SessionEvent) => void = () => {}): Promise<RunOutcome> {
+  const provider = () => createAnthropicProvider({ baseURL: fake.url, apiKey: 'test-key' });
+  return startRun({ dir, task, provider, sandbox: { use: false }, approve: async () => true, onEvent });
+}
 
 const README = { name: 'read_file', input: { path: 'README.md' } };
 const RUN_IT = { name: 'run_bash', input: { command: 'echo ran > ran.txt' } };
@@ -62,6 +72,8 @@ describe('misbehaving model answers', () => {
     assert.equal((JSON.parse(after.stdout) as { run: { status: string } }).run.status, 'finished');
   });
 
+  // The next three go through the library in this process (the session, the loop, the SDK on the
+  // test server's stream): the process boundary is not what they check.
   test('a call without a name, two calls with one id and input that is not JSON each get an is_error result, and the run and its replay go on', async () => {
     const repo = await scratch.repo({ 'README.md': '# quirks\n' });
     const turns: ScriptTurn[] = [
@@ -74,9 +86,9 @@ describe('misbehaving model answers', () => {
     fake.quirkNext({ noToolName: true });
     fake.quirkNext({ sameToolId: true });
     fake.quirkNext({ toolInputJson: { 0: '{"command": echo ran > ran.txt}' } });
-    const run = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(run.code, 0, run.stdout + run.stderr);
-    assert.match(run.stdout, /All handled\./);
+    const run = await runInProcess(repo.root, fake, 'read the readme');
+    assert.equal(run.status, 'finished');
+    assert.equal(run.final, 'All handled.');
     assert.equal(fake.requests.length, 4);
 
     const [nameless] = lastToolResults(fake.requests[1]!);
@@ -103,10 +115,14 @@ describe('misbehaving model answers', () => {
       assert.ok(uses.every((b) => typeof b.name === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(b.name)), 'every tool_use has a valid name');
     }
 
-    const again = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(again.code, 0, again.stdout + again.stderr);
-    assertNoStack(again.stdout + again.stderr);
-    assertStepModes(again.stdout, 5);
+    // The identical task again replays every step (the five steps, in order, from the journal) and asks nothing.
+    const replayed: number[] = [];
+    const again = await runInProcess(repo.root, fake, 'read the readme', (event) => {
+      if (event.type === 'replayed') replayed.push(event.position);
+    });
+    assert.equal(again.status, 'finished');
+    assert.deepEqual([again.replayed, again.live], [run.steps, 0]);
+    assert.deepEqual(replayed, [1, 2, 3, 4, 5]);
     assert.equal(fake.requests.length, 4, 'the replay asks nothing');
   });
 
@@ -115,20 +131,20 @@ describe('misbehaving model answers', () => {
     const fake = await scratch.fake([{ text: 'Reading.', tools: [README] }, { text: 'Done without usage.' }]);
     fake.quirkNext({ usageInDelta: false });
     fake.quirkNext({ usageInDelta: false });
-    const run = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(run.code, 0, run.stdout + run.stderr);
-    assert.match(run.stdout, /Done without usage\./);
+    const run = await runInProcess(repo.root, fake, 'read the readme');
+    assert.equal(run.status, 'finished');
+    assert.equal(run.final, 'Done without usage.');
   });
 
   test('a paused turn is sent back as it is, and the model goes on from it', async () => {
     const repo = await scratch.repo({ 'README.md': '# pause\n' });
     const fake = await scratch.fake([{ text: 'Searching for a long while', stopReason: 'pause_turn' }, { text: 'and here is the answer.' }]);
-    const run = await runCli(['run', '--yes', 'look it up'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const run = await runInProcess(repo.root, fake, 'look it up');
+    assert.equal(run.status, 'finished');
     assert.equal(fake.requests.length, 2, 'the paused answer is not the final one');
     const last = fake.requests[1]!.messages.at(-1)!;
     assert.equal(last.role, 'assistant');
     assert.match(JSON.stringify(last.content), /Searching for a long while/);
-    assert.match(run.stdout, /Final answer\n.*and here is the answer\./);
+    assert.equal(run.final, 'and here is the answer.');
   });
 });

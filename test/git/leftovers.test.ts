@@ -11,7 +11,7 @@ import { JournalStore } from '../../src/journal/store.js';
 import { DEAD_WRITER_TEMP_MS, STALE_TEMP_MS } from '../../src/git/leftovers.js';
 import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
 import { gitOut } from '../helpers/git.js';
-import { runAppender, type AppenderOptions } from '../helpers/journal-child.js';
+import { appendInProcess, runAppender, type AppenderOptions } from '../helpers/journal-child.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
@@ -78,7 +78,7 @@ describe('temp files left by killed writers', () => {
       sleeper.kill('SIGKILL');
     }
 
-    const final = await runAppender({ dir: repo.root, run, steps: 10, staleLockMs: 250 });
+    const final = await appendInProcess({ dir: repo.root, run, steps: 10, staleLockMs: 250 }); // the identical command, in this process
     checkReport(final, durable, 'the final run');
     assert.equal(final.finished, true, final.stderr);
     await checkAfterKill(repo.root, run, new Set(range(1, 10)), 'after the final run');

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { libraryEntry } from './library.js';
+import type { JournalHooks } from '../../src/valve/step-types.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const appenderScript = join(root, 'test/valve/fixtures/appender.mjs');
@@ -130,3 +131,78 @@ export function runAppender(options: AppenderOptions): Promise<AppenderReport> {
 
 // Whether the child imports the built dist (fast) or the sources through tsx.
 export const usingBuiltLibrary = library.execArgv.length === 0;
+
+/**
+ * The appender's run (test/valve/fixtures/appender.mjs: the same steps, values and report) in this
+ * process, through the library's openJournal, to its end: for the identical command run again once
+ * the killed child is gone, where nothing is killed and no process boundary is the point. Faults
+ * and hangs are the child's alone; `workMs` too. `staleLockMs` as for the child.
+ */
+export async function appendInProcess(options: Pick<AppenderOptions, 'dir' | 'run' | 'steps' | 'intentEvery' | 'staleLockMs'>): Promise<AppenderReport> {
+  const { openJournal } = await import('../../src/index.js');
+  // The store's own option, as the child hands it in (SAVEPOINT_TEST_STALE_MS): not one of the hooks a caller of openJournal sets.
+  const store = (options.staleLockMs !== undefined ? { staleLockMs: options.staleLockMs } : {}) as JournalHooks;
+  const lines: string[] = [];
+  const say = (line: string) => void lines.push(line);
+  const intentEvery = options.intentEvery ?? 3;
+  let code = 0;
+  let stderr = '';
+  try {
+    const journal = await openJournal({
+      dir: options.dir,
+      run: options.run,
+      task: `append ${options.steps} steps`,
+      store,
+      onEvent(event) {
+        if (event.type === 'replayed') say(`replayed ${event.position}`);
+        else if (event.type === 'started') say(`started ${event.position}`);
+        else if (event.type === 'in-flight') say(`in-flight ${event.position} ${event.decision}`);
+      },
+    });
+    try {
+      say(`ready ${process.pid}`);
+      for (let i = 1; i <= options.steps; i++) {
+        const intent = intentEvery > 0 && i % intentEvery === 0;
+        const kind = intent ? 'command' : 'work';
+        const value = await journal.step(
+          kind,
+          { i, text: `step ${i} of ${options.run}` },
+          async () => {
+            say(`running ${i}`);
+            return { i, square: i * i };
+          },
+          { intent, describe: `${kind} ${i}`, summarize: (r: { square: number }) => `square ${r.square}`, onInFlight: () => ({ rerun: true }) },
+        );
+        if (value?.i !== i || value?.square !== i * i) {
+          stderr += `step ${i} returned ${JSON.stringify(value)}\n`;
+          code = 3;
+          break;
+        }
+        say(`done ${i}`);
+      }
+      if (code === 0) {
+        await journal.finish('finished', { final: `${options.steps} steps` });
+        say('finished');
+      }
+    } finally {
+      journal.close();
+      // As the child's end would: nothing of it (a roll-up of its packs) still writes once this returns.
+      await journal.store.objects.rollup.settle();
+    }
+  } catch (error) {
+    stderr += `error ${(error as { code?: string })?.code ?? '-'} ${(error as Error)?.message ?? String(error)}\n`;
+    code = 1;
+  }
+  const numbers = (word: string) => lines.filter((l) => l.startsWith(`${word} `)).map((l) => Number(l.split(' ')[1]));
+  return {
+    code,
+    signal: null,
+    lines,
+    stderr,
+    done: numbers('done'),
+    replayed: numbers('replayed'),
+    started: numbers('started'),
+    inFlight: lines.filter((l) => l.startsWith('in-flight ')).map((l) => ({ position: Number(l.split(' ')[1]), decision: l.split(' ')[2]! })),
+    finished: lines.includes('finished'),
+  };
+}

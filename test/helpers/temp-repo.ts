@@ -3,7 +3,7 @@
 //
 //   const repo = await createTempRepo({ files: { 'src/a.js': 'x\n' }, commit: true });
 //   repo.write('b.txt', 'y'); await repo.git('add', '.'); await repo.remove();
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -36,9 +36,9 @@ export async function createTempRepo({ files = {}, commit = false }: TempRepoOpt
     return file;
   };
   await git('init', '-q', '-b', 'main');
-  await git('config', 'user.name', 'Savepoint Test');
-  await git('config', 'user.email', 'test@savepoint.invalid');
-  await git('config', 'commit.gpgsign', 'false');
+  // What `git config user.name ...`, `user.email ...` and `commit.gpgsign false` would write, written
+  // at once (three git processes fewer for every repository a test makes).
+  appendFileSync(join(root, '.git', 'config'), '[user]\n\tname = Savepoint Test\n\temail = test@savepoint.invalid\n[commit]\n\tgpgsign = false\n');
   for (const [path, content] of Object.entries(files)) write(path, content);
   if (commit) {
     await git('add', '-A');

@@ -1,5 +1,6 @@
-// A full disk, for real: the repository on a small tmpfs, filled up but for a few KB; a child
-// appends steps through the real journal until the disk is full. It must stop with one clear
+// A full disk, for real: the repository on a small tmpfs, filled up but for a few KB; the test
+// appends steps through the real journal (openJournal(...).step(...), in this process: nothing is
+// killed, so no process boundary is needed) until the disk is full. It must stop with one clear
 // DiskFullError (EDISKFULL) saying the disk is full and nothing finished is lost, leave git clean
 // and no temp file behind; once space is freed, the identical command resumes where it stopped
 // (the steps that returned are replayed, not re-run), and the result fscks and clones cleanly.
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
 import { assertFsckClean, createRepoAt, gitOut } from '../helpers/git.js';
-import { runAppender } from '../helpers/journal-child.js';
+import { appendInProcess } from '../helpers/journal-child.js';
 import { createSmallTmpfs, tmpfsUnavailable } from '../helpers/loop-fs.js';
 import { useScratch } from '../helpers/scratch.js';
 
@@ -27,8 +28,8 @@ describe('a full disk', { skip: unavailable ? `skipped: ${unavailable}` : false 
       const run = 'full';
 
       const filler = disk.fill(leaveKb);
-      const stopped = await runAppender({ dir: root, run, steps: STEPS });
-      assert.equal(stopped.code, 1, `the child stopped with an error\n${stopped.lines.join('\n')}\n${stopped.stderr}`);
+      const stopped = await appendInProcess({ dir: root, run, steps: STEPS });
+      assert.equal(stopped.code, 1, `the run stopped with an error\n${stopped.lines.join('\n')}\n${stopped.stderr}`);
       assert.match(stopped.stderr, /^error EDISKFULL /m);
       assert.match(stopped.stderr, /the disk is full \(ENOSPC\)/);
       assert.match(stopped.stderr, /Nothing that was finished is lost/);
@@ -43,7 +44,7 @@ describe('a full disk', { skip: unavailable ? `skipped: ${unavailable}` : false 
 
       // Free the space and run the identical command again.
       rmSync(filler);
-      const resumed = await runAppender({ dir: root, run, steps: STEPS });
+      const resumed = await appendInProcess({ dir: root, run, steps: STEPS });
       checkReport(resumed, returned, `resuming after the full disk (${leaveKb} KB)`);
       assert.equal(resumed.finished, true, resumed.stderr);
       for (const step of returned) assert.ok(resumed.replayed.includes(step), `step ${step} replayed, not re-run`);

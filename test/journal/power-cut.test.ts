@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
 import { assertFsckClean, gitOut } from '../helpers/git.js';
-import { startAppender, type AppenderReport } from '../helpers/journal-child.js';
+import { appendInProcess, startAppender, type AppenderReport } from '../helpers/journal-child.js';
 import { createLoopFs, loopFsUnavailable, type LoopFs, type LoopFsType } from '../helpers/loop-fs.js';
 import { JournalStore } from '../../src/journal/store.js';
 import { makeObject, makeTree } from '../../src/git/git-object.js';
@@ -20,9 +20,10 @@ import { ObjectStore } from '../../src/git/object-store.js';
 
 const STEPS = 60;
 
-// A repository on the mounted file system, its first commit made durable before anything is cut.
-function makeRepo(fs: LoopFs): string {
-  const root = join(fs.dir, 'repo');
+// A repository on the mounted file system (`name`: one folder for each test, which share the image),
+// its first commit made durable before anything is cut.
+function makeRepo(fs: LoopFs, name: string): string {
+  const root = join(fs.dir, name);
   const git = (...args: string[]) => {
     const result = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
     assert.equal(result.status, 0, `git ${args.join(' ')}: ${result.stderr}`);
@@ -55,9 +56,31 @@ async function appendUntilCut(fs: LoopFs, root: string, run: string, cutAt: stri
   return report;
 }
 
+// Runs `body` on the shared file system; if it fails with the file system shut down (a cut not yet
+// followed by its remount), mounts it again, so the next test finds it usable.
+async function onShared(fs: LoopFs, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    try {
+      fs.remount();
+    } catch {
+      // the test's own failure is the one to report
+    }
+    throw error;
+  }
+}
+
 for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
   const unavailable = loopFsUnavailable(type);
   describe(`a power cut on ${type}`, { skip: unavailable ? `skipped: ${unavailable}` : false }, () => {
+    // One image for the tests of this file system, one after the other (a cut and its remount take
+    // the whole file system, the other tests' folders with it; none of them looks at another's).
+    let fs: LoopFs;
+    before(() => {
+      fs = createLoopFs(type);
+    });
+    after(() => fs?.remove());
     // While the step after the n-th runs (the n-th's append is the last write), and once while the
     // child is busy appending.
     // And in the gap an append leaves between moving the branch and making that move durable: the
@@ -70,11 +93,10 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
       { name: 'while appending, as step 40 starts', cutAt: 'running 40' },
       ...[3, 12, 33].map((n) => ({ name: `between the ref's rename and its fsyncs, append ${n}`, cutAt: `fault before-sync ${n}`, hangAtFault: `before-sync:${n}` })),
     ];
-    for (const { name, cutAt, hangAt, hangAtFault } of cuts) {
+    for (const [index, { name, cutAt, hangAt, hangAtFault }] of cuts.entries()) {
       it(`${name}: every step that returned is on the branch, git fsck is clean, and the run resumes`, async () => {
-        const fs = createLoopFs(type);
-        try {
-          const root = makeRepo(fs);
+        await onShared(fs, async () => {
+          const root = makeRepo(fs, `repo-${index}`);
           const run = 'power';
           const cutReport = await appendUntilCut(fs, root, run, cutAt, hangAt, hangAtFault);
           assert.notEqual(cutReport.finished, true, 'the run did not finish before the cut');
@@ -85,9 +107,9 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
           fs.remount();
           await checkAfterKill(root, run, returned, `after the cut ${name}, ${type}`);
 
-          // The identical command again: replays what returned, goes on live, finishes.
-          const child = startAppender({ dir: root, run, steps: STEPS });
-          const resumed = await child.result;
+          // The identical command again: replays what returned, goes on live, finishes (in this
+          // process: nothing is killed or cut while it runs).
+          const resumed = await appendInProcess({ dir: root, run, steps: STEPS });
           checkReport(resumed, returned, `resuming after the cut ${name}`);
           assert.equal(resumed.finished, true, resumed.stderr);
           for (const step of returned) assert.ok(resumed.replayed.includes(step), `step ${step} replayed, not re-run`);
@@ -98,9 +120,7 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
           fs.remount();
           await assertFsckClean(root, `after a second cut, ${type}`);
           assert.match(await gitOut(root, ['log', '-1', '--format=%s', 'agent-journal']), /^power finished/);
-        } finally {
-          fs.remove();
-        }
+        });
       });
     }
 
@@ -109,9 +129,8 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
     // (ext4's and xfs's logs are ordered, so the append's own fsyncs would carry these names too:
     // this guards the outcome, but cannot tell a missing directory fsync of them from a present one.)
     it('a checkpoint stored just before an append survives a cut right after it', async () => {
-      const fs = createLoopFs(type);
-      try {
-        const root = makeRepo(fs);
+      await onShared(fs, async () => {
+        const root = makeRepo(fs, 'repo-checkpoint');
         for (let round = 1; round <= 3; round++) {
           const store = await JournalStore.open(root);
           const objects = new ObjectStore(store.repo.commonDir);
@@ -125,9 +144,7 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
           assert.equal(await gitOut(root, ['rev-parse', `agent-journal:runs/cp/worktree/${round}`]), tree.oid);
           assert.equal(await gitOut(root, ['show', `agent-journal:runs/cp/worktree/${round}/f7.txt`]), `round ${round} file 7`);
         }
-      } finally {
-        fs.remove();
-      }
+      });
     });
   });
 }

@@ -2,14 +2,15 @@
 // tmpfs that is remounted read-only (as the kernel remounts a file system after a disk error)
 // while a child appends steps through the real journal. The child must stop with one clear error
 // (EJOURNALREADONLY, no stack trace, never "unexpected error"), lose nothing that returned, and
-// once the file system is writable again the identical command resumes where it stopped.
+// once the file system is writable again the identical command (in the test's process: nothing is
+// killed then) resumes where it stopped.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkAfterKill, checkReport, range } from '../helpers/crash-checks.js';
 import { createRepoAt } from '../helpers/git.js';
-import { runAppender, startAppender } from '../helpers/journal-child.js';
+import { appendInProcess, startAppender } from '../helpers/journal-child.js';
 import { createSmallTmpfs, tmpfsUnavailable } from '../helpers/loop-fs.js';
 import { useScratch } from '../helpers/scratch.js';
 
@@ -58,7 +59,7 @@ describe('a disk that turns read-only mid-run', { skip: unavailable ? `skipped: 
 
     remount(disk.dir, 'rw');
     await checkAfterKill(root, run, returned, 'after the read-only disk');
-    const resumed = await runAppender({ dir: root, run, steps: STEPS });
+    const resumed = await appendInProcess({ dir: root, run, steps: STEPS }); // the identical command, in this process
     checkReport(resumed, returned, 'resuming once writable');
     assert.equal(resumed.finished, true, resumed.stderr);
     for (const step of returned) assert.ok(resumed.replayed.includes(step), `step ${step} replayed, not re-run`);

@@ -6,6 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useScratch } from '../helpers/scratch.js';
+import { Command } from 'commander';
+import { addDriveOptions, type DriveFlags } from '../../src/cli/view/drive-flags.js';
+import { UsageError } from '../../src/errors/index.js';
 import { assertNoStack, assertOneParagraph, fakeEnv, runCli } from '../helpers/cli.js';
 
 const scratch = useScratch();
@@ -59,10 +62,11 @@ test('a retry-after longer than --max-retry-wait stops the run at once with a me
   assert.match(again.stdout, /The service came back\./);
 });
 
-test('--max-retry-wait takes a number of seconds above 0, and says so otherwise', async () => {
-  const repo = await scratch.repo({ 'README.md': '# flag\n' });
-  const run = await runCli(['run', '--yes', '--max-retry-wait', 'soon', 'read the readme'], { cwd: repo.root, env: fakeEnv({ url: 'http://127.0.0.1:1' }) });
-  assert.notEqual(run.code, 0);
-  assert.match(run.stderr, /--max-retry-wait needs a number above 0, not "soon"/);
-  assertNoStack(run.stderr);
+// The flag as `run`, `resume` and `continue` parse it (commander, in this process): how the CLI
+// prints a UsageError (one paragraph, exit 2, no stack) is the same for every flag (test/cli/usage.test.ts).
+test('--max-retry-wait takes a number of seconds above 0, and says so otherwise', () => {
+  const parse = (...args: string[]) => addDriveOptions(new Command('run').exitOverride().configureOutput({ writeErr: () => {} })).parse(args, { from: 'user' }).opts<DriveFlags>();
+  assert.equal(parse('--max-retry-wait', '5').maxRetryWait, 5);
+  assert.throws(() => parse('--max-retry-wait', 'soon'), (error: unknown) => error instanceof UsageError && /--max-retry-wait needs a number above 0, not "soon"/.test(error.message));
+  assert.throws(() => parse('--max-retry-wait', '0'), (error: unknown) => error instanceof UsageError && /--max-retry-wait needs a number above 0, not "0"/.test(error.message));
 });

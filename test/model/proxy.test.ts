@@ -30,17 +30,6 @@ test('the proxy for an address is the variable of its scheme, lower-case first, 
 const PROXIED_TURNS = [{ text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'Read through the proxy.' }];
 const NO_PROXY_VARIABLES = { HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined };
 
-test('with HTTP_PROXY set, every model request of a run goes through the proxy', async () => {
-  const repo = await scratch.repo({ 'README.md': '# proxied\n' });
-  const fake = await scratch.fake(PROXIED_TURNS);
-  const proxy = await countingProxy(scratch);
-  const run = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake, { ...NO_PROXY_VARIABLES, HTTP_PROXY: proxy.url }) });
-  assert.equal(run.code, 0, run.stdout + run.stderr);
-  assert.match(run.stdout, /Read through the proxy\./);
-  assert.equal(fake.requests.length, 2);
-  assert.deepEqual(proxy.requests, [`POST ${fake.url}/v1/messages`, `POST ${fake.url}/v1/messages`]);
-});
-
 test('the lower-case http_proxy works as well, and NO_PROXY=127.0.0.1 sends nothing through the proxy', async () => {
   const repo = await scratch.repo({ 'README.md': '# direct\n' });
   const fake = await scratch.fake([...PROXIED_TURNS, ...PROXIED_TURNS]);
@@ -54,7 +43,8 @@ test('the lower-case http_proxy works as well, and NO_PROXY=127.0.0.1 sends noth
   assert.equal(proxy.requests.length, 2, 'but not through the proxy');
 });
 
-test('a proxy that is down is a connection error that names the model API, and the same command goes on once it is up', async () => {
+// One test for both: the command run again once the proxy is up is a run whose every request goes through it.
+test('a proxy that is down is a connection error that names the model API; once it is up the same command goes on, every model request through the proxy', async () => {
   const repo = await scratch.repo({ 'README.md': '# down\n' });
   const fake = await scratch.fake(PROXIED_TURNS);
   const down = await countingProxy(scratch);
@@ -73,7 +63,9 @@ test('a proxy that is down is a connection error that names the model API, and t
   assert.equal(fake.requests.length, 0);
   const again = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake, { ...NO_PROXY_VARIABLES, HTTP_PROXY: `http://127.0.0.1:${port}` }) });
   assert.equal(again.code, 0, again.stdout + again.stderr);
-  assert.equal(down.requests.length, 2);
+  assert.match(again.stdout, /Read through the proxy\./);
+  assert.equal(fake.requests.length, 2);
+  assert.deepEqual(down.requests, [`POST ${fake.url}/v1/messages`, `POST ${fake.url}/v1/messages`]);
 });
 
 

@@ -3,8 +3,9 @@
 // (SAVEPOINT_TEST_CRASH_AT) and just before every file write and fsync of its first appends. After
 // every kill (once the child has exited and its output is drained) the git CLI judges: `git fsck
 // --strict` is clean, git sees no stray or broken ref, and every step the child reported "done" is
-// on the branch. The identical command again resumes: it replays exactly those steps, resolves the
-// one in flight, and goes on live to the end, with every append committed exactly once.
+// on the branch. The identical command again resumes (the same run in the test's process: nothing
+// kills it): it replays exactly those steps, resolves the one in flight, and goes on live to the
+// end, with every append committed exactly once.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { after, describe, it } from 'node:test';
 import type { FaultPoint } from '../../src/journal/store.js';
 import { journalFile } from '../helpers/git.js';
 import { appendsOf, checkAfterKill, checkReport, range, runSubjects } from '../helpers/crash-checks.js';
-import { runAppender, usingBuiltLibrary, type AppenderOptions } from '../helpers/journal-child.js';
+import { appendInProcess, runAppender, usingBuiltLibrary, type AppenderOptions } from '../helpers/journal-child.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
@@ -68,8 +69,9 @@ describe('kill -9 at every fault point of the commit and ref write', { concurren
         const lockLeft = existsSync(join(repo.root, '.git/refs/heads/agent-journal.lock'));
         assert.equal(lockLeft, point === 'locked' || point === 'before-rename', `a ref lock is left exactly when killed holding it (${context})`);
 
-        // The identical command again: replays what is recorded, resolves the step in flight, ends.
-        const resumed = await runAppender({ dir: repo.root, run, steps: STEPS, staleLockMs: STALE_MS });
+        // The identical command again: replays what is recorded, resolves the step in flight, ends
+        // (in this process: nothing kills it).
+        const resumed = await appendInProcess({ dir: repo.root, run, steps: STEPS, staleLockMs: STALE_MS });
         checkReport(resumed, done, `resuming after ${context}`);
         assert.equal(resumed.finished, true, `the resumed run finished (${context})\n${resumed.stderr}`);
         assert.deepEqual(resumed.done, range(1, STEPS));
@@ -109,7 +111,7 @@ describe('kill -9 in the middle of writing a file', { concurrency: 2 }, () => {
         for (const step of report.done) durable.add(step);
         await checkAfterKill(repo.root, run, durable, context);
       }
-      const final = await runAppender({ dir: repo.root, run, steps: 30, staleLockMs: STALE_MS });
+      const final = await appendInProcess({ dir: repo.root, run, steps: 30, staleLockMs: STALE_MS });
       checkReport(final, durable, 'final run');
       assert.equal(final.finished, true, final.stderr);
       await checkAfterKill(repo.root, run, new Set(range(1, 30)), 'after the final run');

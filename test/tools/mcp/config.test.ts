@@ -64,6 +64,9 @@ describe('MCP configuration', () => {
     ['an unknown type', { mcpServers: { web: { type: 'websocket', url: 'ws://x' } } }, /key "web" has "type": "websocket"/],
     ['a "network" that is not true or false', { mcpServers: { db: { command: 'x', network: 'yes' } } }, /key "db" has "network" that is not true or false/],
     ['"network" on a server over HTTP', { mcpServers: { web: { type: 'http', url: 'https://x.example/mcp', network: true } } }, /key "web" has "network", which is for servers savepoint starts/],
+    ['args that are not strings', { mcpServers: { db: { command: 'x', args: [1] } } }, /mcpServers key "db" has "args" that is not a list of strings/],
+    ['an sse server', { mcpServers: { web: { type: 'sse', url: 'http://localhost:1/sse' } } }, /mcpServers key "web" uses "type": "sse"/],
+    ['a variable that is not set', { mcpServers: { db: { command: 'x', env: { TOKEN: '${SAVEPOINT_TEST_UNSET_VAR}' } } } }, /uses \$\{SAVEPOINT_TEST_UNSET_VAR\} in "env.TOKEN"/],
   ] as const) {
     test(`${what} is refused with an McpConfigError naming the file and the key`, () => {
       assert.throws(

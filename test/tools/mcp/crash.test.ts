@@ -76,18 +76,15 @@ describe('an MCP run killed with SIGKILL during a destructive call', () => {
     assert.deepEqual(await waitForExit(serverPids(counts)), []);
   });
 
-  test('a SIGKILL of savepoint\'s whole process group leaves no server running either, and the call is not made again', async () => {
-    const { fake, repo, counts, first, trusted } = await mailInProgress(['setsid']);
+  // What the identical command does next is the test above's: the journal a kill -9 leaves is the
+  // same whichever of the group's processes it reached first (the intent of send_mail, no result).
+  test('a SIGKILL of savepoint\'s whole process group leaves no server running either', async () => {
+    const { counts, first } = await mailInProgress(['setsid']);
     // The guard that savepoint started in its own group dies with it: the server must outlive neither.
     process.kill(-first.pid, 'SIGKILL');
     assert.equal((await first.result).signal, 'SIGKILL');
     assert.deepEqual(await waitForExit(serverPids(counts)), [], 'no MCP server process outlives a kill -9 of savepoint\'s process group');
     assert.deepEqual(await waitForNoProcessOf(counts), [], 'nor does a guard process');
-
-    const second = await runCli(args, { cwd: repo.root, env: fakeEnv(fake, trusted) });
-    assert.equal(second.code, 0, second.stderr);
-    assert.equal(counted(counts, 'send_mail.calls'), 1);
-    assert.match(resultText(lastToolResults(fake.requests.at(-1)!)[0]!), /outcome is unknown/);
   });
 
   test('a read-only call killed in progress is made again, as a read is: it recorded no intent', async () => {

@@ -21,9 +21,9 @@ const turns: ScriptTurn[] = [
 ];
 
 // A repository whose .mcp.json starts the counting server, with `permissions` in its project settings,
-// and a user config folder of its own (no settings of the machine's).
-async function setUp(permissions?: Record<string, unknown>) {
-  const fake = await scratch.fake(turns);
+// and a user config folder of its own (no settings of the machine's); the model answers `script`.
+async function setUp(permissions?: Record<string, unknown>, script: ScriptTurn[] = turns) {
+  const fake = await scratch.fake(script);
   const repo = await scratch.repo();
   const counts = scratch.dir('savepoint-mcp-counts-');
   writeMcpJson(repo.root, { counter: countingServer(counts) });
@@ -59,25 +59,28 @@ describe('settings rules for MCP tools', { concurrency: true }, () => {
   });
 });
 
-describe('approval of MCP tools on a terminal', { concurrency: true, skip: SKIP_NO_PTY }, () => {
-  test('a destructive tool is asked about, and a no with a reason reaches the model; the read-only one is not asked about', async () => {
-    const { fake, repo, counts, env } = await setUp();
-    const tty = await onPty(['run', '--no-sandbox', 'look up and mail'], repo.root, [{ after: /Allow mcp__counter__send_mail/, send: 'n mail goes out on Mondays\r' }], { env: env as Record<string, string> });
+describe('approval of MCP tools on a terminal', { skip: SKIP_NO_PTY }, () => {
+  // One run answers both ways: no (with a reason) to the first mail, yes to the second.
+  test('a destructive tool is asked about: a no with a reason reaches the model, a yes runs it; the read-only one is not asked about', async () => {
+    const { fake, repo, counts, env } = await setUp(undefined, [
+      ...turns.slice(0, 2),
+      { tools: [{ name: 'mcp__counter__send_mail', input: { to: 'ops@b.c', body: 'again' } }] },
+      { text: 'done' },
+    ]);
+    const tty = await onPty(['run', '--no-sandbox', 'look up and mail'], repo.root, [
+      { after: /Allow mcp__counter__send_mail \{"to":"a@b\.c"/, send: 'n mail goes out on Mondays\r' },
+      { after: /Allow mcp__counter__send_mail \{"to":"ops@b\.c"/, send: 'y\r' },
+    ], { env: env as Record<string, string> });
     const screen = plain(tty.out);
     assert.equal(tty.code, 0, screen);
     assert.doesNotMatch(screen, /Allow mcp__counter__lookup/, 'a read-only tool never asks');
     assert.match(screen, /Allow mcp__counter__send_mail \{"to":"a@b\.c","body":"hi"\}\?/);
     assert.equal(counted(counts, 'lookup.calls'), 1);
-    assert.equal(counted(counts, 'send_mail.calls'), 0);
-    const [answer] = lastToolResults(fake.requests.at(-1)!);
-    assert.equal(answer?.is_error, true);
-    assert.match(resultText(answer!), /mail goes out on Mondays/);
-  });
-
-  test('a yes runs it', async () => {
-    const { repo, counts, env } = await setUp();
-    const tty = await onPty(['run', '--no-sandbox', 'look up and mail'], repo.root, [{ after: /Allow mcp__counter__send_mail/, send: 'y\r' }], { env: env as Record<string, string> });
-    assert.equal(tty.code, 0, plain(tty.out));
-    assert.equal(counted(counts, 'send_mail.calls'), 1);
+    const [refused] = lastToolResults(fake.requests[2]!);
+    assert.equal(refused?.is_error, true);
+    assert.match(resultText(refused!), /mail goes out on Mondays/);
+    const [sent] = lastToolResults(fake.requests[3]!);
+    assert.equal(resultText(sent!), 'sent to ops@b.c', 'the yes ran it');
+    assert.equal(counted(counts, 'send_mail.calls'), 1, 'only the mail said yes to was sent');
   });
 });
