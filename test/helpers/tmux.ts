@@ -100,9 +100,9 @@ export function openTerminal(args: string[], options: { cwd: string; env?: Recor
   return term;
 }
 
-/** Waits for the session in `term` to end (15 s at the most, else the test fails showing the screen); resolves with its exit code. */
+/** Waits for the session in `term` to end (60 s at the most, else the test fails showing the screen); resolves with its exit code. */
 export async function exited(term: Terminal): Promise<number> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   while (term.exitCode() === undefined) {
     if (Date.now() > deadline) assert.fail(`the session did not end:\n${term.screen()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -30,7 +30,7 @@ describe('without bubblewrap', () => {
     }
     assert.deepEqual(probe, { ok: false, reason: 'bubblewrap (bwrap) is not installed', missing: true });
     // The child's handle closes a moment after its spawn failed: wait for that (polled), then nothing else may be left.
-    for (const until = Date.now() + 5000; held().children > before.children && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const until = Date.now() + 30_000; held().children > before.children && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(held(), before, `the probe left a timer or a child behind: ${process.getActiveResourcesInfo().join(', ')}`);
   });
 

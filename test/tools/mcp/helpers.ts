@@ -49,7 +49,7 @@ export function stillRunning(pids: number[]): number[] {
 }
 
 /** Waits until none of `pids` runs, or `timeoutMs` passes; returns those still running. */
-export async function waitForExit(pids: number[], timeoutMs = 5000): Promise<number[]> {
+export async function waitForExit(pids: number[], timeoutMs = 30_000): Promise<number[]> {
   const until = Date.now() + timeoutMs;
   let running = stillRunning(pids);
   while (running.length && Date.now() < until) {
@@ -64,7 +64,7 @@ export async function waitForExit(pids: number[], timeoutMs = 5000): Promise<num
  * the guard processes that savepoint started it under), or `timeoutMs` passes (generous: the machine
  * may be loaded; a pass returns as soon as they are gone); returns those left.
  */
-export async function waitForNoProcessOf(countDir: string, timeoutMs = 15_000): Promise<number[]> {
+export async function waitForNoProcessOf(countDir: string, timeoutMs = 60_000): Promise<number[]> {
   const mark = Buffer.from(`\0COUNT_DIR=${countDir}\0`);
   const find = () =>
     stillRunning(
