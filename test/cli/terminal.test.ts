@@ -1,7 +1,7 @@
 // The CLI in pipes and terminals, as git behaves: a reader that closes the pipe early (`| head`)
 // ends a reading command quietly with 141 and never stops a run; step lines fit COLUMNS; `show`
-// pages on a terminal; every --help has examples and exit codes; a missing argument gets
-// savepoint's own usage paragraph; `runs` does not load execa.
+// pages on a terminal; a missing argument gets savepoint's own usage paragraph; `runs` does not
+// load execa. (Every --help's examples and exit codes: main.test.ts and usage.test.ts.)
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
