@@ -42,46 +42,6 @@ function lastUserText(body: { messages: { role: string; content: unknown }[] }):
 }
 
 describe('savepoint continue', { concurrency: true }, () => {
-  test('on a finished run: earlier steps replay with no model call, then the model answers the follow-up', async () => {
-    const repo = await scratch.repo({ 'README.md': '# continue\n' });
-    const fake = await scratch.fake(TURNS);
-    const first = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(first.code, 0, first.stderr);
-    assert.equal(fake.requests.length, 2);
-
-    const next = await runCli(['continue', '--yes', 'now add a test'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(next.code, 0, next.stderr);
-    assert.equal(fake.requests.length, 3, 'one model call: the answer to the follow-up');
-    const lines = assertStepModes(next.stdout, 3);
-    assert.match(lines[3]!.text, /^user "now add a test"/);
-    assert.match(lines[4]!.text, /model turn 3/);
-    assert.match(next.stdout, /Final answer\nAdded the test you asked for\./);
-    assert.equal(lastUserText(fake.requests[2]!), 'now add a test');
-    assertToolPairing(fake.requests);
-
-  });
-
-  test('the identical continue after the run answered it is a new message: recorded again, and the model answers it', async () => {
-    const repo = await scratch.repo({ 'README.md': '# continue\n' });
-    const fake = await scratch.fake([...TURNS, { text: 'Yes again: done.' }]);
-    assert.equal((await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
-    assert.equal((await runCli(['continue', '--yes', 'yes'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
-    assert.equal(fake.requests.length, 3);
-
-    // "yes" twice is two answers: the run had answered the first, so the second is the person's too.
-    const again = await runCli(['continue', '--yes', 'yes'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(again.code, 0, again.stderr);
-    const lines = assertStepModes(again.stdout, 5);
-    assert.match(lines[5]!.text, /^user "yes"/);
-    assert.doesNotMatch(again.stdout, /already given/);
-    assert.match(again.stdout, /Final answer\nYes again: done\./);
-    assert.equal(fake.requests.length, 4, 'the model answers the second "yes"');
-    assert.equal(lastUserText(fake.requests[3]!), 'yes');
-    assert.equal(fake.requests[3]!.messages.filter((m) => m.role === 'user' && lastUserText({ messages: [m] }) === 'yes').length, 2, 'both answers reach the model');
-    assert.equal((await userSteps(repo.root)).length, 2);
-    assertToolPairing(fake.requests);
-  });
-
   test('killed (SIGKILL) after a command of the follow-up\'s turn ran, the identical command resumes that turn: no second user step, the command not run again', async () => {
     const repo = await scratch.repo({ 'README.md': '# continue\n' });
     const turns: ScriptTurn[] = [
@@ -175,30 +135,62 @@ describe('savepoint continue', { concurrency: true }, () => {
     assertToolPairing(fake.requests);
   });
 
-  test('runs, log and the HTML page show each user turn', async (t) => {
+  // One finished run and three follow-ups: the first replays the run with no model call, the third
+  // repeats the second's words after the run answered them (a new message), and runs, log and the
+  // HTML page then show every user turn.
+  test('follow-ups on a finished run: earlier steps replay with no model call, the identical follow-up after the run answered is a new message, and runs, log and the HTML page show each user turn', async (t) => {
     const repo = await scratch.repo({ 'README.md': '# continue\n' });
-    const fake = await scratch.fake([...TURNS, { text: 'And a second one.' }]);
-    assert.equal((await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
-    assert.equal((await runCli(['continue', '--yes', 'now add a test'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
-    assert.equal((await runCli(['continue', '--yes', 'and a <second> one'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+    const fake = await scratch.fake([...TURNS, { text: 'And a second one.' }, { text: 'Yes again: done.' }]);
+    const first = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(fake.requests.length, 2);
+
+    const next = await runCli(['continue', '--yes', 'now add a test'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(fake.requests.length, 3, 'one model call: the answer to the follow-up');
+    const lines = assertStepModes(next.stdout, 3);
+    assert.match(lines[3]!.text, /^user "now add a test"/);
+    assert.match(lines[4]!.text, /model turn 3/);
+    assert.match(next.stdout, /Final answer\nAdded the test you asked for\./);
+    assert.equal(lastUserText(fake.requests[2]!), 'now add a test');
+    assertToolPairing(fake.requests);
+
+    const second = await runCli(['continue', '--yes', 'and a <second> one'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(fake.requests.length, 4);
+
+    // The same words twice are two answers: the run had answered the first, so the second is the person's too.
+    const again = await runCli(['continue', '--yes', 'and a <second> one'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(again.code, 0, again.stderr);
+    const againLines = assertStepModes(again.stdout, 7);
+    assert.match(againLines[7]!.text, /^user "and a <second> one"/);
+    assert.doesNotMatch(again.stdout, /already given/);
+    assert.match(again.stdout, /Final answer\nYes again: done\./);
+    assert.equal(fake.requests.length, 5, 'the model answers the repeated follow-up');
+    assert.equal(lastUserText(fake.requests[4]!), 'and a <second> one');
+    assert.equal(fake.requests[4]!.messages.filter((m) => m.role === 'user' && lastUserText({ messages: [m] }) === 'and a <second> one').length, 2, 'both answers reach the model');
+    assert.equal((await userSteps(repo.root)).length, 3);
+    assertToolPairing(fake.requests);
 
     const runs = await runCli(['runs', '--json'], { cwd: repo.root });
     const [row] = (JSON.parse(runs.stdout) as { runs: Array<{ followUps: string[] }> }).runs;
-    assert.deepEqual(row!.followUps, ['now add a test', 'and a <second> one']);
-    assert.match((await runCli(['runs'], { cwd: repo.root })).stdout, /2 follow-ups, latest "and a <second> one"/);
+    assert.deepEqual(row!.followUps, ['now add a test', 'and a <second> one', 'and a <second> one']);
+    assert.match((await runCli(['runs'], { cwd: repo.root })).stdout, /3 follow-ups, latest "and a <second> one"/);
 
     const log = await runCli(['log'], { cwd: repo.root });
     assert.match(log.stdout, /#4 {2}user .*\n\s+▌ now add a test\n/);
     assert.match(log.stdout, /#6 {2}user .*\n\s+▌ and a <second> one\n/);
+    assert.match(log.stdout, /#8 {2}user .*\n\s+▌ and a <second> one\n/);
     const json = JSON.parse((await runCli(['log', '--json'], { cwd: repo.root })).stdout) as { steps: Array<{ kind: string; message: string | null }> };
-    assert.deepEqual(json.steps.filter((s) => s.kind === 'user').map((s) => s.message), ['now add a test', 'and a <second> one']);
+    assert.deepEqual(json.steps.filter((s) => s.kind === 'user').map((s) => s.message), ['now add a test', 'and a <second> one', 'and a <second> one']);
 
     const page = join(scratch.dir(), 'turns.html');
     assert.equal((await runCli(['log', '--html', page], { cwd: repo.root })).code, 0);
     assert.match(readFileSync(page, 'utf8'), /<div class="turn" id="turn-6">.*and a &lt;second&gt; one/s);
+    assert.match(readFileSync(page, 'utf8'), /<div class="turn" id="turn-8">.*and a &lt;second&gt; one/s);
     if (!existsSync(CHROMIUM)) return t.skip(`${CHROMIUM} is not installed (.ci/run installs it)`);
     const dom = await chromiumDom(`file://${page}`, scratch.dir('savepoint-chromium-'));
-    assert.equal(dom.match(/<div class="turn"/g)?.length, 2);
+    assert.equal(dom.match(/<div class="turn"/g)?.length, 3);
     assert.match(dom, /Follow-up instruction · #4<\/div><div>now add a test<\/div>/);
     assert.match(dom, /and a &lt;second&gt; one/);
   });

@@ -122,8 +122,16 @@ describe('kill -9 and the identical command again', { concurrency: true }, () =>
       return { repo, fake, counter };
     }
 
-    test('by default the command is not run again and the model is told its outcome is unknown', async () => {
+    test('with --in-flight fail the run stops with a clear message and no stack trace; by default the command is not run again and the model is told its outcome is unknown', async () => {
       const { repo, fake, counter } = await crashDuringCommand();
+      const failed = await runCli(['run', '--yes', '--in-flight', 'fail', task], { cwd: repo.root, env: fakeEnv(fake) });
+      assert.equal(failed.code, 1);
+      assert.match(failed.stderr, /savepoint: Step 2 of run .* was started before a crash and its outcome is unknown/);
+      assert.match(failed.stderr, /--in-flight rerun/);
+      assertNoStack(failed.stderr);
+      assert.deepEqual(lines(counter), ['x'], 'nothing ran again');
+      assert.equal(fake.requests.length, 1, 'no model call: the first one replayed');
+
       const second = await runCli(['run', '--yes', task], { cwd: repo.root, env: fakeEnv(fake) });
       assert.equal(second.code, 0, second.stderr);
       assert.deepEqual(lines(counter), ['x'], 'the command did not run a second time');
@@ -181,17 +189,6 @@ describe('kill -9 and the identical command again', { concurrency: true }, () =>
       const after = await journalJson<{ attempts: Array<{ number: number; killed?: { noticedAt: string; noticedBy: number } }> }>(repo.root, `runs/${id}/run.json`);
       assert.equal(after.attempts.find((a) => a.number === 2)?.killed?.noticedBy, 3, JSON.stringify(after.attempts));
       await assertFsckClean(repo.root);
-    });
-
-    test('with --in-flight fail the run stops with a clear message and no stack trace', async () => {
-      const { repo, fake, counter } = await crashDuringCommand();
-      const second = await runCli(['run', '--yes', '--in-flight', 'fail', task], { cwd: repo.root, env: fakeEnv(fake) });
-      assert.equal(second.code, 1);
-      assert.match(second.stderr, /savepoint: Step 2 of run .* was started before a crash and its outcome is unknown/);
-      assert.match(second.stderr, /--in-flight rerun/);
-      assertNoStack(second.stderr);
-      assert.deepEqual(lines(counter), ['x'], 'nothing ran again');
-      assert.equal(fake.requests.length, 1, 'no model call: the first one replayed');
     });
   });
 

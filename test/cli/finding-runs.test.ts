@@ -1,4 +1,4 @@
-// Finding runs through the real CLI: ids from normalised task text, case kept (and ids made the old
+// Finding runs through the real CLI (which run a task finds: through the session, in this process): ids from normalised task text, case kept (and ids made the old
 // ways still found, a case-folded one only by its own task), a unique id prefix accepted by log, show, resume, continue --run and fork, `runs` listing
 // this worktree's runs unless --all, a run live at its first step listed, a finished run of another
 // worktree not replayed for "the same task" here, and `savepoint diff` of a run's whole change.
@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { caseFoldedRunIdForTask, legacyRunIdForTask, runIdForTask } from '../../src/journal/run-id.js';
+import { startRun, type RunOutcome } from '../../src/index.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertOneParagraph, assertStepModes, gitOut, runCli, runIds, startCli, waitUntil } from '../helpers/cli.js';
 
@@ -26,25 +27,30 @@ interface Row {
   steps: number;
   worktree: string | null;
 }
+// `savepoint run --yes <task>` in this process: every live call approved, commands unconfined (none runs here).
+const start = (root: string, task: string, script: string, options: { run?: string } = {}): Promise<RunOutcome> =>
+  startRun({ dir: root, task, model: script, sandbox: { use: false }, ...options });
+const steps = (outcome: RunOutcome) => ({ run: outcome.run, status: outcome.status, replayed: outcome.replayed, live: outcome.live });
+
 const runsJson = async (cwd: string, all = false) => (JSON.parse((await runCli(['runs', '--json', ...(all ? ['--all'] : [])], { cwd })).stdout) as { runs: Row[] }).runs;
 
 describe('finding runs', { concurrency: true }, () => {
+  // Which run a task finds is the session's own logic (startRun, as `savepoint run` calls it): these
+  // run in this process, judged by the outcome's run id and its replayed and live step counts (what
+  // the CLI prints as the run line and the REPLAYED/LIVE step lines).
   test('"Fix the tests" and "Fix the  tests." are one run, and a run whose id was made the old way is still found', async () => {
     const repo = await scratch.repo();
     const script = WRITE();
-    assert.equal((await runCli(['run', '--yes', '--model', script, 'Fix the tests'], { cwd: repo.root })).code, 0);
-    const again = await runCli(['run', '--model', script, 'Fix the  tests.'], { cwd: repo.root });
-    assert.equal(again.code, 0, again.stderr);
-    assertStepModes(again.stdout, 3);
+    assert.equal((await start(repo.root, 'Fix the tests', script)).status, 'finished');
+    const again = await start(repo.root, 'Fix the  tests.', script);
+    assert.deepEqual(steps(again), { run: runIdForTask('Fix the tests'), status: 'finished', replayed: 3, live: 0 });
     assert.deepEqual(await runIds(repo.root), [runIdForTask('Fix the tests')]);
 
     const old = legacyRunIdForTask('Write  the note!');
     assert.notEqual(old, runIdForTask('Write  the note!'));
-    assert.equal((await runCli(['run', '--yes', '--model', script, '--run', old, 'Write  the note!'], { cwd: repo.root })).code, 0);
-    const found = await runCli(['run', '--model', script, 'Write  the note!'], { cwd: repo.root });
-    assert.equal(found.code, 0, found.stderr);
-    assert.match(found.stdout, new RegExp(`run ${old}`));
-    assertStepModes(found.stdout, 3);
+    assert.equal((await start(repo.root, 'Write  the note!', script, { run: old })).status, 'finished');
+    const found = await start(repo.root, 'Write  the note!', script);
+    assert.deepEqual(steps(found), { run: old, status: 'finished', replayed: 3, live: 0 });
     assert.equal((await runIds(repo.root)).length, 2);
   });
 
@@ -52,12 +58,10 @@ describe('finding runs', { concurrency: true }, () => {
     const repo = await scratch.repo();
     const first = model([{ text: 'Answer to the upper-case task.' }]);
     const second = model([{ text: 'Answer to the lower-case task.' }]);
-    assert.equal((await runCli(['run', '--yes', '--model', first, 'Rename README to readme'], { cwd: repo.root })).code, 0);
-    const other = await runCli(['run', '--yes', '--model', second, 'rename readme to README'], { cwd: repo.root });
-    assert.equal(other.code, 0, other.stderr);
-    assertStepModes(other.stdout, 0);
-    assert.match(other.stdout, /Answer to the lower-case task/);
-    assert.doesNotMatch(other.stdout, /upper-case/);
+    assert.equal((await start(repo.root, 'Rename README to readme', first)).status, 'finished');
+    const other = await start(repo.root, 'rename readme to README', second);
+    assert.deepEqual(steps(other), { run: runIdForTask('rename readme to README'), status: 'finished', replayed: 0, live: 1 });
+    assert.equal(other.final, 'Answer to the lower-case task.');
     assert.equal((await runIds(repo.root)).length, 2);
   });
 
@@ -67,17 +71,14 @@ describe('finding runs', { concurrency: true }, () => {
     // The lower-case task's current id is the upper-case task's old case-folded one: the digests meet.
     assert.equal(folded, runIdForTask('write the note'));
     const script = WRITE();
-    assert.equal((await runCli(['run', '--yes', '--model', script, '--run', folded, 'Write The Note'], { cwd: repo.root })).code, 0);
+    assert.equal((await start(repo.root, 'Write The Note', script, { run: folded })).status, 'finished');
 
-    const found = await runCli(['run', '--model', script, 'Write The Note'], { cwd: repo.root });
-    assert.equal(found.code, 0, found.stderr);
-    assert.match(found.stdout, new RegExp(`run ${folded}\\b`));
-    assertStepModes(found.stdout, 3);
+    const found = await start(repo.root, 'Write The Note', script);
+    assert.deepEqual(steps(found), { run: folded, status: 'finished', replayed: 3, live: 0 });
 
-    const lower = await runCli(['run', '--yes', '--model', model([{ text: 'A new answer.' }]), 'write the note'], { cwd: repo.root });
-    assert.equal(lower.code, 0, lower.stderr);
-    assertStepModes(lower.stdout, 0);
-    assert.match(lower.stdout, /A new answer/);
+    const lower = await start(repo.root, 'write the note', model([{ text: 'A new answer.' }]));
+    assert.deepEqual(steps(lower), { run: `${folded}-2`, status: 'finished', replayed: 0, live: 1 });
+    assert.equal(lower.final, 'A new answer.');
     assert.deepEqual(await runIds(repo.root), [folded, `${folded}-2`]);
   });
 

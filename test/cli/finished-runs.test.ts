@@ -49,9 +49,12 @@ async function byId(repo: { root: string }, args: string[]): Promise<string[]> {
 
 // (The identical command without --run over changed files starts a new run: see below. These
 // tests once ran it and saw the old answer replayed, which a script took as today's success.)
-describe('a finished run replayed by id over changed files', { concurrency: true }, () => {
-  test('the replay names the changed file, says when the run finished and how to start a new run', async () => {
+describe('a finished run replayed by id over changed files', () => {
+  // One finished run, replayed four times as its files change: the fix undone, then put back as the
+  // run left it (text, then --json), then undone again with a file of the person's own added (--json).
+  test('files put back replay with no notice; over changed files the replay names them, says when the run finished and how to start a new run, and --json\'s final event carries the list (empty when nothing changed)', async () => {
     const { repo, args } = await fixedRepo();
+
     repo.write('src/add.js', BROKEN); // the fix was undone
     const again = await runCli(await byId(repo, args), { cwd: repo.root });
     assert.equal(again.code, 0, again.stdout + again.stderr);
@@ -66,10 +69,12 @@ describe('a finished run replayed by id over changed files', { concurrency: true
     // A scripted model calls no API: it costs nothing, live or replayed.
     assert.match(again.stdout, /\(scripted model: no cost\)/);
     assert.doesNotMatch(again.stdout, /estimated/);
-  });
 
-  test("--json's final event carries the changed files, and an empty list when nothing changed", async () => {
-    const { repo, args } = await fixedRepo();
+    repo.write('src/add.js', FIXED); // put back as the run left it
+    const putBack = await runCli(args, { cwd: repo.root });
+    assert.equal(putBack.code, 0, putBack.stderr);
+    assert.doesNotMatch(putBack.stdout, /differs from this run's last checkpoint|--fresh/);
+
     const same = await runCli([...args.slice(0, 1), '--json', ...args.slice(1)], { cwd: repo.root });
     assert.equal(same.code, 0, same.stderr);
     const unchanged = jsonLines(same.stdout);
@@ -90,15 +95,6 @@ describe('a finished run replayed by id over changed files', { concurrency: true
     const early = lines.find((l) => l.type === 'finished-over-changes')!;
     assert.deepEqual(early.changes, expected);
     assert.equal(typeof early.finishedAt, 'string');
-  });
-
-  test('files put back as the run left them replay with no notice', async () => {
-    const { repo, args } = await fixedRepo();
-    repo.write('src/add.js', BROKEN);
-    repo.write('src/add.js', FIXED);
-    const again = await runCli(args, { cwd: repo.root });
-    assert.equal(again.code, 0, again.stderr);
-    assert.doesNotMatch(again.stdout, /differs from this run's last checkpoint|--fresh/);
   });
 });
 
@@ -215,9 +211,17 @@ async function fixOnFake(bug = 'a - b') {
 }
 
 describe('a finished run whose repository moved on', { concurrency: true }, () => {
-  test('a commit and a new bug: the identical command starts a new run for the task, saying so in one line, with lineage to the old one; --run replays the old one', async () => {
+  test('unmoved, the identical command replays the finished run; after a commit and a new bug it starts a new run for the task, saying so in one line, with lineage to the old one; --run replays the old one', async () => {
     const { repo, fake, run, setBug } = await fixOnFake();
     const [old] = await runIds(repo.root);
+    // HEAD and files as the run left them: a replay, no model call.
+    const unmoved = await run();
+    assert.equal(unmoved.code, 0, unmoved.stdout + unmoved.stderr);
+    assert.match(unmoved.stdout, /finished before: replaying its 3 steps from the journal/);
+    assert.doesNotMatch(unmoved.stdout, /moved on/);
+    assert.equal(fake.requests.length, 2);
+    assert.equal((await runIds(repo.root)).length, 1);
+
     assert.equal((await gitOut(repo.root, ['commit', '-qam', 'the fix'])), '');
     repo.write('src/add.js', 'export const add = (a, b) => a * b;\n'); // a new bug
     await gitOut(repo.root, ['commit', '-qam', 'a new bug']);
@@ -265,38 +269,26 @@ describe('a finished run whose repository moved on', { concurrency: true }, () =
     assert.equal(fake.requests.length, 4);
   });
 
-  test('the person committing the run\'s own fix is a new commit: the identical command is a new run, and the model is asked again', async () => {
+  test('the person committing the run\'s own fix is a new commit: the identical command is a new run, and the model is asked again; --json says it in a new-run-for-task event before the new run\'s run-started', async () => {
     const { repo, fake, run } = await fixOnFake();
+    const [old] = await runIds(repo.root);
     await gitOut(repo.root, ['commit', '-qam', 'the fix']);
     const again = await run();
     assert.equal(again.code, 0, again.stdout + again.stderr);
     assert.match(again.stdout, /finished this task before the repository moved on \(a new commit\): starting run \S+-2 for it/);
     assert.equal(fake.requests.length, 4, 'the new run asks the model (its two calls)');
-  });
 
-  test('--json says it in a new-run-for-task event before the new run\'s run-started', async () => {
-    const { repo, fake } = await fixOnFake();
-    const [old] = await runIds(repo.root);
-    await gitOut(repo.root, ['commit', '-qam', 'the fix']);
-    const again = await runCli(['run', '--json', '--yes', '--no-sandbox', TASK], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(again.code, 0, again.stdout + again.stderr);
-    const lines = jsonLines(again.stdout);
+    // Another commit moves the repository on from that run in turn: said in --json this time.
+    await gitOut(repo.root, ['commit', '-q', '--allow-empty', '-m', 'another commit']);
+    const json = await runCli(['run', '--json', '--yes', '--no-sandbox', TASK], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(json.code, 0, json.stdout + json.stderr);
+    const lines = jsonLines(json.stdout);
     assert.deepEqual(lines.slice(0, 2).map((l) => l.type), ['new-run-for-task', 'run-started']);
     const said = lines[0]!;
-    assert.equal(said.previous, old);
-    assert.equal(said.run, `${old}-2`);
+    assert.equal(said.previous, `${old}-2`);
+    assert.equal(said.run, `${old}-3`);
     assert.deepEqual(said.changes, []);
     assert.equal((said.commit as { to: string }).to, await gitOut(repo.root, ['rev-parse', 'HEAD']));
-    assert.equal(lines[1]!.run, `${old}-2`);
-  });
-
-  test('a repository that has not moved (HEAD and files as the run left them) replays the finished run: no model call', async () => {
-    const { repo, fake, run } = await fixOnFake();
-    const again = await run();
-    assert.equal(again.code, 0, again.stdout + again.stderr);
-    assert.match(again.stdout, /finished before: replaying its 3 steps from the journal/);
-    assert.doesNotMatch(again.stdout, /moved on/);
-    assert.equal(fake.requests.length, 2);
-    assert.equal((await runIds(repo.root)).length, 1);
+    assert.equal(lines[1]!.run, `${old}-3`);
   });
 });

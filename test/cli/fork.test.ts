@@ -39,7 +39,7 @@ async function runFiles(root: string, run: string): Promise<Map<string, string>>
 }
 
 describe('fork', { concurrency: true }, () => {
-  test('at a step, then run: the early steps replay, the rest is live, the lineage shows, the old run is untouched', async () => {
+  test('at a step, then run: the early steps replay, the rest is live, the lineage shows, the old run is untouched; bad forks are refused clearly', async () => {
     const repo = await repoWith({ 'README.md': '# count\n' });
     const original = await fakeWith(TURNS);
     const done = await runCli(['run', '--yes', '--run', 'count', TASK], { cwd: repo.root, env: fakeEnv(original) });
@@ -89,7 +89,29 @@ describe('fork', { concurrency: true }, () => {
     assert.equal(finished.status, 'finished');
     assert.deepEqual(finished.lineage, { forkedFrom: 'count', atStep: 5 });
 
-    assert.deepEqual(await runFiles(repo.root, 'count'), before, 'the old run is not changed by forking or by the fork');
+
+    // Bad forks are refused clearly, and write nothing.
+    const cases: Array<{ args: string[]; code: number; message: RegExp }> = [
+      { args: ['fork', 'count', '--at', '9'], code: 2, message: /--at must be a step of run count from 1 to 8/ },
+      { args: ['fork', 'count', '--at', '0'], code: 2, message: /--at needs a step number/ },
+      { args: ['fork', 'count', '--at', 'two'], code: 2, message: /--at needs a step number/ },
+      { args: ['fork', 'nosuch', '--at', '2'], code: 1, message: /There is no run "nosuch" in this repository.s journals/ },
+      { args: ['fork', 'count', '--at', '2', '--run', 'count'], code: 2, message: /Run count already exists/ },
+      { args: ['fork', 'count', '--at', '2', '--run', 'bad id!'], code: 2, message: /not a valid run id/ },
+    ];
+    const tip = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
+    for (const { args, code, message } of cases) {
+      const result = await runCli(args, { cwd: repo.root, env: {} });
+      assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, message, args.join(' '));
+      assertNoStack(result.stderr);
+    }
+    assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), tip, 'a refused fork writes nothing');
+    // Two forks at the same step get distinct default ids.
+    assert.match((await runCli(['fork', 'count', '--at', '3'], { cwd: repo.root, env: {} })).stdout, /as count-fork-3:/);
+    assert.match((await runCli(['fork', 'count', '--at', '3'], { cwd: repo.root, env: {} })).stdout, /as count-fork-3-2:/);
+
+    assert.deepEqual(await runFiles(repo.root, 'count'), before, 'the old run is not changed by forking, by the fork or by refused forks');
     await assertFsckClean(repo.root);
   });
 
@@ -132,30 +154,5 @@ describe('fork', { concurrency: true }, () => {
     assert.match(resumed.stdout, /#4 +LIVE \(running now\) +run_bash "echo deux >> a\.txt"/);
     assert.deepEqual(fake.requests.slice(requests).map(assistantMessages), [2, 3]);
     assert.equal(repo.read('a.txt'), 'ONE\ndeux\n');
-  });
-
-  test('bad forks are refused clearly', async () => {
-    const repo = await repoWith({ 'README.md': '# count\n' });
-    const fake = await fakeWith(TURNS);
-    assert.equal((await runCli(['run', '--yes', '--run', 'count', TASK], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
-    const cases: Array<{ args: string[]; code: number; message: RegExp }> = [
-      { args: ['fork', 'count', '--at', '9'], code: 2, message: /--at must be a step of run count from 1 to 8/ },
-      { args: ['fork', 'count', '--at', '0'], code: 2, message: /--at needs a step number/ },
-      { args: ['fork', 'count', '--at', 'two'], code: 2, message: /--at needs a step number/ },
-      { args: ['fork', 'nosuch', '--at', '2'], code: 1, message: /There is no run "nosuch" in this repository.s journals/ },
-      { args: ['fork', 'count', '--at', '2', '--run', 'count'], code: 2, message: /Run count already exists/ },
-      { args: ['fork', 'count', '--at', '2', '--run', 'bad id!'], code: 2, message: /not a valid run id/ },
-    ];
-    const tip = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
-    for (const { args, code, message } of cases) {
-      const result = await runCli(args, { cwd: repo.root, env: {} });
-      assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
-      assert.match(result.stderr, message, args.join(' '));
-      assertNoStack(result.stderr);
-    }
-    assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), tip, 'a refused fork writes nothing');
-    // Two forks at the same step get distinct default ids.
-    assert.match((await runCli(['fork', 'count', '--at', '3'], { cwd: repo.root, env: {} })).stdout, /as count-fork-3:/);
-    assert.match((await runCli(['fork', 'count', '--at', '3'], { cwd: repo.root, env: {} })).stdout, /as count-fork-3-2:/);
   });
 });

@@ -76,10 +76,11 @@ function assertNothingWritten(root: string, dir: string, before: { hooks: string
 const snapshotOf = async (root: string) => ({ hooks: readdirSync(join(root, '.git', 'hooks')).sort(), status: await gitOut(root, ['status', '--porcelain', '--untracked-files=all']) });
 
 describe('a forged checkpoint is refused as a whole', { concurrency: true }, () => {
-  test('.git/hooks and .. on a fresh clone: resume stops with EUNSAFETREE and writes nothing', async () => {
+  test('.git/hooks and ..: on a fresh clone resume stops with EUNSAFETREE and writes nothing; with --restore on the machine itself refused, nothing written, no commit', async () => {
     const { dir, root, run } = await killedRun();
     const step = await forgeLastCheckpoint(root, run, await hookAndParent(root));
     assert.equal(step, 2);
+    const tip = await gitOut(root, ['rev-parse', 'agent-journal']);
     const clone = join(dir, 'b');
     await gitOut(dir, ['clone', '-q', root, clone]);
     const before = await snapshotOf(clone);
@@ -91,18 +92,14 @@ describe('a forged checkpoint is refused as a whole', { concurrency: true }, () 
     assert.doesNotMatch(result.stderr, /unexpected error/);
     assertNothingWritten(clone, dir, before, await snapshotOf(clone).then((s) => s.status));
     assert.ok(!existsSync(join(clone, 'notes.txt')), 'not even the harmless files');
-  });
 
-  test('.git/hooks and .. with --restore on the machine itself: refused, nothing written, no commit', async () => {
-    const { dir, root, run } = await killedRun();
-    await forgeLastCheckpoint(root, run, await hookAndParent(root));
-    const tip = await gitOut(root, ['rev-parse', 'agent-journal']);
-    const before = await snapshotOf(root);
-    const result = await runCli(['resume', '--yes', '--restore'], { cwd: root });
-    assert.equal(result.code, 1, `${result.stdout}\n${result.stderr}`);
-    const message = assertOneParagraph(result.stderr);
-    assert.match(message, /The checkpoint [0-9a-f]{40} that savepoint was asked to restore holds "(\.git|\.\.)", which .*git's path rule "(dotgit|dot)"/);
-    assertNothingWritten(root, dir, before, (await snapshotOf(root)).status);
+    // The same forged checkpoint on the machine the run was killed on, asked to restore it.
+    const beforeHere = await snapshotOf(root);
+    const here = await runCli(['resume', '--yes', '--restore'], { cwd: root });
+    assert.equal(here.code, 1, `${here.stdout}\n${here.stderr}`);
+    const refused = assertOneParagraph(here.stderr);
+    assert.match(refused, /The checkpoint [0-9a-f]{40} that savepoint was asked to restore holds "(\.git|\.\.)", which .*git's path rule "(dotgit|dot)"/);
+    assertNothingWritten(root, dir, beforeHere, (await snapshotOf(root)).status);
     assert.equal(await gitOut(root, ['rev-parse', 'agent-journal']), tip, 'the journal is left as it was');
   });
 

@@ -3,6 +3,7 @@
 // run (`diff`, `show`, `log`, `runs`, `resume`) is never made to run git with an option of the
 // forger's choosing, to read a huge record whole, or to have their terminal driven.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -22,8 +23,17 @@ interface Published {
 }
 
 // A repository at <dir>/a with a finished run (step 2 wrote notes.txt), its journal pushed to the
-// bare repository <dir>/remote.git.
+// bare repository <dir>/remote.git: recorded once for the file (one run of the CLI), and copied
+// (`cp -a`) for each case, which forges its own copy.
+let template: Promise<Published> | undefined;
 async function publishedRun(): Promise<Published> {
+  const recorded = await (template ??= recordPublishedRun());
+  const dir = scratch.dir('savepoint-forged-');
+  execFileSync('cp', ['-a', `${recorded.dir}/.`, dir]);
+  return { dir, root: join(dir, 'a'), remote: join(dir, 'remote.git'), run: recorded.run };
+}
+
+async function recordPublishedRun(): Promise<Published> {
   const { dir, root } = await projectAt(() => scratch.dir('savepoint-forged-'));
   const script = join(dir, 'script.json');
   writeFileSync(script, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'notes\n' } }] }, { text: 'done' }] }));

@@ -64,10 +64,16 @@ describe('--json', { concurrency: true }, () => {
     assert.doesNotMatch(run.stdout, /REPLAYED|LIVE|Final answer/, 'nothing for people on stdout');
   });
 
-  test('continue and resume: replayed steps as step-replayed lines with their original timings', async () => {
+  test('without --json a run ends with its tokens, estimated cost and time; continue and resume: replayed steps as step-replayed lines with their original timings', async () => {
     const repo = await scratch.repo({ 'README.md': '# json\n' });
     const fake = await scratch.fake(TURNS);
-    assert.equal((await runCli(['run', '--yes', 'count to two'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
+    const run = await runCli(['run', '--yes', 'count to two'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(run.code, 0, run.stderr);
+    const last = run.stdout.trimEnd().split('\n').at(-1)!;
+    assert.match(last, /^Tokens 2,200 in, 70 out \(<\$0\.01 estimated\) · 2 model calls · 3 steps \(0 replayed, 3 live\) · [\d.]+ (ms|s)$/);
+    const again = await runCli(['run', 'count to two'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.match(again.stdout.trimEnd().split('\n').at(-1)!, /^Tokens 2,200 in, 70 out .* 3 steps \(3 replayed, 0 live\)/);
+
     const next = await runCli(['continue', '--yes', '--json', 'now to three'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(next.code, 0, next.stderr);
     const events = lines(next.stdout);
@@ -112,16 +118,5 @@ describe('--json', { concurrency: true }, () => {
     assert.equal(error!.code, 'ENOCREDENTIALS');
     assert.match(String(error!.message), /ANTHROPIC_API_KEY/);
     assert.match(noKey.stderr, /^savepoint: /m, 'people still read the message on stderr');
-  });
-
-  test('without --json a run that was never resumed ends with its tokens, estimated cost and time', async () => {
-    const repo = await scratch.repo({ 'README.md': '# json\n' });
-    const fake = await scratch.fake(TURNS);
-    const run = await runCli(['run', '--yes', 'count to two'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(run.code, 0, run.stderr);
-    const last = run.stdout.trimEnd().split('\n').at(-1)!;
-    assert.match(last, /^Tokens 2,200 in, 70 out \(<\$0\.01 estimated\) · 2 model calls · 3 steps \(0 replayed, 3 live\) · [\d.]+ (ms|s)$/);
-    const again = await runCli(['run', 'count to two'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.match(again.stdout.trimEnd().split('\n').at(-1)!, /^Tokens 2,200 in, 70 out .* 3 steps \(3 replayed, 0 live\)/);
   });
 });

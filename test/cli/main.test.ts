@@ -36,6 +36,19 @@ test('the program has every command for help, only the one named otherwise, the 
   assert.deepEqual((await createProgram(argv('log', 'x'))).commands.map((command) => command.name()), ['log']);
 });
 
+test("each command's --help has its examples and exit codes", async () => {
+  const program = await createProgram(argv('--help'));
+  for (const name of ['run', 'resume', 'fork', 'runs', 'log', 'show', 'demo']) {
+    const command = program.commands.find((c) => c.name() === name);
+    assert.ok(command, name);
+    let help = '';
+    command.configureOutput({ writeOut: (text) => void (help += text) });
+    command.outputHelp();
+    assert.match(help, /\nExamples:\n {2}savepoint /, name);
+    assert.match(help, /\nExit codes: 0 /, name);
+  }
+});
+
 test('a parse error is a UsageError naming the command, and a typo gets its suggestion', async () => {
   const parse = async (...args: string[]) => (await createProgram(argv(...args))).parseAsync(sessionArgv(argv(...args)));
   await assert.rejects(parse('rnu'), (error: unknown) => error instanceof UsageError && /unknown command 'rnu': did you mean run\?/.test(error.message));

@@ -52,23 +52,6 @@ const SEVEN_STEPS: ScriptTurn[] = [
 ];
 
 describe('savepoint run and resume', { concurrency: true }, () => {
-  test('a finished run run again replays to its final answer with no request, no command and no API key', async () => {
-    const { repo, fake } = await setup(COUNTING);
-    const first = await runCli(['run', '--yes', 'leave a mark'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(first.code, 0, first.stderr);
-    const tip = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
-
-    // No key at all, the fake still listening where the SDK would go, and no --yes: replayed steps
-    // need neither a model nor an approval.
-    const again = await runCli(['run', 'leave a mark'], { cwd: repo.root, env: { ANTHROPIC_BASE_URL: fake.url } });
-    assert.equal(again.code, 0, again.stderr);
-    assert.equal(fake.requests.length, 2, 'no request during the replay');
-    assert.equal(repo.read('ran.txt'), 'ran\n', 'the command did not run again');
-    assertStepModes(again.stdout, 3);
-    assert.match(again.stdout, /Final answer\nAll finished\./);
-    assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), tip, 'replaying a finished run writes nothing');
-  });
-
   test('a new run with no API key and no script model stops with a message about ANTHROPIC_API_KEY and savepoint demo', async () => {
     const { repo, fake } = await setup(COUNTING);
     const run = await runCli(['run', '--yes', 'leave a mark'], { cwd: repo.root, env: { ANTHROPIC_BASE_URL: fake.url } });
@@ -97,13 +80,24 @@ describe('savepoint run and resume', { concurrency: true }, () => {
     assert.deepEqual(fake.requests.map(assistantMessages), [0, 1]);
   });
 
-  test('--fresh starts a new run id for the same task and --run uses the given id', async () => {
+  test('a finished run run again replays to its final answer with no request, no command and no API key; --fresh starts a new run id for the same task and --run uses the given id', async () => {
     const { repo, fake } = await setup(COUNTING);
     const task = 'leave a mark';
     const first = await runCli(['run', '--yes', task], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(first.code, 0, first.stderr);
     const [id] = await runIds(repo.root);
     assert.match(first.stdout, new RegExp(`run ${id}\\b`));
+    const tip = await gitOut(repo.root, ['rev-parse', 'agent-journal']);
+
+    // No key at all, the fake still listening where the SDK would go, and no --yes: replayed steps
+    // need neither a model nor an approval.
+    const replayed = await runCli(['run', task], { cwd: repo.root, env: { ANTHROPIC_BASE_URL: fake.url } });
+    assert.equal(replayed.code, 0, replayed.stderr);
+    assert.equal(fake.requests.length, 2, 'no request during the replay');
+    assert.equal(repo.read('ran.txt'), 'ran\n', 'the command did not run again');
+    assertStepModes(replayed.stdout, 3);
+    assert.match(replayed.stdout, /Final answer\nAll finished\./);
+    assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), tip, 'replaying a finished run writes nothing');
 
     const fresh = await runCli(['run', '--yes', '--fresh', task], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(fresh.code, 0, fresh.stderr);

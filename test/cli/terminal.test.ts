@@ -1,7 +1,7 @@
 // The CLI in pipes and terminals, as git behaves: a reader that closes the pipe early (`| head`)
 // ends a reading command quietly with 141 and never stops a run; step lines fit COLUMNS; `show`
-// pages on a terminal; every --help has examples and exit codes; a missing argument gets
-// savepoint's own usage paragraph; `runs` does not load execa.
+// pages on a terminal; a missing argument gets savepoint's own usage paragraph; `runs` does not
+// load execa. (Every --help's examples and exit codes: main.test.ts and usage.test.ts.)
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,20 +111,8 @@ describe('step lines and COLUMNS', { concurrency: true }, () => {
 });
 
 describe('help and usage', { concurrency: true }, () => {
-  for (const command of ['run', 'resume', 'fork', 'runs', 'log', 'show', 'demo']) {
-    test(`savepoint ${command} --help has examples and exit codes`, async () => {
-      const help = await runCli([command, '--help'], { cwd: scratch.dir() });
-      assert.equal(help.code, 0, help.stderr);
-      assert.match(help.stdout, /\nExamples:\n {2}savepoint /);
-      assert.match(help.stdout, /\nExit codes: 0 /);
-    });
-  }
-
-  test('savepoint --help lists the exit codes, 141 for a closed pipe among them', async () => {
-    const help = await runCli(['--help'], { cwd: scratch.dir() });
-    assert.match(help.stdout, /Exit codes: 0 done, 1 a failure.*2 bad usage, 3 stopped at a limit you set.*130 stopped by Ctrl-C,\s+141/s);
-  });
-
+  // Each command's --help ends with its examples and exit codes: checked in-process on the program
+  // (test/cli/main.test.ts); through the process (exit 0, on stdout, 141 listed) in usage.test.ts.
   test('`savepoint show 4` (a missing argument) exits 2 with one usage paragraph', async () => {
     const result = await runCli(['show', '4'], { cwd: scratch.dir() });
     assert.equal(result.code, 2);

@@ -28,18 +28,22 @@ describe('the command line', { concurrency: true }, () => {
   });
 
   describe('help', { concurrency: true }, () => {
-    test('savepoint --help exits 0 and names the commands', async () => {
+    test('savepoint --help exits 0 and names the commands and the exit codes', async () => {
       const help = await runCli(['--help'], { cwd: tmpdir() });
       assert.equal(help.code, 0, help.stderr);
       for (const word of ['run', 'resume', 'demo', 'agent-journal', 'ANTHROPIC_API_KEY']) assert.ok(help.stdout.includes(word), `--help mentions ${word}:\n${help.stdout}`);
+      // The exit codes, 141 for a closed pipe among them.
+      assert.match(help.stdout, /Exit codes: 0 done, 1 a failure.*2 bad usage, 3 stopped at a limit you set.*130 stopped by Ctrl-C,\s+141/s);
     });
 
-    test('savepoint run --help exits 0 and names every flag', async () => {
+    test('savepoint run --help exits 0 and names every flag, its examples and exit codes', async () => {
       const help = await runCli(['run', '--help'], { cwd: tmpdir() });
       assert.equal(help.code, 0, help.stderr);
       for (const flag of ['--run <id>', '--fresh', '--model <name>', '--yes', '--max-steps <n>', '--in-flight <policy>']) {
         assert.ok(help.stdout.includes(flag), `run --help mentions ${flag}:\n${help.stdout}`);
       }
+      assert.match(help.stdout, /\nExamples:\n {2}savepoint /);
+      assert.match(help.stdout, /\nExit codes: 0 /);
     });
 
     test('savepoint mcp list --help ends with the examples and exit codes its usage message points at', async () => {
