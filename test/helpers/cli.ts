@@ -96,7 +96,8 @@ export function startCli(args: string[], options: CliOptions): CliProcess {
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
-  const timer = setTimeout(kill, options.timeoutMs ?? 60_000);
+  // 180 s: a safety net against a CLI that never ends, wide enough for a loaded 2-core machine.
+  const timer = setTimeout(kill, options.timeoutMs ?? 180_000);
   const result = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     // 'close': the process has exited and both pipes are drained, so every byte it wrote is in.
