@@ -47,7 +47,7 @@ export interface CliOptions {
   cwd: string;
   // Added to the clean base environment; a value of undefined removes the variable.
   env?: Record<string, string | undefined>;
-  // Kill the child (SIGKILL) if it has not exited after this long; default 60 s.
+  // Kill the child (SIGKILL) if it has not exited after this long; default 180 s.
   timeoutMs?: number;
   // A command the CLI is started under (e.g. `unshare --pid --fork --mount-proc`), node and its arguments appended.
   under?: string[];
