@@ -37,7 +37,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
   private readonly options: Omit<OpenJournalOptions, 'dir'>;
   // run.json: what the run as a whole says about itself (run-record.ts).
   private readonly runFile: RunRecordWriter;
-  private position = 0;
+  private claimed = 0; // the last position a step took (see position)
   private readonly counts = { replayed: 0, live: 0 };
   // The positions this process claimed and has no result for yet (steps running, a batch's reads
   // at once), and those whose step threw with none: see giveBack.
@@ -78,7 +78,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     if (killed) this.runFile.noteKilled(killed.number);
     this.lastResult = start.lastResult;
     if (start.snapshot) {
-      this.position = this.snapshotStep = start.snapshot.step;
+      this.claimed = this.snapshotStep = start.snapshot.step;
       this.startState = start.snapshot.loop;
     }
   }
@@ -89,6 +89,14 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
    */
   get resumeState(): LoopState | undefined {
     return this.startState;
+  }
+
+  /**
+   * The run's step counter: the last position a step took (a step under way included), from the
+   * snapshot's step when the run was opened from one. The loop's step limit reads it (agent/budget.ts).
+   */
+  get position(): number {
+    return this.claimed;
   }
 
   /** The step the run was opened from (its snapshot's), 0 when every entry was read. */
@@ -104,7 +112,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
    * entry, in the same commit.
    */
   offerSnapshot(state: () => LoopState, soon = false): void {
-    const position = this.position;
+    const position = this.claimed;
     this.offer = undefined;
     if (position === 0 || position < this.history.lastPosition || this.unfinished.size > 0 || this.thrown.size > 0) return;
     if (this.lastResult?.step !== position) return;
@@ -175,7 +183,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     if (!isValidKind(kind)) throw new UsageError(`"${kind}" is not a valid step kind: use letters, digits, "_" or "-".`);
     const [hole] = this.thrown;
     if (hole !== undefined) throw new UnfinishedBatchError(this.run, hole);
-    const position = ++this.position;
+    const position = ++this.claimed;
     if (this.offer && this.offer.position !== position - 1) this.offer = undefined;
     const first = batch ? (batch.first ??= position) : position;
     if (batch && position >= first + batch.size) throw new UsageError(`step ${position} is not one of the batch of ${batch.size} steps from ${first}: another step was asked for among them`);
@@ -191,7 +199,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
   private giveBack(position: number): void {
     if (!this.unfinished.delete(position)) return; // its result landed: the step is recorded
     this.thrown.add(position);
-    while (this.thrown.delete(this.position)) this.position--;
+    while (this.thrown.delete(this.claimed)) this.claimed--;
   }
 
   // Runs this process's appends one after another: the steps of a batch finish at the same time,
@@ -335,7 +343,6 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     if (!offer || step !== offer.position + 1 || this.lastResult?.step !== offer.position) return undefined;
     this.offer = undefined;
     const loop = offer.state();
-    if (loop.budget.steps !== offer.position) return undefined; // the loop's count and the valve's disagree: no snapshot
     const snapshot: RunSnapshot = {
       format: SNAPSHOT_FORMAT,
       run: this.run,
@@ -368,7 +375,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
    */
   trackCommand(pgid: number, description: string, outlivesStep = false): void {
     this.liveGroups.add(pgid);
-    this.store.local.trackCommand(this.run, pgid, this.position, description, outlivesStep);
+    this.store.local.trackCommand(this.run, pgid, this.claimed, description, outlivesStep);
   }
 
   /** Forgets a process group of `trackCommand` once it has ended. */
