@@ -24,21 +24,29 @@ export interface LimitReached {
   reached: number;
 }
 
-/** Counts a run's steps, model calls and estimated cost against its limits. */
+/**
+ * Holds a run's model calls and estimated cost against its limits, and its steps, which it does not
+ * count: `position` is the valve's (RunJournal.position, the last step the run has reached, a step
+ * being taken included), the run's one step counter.
+ */
 export class Budget {
-  steps = 0;
   turns = 0;
   cost = 0;
   private readonly limits: Limits;
+  private readonly position: () => number;
 
-  constructor(limits: Limits = {}) {
+  constructor(limits: Limits = {}, position: () => number = () => 0) {
     this.limits = limits;
+    this.position = position;
   }
 
-  /** Counts one finished step; a model call also counts its usage, priced for `model`. */
-  count(model?: { name: string; usage: Usage | undefined }): void {
-    this.steps++;
-    if (!model) return;
+  /** The steps the run has reached: the valve's position. */
+  get steps(): number {
+    return this.position();
+  }
+
+  /** Counts one model call's usage, priced for `model`. */
+  countModelCall(model: { name: string; usage: Usage | undefined }): void {
     this.turns++;
     const u = model.usage;
     if (u) this.cost += estimateCost(priceFor(model.name), { input: u.inputTokens, output: u.outputTokens, cacheCreation: u.cacheCreationInputTokens, cacheRead: u.cacheReadInputTokens });

@@ -165,7 +165,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   let config = start ? { ...options.config, model: start.model } : options.config;
   const configChanges = [...(options.configChanges ?? [])];
   const provider = () => options.provider(config.model);
-  const budget = new Budget(options.limits);
+  // Steps are the valve's positions (one counter): the budget reads them, and counts model calls and cost.
+  const budget = new Budget(options.limits, () => journal.position);
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const { hooks } = options;
   // Reads of one answer run at once: a question to the person (a read's too, from a rule) is asked
@@ -204,7 +205,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   // follow-up given while the run was stopped there can join them in the same user turn.
   let pending: UserBlock[] | undefined;
   if (start) {
-    Object.assign(budget, start.budget);
+    // The steps are the valve's, which starts at the snapshot's step; the rest is the loop's to restore.
+    budget.turns = start.budget.turns;
+    budget.cost = start.budget.cost;
     conversation.restore(start);
   } else {
     const task = await taskPrompt();
@@ -245,10 +248,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     // The state here is what a snapshot keeps: the valve writes one with this model call's entry
     // when it is due (every so many steps, and after a compaction, when the conversation is small).
     const at = turn;
-    journal.offerSnapshot(() => loopState(at), compacted);
+    const steps = journal.position;
+    journal.offerSnapshot(() => loopState(at, steps), compacted);
     compacted = false;
     const response = await modelStep(turn);
-    budget.count({ name: response.model || config.model, usage: response.usage });
+    budget.countModelCall({ name: response.model || config.model, usage: response.usage });
     if (response.stopReason === PROMPT_TOO_LONG) {
       // Recorded as the step's result, so replay compacts here too, without asking again.
       await compactNow('prompt-too-long', refusedTokens(response.refused, config.compaction.contextWindow));
@@ -311,9 +315,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       },
       stopBefore: (call) => {
         if (invalidCallResult(call, response)) return undefined; // answered without a step
-        const reached = budget.exceeded(false);
-        if (!reached) budget.count(); // counted as it starts: the limit sees the steps still running
-        return reached;
+        // The calls started before this one have taken their positions (callTool asks for its step
+        // before it awaits anything): the limit sees the steps still running.
+        return budget.exceeded(false);
       },
       run: async (call, batch): Promise<ToolResultBlock> => {
         const invalid = invalidCallResult(call, response);
@@ -379,7 +383,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       if (reason === 'prompt-too-long') throw stuck();
       return conversation.hold();
     }
-    budget.count({ name: done.result.model || config.model, usage: done.result.usage });
+    budget.countModelCall({ name: done.result.model || config.model, usage: done.result.usage });
     // A summary that could not stand for the turns (recorded, replayed here): they are kept whole.
     if (!done.messages) return conversation.hold();
     conversation.replace(done.messages, done.result.tokensAfter);
@@ -387,7 +391,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   }
 
   // The loop's state just before the model call of `turn` (see LoopState): what a snapshot keeps.
-  function loopState(turn: number): LoopState {
+  // `steps`: the valve's position when it was offered (the model step after it is under way when it is taken).
+  function loopState(turn: number, steps: number): LoopState {
     const { tokens, compactionsInARow, isSettled: settled } = conversation;
     return {
       turn,
@@ -396,7 +401,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       tokens,
       compactionsInARow,
       settled,
-      budget: { steps: budget.steps, turns: budget.turns, cost: budget.cost },
+      budget: { steps, turns: budget.turns, cost: budget.cost },
       stopBlocks,
       final,
       partial,
@@ -414,12 +419,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       if (next.model !== undefined) {
         const model = next.model;
         const recorded = await journal.step(CONFIG_STEP_KIND, { model }, () => ({ model }), { describe: `config model ${shortValue(model, 40)}`, summarize: (r) => `model is now ${r.model}` });
-        budget.count();
         config = { ...config, model: recorded.model };
         conversation.useModel(recorded.model);
       } else if (next.compact) {
         await journal.step(CONFIG_STEP_KIND, { compact: true }, () => ({ compact: true }), { describe: 'config compact', summarize: () => 'compaction asked for' });
-        budget.count();
         await compactNow('requested', conversation.tokens);
       }
     }
@@ -450,7 +453,6 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       // The person's files, kept: the tree now is the run's checkpoint, so the question is not asked again.
       ...(changed.changedFiles && options.checkpoint ? { checkpoint: () => options.checkpoint!() } : {}),
     });
-    budget.count();
     stopBlocks = 0;
     lastFollowUp = { message: next.message, step: budget.steps };
     if (recorded.blocked !== undefined) options.onHook?.({ event: 'UserPromptSubmit', blocked: recorded.blocked });
@@ -474,7 +476,6 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       describe: 'hook UserPromptSubmit',
       summarize: (r) => (r.blocked !== undefined ? `blocked: ${shortValue(r.blocked, 40)}` : r.context ? 'context added' : 'went on'),
     });
-    budget.count();
     if (outcome.blocked !== undefined) options.onHook?.({ event: 'UserPromptSubmit', blocked: outcome.blocked });
     return outcome;
   }

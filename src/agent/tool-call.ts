@@ -130,7 +130,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
       // Each process group the call starts is recorded locally while it runs, so a later attempt
       // can stop a command a crash left running (never in the journal: pids mean nothing elsewhere).
       const groups: number[] = [];
-      const onSpawn = (pid: number) => (groups.push(pid), journal.trackCommand(pid, tool.describe(input)));
+      const onSpawn = (pid: number) => (groups.push(pid), journal.commands.track(pid, tool.describe(input)));
       try {
         // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP): a command's group is stopped and its
         // result says so; it is recorded like any result. Only a step whose process died with it is in flight.
@@ -138,7 +138,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
         imageBytes = bytes;
         result = recorded;
       } finally {
-        for (const pid of groups) journal.untrackCommand(pid); // execute returns once its group is gone
+        for (const pid of groups) journal.commands.untrack(pid); // execute returns once its group is gone
       }
       // After the effect, before the result is recorded: the hooks' outcome is part of the result,
       // so replay hands it back; a crash in a hook leaves the step in flight, like a crash in the call.

@@ -12,8 +12,8 @@ import type { RunJournal } from '../valve/run-journal.js';
 // At most this many entries are read back, newest first, to find the last one a crashed attempt recorded.
 const LAST_STEP_LOOKBACK = 50;
 
-/** The BackgroundJournal of `run` on `store`; `journal()` is the run's open journal (for tracking its commands' groups). */
-export function backgroundJournal(store: JournalStore, run: string, journal: () => RunJournal | undefined): BackgroundJournal {
+/** The BackgroundJournal of `run` on `store`; `journal` is the run's open journal (its commands' groups are tracked with it). */
+export function backgroundJournal(store: JournalStore, run: string, journal: RunJournal): BackgroundJournal {
   return {
     startsRecorded: async () => (await backgroundStarts(store, run)).length,
     pastStart: async (n) => {
@@ -22,8 +22,8 @@ export function backgroundJournal(store: JournalStore, run: string, journal: () 
       const record = await readRunRecord(store, run);
       return { command: String((start.input as { command?: unknown }).command ?? ''), step: start.step, ...(await stoppedWhen(store, run, record, start.attempt)) };
     },
-    track: (pgid, description) => journal()?.trackCommand(pgid, description, true),
-    untrack: (pgid) => journal()?.untrackCommand(pgid),
+    track: (pgid, description) => journal.commands.track(pgid, description, true),
+    untrack: (pgid) => journal.commands.untrack(pgid),
   };
 }
 

@@ -6,7 +6,6 @@
 //   settle    the working tree against the last checkpoint; how commands run (the sandbox)
 //   loop      the agent loop through the valve, a checkpoint after each step that may change files
 //   end       run.json says how it ended: finished, stopped at a limit, interrupted, or failed
-import { COMPACT_STEP_KIND } from '../agent/compaction.js';
 import { CONFIG_STEP_KIND, runAgent, type AgentOutcome, type ConfigChange, type FollowUp, type NextMessage } from '../agent/loop.js';
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
@@ -14,8 +13,8 @@ import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWo
 import type { JournalPusher } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
 import { hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
+import type { ModelProvider } from '../model/types.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
-import type { RunSandbox } from '../journal/entry.js';
 import { backgroundCommandsOf, createTools, type BackgroundCommands } from '../tools/index.js';
 import { backgroundJournal } from './background-journal.js';
 import { SpareShells } from '../tools/spare-shell.js';
@@ -27,7 +26,8 @@ import { holdWorktree } from './worktree-lock.js';
 import type { McpPlaces, RunOutcome, SessionEvent, SessionOptions } from './types.js';
 import { planRun, type RunPlan } from './run-plan.js';
 import { finishedRunChanges, finishedRunMoved } from './finished-run.js';
-import { chooseSandbox } from './sandbox.js';
+import { RunSandboxChoice } from './sandbox.js';
+import { RunTurn } from './turn.js';
 import { gitPaths, probeSandboxAsync } from '../tools/sandbox.js';
 import { runConfig } from './config.js';
 import { readInstructions, type InstructionsLeftOut } from './instructions.js';
@@ -120,48 +120,66 @@ export async function driveSession(target: RunTarget, options: SessionOptions): 
   return driveSession(renewed, options);
 }
 
+// The model a run uses now (its last config step's, replayed or live), for a held run's next /model.
+class ModelInUse {
+  constructor(public current: string) {}
+
+  /** Notes a config step's model, replayed or live: the run's model from then on. */
+  note(event: SessionEvent): void {
+    if ((event.type === 'recorded' || event.type === 'replayed') && event.kind === CONFIG_STEP_KIND) {
+      const model = (event.result as { model?: unknown } | undefined)?.model;
+      if (typeof model === 'string') this.current = model;
+    }
+  }
+}
+
+/** What RunLife.open builds, in order, each part from the parts before it: the run, open. */
+interface RunParts {
+  turn: RunTurn;
+  sandbox: RunSandboxChoice;
+  /** --push: the background pusher, flushed at the run's end. */
+  pusher: JournalPusher | undefined;
+  /** The run's MCP servers: started when a new run lists their tools or a live step calls one, stopped at its end. */
+  mcp: McpConnections;
+  secrets: ReturnType<typeof openRunSecrets>;
+  snapshotter: WorktreeSnapshotter;
+  /** run_bash's next command's process, started ahead (tools/spare-shell.ts) and stopped at the run's end. */
+  spares: SpareShells;
+  /** run_bash's background commands of this run in this process: stopped at the run's end, unless the caller keeps them (SessionOptions.keepBackgroundCommands). */
+  background: BackgroundCommands;
+  /** The model provider of a model for this run and its subagents, made on its first live call. */
+  provider: (model: string) => Promise<ModelProvider>;
+  /** The run's subagents (its task calls): the file-step lock they share with it, their approvals. */
+  subagents: Subagents;
+  model: ModelInUse;
+  /** Instructions files a new run left out (they resolve outside their folder): said under the header. */
+  instructionsLeftOut: InstructionsLeftOut[];
+  journal: RunJournal;
+  /** The run's tools: the built-in ones and the MCP tools its configuration pinned. */
+  tools: AnyTool[];
+}
+
 // One run, open: its journal, its working tree's checkpoints, its tools and secrets.
 class RunLife {
-  /** How commands run: chosen in settle(), before anything runs live (its subagents' too). */
-  sandbox: RunSandbox = { kind: 'none', network: true, gitWrites: true };
   private worktreeLock: { release(): void } | undefined;
   /** Until the loop starts (or, held, goes on), nothing has run: a refusal (no credentials, no sandbox, drift) leaves the run as it was. */
   loopStarted = false;
   // The journal's counts when this turn began: a held run's outcome says what its turn replayed and ran.
   private turnStart = { replayed: 0, live: 0 };
-  // The model the run uses now (its last config step's, replayed or live), for a held run's next /model.
-  private model: string;
   // A finished run replayed over files that differ from its last checkpoint: the step of that checkpoint, and the files.
   private changedSince: { step: number; changes: FileChange[] } | undefined;
-  // Instructions files a new run left out (they resolve outside their folder): said under the header.
-  private instructionsLeftOut: InstructionsLeftOut[] = [];
-  // The model providers of the run, shared with its subagents (one notice per model).
-  private providers: ReturnType<typeof providerFor> | undefined;
-  /** The run's subagents (its task calls): the file-step lock they share with it, their approvals. */
-  subagents!: Subagents;
+  private instructionsLeftOut: InstructionsLeftOut[];
+  readonly journal: RunJournal;
+  /** The run's MCP servers, stopped at its end. */
+  readonly mcp: McpConnections;
 
   private constructor(
     private target: RunTarget,
-    private options: SessionOptions,
-    readonly journal: RunJournal,
-    private readonly snapshotter: WorktreeSnapshotter,
-    private readonly tools: AnyTool[],
-    private readonly secrets: ReturnType<typeof openRunSecrets>,
-    private readonly emit: (event: SessionEvent) => void,
-    /** Where `emit` sends: the turn's own listener (a held run's next turn brings its own). */
-    private readonly sink: { emit: (event: SessionEvent) => void },
-    /** The run's MCP servers: started when a new run lists their tools or a live step calls one, stopped at its end. */
-    readonly mcp: McpConnections,
-    /** --push: the background pusher, flushed at the run's end. */
-    private readonly pusher: JournalPusher | undefined,
-    /** run_bash's next command's process, started ahead (tools/spare-shell.ts) and stopped at the run's end. */
-    private readonly spares: SpareShells,
-    /** The run's sandbox, decided once (a new run's MCP servers may have needed it first). */
-    private readonly decideSandbox: () => ReturnType<typeof chooseSandbox>,
-    /** run_bash's background commands of this run in this process: stopped at the run's end, unless the caller keeps them (SessionOptions.keepBackgroundCommands). */
-    private readonly background: BackgroundCommands,
+    private readonly parts: RunParts,
   ) {
-    this.model = target.model;
+    this.journal = parts.journal;
+    this.mcp = parts.mcp;
+    this.instructionsLeftOut = parts.instructionsLeftOut;
   }
 
   /** The run's id. */
@@ -169,35 +187,36 @@ class RunLife {
     return this.target.run;
   }
 
+  // The turn's options (a held run's next turn brings its own).
+  private get options(): SessionOptions {
+    return this.parts.turn.options;
+  }
+
+  private emit(event: SessionEvent): void {
+    this.parts.turn.emit(event);
+  }
+
   /** A held run's next message: its request and the turn's options (listeners, approver, signal) from now on. */
   nextTurn(request: HeldRequest, options: SessionOptions): void {
     const { followUp: _f, newMessage: _n, modelChange: _m, compact: _c, renew: _r, lineage: _l, ...base } = this.target;
+    const { secrets } = this.parts;
     // Redacted before it is a step's key, as continueRun does: the journal never holds the secret.
-    const message = this.secrets.redactor.text(request.message.trim());
+    const message = secrets.redactor.text(request.message.trim());
     // What the model is sent for it (a custom command's text, the files `@` mentions), as continueRun expands it.
     const sent = options.expand && message ? { followUpSent: () => this.expanded(request.message, options) } : {};
-    this.target = { ...base, model: this.model, keepByDefault: true, ...(message ? { followUp: message, ...sent, ...(request.newMessage ? { newMessage: true } : {}) } : {}), ...(request.compact ? { compact: true } : {}), ...(request.model !== undefined ? { modelChange: request.model } : {}) };
-    this.options = options;
-    this.sink.emit = emitterFor(options);
+    this.target = { ...base, model: this.parts.model.current, keepByDefault: true, ...(message ? { followUp: message, ...sent, ...(request.newMessage ? { newMessage: true } : {}) } : {}), ...(request.compact ? { compact: true } : {}), ...(request.model !== undefined ? { modelChange: request.model } : {}) };
+    this.parts.turn.next(options);
     this.changedSince = undefined;
     this.instructionsLeftOut = []; // said when the run opened
     this.turnStart = this.journal.stats;
-    this.journal.newAttempt(); // each message its own attempt in run.json, as when it opened the run
+    this.journal.record.newAttempt(); // each message its own attempt in run.json, as when it opened the run
   }
 
   // A message as the model is sent it (custom commands, `@` mentions), redacted; undefined: as typed.
   private expanded(typed: string, options: SessionOptions): string | undefined {
     const root = this.target.store.repo.root;
     const sent = expandMessage(typed, options.expand, { root, cwd: options.dir ?? process.cwd(), ...(options.permission ? { permission: options.permission } : {}) });
-    return sent === undefined ? undefined : this.secrets.redactor.text(sent);
-  }
-
-  /** Notes a config step's model, replayed or live: the run's model from then on. */
-  noteModel(event: SessionEvent): void {
-    if ((event.type === 'recorded' || event.type === 'replayed') && event.kind === CONFIG_STEP_KIND) {
-      const model = (event.result as { model?: unknown } | undefined)?.model;
-      if (typeof model === 'string') this.model = model;
-    }
+    return sent === undefined ? undefined : this.parts.secrets.redactor.text(sent);
   }
 
   // What this turn replayed and ran live.
@@ -206,18 +225,23 @@ class RunLife {
     return { replayed: replayed - this.turnStart.replayed, live: live - this.turnStart.live };
   }
 
-  /** Opens the run's journal on the entry point's store, with the configuration the run pinned (or pins now). */
+  /**
+   * Opens the run's journal on the entry point's store, with the configuration the run pinned (or
+   * pins now). Each part is built in order from the ones before it, and nothing below reaches back
+   * for this one: what a part reads of the turn (its approver, signal, listener) it reads from
+   * `turn`, how commands run from `sandbox`.
+   */
   static async open(target: RunTarget, options: SessionOptions): Promise<RunLife> {
     const { store } = target;
     const root = store.repo.root;
     // The git directories the sandbox keeps read-only, from the run's one handle (no git asked).
     const gitDirs = gitPaths(root, store.repo);
-    // The sandbox probe runs while the journal opens (chooseSandbox awaits it in settle()).
+    // The sandbox probe runs while the journal opens (the choice awaits it when the run settles).
     if (options.sandbox?.use !== false) void probeSandboxAsync(root, gitDirs);
     const env = options.env ?? process.env;
-    // The turn's listener, behind one indirection: a held run's next turn brings its own.
-    const sink = { emit: emitterFor(options) };
-    const emit = (event: SessionEvent) => sink.emit(event);
+    // The turn's options and listener, behind one object: a held run's next turn brings its own.
+    const turn = new RunTurn(options);
+    const { emit } = turn;
     // --push: in the background, waited for only before a one-shot effect and at the end (a bad
     // $SAVEPOINT_PUSH_TIMEOUT stops here, before anything starts).
     const pusher = createRunPusher(store, target.run, options, env, emit);
@@ -231,25 +255,38 @@ class RunLife {
       const leftOut = Object.keys(readMcpJsonServers(root) ?? {}).filter((name) => !mcpServers.has(name));
       if (leftOut.length) emit({ type: 'repository-left-out', file: MCP_CONFIG_FILE, servers: leftOut });
     }
-    // The sandbox is decided once, by the first that needs it: settle(), or a new run's stdio MCP
-    // servers listing their tools while the journal opens (they run in it too, so none starts before).
-    let deciding: ReturnType<typeof chooseSandbox> | undefined;
-    const decideSandbox = () => (deciding ??= chooseSandbox(root, options.sandbox, options.onSandboxUnavailable));
-    const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir), sandbox: async () => ({ config: (await decideSandbox()).sandbox, root, gitDirs }) });
+    // The sandbox is decided once, by the first that needs it: the run's settling, or a new run's
+    // stdio MCP servers listing their tools while the journal opens.
+    const sandbox = new RunSandboxChoice(root, options.sandbox, options.onSandboxUnavailable);
+    const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir), sandbox: async () => ({ config: (await sandbox.decide()).sandbox, root, gitDirs }) });
     const secrets = openRunSecrets(store.repo.commonDir, mcpServers.size ? { ...env, ...mcpSecretEnv(mcpServers.values()) } : env);
     // The checkpoints write through the run's own object store: one handle for the run.
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
-    let life: RunLife | undefined;
-    const leftOut: InstructionsLeftOut[] = [];
     const spares = new SpareShells();
     // The run's background commands: the same at every opening of the run in this process (a
     // session's next message reads the server its last one started); ids counted from the journal.
     const background = backgroundCommandsOf(target.run);
-    let opened: RunJournal | undefined;
-    background.useJournal(backgroundJournal(store, target.run, () => opened));
+    // The model providers of the run, shared with its subagents (one notice per model), made on the first live call.
+    let providers: ReturnType<typeof providerFor> | undefined;
+    const provider = (model: string) => (providers ??= providerFor(turn.options.provider, (notice) => emit({ type: 'model-notice', ...notice }), turn.options.maxRetryWait))(model);
+    // The task tool drives each call's subagent through this run's Subagents; the turn's approver,
+    // rules and signal are read from `turn` (a held run's next message brings its own).
+    const subagents = new Subagents({
+      store,
+      run: target.run,
+      provider,
+      sandbox: () => sandbox.current,
+      secrets,
+      get approve() { return turn.approve; },
+      get permission() { return turn.permission; },
+      get inFlight() { return turn.inFlight; },
+      get signal() { return turn.signal; },
+      emit,
+    });
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
-    // The task tool drives each call's subagent through this run's Subagents (made once the journal is open).
-    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => life!.sandbox, gitDirs, spares, background, subagents: (request) => life!.subagents.run(request) }));
+    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => sandbox.current, gitDirs, spares, background, subagents: (request) => subagents.run(request) }));
+    const model = new ModelInUse(target.model);
+    const instructionsLeftOut: InstructionsLeftOut[] = [];
     const journal = await openRunJournal(store, {
       run: target.run,
       task: target.task,
@@ -263,19 +300,18 @@ class RunLife {
         if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
         const unavailable = (server: string, message: string) => emit({ type: 'mcp-unavailable', server, message, ...(mcp.logFile(server) ? { log: mcp.logFile(server)! } : {}) });
         // A refusal (no sandbox, none waived) is the run's, said as such, not one server's failure.
-        if ([...mcpServers.values()].some((server) => server.type === 'stdio')) await decideSandbox();
+        if ([...mcpServers.values()].some((server) => server.type === 'stdio')) await sandbox.decide();
         const offered = mcpServers.size ? await offerMcpTools(mcp, unavailable) : undefined;
-        const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env, onLeftOut: (file) => leftOut.push(file) });
+        const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env, onLeftOut: (file) => instructionsLeftOut.push(file) });
         const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
         return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
       },
       // A model call about to go out: the next command's shell starts while the model answers.
-      onEvent: (event) => { if (event.type === 'started' && event.kind === 'model') spares.idle(); life?.noteModel(event); emit(event); },
+      onEvent: (event) => { if (event.type === 'started' && event.kind === 'model') spares.idle(); model.note(event); emit(event); },
       redact: secrets.redactor.value,
       // From the run's snapshot, when it has a valid one: the steps before it are not replayed. Not
       // under a limit, which a full replay may stop at before the snapshot's step.
       fromSnapshot: options.maxSteps === undefined && options.maxTurns === undefined && options.maxCost === undefined,
-      sandbox: () => life!.sandbox,
       startCheckpoint: () => snapshotter.snapshot().tree,
       store: {
         ...(pusher ? { afterAppend: pusher.afterAppend, beforeFence: pusher.settle } : {}),
@@ -287,28 +323,12 @@ class RunLife {
       await mcp.close(); // servers a new run listed before its journal failed to open
       throw error;
     });
-    opened = journal;
-    // The run's tools: the built-in ones and the MCP tools its configuration pinned.
+    // What the open journal lends: background commands count their ids and track their groups in it,
+    // and the subagents get the tools and configuration it pinned.
+    background.useJournal(backgroundJournal(store, target.run, journal));
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
-    life = new RunLife(target, options, journal, snapshotter, runTools, secrets, emit, sink, mcp, pusher, spares, decideSandbox, background);
-    life.instructionsLeftOut = leftOut;
-    const openedLife = life;
-    life.subagents = new Subagents({
-      store,
-      run: target.run,
-      config: () => journal.config!,
-      tools: () => runTools,
-      provider: (model) => openedLife.provider(model),
-      sandbox: () => openedLife.sandbox,
-      secrets,
-      // The turn's approver, rules and signal (a held run's next message brings its own).
-      get approve() { return openedLife.options.approve; },
-      get permission() { return openedLife.options.permission; },
-      get inFlight() { return openedLife.options.inFlight; },
-      get signal() { return openedLife.options.signal; },
-      emit,
-    });
-    return life;
+    subagents.useRun(journal.config!, runTools);
+    return new RunLife(target, { turn, sandbox, pusher, mcp, secrets, snapshotter, spares, background, provider, subagents, model, instructionsLeftOut, journal, tools: runTools });
   }
 
   /**
@@ -317,9 +337,9 @@ class RunLife {
    */
   async renewal(): Promise<RunTarget | undefined> {
     const { target, journal } = this;
-    const record = journal.runRecord;
+    const record = journal.record.current;
     if (!target.renew || record?.status !== 'finished') return undefined;
-    const moved = await finishedRunMoved(record, journal, this.snapshotter, target.store.repo);
+    const moved = await finishedRunMoved(record, journal, this.parts.snapshotter, target.store.repo);
     if (!moved) return undefined;
     this.emit({ type: 'new-run-for-task', run: target.renew.run, previous: target.run, finishedAt: record.updatedAt, ...moved });
     const { renew: _renew, ...rest } = target;
@@ -332,7 +352,7 @@ class RunLife {
    */
   begin(held = false): RunPlan {
     const { journal, target, options } = this;
-    const record = journal.runRecord;
+    const record = journal.record.current;
     if (!this.worktreeLock && (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact)) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
     // Held, the history holds no recorded step any more (each was handed back): the plan is the new request's alone.
     const { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened } = planRun(journal, target);
@@ -348,9 +368,9 @@ class RunLife {
    * which (the CLI prints them before the answer, and --json's final event carries them).
    */
   async compareFinishedFiles(): Promise<void> {
-    const record = this.journal.runRecord;
+    const record = this.journal.record.current;
     if (!record) return;
-    this.changedSince = await finishedRunChanges(record, this.journal, this.snapshotter);
+    this.changedSince = await finishedRunChanges(record, this.journal, this.parts.snapshotter);
     if (this.changedSince) this.emit({ type: 'finished-over-changes', run: this.target.run, finishedAt: record.updatedAt, step: this.changedSince.step, changes: this.changedSince.changes });
   }
 
@@ -360,17 +380,19 @@ class RunLife {
    */
   async settle(plan: RunPlan): Promise<void> {
     const { journal, target, options } = this;
-    const record = journal.runRecord;
+    const record = journal.record.current;
     if (record) {
       const { personChanges } = await settleWorktree({
         run: target.run,
         root: target.store.repo.root,
         record,
         history: journal.history,
-        snapshotter: this.snapshotter,
-        reveal: this.secrets.revealer.partial,
+        snapshotter: this.parts.snapshotter,
+        reveal: this.parts.secrets.revealer.partial,
         store: journal.store,
-        keepReachable: (tree) => journal.keepReachable(tree),
+        // A snapshot written but not recorded (the one drift is measured with) is kept from `git gc --prune=now`
+        // until the next step's checkpoint lands: later checkpoints reuse its objects.
+        keepReachable: (tree) => journal.store.local.keepTree(target.run, tree),
         options,
         keepByDefault: target.keepByDefault,
         // Subagents of task steps not yet recorded worked on the tree after the run's last checkpoint.
@@ -379,8 +401,9 @@ class RunLife {
       });
       tellOfHandEdits(plan, personChanges, journal.history.lastPosition, record.status === 'finished');
     }
-    const { sandbox, choice } = await this.decideSandbox();
-    this.sandbox = sandbox;
+    const { sandbox, choice } = await this.parts.sandbox.settle();
+    // Recorded with this process's attempt at its first write: told now, never asked for during an append.
+    journal.record.useSandbox(sandbox);
     // Said in the run's header: how this process's commands and MCP servers run.
     this.emit({ type: 'sandbox', ...sandbox, choice, ...mcpPlaces(this.mcp.servers) });
   }
@@ -390,15 +413,15 @@ class RunLife {
     const { journal, target, options } = this;
     this.loopStarted = true;
     // Read at each use: a held run's later turns bring their own approver, rules and signal.
-    const life = this;
+    const { turn } = this.parts;
     return runAgent({
       journal,
       // What the run sent (run.json's prompt) when it differs from what the person typed.
-      task: journal.prompt ?? target.task,
+      task: journal.record.prompt ?? target.task,
       config: journal.config!,
-      provider: (model) => this.provider(model),
-      tools: this.tools,
-      revealSecrets: this.secrets.revealer.value,
+      provider: this.parts.provider,
+      tools: this.parts.tools,
+      revealSecrets: this.parts.secrets.revealer.value,
       ...(options.hooks?.length ? { hooks: this.hooks(options.hooks) } : {}),
       onHook: (notice) => this.emit({ type: 'hook', ...notice }),
       followUps,
@@ -406,12 +429,12 @@ class RunLife {
       changesOnly,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
-      get approve() { return life.options.approve; },
-      get permission() { return life.options.permission; },
+      get approve() { return turn.approve; },
+      get permission() { return turn.permission; },
       onText: (text) => this.emit({ type: 'text', text }),
       onOutput: (chunk) => this.emit({ type: 'output', chunk }),
       onThinking: (text) => this.emit({ type: 'thinking', text }),
-      get signal() { return life.options.signal; },
+      get signal() { return turn.signal; },
       ...(hold ? { hold } : {}),
       // An edit or a write names the one file it changed: its checkpoint updates that path only.
       // The step's result entry records the checkpoint at once: its few new objects go into that
@@ -419,9 +442,9 @@ class RunLife {
       // Under the file-step lock its subagents share: a task step's checkpoint waits for the step
       // another subagent is taking, so each checkpoint holds whole steps.
       checkpoint: (paths) =>
-        this.subagents.checkpoint(() => {
+        this.parts.subagents.checkpoint(() => {
           const hold = { hold: true };
-          const snapshot = paths ? this.snapshotter.snapshotPaths(paths, hold) : this.snapshotter.snapshot(hold);
+          const snapshot = paths ? this.parts.snapshotter.snapshotPaths(paths, hold) : this.parts.snapshotter.snapshot(hold);
           return { tree: snapshot.tree, skipped: snapshot.skipped };
         }),
     });
@@ -432,28 +455,22 @@ class RunLife {
   private hooks(hooks: NonNullable<SessionOptions['hooks']>): Hooks {
     const { target, options } = this;
     const root = target.store.repo.root;
-    const place = { root, env: options.env ?? process.env, sandbox: () => this.sandbox, gitDirs: gitPaths(root, target.store.repo), ...(options.signal ? { signal: options.signal } : {}) };
+    const place = { root, env: options.env ?? process.env, sandbox: () => this.parts.sandbox.current, gitDirs: gitPaths(root, target.store.repo), ...(options.signal ? { signal: options.signal } : {}) };
     return new Hooks(hooks, place, target.run, (warning) => this.emit({ type: 'hook-warning', ...warning }));
-  }
-
-  /** The model provider of `model` for this run and its subagents, made on its first live call. */
-  provider(model: string): ReturnType<ReturnType<typeof providerFor>> {
-    this.providers ??= providerFor(this.options.provider, (notice) => this.emit({ type: 'model-notice', ...notice }), this.options.maxRetryWait);
-    return this.providers(model);
   }
 
   /** Records how the loop ended: stopped at a limit (run.json's totals only), or finished with its answer. */
   async end(outcome: AgentOutcome): Promise<RunOutcome> {
     const { journal, target } = this;
     if (outcome.limit) {
-      await journal.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
+      await journal.record.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
       const pushFailure = await this.flush();
       return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...this.turnStats() };
     }
     if (outcome.waiting) {
       // A change alone, given to a run stopped in its turn: the run stays stopped, waiting for a
       // message, as the person left it (run.json is not told it finished).
-      if (this.turnStats().live > 0) await journal.markInterrupted('the person; a change alone, waiting for their message').catch(() => {});
+      if (this.turnStats().live > 0) await journal.record.markInterrupted('the person; a change alone, waiting for their message').catch(() => {});
       const pushFailure = await this.flush();
       return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: 'finished', waiting: true, final: '', steps: outcome.steps, ...this.turnStats() };
     }
@@ -468,7 +485,7 @@ class RunLife {
     const { journal, target, options } = this;
     if (options.signal?.aborted) {
       const reason = options.signal.reason;
-      await journal.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
+      await journal.record.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
       await this.flush(INTERRUPTED_FLUSH_MS);
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...this.turnStats() };
     }
@@ -480,7 +497,7 @@ class RunLife {
 
   // --push: what is left goes to the remote now, or the run says what did not (pushing.ts).
   private flush(capMs?: number): Promise<Error | undefined> {
-    return flushRunPushes(this.pusher, this.emit, capMs);
+    return flushRunPushes(this.parts.pusher, this.parts.turn.emit, capMs);
   }
 
   /**
@@ -495,10 +512,10 @@ class RunLife {
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
   close(): void {
-    void this.spares.close();
+    void this.parts.spares.close();
     // A run's end stops its background commands (this process's exit would, see os/background-process.ts).
-    if (!this.options.keepBackgroundCommands) void this.background.stopAll();
-    this.pusher?.close();
+    if (!this.options.keepBackgroundCommands) void this.parts.background.stopAll();
+    this.parts.pusher?.close();
     this.worktreeLock?.release();
     this.journal.close();
     // The run's packs go into one deltified pack, so that what a run leaves in .git is small. It starts
@@ -630,17 +647,4 @@ function tellOfHandEdits(plan: RunPlan, changes: FileChange[], lastPosition: num
   if (newest?.step !== undefined && newest.step > lastPosition) newest.changedFiles = changes;
   // A change alone (/model, /compact after a stop) asks no model either: the next message tells them.
   else if (!finished && !plan.changesOnly) plan.followUps.push({ message: '', changedFiles: changes, step: lastPosition + 1 + plan.configChanges.filter((change) => (change.step ?? 0) > lastPosition).length });
-}
-
-// The session's events as the caller hears them. A compact step, live or replayed, is also told as
-// a compaction with the conversation's size.
-function emitterFor(options: SessionOptions): (event: SessionEvent) => void {
-  const { onEvent } = options;
-  return (event) => {
-    onEvent?.(event);
-    if ((event.type === 'recorded' || event.type === 'replayed') && event.kind === COMPACT_STEP_KIND) {
-      const result = event.result as { tokensBefore?: number; tokensAfter?: number } | undefined;
-      onEvent?.({ type: 'compaction', position: event.position, replayed: event.type === 'replayed', tokensBefore: result?.tokensBefore ?? null, tokensAfter: result?.tokensAfter ?? null });
-    }
-  };
 }

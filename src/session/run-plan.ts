@@ -30,7 +30,7 @@ export interface OpenedRun extends RunPlan {
 
 /** What `target` asks of the run `journal` holds: its follow-ups and config changes, new ones added at the steps they will take. */
 export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | 'followUp' | 'followUpSent' | 'newMessage' | 'modelChange' | 'compact'>): OpenedRun {
-  const record = journal.runRecord;
+  const record = journal.record.current;
   const followUps = recordedFollowUps(journal);
   const configChanges = recordedConfigChanges(journal);
   // Opened from a snapshot, the steps up to it were not read: it says which model and follow-up they left.
@@ -66,7 +66,7 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   const givenAt = target.followUp !== undefined && !newFollowUp ? lastRecorded?.step : undefined;
   const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
   // The last attempt ran a step again and was killed before it recorded anything.
-  const lastAttempt = journal.killedAttempt;
+  const lastAttempt = journal.record.killedAttempt;
   const killed = lastAttempt && { attempt: lastAttempt.number, startedAt: lastAttempt.startedAt, host: lastAttempt.host, pid: lastAttempt.pid, rerun: lastAttempt.rerun! };
   const told = journal.config?.instructions;
   // The run's latest follow-up, new or recorded (the identical `continue` again, a resume after a

@@ -26,3 +26,37 @@ export async function chooseSandbox(root: string, request: SandboxRequest = {}, 
   if (onUnavailable && (await onUnavailable(probe.reason, sandboxRemedy(probe)))) return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'asked' };
   throw new SandboxUnavailableError(probe.reason, sandboxRemedy(probe));
 }
+
+/**
+ * The sandbox of one run in this process, decided once by the first that needs it: a new run's
+ * stdio MCP servers listing their tools while the journal opens (they run in it too, so none starts
+ * before), or the run's settling before it goes live. `current` is what commands run in from then on
+ * (no sandbox until it is settled: nothing runs live before).
+ */
+export class RunSandboxChoice {
+  private deciding: ReturnType<typeof chooseSandbox> | undefined;
+  private settled: RunSandbox = { kind: 'none', network: true, gitWrites: true };
+
+  constructor(
+    private readonly root: string,
+    private readonly request: SandboxRequest | undefined,
+    private readonly onUnavailable: ((reason: string, remedy: string) => Promise<boolean>) | undefined,
+  ) {}
+
+  /** The decision, made on the first call (the probe started when the run opened). */
+  decide(): ReturnType<typeof chooseSandbox> {
+    return (this.deciding ??= chooseSandbox(this.root, this.request, this.onUnavailable));
+  }
+
+  /** Decides (once) and makes the decision the run's from now on. */
+  async settle(): Promise<{ sandbox: RunSandbox; choice: SandboxChoice }> {
+    const decided = await this.decide();
+    this.settled = decided.sandbox;
+    return decided;
+  }
+
+  /** How this run's commands run now. */
+  get current(): RunSandbox {
+    return this.settled;
+  }
+}

@@ -68,10 +68,6 @@ export interface SubagentParent {
   /** The parent's journal store (its repository; each subagent opens its own store on it, as another process would). */
   store: JournalStore;
   run: string;
-  /** The parent's pinned configuration, read when a subagent is created. */
-  config: () => RunConfig;
-  /** The parent's tools (built-in and MCP), read when a subagent starts: the subagent gets them all but `task`. */
-  tools: () => AnyTool[];
   provider: (model: string) => ModelProvider | Promise<ModelProvider>;
   sandbox: () => RunSandbox;
   secrets: ReturnType<typeof openRunSecrets>;
@@ -88,18 +84,31 @@ export class Subagents {
   readonly files = new FileStepLock();
   // One question at a time in the parent's terminal.
   private questions: Promise<unknown> = Promise.resolve();
+  // The parent's pinned configuration and its tools (built-in and MCP): see useRun.
+  private parentRun: { config: RunConfig; tools: AnyTool[] } | undefined;
 
   constructor(private readonly parent: SubagentParent) {}
 
+  /**
+   * The parent's pinned configuration (a subagent's, minus the task tool) and its tools (a
+   * subagent gets them all but `task`), once the parent's journal has pinned them. The run's tools
+   * are recursive (its task tool runs subagents with them), so the subagents are made before the
+   * tools and handed these after; a task call runs only in the parent's loop, after both.
+   */
+  useRun(config: RunConfig, tools: AnyTool[]): void {
+    this.parentRun = { config, tools };
+  }
+
   /** Drives (or resumes) the subagent of the task call at `request.step` to its final answer. */
   async run(request: SubagentRequest): Promise<ToolResult> {
-    const { parent } = this;
+    const { parent, parentRun } = this;
+    if (!parentRun) throw new Error('a subagent was asked for before its parent run was open');
     const run = subagentRunId(parent.run, request.step);
     const label = { run, description: request.description };
     // A store of its own (its object store, its tip): its appends race the parent's as another process's would.
     const store = await JournalStore.open(parent.store.repo.root);
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: parent.secrets.redactor.text, recordName: parent.secrets.recordName });
-    const pinned = parent.config();
+    const pinned = parentRun.config;
     const journal = await openRunJournal(store, {
       run,
       task: request.prompt,
@@ -109,15 +118,16 @@ export class Subagents {
       config: async (existing) => existing?.config ?? { ...pinned, tools: pinned.tools.filter((tool) => tool.name !== TASK_TOOL) },
       onEvent: (event) => parent.emit({ type: 'subagent', ...label, parentStep: request.step, event }),
       redact: parent.secrets.redactor.value,
-      sandbox: parent.sandbox,
       startCheckpoint: () => this.files.holding(() => snapshotter.snapshot().tree),
     });
+    // The parent's sandbox, settled before its loop started this task call: this attempt's in run.json.
+    journal.record.useSandbox(parent.sandbox());
     try {
-      const record = journal.runRecord;
+      const record = journal.record.current;
       // Finished before: its answer from run.json, nothing asked again.
       if (record?.status === 'finished') return answer(record.final ?? '', record.refused === true);
       const held: { release?: () => void } = {};
-      const tools = parent.tools().filter((tool) => tool.name !== TASK_TOOL).map((tool) => this.lockedTool(tool, held));
+      const tools = parentRun.tools.filter((tool) => tool.name !== TASK_TOOL).map((tool) => this.lockedTool(tool, held));
       const outcome = await runAgent({
         journal,
         task: request.prompt,
@@ -147,7 +157,7 @@ export class Subagents {
       const signal = request.signal ?? parent.signal;
       if (signal?.aborted) {
         const reason = signal.reason;
-        await journal.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
+        await journal.record.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
       } else {
         await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
       }

@@ -8,10 +8,10 @@ import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunC
 import { runBlobPath, stepFilePath } from '../journal/layout.js';
 import { configDigest, SNAPSHOT_AFTER_COMPACTION, SNAPSHOT_EVERY, SNAPSHOT_FORMAT, snapshotPath, type LoopState, type RunSnapshot } from './snapshot.js';
 import { hashObject } from '../git/git-object.js';
-import { stopOwnCommands } from '../locks/live-commands.js';
 import type { RunLock } from '../locks/run-lock.js';
 import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
 import type { JournalStorage } from '../journal/journal-storage.js';
+import { RunCommands } from '../journal/run-commands.js';
 import type { History, StepCall } from './history.js';
 import { stepKey } from './key.js';
 import { RunRecordWriter, type RunOrigin } from './run-record.js';
@@ -32,12 +32,12 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
   readonly store: Store;
   readonly history: History;
   private readonly lock: RunLock;
-  // The process groups of this process's commands still running (trackCommand).
-  private readonly liveGroups = new Set<number>();
+  /** The process groups this run's commands run in, tracked while they run (journal/run-commands.ts). */
+  readonly commands: RunCommands;
   private readonly options: Omit<OpenJournalOptions, 'dir'>;
-  // run.json: what the run as a whole says about itself (run-record.ts).
-  private readonly runFile: RunRecordWriter;
-  private position = 0;
+  /** run.json: what the run as a whole says about itself, and its life cycle (run-record.ts). */
+  readonly record: RunRecordWriter;
+  private claimed = 0; // the last position a step took (see position)
   private readonly counts = { replayed: 0, live: 0 };
   // The positions this process claimed and has no result for yet (steps running, a batch's reads
   // at once), and those whose step threw with none: see giveBack.
@@ -71,14 +71,14 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     this.options = options;
     this.run = options.run;
     this.history = history;
-    this.runFile = new RunRecordWriter({ run: options.run, store, options, origin, checkOwner: () => lock.check() }, record);
+    this.record = new RunRecordWriter({ run: options.run, store, options, origin, history, checkOwner: () => lock.check() }, record);
     // Taken over while paused: a command this process still runs is stopped, as the new owner may not reach it.
-    lock.onLost(() => stopOwnCommands(this.liveGroups));
-    const killed = this.killedAttempt;
-    if (killed) this.runFile.noteKilled(killed.number);
+    this.commands = new RunCommands(store.local, options.run, lock, () => this.claimed);
+    const killed = this.record.killedAttempt;
+    if (killed) this.record.noteKilled(killed.number);
     this.lastResult = start.lastResult;
     if (start.snapshot) {
-      this.position = this.snapshotStep = start.snapshot.step;
+      this.claimed = this.snapshotStep = start.snapshot.step;
       this.startState = start.snapshot.loop;
     }
   }
@@ -89,6 +89,14 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
    */
   get resumeState(): LoopState | undefined {
     return this.startState;
+  }
+
+  /**
+   * The run's step counter: the last position a step took (a step under way included), from the
+   * snapshot's step when the run was opened from one. The loop's step limit reads it (agent/budget.ts).
+   */
+  get position(): number {
+    return this.claimed;
   }
 
   /** The step the run was opened from (its snapshot's), 0 when every entry was read. */
@@ -104,22 +112,12 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
    * entry, in the same commit.
    */
   offerSnapshot(state: () => LoopState, soon = false): void {
-    const position = this.position;
+    const position = this.claimed;
     this.offer = undefined;
     if (position === 0 || position < this.history.lastPosition || this.unfinished.size > 0 || this.thrown.size > 0) return;
     if (this.lastResult?.step !== position) return;
     if (position - this.snapshotStep < (soon ? SNAPSHOT_AFTER_COMPACTION : SNAPSHOT_EVERY)) return;
     this.offer = { position, state };
-  }
-
-  /**
-   * The last attempt, when it ran a step left in flight again (`rerun`) and that step is still in
-   * flight: it was killed before it recorded anything (its line in run.json is all it left).
-   */
-  get killedAttempt(): RunRecord['attempts'][number] | undefined {
-    const last = this.runFile.current?.attempts.at(-1);
-    if (last?.rerun === undefined || last.end || last.interruptedAt) return undefined;
-    return this.history.inFlight && this.history.lastPosition === last.rerun ? last : undefined;
   }
 
   /**
@@ -175,7 +173,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     if (!isValidKind(kind)) throw new UsageError(`"${kind}" is not a valid step kind: use letters, digits, "_" or "-".`);
     const [hole] = this.thrown;
     if (hole !== undefined) throw new UnfinishedBatchError(this.run, hole);
-    const position = ++this.position;
+    const position = ++this.claimed;
     if (this.offer && this.offer.position !== position - 1) this.offer = undefined;
     const first = batch ? (batch.first ??= position) : position;
     if (batch && position >= first + batch.size) throw new UsageError(`step ${position} is not one of the batch of ${batch.size} steps from ${first}: another step was asked for among them`);
@@ -191,7 +189,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
   private giveBack(position: number): void {
     if (!this.unfinished.delete(position)) return; // its result landed: the step is recorded
     this.thrown.add(position);
-    while (this.thrown.delete(this.position)) this.position--;
+    while (this.thrown.delete(this.claimed)) this.claimed--;
   }
 
   // Runs this process's appends one after another: the steps of a batch finish at the same time,
@@ -212,7 +210,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
   }
 
   private async resolveInFlight<T>(call: StepCall, input: unknown, intent: JournalEntry, options: StepOptions<T>): Promise<InFlightAnswer<T>> {
-    const interrupted = this.runFile.current?.attempts.some((a) => a.number === intent.attempt && a.interruptedAt) ?? false;
+    const interrupted = this.record.current?.attempts.some((a) => a.number === intent.attempt && a.interruptedAt) ?? false;
     const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt, interrupted };
     // A one-shot step is never repeated on nobody's say-so (the mail must not go out twice).
     if (!options.onInFlight) throw new InFlightError(this.run, call.position, call.description, true);
@@ -256,7 +254,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
       description: call.description,
       input,
       startedAt: startedAt.toISOString(),
-      attempt: this.runFile.attemptNumber,
+      attempt: this.record.attemptNumber,
       ...(call.batch ? { batch: call.batch } : {}),
     };
   }
@@ -271,19 +269,19 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
 
   private async noteRerunNow(call: StepCall): Promise<void> {
     this.lock.check();
-    const first = this.runFile.firstWrite(call.position, this.history.totals(), call.position);
+    const first = this.record.firstWrite(call.position, this.history.totals(), call.position);
     if (!first) return;
     try {
       await this.store.append([first.file], `${this.run} #${call.position} ${oneLine(call.description, 120)} (running again: in flight at a crash)`, () => this.lock.check());
     } catch (error) {
       if (!appendedCommitOf(error)) {
-        this.runFile.abandon();
+        this.record.abandon();
         throw error;
       }
-      this.runFile.commit(first.record);
+      this.record.commit(first.record);
       throw error; // written, then the push failed
     }
-    this.runFile.commit(first.record);
+    this.record.commit(first.record);
   }
 
   private write(entry: JournalEntry, subject: string, fence?: string, blobs: Buffer[] = []): Promise<JournalEntry> {
@@ -298,9 +296,9 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     for (const bytes of blobs) files.push({ path: runBlobPath(this.run, hashObject('blob', bytes)), content: bytes });
     const snapshot = this.takeOffer(entry.step);
     if (snapshot) files.push({ path: snapshotPath(this.run), content: snapshot.content });
-    const wasNew = this.runFile.isNew;
+    const wasNew = this.record.isNew;
     // The first step this attempt runs live: of a batch, the lowest still running may land after this one.
-    const first = this.runFile.firstWrite(Math.min(entry.step, ...this.unfinished), this.history.totals(safe));
+    const first = this.record.firstWrite(Math.min(entry.step, ...this.unfinished), this.history.totals(safe));
     if (first) files.push(first.file);
     const worktree = safe.checkpoint ?? (first && wasNew ? first.record.startCheckpoint : undefined);
     if (worktree) files.push({ path: `runs/${this.run}/worktree`, tree: worktree });
@@ -312,12 +310,12 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
       if (!appendedCommitOf(error)) {
-        if (first) this.runFile.abandon();
+        if (first) this.record.abandon();
         throw error;
       }
       pushError = error; // written, then the push failed: recorded like any entry, then thrown
     }
-    if (first) this.runFile.commit(first.record);
+    if (first) this.record.commit(first.record);
     if (snapshot) this.snapshotStep = snapshot.step;
     if (safe.phase === 'result' && safe.step > (this.lastResult?.step ?? 0)) this.lastResult = { step: safe.step, kind: safe.kind, oid: hashObject('blob', Buffer.from(content)) };
     this.history.add(safe); // a result only counted: never looked up again (positions only move on)
@@ -335,7 +333,6 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     if (!offer || step !== offer.position + 1 || this.lastResult?.step !== offer.position) return undefined;
     this.offer = undefined;
     const loop = offer.state();
-    if (loop.budget.steps !== offer.position) return undefined; // the loop's count and the valve's disagree: no snapshot
     const snapshot: RunSnapshot = {
       format: SNAPSHOT_FORMAT,
       run: this.run,
@@ -359,77 +356,17 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
    * already says so (replaying a finished run leaves the branch untouched).
    */
   async finish(status: 'finished' | 'failed', details: { final?: string; error?: string; refused?: boolean } = {}): Promise<void> {
-    await this.runFile.finish(status, details, this.history.totals(), this.history.lastPosition);
-  }
-
-  /**
-   * Records, on this machine only, a process group the current step started (see live-commands.ts);
-   * `outlivesStep`: a background command, which this process may still run when it opens the run again.
-   */
-  trackCommand(pgid: number, description: string, outlivesStep = false): void {
-    this.liveGroups.add(pgid);
-    this.store.local.trackCommand(this.run, pgid, this.position, description, outlivesStep);
-  }
-
-  /** Forgets a process group of `trackCommand` once it has ended. */
-  untrackCommand(pgid: number): void {
-    this.liveGroups.delete(pgid);
-    this.store.local.untrackCommand(this.run, pgid);
-  }
-
-  /**
-   * Keeps `tree`, a working-tree snapshot written but not recorded (the one a resume measures drift
-   * with), safe from `git gc --prune=now` until the next step's checkpoint lands: later checkpoints
-   * reuse its objects.
-   */
-  async keepReachable(tree: string): Promise<void> {
-    await this.store.local.keepTree(this.run, tree);
-  }
-
-  /**
-   * Notes in run.json that this process's attempt was stopped (Ctrl-C, SIGTERM, SIGHUP: `by` says), so the next one says the
-   * run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
-   */
-  async markInterrupted(by = 'a signal'): Promise<void> {
-    const at = new Date().toISOString();
-    await this.runFile.note(`interrupted (${by})`, this.history.totals(), (a, mine) => (mine ? { ...a, end: { how: 'interrupted', at }, interruptedAt: at } : a));
-  }
-
-  /**
-   * Notes in run.json the totals of a run stopped at one of its limits (`--max-steps` and the
-   * like), unfinished: else `savepoint runs` could not trust them and would read every entry.
-   */
-  async markStopped(limit: string): Promise<void> {
-    const at = new Date().toISOString();
-    await this.runFile.note(`stopped at its ${limit} limit`, this.history.totals(), (a, mine) => (mine ? { ...a, end: { how: 'limit', at, limit } } : a));
-  }
-
-  /** The run's metadata as last read or written (undefined for a run not yet written). */
-  get runRecord(): RunRecord | undefined {
-    return this.runFile.current;
-  }
-
-  /** What the model is sent for the task: the prompt run.json recorded (RunRecord.prompt), else the one a new run will record; undefined: the task itself. */
-  get prompt(): string | undefined {
-    return this.runFile.current ? this.runFile.current.prompt : (this.options.prompt as string | undefined);
+    await this.record.finish(status, details);
   }
 
   /** The configuration the run uses: the one run.json recorded, else the one it will record. */
   get config(): RunConfig | undefined {
-    return this.runFile.current?.config ?? (this.options.config as RunConfig | undefined);
+    return this.record.current?.config ?? (this.options.config as RunConfig | undefined);
   }
 
   /** How many steps this process replayed and ran live so far. */
   get stats(): { replayed: number; live: number } {
     return { ...this.counts };
-  }
-
-  /**
-   * The next entry starts a new attempt in run.json, as a new process's first entry does: a session
-   * holding the run open gives each message its own attempt (session/hold.ts).
-   */
-  newAttempt(): void {
-    this.runFile.newAttempt();
   }
 
   /** Releases the run lock. The journal needs no other closing: every step is already on disk. */

@@ -8,6 +8,7 @@ import { appendedCommitOf, type JournalFile } from '../journal/store.js';
 import type { JournalStorage } from '../journal/journal-storage.js';
 import { oneLine, shortValue } from '../format/text.js';
 import type { OpenJournalOptions } from './step-types.js';
+import type { History } from './history.js';
 
 /** Where a run began and who is writing it now: the facts run.json records that come from outside. */
 export interface RunOrigin {
@@ -22,12 +23,14 @@ export interface RunOrigin {
   pid: number;
 }
 
-/** What the writer needs of the run: its id, its store, its hooks, and the guard that it still owns it. */
+/** What the writer needs of the run: its id, its store, its hooks, its entries, and the guard that it still owns it. */
 export interface RunRecordContext {
   run: string;
   store: JournalStorage;
   options: Omit<OpenJournalOptions, 'dir'>;
   origin: RunOrigin;
+  /** What the journal recorded (totals, the last position, a step in flight). */
+  history: History;
   /** Throws when another process took the run over (run-lock.ts). */
   checkOwner: () => void;
 }
@@ -42,6 +45,8 @@ export class RunRecordWriter {
   private attempt: number | undefined;
   // The attempt found killed before it recorded anything, to note at this process's first write (noteKilled).
   private killed: number | undefined;
+  // How this process runs commands, recorded with its attempt (useSandbox).
+  private sandbox: RunSandbox | undefined;
 
   constructor(
     private readonly context: RunRecordContext,
@@ -53,6 +58,30 @@ export class RunRecordWriter {
   /** The run's metadata as last read or written (undefined for a run not yet written). */
   get current(): RunRecord | undefined {
     return this.record;
+  }
+
+  /** What the model is sent for the task: the prompt run.json recorded (RunRecord.prompt), else the one a new run will record; undefined: the task itself. */
+  get prompt(): string | undefined {
+    return this.record ? this.record.prompt : (this.context.options.prompt as string | undefined);
+  }
+
+  /**
+   * The last attempt, when it ran a step left in flight again (`rerun`) and that step is still in
+   * flight: it was killed before it recorded anything (its line in run.json is all it left).
+   */
+  get killedAttempt(): RunRecord['attempts'][number] | undefined {
+    const last = this.record?.attempts.at(-1);
+    if (last?.rerun === undefined || last.end || last.interruptedAt) return undefined;
+    const { history } = this.context;
+    return history.inFlight && history.lastPosition === last.rerun ? last : undefined;
+  }
+
+  /**
+   * How this process runs commands (the session's sandbox, chosen before anything runs live):
+   * recorded with this process's attempt at its first write. Told, never asked for during an append.
+   */
+  useSandbox(sandbox: RunSandbox): void {
+    this.sandbox = sandbox;
   }
 
   /** The attempt this process's entries belong to. */
@@ -117,7 +146,10 @@ export class RunRecordWriter {
    * that never wrote anything. A success clears an earlier attempt's error from the run's status;
    * the attempt that failed keeps it in its own history (the entries and the commit that said so).
    */
-  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string; refused?: boolean }, totals: RunTotals, lastPosition: number): Promise<void> {
+  async finish(status: 'finished' | 'failed', details: { final?: string; error?: string; refused?: boolean }): Promise<void> {
+    const { history } = this.context;
+    const totals = history.totals();
+    const lastPosition = history.lastPosition;
     if (this.record && this.record.status === status && this.record.final === details.final && Boolean(this.record.refused) === Boolean(details.refused) && this.attempt === undefined) return;
     if (!this.record && this.attempt === undefined && lastPosition === 0 && status === 'failed') return;
     const change: Partial<RunRecord> = { status, ...details, totals };
@@ -145,13 +177,29 @@ export class RunRecordWriter {
   }
 
   /**
-   * run.json again, with the totals as they are now (and each attempt changed by `attempt`, when
-   * given); nothing when this process wrote nothing.
+   * Notes that this process's attempt was stopped (Ctrl-C, SIGTERM, SIGHUP: `by` says), so the next one says the
+   * run was interrupted rather than that it crashed. Nothing to note when it wrote nothing.
    */
-  async note(what: string, totals: RunTotals, attempt?: (a: RunRecord['attempts'][number], mine: boolean) => RunRecord['attempts'][number]): Promise<void> {
+  async markInterrupted(by = 'a signal'): Promise<void> {
+    const at = new Date().toISOString();
+    await this.note(`interrupted (${by})`, (a, mine) => (mine ? { ...a, end: { how: 'interrupted', at }, interruptedAt: at } : a));
+  }
+
+  /**
+   * Notes the totals of a run stopped at one of its limits (`--max-steps` and the like),
+   * unfinished: else `savepoint runs` could not trust them and would read every entry.
+   */
+  async markStopped(limit: string): Promise<void> {
+    const at = new Date().toISOString();
+    await this.note(`stopped at its ${limit} limit`, (a, mine) => (mine ? { ...a, end: { how: 'limit', at, limit } } : a));
+  }
+
+  // run.json again, with the totals as they are now (and each attempt changed by `attempt`, when
+  // given); nothing when this process wrote nothing.
+  private async note(what: string, attempt?: (a: RunRecord['attempts'][number], mine: boolean) => RunRecord['attempts'][number]): Promise<void> {
     if (this.attempt === undefined || !this.record) return;
     const attempts = attempt ? this.record.attempts.map((a) => attempt(a, a.number === this.attempt)) : this.record.attempts;
-    const record: RunRecord = { ...this.record, attempts, updatedAt: new Date().toISOString(), totals };
+    const record: RunRecord = { ...this.record, attempts, updatedAt: new Date().toISOString(), totals: this.context.history.totals() };
     await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${what} in attempt ${this.attempt}`, this.context.checkOwner);
     this.record = record;
   }
@@ -167,7 +215,7 @@ export class RunRecordWriter {
     const now = new Date().toISOString();
     const { options, origin } = this.context;
     const base = this.record ?? newRunRecord(this.context.run, options, origin, now);
-    const sandbox: RunSandbox | undefined = firstLiveStep === undefined ? undefined : options.sandbox?.();
+    const sandbox: RunSandbox | undefined = firstLiveStep === undefined ? undefined : (this.sandbox ?? options.sandbox?.());
     const noted = (a: RunRecord['attempts'][number]) => (a.number === this.killed && !a.killed ? { ...a, killed: { noticedAt: now, noticedBy: this.attempt! } } : a);
     const attempts =
       firstLiveStep === undefined

@@ -31,8 +31,10 @@ function setUp(context: Partial<ToolCallContext> = {}) {
       const decided = await options.decline?.();
       return decided ? decided.result : run(1);
     },
-    trackCommand: (pid: number, description: string) => void tracked.push([description, pid]),
-    untrackCommand: (pid: number) => void tracked.push(['untracked', pid]),
+    commands: {
+      track: (pid: number, description: string) => void tracked.push([description, pid]),
+      untrack: (pid: number) => void tracked.push(['untracked', pid]),
+    },
   } as unknown as RunJournal;
   const ctx: ToolCallContext = { journal, tools: new Map([['run_bash', bash]]), inFlight: 'report', ...context };
   const call = (name: string, input: Record<string, unknown> = { command: 'make' }) => callTool({ type: 'tool_use', id: 'c1', name, input }, ctx);

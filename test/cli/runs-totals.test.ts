@@ -88,12 +88,12 @@ describe('savepoint runs from run.json totals', () => {
     const between = await openJournal({ dir, run: 'ctrl-c', task: 'interrupted run' });
     await between.step('model', { turn: 1 }, () => ({ text: 'a' }), { usage: usage(5) });
     await between.step('read_file', { path: 'a' }, () => 'a');
-    await between.markInterrupted();
+    await between.record.markInterrupted();
     between.close();
     const inFlight = await openJournal({ dir, run: 'in-flight', task: 'in-flight run' });
     await inFlight.step('model', { turn: 1 }, () => ({ text: 'a' }), { usage: usage(6) });
     await assert.rejects(inFlight.step('run_bash', { command: 'sleep 1' }, () => Promise.reject(new Error('stopped')), { intent: true }));
-    await inFlight.markInterrupted();
+    await inFlight.record.markInterrupted();
     inFlight.close();
 
     await forkRun(await JournalStore.open(dir), 'finished', 4, 'forked');

@@ -191,7 +191,7 @@ describe('packed objects and refs', () => {
     const again = await openJournal({ dir: repo.root, run: 'packed' });
     await work(again, 1, 10);
     assert.deepEqual(again.stats, { replayed: 10, live: 0 });
-    assert.equal(again.runRecord?.status, 'finished');
+    assert.equal(again.record.current?.status, 'finished');
     again.close();
     assert.equal(calls, 10);
     assert.equal((await readRunEntries(await JournalStore.open(repo.root), 'packed')).length, 15);

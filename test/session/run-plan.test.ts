@@ -22,9 +22,8 @@ function journal(options: { status?: RunRecord['status']; entries?: JournalEntry
   const record = options.status && ({ id: 'r', task: 'fix it', status: options.status, attempts: [{ number: 1, ...(options.interruptedAt ? { interruptedAt: options.interruptedAt } : {}) }], ...(options.refused ? { refused: true } : {}) } as unknown as RunRecord);
   const last = options.last ?? entries.reduce((max, e) => Math.max(max, e.step), 0);
   return {
-    runRecord: record,
+    record: { current: record, killedAttempt: undefined },
     history: { entries: (kind?: string) => entries.filter((e) => kind === undefined || e.kind === kind), lastPosition: last, finishedCount: options.finished ?? last, inFlight: Boolean(options.inFlight) },
-    killedAttempt: undefined,
     config: options.instructions ? { instructions: { file: options.instructions, chars: 1 } } : undefined,
   } as unknown as RunJournal;
 }

@@ -86,7 +86,7 @@ describe('the valve running a batch', () => {
     assert.deepEqual(results, [0, 1, 2, 3, 4, 5].map((i) => `content ${i}`));
     await again.step('model', { turn: 2 }, () => ({ done: true }));
     assert.deepEqual(again.stats, { replayed: 5, live: 3 });
-    assert.equal(again.runRecord?.attempts.at(-1)?.firstLiveStep, 2, 'the attempt ran step 2 live, though step 3 landed first');
+    assert.equal(again.record.current?.attempts.at(-1)?.firstLiveStep, 2, 'the attempt ran step 2 live, though step 3 landed first');
     again.close();
     assert.equal(new Set((await readRunEntries(await JournalStore.open(repo.root), 'batch')).map((e) => e.step)).size, 8, 'whole again');
   });

@@ -148,7 +148,7 @@ describe('a run recorded live', () => {
     const replayEvents: StepEvent[] = [];
     const again: string[] = [];
     const journal = await open('lib', { onEvent: (e) => replayEvents.push(e) });
-    assert.equal(journal.runRecord?.status, 'finished');
+    assert.equal(journal.record.current?.status, 'finished');
     const replayed = await loop(journal, again);
     await journal.finish('finished', { final: 'All tests pass now.' });
     journal.close();
