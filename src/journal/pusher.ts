@@ -1,6 +1,7 @@
 // `--push <remote>` in the background. Each append only tells the pusher the branch moved; one push
 // at a time carries the tip as it is then (so a slow remote gets fewer, larger pushes, never one per
-// step), while the run goes on. A push that fails for a passing reason (down, slow, busy, silent) is
+// step), while the run goes on; it starts a moment after the append, so appends that come together
+// go together. A push that fails for a passing reason (down, slow, busy, silent) is
 // tried again with backoff: 0.25 s doubling to 5 s. Two moments must wait for the remote: before a
 // one-shot effect (a command, an MCP call that changes things), every earlier append and then the
 // effect's intent must be there, because another machine resuming the run must see it as started;
@@ -47,6 +48,10 @@ export const DEFAULT_PUSH_TIMEOUT_MS = 30_000;
 /** How long pushes may keep failing before the run stops at its next one-shot effect (`--push-retry`). */
 export const DEFAULT_PUSH_RETRY_MS = 60_000;
 const FIRST_BACKOFF_MS = 250;
+// A push that nothing waits for starts this long after the append that asks for it, so the appends
+// that come at once (a batch of reads, a final answer and the run's record) go in one push: a
+// one-shot effect and the run's end, which wait for the remote, push at once.
+const GATHER_MS = 100;
 const MAX_BACKOFF_MS = 5_000;
 
 interface Waiter {
@@ -80,6 +85,8 @@ export class JournalPusher {
   private readonly gits = new Set<number>();
   // Ends the wait between tries at once (close).
   private wake: (() => void) | undefined;
+  // The push an append asked for, GATHER_MS later (kick starts it sooner).
+  private gathering: NodeJS.Timeout | undefined;
   /** How many pushes were started (round-trips to the remote's receive side, retries included). */
   pushes = 0;
 
@@ -101,7 +108,8 @@ export class JournalPusher {
    */
   readonly afterAppend = async (commit: string, append: { fence?: boolean; what?: string } = {}): Promise<void> => {
     this.appended.push({ seq: ++this.seq, commit });
-    this.kick();
+    if (append.fence) this.kick();
+    else this.kickSoon();
     if (this.fatal) throw this.fatal;
     if (append.fence) await this.until(this.seq, append.what ?? 'a one-shot effect');
   };
@@ -126,6 +134,7 @@ export class JournalPusher {
   /** Stops retrying and ends a push in progress: the run is over. */
   close(): void {
     this.closed = true;
+    clearTimeout(this.gathering);
     this.wake?.();
     stopGits(this.gits);
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the run ended'));
@@ -143,7 +152,16 @@ export class JournalPusher {
     return waiting.finally(() => clearTimeout(cap));
   }
 
+  // A push GATHER_MS from now, unless one is under way (it goes on with the new tip) or asked for.
+  private kickSoon(): void {
+    if (this.working || this.closed || this.gathering) return;
+    this.gathering = setTimeout(() => this.kick(), GATHER_MS);
+    this.gathering.unref(); // the run's end flushes what is left: this timer holds nothing up
+  }
+
   private kick(): void {
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
     if (this.working || this.closed) return;
     this.working = this.work().finally(() => {
       this.working = undefined;

@@ -271,7 +271,9 @@ export class JournalStore implements JournalStorage {
     let current: string | undefined = tip;
     for (let i = 0; current && i < limit; i++) {
       if (current === oid) return true;
-      current = (await this.objects.readCommit(current)).parents[0];
+      // A parent this clone lacks (a shallow journal's first commit): that line of history ends here.
+      const parents: string[] = (await this.objects.readCommit(current).catch(() => undefined))?.parents ?? [];
+      current = parents[0];
     }
     return false;
   }

@@ -7,6 +7,7 @@
 // run is reported again at every sync until it is settled). A run one side only extended (its other
 // side's entries all there, the same bytes) is not diverged: the longer copy is taken.
 // Which remotes hold a run says where it must be fenced (session/start.ts: a fetched run pushes there).
+// A shallow journal (push.ts fetchJournal) folds in the same way: git walks the history it has.
 import { JournalConflictError } from '../errors/index.js';
 import { runSync } from '../os/processes.js';
 import { listJournalRefs } from './journal-refs.js';
@@ -84,6 +85,9 @@ export async function integrate(store: JournalStore, theirs: string, source: str
       if (await store.moveTip(theirs, `savepoint: fast-forward to ${source}`, ours)) return { source, action: 'fast-forward' };
       continue;
     }
+    // In a shallow clone (a CI job's journal, fetched with its last commit only) the base may lie
+    // below the cut and git finds none: every run then counts as new on both sides, so a run both
+    // hold differently is a conflict unless one copy extends the other. Never an overwrite.
     const base = mergeBase(store, ours, theirs);
     const objects: GitObject[] = [];
     const { tree, conflicts, unchanged } = await mergeRuns(store, ours, theirs, base, objects);

@@ -12,6 +12,7 @@ import type { RunJournal } from '../valve/run-journal.js';
 import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError, type FileChange } from '../errors/index.js';
 import type { JournalPusher } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
+import { ROLL_TRIGGER_PACKS } from '../git/pack-rollup.js';
 import { hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelProvider } from '../model/types.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
@@ -521,7 +522,13 @@ class RunLife {
     // The run's packs go into one deltified pack, so that what a run leaves in .git is small. It starts
     // once the outcome is handed back, so the CLI prints how the run ended first (the process exits
     // when it is done), and it never fails the run; a kill meanwhile loses nothing (the next run's end does it).
-    setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
+    // A run that ran fewer steps live than a roll-up's trigger (a CI job's resume: one answer, then
+    // the end) does only the roll-up that is due: its few small packs wait for a later one, where a
+    // whole tidy would deltify again every small pack there, a fresh clone's fetched journal too
+    // (seconds, for one step).
+    const rollup = this.journal.store.objects.rollup;
+    const short = this.journal.stats.live < ROLL_TRIGGER_PACKS;
+    setImmediate(() => void (short ? rollup.rollNow() : rollup.tidy()).catch(() => undefined));
   }
 }
 

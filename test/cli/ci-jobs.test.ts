@@ -5,7 +5,8 @@
 // with SIGKILL by `timeout -s KILL` in its next model call (a preempted runner); job 2 runs the identical
 // command and continues the same run: the finished steps replay, the command does not run again, the
 // model is asked only for what job 1 never finished. A later job with the `remote` setting instead of
-// the flag fetches and pushes too. Two jobs at once on one task: one goes on, the
+// the flag fetches and pushes too. Job 2 fetches the journal shallow (its last commit); origin stays
+// whole (fsck --strict) and a full clone of it logs the whole run. Two jobs at once on one task: one goes on, the
 // other stops before its command, and the command runs once.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { assertNoStack, assertStepModes, fakeEnv, runCli, startCli, waitUntil, type CliResult } from '../helpers/cli.js';
-import { gitOut, runGit } from '../helpers/git.js';
+import { assertFsckClean, commitCount, gitOut, runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 import { runIdForTask } from '../../src/journal/run-id.js';
 
@@ -88,6 +89,15 @@ describe('CI jobs', { concurrency: true }, () => {
     assert.equal(readFileSync(join(job2, 'PUBLISHED.md'), 'utf8'), 'yes\n');
     assert.ok(ci.originHas('000005-model.json'), "origin has job 2's steps");
     assert.equal(await gitOut(ci.url, ['rev-parse', 'agent-journal']), await gitOut(job2, ['rev-parse', 'agent-journal']), 'origin has the whole journal');
+    // Job 2's clone is shallow, and so is the journal it fetched (its last commit, then job 2's own);
+    // origin, which took job 2's pushes, is whole, and a full clone of it shows the whole run.
+    assert.ok((await commitCount(job2)) < (await commitCount(ci.url)), "job 2 fetched the journal's last commit only");
+    await assertFsckClean(ci.url, 'origin after pushes from a shallow journal');
+    const full = join(ci.dir, 'full');
+    await gitOut(ci.dir, ['clone', '-q', `file://${ci.url}`, full]);
+    const log = await runCli(['log', runIdForTask(TASK)], { cwd: full, env: fakeEnv(fake) });
+    assert.equal(log.code, 0, log.stderr);
+    for (const n of [1, 2, 3, 4, 5]) assert.match(log.stdout, new RegExp(`#${n}\\b`), `a full clone's log shows step ${n}`);
 
     // Job 3 sets `remote` in the user's settings instead of --push: it fetches origin's journal too,
     // gives the run a follow-up (its five steps replay, one model call) and pushes the new steps.
