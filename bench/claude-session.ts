@@ -92,13 +92,13 @@ export async function writeClaudeSession(place: ClaudePlace, task: string, model
   const results = real.flatMap((r, i) => (isToolResult(r) ? [i] : []));
   if (results.length !== 3) throw new Error(`the real session has ${results.length} tool results, expected 3`);
   // Turns 1 and 2 are kept as written (the first requests add one-off records, a prompt snapshot among them); turn 3 is the pattern.
-  const [, first, second] = results as [number, number, number];
+  const [firstResult, secondResult, thirdResult] = results as [number, number, number];
   const chainOf = (records: SessionRecord[]) => records.filter((r) => typeof r.uuid === 'string');
 
   // The start and turns 1-2 as written; turn 3's records as the pattern; the final answer.
-  const start = real.slice(0, first + 1);
-  const pattern = real.slice(first + 1, second + 1);
-  const end = real.slice(second + 1);
+  const start = real.slice(0, secondResult + 1);
+  const pattern = real.slice(secondResult + 1, thirdResult + 1);
+  const end = real.slice(thirdResult + 1);
   const patternChain = chainOf(pattern);
   const patternParent = patternChain[0]!.parentUuid as string;
   const patternLeaf = patternChain.at(-1)!.uuid!;
@@ -108,12 +108,14 @@ export async function writeClaudeSession(place: ClaudePlace, task: string, model
   const toolId = blocks.find((b) => b.type === 'tool_use')?.id;
   const messageId = (patternChain.find((r) => r.type === 'assistant')?.message as { id?: string } | undefined)?.id;
   if (!toolId || !messageId) throw new Error('the real session\'s third turn has no tool call');
-  const secondTurn = chainOf(start.slice(results[0]! + 1)).map((r) => r.uuid!);
 
   const lines: string[] = start.map((r) => JSON.stringify(r));
   let leaf = chainOf(start).at(-1)!.uuid!;
   // The chain uuids of the last two turns written (what a compaction keeps whole).
-  const turnUuids: string[][] = [chainOf(start.slice(start.findIndex((r) => r.type === 'assistant'), results[0]! + 1)).map((r) => r.uuid!), secondTurn];
+  const turnUuids: string[][] = [
+    chainOf(start.slice(start.findIndex((r) => r.type === 'assistant'), firstResult + 1)).map((r) => r.uuid!),
+    chainOf(start.slice(firstResult + 1)).map((r) => r.uuid!),
+  ];
   const compactAfter = new Set(compactedAfter);
   const stamp = new Date().toISOString();
   const compact = (t: number) => {
