@@ -34,6 +34,7 @@ const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 const BASELINE = process.env.BENCH_STORAGE_BASELINE ? resolve(process.env.BENCH_STORAGE_BASELINE) : undefined;
 
 type Harness = 'savepoint' | 'baseline' | 'pi' | 'claude';
+const NAMES: Record<Harness, string> = { savepoint: 'savepoint', baseline: 'baseline', pi: 'pi', claude: 'Claude Code' };
 
 /** Bytes by what holds them, in the order they are printed. */
 type Breakdown = Map<string, number>;
@@ -176,7 +177,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   // Claude Code's failure to run skips its rows with the reason; the others' fail the group.
   let claudeFailed: string | undefined;
   for (const harness of harnesses) {
-    context.log(`${harness}: ${turns} bash turns`);
+    context.log(`${NAMES[harness]}: ${turns} bash turns`);
     try {
       results.set(harness, await runOnce(harness, turns, context, piCli, claudeCli));
     } catch (error) {
@@ -193,10 +194,10 @@ async function run(context: BenchContext): Promise<Row[]> {
     const result = results.get(harness);
     if (!result) continue;
     const where = harness === 'pi' ? 'session folder' : harness === 'claude' ? 'session file (~/.claude/projects)' : '.git growth';
-    rows.push({ what: `${harness}: ${where} per 1,000 bash turns (${turns} run)`, n: turns, value: `${(per1000(result.bytes) / 1024 / 1024).toFixed(3)} MB`, total: result.wallMs });
+    rows.push({ what: `${NAMES[harness]}: ${where} per 1,000 bash turns (${turns} run)`, n: turns, value: `${(per1000(result.bytes) / 1024 / 1024).toFixed(3)} MB`, total: result.wallMs });
     if (harness === 'pi') continue;
     if (harness === 'claude') {
-      for (const [what, bytes] of result.parts) if (what.startsWith('(')) rows.push({ what: `  claude: ${what}, per 1,000 turns`, value: kb(per1000(bytes)) });
+      for (const [what, bytes] of result.parts) if (what.startsWith('(')) rows.push({ what: `  ${NAMES.claude}: ${what}, per 1,000 turns`, value: kb(per1000(bytes)) });
       continue;
     }
     for (const [what, bytes] of result.parts) if (bytes !== 0) rows.push({ what: `  ${harness}: ${what}, per 1,000 turns`, value: kb(per1000(bytes)) });
