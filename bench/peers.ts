@@ -35,6 +35,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import type { ScriptTurn } from '../src/model/script-file.js';
+import { claudeProcessEnv, type ClaudePlace } from './claude-code.js';
 import { durableCommitFloor } from './commit-floor.js';
 import { createBenchRepo, createTempDir, latencyRow, now, percentile, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row , runAlone } from './lib.js';
 
@@ -118,19 +119,28 @@ class ServerClock {
 
 let clock: ServerClock | undefined;
 
-/** Who runs a bench task: savepoint's CLI at `bin` (with its `flags`, and `node`'s own options), or pi configured in `agentDir`. */
-export type HarnessCommand = { bin: string; flags?: string[]; node?: string[] } | { piCli: string; agentDir: string };
+/**
+ * Who runs a bench task: savepoint's CLI at `bin` (with its `flags`, and `node`'s own options), pi
+ * configured in `agentDir`, or Claude Code's executable with `place` as its home (bench/claude-code.ts).
+ */
+export type HarnessCommand = { bin: string; flags?: string[]; node?: string[] } | { piCli: string; agentDir: string } | { claude: ClaudePlace };
 
 /**
  * Runs the bench task (TASK, one tool call a turn for `turns` turns) to its end with `who` in
  * `cwd`, against the fake server at `url`: its exit code and the last 100 KB of each output.
  */
 export async function runHarness(who: HarnessCommand, url: string, turns: number, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' };
+  let env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: 'bench', NO_COLOR: '1' };
   delete env.ANTHROPIC_AUTH_TOKEN;
   delete env.SAVEPOINT_DEBUG;
+  let command = process.execPath;
   let args: string[];
-  if ('bin' in who) {
+  if ('claude' in who) {
+    // No auto-compaction: the task's turns are answered from a script that has no summary to give.
+    env = { ...claudeProcessEnv(who.claude, url), DISABLE_AUTO_COMPACT: '1' };
+    command = who.claude.cli;
+    args = ['-p', '--dangerously-skip-permissions', '--model', MODEL, TASK];
+  } else if ('bin' in who) {
     env.ANTHROPIC_BASE_URL = url;
     args = [...(who.node ?? []), who.bin, 'run', '--yes', ...(who.flags ?? []), '--model', MODEL, '--max-steps', String(3 * turns + 10), TASK];
   } else {
@@ -140,7 +150,7 @@ export async function runHarness(who: HarnessCommand, url: string, turns: number
     args = [who.piCli, '-p', '--provider', 'anthropic', '--model', MODEL, TASK];
   }
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out = (out + chunk).slice(-100_000)));

@@ -3,21 +3,27 @@
 // built through the library in a child process (bench/session-build.ts: a provider that answers at
 // once, a read_file call per turn, a 40,000-token context window so the conversation compacts as a
 // day-long session's does); pi's session is written in pi's own format with the same turns and
-// compactions (bench/pi-session.ts). Then both are measured through their real CLIs against the
-// local fake Anthropic server, alternating (who goes first turns over with each length and each
-// resume):
+// compactions (bench/pi-session.ts), and Claude Code's in its own (bench/claude-session.ts: made
+// from the records of a short session Claude Code itself writes first). Then all three are measured
+// through their real CLIs against the local fake Anthropic server, alternating (who goes first
+// rotates with each length and each resume):
 //
 //   Enter → request   the interactive session opened on the run (`savepoint -r <id>`; pi:
-//                     `pi --continue`), in tmux, a message typed, and the time from tmux's Enter
+//                     `pi --continue`; Claude Code: `claude --resume <id>`), in tmux, a message
+//                     typed, and the time from tmux's Enter
 //                     to the request's arrival at the server (the tmux send-keys process's own
 //                     start, a few ms, is in it); three messages, the median
 //   resume            `savepoint continue` killed with SIGKILL while its request is at the server,
 //                     then `savepoint resume <id>`: spawn to the first new request's arrival; pi:
-//                     `pi -p --continue <message>`, spawn to its first request; three each, the median
+//                     `pi -p --continue <message>`, spawn to its first request; Claude Code: `claude
+//                     -p --resume <id> <message>` killed with SIGKILL at its request, then the same
+//                     again, spawn to its first request; three each, the median
 //
 // Targets: Enter → request ≤ 100 ms and ≤ 2x pi's, flat from the shortest run to the longest; a
-// resume ≤ 400 ms and ahead of pi, at every length. The rows also give each harness's request body
-// at the server, so that the two contexts can be seen to compare.
+// resume ≤ 400 ms and ahead of pi (and of Claude Code: a row of its own), at every length. The rows
+// also give each harness's request body at the server, so that the contexts can be seen to compare.
+// pi and Claude Code are installed on demand into the bench's cache folder (bench/peers.ts,
+// bench/claude-code.ts); when one cannot be had or driven, its rows say why.
 //
 // Registered in bench/run.ts as the group `session`; alone: `npm run bench -- session`, or
 // `npm run build && node --import tsx bench/session.ts [--quick] [--keep]`. `--quick`: 1,000 steps
@@ -30,6 +36,8 @@ import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { createBenchRepo, createTempDir, now, percentile, type BenchContext, type BenchGroup, type Row, runAlone } from './lib.js';
 import { ensurePi, PI_VERSION } from './peers.js';
+import { CLAUDE_PACKAGE, CLAUDE_VERSION, ensureClaude, prepareClaudeHome, type ClaudePlace } from './claude-code.js';
+import { claudeMessageLatencies, claudeResumeLatency, writeClaudeSession, type ClaudeSession } from './claude-session.js';
 import { piMessageLatencies, piResumeLatency, writePiSession, type PiPlace } from './pi-session.js';
 import { BUILD_MODEL, BUILD_TASK, buildRun, NOTES } from './session-build.js';
 import { arrivalAfter, arrivals, terminal } from './terminal.js';
@@ -43,6 +51,7 @@ const RESUMES = 3;
 const TARGET_MESSAGE_MS = 100;
 const TARGET_MESSAGE_RATIO = 2;
 const TARGET_RESUME_MS = 400;
+const CLAUDE = 'Claude Code';
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 // BENCH_SESSION_BASELINE=<another savepoint checkout, built>: its CLI measured on the same runs, in turn with this one's.
 const BASELINE = process.env.BENCH_SESSION_BASELINE ? join(resolve(process.env.BENCH_SESSION_BASELINE), 'bin', 'savepoint.js') : undefined;
@@ -113,10 +122,14 @@ async function run(context: BenchContext): Promise<Row[]> {
   const pi = ensurePi(context.log);
   const piCli = 'cli' in pi ? pi.cli : undefined;
   rows.push({ what: 'pi', value: piCli ? `${PI_VERSION} (@mariozechner/pi-coding-agent)` : `skipped: ${(pi as { skipped: string }).skipped}` });
+  const claude = ensureClaude(context.log);
+  const claudeCli = 'cli' in claude ? claude.cli : undefined;
+  rows.push({ what: 'Claude Code', value: claudeCli ? `${CLAUDE_VERSION} (${CLAUDE_PACKAGE})` : `skipped: ${(claude as { skipped: string }).skipped}` });
   const medians: number[] = [];
   for (const [index, size] of sizes.entries()) {
     const repo = createBenchRepo(context, `session-${size}`);
     const piHome = createTempDir(context, `session-pi-${size}`);
+    const claudeDir = createTempDir(context, `session-claude-${size}`);
     try {
       const built = await buildRun(repo.root, size);
       context.log(`  built a ${built.steps}-step run (${built.turns} turns, ${built.compactedAfter.length} compactions) in ${(built.ms / 1000).toFixed(1)} s`);
@@ -131,35 +144,73 @@ async function run(context: BenchContext): Promise<Row[]> {
         context.log(`  wrote pi's session, ${session.entries} entries, in ${((now() - started) / 1000).toFixed(1)} s`);
         rows.push({ what: `pi's session beside the ${steps(built.steps)}-step run: ${built.turns} read turns, compacted after the same ${built.compactedAfter.length}, in pi's format`, value: `${steps(session.entries)} entries` });
       }
-      // Alternating: who goes first turns over with each length, and with each resume.
-      const mineFirst = index % 2 === 0;
+      // Claude Code's session; a failure to make or drive it skips its rows with the reason, not the group.
+      let claudePlace: ClaudePlace | undefined;
+      let claudeSession: ClaudeSession | undefined;
+      let claudeSkipped: string | undefined;
+      const skipClaude = (error: unknown) => {
+        claudeSkipped ??= (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
+        context.log(`  Claude Code: skipped: ${error instanceof Error ? error.message : String(error)}`);
+      };
+      if (claudeCli) {
+        claudePlace = { cli: claudeCli, home: join(claudeDir.dir, 'home'), cwd: join(claudeDir.dir, 'work') };
+        mkdirSync(claudePlace.home);
+        mkdirSync(claudePlace.cwd);
+        writeFileSync(join(claudePlace.cwd, 'notes.txt'), NOTES);
+        prepareClaudeHome(claudePlace);
+        const started = now();
+        try {
+          claudeSession = await writeClaudeSession(claudePlace, BUILD_TASK, BUILD_MODEL, built.turns, built.compactedAfter);
+          context.log(`  wrote Claude Code's session, ${claudeSession.records} records, in ${((now() - started) / 1000).toFixed(1)} s`);
+          rows.push({ what: `Claude Code's session beside the ${steps(built.steps)}-step run: the same turns and compactions, in its format`, value: `${steps(claudeSession.records)} records` });
+        } catch (error) {
+          skipClaude(error);
+        }
+      }
+      // Alternating: the order rotates with each length, and with each resume.
       const savepoints = [...(BASELINE ? [['baseline', BASELINE] as const] : []), ['savepoint', BIN] as const];
+      type Resume = { ms: number; requestBytes: number };
+      interface Harness {
+        who: string;
+        message(): Promise<{ samples: number[]; requestBytes: number }>;
+        resume(): Promise<Resume>;
+      }
+      const harnesses: Harness[] = [
+        ...savepoints.map(([who, bin]) => ({ who, message: () => messageLatencies(bin, repo.root, built.run), resume: () => resumeLatency(bin, repo.root, built.run) })),
+        ...(place ? [{ who: 'pi', message: () => piMessageLatencies(place!, BUILD_MODEL, MESSAGES), resume: () => piResumeLatency(place!, BUILD_MODEL) }] : []),
+        ...(claudePlace && claudeSession
+          ? [{ who: CLAUDE, message: () => claudeMessageLatencies(claudePlace!, claudeSession!, BUILD_MODEL, MESSAGES), resume: () => claudeResumeLatency(claudePlace!, claudeSession!, BUILD_MODEL) }]
+          : []),
+      ];
+      const rotated = (by: number) => harnesses.map((_, i) => harnesses[(i + by) % harnesses.length]!);
+      // Claude Code's failures skip its rows (with the reason); the others' fail the group as before.
+      const measure = async <T>(who: string, sample: () => Promise<T>): Promise<T | undefined> => {
+        if (who === CLAUDE && claudeSkipped) return undefined;
+        try {
+          return await sample();
+        } catch (error) {
+          if (who !== CLAUDE) throw error;
+          skipClaude(error);
+          return undefined;
+        }
+      };
 
       const messages = new Map<string, { samples: number[]; requestBytes: number }>();
-      const measurePi = async () => {
-        if (!place) return;
-        messages.set('pi', await piMessageLatencies(place, BUILD_MODEL, MESSAGES));
-        context.log(`  pi: Enter → request ${messages.get('pi')!.samples.map((ms) => ms.toFixed(0)).join(', ')} ms`);
-      };
-      if (!mineFirst) await measurePi();
-      for (const [who, bin] of savepoints) {
-        messages.set(who, await messageLatencies(bin, repo.root, built.run));
-        context.log(`  ${who}: Enter → request ${messages.get(who)!.samples.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+      for (const harness of rotated(index)) {
+        const sample = await measure(harness.who, harness.message);
+        if (!sample) continue;
+        messages.set(harness.who, sample);
+        context.log(`  ${harness.who}: Enter → request ${sample.samples.map((ms) => ms.toFixed(0)).join(', ')} ms`);
       }
-      if (mineFirst) await measurePi();
 
-      const resumes = new Map<string, Array<{ ms: number; requestBytes: number }>>();
-      const add = (who: string, sample: { ms: number; requestBytes: number }) => {
-        resumes.set(who, [...(resumes.get(who) ?? []), sample]);
-        context.log(`  ${who}: resume, spawn → first request ${sample.ms.toFixed(0)} ms`);
-      };
+      const resumes = new Map<string, Resume[]>();
       for (let round = 0; round < RESUMES; round++) {
-        const piRound = async () => {
-          if (place) add('pi', await piResumeLatency(place, BUILD_MODEL));
-        };
-        if ((round + index) % 2 === 1) await piRound();
-        for (const [who, bin] of savepoints) add(who, await resumeLatency(bin, repo.root, built.run));
-        if ((round + index) % 2 === 0) await piRound();
+        for (const harness of rotated(index + round)) {
+          const sample = await measure(harness.who, harness.resume);
+          if (!sample) continue;
+          resumes.set(harness.who, [...(resumes.get(harness.who) ?? []), sample]);
+          context.log(`  ${harness.who}: resume, spawn → first request ${sample.ms.toFixed(0)} ms`);
+        }
       }
 
       const theirs = messages.get('pi');
@@ -183,11 +234,27 @@ async function run(context: BenchContext): Promise<Row[]> {
         const target = mine ? { target: `≤ ${TARGET_RESUME_MS} ms${theirResume === undefined ? '' : ', < pi'}`, ok: p50 <= TARGET_RESUME_MS && (ratio === undefined || ratio < 1) } : {};
         rows.push({ what: `${who}: resume after kill -9 (pi: -p --continue), spawn → first request, ${steps(built.steps)} steps (median)`, n: ours.length, p50, peer: theirResume, ratio, ...target });
       }
+      if (claudeCli) {
+        const theirMessages = messages.get(CLAUDE);
+        const theirResumes = resumes.get(CLAUDE);
+        if (claudeSkipped || !theirMessages || theirResumes?.length !== RESUMES) {
+          rows.push({ what: `${CLAUDE}: Enter → request and resume, ${steps(built.steps)} steps`, value: `skipped: ${claudeSkipped ?? 'not measured'}` });
+        } else {
+          const p50 = percentile(theirMessages.samples, 50);
+          rows.push({ what: `${CLAUDE}: Enter → request, session on the ${steps(built.steps)}-step run (median)`, n: theirMessages.samples.length, p50, peer: theirP50, ratio: theirP50 === undefined ? undefined : p50 / theirP50 });
+          const resume = percentile(theirResumes.map((r) => r.ms), 50);
+          rows.push({ what: `${CLAUDE}: resume after kill -9 (claude -p --resume), spawn → first request, ${steps(built.steps)} steps (median)`, n: theirResumes.length, p50: resume, peer: theirResume, ratio: theirResume === undefined ? undefined : resume / theirResume });
+          const ours = percentile(resumes.get('savepoint')!.map((r) => r.ms), 50);
+          rows.push({ what: `savepoint / ${CLAUDE}: resume, ${steps(built.steps)} steps (medians)`, value: `${(ours / resume).toFixed(2)}x`, target: '< 1x', ok: ours < resume });
+        }
+      }
       const sizesAt = (who: string) => `${kb(messages.get(who)?.requestBytes ?? 0)} / ${kb(resumes.get(who)?.at(-1)?.requestBytes ?? 0)}`;
-      rows.push({ what: `the request's body at the server (message / resume), ${steps(built.steps)} steps: savepoint${place ? ' | pi' : ''}`, value: `${sizesAt('savepoint')}${place ? ` | ${sizesAt('pi')}` : ''}` });
+      const peers = [...(place ? ['pi'] : []), ...(messages.has(CLAUDE) ? [CLAUDE] : [])];
+      rows.push({ what: `the request's body at the server (message / resume), ${steps(built.steps)} steps: ${['savepoint', ...peers].join(' | ')}`, value: ['savepoint', ...peers].map(sizesAt).join(' | ') });
     } finally {
       repo.remove();
       piHome.remove();
+      claudeDir.remove();
     }
   }
   if (medians.length > 1) {
@@ -197,7 +264,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   return rows;
 }
 
-/** The long-session group: Enter → request in an interactive session, and a resume after kill -9, at 1,000 to 20,000 steps, beside pi. */
-export const sessionGroup: BenchGroup = { name: 'session', description: 'a message in a long session and a resume, at 1,000 / 6,000 / 20,000 steps, beside pi in the same run', run };
+/** The long-session group: Enter → request in an interactive session, and a resume after kill -9, at 1,000 to 20,000 steps, beside pi and Claude Code. */
+export const sessionGroup: BenchGroup = { name: 'session', description: 'a message in a long session and a resume, at 1,000 / 6,000 / 20,000 steps, beside pi and Claude Code in the same run', run };
 
 await runAlone(import.meta.url, run);

@@ -1,7 +1,10 @@
 // The storage benchmark (issue 39): what 1,000 bash turns leave on disk, savepoint's `.git` growth
-// beside pi's session file, both driven in the same bench run against the local fake Anthropic
-// server (as bench/peers.ts drives them: each harness calls its own bash tool, `true`, once a turn,
-// then answers). A turn is one model call answering a bash call, then the call's result.
+// beside pi's session file and Claude Code's (its JSONL under ~/.claude/projects; what else it
+// writes under ~/.claude is a row of its own), all driven in the same bench run against the local
+// fake Anthropic server (as bench/peers.ts drives them: each harness calls its own bash tool, `true`,
+// once a turn, then answers). A turn is one model call answering a bash call, then the call's result.
+// Claude Code runs with auto-compaction off (the script has no summary to give; no harness compacts
+// in these turns).
 //
 // savepoint's growth is broken down by what holds the bytes: every object's size on disk (`git
 // cat-file --batch-all-objects`, `%(objectsize:disk)`: a packed object's compressed or delta
@@ -20,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import type { ScriptTurn } from '../src/model/script-file.js';
 import { ensurePi, PI_VERSION, runHarness } from './peers.js';
+import { CLAUDE_VERSION, ensureClaude, prepareClaudeHome } from './claude-code.js';
 import { createBenchRepo, createTempDir, now, type BenchContext, type BenchGroup, type BenchRepo, type Row, runAlone } from './lib.js';
 
 const TURNS = 1000;
@@ -29,13 +33,14 @@ const TARGET_RATIO = 2.0;
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 const BASELINE = process.env.BENCH_STORAGE_BASELINE ? resolve(process.env.BENCH_STORAGE_BASELINE) : undefined;
 
-type Harness = 'savepoint' | 'baseline' | 'pi';
+type Harness = 'savepoint' | 'baseline' | 'pi' | 'claude';
+const NAMES: Record<Harness, string> = { savepoint: 'savepoint', baseline: 'baseline', pi: 'pi', claude: 'Claude Code' };
 
 /** Bytes by what holds them, in the order they are printed. */
 type Breakdown = Map<string, number>;
 
 function turnsFor(harness: Harness, turns: number): ScriptTurn[] {
-  const tool = { name: harness === 'pi' ? 'bash' : 'run_bash', input: { command: 'true' } };
+  const tool = { name: harness === 'pi' ? 'bash' : harness === 'claude' ? 'Bash' : 'run_bash', input: { command: 'true' } };
   return [...Array.from({ length: turns }, () => ({ tools: [tool] })), { text: `Done: ${turns} tool calls.` }];
 }
 
@@ -118,7 +123,7 @@ interface RunResult {
   wallMs: number;
 }
 
-async function runOnce(harness: Harness, turns: number, context: BenchContext, piCli: string | undefined): Promise<RunResult> {
+async function runOnce(harness: Harness, turns: number, context: BenchContext, piCli: string | undefined, claudeCli: string | undefined): Promise<RunResult> {
   const repo: BenchRepo = createBenchRepo(context, `storage-${harness}`, { fanout: true });
   const agentDir = createTempDir(context, `storage-${harness}-config`);
   const fake = await startFakeAnthropic({ turns: turnsFor(harness, turns) });
@@ -127,10 +132,20 @@ async function runOnce(harness: Harness, turns: number, context: BenchContext, p
     const before = filesUnder(gitDir);
     const bin = harness === 'baseline' ? join(BASELINE!, 'bin/savepoint.js') : BIN;
     const started = now();
-    const { code, stdout, stderr } = await runHarness(harness === 'pi' ? { piCli: piCli!, agentDir: agentDir.dir } : { bin }, fake.url, turns, repo.root);
+    const claude = { cli: claudeCli!, home: agentDir.dir, cwd: repo.root };
+    if (harness === 'claude') prepareClaudeHome(claude);
+    const who = harness === 'pi' ? { piCli: piCli!, agentDir: agentDir.dir } : harness === 'claude' ? { claude } : { bin };
+    const { code, stdout, stderr } = await runHarness(who, fake.url, turns, repo.root);
     const wallMs = now() - started;
     if (code !== 0 || !stdout.includes(`Done: ${turns} tool calls.`) || fake.requests.length !== turns + 1) {
       throw new Error(`storage benchmark: ${harness} run: exit ${code}, ${fake.requests.length} requests (expected ${turns + 1})\n--- stdout (tail):\n${stdout.slice(-1500)}\n--- stderr:\n${stderr.slice(-1500)}`);
+    }
+    if (harness === 'claude') {
+      const all = filesUnder(join(agentDir.dir, '.claude'));
+      const sessions = [...all].filter(([path]) => path.startsWith('projects/') && path.endsWith('.jsonl'));
+      const bytes = sessions.reduce((total, [, b]) => total + b, 0);
+      const rest = [...all.values()].reduce((total, b) => total + b, 0) - bytes;
+      return { bytes, parts: new Map([[`session files (${sessions.length})`, bytes], ['(everything else under ~/.claude: settings, shell snapshots, ...)', rest]]), wallMs };
     }
     if (harness === 'pi') {
       const files = filesUnder(join(agentDir.dir, 'sessions'));
@@ -153,27 +168,51 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 async function run(context: BenchContext): Promise<Row[]> {
   const pi = ensurePi(context.log);
   const piCli = 'cli' in pi ? pi.cli : undefined;
+  const claude = ensureClaude(context.log);
+  const claudeCli = 'cli' in claude ? claude.cli : undefined;
   const turns = context.quick ? QUICK_TURNS : TURNS;
   const per1000 = (bytes: number) => (bytes * 1000) / turns;
-  const harnesses: Harness[] = [...(BASELINE ? (['baseline'] as const) : []), 'savepoint', ...(piCli ? (['pi'] as const) : [])];
+  const harnesses: Harness[] = [...(BASELINE ? (['baseline'] as const) : []), 'savepoint', ...(piCli ? (['pi'] as const) : []), ...(claudeCli ? (['claude'] as const) : [])];
   const results = new Map<Harness, RunResult>();
+  // Claude Code's failure to run skips its rows with the reason; the others' fail the group.
+  let claudeFailed: string | undefined;
   for (const harness of harnesses) {
-    context.log(`${harness}: ${turns} bash turns`);
-    results.set(harness, await runOnce(harness, turns, context, piCli));
+    context.log(`${NAMES[harness]}: ${turns} bash turns`);
+    try {
+      results.set(harness, await runOnce(harness, turns, context, piCli, claudeCli));
+    } catch (error) {
+      if (harness !== 'claude') throw error;
+      claudeFailed = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+      context.log(`Claude Code: skipped: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
-  const rows: Row[] = [{ what: 'pi', value: piCli ? `${PI_VERSION}, driven against the same fake server` : `skipped: ${(pi as { skipped: string }).skipped}` }];
+  const rows: Row[] = [
+    { what: 'pi', value: piCli ? `${PI_VERSION}, driven against the same fake server` : `skipped: ${(pi as { skipped: string }).skipped}` },
+    { what: 'Claude Code', value: claudeFailed ? `skipped: ${claudeFailed}` : claudeCli ? `${CLAUDE_VERSION}, driven against the same fake server` : `skipped: ${(claude as { skipped: string }).skipped}` },
+  ];
   for (const harness of harnesses) {
-    const result = results.get(harness)!;
-    const where = harness === 'pi' ? 'session folder' : '.git growth';
-    rows.push({ what: `${harness}: ${where} per 1,000 bash turns (${turns} run)`, n: turns, value: `${(per1000(result.bytes) / 1024 / 1024).toFixed(3)} MB`, total: result.wallMs });
+    const result = results.get(harness);
+    if (!result) continue;
+    const where = harness === 'pi' ? 'session folder' : harness === 'claude' ? 'session file (~/.claude/projects)' : '.git growth';
+    rows.push({ what: `${NAMES[harness]}: ${where} per 1,000 bash turns (${turns} run)`, n: turns, value: `${(per1000(result.bytes) / 1024 / 1024).toFixed(3)} MB`, total: result.wallMs });
     if (harness === 'pi') continue;
+    if (harness === 'claude') {
+      for (const [what, bytes] of result.parts) if (what.startsWith('(')) rows.push({ what: `  ${NAMES.claude}: ${what}, per 1,000 turns`, value: kb(per1000(bytes)) });
+      continue;
+    }
     for (const [what, bytes] of result.parts) if (bytes !== 0) rows.push({ what: `  ${harness}: ${what}, per 1,000 turns`, value: kb(per1000(bytes)) });
   }
   if (piCli) {
     const theirs = results.get('pi')!.bytes;
-    for (const harness of harnesses.filter((h) => h !== 'pi')) {
+    for (const harness of harnesses.filter((h) => h !== 'pi' && h !== 'claude')) {
       const ratio = results.get(harness)!.bytes / theirs;
       rows.push({ what: `${harness} .git growth / pi session, same turns`, value: `${ratio.toFixed(2)}x`, ...(harness === 'savepoint' && !context.quick ? { target: `≤ ${TARGET_RATIO.toFixed(1)}x`, ok: ratio <= TARGET_RATIO } : {}) });
+    }
+  }
+  const theirs = results.get('claude')?.bytes;
+  if (theirs !== undefined) {
+    for (const harness of harnesses.filter((h) => h !== 'pi' && h !== 'claude')) {
+      rows.push({ what: `${harness} .git growth / Claude Code's session file, same turns`, value: `${(results.get(harness)!.bytes / theirs).toFixed(2)}x` });
     }
   }
   return rows;
@@ -181,7 +220,7 @@ async function run(context: BenchContext): Promise<Row[]> {
 
 export const storageGroup: BenchGroup = {
   name: 'storage',
-  description: `.git growth per 1,000 bash turns, broken down, beside pi ${PI_VERSION}'s session for the same turns`,
+  description: `.git growth per 1,000 bash turns, broken down, beside pi ${PI_VERSION}'s and Claude Code ${CLAUDE_VERSION}'s sessions for the same turns`,
   run,
 };
 

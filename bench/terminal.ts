@@ -17,12 +17,17 @@ export interface Terminal {
 }
 
 /** A tmux terminal of its own running `node <script> <args>` in `cwd`, with exactly this process's environment and `env`. */
-export function terminal(script: string, cwd: string, args: string[], env: Record<string, string>): Terminal {
+export function terminal(script: string, cwd: string, args: string[], env: Record<string, string | undefined>): Terminal {
+  return terminalCommand([process.execPath, script, ...args], cwd, env);
+}
+
+/** A tmux terminal of its own running the program `argv` in `cwd`, with this process's environment and `env` (an undefined value unsets a variable). */
+export function terminalCommand(argv: string[], cwd: string, env: Record<string, string | undefined>): Terminal {
   const socket = `sp-bench-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const q = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
   const vars = Object.entries({ ...process.env, ...env, TERM: 'xterm-256color' }).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`);
-  tmux('new-session', '-d', '-x', '160', '-y', '50', 'env', '-i', ...vars, 'bash', '-c', `cd ${q(cwd)} && exec ${q(process.execPath)} ${q(script)} ${args.map(q).join(' ')}`);
+  tmux('new-session', '-d', '-x', '160', '-y', '50', 'env', '-i', ...vars, 'bash', '-c', `cd ${q(cwd)} && exec ${argv.map(q).join(' ')}`);
   const screen = (history = true) => tmux('capture-pane', '-p', '-J', ...(history ? ['-S', '-3000'] : []), '-t', '0');
   return {
     screen,
