@@ -10,8 +10,9 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DirectorySync } from '../os/durable-file.js';
 import { abandonTemp, finishTemp, fsyncAsync, openTempAsync, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
+import { crc32 } from 'node:zlib';
 import { deflateFast, type GitObject } from './git-object.js';
-import { buildIndex, crc32, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
+import { buildIndex, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
 
 const TYPE_CODES = { commit: 1, tree: 2, blob: 3 } as const;
 let tempCounter = 0;
