@@ -245,14 +245,3 @@ export function trailersHold(path: string, size: number, idx: Buffer): boolean {
   if (!idx.subarray(idx.length - 40, idx.length - 20).equals(trailer)) return false;
   return createHash('sha1').update(idx.subarray(0, idx.length - 20)).digest().equals(idx.subarray(idx.length - 20));
 }
-
-/** `length` bytes of the file at `path` from `start` (fewer at its end), in a buffer of their own. */
-export function readAt(path: string, start: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafeSlow(length);
-  const fd = openSync(path, 'r');
-  try {
-    return buffer.subarray(0, readSync(fd, buffer, 0, length, start));
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -91,7 +91,7 @@ export function parseEntryHeader(head: Buffer): PackedHeader {
     }
     return { type, size, at, distance };
   }
-  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: head.subarray(at, at + 20) };
+  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: Buffer.from(head.subarray(at, at + 20)) }; // a copy: `head` may be a reused buffer
   return { type, size, at };
 }
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
-import { readAt, trailersHold } from './pack-file.js';
+import { trailersHold } from './pack-file.js';
 import { applyDelta, deltaSizes, indexCount, indexOffset, indexPosition, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
 
 interface Pack {
@@ -193,7 +193,6 @@ export class PackReader {
   private bytes(pack: Pack, start: number, length: number): Buffer {
     const end = Math.min(start + length, pack.size - 20); // the pack ends with a 20-byte checksum
     if (pack.data) return pack.data.subarray(start, end);
-    if (pack.size > CHECKED_PACK_BYTES) return readAt(pack.path, start, Math.max(end - start, 0));
     const last = this.last;
     if (last.pack === pack && start >= last.start && end <= last.start + last.length) return last.data.subarray(start - last.start, end - last.start);
     const want = Math.min(Math.max(end - start, READ_AHEAD_BYTES), pack.size - 20 - start);
@@ -228,6 +227,7 @@ export class PackReader {
     const key = pack.n * PACK_KEY + offset;
     const cached = this.bases.get(key);
     if (cached) {
+      if (maxBytes !== undefined && cached.body.length > maxBytes) throw new TooLarge(PACK_TYPES[cached.type] ?? 'object', cached.body.length);
       this.bases.delete(key); // most recently used: last to go
       this.bases.set(key, cached);
       return cached;
