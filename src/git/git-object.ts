@@ -77,31 +77,8 @@ export function deflateFast(data: Uint8Array, chunkSize?: number): Buffer {
   return deflateSync(data, { level: zlib.Z_BEST_SPEED, windowBits, memLevel, ...(chunkSize ? { chunkSize } : {}) });
 }
 
-/** The type and size a loose object's (inflated) first bytes name, or undefined when they name none. */
-export function looseHeader(start: Buffer): { type: string; size: number } | undefined {
-  const header = /^(blob|tree|commit|tag) (\d{1,20})\0/.exec(start.subarray(0, 64).toString('latin1'));
-  return header ? { type: header[1]!, size: Number(header[2]) } : undefined;
-}
-
-/** Splits an inflated loose object into its type and body; undefined when the header is malformed. */
-export function decodeLoose(raw: Buffer): { type: string; body: Buffer } | undefined {
-  const space = raw.indexOf(32);
-  const nul = raw.indexOf(0);
-  if (space <= 0 || nul < space) return undefined;
-  const size = Number(raw.subarray(space + 1, nul).toString());
-  const body = raw.subarray(nul + 1);
-  if (!Number.isInteger(size) || body.length !== size) return undefined;
-  return { type: raw.subarray(0, space).toString(), body };
-}
-
-/** The type and size a loose object's file names, from its first compressed bytes alone. */
-export function looseFileHeader(compressed: Buffer): { type: string; size: number } | undefined {
-  try {
-    return looseHeader(inflateSync(compressed.subarray(0, 512), { finishFlush: zlib.Z_SYNC_FLUSH }));
-  } catch {
-    return undefined;
-  }
-}
+// A loose object's header, `<type> <size>\0`, at the start of its inflated bytes.
+const LOOSE_HEADER = /^(blob|tree|commit|tag) (\d{1,20})\0/;
 
 /**
  * The loose object `oid` whose file is `path`, inflated whole; undefined when there is no such file
@@ -109,20 +86,17 @@ export function looseFileHeader(compressed: Buffer): { type: string; size: numbe
  * file) and an object larger than that is refused (ObjectTooLargeError) before the rest is.
  */
 export function readLooseFile(oid: string, path: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
-  let raw: Buffer;
   try {
-    raw = readFileSync(path);
-  } catch {
-    return undefined;
-  }
-  if (maxBytes !== undefined) {
-    const header = looseFileHeader(raw);
-    if (header && header.size > maxBytes) throw new ObjectTooLargeError(oid, header.type, header.size, maxBytes);
-  }
-  try {
-    return decodeLoose(inflateSync(raw));
-  } catch {
-    return undefined;
+    const raw = readFileSync(path);
+    const start = maxBytes === undefined ? undefined : LOOSE_HEADER.exec(inflateSync(raw.subarray(0, 512), { finishFlush: zlib.Z_SYNC_FLUSH }).toString('latin1', 0, 64));
+    if (start && Number(start[2]) > maxBytes!) throw new ObjectTooLargeError(oid, start[1]!, Number(start[2]), maxBytes!);
+    const inflated = inflateSync(raw);
+    const header = LOOSE_HEADER.exec(inflated.toString('latin1', 0, 64));
+    const body = header ? inflated.subarray(header[0].length) : undefined;
+    return header && body!.length === Number(header[2]) ? { type: header[1]!, body: body! } : undefined;
+  } catch (error) {
+    if (error instanceof ObjectTooLargeError) throw error;
+    return undefined; // no such file, or not a zlib stream
   }
 }
 

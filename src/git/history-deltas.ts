@@ -16,9 +16,9 @@
 // reuses a pack's deltas unless told -f), and pack-reader.ts reads it as any pack git made. Every
 // delta is checked to make its object byte for byte before it is kept; a pack this pass cannot read
 // (a ref delta, an entry it does not understand) is left exactly as git wrote it.
-import { deflateSync, inflateSync } from 'node:zlib';
+import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { assemblePack, type BuiltPack } from './pack-file.js';
-import { applyDelta, crc32, deltaResultSize, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA, type PackedHeader } from './pack-format.js';
+import { applyDelta, deltaSizes, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA, type PackedHeader } from './pack-format.js';
 
 /** Commits and trees up to this size are tried as deltas of their neighbours (git deltifies larger ones itself). */
 const MAX_OBJECT = 2048;
@@ -78,7 +78,7 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
   };
   const size = (entry: Entry): number => {
     if (!entry.base) return entry.header.size;
-    if (entry.resultSize === undefined) entry.resultSize = bodies.get(entry)?.length ?? deltaResultSize(stored(entry));
+    if (entry.resultSize === undefined) entry.resultSize = bodies.get(entry)?.length ?? deltaSizes(stored(entry)).result;
     return entry.resultSize;
   };
   const partners = await neighbours(entries, byOid, body, size);

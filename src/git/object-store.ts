@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { asWriteFailure, MissingObjectError, ObjectTooLargeError } from '../errors/index.js';
-import { DirectorySync, syncPath, syncPathAsync, writeFileDurably, writeFileDurablyAsync } from '../os/durable-file.js';
+import { DirectorySync, syncPath, writeFileDurably } from '../os/durable-file.js';
 import { encodeLoose, hashObject, MAX_COMMIT_BYTES, MAX_TREE_BYTES, parseCommit, parseTree, readLooseFile, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
 import { fetchLeftOut } from './partial-clone.js';
@@ -60,7 +60,7 @@ export class ObjectStore {
    * Stores objects: each file written whole and fsynced before this returns. An object whose loose
    * file exists already is kept when its content checks out (see plan); a torn or damaged one (a
    * crash of a writer that does not fsync) is replaced, since rename overwrites it. The new names
-   * are made durable (their directories fsynced) by the next writeAll or syncNames, all at once,
+   * are made durable (their directories fsynced) by the next writePacked or syncNames, all at once,
    * which every ref move here comes after: the checkpoint written before an append costs no
    * directory fsyncs of its own (one after another, they cost a disk flush each).
    */
@@ -95,28 +95,6 @@ export class ObjectStore {
   private withHeld(objects: Iterable<GitObject>): Iterable<GitObject> {
     if (this.held.size === 0) return objects;
     return [...this.held.values(), ...objects];
-  }
-
-  /**
-   * Stores objects durably, with their fsyncs in flight together (on the libuv thread pool) rather
-   * than one after another: the file system commits them together, which takes a third off an
-   * append on a quiet disk and more on a busy one (bench/journal.ts). Each object is written whole
-   * (temp file, fsync, rename), then each directory that gained one (here or in an earlier write)
-   * is fsynced once, and all of it is on disk before this resolves, so the ref can only ever point
-   * at objects that are.
-   */
-  async writeAll(objects: Iterable<GitObject>): Promise<void> {
-    const held = [...this.held.keys()];
-    const { writes, existing } = this.plan(this.withHeld(objects));
-    const results = await Promise.allSettled([
-      ...writes.map(({ path, data, temp }) => writeFileDurablyAsync(path, data, { mode: 0o444, temp, dirs: this.unsynced })),
-      ...existing.map(({ path }) => syncPathAsync(path).then(() => this.unsynced.add(dirname(path)))),
-    ]);
-    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw asWriteFailure(failed.reason, this.objectsDir);
-    await this.syncNames();
-    this.remember(writes, existing);
-    for (const oid of held) this.held.delete(oid);
   }
 
   /**

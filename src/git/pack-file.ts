@@ -10,8 +10,9 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DirectorySync } from '../os/durable-file.js';
 import { abandonTemp, finishTemp, fsyncAsync, openTempAsync, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
+import { crc32 } from 'node:zlib';
 import { deflateFast, type GitObject } from './git-object.js';
-import { buildIndex, crc32, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
+import { buildIndex, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
 
 const TYPE_CODES = { commit: 1, tree: 2, blob: 3 } as const;
 let tempCounter = 0;
@@ -243,15 +244,4 @@ export function trailersHold(path: string, size: number, idx: Buffer): boolean {
   if (!hash.digest().equals(trailer)) return false;
   if (!idx.subarray(idx.length - 40, idx.length - 20).equals(trailer)) return false;
   return createHash('sha1').update(idx.subarray(0, idx.length - 20)).digest().equals(idx.subarray(idx.length - 20));
-}
-
-/** `length` bytes of the file at `path` from `start` (fewer at its end), in a buffer of their own. */
-export function readAt(path: string, start: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafeSlow(length);
-  const fd = openSync(path, 'r');
-  try {
-    return buffer.subarray(0, readSync(fd, buffer, 0, length, start));
-  } finally {
-    closeSync(fd);
-  }
 }

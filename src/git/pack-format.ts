@@ -1,8 +1,7 @@
 // The pieces of git's pack format the journal's writers and readers share: an entry's header, the
-// version-2 index (written, and its header, count and offsets read), CRC-32, deltas applied. Pure code, for the
+// version-2 index (written, and its header, count and offsets read), deltas applied. Pure code, for the
 // append's writer (pack-file.ts), the pack reader and the checkpoint's pack writer.
 import { createHash } from 'node:crypto';
-import * as zlib from 'node:zlib';
 
 /** Where a version-2 index's object ids start: after its magic, version and 256 fan-out counts. */
 export const INDEX_IDS = 8 + 1024;
@@ -92,7 +91,7 @@ export function parseEntryHeader(head: Buffer): PackedHeader {
     }
     return { type, size, at, distance };
   }
-  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: head.subarray(at, at + 20) };
+  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: Buffer.from(head.subarray(at, at + 20)) }; // a copy: `head` may be a reused buffer
   return { type, size, at };
 }
 
@@ -133,60 +132,30 @@ export function buildIndex(entries: Array<{ oid: Buffer; offset: number; crc: nu
   return out;
 }
 
-// CRC-32's table, for node versions without zlib.crc32 (before 20.15).
-const CRC_TABLE = (() => {
-  const table = new Int32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c;
-  }
-  return table;
-})();
+// Git's pack delta format, applied (see pack-reader.ts). No closure inside these (the bundle names
+// every function it makes, a cost per call on the read path).
 
-/** CRC-32 (zlib's polynomial) of `data`, continuing from `initial`: node's own where it has one (20.15+), else a table. */
-export function crc32(data: Buffer, initial = 0): number {
-  const native = (zlib as { crc32?: (data: Buffer, value?: number) => number }).crc32;
-  if (native) return native(data, initial);
-  let c = ~initial;
-  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
-  return ~c >>> 0;
-}
-
-// Git's pack delta format, applied (see pack-reader.ts).
-
-/** The size of the object a delta makes, from the delta's first bytes (its base size, then that size); throws when they are cut short. */
-export function deltaResultSize(prefix: Buffer): number {
+/** A delta's two sizes (its base's, the object's it makes) and where its instructions start; throws when they are cut short. */
+export function deltaSizes(delta: Buffer): { base: number; result: number; at: number } {
   let at = 0;
-  const size = (): number => {
-    let value = 0;
+  const sizes = [0, 0];
+  for (let i = 0; i < 2; i++) {
     for (let shift = 0; ; shift += 7) {
-      if (at >= prefix.length) throw new Error('the delta header is cut short');
-      const byte = prefix[at++]!;
-      value += (byte & 0x7f) * 2 ** shift;
-      if (!(byte & 0x80)) return value;
+      if (at >= delta.length) throw new Error('the delta header is cut short');
+      const byte = delta[at++]!;
+      sizes[i]! += (byte & 0x7f) * 2 ** shift;
+      if (!(byte & 0x80)) break;
     }
-  };
-  size();
-  return size();
+  }
+  return { base: sizes[0]!, result: sizes[1]!, at };
 }
 
 /** The object a delta makes of `base`: the base size, the result size, then copy-from-base and insert instructions. */
 export function applyDelta(delta: Buffer, base: Buffer): Buffer {
-  let at = 0;
-  const size = (): number => {
-    let value = 0;
-    let byte: number;
-    let shift = 0;
-    do {
-      byte = delta[at++]!;
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return value;
-  };
-  if (size() !== base.length) throw new Error('delta base has the wrong size');
-  const out = Buffer.allocUnsafe(size());
+  const sizes = deltaSizes(delta);
+  if (sizes.base !== base.length) throw new Error('delta base has the wrong size');
+  const out = Buffer.allocUnsafe(sizes.result);
+  let at = sizes.at;
   let written = 0;
   while (at < delta.length) {
     const op = delta[at++]!;

@@ -15,10 +15,12 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
-import { readAt, trailersHold } from './pack-file.js';
-import { applyDelta, deltaResultSize, indexCount, indexOffset, indexPosition, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
+import { trailersHold } from './pack-file.js';
+import { applyDelta, deltaSizes, indexCount, indexOffset, indexPosition, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
 
 interface Pack {
+  /** This reader's number for it: the base cache's keys are made of it and an offset. */
+  n: number;
   path: string;
   size: number;
   /** The .idx file: fan-out table, sorted ids, CRCs, offsets, large offsets. */
@@ -62,15 +64,19 @@ const CHECK_AFTER_SHARE = 1 / 8;
 // windows are wasted. (Keeping whole packs instead held 21 MB for a 10,000-step journal for the
 // life of the process; 13,400 preads cost the replay of those 10,000 steps some 60 ms.)
 const READ_AHEAD_BYTES = 4096;
-// Delta bases kept resolved, so a chain of deltas is not re-inflated for every object on it (on a
-// gc'd 10,000-step journal, 4 MB cuts the inflates from 83,000 to 13,700, close to one per object).
+// Delta bases kept resolved, the least recently used dropped first, so a chain of deltas is not
+// re-inflated for every object on it (on a gc'd 10,000-step journal, 4 MB cuts the inflates from
+// 83,000 to 13,700, close to one per object).
 const BASE_CACHE_BYTES = 4 * 1024 * 1024;
+// A base's key: its pack's number times this, plus its offset (packs up to a terabyte).
+const PACK_KEY = 2 ** 40;
 
 /** Reads objects from a repository's packs (`objects/pack`), declining what it cannot read. */
 export class PackReader {
   private readonly dir: string;
   private packs: Pack[] | undefined;
-  private readonly bases = new Map<string, { type: number; body: Buffer }>();
+  private packNumber = 0;
+  private readonly bases = new Map<number, { type: number; body: Buffer }>();
   private baseBytes = 0;
   // Checked packs' open files, and the latest bytes read from one (see READ_AHEAD_BYTES).
   private readonly fds = new Map<Pack, number>();
@@ -125,7 +131,7 @@ export class PackReader {
   addWritten(path: string, pack: Buffer, idx: Buffer): void {
     if (!this.packs) return; // the first read scans the directory, and finds it there
     if (this.packs.some((known) => known.path === path)) return;
-    this.packs.unshift({ path, size: pack.length, idx, count: indexCount(idx), data: pack, verified: true });
+    this.packs.unshift({ n: this.packNumber++, path, size: pack.length, idx, count: indexCount(idx), data: pack, verified: true });
   }
 
   /** Whether a pack known so far, still on disk, holds `oid` (no rescan). */
@@ -168,7 +174,7 @@ export class PackReader {
       try {
         const idx = readFileSync(join(this.dir, name));
         if (!isIndexV2(idx)) continue; // version 2 only
-        packs.push({ path, size: statSync(path).size, idx, count: indexCount(idx) });
+        packs.push({ n: this.packNumber++, path, size: statSync(path).size, idx, count: indexCount(idx) });
       } catch {
         this.packGone = true; // a pack being written or removed right now: skip it
       }
@@ -187,7 +193,6 @@ export class PackReader {
   private bytes(pack: Pack, start: number, length: number): Buffer {
     const end = Math.min(start + length, pack.size - 20); // the pack ends with a 20-byte checksum
     if (pack.data) return pack.data.subarray(start, end);
-    if (pack.size > CHECKED_PACK_BYTES) return readAt(pack.path, start, Math.max(end - start, 0));
     const last = this.last;
     if (last.pack === pack && start >= last.start && end <= last.start + last.length) return last.data.subarray(start - last.start, end - last.start);
     const want = Math.min(Math.max(end - start, READ_AHEAD_BYTES), pack.size - 20 - start);
@@ -214,14 +219,19 @@ export class PackReader {
     this.last = { length: 0, start: 0, data: this.scratch };
   }
 
-  // The object at `offset`, its deltas applied.
-  // With `maxBytes`, an object larger than that is refused (TooLarge) from its header, or for a
-  // delta from the size its own first bytes name, before its body or its base is read; a base may
-  // be up to BASE_RATIO times larger, as git pairs no delta with a base larger than that.
+  // The object at `offset`, its deltas applied; one met as a base (`depth` > 0) is kept for its
+  // siblings. With `maxBytes`, an object larger than that is refused (TooLarge) from its header, or
+  // for a delta from the size its own first bytes name, before its body or its base is read; a base
+  // may be up to BASE_RATIO times larger, as git pairs no delta with a base larger than that.
   private objectAt(pack: Pack, offset: number, depth: number, maxBytes?: number): { type: number; body: Buffer } {
-    const key = `${pack.path}:${offset}`;
+    const key = pack.n * PACK_KEY + offset;
     const cached = this.bases.get(key);
-    if (cached) return cached;
+    if (cached) {
+      if (maxBytes !== undefined && cached.body.length > maxBytes) throw new TooLarge(PACK_TYPES[cached.type] ?? 'object', cached.body.length);
+      this.bases.delete(key); // most recently used: last to go
+      this.bases.set(key, cached);
+      return cached;
+    }
     if (depth > 10_000) throw new Error('delta chain too long');
     const { type, size, at, distance, baseId } = parseEntryHeader(this.bytes(pack, offset, 32));
     const delta = type === OFS_DELTA || type === REF_DELTA;
@@ -230,17 +240,20 @@ export class PackReader {
     // zlib's worst case is a little over the input size; inflate stops at the end of the stream.
     const data = inflateSync(this.bytes(pack, offset + at, size + (size >> 10) + 64), { chunkSize: Math.max(64, size + 1) }); // one right-sized output buffer
     if (data.length !== size) throw new Error('packed object has the wrong size');
-    if (!delta) return { type, body: data };
-    if (maxBytes !== undefined && deltaResultSize(data) > maxBytes) throw new TooLarge('object', deltaResultSize(data));
-    const baseOffset = baseId ? findOffset(pack, baseId) : offset - distance!;
-    if (baseOffset === undefined) throw new Error('ref-delta base outside this pack');
-    const base = this.objectAt(pack, baseOffset, depth + 1, maxBytes === undefined ? undefined : maxBytes * BASE_RATIO);
-    const object = { type: base.type, body: applyDelta(data, base.body) };
-    if (depth > 0) this.remember(key, object); // it is itself a base: keep it for its siblings
+    let object: { type: number; body: Buffer } = { type, body: data };
+    if (delta) {
+      const made = deltaSizes(data).result;
+      if (maxBytes !== undefined && made > maxBytes) throw new TooLarge('object', made);
+      const baseOffset = baseId ? findOffset(pack, baseId) : offset - distance!;
+      if (baseOffset === undefined) throw new Error('ref-delta base outside this pack');
+      const base = this.objectAt(pack, baseOffset, depth + 1, maxBytes === undefined ? undefined : maxBytes * BASE_RATIO);
+      object = { type: base.type, body: applyDelta(data, base.body) };
+    }
+    if (depth > 0) this.remember(key, object);
     return object;
   }
 
-  private remember(key: string, object: { type: number; body: Buffer }): void {
+  private remember(key: number, object: { type: number; body: Buffer }): void {
     // A small body is a slice of an 8 KB pool slab (Buffer.allocUnsafe), which it would keep whole:
     // a kept one gets a buffer of its own (measured: 4 MB of bases held 13 MB of slabs).
     if (object.body.buffer.byteLength > object.body.length) {

@@ -88,15 +88,15 @@ describe('writing objects', () => {
     const objects = new ObjectStore(gitdir);
     const blob = makeObject('blob', Buffer.from('shared content\n'));
     assert.equal(blob.oid, oid);
-    await objects.writeAll([blob]);
+    objects.write([blob]);
     objects.write([blob]);
     const after = statSync(path);
     assert.equal(after.ino, before.ino, 'the file git wrote is kept');
     const own = makeObject('blob', Buffer.from('written here\n'));
-    await objects.writeAll([own]);
+    objects.write([own]);
     const ownPath = join(gitdir, 'objects', own.oid.slice(0, 2), own.oid.slice(2));
     const first = statSync(ownPath).ino;
-    await objects.writeAll([own]);
+    objects.write([own]);
     assert.equal(statSync(ownPath).ino, first, 'an object this process wrote is not written again');
     await assertFsckClean(repo.root);
   });
