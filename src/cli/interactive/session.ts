@@ -7,6 +7,7 @@
 // `-r` a chosen one: its steps replay first (an unfinished turn, after a kill -9, is finished
 // then), and the prompt follows.
 import { runSync } from '../../os/processes.js';
+import { prepareLiveModel } from '../../model/index.js';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
 import { openFileLimit } from '../../os/proc.js';
@@ -75,6 +76,9 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
   // again only when the files changed since).
   const settled = await settleTrust(flags, { said: state.said, declinedTrust: state.declinedTrust }, true);
   if (typeof settled === 'number') return settled;
+  // The model's client (the SDK, Node's fetch) loads now, while the run opens or the person types:
+  // loaded at the first request, it was most of the first message's Enter -> request.
+  const prepared = prepareLiveModel(flags.model ?? settled.defaultModel);
 
   if (start.continueLatest || start.resume) {
     const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
@@ -86,6 +90,9 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
     if (!opening.opened) return 1;
     // --model with -c or -r is a change of the run's model, as /model is (nothing when it already uses it).
     if (flags.model !== undefined && state.run) await changeModel(state, flags.model, style);
+    // The prompt comes with the run open and the client ready: the person waits here anyway, and
+    // the first message then pays for neither.
+    await prepared;
   } else {
     out.write(`${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`);
   }
