@@ -104,7 +104,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
 export async function rehearseRequest(): Promise<void> {
   const server = await rehearsalServer();
   try {
-    const client = new Anthropic({ apiKey: 'rehearsal', authToken: null, baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: 'rehearsal', authToken: null, baseURL: server.url, maxRetries: 0, timeout: REHEARSAL_TIMEOUT_MS });
     const caller: Caller = { clientNow: () => Promise.resolve(client), defaultModel: DEFAULT_MODEL, maxRetries: 0, maxRetryWait: DEFAULT_MAX_RETRY_WAIT, tell: () => {} };
     const request: ModelRequest = { model: DEFAULT_MODEL, system: 'rehearsal', messages: [{ role: 'user', content: 'rehearsal' }], tools: [], maxTokens: 1 };
     await streamOnce(caller, client, request, DEFAULT_MODEL, { onText: () => {} });
@@ -112,6 +112,9 @@ export async function rehearseRequest(): Promise<void> {
     server.close();
   }
 }
+
+// A loopback that does not answer (a firewall dropping it) ends the rehearsal, not the session.
+const REHEARSAL_TIMEOUT_MS = 10_000;
 
 // The rehearsal's server: on 127.0.0.1, a port the system picks; it reads one request and answers
 // it with the events a server streams for one word, then closes the connection.

@@ -38,6 +38,9 @@ export interface SessionStart {
   run?: string;
 }
 
+// The longest the prompt of -c / -r waits for the model's client once the run is open.
+const PREPARE_WAIT_MS = 2_000;
+
 /** The prompt's text. */
 export const PROMPT = '› ';
 
@@ -91,8 +94,9 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
     // --model with -c or -r is a change of the run's model, as /model is (nothing when it already uses it).
     if (flags.model !== undefined && state.run) await changeModel(state, flags.model, style);
     // The prompt comes with the run open and the client ready: the person waits here anyway, and
-    // the first message then pays for neither.
-    await prepared;
+    // the first message then pays for neither. Not much longer than that, however the machine is:
+    // what is left goes on while the person types.
+    await Promise.race([prepared, new Promise((resolve) => setTimeout(resolve, PREPARE_WAIT_MS).unref())]);
   } else {
     out.write(`${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`);
   }
