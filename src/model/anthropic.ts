@@ -9,6 +9,7 @@
 // What still fails becomes one ModelError with a message for a person. Credentials and the address
 // come from options, or else from the environment the way the SDK reads it (ANTHROPIC_API_KEY,
 // ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL), so any Anthropic-compatible server works.
+import { createServer, type AddressInfo } from 'node:net';
 import Anthropic, { AnthropicError, APIError, type Middleware } from '@anthropic-ai/sdk';
 import { ModelError } from '../errors/index.js';
 import { abortReason, sleep } from './abort.js';
@@ -88,6 +89,65 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   };
   const caller: Caller = { clientNow, defaultModel: model, maxRetries, maxRetryWait: options.maxRetryWait ?? DEFAULT_MAX_RETRY_WAIT, tell };
   return { name: model, complete: (request, completeOptions) => streamMessage(caller, request, completeOptions) };
+}
+
+/**
+ * One request through the whole path a live call takes (the SDK's client, its request building
+ * and headers, Node's fetch with its HTTP client and parser, the stream's events, savepoint's
+ * middleware and reading of the answer), sent to a server on the loopback address that this
+ * process opens for it and closes after: nothing leaves the machine, the model's server is not
+ * contacted and no credential is sent. The first live request of a process otherwise loads and
+ * compiles all of that on its way out (Node's fetch, undici, http2, the HTTP parser's WebAssembly
+ * among it): an interactive session rehearses while the person types (prepareLiveModel), so that
+ * Enter finds it done.
+ */
+export async function rehearseRequest(): Promise<void> {
+  const server = await rehearsalServer();
+  try {
+    const client = new Anthropic({ apiKey: 'rehearsal', authToken: null, baseURL: server.url, maxRetries: 0, timeout: REHEARSAL_TIMEOUT_MS });
+    const caller: Caller = { clientNow: () => Promise.resolve(client), defaultModel: DEFAULT_MODEL, maxRetries: 0, maxRetryWait: DEFAULT_MAX_RETRY_WAIT, tell: () => {} };
+    const request: ModelRequest = { model: DEFAULT_MODEL, system: 'rehearsal', messages: [{ role: 'user', content: 'rehearsal' }], tools: [], maxTokens: 1 };
+    await streamOnce(caller, client, request, DEFAULT_MODEL, { onText: () => {} });
+  } finally {
+    server.close();
+  }
+}
+
+// A loopback that does not answer (a firewall dropping it) ends the rehearsal, not the session.
+const REHEARSAL_TIMEOUT_MS = 10_000;
+
+// The rehearsal's server: on 127.0.0.1, a port the system picks; it reads one request and answers
+// it with the events a server streams for one word, then closes the connection.
+async function rehearsalServer(): Promise<{ url: string; close: () => void }> {
+  const events: Array<[string, unknown]> = [
+    ['message_start', { type: 'message_start', message: { id: 'msg_rehearsal', type: 'message', role: 'assistant', model: DEFAULT_MODEL, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 1 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ];
+  const body = Buffer.from(events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(''));
+  const head = `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${body.length}\r\nrequest-id: req_rehearsal\r\nconnection: close\r\n\r\n`;
+  const server = createServer((socket) => {
+    let got = Buffer.alloc(0);
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk]);
+      const end = got.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(got.subarray(0, end).toString('latin1'))?.[1] ?? 0);
+      if (got.length < end + 4 + length) return; // the whole request first, as a server reads it
+      socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  server.unref();
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => void server.close() };
 }
 
 interface Caller {

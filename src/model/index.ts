@@ -41,3 +41,22 @@ export async function createProvider(modelName: string | undefined, options: Cre
   const { createAnthropicProvider } = await import('./anthropic.js');
   return createAnthropicProvider({ ...anthropic, model: modelName || DEFAULT_MODEL });
 }
+
+// The one preparation of this process, shared by every caller (a module loads once anyway).
+let preparing: Promise<void> | undefined;
+
+/**
+ * Loads, ahead of the first live request, what that request would otherwise load on its way out:
+ * the SDK (its import is a third of start-up) and Node's own fetch (undici, http, http2: loaded
+ * by the first fetch, about as long again), by one request answered in this process
+ * (rehearseRequest: nothing is sent, no connection opened). An interactive session calls it while
+ * the person types, so that Enter finds them ready. A `script:` model needs neither. Never rejects
+ * (a failure here is the first live request's to report).
+ */
+export function prepareLiveModel(modelName?: string): Promise<void> {
+  if (modelName?.startsWith(SCRIPT_PREFIX)) return Promise.resolve();
+  return (preparing ??= (async () => {
+    const { rehearseRequest } = await import('./anthropic.js');
+    await rehearseRequest();
+  })().catch(() => undefined));
+}

@@ -7,6 +7,7 @@
 // `-r` a chosen one: its steps replay first (an unfinished turn, after a kill -9, is finished
 // then), and the prompt follows.
 import { runSync } from '../../os/processes.js';
+import { prepareLiveModel } from '../../model/index.js';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
 import { openFileLimit } from '../../os/proc.js';
@@ -75,6 +76,10 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
   // again only when the files changed since).
   const settled = await settleTrust(flags, { said: state.said, declinedTrust: state.declinedTrust }, true);
   if (typeof settled === 'number') return settled;
+  // The model's client (the SDK, Node's fetch) loads now, while the run opens and the person types:
+  // loaded at the first request, it was most of the first message's Enter -> request. The prompt
+  // does not wait for it (that moved ~300 ms to the time before the prompt, more than it saved).
+  void prepareLiveModel(flags.model ?? settled.defaultModel);
 
   if (start.continueLatest || start.resume) {
     const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
