@@ -23,7 +23,22 @@
  */
 /** The session: the whole agent run, as the CLI drives it. */
 export { startRun, resumeRun, continueRun, forkRun, runIdForTask, SessionHold } from './session/index.js';
-export type { StartOptions, ResumeOptions, ContinueOptions, ForkOptions, SessionOptions, SessionEvent, RunOutcome, DriftQuestion, OpenedAs, KilledAttempt, McpPlaces, HeldRun, HeldRequest, MessageExpansion } from './session/index.js';
+export type {
+  StartOptions,
+  ResumeOptions,
+  ContinueOptions,
+  ForkOptions,
+  SessionOptions,
+  SessionEvent,
+  RunOutcome,
+  DriftQuestion,
+  OpenedAs,
+  KilledAttempt,
+  McpPlaces,
+  HeldRun,
+  HeldRequest,
+  MessageExpansion,
+} from './session/index.js';
 export { findCustomCommands, type CustomCommand } from './settings/index.js';
 export type { ForkResult } from './valve/fork.js';
 
@@ -35,16 +50,66 @@ export { IN_FLIGHT_POLICIES, inFlightAnswer, type InFlightPolicy } from './agent
 export { SYSTEM_PROMPT } from './agent/system-prompt.js';
 
 /** Models: the Anthropic API or a script. */
-export { createProvider, createScriptedProvider, loadScript, validateScript, DEFAULT_MODEL, SCRIPT_PREFIX, hasAnthropicCredentials } from './model/index.js';
-export type { ModelProvider, ModelRequest, ModelResponse, Message, AssistantBlock, UserBlock, TextBlock, ImageBlock, ToolUseBlock, ToolResultBlock, ToolSpec, Usage, CompleteOptions, CreateProviderOptions, Script, ScriptTurn, ScriptTool, ScriptedProviderOptions } from './model/index.js';
+export {
+  createProvider,
+  createScriptedProvider,
+  loadScript,
+  validateScript,
+  DEFAULT_MODEL,
+  SCRIPT_PREFIX,
+  hasAnthropicCredentials,
+} from './model/index.js';
+export type {
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  Message,
+  AssistantBlock,
+  UserBlock,
+  TextBlock,
+  ImageBlock,
+  ToolUseBlock,
+  ToolResultBlock,
+  ToolSpec,
+  Usage,
+  CompleteOptions,
+  CreateProviderOptions,
+  Script,
+  ScriptTurn,
+  ScriptTool,
+  ScriptedProviderOptions,
+} from './model/index.js';
 
 /** Tools: the six the model gets, and how to define another. */
-export { createTools, createReadFileTool, createWriteFileTool, createEditFileTool, createRunBashTool, createListFilesTool, createSearchTool, createWebFetchTool, defineTool, truncateForModel, SpareShells, type SpareShellOptions } from './tools/index.js';
+export {
+  createTools,
+  createReadFileTool,
+  createWriteFileTool,
+  createEditFileTool,
+  createRunBashTool,
+  createListFilesTool,
+  createSearchTool,
+  createWebFetchTool,
+  defineTool,
+  truncateForModel,
+  SpareShells,
+  type SpareShellOptions,
+} from './tools/index.js';
 export type { AnyTool, Tool, ToolContext, ToolInputSchema, ToolResult, ToolImage, ToolDefinition } from './tools/index.js';
 
 /** The valve: `openJournal`, then `journal.step(kind, input, run)`. */
 export { openJournal } from './valve/open-journal.js';
-export type { RunJournal, OpenJournalOptions, JournalHooks, StepOptions, StepEvent, InFlightStep, InFlightAnswer, Checkpoint, StepBatch } from './valve/run-journal.js';
+export type {
+  RunJournal,
+  OpenJournalOptions,
+  JournalHooks,
+  StepOptions,
+  StepEvent,
+  InFlightStep,
+  InFlightAnswer,
+  Checkpoint,
+  StepBatch,
+} from './valve/run-journal.js';
 export type { History, RecordedStep, StepCall } from './valve/history.js';
 export { stepKey } from './valve/key.js';
 
@@ -62,16 +127,66 @@ export { JournalPusher, type PusherOptions, type PushEvent, type FlushReport } f
  * the message builders stay inside.
  */
 export {
-  SavepointError, isSavepointError, NotARepositoryError, UnsupportedRepositoryError, RunLockedError,
-  RunLockLostError, StepAlreadyRecordedError, JournalBusyError, JournalMovedError, CorruptEntryError,
-  ObjectTooLargeError, MissingObjectError, JournalConflictError, RemoteDivergedError, PushRejectedError, PushFailedError, DivergenceError,
-  InFlightError, UnfinishedBatchError, UsageError, MissingCredentialsError, UnknownRunError, NoUnfinishedRunError,
-  NoRunsError, NoSuchStepError, ReportWriteError, ApprovalRequiredError, DriftError, InterruptedError,
-  StoppedBySignalError, AmbiguousRunError, FinishedElsewhereError, NoCheckpointError,
-  PathOutsideRepositoryError, ModelError, ScriptError, ContextWindowError, UnusableSummaryError, UnsafeCheckpointError,
-  RestoreConflictError, SetAsideError, WorktreeBusyError, GitDirMismatchError, GitDiscoveryError, NoWorkTreeError,
-  RepositoryNotWritableError, JournalCheckedOutError, RestoreWouldUndoError, FilterFailedError,
-  UnknownSecretError, SandboxUnavailableError, DiskFullError, JournalWriteRefusedError,
-  TooManyOpenFilesError, SettingsFileError, CustomCommandError, MentionRefusedError, McpConfigError, McpServerStartError, McpCallError, PushStalledError
+  SavepointError,
+  isSavepointError,
+  NotARepositoryError,
+  UnsupportedRepositoryError,
+  RunLockedError,
+  RunLockLostError,
+  StepAlreadyRecordedError,
+  JournalBusyError,
+  JournalMovedError,
+  CorruptEntryError,
+  ObjectTooLargeError,
+  MissingObjectError,
+  JournalConflictError,
+  RemoteDivergedError,
+  PushRejectedError,
+  PushFailedError,
+  DivergenceError,
+  InFlightError,
+  UnfinishedBatchError,
+  UsageError,
+  MissingCredentialsError,
+  UnknownRunError,
+  NoUnfinishedRunError,
+  NoRunsError,
+  NoSuchStepError,
+  ReportWriteError,
+  ApprovalRequiredError,
+  DriftError,
+  InterruptedError,
+  StoppedBySignalError,
+  AmbiguousRunError,
+  FinishedElsewhereError,
+  NoCheckpointError,
+  PathOutsideRepositoryError,
+  ModelError,
+  ScriptError,
+  ContextWindowError,
+  UnusableSummaryError,
+  UnsafeCheckpointError,
+  RestoreConflictError,
+  SetAsideError,
+  WorktreeBusyError,
+  GitDirMismatchError,
+  GitDiscoveryError,
+  NoWorkTreeError,
+  RepositoryNotWritableError,
+  JournalCheckedOutError,
+  RestoreWouldUndoError,
+  FilterFailedError,
+  UnknownSecretError,
+  SandboxUnavailableError,
+  DiskFullError,
+  JournalWriteRefusedError,
+  TooManyOpenFilesError,
+  SettingsFileError,
+  CustomCommandError,
+  MentionRefusedError,
+  McpConfigError,
+  McpServerStartError,
+  McpCallError,
+  PushStalledError,
 } from './errors/index.js';
 export type { RunLockOwner, StepIdentity, FileChange, StopSignal, ModelErrorData, PushStalledData } from './errors/index.js';

@@ -49,7 +49,13 @@ export class Budget {
   countModelCall(model: { name: string; usage: Usage | undefined }): void {
     this.turns++;
     const u = model.usage;
-    if (u) this.cost += estimateCost(priceFor(model.name), { input: u.inputTokens, output: u.outputTokens, cacheCreation: u.cacheCreationInputTokens, cacheRead: u.cacheReadInputTokens });
+    if (u)
+      this.cost += estimateCost(priceFor(model.name), {
+        input: u.inputTokens,
+        output: u.outputTokens,
+        cacheCreation: u.cacheCreationInputTokens,
+        cacheRead: u.cacheReadInputTokens,
+      });
   }
 
   /** The limit that forbids the next step (a model call when `modelCall`), or undefined to go on. */

@@ -112,7 +112,17 @@ export async function compact(
       const { response, unusable, usage } = await usableSummary(context, request);
       if (unusable) {
         const { tokensBefore } = options;
-        return { summary: '', tokensBefore, tokensAfter: tokensBefore, summarizedMessages: 0, keptMessages: messages.length, model: response.model, stopReason: response.stopReason, usage, unusable };
+        return {
+          summary: '',
+          tokensBefore,
+          tokensAfter: tokensBefore,
+          summarizedMessages: 0,
+          keptMessages: messages.length,
+          model: response.model,
+          stopReason: response.stopReason,
+          usage,
+          unusable,
+        };
       }
       const summary = textOf(response);
       const after = [summaryMessage(context.task, summary, turns), ...messages.slice(cut)];
@@ -149,7 +159,8 @@ export async function compact(
 function summaryRequest(config: RunConfig, messages: readonly Message[], cut: number): ModelRequest {
   const before = messages.slice(0, cut);
   const last = before.pop()!;
-  const blocks: UserBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...(last.content as UserBlock[])];
+  const blocks: UserBlock[] =
+    typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...(last.content as UserBlock[])];
   blocks.push({ type: 'text', text: COMPACT_INSTRUCTION });
   return {
     model: config.model,
@@ -165,7 +176,10 @@ function summaryRequest(config: RunConfig, messages: readonly Message[], cut: nu
 // model that goes on working instead of summarizing); a second such answer stops the run, so that
 // the turns are never replaced by an empty or made-up summary.
 // Both calls' usage is the step's: each was paid for.
-async function usableSummary(context: CompactContext, request: ModelRequest): Promise<{ response: ModelResponse; usage: Usage; unusable?: string[] }> {
+async function usableSummary(
+  context: CompactContext,
+  request: ModelRequest,
+): Promise<{ response: ModelResponse; usage: Usage; unusable?: string[] }> {
   const answers: string[] = [];
   let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
   for (;;) {
@@ -207,7 +221,9 @@ async function summarize(context: CompactContext, request: ModelRequest): Promis
   const provider = await context.provider();
   let refusal = '';
   for (const shorten of [0, 2_000, 200]) {
-    const attempt = shorten ? { ...request, messages: request.messages.map((m) => (m.role === 'user' ? shortenResults(m, shorten) : m)) } : request;
+    const attempt = shorten
+      ? { ...request, messages: request.messages.map((m) => (m.role === 'user' ? shortenResults(m, shorten) : m)) }
+      : request;
     try {
       return await provider.complete(attempt, { signal: context.signal });
     } catch (error) {

@@ -23,7 +23,10 @@ export interface CallPlan<Call, Result, Stop> {
  * before this returns or throws: nothing of the answer still runs when the loop goes on, or fails.
  * A throw is the first one in call order, once its whole group has settled.
  */
-export async function runCalls<Call, Result, Stop>(calls: readonly Call[], plan: CallPlan<Call, Result, Stop>): Promise<{ results: Result[]; stopped?: Stop }> {
+export async function runCalls<Call, Result, Stop>(
+  calls: readonly Call[],
+  plan: CallPlan<Call, Result, Stop>,
+): Promise<{ results: Result[]; stopped?: Stop }> {
   const results: Result[] = [];
   for (const group of groupsOf(calls, plan)) {
     const { results: done, stopped } = await runGroup(group, plan);
@@ -52,7 +55,10 @@ function groupsOf<Call>(calls: readonly Call[], plan: CallPlan<Call, unknown, un
 
 // One group: each call starts in order once its tool has a free place (a call waiting for one holds
 // back the calls after it, so positions stay in call order); then every started call settles.
-async function runGroup<Call, Result, Stop>(group: Call[], plan: CallPlan<Call, Result, Stop>): Promise<{ results: Result[]; stopped?: Stop }> {
+async function runGroup<Call, Result, Stop>(
+  group: Call[],
+  plan: CallPlan<Call, Result, Stop>,
+): Promise<{ results: Result[]; stopped?: Stop }> {
   const batch: StepBatch | undefined = group.length > 1 ? { size: group.length } : undefined;
   const running = new Map<string, Set<Promise<unknown>>>();
   const started: Array<Promise<Result>> = [];
@@ -80,7 +86,10 @@ async function runGroup<Call, Result, Stop>(group: Call[], plan: CallPlan<Call, 
   }
   const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failed) throw failed.reason;
-  return { results: settled.map((outcome) => (outcome as PromiseFulfilledResult<Result>).value), ...(stopped !== undefined ? { stopped } : {}) };
+  return {
+    results: settled.map((outcome) => (outcome as PromiseFulfilledResult<Result>).value),
+    ...(stopped !== undefined ? { stopped } : {}),
+  };
 }
 
 /** `ask` with its calls one after another: the person answers one question at a time, whatever runs beside it. */

@@ -70,7 +70,8 @@ export class Hooks {
       if (run.code === 2) return { decision: 'deny', reason: run.stderr.trim() || 'blocked by a PreToolUse hook' };
       const json = run.code === 0 ? jsonOf(run.stdout) : undefined;
       const specific = objectOf(json?.hookSpecificOutput);
-      const said = specific?.permissionDecision ?? (json?.decision === 'block' ? 'deny' : json?.decision === 'approve' ? 'allow' : undefined);
+      const said =
+        specific?.permissionDecision ?? (json?.decision === 'block' ? 'deny' : json?.decision === 'approve' ? 'allow' : undefined);
       const reason = textOf(specific?.permissionDecisionReason) ?? textOf(json?.reason);
       if (said === 'deny' || said === 'ask' || said === 'allow') return { decision: said, ...(reason ? { reason } : {}) };
       return {};
@@ -129,13 +130,23 @@ export class Hooks {
 
   // Runs every hook of the event that matches, side by side as Claude Code does, in the order
   // written; a failed one is told to the person and counts for nothing.
-  private async runAll(event: HookEvent, tool: string | undefined, fields: Record<string, unknown>): Promise<Array<{ hook: HookDefinition; run: HookRun }>> {
+  private async runAll(
+    event: HookEvent,
+    tool: string | undefined,
+    fields: Record<string, unknown>,
+  ): Promise<Array<{ hook: HookDefinition; run: HookRun }>> {
     const hooks = this.matching(event, tool);
     if (!hooks.length) return [];
     const input = { session_id: this.run, transcript_path: null, cwd: this.place.root, hook_event_name: event, ...fields };
     const runs = await Promise.all(hooks.map(async (hook) => ({ hook, run: await runHookCommand(hook, input, this.place) })));
     for (const { hook, run } of runs) {
-      const problem = run.failed ? `could not start: ${run.failed}` : run.timedOut ? `ran past its ${hook.timeout}s timeout and was stopped` : run.code !== 0 && run.code !== 2 ? `exited ${run.code ?? 'on a signal'}${run.stderr.trim() ? `: ${run.stderr.trim()}` : ''}` : undefined;
+      const problem = run.failed
+        ? `could not start: ${run.failed}`
+        : run.timedOut
+          ? `ran past its ${hook.timeout}s timeout and was stopped`
+          : run.code !== 0 && run.code !== 2
+            ? `exited ${run.code ?? 'on a signal'}${run.stderr.trim() ? `: ${run.stderr.trim()}` : ''}`
+            : undefined;
       // A hook stopped with the run (Ctrl-C) did not fail: the stop is said already.
       if (problem && !this.place.signal?.aborted) this.onWarning({ event, command: hook.command, message: problem });
     }

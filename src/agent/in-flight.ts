@@ -14,8 +14,12 @@ export const IN_FLIGHT_POLICIES: readonly InFlightPolicy[] = ['report', 'rerun',
 export function inFlightAnswer(policy: InFlightPolicy, step: InFlightStep): InFlightAnswer<ToolResult> {
   if (policy === 'rerun') return { rerun: true };
   if (policy === 'fail') throw new InFlightError(step.run, step.position, step.description);
-  const summary = step.interrupted ? 'outcome unknown: interrupted by a signal, not re-run' : 'outcome unknown: started before a crash, not re-run';
-  const how = step.interrupted ? 'the run was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP) and ended' : 'the process running it was stopped';
+  const summary = step.interrupted
+    ? 'outcome unknown: interrupted by a signal, not re-run'
+    : 'outcome unknown: started before a crash, not re-run';
+  const how = step.interrupted
+    ? 'the run was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP) and ended'
+    : 'the process running it was stopped';
   return {
     resolution: 'in-flight-reported',
     summary,

@@ -16,7 +16,16 @@ import type { InFlightPolicy } from './in-flight.js';
 import { ContextWindowError } from '../errors/index.js';
 import { compact, isPromptTooLong, KEEP_TURNS, refusedTokens, type CompactReason } from './compaction.js';
 import { Conversation } from './conversation.js';
-import { continueText, invalidCallResult, MAX_CONTINUATIONS, MAX_TOKENS, notRunResults, PAUSE_TURN, REFUSAL, refusalText } from './stop-reasons.js';
+import {
+  continueText,
+  invalidCallResult,
+  MAX_CONTINUATIONS,
+  MAX_TOKENS,
+  notRunResults,
+  PAUSE_TURN,
+  REFUSAL,
+  refusalText,
+} from './stop-reasons.js';
 import { callTool, type Approver, type PermissionCheck } from './tool-call.js';
 import type { Hooks, PromptHookOutcome, StopHookOutcome } from './hooks.js';
 import { oneAtATime, runCalls } from './concurrent-calls.js';
@@ -182,9 +191,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       if (approver?.of !== options.approve) approver = { of: options.approve, once: oneAtATime(options.approve) };
       return approver.once;
     },
-    get permission() { return options.permission; },
-    get signal() { return options.signal; },
-    get onOutput() { return options.onOutput; },
+    get permission() {
+      return options.permission;
+    },
+    get signal() {
+      return options.signal;
+    },
+    get onOutput() {
+      return options.onOutput;
+    },
     checkpoint: options.checkpoint,
     revealSecrets: options.revealSecrets,
     hooks,
@@ -231,14 +246,16 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       await takeConfigChanges();
       if (followUps[0]?.step !== undefined && followUps[0].step <= budget.steps + 1) {
         // A message a hook blocked is not sent: with nothing else for the model, the turn ends here.
-        if (!(await takeFollowUp()) && !pending && conversation.messages.at(-1)?.role !== 'user') return { status: 'done', final: '', steps: budget.steps };
+        if (!(await takeFollowUp()) && !pending && conversation.messages.at(-1)?.role !== 'user')
+          return { status: 'done', final: '', steps: budget.steps };
       }
       if (pending) conversation.add({ role: 'user', content: pending });
       pending = undefined;
       if ((limit = budget.exceeded(true))) return stopped(limit);
       // Everything recorded is handed back and the changes are taken: the next step would ask the
       // model, which only a message from the person may do here.
-      if (options.changesOnly && configChanges.length === 0 && budget.steps >= journal.history.lastPosition) return { status: 'done', final: '', steps: budget.steps, waiting: true };
+      if (options.changesOnly && configChanges.length === 0 && budget.steps >= journal.history.lastPosition)
+        return { status: 'done', final: '', steps: budget.steps, waiting: true };
       if (conversation.nearsWindow) {
         await compactNow('threshold', conversation.tokens);
         if ((limit = budget.exceeded(true))) return stopped(limit);
@@ -294,7 +311,12 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       // A change of model given after this answer comes before the follow-up it goes with.
       await takeConfigChanges();
       if (followUps.length === 0) {
-        const done: AgentOutcome = { status: 'done', final, steps: budget.steps, ...(response.stopReason === REFUSAL ? { refused: true } : {}) };
+        const done: AgentOutcome = {
+          status: 'done',
+          final,
+          steps: budget.steps,
+          ...(response.stopReason === REFUSAL ? { refused: true } : {}),
+        };
         if (!(await heldUntilMessage(done))) return done;
       }
       if ((limit = budget.exceeded(false))) return stopped(limit);
@@ -357,15 +379,25 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       conversation.stepInput(turn),
       async () => {
         try {
-          const response = await (await provider()).complete(request, { onText: options.onText, onThinking: options.onThinking, signal: options.signal });
-          const answers = !response.content.some((block) => block.type === 'tool_use') && ![MAX_TOKENS, PAUSE_TURN, REFUSAL].includes(response.stopReason ?? '');
+          const response = await (
+            await provider()
+          ).complete(request, { onText: options.onText, onThinking: options.onThinking, signal: options.signal });
+          const answers =
+            !response.content.some((block) => block.type === 'tool_use') &&
+            ![MAX_TOKENS, PAUSE_TURN, REFUSAL].includes(response.stopReason ?? '');
           if (!answers || !hooks?.has('Stop') || stopBlocks >= MAX_STOP_BLOCKS) return response;
           const stopHook = await hooks.stop(stopBlocks > 0);
           return stopHook ? { ...response, stopHook } : response;
         } catch (error) {
           if (!config.compaction.enabled || !isPromptTooLong(error)) throw error;
           const usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
-          return { model: config.model, content: [], stopReason: PROMPT_TOO_LONG, usage, refused: error.data.apiMessage ?? 'prompt is too long' };
+          return {
+            model: config.model,
+            content: [],
+            stopReason: PROMPT_TOO_LONG,
+            usage,
+            refused: error.data.apiMessage ?? 'prompt is too long',
+          };
         }
       },
       { describe: `model turn ${turn}`, summarize: summarizeResponse, usage: (r) => r.usage },
@@ -378,7 +410,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     const keepTurns = Math.max(1, KEEP_TURNS - conversation.compactionsInARow);
     const stuck = () => new ContextWindowError(journal.run, config.compaction.contextWindow, `${tokensBefore} tokens`);
     if (conversation.compactionsInARow >= 3) throw stuck();
-    const done = await compact({ journal, config, task: options.task, provider, signal: options.signal }, conversation.messages, { reason, tokensBefore, keepTurns });
+    const done = await compact({ journal, config, task: options.task, provider, signal: options.signal }, conversation.messages, {
+      reason,
+      tokensBefore,
+      keepTurns,
+    });
     if (!done) {
       if (reason === 'prompt-too-long') throw stuck();
       return conversation.hold();
@@ -418,11 +454,17 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       const next = configChanges.shift()!;
       if (next.model !== undefined) {
         const model = next.model;
-        const recorded = await journal.step(CONFIG_STEP_KIND, { model }, () => ({ model }), { describe: `config model ${shortValue(model, 40)}`, summarize: (r) => `model is now ${r.model}` });
+        const recorded = await journal.step(CONFIG_STEP_KIND, { model }, () => ({ model }), {
+          describe: `config model ${shortValue(model, 40)}`,
+          summarize: (r) => `model is now ${r.model}`,
+        });
         config = { ...config, model: recorded.model };
         conversation.useModel(recorded.model);
       } else if (next.compact) {
-        await journal.step(CONFIG_STEP_KIND, { compact: true }, () => ({ compact: true }), { describe: 'config compact', summarize: () => 'compaction asked for' });
+        await journal.step(CONFIG_STEP_KIND, { compact: true }, () => ({ compact: true }), {
+          describe: 'config compact',
+          summarize: () => 'compaction asked for',
+        });
         await compactNow('requested', conversation.tokens);
       }
     }
@@ -448,8 +490,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       return { ...result, ...(await hooks.userPromptSubmit(next.sent ?? next.message)) };
     };
     const recorded = await journal.step(USER_STEP_KIND, input, run, {
-      describe: next.message || !changed.changedFiles ? `user "${shortValue(next.message, 40)}"` : `user (changed by hand: ${shortValue(changed.changedFiles.map((file) => file.path).join(', '), 40)})`,
-      summarize: () => (!changed.changedFiles ? 'follow-up instruction' : `${next.message ? 'follow-up instruction, and ' : 'told the model of '}${changed.changedFiles.length} file(s) changed by hand`),
+      describe:
+        next.message || !changed.changedFiles
+          ? `user "${shortValue(next.message, 40)}"`
+          : `user (changed by hand: ${shortValue(changed.changedFiles.map((file) => file.path).join(', '), 40)})`,
+      summarize: () =>
+        !changed.changedFiles
+          ? 'follow-up instruction'
+          : `${next.message ? 'follow-up instruction, and ' : 'told the model of '}${changed.changedFiles.length} file(s) changed by hand`,
       // The person's files, kept: the tree now is the run's checkpoint, so the question is not asked again.
       ...(changed.changedFiles && options.checkpoint ? { checkpoint: () => options.checkpoint!() } : {}),
     });
@@ -470,12 +518,18 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   // hooks. A run recorded without one never gets one: its steps stay where they were.
   async function taskPrompt(): Promise<PromptHookOutcome> {
     const recorded = journal.history.kindAt(1);
-    const due = recorded !== undefined ? recorded === HOOK_STEP_KIND : journal.history.lastPosition === 0 && Boolean(hooks?.has('UserPromptSubmit'));
+    const due =
+      recorded !== undefined ? recorded === HOOK_STEP_KIND : journal.history.lastPosition === 0 && Boolean(hooks?.has('UserPromptSubmit'));
     if (!due) return {};
-    const outcome = await journal.step<PromptHookOutcome>(HOOK_STEP_KIND, { event: 'UserPromptSubmit', prompt: options.task }, () => hooks?.userPromptSubmit(options.task) ?? {}, {
-      describe: 'hook UserPromptSubmit',
-      summarize: (r) => (r.blocked !== undefined ? `blocked: ${shortValue(r.blocked, 40)}` : r.context ? 'context added' : 'went on'),
-    });
+    const outcome = await journal.step<PromptHookOutcome>(
+      HOOK_STEP_KIND,
+      { event: 'UserPromptSubmit', prompt: options.task },
+      () => hooks?.userPromptSubmit(options.task) ?? {},
+      {
+        describe: 'hook UserPromptSubmit',
+        summarize: (r) => (r.blocked !== undefined ? `blocked: ${shortValue(r.blocked, 40)}` : r.context ? 'context added' : 'went on'),
+      },
+    );
     if (outcome.blocked !== undefined) options.onHook?.({ event: 'UserPromptSubmit', blocked: outcome.blocked });
     return outcome;
   }

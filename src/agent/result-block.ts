@@ -23,7 +23,8 @@ function imagesOf(result: ToolResult, config: Pick<RunConfig, 'toolImages'>): Im
   if (result.image && result.imageBytes) images.push(imageBlock(result.image.mediaType, result.imageBytes.toString('base64')));
   if (config.toolImages && Array.isArray(result.mcp?.content)) {
     for (const part of result.mcp.content as Array<Record<string, unknown>>) {
-      if (part?.type === 'image' && typeof part.data === 'string' && typeof part.mimeType === 'string') images.push(imageBlock(part.mimeType, part.data));
+      if (part?.type === 'image' && typeof part.data === 'string' && typeof part.mimeType === 'string')
+        images.push(imageBlock(part.mimeType, part.data));
     }
   }
   return images;

@@ -45,30 +45,50 @@ export interface ToolCallContext {
 }
 
 /** The model's answer to a declined call, recorded in place of running it. */
-export const DECLINED_RESULT: ToolResult = { isError: true, output: 'The user declined this tool call. Ask or try another way.', summary: 'declined by the user' };
+export const DECLINED_RESULT: ToolResult = {
+  isError: true,
+  output: 'The user declined this tool call. Ask or try another way.',
+  summary: 'declined by the user',
+};
 
 /** The declined result, with the user's reason for the model when they gave one. */
 export function declinedResult(reason = ''): ToolResult {
   const why = reason.trim();
   if (!why) return DECLINED_RESULT;
-  return { isError: true, output: `The user declined this tool call, saying: ${why}\nTake that into account: ask, or try another way.`, summary: `declined: ${why.length > 50 ? `${why.slice(0, 49)}…` : why}` };
+  return {
+    isError: true,
+    output: `The user declined this tool call, saying: ${why}\nTake that into account: ask, or try another way.`,
+    summary: `declined: ${why.length > 50 ? `${why.slice(0, 49)}…` : why}`,
+  };
 }
 
 /** The model's answer to a call a deny rule refused, recorded in place of running it. */
 export function deniedResult(rule: string): ToolResult {
-  return { isError: true, output: `This tool call is not allowed here: the user's settings deny it (rule "${rule}"). It was not run. Try another way, or ask the user.`, summary: `denied by rule ${rule}` };
+  return {
+    isError: true,
+    output: `This tool call is not allowed here: the user's settings deny it (rule "${rule}"). It was not run. Try another way, or ask the user.`,
+    summary: `denied by rule ${rule}`,
+  };
 }
 
 /** The model's answer to a call a PreToolUse hook blocked (exit 2, or a "deny"), with what the hook said: recorded in place of running it. */
 export function hookBlockedResult(reason: string): ToolResult {
   const why = reason.length > 50 ? `${reason.slice(0, 49)}…` : reason;
-  return { isError: true, output: `This tool call was blocked by a PreToolUse hook, which said:\n${reason}\nIt was not run. Take that into account: try another way, or ask the user.`, summary: `blocked by a PreToolUse hook: ${why}` };
+  return {
+    isError: true,
+    output: `This tool call was blocked by a PreToolUse hook, which said:\n${reason}\nIt was not run. Take that into account: try another way, or ask the user.`,
+    summary: `blocked by a PreToolUse hook: ${why}`,
+  };
 }
 
 /** A tool's result with what its PostToolUse hooks said beside it, for the model (the call has run). */
 export function withHookFeedback(result: ToolResult, feedback: string | undefined): ToolResult {
   if (!feedback) return result;
-  return { ...result, output: `${result.output}\n\n[PostToolUse hook] ${feedback}`, summary: `${result.summary} (a PostToolUse hook added feedback)` };
+  return {
+    ...result,
+    output: `${result.output}\n\n[PostToolUse hook] ${feedback}`,
+    summary: `${result.summary} (a PostToolUse hook added feedback)`,
+  };
 }
 
 /**
@@ -78,7 +98,8 @@ export function withHookFeedback(result: ToolResult, feedback: string | undefine
  */
 export const STOPPED_RESULT: ToolResult = {
   isError: true,
-  output: 'not run: stopped by the person. They stopped the turn before this call ran, so it was not run. Do not assume its effect; wait for what they say next.',
+  output:
+    'not run: stopped by the person. They stopped the turn before this call ran, so it was not run. Do not assume its effect; wait for what they say next.',
   summary: 'not run: stopped by the person',
 };
 
@@ -94,8 +115,16 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
     // A name that is not a string is one a journal recorded before names were checked: never a crash on replay.
     const name = typeof call.name === 'string' ? call.name : String(call.name ?? '');
     const known = [...context.tools.keys()].join(', ');
-    const result: ToolResult = { isError: true, output: `There is no tool named "${name}". The tools are: ${known}.`, summary: 'unknown tool' };
-    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, { describe: `unknown tool "${name.slice(0, 40)}"`, summarize: (r) => r.summary, ...(batch ? { batch } : {}) });
+    const result: ToolResult = {
+      isError: true,
+      output: `There is no tool named "${name}". The tools are: ${known}.`,
+      summary: 'unknown tool',
+    };
+    return journal.step('unknown_tool', { name: call.name, input: call.input }, () => result, {
+      describe: `unknown tool "${name.slice(0, 40)}"`,
+      summarize: (r) => r.summary,
+      ...(batch ? { batch } : {}),
+    });
   }
   const input = call.input ?? {};
   // The step's identity and record keep what the model wrote; only the effect sees the secrets.
@@ -134,7 +163,13 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
       try {
         // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP): a command's group is stopped and its
         // result says so; it is recorded like any result. Only a step whose process died with it is in flight.
-        const { imageBytes: bytes, ...recorded } = await tool.execute(liveInput, { signal, onSpawn, onOutput: context.onOutput, step: position, judge });
+        const { imageBytes: bytes, ...recorded } = await tool.execute(liveInput, {
+          signal,
+          onSpawn,
+          onOutput: context.onOutput,
+          step: position,
+          judge,
+        });
         imageBytes = bytes;
         result = recorded;
       } finally {
@@ -143,7 +178,10 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
       // After the effect, before the result is recorded: the hooks' outcome is part of the result,
       // so replay hands it back; a crash in a hook leaves the step in flight, like a crash in the call.
       if (!context.hooks?.has('PostToolUse', tool.name)) return result;
-      return withHookFeedback(result, await context.hooks.postToolUse(tool.name, input, { output: result.output, is_error: result.isError }));
+      return withHookFeedback(
+        result,
+        await context.hooks.postToolUse(tool.name, input, { output: result.output, is_error: result.isError }),
+      );
     },
     {
       // Asked only when the step goes live: a replayed step never looks at the files.

@@ -2,14 +2,16 @@
 // by main.ts) so the commands' own files stay about parsing options and calling the library.
 import type { Command } from 'commander';
 
-const RUNS = 'Exit codes: 0 finished, 1 a failure (one paragraph on stderr: a model or API error, files that\n' +
+const RUNS =
+  'Exit codes: 0 finished, 1 a failure (one paragraph on stderr: a model or API error, files that\n' +
   'differ from the journal, another process on the run), 2 bad usage, 3 stopped at a limit you set\n' +
   '(--max-steps, --max-turns, --max-cost; the same command with a higher limit goes on), 130 stopped by\n' +
   'Ctrl-C, SIGTERM or SIGHUP (a live command is stopped and recorded as stopped, with its output so\n' +
   'far; a model call in progress is made again; the same command continues). When stdout is a\n' +
   'closed pipe (`| head`), the run goes on and stops writing to it.';
 
-const READS = 'Exit codes: 0 shown, 1 a failure (not in a git repository, no such run or step, an unreadable\n' +
+const READS =
+  'Exit codes: 0 shown, 1 a failure (not in a git repository, no such run or step, an unreadable\n' +
   'journal), 2 bad usage, 141 the reader closed the pipe early (`| head`), as git exits.';
 
 // Examples and exit codes of each command, by name.
@@ -50,7 +52,10 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
     exitCodes: 'Exit codes: 0 forked, 1 a failure (no such run or step, the new id is taken), 2 bad usage.',
   },
   runs: {
-    examples: [['savepoint runs', 'every run, most recently active first'], ['savepoint runs --json | jq .', 'the same for scripts']],
+    examples: [
+      ['savepoint runs', 'every run, most recently active first'],
+      ['savepoint runs --json | jq .', 'the same for scripts'],
+    ],
     exitCodes: READS,
   },
   log: {
@@ -73,7 +78,7 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
   },
   diff: {
     examples: [
-      ['savepoint diff', "what the most recently active run changed, as a patch (paged on a terminal, like git)"],
+      ['savepoint diff', 'what the most recently active run changed, as a patch (paged on a terminal, like git)'],
       ['savepoint diff fix-login-3a4b5c --stat', 'the same run as a diffstat'],
       ['savepoint diff fix-login-3a4b5c | git apply --check', 'the patch, piped: plain, for other tools'],
     ],
@@ -81,7 +86,10 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
     exitCodes: READS,
   },
   config: {
-    examples: [['savepoint config', 'the settings in force here, each with its file'], ['savepoint config --json', 'the same for scripts']],
+    examples: [
+      ['savepoint config', 'the settings in force here, each with its file'],
+      ['savepoint config --json', 'the same for scripts'],
+    ],
     exitCodes: 'Exit codes: 0 shown, 1 a settings file that cannot be used (named, with its key).',
   },
   mcp: {
@@ -93,7 +101,10 @@ const HELP: Record<string, { examples: Array<[command: string, what: string]>; n
     exitCodes: 'Exit codes: 0 every server started, 1 one did not (or the configuration is invalid), 2 bad usage.',
   },
   demo: {
-    examples: [['savepoint demo', 'watch a run killed at lap 4 and resumed'], ['savepoint demo --keep', 'keep the temporary repository to look at']],
+    examples: [
+      ['savepoint demo', 'watch a run killed at lap 4 and resumed'],
+      ['savepoint demo --keep', 'keep the temporary repository to look at'],
+    ],
     exitCodes: 'Exit codes: 0 the demo ran, 1 it could not (git missing, a step went wrong).',
   },
 };

@@ -65,7 +65,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 /** The program with the commands `argv` needs: the one it names, or all of them (help, a typo). */
 export async function createProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('savepoint')
-    .description('A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.')
+    .description(
+      'A coding-agent harness whose progress lives in git: kill it anywhere, run the same command again, and it picks up exactly where it stopped.',
+    )
     .version(version(), '-v, --version')
     .addHelpText('after', EXAMPLES)
     .hook('preAction', async (_program, action) => {
@@ -75,9 +77,13 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
     });
   argv = sessionArgv(argv);
   const named = argv[2];
-  const wanted = named !== undefined && Object.hasOwn(COMMANDS, named) && !argv.includes('--help') && !argv.includes('-h') ? [named] : Object.keys(COMMANDS);
+  const wanted =
+    named !== undefined && Object.hasOwn(COMMANDS, named) && !argv.includes('--help') && !argv.includes('-h')
+      ? [named]
+      : Object.keys(COMMANDS);
   // The session is reached without its name (`savepoint`, `savepoint -c`): not in the command list.
-  for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(command, command.name() === 'session' ? { hidden: true } : {});
+  for (const command of await Promise.all(wanted.map((name) => COMMANDS[name]!())))
+    program.addCommand(command, command.name() === 'session' ? { hidden: true } : {});
   for (const command of program.commands) addCommandHelp(command); // examples and exit codes: help.ts
   // Subcommands too (`mcp list --bogus`): every parse error is savepoint's usage paragraph, exit 2.
   const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
@@ -125,7 +131,9 @@ let fileLimit: number | undefined;
 function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
     // commander printed its own message (or the help / version) already
-    return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(error.code) ? 0 : 2;
+    return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(error.code)
+      ? 0
+      : 2;
   }
   const debug = process.env.SAVEPOINT_DEBUG === '1';
   // Out of file descriptors (`ulimit -n 32`), wherever it struck (a spawn of git, a module load):

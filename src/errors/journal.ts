@@ -60,7 +60,7 @@ export class RunLockLostError extends SavepointError<{ run: string; lockPath: st
     super(
       'ERUNLOCKLOST',
       `Another savepoint process took this run over while this one was paused or stalled past its lease ` +
-        `(run ${run}: ${owner ? `pid ${owner.pid} on ${owner.host}, since ${owner.since}` : 'its lock is no longer this process\'s'}; ${lockPath}). ` +
+        `(run ${run}: ${owner ? `pid ${owner.pid} on ${owner.host}, since ${owner.since}` : "its lock is no longer this process's"}; ${lockPath}). ` +
         `This one stops here without recording or starting anything more, so two processes never drive one run; ` +
         `every step either of them recorded is kept, and the identical command goes on from the journal.`,
       { run, lockPath, ...(owner ? { owner: { pid: owner.pid, host: owner.host, since: owner.since } } : {}) },
@@ -135,7 +135,12 @@ export class CorruptEntryError extends SavepointError<{ path: string; step?: num
  */
 export class ObjectTooLargeError extends SavepointError<{ oid: string; type: string; size: number; max: number }> {
   constructor(oid: string, type: string, size: number, max: number) {
-    super('EOBJECTTOOBIG', `The ${type} ${oid} is ${size} bytes, more than the ${max} savepoint reads for it; it was not read.`, { oid, type, size, max });
+    super('EOBJECTTOOBIG', `The ${type} ${oid} is ${size} bytes, more than the ${max} savepoint reads for it; it was not read.`, {
+      oid,
+      type,
+      size,
+      max,
+    });
   }
 }
 

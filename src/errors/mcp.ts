@@ -5,7 +5,11 @@ import { SavepointError } from './savepoint-error.js';
 /** `.mcp.json` (or an `mcpServers` object from settings) that is not valid: names the file and the key. */
 export class McpConfigError extends SavepointError<{ file: string; key: string }> {
   constructor(file: string, key: string, problem: string) {
-    super('EMCPCONFIG', `${file}: ${key ? `mcpServers key "${key}"` : 'the file'} ${problem}. See docs/mcp.md for the format: {"mcpServers": {"<name>": {"command", "args", "env"} | {"type": "http", "url", "headers"}}}.`, { file, key });
+    super(
+      'EMCPCONFIG',
+      `${file}: ${key ? `mcpServers key "${key}"` : 'the file'} ${problem}. See docs/mcp.md for the format: {"mcpServers": {"<name>": {"command", "args", "env"} | {"type": "http", "url", "headers"}}}.`,
+      { file, key },
+    );
   }
 }
 
@@ -26,6 +30,10 @@ export class McpCallError extends SavepointError<{ server: string; tool: string;
         : `exited (or closed its connection) before answering the call to "${tool}"`;
     const tail = stderrTail.trim() ? ` Its stderr ended with:\n${stderrTail.trim()}` : '';
     const again = reason === 'closed' ? ' (its next call starts the server anew)' : '';
-    super('EMCPCALL', `The MCP server "${server}" ${what}; whether the call took effect is unknown, and it was not made again${again}.${tail}`, { server, tool, reason, stderrTail });
+    super(
+      'EMCPCALL',
+      `The MCP server "${server}" ${what}; whether the call took effect is unknown, and it was not made again${again}.${tail}`,
+      { server, tool, reason, stderrTail },
+    );
   }
 }

@@ -15,7 +15,13 @@ export interface StepIdentity {
  * `differences` says which part of the call differs (the kind, the model, an input field, the
  * request digest), one phrase each, as history.ts found them.
  */
-export class DivergenceError extends SavepointError<{ run: string; position: number; recorded: StepIdentity; requested: StepIdentity; differences: string[] }> {
+export class DivergenceError extends SavepointError<{
+  run: string;
+  position: number;
+  recorded: StepIdentity;
+  requested: StepIdentity;
+  differences: string[];
+}> {
   constructor(run: string, position: number, recorded: StepIdentity, requested: StepIdentity, differences: string[] = []) {
     const asked = requested.description === recorded.description ? 'asked for it again' : `asked for ${requested.description}`;
     const what = differences.length ? `, but ${differences.join('; and ')}` : '';

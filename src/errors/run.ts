@@ -90,7 +90,11 @@ export class NoSuchStepError extends SavepointError<{ run: string; step: number;
 /** The HTML page could not be written where asked. */
 export class ReportWriteError extends SavepointError<{ path: string; reason: string }> {
   constructor(path: string, reason: string) {
-    super('EREPORTWRITE', `Could not write the HTML timeline to ${path}: ${reason}. Choose a path in a folder that exists and that you can write to.`, { path, reason });
+    super(
+      'EREPORTWRITE',
+      `Could not write the HTML timeline to ${path}: ${reason}. Choose a path in a folder that exists and that you can write to.`,
+      { path, reason },
+    );
   }
 }
 
@@ -125,7 +129,11 @@ export class DriftError extends SavepointError<{ run: string; step: number; chan
 /** Ctrl-C at a question (an approval or drift prompt): the run stops as Ctrl-C stops it anywhere (exit 130). */
 export class InterruptedError extends SavepointError<{ question: string }> {
   constructor(question: string) {
-    super('EINTERRUPTED', `Stopped at the question (${question}): nothing was run for it, and every finished step is kept. Run the same command again to continue.`, { question });
+    super(
+      'EINTERRUPTED',
+      `Stopped at the question (${question}): nothing was run for it, and every finished step is kept. Run the same command again to continue.`,
+      { question },
+    );
   }
 }
 
@@ -151,7 +159,11 @@ export class StoppedBySignalError extends SavepointError<{ signal: StopSignal }>
 export class AmbiguousRunError extends SavepointError<{ prefix: string; matches: string[] }> {
   constructor(prefix: string, matches: string[]) {
     const shown = matches.slice(0, 5).join(', ') + (matches.length > 5 ? `, and ${matches.length - 5} more` : '');
-    super('EAMBIGUOUSRUN', `"${prefix}" is the start of ${matches.length} run ids (${shown}). Give more of the id; "savepoint runs --all" lists every run.`, { prefix, matches });
+    super(
+      'EAMBIGUOUSRUN',
+      `"${prefix}" is the start of ${matches.length} run ids (${shown}). Give more of the id; "savepoint runs --all" lists every run.`,
+      { prefix, matches },
+    );
   }
 }
 
@@ -171,6 +183,10 @@ export class FinishedElsewhereError extends SavepointError<{ run: string; worktr
 /** `savepoint diff` of a run that recorded no working tree. */
 export class NoCheckpointError extends SavepointError<{ run: string }> {
   constructor(run: string) {
-    super('ENOCHECKPOINT', `Run ${run} recorded no working tree yet (no checkpoint and no start tree), so there is nothing to compare with its base commit.`, { run });
+    super(
+      'ENOCHECKPOINT',
+      `Run ${run} recorded no working tree yet (no checkpoint and no start tree), so there is nothing to compare with its base commit.`,
+      { run },
+    );
   }
 }

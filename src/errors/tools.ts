@@ -15,6 +15,10 @@ export class PathOutsideRepositoryError extends SavepointError<{ path: string; r
 /** An `@path` mention of a message that names a file no tool may read (outside the repository, in .git, denied by a rule, not text). Nothing was sent. */
 export class MentionRefusedError extends SavepointError<{ mention: string; problem: string }> {
   constructor(mention: string, problem: string) {
-    super('EMENTION', `@${mention} cannot be put in the message: ${problem}. Nothing was sent; reword the message, or leave out the "@" to send the path as plain text.`, { mention, problem });
+    super(
+      'EMENTION',
+      `@${mention} cannot be put in the message: ${problem}. Nothing was sent; reword the message, or leave out the "@" to send the path as plain text.`,
+      { mention, problem },
+    );
   }
 }

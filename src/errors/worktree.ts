@@ -156,7 +156,10 @@ export class RestoreWouldUndoError extends SavepointError<{ run: string; other: 
  */
 export class FilterFailedError extends SavepointError<{ path: string; direction: 'clean' | 'smudge'; detail: string }> {
   constructor(path: string, direction: 'clean' | 'smudge', detail: string, cause?: unknown) {
-    const doing = direction === 'clean' ? 'recording it in a checkpoint (git\'s clean filter, as git add runs it)' : 'restoring it (git\'s smudge filter, as git checkout runs it)';
+    const doing =
+      direction === 'clean'
+        ? "recording it in a checkpoint (git's clean filter, as git add runs it)"
+        : "restoring it (git's smudge filter, as git checkout runs it)";
     super(
       'EFILTER',
       `The filter git runs for ${shown(path)} failed while ${doing}: ${shown(detail.slice(0, 300)) || 'no message'}. ` +

@@ -232,4 +232,3 @@ const JSON_RAW = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u20
 export function terminalJson(value: unknown, space?: number): string {
   return JSON.stringify(value, null, space).replace(JSON_RAW, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
-

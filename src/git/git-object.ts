@@ -88,7 +88,10 @@ const LOOSE_HEADER = /^(blob|tree|commit|tag) (\d{1,20})\0/;
 export function readLooseFile(oid: string, path: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
   try {
     const raw = readFileSync(path);
-    const start = maxBytes === undefined ? undefined : LOOSE_HEADER.exec(inflateSync(raw.subarray(0, 512), { finishFlush: zlib.Z_SYNC_FLUSH }).toString('latin1', 0, 64));
+    const start =
+      maxBytes === undefined
+        ? undefined
+        : LOOSE_HEADER.exec(inflateSync(raw.subarray(0, 512), { finishFlush: zlib.Z_SYNC_FLUSH }).toString('latin1', 0, 64));
     if (start && Number(start[2]) > maxBytes!) throw new ObjectTooLargeError(oid, start[1]!, Number(start[2]), maxBytes!);
     const inflated = inflateSync(raw);
     const header = LOOSE_HEADER.exec(inflated.toString('latin1', 0, 64));
@@ -121,7 +124,8 @@ export function makeTree(entries: Tree): GitObject {
     items.sort((a, b) => Buffer.compare(a.bytes!, b.bytes!));
   }
   let size = 0;
-  for (const item of items) size += item.entry.mode.length + (item.bytes ? item.bytes.length - (item.entry.mode === TREE_MODE ? 1 : 0) : item.name.length) + 22; // "<mode> <name>\0" and 20 id bytes
+  for (const item of items)
+    size += item.entry.mode.length + (item.bytes ? item.bytes.length - (item.entry.mode === TREE_MODE ? 1 : 0) : item.name.length) + 22; // "<mode> <name>\0" and 20 id bytes
   const body = Buffer.alloc(size);
   let at = 0;
   for (const { name, entry, bytes } of items) {

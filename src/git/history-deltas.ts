@@ -18,7 +18,19 @@
 // (a ref delta, an entry it does not understand) is left exactly as git wrote it.
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { assemblePack, type BuiltPack } from './pack-file.js';
-import { applyDelta, deltaSizes, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA, type PackedHeader } from './pack-format.js';
+import {
+  applyDelta,
+  deltaSizes,
+  entryHeader,
+  indexCount,
+  indexOffset,
+  INDEX_IDS,
+  isIndexV2,
+  OFS_DELTA,
+  parseEntryHeader,
+  REF_DELTA,
+  type PackedHeader,
+} from './pack-format.js';
 
 /** Commits and trees up to this size are tried as deltas of their neighbours (git deltifies larger ones itself). */
 const MAX_OBJECT = 2048;
@@ -64,7 +76,8 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
   const byOid = new Map(entries.map((e) => [e.oid, e]));
   // An entry's stored data inflated (a delta's, or the object's): its header says its size, so
   // zlib's output buffer is made that size, not its default 16 KB for every small object.
-  const stored = (entry: Entry): Buffer => inflateSync(pack.subarray(entry.offset + entry.header.at, entry.end), { chunkSize: Math.max(64, entry.header.size + 1) });
+  const stored = (entry: Entry): Buffer =>
+    inflateSync(pack.subarray(entry.offset + entry.header.at, entry.end), { chunkSize: Math.max(64, entry.header.size + 1) });
   // The objects made lately, not all of them: a pack of 20,000 objects held whole took 50 MB more
   // than its own size. Neighbours are near one another in the pack, and inflating again is cheap.
   const bodies = new Recent<Entry, Buffer>(RECENT_BODIES);
@@ -97,7 +110,11 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
       // git's delta, its distance to its base made anew; or, for a small object, a delta of the same
       // base made here when smaller (git copies runs of 16 bytes and more; the step files of one
       // kind differ by ids and numbers a few bytes apart).
-      bytes = Buffer.concat([entryHeader(OFS_DELTA, entry.header.size), offsetBytes(at - entry.base.newOffset), pack.subarray(entry.offset + entry.header.at, entry.end)]);
+      bytes = Buffer.concat([
+        entryHeader(OFS_DELTA, entry.header.size),
+        offsetBytes(at - entry.base.newOffset),
+        pack.subarray(entry.offset + entry.header.at, entry.end),
+      ]);
       if (size(entry) <= MAX_OBJECT) {
         const candidate = deltaEntry(body(entry.base), body(entry), at - entry.base.newOffset);
         if (candidate && candidate.length < bytes.length) bytes = candidate;
@@ -131,7 +148,15 @@ function readEntries(pack: Buffer, idx: Buffer): Entry[] | undefined {
   const entries: Entry[] = [];
   for (let i = 0; i < count; i++) {
     const oid = idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20);
-    entries.push({ oid, offset: indexOffset(idx, count, i), end: 0, header: undefined as unknown as PackedHeader, type: 0, newOffset: -1, depth: 0 });
+    entries.push({
+      oid,
+      offset: indexOffset(idx, count, i),
+      end: 0,
+      header: undefined as unknown as PackedHeader,
+      type: 0,
+      newOffset: -1,
+      depth: 0,
+    });
   }
   entries.sort((a, b) => a.offset - b.offset);
   const byOffset = new Map<number, Entry>();
@@ -153,7 +178,12 @@ function readEntries(pack: Buffer, idx: Buffer): Entry[] | undefined {
 
 // For each whole commit or small tree, the objects it may be a delta of: its commit's first parent
 // (and child), and the trees at the same paths in those commits.
-async function neighbours(entries: Entry[], byOid: Map<string, Entry>, body: (e: Entry) => Buffer, size: (e: Entry) => number): Promise<Map<Entry, Entry[]>> {
+async function neighbours(
+  entries: Entry[],
+  byOid: Map<string, Entry>,
+  body: (e: Entry) => Buffer,
+  size: (e: Entry) => number,
+): Promise<Map<Entry, Entry[]>> {
   // A commit's tree and first parent, and the trees of its path: a commit's parent is next to it in
   // the pack (git lays commits out newest first), so only the last few are kept.
   const read = (commit: Entry) => {
@@ -173,7 +203,10 @@ async function neighbours(entries: Entry[], byOid: Map<string, Entry>, body: (e:
   const partners = new Map<Entry, Entry[]>();
   const pair = (a: Entry, b: Entry) => {
     if (a === b) return;
-    for (const [x, y] of [[a, b], [b, a]] as const) {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       if (x.base) continue;
       const list = partners.get(x);
       if (list) list.push(y);
@@ -213,12 +246,20 @@ class Recent<K, V> {
   }
 }
 
-function walkTrees(tree: Entry, path: string, level: number, found: Map<string, Entry>, byOid: Map<string, Entry>, body: (e: Entry) => Buffer, size: (e: Entry) => number): void {
+function walkTrees(
+  tree: Entry,
+  path: string,
+  level: number,
+  found: Map<string, Entry>,
+  byOid: Map<string, Entry>,
+  body: (e: Entry) => Buffer,
+  size: (e: Entry) => number,
+): void {
   if (tree.type !== TREE || size(tree) > MAX_OBJECT) return;
   found.set(path, tree);
   if (level >= MAX_TREE_LEVELS) return;
   const data = body(tree);
-  for (let at = 0; at < data.length; ) {
+  for (let at = 0; at < data.length;) {
     const space = data.indexOf(0x20, at);
     const nul = data.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > data.length) return;
@@ -263,13 +304,14 @@ export function makeDelta(base: Buffer, target: Buffer): Buffer {
     }
     pending = [];
   };
-  for (let i = 0; i < target.length; ) {
+  for (let i = 0; i < target.length;) {
     let bestAt = -1;
     let bestLength = 0;
     if (i + 4 <= target.length) {
       for (const start of where.get(target.readUInt32BE(i)) ?? []) {
         let length = 0;
-        while (i + length < target.length && start + length < base.length && length < 0xffff && base[start + length] === target[i + length]) length++;
+        while (i + length < target.length && start + length < base.length && length < 0xffff && base[start + length] === target[i + length])
+          length++;
         if (length > bestLength) [bestAt, bestLength] = [start, length];
       }
     }
@@ -282,11 +324,11 @@ export function makeDelta(base: Buffer, target: Buffer): Buffer {
     const args: number[] = [];
     for (let b = 0; b < 4; b++) {
       const byte = (bestAt >>> (8 * b)) & 0xff;
-      if (byte) (op |= 1 << b), args.push(byte);
+      if (byte) ((op |= 1 << b), args.push(byte));
     }
     for (let b = 0; b < 2; b++) {
       const byte = (bestLength >>> (8 * b)) & 0xff;
-      if (byte) (op |= 1 << (4 + b)), args.push(byte);
+      if (byte) ((op |= 1 << (4 + b)), args.push(byte));
     }
     out.push(op, ...args);
     i += bestLength;

@@ -6,7 +6,19 @@ import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { asWriteFailure, MissingObjectError, ObjectTooLargeError } from '../errors/index.js';
 import { DirectorySync, syncPath, writeFileDurably } from '../os/durable-file.js';
-import { encodeLoose, hashObject, MAX_COMMIT_BYTES, MAX_TREE_BYTES, parseCommit, parseTree, readLooseFile, type CommitInfo, type GitObject, type ObjectType, type Tree } from './git-object.js';
+import {
+  encodeLoose,
+  hashObject,
+  MAX_COMMIT_BYTES,
+  MAX_TREE_BYTES,
+  parseCommit,
+  parseTree,
+  readLooseFile,
+  type CommitInfo,
+  type GitObject,
+  type ObjectType,
+  type Tree,
+} from './git-object.js';
 import { PackBuilder, writePackFiles } from './pack-file.js';
 import { fetchLeftOut } from './partial-clone.js';
 import { PackReader } from './pack-reader.js';
@@ -111,7 +123,11 @@ export class ObjectStore {
     const held = [...this.held.keys()];
     for (const object of this.withHeld(objects)) {
       // Trusted as stored only while still there (a rare case: an append's objects are new).
-      if (this.verified.has(object.oid) && (this.packs.holds(object.oid) || this.checkExisting(object.oid, this.pathOf(object.oid)) === 'trusted')) continue;
+      if (
+        this.verified.has(object.oid) &&
+        (this.packs.holds(object.oid) || this.checkExisting(object.oid, this.pathOf(object.oid)) === 'trusted')
+      )
+        continue;
       const before = builder.count;
       builder.add(object);
       if (builder.count === before) continue;
@@ -208,7 +224,9 @@ export class ObjectStore {
    */
   readNow(oid: string, expected: ObjectType): Buffer | undefined {
     const held = this.held.get(oid);
-    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false) ?? readLooseFile(oid, this.pathOf(oid)) ?? this.packs.read(oid, true));
+    const found = held
+      ? { type: held.type, body: held.body }
+      : (this.packs.read(oid, false) ?? readLooseFile(oid, this.pathOf(oid)) ?? this.packs.read(oid, true));
     return found?.type === expected ? found.body : undefined;
   }
 
@@ -225,13 +243,16 @@ export class ObjectStore {
     // The packs already seen first (no system call), then the loose file, then packs that appeared
     // since: a missing loose file costs an exception, ~10 µs an object.
     const held = this.held.get(oid);
-    const found = held ? { type: held.type, body: held.body } : (this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes));
+    const found = held
+      ? { type: held.type, body: held.body }
+      : (this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes));
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;
     }
     const fetched = fetchLeftOut(this.gitdir, oid, expected);
-    if (fetched && maxBytes !== undefined && fetched.length > maxBytes) throw new ObjectTooLargeError(oid, expected, fetched.length, maxBytes);
+    if (fetched && maxBytes !== undefined && fetched.length > maxBytes)
+      throw new ObjectTooLargeError(oid, expected, fetched.length, maxBytes);
     if (fetched) return fetched;
     throw new MissingObjectError(oid, expected, this.gitdir);
   }
@@ -241,7 +262,12 @@ export class ObjectStore {
    * its index; an error thrown by `onBody` stops the reading. With `maxBytes`, an object larger
    * than that is refused (ObjectTooLargeError) before its body is read.
    */
-  async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void, options: { maxBytes?: number } = {}): Promise<void> {
+  async readEach(
+    oids: readonly string[],
+    expected: ObjectType,
+    onBody: (body: Buffer, index: number) => void,
+    options: { maxBytes?: number } = {},
+  ): Promise<void> {
     for (let i = 0; i < oids.length; i++) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
   }
 

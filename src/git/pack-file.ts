@@ -70,7 +70,12 @@ export class PackBuilder {
     body.writeUInt32BE(2, 4);
     body.writeUInt32BE(this.entries.length, 8);
     const checksum = createHash('sha1').update(body).digest();
-    return { id: checksum.toString('hex'), pack: Buffer.concat([body, checksum]), idx: buildIndex(this.entries, checksum), count: this.entries.length };
+    return {
+      id: checksum.toString('hex'),
+      pack: Buffer.concat([body, checksum]),
+      idx: buildIndex(this.entries, checksum),
+      count: this.entries.length,
+    };
   }
 }
 
@@ -91,7 +96,14 @@ export function concatenatePacks(parts: Array<{ pack: Buffer; idx: Buffer }>): B
     if (!isIndexV2(idx)) return undefined;
     const count = indexCount(idx);
     const checksum = pack.subarray(pack.length - 20);
-    if (pack.readUInt32BE(8) !== count || !createHash('sha1').update(pack.subarray(0, pack.length - 20)).digest().equals(checksum)) return undefined;
+    if (
+      pack.readUInt32BE(8) !== count ||
+      !createHash('sha1')
+        .update(pack.subarray(0, pack.length - 20))
+        .digest()
+        .equals(checksum)
+    )
+      return undefined;
     const crcs = INDEX_IDS + count * 20;
     for (let i = 0; i < count; i++) {
       const oid = Buffer.from(idx.subarray(INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
@@ -166,7 +178,11 @@ export function writePackFilesSync(dir: string, built: BuiltPack, dirs: Director
   const pack = join(dir, `pack-${built.id}.pack`);
   // The pack before its index: git and our reader only look at packs that have an .idx.
   writeFileDurably(pack, built.pack, { mode: 0o444, temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), dirs });
-  writeFileDurably(join(dir, `pack-${built.id}.idx`), built.idx, { mode: 0o444, temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), dirs });
+  writeFileDurably(join(dir, `pack-${built.id}.idx`), built.idx, {
+    mode: 0o444,
+    temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`),
+    dirs,
+  });
   return pack;
 }
 
@@ -230,7 +246,7 @@ export function trailersHold(path: string, size: number, idx: Buffer): boolean {
   const trailer = Buffer.alloc(20);
   const fd = openSync(path, 'r');
   try {
-    for (let at = 0; at < size; ) {
+    for (let at = 0; at < size;) {
       const read = readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
       if (read === 0) return false; // shorter than it was
       const body = Math.max(0, Math.min(read, size - 20 - at)); // the part before the trailer
@@ -243,5 +259,8 @@ export function trailersHold(path: string, size: number, idx: Buffer): boolean {
   }
   if (!hash.digest().equals(trailer)) return false;
   if (!idx.subarray(idx.length - 40, idx.length - 20).equals(trailer)) return false;
-  return createHash('sha1').update(idx.subarray(0, idx.length - 20)).digest().equals(idx.subarray(idx.length - 20));
+  return createHash('sha1')
+    .update(idx.subarray(0, idx.length - 20))
+    .digest()
+    .equals(idx.subarray(idx.length - 20));
 }

@@ -171,7 +171,8 @@ export function applyDelta(delta: Buffer, base: Buffer): Buffer {
       if (op & 0x40) length += delta[at++]! * 0x10000;
       if (length === 0) length = 0x10000;
       if (offset + length > base.length || written + length > out.length) throw new Error('delta copies out of range');
-      if (length < 128) for (let i = 0; i < length; i++) out[written + i] = base[offset + i]!; // Buffer.copy costs more
+      if (length < 128)
+        for (let i = 0; i < length; i++) out[written + i] = base[offset + i]!; // Buffer.copy costs more
       else base.copy(out, written, offset, offset + length);
       written += length;
     } else if (op) {

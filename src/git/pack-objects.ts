@@ -25,12 +25,7 @@ import { startProcess } from '../os/processes.js';
  * it runs no hooks, no filters, no textconv and no pager (its output is a pipe), and it asks
  * nothing (its input is the pack list).
  */
-const PINNED_CONFIG = [
-  'pack.packSizeLimit=0',
-  'pack.indexVersion=2',
-  'pack.writeReverseIndex=false',
-  'pack.compression=-1',
-];
+const PINNED_CONFIG = ['pack.packSizeLimit=0', 'pack.indexVersion=2', 'pack.writeReverseIndex=false', 'pack.compression=-1'];
 
 /**
  * Runs `git pack-objects` over every object of the packs `packBases` (paths without `.pack`, in the
@@ -82,7 +77,19 @@ function runPackObjects(gitdir: string, objectsDir: string, work: string, input:
   const env = { ...process.env, GIT_OBJECT_DIRECTORY: work, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir, GIT_TERMINAL_PROMPT: '0' };
   const config = PINNED_CONFIG.flatMap((setting) => ['-c', setting]);
   // git's default window and depth, whatever the repository's configuration says.
-  const args = [`--git-dir=${gitdir}`, ...config, 'pack-objects', '-q', ...input, '--no-reuse-delta', '--window=10', '--depth=50', '--threads=1', '--delta-base-offset', join(work, 'pack', 'pack')];
+  const args = [
+    `--git-dir=${gitdir}`,
+    ...config,
+    'pack-objects',
+    '-q',
+    ...input,
+    '--no-reuse-delta',
+    '--window=10',
+    '--depth=50',
+    '--threads=1',
+    '--delta-base-offset',
+    join(work, 'pack', 'pack'),
+  ];
   return new Promise((resolve, reject) => {
     const { child } = startProcess('git', args, { stdio: ['pipe', 'pipe', 'pipe'], env });
     // Background work: the run's own appends come first for the CPU (deltifying megabytes of

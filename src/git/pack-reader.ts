@@ -16,7 +16,17 @@ import { inflateSync } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
 import { trailersHold } from './pack-file.js';
-import { applyDelta, deltaSizes, indexCount, indexOffset, indexPosition, isIndexV2, OFS_DELTA, parseEntryHeader, REF_DELTA } from './pack-format.js';
+import {
+  applyDelta,
+  deltaSizes,
+  indexCount,
+  indexOffset,
+  indexPosition,
+  isIndexV2,
+  OFS_DELTA,
+  parseEntryHeader,
+  REF_DELTA,
+} from './pack-format.js';
 
 interface Pack {
   /** This reader's number for it: the base cache's keys are made of it and an offset. */
@@ -194,7 +204,8 @@ export class PackReader {
     const end = Math.min(start + length, pack.size - 20); // the pack ends with a 20-byte checksum
     if (pack.data) return pack.data.subarray(start, end);
     const last = this.last;
-    if (last.pack === pack && start >= last.start && end <= last.start + last.length) return last.data.subarray(start - last.start, end - last.start);
+    if (last.pack === pack && start >= last.start && end <= last.start + last.length)
+      return last.data.subarray(start - last.start, end - last.start);
     const want = Math.min(Math.max(end - start, READ_AHEAD_BYTES), pack.size - 20 - start);
     const data = want <= this.scratch.length ? this.scratch : Buffer.allocUnsafeSlow(want);
     const read = readSync(this.fdOf(pack), data, 0, want, start);
@@ -227,7 +238,8 @@ export class PackReader {
     const key = pack.n * PACK_KEY + offset;
     const cached = this.bases.get(key);
     if (cached) {
-      if (maxBytes !== undefined && cached.body.length > maxBytes) throw new TooLarge(PACK_TYPES[cached.type] ?? 'object', cached.body.length);
+      if (maxBytes !== undefined && cached.body.length > maxBytes)
+        throw new TooLarge(PACK_TYPES[cached.type] ?? 'object', cached.body.length);
       this.bases.delete(key); // most recently used: last to go
       this.bases.set(key, cached);
       return cached;

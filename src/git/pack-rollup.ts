@@ -178,7 +178,12 @@ export class PackRollup {
       if (!name.endsWith('.idx')) continue;
       const base = join(this.packDir, name.slice(0, -4));
       const stem = name.slice(0, -4);
-      if (['.keep', '.promisor', '.mtimes', '.bitmap'].some((ext) => present.has(stem + ext)) || !present.has(`${stem}.pack`) || listed.has(stem)) continue;
+      if (
+        ['.keep', '.promisor', '.mtimes', '.bitmap'].some((ext) => present.has(stem + ext)) ||
+        !present.has(`${stem}.pack`) ||
+        listed.has(stem)
+      )
+        continue;
       // A pack's name is its content's checksum, so what was read of it once holds for good.
       let known = this.sizes.get(base);
       if (!known) {
@@ -219,16 +224,25 @@ export class PackRollup {
     }
     // The index first, so no reader sees a pack it can no longer open.
     const removed = packs.map((p) => `${p.base}.pack`).filter((path) => path !== made.pack);
-    await Promise.all(removed.map(async (path) => {
-      await unlinkAsync(`${path.slice(0, -5)}.idx`);
-      await unlinkAsync(`${path.slice(0, -5)}.rev`);
-      await unlinkAsync(path);
-    }));
+    await Promise.all(
+      removed.map(async (path) => {
+        await unlinkAsync(`${path.slice(0, -5)}.idx`);
+        await unlinkAsync(`${path.slice(0, -5)}.rev`);
+        await unlinkAsync(path);
+      }),
+    );
     await Promise.all(looseThere.map((oid) => unlinkAsync(this.loosePath(oid))));
     for (const oid of looseThere) this.loose.delete(oid);
     for (const path of removed) this.copied.delete(path.slice(0, -5));
     if (concatenated) this.copied.add(made.pack.slice(0, -5));
-    const result = { packs: packs.length, loose: looseThere.length, objects: made.objects, pack: made.pack, removed, deltified: !concatenated };
+    const result = {
+      packs: packs.length,
+      loose: looseThere.length,
+      objects: made.objects,
+      pack: made.pack,
+      removed,
+      deltified: !concatenated,
+    };
     this.onRolled?.(result);
     return result;
   }
@@ -241,7 +255,16 @@ export class PackRollup {
     for (const pack of packs) for (const oid of packIndexIds(readFileSync(`${pack.base}.idx`))) oids.add(oid);
     const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
     try {
-      const made = await withHistoryDeltas(work, await packObjects(join(this.objectsDir, '..'), this.objectsDir, work, packs.map((p) => p.base), loose));
+      const made = await withHistoryDeltas(
+        work,
+        await packObjects(
+          join(this.objectsDir, '..'),
+          this.objectsDir,
+          work,
+          packs.map((p) => p.base),
+          loose,
+        ),
+      );
       const id = basename(made.pack).slice('pack-'.length, -'.pack'.length);
       const packed = new Set(packIndexIds(readFileSync(made.idx)));
       for (const oid of oids) if (!packed.has(oid)) throw new Error(`git pack-objects left ${oid} out`);

@@ -15,11 +15,15 @@ import { hashObject, type ObjectType } from './git-object.js';
  */
 export function fetchLeftOut(gitdir: string, oid: string, expected: ObjectType): Buffer | undefined {
   if (!/^[0-9a-f]{40}$/.test(oid) || !isPartialClone(join(gitdir, 'objects'))) return undefined;
-  const result = runSync('git', ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 1024 * 1024 * 1024,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-  });
+  const result = runSync(
+    'git',
+    ['--git-dir', gitdir, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'cat-file', expected, oid],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 1024 * 1024 * 1024,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    },
+  );
   if (result.status !== 0 || !result.stdout) return undefined;
   return hashObject(expected, result.stdout) === oid ? result.stdout : undefined;
 }

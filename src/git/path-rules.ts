@@ -35,7 +35,11 @@ export function parseRawTree(body: Buffer): RawTreeEntry[] {
     const space = body.indexOf(32, at);
     const nul = space < 0 ? -1 : body.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > body.length) throw new Error('the tree object is truncated or malformed');
-    entries.push({ mode: body.subarray(at, space).toString('latin1'), name: body.subarray(space + 1, nul), oid: body.subarray(nul + 1, nul + 21).toString('hex') });
+    entries.push({
+      mode: body.subarray(at, space).toString('latin1'),
+      name: body.subarray(space + 1, nul),
+      oid: body.subarray(nul + 1, nul + 21).toString('hex'),
+    });
     at = nul + 21;
   }
   return entries;
@@ -66,8 +70,13 @@ export function componentViolation(name: string, mode: string): PathViolation | 
   if (name === '') return { rule: 'empty', reason: 'has an empty path component' };
   if (name === '.' || name === '..') return { rule: 'dot', reason: `has a "${name}" component, which would leave its directory` };
   for (const piece of name.split('\\')) {
-    if (piece === '..' || piece === '.') return { rule: 'backslash', reason: `has a "${piece}" between backslashes, a separator on Windows` };
-    if (isNtfsDotGit(piece) || isHfsDot(piece, 'git')) return { rule: 'dotgit', reason: 'names .git (or a spelling of it some file system folds to .git), where git keeps its hooks and config' };
+    if (piece === '..' || piece === '.')
+      return { rule: 'backslash', reason: `has a "${piece}" between backslashes, a separator on Windows` };
+    if (isNtfsDotGit(piece) || isHfsDot(piece, 'git'))
+      return {
+        rule: 'dotgit',
+        reason: 'names .git (or a spelling of it some file system folds to .git), where git keeps its hooks and config',
+      };
     if (mode === LINK_MODE && (isNtfsDotGeneric(piece, 'gitmodules', 'gi7eba') || isHfsDot(piece, 'gitmodules'))) {
       return { rule: 'gitmodules-link', reason: 'is .gitmodules as a symbolic link, which git refuses' };
     }
@@ -90,7 +99,8 @@ const READ_BY_GIT: ReadonlyArray<[string, string]> = [
  * such a file by what it is to git, not by how it is spelled.
  */
 export function gitReadFile(name: string): string | undefined {
-  for (const [dotName, shortPrefix] of READ_BY_GIT) if (isNtfsDotGeneric(name, dotName, shortPrefix) || isHfsDot(name, dotName)) return `.${dotName}`;
+  for (const [dotName, shortPrefix] of READ_BY_GIT)
+    if (isNtfsDotGeneric(name, dotName, shortPrefix) || isHfsDot(name, dotName)) return `.${dotName}`;
   return undefined;
 }
 
@@ -116,7 +126,10 @@ export function beneathNonDirectory(paths: ReadonlyMap<string, string>): { path:
       const parentMode = paths.get(path.slice(0, slash));
       if (parentMode === undefined) continue;
       const what = parentMode === LINK_MODE ? 'a symbolic link' : parentMode === GITLINK_MODE ? 'a submodule' : 'a file';
-      return { path, violation: { rule: 'beneath-symlink', reason: `lies beneath ${path.slice(0, slash)}, which the same checkpoint makes ${what}` } };
+      return {
+        path,
+        violation: { rule: 'beneath-symlink', reason: `lies beneath ${path.slice(0, slash)}, which the same checkpoint makes ${what}` },
+      };
     }
   }
   return undefined;
@@ -137,7 +150,8 @@ function isNtfsDotGit(name: string): boolean {
 function isNtfsDotGeneric(name: string, dotName: string, shortPrefix: string): boolean {
   const lower = name.toLowerCase();
   if (lower.startsWith(`.${dotName}`)) return onlySpacesAndPeriods(name.slice(dotName.length + 1));
-  if (lower.startsWith(dotName.slice(0, 6)) && name[6] === '~' && name[7]! >= '1' && name[7]! <= '4') return onlySpacesAndPeriods(name.slice(8));
+  if (lower.startsWith(dotName.slice(0, 6)) && name[6] === '~' && name[7]! >= '1' && name[7]! <= '4')
+    return onlySpacesAndPeriods(name.slice(8));
   let sawTilde = false;
   for (let i = 0; i < 8; i++) {
     const c = name[i];

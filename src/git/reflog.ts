@@ -60,7 +60,7 @@ export class Reflog {
       if (fd === undefined) return;
       try {
         const when = new Date();
-        const line = `${old ?? ZERO} ${next} ${this.identity ??= reflogIdentity(this.gitdir)} ${Math.floor(when.getTime() / 1000)} ${timezone(when)}\t${oneLine(message)}\n`;
+        const line = `${old ?? ZERO} ${next} ${(this.identity ??= reflogIdentity(this.gitdir))} ${Math.floor(when.getTime() / 1000)} ${timezone(when)}\t${oneLine(message)}\n`;
         writeSync(fd, line); // one write with O_APPEND: concurrent writers never interleave a line
       } finally {
         closeSync(fd);
@@ -98,7 +98,11 @@ function reflogsEnabled(gitdir: string): boolean {
 // critical path). Config includes are not followed.
 function reflogIdentity(gitdir: string): string {
   const home = homedir();
-  const configs = [readGitConfig(gitdir), readGitConfig(home, '.gitconfig'), readGitConfig(join(process.env.XDG_CONFIG_HOME || join(home, '.config'), 'git'))];
+  const configs = [
+    readGitConfig(gitdir),
+    readGitConfig(home, '.gitconfig'),
+    readGitConfig(join(process.env.XDG_CONFIG_HOME || join(home, '.config'), 'git')),
+  ];
   const pick = (env: string | undefined, key: string) => env || configs.map((c) => c.get(key)).find((v) => v);
   const name = pick(process.env.GIT_COMMITTER_NAME, 'user.name');
   const email = pick(process.env.GIT_COMMITTER_EMAIL, 'user.email') || process.env.EMAIL; // git's order
@@ -114,7 +118,10 @@ function timezone(when: Date): string {
 
 // A config value as written (quotes around it dropped), with nothing that would break the line.
 function clean(value: string): string {
-  return value.replace(/^"(.*)"$/, '$1').replace(/[<>\n]/g, '').trim();
+  return value
+    .replace(/^"(.*)"$/, '$1')
+    .replace(/[<>\n]/g, '')
+    .trim();
 }
 
 function oneLine(text: string): string {

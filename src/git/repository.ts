@@ -49,7 +49,8 @@ export function findRepository(dir: string, env: NodeJS.ProcessEnv = process.env
     } catch {
       own = undefined; // the files are no repository's own: GIT_DIR is how git finds theirs
     }
-    if (own && (own.gitdir !== found.gitdir || own.root !== found.root)) throw new GitDirMismatchError(found.gitdir, found.root, own.gitdir, own.root);
+    if (own && (own.gitdir !== found.gitdir || own.root !== found.root))
+      throw new GitDirMismatchError(found.gitdir, found.root, own.gitdir, own.root);
   }
   assertSupported(found.commonDir);
   return found;
@@ -65,14 +66,22 @@ function askGit(cwd: string, env: NodeJS.ProcessEnv): Repository {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (result.error) throw new GitDiscoveryError(cwd, `git could not be run (${(result.error as NodeJS.ErrnoException).code ?? result.error.message}); is git installed and on PATH?`);
+  if (result.error)
+    throw new GitDiscoveryError(
+      cwd,
+      `git could not be run (${(result.error as NodeJS.ErrnoException).code ?? result.error.message}); is git installed and on PATH?`,
+    );
   const [gitdir, commonDir, root] = result.stdout.split('\n');
   if (result.status === 0 && gitdir && commonDir && root) return { root, gitdir, commonDir };
   const said = result.stderr.replace(/^(fatal|error): /gm, '').trim();
   if (/not a git repository/i.test(said)) throw new NotARepositoryError(cwd);
   if (/must be run in a work tree/i.test(said)) throw new NoWorkTreeError(gitdir || cwd);
   const extension = /unknown repository extensions? found:\s*([\s\S]+)/i.exec(said);
-  if (extension) throw new UnsupportedRepositoryError(cwd, `the repository extension ${extension[1]!.trim().split(/\s+/).join(', ')}, which this git cannot read`);
+  if (extension)
+    throw new UnsupportedRepositoryError(
+      cwd,
+      `the repository extension ${extension[1]!.trim().split(/\s+/).join(', ')}, which this git cannot read`,
+    );
   throw new GitDiscoveryError(cwd, said.split('\n').join(' ') || `git rev-parse exited with ${result.status}`);
 }
 
@@ -113,7 +122,9 @@ export function assertJournalWritable(repo: Repository): void {
  * or of a linked one: moving it would leave that worktree's index and files behind its HEAD.
  */
 export function assertNotCheckedOut(repo: Repository, ref: string): void {
-  const heads: Array<{ head: string; worktree: () => string }> = [{ head: join(repo.commonDir, 'HEAD'), worktree: () => resolve(repo.commonDir, '..') }];
+  const heads: Array<{ head: string; worktree: () => string }> = [
+    { head: join(repo.commonDir, 'HEAD'), worktree: () => resolve(repo.commonDir, '..') },
+  ];
   let names: string[] = [];
   try {
     names = readdirSync(join(repo.commonDir, 'worktrees'));
@@ -122,7 +133,13 @@ export function assertNotCheckedOut(repo: Repository, ref: string): void {
   }
   for (const name of names) {
     const dir = join(repo.commonDir, 'worktrees', name);
-    heads.push({ head: join(dir, 'HEAD'), worktree: () => readFileSync(join(dir, 'gitdir'), 'utf8').trim().replace(/\/\.git$/, '') });
+    heads.push({
+      head: join(dir, 'HEAD'),
+      worktree: () =>
+        readFileSync(join(dir, 'gitdir'), 'utf8')
+          .trim()
+          .replace(/\/\.git$/, ''),
+    });
   }
   for (const { head, worktree } of heads) {
     let text: string;
@@ -159,7 +176,11 @@ export function worktreeRoots(repo: Repository): Set<string> {
   }
   for (const name of names) {
     try {
-      roots.add(readFileSync(join(repo.commonDir, 'worktrees', name, 'gitdir'), 'utf8').trim().replace(/\/\.git$/, ''));
+      roots.add(
+        readFileSync(join(repo.commonDir, 'worktrees', name, 'gitdir'), 'utf8')
+          .trim()
+          .replace(/\/\.git$/, ''),
+      );
     } catch {
       // a worktree being added or pruned right now
     }
@@ -220,7 +241,20 @@ export function readGitConfig(gitdir: string, file = 'config'): Map<string, stri
  * running anything a command could have planted (an fsmonitor hook, hooks, a pager, a submodule
  * summary), overriding every config file. Used by buildOwnGit, never on its own.
  */
-export const NEUTRAL_GIT_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat', '-c', 'status.submoduleSummary=false', '-c', 'submodule.recurse=false', '-c', 'diff.ignoreSubmodules=all'];
+export const NEUTRAL_GIT_CONFIG = [
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'status.submoduleSummary=false',
+  '-c',
+  'submodule.recurse=false',
+  '-c',
+  'diff.ignoreSubmodules=all',
+];
 
 // Config given through the environment is applied after `-c`: a value there would win over the
 // neutral config above.

@@ -30,7 +30,12 @@ export async function diffTrees(objects: ObjectStore, a: string | undefined, b: 
 }
 
 /** Every file of a tree: path -> mode and blob id. */
-export async function flattenTree(objects: ObjectStore, oid: string, prefix = '', out = new Map<string, TreeEntry>()): Promise<Map<string, TreeEntry>> {
+export async function flattenTree(
+  objects: ObjectStore,
+  oid: string,
+  prefix = '',
+  out = new Map<string, TreeEntry>(),
+): Promise<Map<string, TreeEntry>> {
   for (const [name, entry] of await objects.readTree(oid)) {
     if (entry.mode === TREE_MODE) await flattenTree(objects, entry.oid, `${prefix}${name}/`, out);
     else out.set(`${prefix}${name}`, entry);

@@ -3,7 +3,17 @@
 // subtree; and the tree at a path under the tip. Shared by the git store and the in-memory one, so
 // both put the same objects on the branch and read them the same way.
 import { StepAlreadyRecordedError } from '../errors/index.js';
-import { FILE_MODE, TREE_MODE, makeObject, makeTree, nestPaths, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
+import {
+  FILE_MODE,
+  TREE_MODE,
+  makeObject,
+  makeTree,
+  nestPaths,
+  type GitObject,
+  type PathDir,
+  type Tree,
+  type TreeEntry,
+} from '../git/git-object.js';
 import type { JournalFile } from './store-options.js';
 
 type DirChanges = PathDir<TreeEntry>;
@@ -22,15 +32,35 @@ export interface TreeSource {
  * another process (one that took the run over while this one was paused, say). Replacing it would
  * rewrite the past of a run that replays from it, so the append stops (StepAlreadyRecordedError).
  */
-export function buildTrees(source: TreeSource, root: string | undefined, files: JournalFile[], out: GitObject[], ref: string): Promise<string> {
+export function buildTrees(
+  source: TreeSource,
+  root: string | undefined,
+  files: JournalFile[],
+  out: GitObject[],
+  ref: string,
+): Promise<string> {
   return rebuild(source, root, groupByDirectory(files, out), out, ref, '');
 }
 
-async function rebuild(source: TreeSource, oid: string | undefined, changes: DirChanges, out: GitObject[], ref: string, path: string): Promise<string> {
+async function rebuild(
+  source: TreeSource,
+  oid: string | undefined,
+  changes: DirChanges,
+  out: GitObject[],
+  ref: string,
+  path: string,
+): Promise<string> {
   const entries: Tree = new Map(oid ? await source.tree(oid) : undefined);
   for (const [name, sub] of changes.dirs) {
     const existing = entries.get(name);
-    const child = await rebuild(source, existing?.mode === TREE_MODE ? existing.oid : undefined, sub, out, ref, path ? `${path}/${name}` : name);
+    const child = await rebuild(
+      source,
+      existing?.mode === TREE_MODE ? existing.oid : undefined,
+      sub,
+      out,
+      ref,
+      path ? `${path}/${name}` : name,
+    );
     entries.set(name, { mode: TREE_MODE, oid: child });
   }
   for (const [name, entry] of changes.files) {

@@ -133,7 +133,19 @@ export interface RunRecord {
    * that this attempt ran again (`--in-flight rerun`), noted before it did, so an attempt killed
    * before it recorded anything still leaves its trace.
    */
-  attempts: Array<{ number: number; startedAt: string; host: string; pid: number; firstLiveStep: number; sandbox?: RunSandbox; worktree?: string; interruptedAt?: string; end?: AttemptEnd; rerun?: number; killed?: KilledNote }>;
+  attempts: Array<{
+    number: number;
+    startedAt: string;
+    host: string;
+    pid: number;
+    firstLiveStep: number;
+    sandbox?: RunSandbox;
+    worktree?: string;
+    interruptedAt?: string;
+    end?: AttemptEnd;
+    rerun?: number;
+    killed?: KilledNote;
+  }>;
   /** How run_bash ran commands in the latest attempt. */
   sandbox?: RunSandbox;
   final?: string;
@@ -244,7 +256,8 @@ export function parseEntry(text: string, path: string, expected: { run: string; 
   if (entry.step !== expected.step) fail(`it says step ${JSON.stringify(entry.step)} but its file name says ${expected.step}`);
   if (entry.kind !== expected.kind) fail(`it says kind ${JSON.stringify(entry.kind)} but its file name says ${expected.kind}`);
   if (entry.phase !== expected.phase) fail(`it says phase ${JSON.stringify(entry.phase)} but its file name says ${expected.phase}`);
-  if (typeof entry.key !== 'string' || !entry.key.startsWith(`${expected.kind}:`) || entry.key.length > MAX_NAME_CHARS_KEY) fail('its key is missing or malformed');
+  if (typeof entry.key !== 'string' || !entry.key.startsWith(`${expected.kind}:`) || entry.key.length > MAX_NAME_CHARS_KEY)
+    fail('its key is missing or malformed');
   if (typeof entry.description !== 'string') fail('its description is missing');
   checkString(entry, 'description', fail, { max: MAX_TEXT_CHARS });
   if (!('input' in entry)) fail('its input is missing');
@@ -281,7 +294,8 @@ function checkUsage(usage: unknown, fail: Fail): void {
 function checkBatch(batch: unknown, step: number, fail: Fail): void {
   const [first, last] = Array.isArray(batch) && batch.length === 2 ? (batch as unknown[]) : [];
   const position = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
-  if (!position(first) || !position(last) || first > step || step > last) fail(`its batch is not the first and last positions of a group that holds step ${step}`);
+  if (!position(first) || !position(last) || first > step || step > last)
+    fail(`its batch is not the first and last positions of a group that holds step ${step}`);
 }
 
 // The files a checkpoint left out are printed by `show`: names sized, sizes numbers.

@@ -35,7 +35,12 @@ export function optionalObjectId(record: Record<string, unknown>, key: string, f
 }
 
 /** Checks that `record[key]` is a string of at most `max` characters (or absent, when `optional`). */
-export function checkString(record: Record<string, unknown>, key: string, fail: Fail, options: { optional?: boolean; max?: number; nullable?: boolean } = {}): void {
+export function checkString(
+  record: Record<string, unknown>,
+  key: string,
+  fail: Fail,
+  options: { optional?: boolean; max?: number; nullable?: boolean } = {},
+): void {
   const value = record[key];
   if (value === undefined && options.optional) return;
   if (value === null && options.nullable) return;
@@ -45,16 +50,23 @@ export function checkString(record: Record<string, unknown>, key: string, fail: 
 }
 
 /** Checks that `record[key]` is a whole number from `min` up (or absent, when `optional`). */
-export function checkCount(record: Record<string, unknown>, key: string, fail: Fail, options: { optional?: boolean; min?: number } = {}): void {
+export function checkCount(
+  record: Record<string, unknown>,
+  key: string,
+  fail: Fail,
+  options: { optional?: boolean; min?: number } = {},
+): void {
   const value = record[key];
   if (value === undefined && options.optional) return;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < (options.min ?? 0)) fail(`its ${key} is not a whole number${options.min ? ` from ${options.min} up` : ''}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < (options.min ?? 0))
+    fail(`its ${key} is not a whole number${options.min ? ` from ${options.min} up` : ''}`);
 }
 
 /** Checks that `record[key]`, when present, is a finite number from 0 up (a duration, a cost). */
 export function optionalAmount(record: Record<string, unknown>, key: string, fail: Fail): void {
   const value = record[key];
-  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) fail(`its ${key} is not a number from 0 up`);
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0))
+    fail(`its ${key} is not a number from 0 up`);
 }
 
 /** Checks that `record[key]`, when present, is true or false. */

@@ -87,7 +87,17 @@ export class ByteArena {
     const at = this.used;
     data.copy(this.chunk, at);
     this.used += data.length;
-    const kept: KeptEntry = { run: names.run, step: entry.step, phase: entry.phase, kind: names.kind, key: entry.key, whole: bytes !== undefined, chunk: this.chunk, at, length: data.length };
+    const kept: KeptEntry = {
+      run: names.run,
+      step: entry.step,
+      phase: entry.phase,
+      kind: names.kind,
+      key: entry.key,
+      whole: bytes !== undefined,
+      chunk: this.chunk,
+      at,
+      length: data.length,
+    };
     if (oid) kept.oid = oid;
     if (entry.batch) kept.batch = entry.batch;
     return kept;

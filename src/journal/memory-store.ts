@@ -25,7 +25,8 @@ export class MemoryObjects implements ObjectReader {
     const object = this.objects.get(oid);
     if (!object) throw new MissingObjectError(oid, expected, 'memory');
     if (object.type !== expected) throw new Error(`object ${oid} is a ${object.type}, expected a ${expected}`);
-    if (maxBytes !== undefined && object.body.length > maxBytes) throw new ObjectTooLargeError(oid, object.type, object.body.length, maxBytes);
+    if (maxBytes !== undefined && object.body.length > maxBytes)
+      throw new ObjectTooLargeError(oid, object.type, object.body.length, maxBytes);
     return object.body;
   }
 
@@ -33,7 +34,12 @@ export class MemoryObjects implements ObjectReader {
     return parseTree(await this.read(oid, 'tree'));
   }
 
-  async readEach(oids: readonly string[], expected: ObjectType, onBody: (body: Buffer, index: number) => void, options: { maxBytes?: number } = {}): Promise<void> {
+  async readEach(
+    oids: readonly string[],
+    expected: ObjectType,
+    onBody: (body: Buffer, index: number) => void,
+    options: { maxBytes?: number } = {},
+  ): Promise<void> {
     for (let i = 0; i < oids.length; i++) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
   }
 }
@@ -50,7 +56,10 @@ export class MemoryRunLocal implements RunLocal {
 
   constructor(options: { worktree?: string; headCommit?: string; headBranch?: string | null } = {}) {
     this.worktree = options.worktree ?? '/memory';
-    this.head = { ...(options.headCommit ? { commit: options.headCommit } : {}), branch: options.headBranch === undefined ? 'main' : options.headBranch };
+    this.head = {
+      ...(options.headCommit ? { commit: options.headCommit } : {}),
+      branch: options.headBranch === undefined ? 'main' : options.headBranch,
+    };
   }
 
   headCommit(): string | undefined {
@@ -132,7 +141,7 @@ export class MemoryJournalStore implements JournalStorage {
   /** The commits on the branch, newest first (first parents): what `git log` would list. */
   async log(): Promise<Array<{ oid: string; message: string }>> {
     const commits: Array<{ oid: string; message: string }> = [];
-    for (let oid = this.tipCommit; oid; ) {
+    for (let oid = this.tipCommit; oid;) {
       const commit = parseCommit(oid, await this.objects.read(oid, 'commit'));
       commits.push({ oid, message: commit.message });
       oid = commit.parents[0];

@@ -29,14 +29,17 @@ export function parseRunRecord(text: string, path: string): RunRecord {
     if (typeof attempt !== 'object' || attempt === null) fail('an attempt is not an object');
     const end = attempt!.end as Record<string, unknown> | null | undefined;
     if (end === undefined) continue;
-    if (typeof end !== 'object' || end === null || !ATTEMPT_ENDS.includes(end.how as AttemptEnd['how']) || typeof end.at !== 'string') fail(`attempt ${String(attempt!.number)} has an end that is not one of ${ATTEMPT_ENDS.join(', ')}`);
-    if ((end!.error !== undefined && typeof end!.error !== 'string') || (end!.limit !== undefined && typeof end!.limit !== 'string')) fail(`attempt ${String(attempt!.number)}'s end has an error or limit that is not text`);
+    if (typeof end !== 'object' || end === null || !ATTEMPT_ENDS.includes(end.how as AttemptEnd['how']) || typeof end.at !== 'string')
+      fail(`attempt ${String(attempt!.number)} has an end that is not one of ${ATTEMPT_ENDS.join(', ')}`);
+    if ((end!.error !== undefined && typeof end!.error !== 'string') || (end!.limit !== undefined && typeof end!.limit !== 'string'))
+      fail(`attempt ${String(attempt!.number)}'s end has an error or limit that is not text`);
     optionalObjectId(end!, 'head', fail);
   }
   if (value.config !== undefined) {
     const c = value.config as Record<string, unknown> | null;
     if (typeof c !== 'object' || c === null) fail('its config is not an object');
-    if (typeof c!.model !== 'string' || typeof c!.system !== 'string' || !Array.isArray(c!.tools) || typeof c!.maxTokens !== 'number') fail('its config lacks the model, system prompt, tools or max tokens');
+    if (typeof c!.model !== 'string' || typeof c!.system !== 'string' || !Array.isArray(c!.tools) || typeof c!.maxTokens !== 'number')
+      fail('its config lacks the model, system prompt, tools or max tokens');
     if (typeof c!.compaction !== 'object' || c!.compaction === null) fail('its config lacks the compaction settings');
   }
   return value as unknown as RunRecord;
@@ -80,7 +83,7 @@ function checkRunFields(run: Record<string, unknown>, fail: Fail): void {
     checkCount(a, 'firstLiveStep', fail);
     if (a.rerun !== undefined) checkCount(a, 'rerun', fail);
     if (a.killed !== undefined) {
-      if (!isObject(a.killed)) fail('an attempt\'s killed note is not an object');
+      if (!isObject(a.killed)) fail("an attempt's killed note is not an object");
       checkString(a.killed as Record<string, unknown>, 'noticedAt', fail);
       checkCount(a.killed as Record<string, unknown>, 'noticedBy', fail);
     }

@@ -29,7 +29,8 @@ export type PushAttempt =
 // A push refused because the remote's branch is not what ours builds on (or was being updated: two
 // pushes creating the branch at once get "cannot lock ref ... reference already exists" from the
 // remote, on a line of its own after the status line).
-const REJECTED = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)|\[remote rejected\] \(failed to update ref\)[\s\S]*(?:cannot lock ref|reference already exists)/;
+const REJECTED =
+  /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:stale|lock)|\[remote rejected\] \(failed to update ref\)[\s\S]*(?:cannot lock ref|reference already exists)/;
 // HTTP answers that say "not you, not this": no retry changes them (408 and 429 are passing).
 const REFUSED = /(?:returned error:|HTTP) 4(?!08|29)\d\d\b/;
 // Failures of the way there, not of the push: worth another try.
@@ -40,7 +41,14 @@ const PASSING =
  * Pushes `commit` (the local tip) to the journal branch of `remote`, giving git `timeoutMs` per
  * call; the process groups of the git calls under way are in `running` meanwhile (stopGits ends them).
  */
-export async function pushOnce(store: JournalStore, remote: string, run: string, commit: string, timeoutMs: number, running: Set<number> = new Set()): Promise<PushAttempt> {
+export async function pushOnce(
+  store: JournalStore,
+  remote: string,
+  run: string,
+  commit: string,
+  timeoutMs: number,
+  running: Set<number> = new Set(),
+): Promise<PushAttempt> {
   const git = (args: string[]) => runGit(store, args, timeoutMs, running);
   const push = await git(['push', '--porcelain', '--end-of-options', remote, `${commit}:${JOURNAL_REF}`]);
   if (push.status === 0) return { outcome: 'landed' };
@@ -70,13 +78,34 @@ export type JournalFetch = { outcome: 'fetched' | 'none' } | { outcome: 'passing
  * journal yet gets the journal's last commit only (see shallowJournal). The process groups of the
  * git calls under way are in `running` meanwhile (stopGits ends them).
  */
-export async function fetchJournal(store: JournalStore, remote: string, timeoutMs: number, running: Set<number> = new Set()): Promise<JournalFetch> {
+export async function fetchJournal(
+  store: JournalStore,
+  remote: string,
+  timeoutMs: number,
+  running: Set<number> = new Set(),
+): Promise<JournalFetch> {
   const depth = shallowJournal(store) ? ['--depth', '1'] : [];
-  const fetch = await runGit(store, [...NO_AUTO_MAINTENANCE, 'fetch', '--quiet', '--no-write-fetch-head', ...depth, '--end-of-options', remote, `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`], timeoutMs, running);
+  const fetch = await runGit(
+    store,
+    [
+      ...NO_AUTO_MAINTENANCE,
+      'fetch',
+      '--quiet',
+      '--no-write-fetch-head',
+      ...depth,
+      '--end-of-options',
+      remote,
+      `+${JOURNAL_REF}:refs/remotes/${remote}/agent-journal`,
+    ],
+    timeoutMs,
+    running,
+  );
   if (fetch.status === 0) return { outcome: 'fetched' };
   const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
   if (/couldn't find remote ref/i.test(output)) return { outcome: 'none' };
-  return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', reason: gitSays(output) };
+  return PASSING.test(output) && !REFUSED.test(output)
+    ? { outcome: 'passing', reason: lastLines(output) }
+    : { outcome: 'final', reason: gitSays(output) };
 }
 
 // Whether to fetch the journal's last commit only: in a shallow clone (a CI checkout, whose own
@@ -91,18 +120,34 @@ function shallowJournal(store: JournalStore): boolean {
 }
 
 // The remote moved on: fetch its journal and fold it in; another machine's entries on this run end it.
-async function foldIn(store: JournalStore, remote: string, run: string, timeoutMs: number, git: (args: string[]) => Promise<GitRun>): Promise<PushAttempt> {
+async function foldIn(
+  store: JournalStore,
+  remote: string,
+  run: string,
+  timeoutMs: number,
+  git: (args: string[]) => Promise<GitRun>,
+): Promise<PushAttempt> {
   const tracking = `refs/remotes/${remote}/agent-journal`;
   const fetch = await git([...NO_AUTO_MAINTENANCE, 'fetch', '--quiet', '--end-of-options', remote, `+${JOURNAL_REF}:${tracking}`]);
   if (fetch.status !== 0) {
     const output = fetch.timedOut ? noAnswer(timeoutMs) : fetch.stderr;
-    return PASSING.test(output) && !REFUSED.test(output) ? { outcome: 'passing', reason: lastLines(output) } : { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
+    return PASSING.test(output) && !REFUSED.test(output)
+      ? { outcome: 'passing', reason: lastLines(output) }
+      : { outcome: 'final', error: new PushFailedError(remote, gitSays(output)) };
   }
   const tip = (await git(['rev-parse', '--verify', '--quiet', '--end-of-options', tracking])).stdout.trim();
   try {
     const folded = await integrate(store, tip, remote, run);
     // Another run diverged: the local branch cannot build on the remote's, so no push can land.
-    if (folded.action === 'conflict') return { outcome: 'final', error: new RemoteDivergedError(remote, run, (folded.conflicts ?? []).map((c) => c.run)) };
+    if (folded.action === 'conflict')
+      return {
+        outcome: 'final',
+        error: new RemoteDivergedError(
+          remote,
+          run,
+          (folded.conflicts ?? []).map((c) => c.run),
+        ),
+      };
   } catch (error) {
     if (error instanceof JournalConflictError) return { outcome: 'final', error: new PushRejectedError(run, remote, error.data.entries) };
     throw error;
@@ -132,7 +177,10 @@ function lastLines(output: string): string {
 // What git said went wrong, for a message: its fatal:, error:, remote: and ! lines (else every
 // line), without the advice that follows them, control characters shown.
 function gitSays(output: string): string {
-  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const said = lines.filter((line) => /^(?:fatal|error|remote):|^!/.test(line));
   return showControls((said.length ? said : lines).join('\n').replace(/\.$/, ''));
 }
@@ -148,7 +196,12 @@ interface GitRun {
 // model stream, a timer or a Ctrl-C handler keeps running meanwhile. It runs in a process group of
 // its own, so the timeout ends git and its helpers (git-remote-http, ssh) together.
 async function runGit(store: JournalStore, args: string[], timeoutMs: number, running: Set<number>): Promise<GitRun> {
-  const handle = startProcess('git', args, { cwd: store.repo.root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, group: true, timeoutMs });
+  const handle = startProcess('git', args, {
+    cwd: store.repo.root,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    group: true,
+    timeoutMs,
+  });
   let stdout = '';
   let stderr = '';
   const pid = handle.pid;
@@ -157,7 +210,12 @@ async function runGit(store: JournalStore, args: string[], timeoutMs: number, ru
   handle.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const end = await handle.closed;
   if (pid !== undefined) running.delete(pid);
-  return { status: end.error ? null : end.code, stdout, stderr: end.error ? `${stderr}${end.error.message}` : stderr, timedOut: end.timedOut };
+  return {
+    status: end.error ? null : end.code,
+    stdout,
+    stderr: end.error ? `${stderr}${end.error.message}` : stderr,
+    timedOut: end.timedOut,
+  };
 }
 
 function killGroup(pid: number | undefined): void {

@@ -127,7 +127,12 @@ export class JournalPusher {
       return { remote: this.remote, unpushed: [] };
     } catch (error) {
       const failure = this.fatal ?? (error as Error);
-      return { remote: this.remote, unpushed: await this.unpushed(), reason: this.fatal ? finalReason(this.fatal) : this.lastReason || failure.message, error: failure };
+      return {
+        remote: this.remote,
+        unpushed: await this.unpushed(),
+        reason: this.fatal ? finalReason(this.fatal) : this.lastReason || failure.message,
+        error: failure,
+      };
     }
   }
 
@@ -178,11 +183,15 @@ export class JournalPusher {
       const upto = this.seq;
       const tip = store.tip!;
       this.pushes++;
-      const attempt = await pushOnce(store, this.remote, this.run, tip, this.timeoutMs, this.gits).catch((error: unknown) => ({ outcome: 'passing' as const, reason: (error as Error).message }));
+      const attempt = await pushOnce(store, this.remote, this.run, tip, this.timeoutMs, this.gits).catch((error: unknown) => ({
+        outcome: 'passing' as const,
+        reason: (error as Error).message,
+      }));
       if (this.closed) return;
       if (attempt.outcome === 'landed') {
         // Said once: a remote that always answers so (a proxy's timeout) would say it at every push.
-        if (attempt.reported && !this.toldReached) this.tell({ type: 'push-reached', remote: this.remote, commit: tip, reported: attempt.reported });
+        if (attempt.reported && !this.toldReached)
+          this.tell({ type: 'push-reached', remote: this.remote, commit: tip, reported: attempt.reported });
         if (attempt.reported) this.toldReached = true;
         if (this.failingSince !== undefined) this.tell({ type: 'push-caught-up', remote: this.remote, failures: this.failures });
         this.failingSince = undefined;
@@ -200,7 +209,13 @@ export class JournalPusher {
         this.failures++;
         this.lastReason = attempt.reason;
         this.giveUp(now);
-        this.tell({ type: 'push-retrying', remote: this.remote, reason: attempt.reason, waitMs: backoff, failingForMs: now - this.failingSince });
+        this.tell({
+          type: 'push-retrying',
+          remote: this.remote,
+          reason: attempt.reason,
+          waitMs: backoff,
+          failingForMs: now - this.failingSince,
+        });
         await this.sleep(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
@@ -233,7 +248,15 @@ export class JournalPusher {
     const failingMs = this.failingSince === undefined ? 0 : now - this.failingSince;
     for (const waiter of late) {
       const reason = this.lastReason || `a push was still under way when the run had to end`;
-      waiter.reject(new PushStalledError({ remote: this.remote, run: this.run, reason, failingSeconds: Number((failingMs / 1000).toFixed(1)), ...(waiter.what !== undefined ? { waitingFor: waiter.what } : {}) }));
+      waiter.reject(
+        new PushStalledError({
+          remote: this.remote,
+          run: this.run,
+          reason,
+          failingSeconds: Number((failingMs / 1000).toFixed(1)),
+          ...(waiter.what !== undefined ? { waitingFor: waiter.what } : {}),
+        }),
+      );
     }
   }
 
@@ -269,7 +292,9 @@ export class JournalPusher {
 
 // A final failure in a few words (its error's own message says it all, once).
 function finalReason(error: Error): string {
-  return error instanceof PushRejectedError ? 'another machine moved this run on there (EPUSHREJECTED)' : `the remote refused the push for good (${(error as { code?: string }).code ?? error.name})`;
+  return error instanceof PushRejectedError
+    ? 'another machine moved this run on there (EPUSHREJECTED)'
+    : `the remote refused the push for good (${(error as { code?: string }).code ?? error.name})`;
 }
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {

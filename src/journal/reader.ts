@@ -31,7 +31,11 @@ async function sized<T>(path: string, step: number | undefined, read: () => Prom
   } catch (error) {
     if (!(error instanceof ObjectTooLargeError)) throw error;
     const { size, max } = error.data;
-    throw new CorruptEntryError(path, `it is ${formatBytes(size)} (${size} bytes), more than the ${formatBytes(max)} savepoint reads of one (it writes none larger), so it was not read`, step);
+    throw new CorruptEntryError(
+      path,
+      `it is ${formatBytes(size)} (${size} bytes), more than the ${formatBytes(max)} savepoint reads of one (it writes none larger), so it was not read`,
+      step,
+    );
   }
 }
 
@@ -131,7 +135,12 @@ export async function readStepFiles(store: JournalStorage, run: string, files: r
  * a finished step's intent, and an entry over KEPT_BYTES, keep the entry without its result.
  * `onEntry` is given each entry parsed whole, once checked (to add up what later needs of it).
  */
-export async function readKeptEntries(store: JournalStorage, run: string, onEntry?: (entry: JournalEntry, oid: string) => void, after = 0): Promise<KeptEntry[]> {
+export async function readKeptEntries(
+  store: JournalStorage,
+  run: string,
+  onEntry?: (entry: JournalEntry, oid: string) => void,
+  after = 0,
+): Promise<KeptEntry[]> {
   const kept: KeptEntry[] = [];
   const arena = new ByteArena();
   const kinds = new Map<string, string>();

@@ -13,7 +13,10 @@ import { AmbiguousRunError } from '../errors/index.js';
 
 /** The task as ids and comparisons see it: single spaces, no trailing punctuation, its case kept. */
 export function normalizeTask(task: string): string {
-  return task.trim().replace(/\s+/g, ' ').replace(/[\s.!?,;:…]+$/u, '');
+  return task
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.!?,;:…]+$/u, '');
 }
 
 /** `fix-the-failing-test-3fa9c1`: a readable slug of the task and a short digest of its normalised text. */
@@ -64,7 +67,8 @@ export function runsForTask(base: string, existing: Iterable<string>): { latest?
   let latest: string | undefined;
   let highest = 0;
   for (const id of existing) {
-    const n = id === base ? 1 : id.startsWith(`${base}-`) && /^\d+$/.test(id.slice(base.length + 1)) ? Number(id.slice(base.length + 1)) : 0;
+    const n =
+      id === base ? 1 : id.startsWith(`${base}-`) && /^\d+$/.test(id.slice(base.length + 1)) ? Number(id.slice(base.length + 1)) : 0;
     if (n > highest) {
       highest = n;
       latest = id;

@@ -47,5 +47,6 @@ export function appendedCommitOf(error: unknown): string | undefined {
 
 /** Marks `error`, thrown by the afterAppend hook once `commit` was on the branch, for appendedCommitOf. */
 export function markAppended(error: unknown, commit: string): void {
-  if (error !== null && typeof error === 'object') Object.defineProperty(error, APPENDED, { value: commit, enumerable: false, configurable: true }); // one error may end several appends (a push that failed for good)
+  if (error !== null && typeof error === 'object')
+    Object.defineProperty(error, APPENDED, { value: commit, enumerable: false, configurable: true }); // one error may end several appends (a push that failed for good)
 }

@@ -60,7 +60,12 @@ export class JournalStore implements JournalStorage {
    * repository and object store: nothing is found or opened again.
    */
   async forRef(ref: string): Promise<JournalStore> {
-    const store = new JournalStore(this.repo, this.objects, { ...this.options, ref, afterAppend: undefined, beforeFence: undefined, onRestored: undefined }, this.reflog);
+    const store = new JournalStore(
+      this.repo,
+      this.objects,
+      { ...this.options, ref, afterAppend: undefined, beforeFence: undefined, onRestored: undefined },
+      this.reflog,
+    );
     await store.refresh();
     return store;
   }
@@ -190,7 +195,10 @@ export class JournalStore implements JournalStorage {
     if (!(await this.hasCommit(known))) throw new JournalMovedError(this.ref, known, found, true);
     await compareAndSwapRef(this.repo.commonDir, this.ref, found, known, {
       staleMs: this.options.staleLockMs,
-      reflog: { log: this.reflog, message: `savepoint: put back at the journal of a live run (the branch was ${found ? 'moved back' : 'deleted'} under it)` },
+      reflog: {
+        log: this.reflog,
+        message: `savepoint: put back at the journal of a live run (the branch was ${found ? 'moved back' : 'deleted'} under it)`,
+      },
     });
     this.options.onRestored?.({ restored: known, found });
     await this.refresh(); // whether our swap or someone else's won, the next round checks again
@@ -249,7 +257,11 @@ export class JournalStore implements JournalStorage {
    * same store while the caller worked (a background push folding a fetched journal in) is then
    * never dropped, the swap fails instead.
    */
-  async moveTip(next: string, reflog = 'savepoint: integrate a fetched journal', from: string | undefined = this.tipCommit): Promise<boolean> {
+  async moveTip(
+    next: string,
+    reflog = 'savepoint: integrate a fetched journal',
+    from: string | undefined = this.tipCommit,
+  ): Promise<boolean> {
     assertNotCheckedOut(this.repo, this.ref);
     await this.objects.syncNames(); // a merge commit stored with write(): its names first
     const moved = await compareAndSwapRef(this.repo.commonDir, this.ref, from, next, {

@@ -98,9 +98,14 @@ export async function integrate(store: JournalStore, theirs: string, source: str
       // parent, the next sync would take the remote as folded in and never name the divergence again.
       if (unchanged) return { source, action: 'conflict', conflicts, folded: false };
       const names = conflicts.map((c) => c.run).join(', ');
-      const commit = makeCommit({ tree, parents: [ours], message: `Fold in the agent journal from ${source}, all but diverged run ${names}` });
+      const commit = makeCommit({
+        tree,
+        parents: [ours],
+        message: `Fold in the agent journal from ${source}, all but diverged run ${names}`,
+      });
       store.objects.write([...objects, commit]);
-      if (await store.moveTip(commit.oid, `savepoint: fold in the journal from ${source} (run ${names} diverged)`, ours)) return { source, action: 'conflict', conflicts, folded: true };
+      if (await store.moveTip(commit.oid, `savepoint: fold in the journal from ${source} (run ${names} diverged)`, ours))
+        return { source, action: 'conflict', conflicts, folded: true };
       continue;
     }
     const commit = makeCommit({ tree, parents: [ours, theirs], message: `Merge the agent journal from ${source}` });

@@ -60,15 +60,36 @@ function writeRecords(commonDir: string, run: string, records: LiveCommand[]): v
 }
 
 /** Records that step `step` of `run` started the process group `pgid` (its leader's pid); `outlivesStep`: a background command, owned by this process. */
-export function recordLiveCommand(commonDir: string, run: string, pgid: number, step: number, description: string, outlivesStep = false): void {
-  const record: LiveCommand = { pgid, startTime: procStat(pgid)?.[19], bootId: bootId(), pidNamespace: pidNamespace(), step, description, startedAt: new Date().toISOString(), ...(outlivesStep ? { owner: process.pid } : {}) };
+export function recordLiveCommand(
+  commonDir: string,
+  run: string,
+  pgid: number,
+  step: number,
+  description: string,
+  outlivesStep = false,
+): void {
+  const record: LiveCommand = {
+    pgid,
+    startTime: procStat(pgid)?.[19],
+    bootId: bootId(),
+    pidNamespace: pidNamespace(),
+    step,
+    description,
+    startedAt: new Date().toISOString(),
+    ...(outlivesStep ? { owner: process.pid } : {}),
+  };
   writeRecords(commonDir, run, [...readRecords(commonDir, run).filter((c) => c.pgid !== pgid), record]);
 }
 
 /** Forgets the process group `pgid` of `run`: the command ended and its group is gone. */
 export function clearLiveCommand(commonDir: string, run: string, pgid: number): void {
   const records = readRecords(commonDir, run);
-  if (records.some((c) => c.pgid === pgid)) writeRecords(commonDir, run, records.filter((c) => c.pgid !== pgid));
+  if (records.some((c) => c.pgid === pgid))
+    writeRecords(
+      commonDir,
+      run,
+      records.filter((c) => c.pgid !== pgid),
+    );
 }
 
 /**

@@ -16,7 +16,8 @@ export interface CallContext {
 export function toModelError(error: unknown, { model, baseURL, maxRetries, streamRetries = 0 }: CallContext): unknown {
   if (!(error instanceof AnthropicError)) return error;
   const base = { model, baseURL };
-  if (error instanceof APIConnectionTimeoutError) return new ModelError({ ...base, kind: 'timeout', retries: maxRetries }, { cause: error });
+  if (error instanceof APIConnectionTimeoutError)
+    return new ModelError({ ...base, kind: 'timeout', retries: maxRetries }, { cause: error });
   if (error instanceof APIConnectionError) {
     const code = connectionProblem(error.cause);
     return new ModelError({ ...base, kind: 'connection', retries: maxRetries, ...(code ? { code } : {}) }, { cause: error });
@@ -28,12 +29,14 @@ export function toModelError(error: unknown, { model, baseURL, maxRetries, strea
       ...(error.requestID ? { requestId: error.requestID } : {}),
     };
     // No status: the API sent an `error` event after the answer had started.
-    if (error.status === undefined) return new ModelError({ ...base, ...details, kind: 'stream', retries: streamRetries }, { cause: error });
+    if (error.status === undefined)
+      return new ModelError({ ...base, ...details, kind: 'stream', retries: streamRetries }, { cause: error });
     const retries = wasRetried(error.status, error.headers) ? maxRetries : 0;
     return new ModelError({ ...base, ...details, kind: 'status', status: error.status, retries }, { cause: error });
   }
   // The SDK found no key, token or credentials profile (it says so only in words).
-  if (/could not resolve authentication method/i.test(error.message)) return new ModelError({ ...base, kind: 'credentials', retries: 0 }, { cause: error });
+  if (/could not resolve authentication method/i.test(error.message))
+    return new ModelError({ ...base, kind: 'credentials', retries: 0 }, { cause: error });
   return new ModelError({ ...base, kind: 'other', apiMessage: error.message, retries: 0 }, { cause: error });
 }
 

@@ -72,7 +72,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
         new Anthropic({
           maxRetries,
           ...proxy,
-          ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : options.authToken !== undefined ? { authToken: options.authToken } : {}),
+          ...(options.apiKey !== undefined
+            ? { apiKey: options.apiKey }
+            : options.authToken !== undefined
+              ? { authToken: options.authToken }
+              : {}),
           ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
           ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
         }),
@@ -104,9 +108,27 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
 export async function rehearseRequest(): Promise<void> {
   const server = await rehearsalServer();
   try {
-    const client = new Anthropic({ apiKey: 'rehearsal', authToken: null, baseURL: server.url, maxRetries: 0, timeout: REHEARSAL_TIMEOUT_MS });
-    const caller: Caller = { clientNow: () => Promise.resolve(client), defaultModel: DEFAULT_MODEL, maxRetries: 0, maxRetryWait: DEFAULT_MAX_RETRY_WAIT, tell: () => {} };
-    const request: ModelRequest = { model: DEFAULT_MODEL, system: 'rehearsal', messages: [{ role: 'user', content: 'rehearsal' }], tools: [], maxTokens: 1 };
+    const client = new Anthropic({
+      apiKey: 'rehearsal',
+      authToken: null,
+      baseURL: server.url,
+      maxRetries: 0,
+      timeout: REHEARSAL_TIMEOUT_MS,
+    });
+    const caller: Caller = {
+      clientNow: () => Promise.resolve(client),
+      defaultModel: DEFAULT_MODEL,
+      maxRetries: 0,
+      maxRetryWait: DEFAULT_MAX_RETRY_WAIT,
+      tell: () => {},
+    };
+    const request: ModelRequest = {
+      model: DEFAULT_MODEL,
+      system: 'rehearsal',
+      messages: [{ role: 'user', content: 'rehearsal' }],
+      tools: [],
+      maxTokens: 1,
+    };
     await streamOnce(caller, client, request, DEFAULT_MODEL, { onText: () => {} });
   } finally {
     server.close();
@@ -120,7 +142,22 @@ const REHEARSAL_TIMEOUT_MS = 10_000;
 // it with the events a server streams for one word, then closes the connection.
 async function rehearsalServer(): Promise<{ url: string; close: () => void }> {
   const events: Array<[string, unknown]> = [
-    ['message_start', { type: 'message_start', message: { id: 'msg_rehearsal', type: 'message', role: 'assistant', model: DEFAULT_MODEL, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }],
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_rehearsal',
+          type: 'message',
+          role: 'assistant',
+          model: DEFAULT_MODEL,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      },
+    ],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
     ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } }],
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
@@ -172,9 +209,21 @@ async function streamMessage(caller: Caller, request: ModelRequest, options: Com
       const own = savepointCause(error);
       if (own) throw own;
       // An error event after the answer had started: asked again as the SDK asks again after a 529.
-      if (error instanceof APIError && error.status === undefined && RETRIED_STREAM_ERRORS.has(error.type ?? '') && attempt <= caller.maxRetries) {
+      if (
+        error instanceof APIError &&
+        error.status === undefined &&
+        RETRIED_STREAM_ERRORS.has(error.type ?? '') &&
+        attempt <= caller.maxRetries
+      ) {
         const ms = backoffMs(attempt);
-        caller.tell({ notice: 'retry-wait', model, seconds: Math.round(ms / 100) / 10, reason: `the answer broke off (${error.type})`, attempt, attempts: caller.maxRetries });
+        caller.tell({
+          notice: 'retry-wait',
+          model,
+          seconds: Math.round(ms / 100) / 10,
+          reason: `the answer broke off (${error.type})`,
+          attempt,
+          attempts: caller.maxRetries,
+        });
         await sleep(ms, signal);
         continue;
       }
@@ -183,11 +232,20 @@ async function streamMessage(caller: Caller, request: ModelRequest, options: Com
   }
 }
 
-async function streamOnce(caller: Caller, client: Anthropic, request: ModelRequest, model: string, options: CompleteOptions): Promise<ModelResponse> {
+async function streamOnce(
+  caller: Caller,
+  client: Anthropic,
+  request: ModelRequest,
+  model: string,
+  options: CompleteOptions,
+): Promise<ModelResponse> {
   const { onText, onThinking, signal } = options;
   const repairs: StreamRepairs = { invalidInputs: new Map() };
   const middleware = [retryWaitGuard(caller, model, client.baseURL), streamRepair(repairs)];
-  const stream = withSdkWarnings(() => client.messages.stream(requestParams(request, model), { middleware, ...(signal ? { signal } : {}) }), caller.tell);
+  const stream = withSdkWarnings(
+    () => client.messages.stream(requestParams(request, model), { middleware, ...(signal ? { signal } : {}) }),
+    caller.tell,
+  );
   // An error thrown by onText (the terminal) is savepoint's own, not the model's: kept and rethrown as is.
   let handlerError: HandlerError | undefined;
   const relay = (to: (text: string) => void) => (delta: string) => {
@@ -234,7 +292,15 @@ function retryWaitGuard(caller: Caller, model: string, baseURL: string): Middlew
         ...(response.headers.get('request-id') ? { requestId: response.headers.get('request-id')! } : {}),
       });
     }
-    if (seconds >= 1) caller.tell({ notice: 'retry-wait', model, seconds: Math.ceil(seconds), reason: `the API answered ${response.status}${type ? ` ${type}` : ''}`, attempt: attempts, attempts: caller.maxRetries });
+    if (seconds >= 1)
+      caller.tell({
+        notice: 'retry-wait',
+        model,
+        seconds: Math.ceil(seconds),
+        reason: `the API answered ${response.status}${type ? ` ${type}` : ''}`,
+        attempt: attempts,
+        attempts: caller.maxRetries,
+      });
     return response;
   };
 }
@@ -286,13 +352,15 @@ function savepointCause(error: unknown): ModelError | undefined {
 // dropped). A tool call the agent must not run (no name, an id used twice, input that was not JSON)
 // is kept, made valid to send back, and listed in `invalidCalls` with what was wrong.
 function toResponse(message: Anthropic.Message, repairs: StreamRepairs): ModelResponse {
-  if (!message || typeof message !== 'object' || !Array.isArray(message.content)) throw new AnthropicError('stream ended without producing a Message with role=assistant');
+  if (!message || typeof message !== 'object' || !Array.isArray(message.content))
+    throw new AnthropicError('stream ended without producing a Message with role=assistant');
   const content: AssistantBlock[] = [];
   const invalidCalls: Record<string, string> = {};
   const ids = new Set<string>();
   for (const [index, raw] of message.content.entries()) {
     const block = raw as unknown as Record<string, unknown>;
-    if (block.type === 'thinking') content.push({ type: 'thinking', thinking: String(block.thinking ?? ''), signature: String(block.signature ?? '') });
+    if (block.type === 'thinking')
+      content.push({ type: 'thinking', thinking: String(block.thinking ?? ''), signature: String(block.signature ?? '') });
     if (block.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: String(block.data ?? '') });
     if (block.type === 'text') content.push({ type: 'text', text: String(block.text ?? '') });
     if (block.type !== 'tool_use') continue;
@@ -302,14 +370,18 @@ function toResponse(message: Anthropic.Message, repairs: StreamRepairs): ModelRe
     const repeated = ids.has(id);
     if (repeated) id = `${id}_${index}`;
     ids.add(id);
-    const input = block.input && typeof block.input === 'object' && !Array.isArray(block.input) ? (block.input as Record<string, unknown>) : {};
+    const input =
+      block.input && typeof block.input === 'object' && !Array.isArray(block.input) ? (block.input as Record<string, unknown>) : {};
     content.push({ type: 'tool_use', id, name, input });
     const invalidJson = repairs.invalidInputs.get(index);
     if (!named) invalidCalls[id] = 'This tool call had no name, so it was not run. Call one of the tools by its name.';
-    else if (repeated) invalidCalls[id] = `This ${name} call used the id of another call in the same answer, so it was not run (savepoint gave it a new id). Send it again if it is still needed.`;
+    else if (repeated)
+      invalidCalls[id] =
+        `This ${name} call used the id of another call in the same answer, so it was not run (savepoint gave it a new id). Send it again if it is still needed.`;
     else if (invalidJson !== undefined) {
       const shown = invalidJson.length > 200 ? `${invalidJson.slice(0, 200)}…` : invalidJson;
-      invalidCalls[id] = `The input of this ${name} call was not valid JSON, so it was not run: ${JSON.stringify(shown)}. Send the call again with its input as one JSON object.`;
+      invalidCalls[id] =
+        `The input of this ${name} call was not valid JSON, so it was not run: ${JSON.stringify(shown)}. Send the call again with its input as one JSON object.`;
     }
   }
   const usage = (message.usage ?? {}) as unknown as Record<string, number | null | undefined>;

@@ -12,7 +12,15 @@ export type * from './types.js';
 export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
 export type { AnthropicProviderOptions } from './anthropic.js';
 export type { ModelNotice } from './notices.js';
-export { createScriptedProvider, loadScript, validateScript, type Script, type ScriptTurn, type ScriptTool, type ScriptedProviderOptions } from './scripted.js';
+export {
+  createScriptedProvider,
+  loadScript,
+  validateScript,
+  type Script,
+  type ScriptTurn,
+  type ScriptTool,
+  type ScriptedProviderOptions,
+} from './scripted.js';
 export { ModelError, ScriptError, type ModelErrorData } from '../errors/index.js';
 
 /** The prefix of a model name that selects a script: `script:fixtures/demo.json`. */

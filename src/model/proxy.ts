@@ -8,7 +8,10 @@
 import type { ClientOptions } from '@anthropic-ai/sdk';
 
 // The variables for each scheme, in curl's order (the lower-case one first).
-const PROXY_VARIABLES: Record<string, [string, string]> = { 'https:': ['https_proxy', 'HTTPS_PROXY'], 'http:': ['http_proxy', 'HTTP_PROXY'] };
+const PROXY_VARIABLES: Record<string, [string, string]> = {
+  'https:': ['https_proxy', 'HTTPS_PROXY'],
+  'http:': ['http_proxy', 'HTTP_PROXY'],
+};
 
 // The SDK's own default address, used when neither the options nor ANTHROPIC_BASE_URL give one.
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -41,10 +44,16 @@ export function modelAddress(baseURL: string | undefined, env: NodeJS.ProcessEnv
  * names for its scheme, or none. undici's own fetch goes with its dispatcher: Node 20's built-in
  * fetch bundles an older undici whose dispatchers are not interchangeable with this one's.
  */
-export async function proxyClientOptions(address: string, env: NodeJS.ProcessEnv = process.env): Promise<Pick<ClientOptions, 'fetch' | 'fetchOptions'>> {
+export async function proxyClientOptions(
+  address: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Pick<ClientOptions, 'fetch' | 'fetchOptions'>> {
   const proxied = await proxiedFetch(address, env);
   if (!proxied) return {};
-  return { fetch: proxied.fetch as unknown as ClientOptions['fetch'], fetchOptions: { dispatcher: proxied.dispatcher } as ClientOptions['fetchOptions'] };
+  return {
+    fetch: proxied.fetch as unknown as ClientOptions['fetch'],
+    fetchOptions: { dispatcher: proxied.dispatcher } as ClientOptions['fetchOptions'],
+  };
 }
 
 /** undici's fetch with the dispatcher that reaches an address through a proxy (see proxiedFetch). */
@@ -64,13 +73,16 @@ export async function proxiedFetch(address: string, env: NodeJS.ProcessEnv = pro
   if (!proxy) return undefined;
   const loaded = await import('undici');
   // undici is CommonJS: bundled, its exports may arrive as the module's default.
-  const { EnvHttpProxyAgent, fetch } = typeof loaded.EnvHttpProxyAgent === 'function' ? loaded : (loaded as unknown as { default: typeof loaded }).default;
+  const { EnvHttpProxyAgent, fetch } =
+    typeof loaded.EnvHttpProxyAgent === 'function' ? loaded : (loaded as unknown as { default: typeof loaded }).default;
   // The proxy is given for both schemes: the client calls one address, and undici would otherwise
   // read the other scheme's variable itself (and send https:// through HTTP_PROXY, which curl does not).
   // NO_PROXY is read as given, upper- or lower-case. As curl does, an http:// address is asked of an
   // http:// proxy directly (an absolute-URI request), an https:// one through a CONNECT tunnel;
   // undici would tunnel both by default.
   const noProxy = env.no_proxy ?? env.NO_PROXY ?? '';
-  const dispatcher = new EnvHttpProxyAgent({ httpProxy: proxy, httpsProxy: proxy, noProxy, proxyTunnel: false } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
+  const dispatcher = new EnvHttpProxyAgent({ httpProxy: proxy, httpsProxy: proxy, noProxy, proxyTunnel: false } as ConstructorParameters<
+    typeof EnvHttpProxyAgent
+  >[0]);
   return { fetch: fetch as unknown as typeof globalThis.fetch, dispatcher };
 }

@@ -25,7 +25,8 @@ export function requestParams(request: ModelRequest, model: string): Anthropic.M
 // (and so every step's identity) stays as it was. A message ending in thinking is left unmarked.
 function withCacheBreakpoint(message: Message): Message | Record<string, unknown> {
   type Block = { type: string } & Record<string, unknown>;
-  const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : ([...message.content] as unknown as Block[]);
+  const blocks: Block[] =
+    typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : ([...message.content] as unknown as Block[]);
   const end = blocks.at(-1);
   if (!end || end.type === 'thinking' || end.type === 'redacted_thinking') return message;
   blocks[blocks.length - 1] = { ...end, cache_control: EPHEMERAL };

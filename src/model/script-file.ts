@@ -78,7 +78,8 @@ export function validateScript(value: unknown, source: string): Script {
   checkKeys(value, SCRIPT_KEYS, 'the script', fail);
   if (value.model !== undefined && (typeof value.model !== 'string' || !value.model)) fail('has a "model" that is not a non-empty string');
   if (value.description !== undefined && typeof value.description !== 'string') fail('has a "description" that is not a string');
-  if (value.summary !== undefined && (typeof value.summary !== 'string' || !value.summary)) fail('has a "summary" that is not a non-empty string');
+  if (value.summary !== undefined && (typeof value.summary !== 'string' || !value.summary))
+    fail('has a "summary" that is not a non-empty string');
   if (!Array.isArray(value.turns)) return fail('has no "turns" array');
   if (value.turns.length === 0) fail('has an empty "turns" array: give the model at least one answer');
   const turns = value.turns.map((turn, index) => checkTurn(turn, `turns[${index}]`, fail));
@@ -103,7 +104,8 @@ function checkTurn(turn: unknown, where: string, fail: (reason: string) => never
   if (delayMs !== undefined && !(typeof delayMs === 'number' && Number.isFinite(delayMs) && delayMs >= 0)) {
     fail(`has ${where}.delayMs that is not a number of milliseconds >= 0`);
   }
-  if (stopReason !== undefined && (typeof stopReason !== 'string' || !stopReason)) fail(`has ${where}.stopReason that is not a non-empty string`);
+  if (stopReason !== undefined && (typeof stopReason !== 'string' || !stopReason))
+    fail(`has ${where}.stopReason that is not a non-empty string`);
   if (usage !== undefined) {
     if (!isPlainObject(usage)) return fail(`has ${where}.usage that is not an object`);
     checkKeys(usage, USAGE_KEYS, `${where}.usage`, fail);
@@ -127,7 +129,8 @@ function checkTool(tool: unknown, where: string, fail: (reason: string) => never
   if (!isPlainObject(tool)) return fail(`has ${where} that is not an object ${shape}`);
   checkKeys(tool, TOOL_KEYS, where, fail);
   if (typeof tool.name !== 'string' || !tool.name) return fail(`has ${where} without a "name" ${shape}`);
-  if (!TOOL_NAME.test(tool.name)) fail(`has ${where} named "${tool.name}", which is not a valid tool name (letters, digits, _ and -, at most 64)`);
+  if (!TOOL_NAME.test(tool.name))
+    fail(`has ${where} named "${tool.name}", which is not a valid tool name (letters, digits, _ and -, at most 64)`);
   if (tool.input !== undefined && !isPlainObject(tool.input)) fail(`has ${where}.input that is not a JSON object ${shape}`);
   return { name: tool.name, input: (tool.input as Record<string, unknown> | undefined) ?? {} };
 }

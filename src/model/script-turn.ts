@@ -12,7 +12,9 @@ import { summarizedTurns } from './compaction.js';
  * k, with no state kept anywhere.
  */
 export function turnIndex(messages: readonly { role: string; content?: unknown }[]): number {
-  return summarizedTurns(messages as { role: string; content: unknown }[]) + messages.filter((message) => message.role === 'assistant').length;
+  return (
+    summarizedTurns(messages as { role: string; content: unknown }[]) + messages.filter((message) => message.role === 'assistant').length
+  );
 }
 
 /** The answer to a compaction request: the script's `summary`, else one that says what it stands for. */
@@ -40,7 +42,8 @@ export function turnResponse(turn: ScriptTurn, index: number, model: string, inp
     // A copy, so a caller that changes the input cannot change the script.
     content.push({ type: 'tool_use', id: `toolu_s${index}_${i}`, name: tool.name, input: structuredClone(tool.input ?? {}) });
   });
-  const outputChars = (turn.text ?? '').length + (turn.thinking ?? '').length + (turn.tools?.length ? JSON.stringify(turn.tools).length : 0);
+  const outputChars =
+    (turn.text ?? '').length + (turn.thinking ?? '').length + (turn.tools?.length ? JSON.stringify(turn.tools).length : 0);
   return {
     model,
     content,

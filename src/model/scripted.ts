@@ -61,7 +61,13 @@ export function createScriptedProvider(script: Script, options: ScriptedProvider
   };
 }
 
-async function answer(script: Script, name: string, model: string, request: ModelRequest, options: CompleteOptions = {}): Promise<ModelResponse> {
+async function answer(
+  script: Script,
+  name: string,
+  model: string,
+  request: ModelRequest,
+  options: CompleteOptions = {},
+): Promise<ModelResponse> {
   const { onText, onThinking, signal } = options;
   if (signal?.aborted) throw abortReason(signal);
   const index = turnIndex(request.messages);

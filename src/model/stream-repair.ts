@@ -125,7 +125,9 @@ function repairTransform(repairs: StreamRepairs): TransformStream<Uint8Array, Ui
 // True when the bytes end a frame (a blank line, \n\n or \r\n\r\n), so nothing of them waits for the next chunk.
 function endsWithBlankLine(chunk: Uint8Array): boolean {
   const n = chunk.length;
-  return n >= 2 && chunk[n - 1] === 10 && (chunk[n - 2] === 10 || (n >= 4 && chunk[n - 2] === 13 && chunk[n - 3] === 10 && chunk[n - 4] === 13));
+  return (
+    n >= 2 && chunk[n - 1] === 10 && (chunk[n - 2] === 10 || (n >= 4 && chunk[n - 2] === 13 && chunk[n - 3] === 10 && chunk[n - 4] === 13))
+  );
 }
 
 // The JSON of a frame's data lines, or undefined when it has none that parse.

@@ -92,7 +92,11 @@ export class BackgroundProcess {
     // its pipe; it reads nothing else and writes nothing. No bash: the other lines still hold (see the header).
     if (this.child.pid) {
       try {
-        this.watchdog = startProcess('bash', ['-c', WATCHDOG, 'savepoint-watchdog', String(this.child.pid)], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], group: true, keepAlive: false });
+        this.watchdog = startProcess('bash', ['-c', WATCHDOG, 'savepoint-watchdog', String(this.child.pid)], {
+          stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+          group: true,
+          keepAlive: false,
+        });
         (this.watchdog.child.stdio[3] as Writable).on('error', () => {});
       } catch {
         // as above

@@ -152,7 +152,7 @@ export function writeFileAtomically(path: string, data: string): void {
 
 /** Writes every byte of `data` at the file's position: writeSync may write fewer than asked. */
 export function writeFully(fd: number, data: Uint8Array): void {
-  for (let at = 0; at < data.length; ) {
+  for (let at = 0; at < data.length;) {
     const written = writeSync(fd, data, at, data.length - at);
     // A write of nothing, with bytes left to write, is the disk saying it is full.
     if (written <= 0) throw Object.assign(new Error('write wrote nothing: no space left on device'), { code: 'ENOSPC' });

@@ -57,7 +57,9 @@ export function thisProcess(): ProcessIdentity {
 
 /** Whether `owner`'s pid means a process here: the same boot and the same pid namespace as this one. */
 export function pidMeansHere(owner: ProcessIdentity): boolean {
-  return owner.bootId !== undefined && owner.bootId === bootId() && owner.pidNamespace !== undefined && owner.pidNamespace === pidNamespace();
+  return (
+    owner.bootId !== undefined && owner.bootId === bootId() && owner.pidNamespace !== undefined && owner.pidNamespace === pidNamespace()
+  );
 }
 
 /**

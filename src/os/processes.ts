@@ -16,7 +16,17 @@
 // group killed as a whole, extra pipes such as the spare shell's script on fd 3, a child that holds
 // no event loop until it is handed work) and the rest are git commands on paths where loading execa
 // (270 KB, 160-200 ms of a `log --html` start-up under load) cost more than the command.
-import { execFileSync, spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams, type ExecFileSyncOptions, type SpawnSyncOptions, type SpawnSyncReturns, type StdioOptions } from 'node:child_process';
+import {
+  execFileSync,
+  spawn,
+  spawnSync,
+  type ChildProcess,
+  type ChildProcessWithoutNullStreams,
+  type ExecFileSyncOptions,
+  type SpawnSyncOptions,
+  type SpawnSyncReturns,
+  type StdioOptions,
+} from 'node:child_process';
 
 /** A command line to start: the program, its arguments and its whole environment. */
 export interface CommandLine {
@@ -82,7 +92,11 @@ export interface ProcessHandle<Child extends ChildProcess = ChildProcess> {
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /** Starts `file` with `args` as `options` say (the one call of Node's spawn in savepoint); its stdin, stdout and stderr all piped, they are never null. */
-export function startProcess(file: string, args: readonly string[], options: StartOptions & { stdio: ['pipe', 'pipe', 'pipe'] }): ProcessHandle<ChildProcessWithoutNullStreams>;
+export function startProcess(
+  file: string,
+  args: readonly string[],
+  options: StartOptions & { stdio: ['pipe', 'pipe', 'pipe'] },
+): ProcessHandle<ChildProcessWithoutNullStreams>;
 export function startProcess(file: string, args: readonly string[], options?: StartOptions): ProcessHandle;
 export function startProcess(file: string, args: readonly string[], options: StartOptions = {}): ProcessHandle {
   const child = spawn(file, [...args], {
@@ -109,7 +123,13 @@ class Handle implements ProcessHandle {
   constructor(child: ChildProcess, options: StartOptions) {
     this.child = child;
     this.group = options.group === true;
-    const end = (code: number | null, signal: NodeJS.Signals | null): ProcessEnd => ({ code, signal, ...(this.failed ? { error: this.failed } : {}), timedOut: this.timedOut, aborted: this.aborted });
+    const end = (code: number | null, signal: NodeJS.Signals | null): ProcessEnd => ({
+      code,
+      signal,
+      ...(this.failed ? { error: this.failed } : {}),
+      timedOut: this.timedOut,
+      aborted: this.aborted,
+    });
     const signal = options.signal;
     const onAbort = () => {
       this.aborted = true;
@@ -168,11 +188,14 @@ class Handle implements ProcessHandle {
   limit(ms: number, onTimeout?: () => void): void {
     clearTimeout(this.timer);
     if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      onTimeout?.();
-      this.kill();
-    }, Math.min(ms, LONGEST_TIMER_MS));
+    this.timer = setTimeout(
+      () => {
+        this.timedOut = true;
+        onTimeout?.();
+        this.kill();
+      },
+      Math.min(ms, LONGEST_TIMER_MS),
+    );
     // The child itself keeps this process alive while it runs (unless it was unref'd on purpose): the timer never does.
     this.timer.unref();
   }
@@ -201,7 +224,11 @@ export interface RunOptions extends Omit<StartOptions, 'stdio' | 'keepAlive'> {
 }
 
 /** Runs `file` with `args` to its end and gives back its output; never rejects (a spawn that failed is `error`). */
-export async function runProcess(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult & { overflow: boolean }> {
+export async function runProcess(
+  file: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult & { overflow: boolean }> {
   const handle = startProcess(file, args, { ...options, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
@@ -230,7 +257,11 @@ export async function runProcess(file: string, args: readonly string[], options:
  * git commands a step waits on anyway. Its `timeout` kills with SIGKILL unless told otherwise; a
  * synchronous run leaves no timer behind.
  */
-export function runSync(file: string, args: readonly string[], options: SpawnSyncOptions & { encoding: BufferEncoding }): SpawnSyncReturns<string>;
+export function runSync(
+  file: string,
+  args: readonly string[],
+  options: SpawnSyncOptions & { encoding: BufferEncoding },
+): SpawnSyncReturns<string>;
 export function runSync(file: string, args: readonly string[], options?: SpawnSyncOptions): SpawnSyncReturns<Buffer>;
 export function runSync(file: string, args: readonly string[], options: SpawnSyncOptions = {}): SpawnSyncReturns<string | Buffer> {
   return spawnSync(file, [...args], { killSignal: 'SIGKILL', ...options });

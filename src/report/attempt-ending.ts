@@ -17,7 +17,10 @@ export function attemptEndingText(a: AttemptView): string {
     case 'crashed':
       if (a.leftInFlight !== null) return `crashed with #${a.leftInFlight} in flight`;
       // Nothing of it in the journal but its own line in run.json (written before it ran a step again).
-      if (a.liveSteps === 0) return a.rerun !== null ? `killed before it recorded anything, while running #${a.rerun} again` : 'killed before it recorded anything';
+      if (a.liveSteps === 0)
+        return a.rerun !== null
+          ? `killed before it recorded anything, while running #${a.rerun} again`
+          : 'killed before it recorded anything';
       return 'crashed';
     case 'running':
       return 'running';

@@ -65,8 +65,12 @@ function header(t: Timeline, generatedAt: Date): string {
   ].filter(Boolean);
   const notes: string[] = [];
   if (r.lineage) notes.push(`Forked from <code>${esc(r.lineage.forkedFrom)}</code> at step #${r.lineage.atStep}.`);
-  if (r.parent) notes.push(`Subagent “${esc(r.parent.description)}” of <code>${esc(r.parent.run)}</code>, started by its task call at step #${r.parent.step}.`);
-  if (r.shownFrom !== 'local') notes.push(`Read from <code>${esc(r.shownFrom)}/agent-journal</code>: this run is not in the local journal.`);
+  if (r.parent)
+    notes.push(
+      `Subagent “${esc(r.parent.description)}” of <code>${esc(r.parent.run)}</code>, started by its task call at step #${r.parent.step}.`,
+    );
+  if (r.shownFrom !== 'local')
+    notes.push(`Read from <code>${esc(r.shownFrom)}/agent-journal</code>: this run is not in the local journal.`);
   if (r.status === 'diverged') notes.push('This machine and a remote-tracking journal each recorded steps of this run the other lacks.');
   const ending = t.final
     ? `<div class="final"><div class="label">Final answer</div><div>${esc(t.final)}</div></div>`
@@ -95,7 +99,12 @@ ${card('Time', formatDuration(tot.workMs), `of step time · ${formatDuration(tot
 ${
   s.replayedSteps
     ? card('Resuming saved', formatDuration(s.originalMs), savedParts(s, priced) || plural(s.replayedSteps, 'step'), 'saved')
-    : card('Resuming saved', '—', t.run.resumes ? 'nothing a resume replayed would have run again' : 'the run was never resumed', 'saved none')
+    : card(
+        'Resuming saved',
+        '—',
+        t.run.resumes ? 'nothing a resume replayed would have run again' : 'the run was never resumed',
+        'saved none',
+      )
 }
 </section>`;
 }
@@ -123,7 +132,23 @@ function lanes(t: Timeline): string {
   const offsets: number[] = [];
   widths.reduce((at, w, i) => ((offsets[i] = at), at + w), 0);
   const pct = (v: number) => `${((v / scale) * 100).toFixed(3)}%`;
-  const attempts: AttemptView[] = t.attempts.length ? t.attempts : [{ number: 1, startedAt: '', host: '', pid: 0, firstLiveStep: 1, replayedSteps: 0, liveSteps: t.steps.length, leftInFlight: null, rerun: null, interruptedAt: null, ended: { how: 'crashed', at: null, limit: null, error: null } }];
+  const attempts: AttemptView[] = t.attempts.length
+    ? t.attempts
+    : [
+        {
+          number: 1,
+          startedAt: '',
+          host: '',
+          pid: 0,
+          firstLiveStep: 1,
+          replayedSteps: 0,
+          liveSteps: t.steps.length,
+          leftInFlight: null,
+          rerun: null,
+          interruptedAt: null,
+          ended: { how: 'crashed', at: null, limit: null, error: null },
+        },
+      ];
   const rows = attempts.map((a, index) => {
     const next = attempts[index + 1];
     const segments = t.steps
@@ -136,17 +161,22 @@ function lanes(t: Timeline): string {
       .join('');
     const who = a.host ? `${a.host} · pid ${a.pid}` : '';
     const what =
-      a.firstLiveStep > 1
-        ? `replayed #1–#${a.firstLiveStep - 1}, live from #${a.firstLiveStep}`
-        : `live from #${a.firstLiveStep}`;
+      a.firstLiveStep > 1 ? `replayed #1–#${a.firstLiveStep - 1}, live from #${a.firstLiveStep}` : `live from #${a.firstLiveStep}`;
     // How it ended, as the attempt recorded it: only a crash or a failure is drawn as a red stop.
     const bad = endedBadly(a);
-    const stopped = t.attempts.length ? `<span class="${bad ? 'stop' : 'end'}" data-ended="${a.ended.how}">${esc(attemptEndingText(a))}</span>` : '';
+    const stopped = t.attempts.length
+      ? `<span class="${bad ? 'stop' : 'end'}" data-ended="${a.ended.how}">${esc(attemptEndingText(a))}</span>`
+      : '';
     const lastIndex = t.steps.reduce((at, s, i) => (laneRole(s, a, next) ? i : at), -1);
-    const stopMark = bad && lastIndex >= 0 ? `<i class="stopmark" style="left:${pct(offsets[lastIndex]! + widths[lastIndex]!)}" title="attempt ${a.number} stopped here"></i>` : '';
+    const stopMark =
+      bad && lastIndex >= 0
+        ? `<i class="stopmark" style="left:${pct(offsets[lastIndex]! + widths[lastIndex]!)}" title="attempt ${a.number} stopped here"></i>`
+        : '';
     return `<div class="lane"><div class="lane-label"><b>Attempt ${a.number}</b><small>${esc(what)}</small><small>${a.startedAt ? `${esc(shortTime(a.startedAt).slice(11))} UTC · ` : ''}${esc(who)}</small>${stopped}</div><div class="track">${segments}${stopMark}</div></div>`;
   });
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => `<span style="left:${(f * 100).toFixed(1)}%">${esc(formatDuration(f * total))}</span>`).join('');
+  const ticks = [0, 0.25, 0.5, 0.75, 1]
+    .map((f) => `<span style="left:${(f * 100).toFixed(1)}%">${esc(formatDuration(f * total))}</span>`)
+    .join('');
   return `<section class="timeline">
 <h2>Timeline</h2>
 <div class="legend"><span><i class="sw live"></i>ran live</span><span><i class="sw replayed"></i>replayed from the journal (drawn at its original duration: time the resume did not spend)</span><span><i class="sw inflight"></i>in flight at a stop</span><span><i class="sw err"></i>tool error</span></div>
@@ -157,7 +187,11 @@ function lanes(t: Timeline): string {
 }
 
 type Role = 'live' | 'replayed' | 'inflight';
-const ROLE_WORD: Record<Role, string> = { live: 'ran live', replayed: 'replayed from the journal', inflight: 'in flight when this attempt stopped' };
+const ROLE_WORD: Record<Role, string> = {
+  live: 'ran live',
+  replayed: 'replayed from the journal',
+  inflight: 'in flight when this attempt stopped',
+};
 
 // What attempt `a` did with step `s`, or undefined when `s` is not in its lane.
 function laneRole(s: StepView, a: AttemptView, next: AttemptView | undefined): Role | undefined {
@@ -181,10 +215,15 @@ function stepList(t: Timeline, input: HtmlTimelineInput): string {
   for (const s of t.steps) {
     for (const a of marks.get(s.step) ?? []) {
       const replayed = a.firstLiveStep > 1 ? `replayed #1–#${a.firstLiveStep - 1} from the journal, then ` : '';
-      items.push(`<div class="mark"><b>Attempt ${a.number}</b> ${esc(`${replayed}went live at #${a.firstLiveStep}`)}<small>${esc(shortTime(a.startedAt))} UTC · ${esc(a.host)} · pid ${a.pid}</small></div>`);
+      items.push(
+        `<div class="mark"><b>Attempt ${a.number}</b> ${esc(`${replayed}went live at #${a.firstLiveStep}`)}<small>${esc(shortTime(a.startedAt))} UTC · ${esc(a.host)} · pid ${a.pid}</small></div>`,
+      );
     }
     // A user turn (savepoint continue): the instruction itself, where the conversation took it.
-    if (s.message !== null) items.push(`<div class="turn" id="turn-${s.step}"><div class="label">Follow-up instruction · #${s.step}</div><div>${esc(s.message)}</div></div>`);
+    if (s.message !== null)
+      items.push(
+        `<div class="turn" id="turn-${s.step}"><div class="label">Follow-up instruction · #${s.step}</div><div>${esc(s.message)}</div></div>`,
+      );
     items.push(stepItem(s, t, input, maxMs, at));
   }
   return `<section class="steps">
@@ -193,13 +232,25 @@ ${items.join('\n')}
 </section>`;
 }
 
-function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: number, at: { entries: Map<string, JournalEntry>; anyCheckpoint: boolean }): string {
+function stepItem(
+  s: StepView,
+  t: Timeline,
+  input: HtmlTimelineInput,
+  maxMs: number,
+  at: { entries: Map<string, JournalEntry>; anyCheckpoint: boolean },
+): string {
   // The first entry of each position, as a scan in order would find it (a run holds one).
   const intent = at.entries.get(`${s.step}:intent`);
   const result = at.entries.get(`${s.step}:result`);
   const classes = ['step', s.state === 'in-flight' ? 'inflight' : 'done', s.isError ? 'err' : ''].filter(Boolean);
   const tags: Array<[string, string]> = [
-    s.state === 'in-flight' ? ['inflight', `in flight when attempt ${s.attempt} stopped`] : s.attempt === 0 ? ['copied', `copied from ${t.run.lineage?.forkedFrom ?? 'the parent run'}`] : s.resolution ? ['live', `answered in attempt ${s.attempt}, not run`] : ['live', `ran live in attempt ${s.attempt}`],
+    s.state === 'in-flight'
+      ? ['inflight', `in flight when attempt ${s.attempt} stopped`]
+      : s.attempt === 0
+        ? ['copied', `copied from ${t.run.lineage?.forkedFrom ?? 'the parent run'}`]
+        : s.resolution
+          ? ['live', `answered in attempt ${s.attempt}, not run`]
+          : ['live', `ran live in attempt ${s.attempt}`],
     s.replayedBy.length ? ['replayed', `replayed by attempt ${s.replayedBy.join(', ')}`] : ['', ''],
     s.resolution ? ['warn', s.resolution] : ['', ''],
     s.checkpoint ? ['files', 'checkpoint'] : ['', ''],
@@ -211,7 +262,11 @@ function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: num
     ['took', s.durationMs === null ? 'never finished' : formatDuration(s.durationMs)],
   ];
   if (s.model) facts.push(['model', s.model]);
-  if (s.usage) facts.push(['tokens', `${formatCount(s.usage.input)} in · ${formatCount(s.usage.output)} out${s.usage.cacheRead ? ` · ${formatCount(s.usage.cacheRead)} cache reads` : ''}`]);
+  if (s.usage)
+    facts.push([
+      'tokens',
+      `${formatCount(s.usage.input)} in · ${formatCount(s.usage.output)} out${s.usage.cacheRead ? ` · ${formatCount(s.usage.cacheRead)} cache reads` : ''}`,
+    ]);
   if (s.resolution) facts.push(['resolution', s.resolution]);
   if (s.replayedBy.length) facts.push(['replayed by', `attempt ${s.replayedBy.join(', ')}`]);
   if (s.subagent) facts.push(['subagent', `${s.subagent.run} (“${s.subagent.description}”)`]);
@@ -220,7 +275,8 @@ function stepItem(s: StepView, t: Timeline, input: HtmlTimelineInput, maxMs: num
   if (diff?.error) diffHtml = `<p class="muted">${esc(diff.error)}</p>`;
   else if (diff && diff.text.trim()) diffHtml = `<p class="muted">against ${esc(diff.fromLabel)}</p>${diffBlock(diff.text)}`;
   else if (diff) diffHtml = '<p class="muted">This step changed no files.</p>';
-  else diffHtml = `<p class="muted">${at.anyCheckpoint ? 'This step changed no files.' : 'No checkpoint: this step changed no files, or the run was not checkpointed.'}</p>`;
+  else
+    diffHtml = `<p class="muted">${at.anyCheckpoint ? 'This step changed no files.' : 'No checkpoint: this step changed no files, or the run was not checkpointed.'}</p>`;
   const resultText = result ? formatResult(result) : 'No result was recorded: the step was in flight when its process stopped.';
   const bar = s.durationMs ? Math.max(2, (s.durationMs / maxMs) * 100) : 0;
   return `<details class="${classes.join(' ')}" id="step-${s.step}">
@@ -238,23 +294,29 @@ ${s.subagent ? subagentSteps(s.subagent.run, input.subagents?.get(s.step)) : ''}
 // A task step's subagent, under it: its steps, one line each (its own page has them in full).
 function subagentSteps(run: string, timeline: Timeline | undefined): string {
   if (!timeline) return `<h3>Subagent</h3><p class="muted">Its run <code>${esc(run)}</code> is not in this journal yet.</p>`;
-  const rows = timeline.steps.map((s) => `<tr><td>#${s.step}</td><td>${esc(s.kind)}</td><td>${esc(s.description)}</td><td>${esc(s.state === 'in-flight' ? 'in flight' : (s.summary ?? ''))}</td><td>${esc(s.durationMs === null ? '—' : formatDuration(s.durationMs))}</td></tr>`);
+  const rows = timeline.steps.map(
+    (s) =>
+      `<tr><td>#${s.step}</td><td>${esc(s.kind)}</td><td>${esc(s.description)}</td><td>${esc(s.state === 'in-flight' ? 'in flight' : (s.summary ?? ''))}</td><td>${esc(s.durationMs === null ? '—' : formatDuration(s.durationMs))}</td></tr>`,
+  );
   return `<h3>Subagent <code>${esc(run)}</code> · ${esc(timeline.run.status)}</h3><p class="muted">Its own steps (savepoint log ${esc(run)} --html shows each in full):</p><table class="subagent">${rows.join('')}</table>`;
 }
 
 function diffBlock(text: string): string {
-  const lines = text.replace(/\n$/, '').split('\n').map((line) => {
-    const cls = /^(diff --git|index |--- |\+\+\+ |new file|deleted file|similarity|rename )/.test(line)
-      ? 'h'
-      : line.startsWith('@@')
-        ? 'hunk'
-        : line.startsWith('+')
-          ? 'add'
-          : line.startsWith('-')
-            ? 'del'
-            : '';
-    return cls ? `<span class="${cls}">${esc(line)}</span>` : esc(line);
-  });
+  const lines = text
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => {
+      const cls = /^(diff --git|index |--- |\+\+\+ |new file|deleted file|similarity|rename )/.test(line)
+        ? 'h'
+        : line.startsWith('@@')
+          ? 'hunk'
+          : line.startsWith('+')
+            ? 'add'
+            : line.startsWith('-')
+              ? 'del'
+              : '';
+      return cls ? `<span class="${cls}">${esc(line)}</span>` : esc(line);
+    });
   return `<pre class="diff">${lines.join('\n')}</pre>`;
 }
 

@@ -77,7 +77,9 @@ export async function listAllRuns(journals: Journals): Promise<ListedRun[]> {
 
 // listAllRuns, and what it read of the most recently active run's copies (their run.json and file
 // names), which loading that run next would read again: a long run's trees are then listed once.
-async function listRunsKeepingLatest(journals: Journals): Promise<{ runs: ListedRun[]; latest: Map<JournalStore, ListedCopy> | undefined }> {
+async function listRunsKeepingLatest(
+  journals: Journals,
+): Promise<{ runs: ListedRun[]; latest: Map<JournalStore, ListedCopy> | undefined }> {
   const ids = await allRunIds(journals);
   const held = await Promise.all(journals.refs.map(async ({ store }) => new Set(await listRunIds(store))));
   const locked = lockedRuns(journals.repo.commonDir);
@@ -89,7 +91,8 @@ async function listRunsKeepingLatest(journals: Journals): Promise<{ runs: Listed
     runs.push(listed.run);
     if (!latest || mostRecentFirst(listed.run, latest.run) < 0) latest = listed; // only the latest's listing is kept
   }
-  for (const id of startingRuns(journals.repo.commonDir, ids, locked)) runs.push({ id, from: localRef(journals), summary: startingTimeline(id).run, problem: null });
+  for (const id of startingRuns(journals.repo.commonDir, ids, locked))
+    runs.push({ id, from: localRef(journals), summary: startingTimeline(id).run, problem: null });
   runs.sort(mostRecentFirst);
   const kept = latest && runs[0] === latest.run ? new Map(latest.copies.filter((c) => !c.problem).map((c) => [c.store, c])) : undefined;
   return { runs, latest: kept };
@@ -106,11 +109,16 @@ export async function loadRun(journals: Journals, id: string | undefined): Promi
     const { runs, latest: listed } = await listRunsKeepingLatest(journals);
     const [latest] = runs;
     if (!latest) throw new NoRunsError(journals.repo.root);
-    if (!ids.has(latest.id)) return { id: latest.id, record: undefined, entries: [], from: latest.from, timeline: startingTimeline(latest.id), problem: null };
+    if (!ids.has(latest.id))
+      return { id: latest.id, record: undefined, entries: [], from: latest.from, timeline: startingTimeline(latest.id), problem: null };
     return (await loadFrom(journals, latest.id, listed))!;
   }
   const run = await loadFrom(journals, resolveRunId(id, [...ids]) ?? id);
-  if (!run) throw new UnknownRunError(id, journals.refs.map((r) => r.ref.ref.replace(/^refs\/(heads|remotes)\//, '')));
+  if (!run)
+    throw new UnknownRunError(
+      id,
+      journals.refs.map((r) => r.ref.ref.replace(/^refs\/(heads|remotes)\//, '')),
+    );
   return run;
 }
 
@@ -149,10 +157,22 @@ function startingRuns(commonDir: string, known: Set<string>, locked: Set<string>
 
 // `listed`: what listing the runs read of this run's copies already (their run.json and file names).
 async function loadFrom(journals: Journals, id: string, listed?: Map<JournalStore, ListedCopy>): Promise<LoadedRun | undefined> {
-  const copies: Array<{ ref: JournalRef; record: RunRecord | undefined; entries: JournalEntry[]; problem: string | null; corrupt?: CorruptEntryError }> = [];
+  const copies: Array<{
+    ref: JournalRef;
+    record: RunRecord | undefined;
+    entries: JournalEntry[];
+    problem: string | null;
+    corrupt?: CorruptEntryError;
+  }> = [];
   for (const { ref, store } of journals.refs) {
     if (!(await listRunIds(store)).includes(id)) continue;
-    const copy = { ref, record: undefined as RunRecord | undefined, entries: [] as JournalEntry[], problem: null as string | null, corrupt: undefined as CorruptEntryError | undefined };
+    const copy = {
+      ref,
+      record: undefined as RunRecord | undefined,
+      entries: [] as JournalEntry[],
+      problem: null as string | null,
+      corrupt: undefined as CorruptEntryError | undefined,
+    };
     const known = listed?.get(store);
     try {
       copy.record = known ? known.record : await readRunRecord(store, id);
@@ -167,7 +187,8 @@ async function loadFrom(journals: Journals, id: string, listed?: Map<JournalStor
   const chosen = copies[0]; // the local journal is listed first
   if (!chosen) return undefined;
   const local = copies.find((c) => c.ref.local);
-  const diverged = Boolean(local) && copies.some((c) => !c.ref.local && !c.problem && compareEntries(local!.entries, c.entries) === 'diverged');
+  const diverged =
+    Boolean(local) && copies.some((c) => !c.ref.local && !c.problem && compareEntries(local!.entries, c.entries) === 'diverged');
   const running = runLockHolder(journals.repo.commonDir, id) !== undefined;
   const timeline = buildTimeline(id, chosen.record, chosen.entries, {
     running,
@@ -175,7 +196,15 @@ async function loadFrom(journals: Journals, id: string, listed?: Map<JournalStor
     shownFrom: chosen.ref.source,
     sources: copies.map((c) => c.ref.source),
   });
-  return { id, record: chosen.record, entries: chosen.entries, from: chosen.ref, timeline, problem: chosen.problem, ...(chosen.corrupt ? { corrupt: chosen.corrupt } : {}) };
+  return {
+    id,
+    record: chosen.record,
+    entries: chosen.entries,
+    from: chosen.ref,
+    timeline,
+    problem: chosen.problem,
+    ...(chosen.corrupt ? { corrupt: chosen.corrupt } : {}),
+  };
 }
 
 // One journal's copy of a run, as listed: its run.json and its entry files' names, not their entries.
@@ -189,7 +218,12 @@ interface ListedCopy {
   entries?: JournalEntry[];
 }
 
-async function listFrom(journals: Journals, held: Array<Set<string>>, id: string, locked: boolean): Promise<{ run: ListedRun; copies: ListedCopy[] } | undefined> {
+async function listFrom(
+  journals: Journals,
+  held: Array<Set<string>>,
+  id: string,
+  locked: boolean,
+): Promise<{ run: ListedRun; copies: ListedCopy[] } | undefined> {
   const copies: ListedCopy[] = [];
   for (const [i, { ref, store }] of journals.refs.entries()) {
     if (!held[i]!.has(id)) continue;
@@ -206,7 +240,8 @@ async function listFrom(journals: Journals, held: Array<Set<string>>, id: string
   const entriesOf = async (copy: ListedCopy): Promise<JournalEntry[]> => {
     if (!entries.has(copy)) {
       entries.set(copy, []);
-      if (!copy.problem) await unlessCorrupt(copy, async () => entries.set(copy, (copy.entries = await readStepFiles(copy.store, id, copy.files))));
+      if (!copy.problem)
+        await unlessCorrupt(copy, async () => entries.set(copy, (copy.entries = await readStepFiles(copy.store, id, copy.files))));
     }
     return entries.get(copy)!;
   };
@@ -220,12 +255,33 @@ async function listFrom(journals: Journals, held: Array<Set<string>>, id: string
     const theirs = await entriesOf(other);
     diverged = !other.problem && compareEntries(mine, theirs) === 'diverged';
   }
-  const context = { running: locked && runLockHolder(journals.repo.commonDir, id) !== undefined, diverged, shownFrom: chosen.ref.source, sources: copies.map((c) => c.ref.source) };
+  const context = {
+    running: locked && runLockHolder(journals.repo.commonDir, id) !== undefined,
+    diverged,
+    shownFrom: chosen.ref.source,
+    sources: copies.map((c) => c.ref.source),
+  };
   const steps = listedSteps(chosen.files);
   const totals = chosen.problem || entries.has(chosen) ? undefined : trustedTotals(chosen.record, chosen.files, steps);
   if (totals && chosen.record) {
     const users = await unlessCorrupt(chosen, () => readStepFiles(chosen.store, id, followUpFiles(steps)));
-    if (users) return { run: { id, from: chosen.ref, summary: summaryFromTotals(id, chosen.record, totals, steps, users.map((e) => followUpMessage(e) ?? ''), context), problem: null }, copies };
+    if (users)
+      return {
+        run: {
+          id,
+          from: chosen.ref,
+          summary: summaryFromTotals(
+            id,
+            chosen.record,
+            totals,
+            steps,
+            users.map((e) => followUpMessage(e) ?? ''),
+            context,
+          ),
+          problem: null,
+        },
+        copies,
+      };
   }
   const summary = buildTimeline(id, chosen.record, chosen.problem ? [] : await entriesOf(chosen), context).run;
   return { run: { id, from: chosen.ref, summary, problem: chosen.problem }, copies };

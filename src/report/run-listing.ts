@@ -31,7 +31,9 @@ export function listedSteps<F extends ListedFile>(files: readonly F[]): Array<Li
     position[file.phase] = file;
     positions.set(file.step, position);
   }
-  return [...positions.entries()].sort(([a], [b]) => a - b).map(([step, p]) => ({ step, shown: (p.result ?? p.intent)!, finished: p.result !== undefined }));
+  return [...positions.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([step, p]) => ({ step, shown: (p.result ?? p.intent)!, finished: p.result !== undefined }));
 }
 
 /**
@@ -39,7 +41,11 @@ export function listedSteps<F extends ListedFile>(files: readonly F[]): Array<Li
  * entries). Entry files are only ever added, so the same number of files, the same last step, the
  * same in-flight state and the same finished model turns mean the totals counted these very files.
  */
-export function trustedTotals<F extends ListedFile>(record: RunRecord | undefined, files: readonly F[], steps: ReadonlyArray<ListedStep<F>> = listedSteps(files)): RunTotals | undefined {
+export function trustedTotals<F extends ListedFile>(
+  record: RunRecord | undefined,
+  files: readonly F[],
+  steps: ReadonlyArray<ListedStep<F>> = listedSteps(files),
+): RunTotals | undefined {
   const totals = record?.totals;
   if (!isTotals(totals) || totals.files !== files.length) return undefined;
   // Two files of one phase at one step (two kinds) are not what the totals' sum means: count entries.
@@ -58,7 +64,14 @@ export function followUpFiles<F extends ListedFile>(steps: ReadonlyArray<ListedS
 }
 
 /** The summary of a run from its run.json, its trusted totals, its listedSteps and its follow-ups' messages. */
-export function summaryFromTotals(id: string, record: RunRecord, totals: RunTotals, steps: ReadonlyArray<ListedStep<ListedFile>>, followUps: string[], context: RunContext): RunSummary {
+export function summaryFromTotals(
+  id: string,
+  record: RunRecord,
+  totals: RunTotals,
+  steps: ReadonlyArray<ListedStep<ListedFile>>,
+  followUps: string[],
+  context: RunContext,
+): RunSummary {
   const { input, output, cacheCreation, cacheRead } = totals.tokens;
   return runSummary(
     id,

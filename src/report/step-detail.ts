@@ -30,7 +30,8 @@ function formatModelAnswer(result: Record<string, unknown>): string {
     if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
     else if (block.type === 'thinking' && typeof block.thinking === 'string') parts.push(`(thinking)\n${indent(block.thinking)}`);
     else if (block.type === 'redacted_thinking') parts.push('(redacted thinking: encrypted by the API, sent back as it came)');
-    else if (block.type === 'tool_use') parts.push(`→ calls ${String(block.name)} (${String(block.id)})\n${indent(formatFields(block.input))}`);
+    else if (block.type === 'tool_use')
+      parts.push(`→ calls ${String(block.name)} (${String(block.id)})\n${indent(formatFields(block.input))}`);
     else parts.push(JSON.stringify(block, null, 2));
   }
   if (typeof result.stopReason === 'string') parts.push(`stop reason: ${result.stopReason}`);
@@ -51,7 +52,11 @@ function formatFields(value: unknown): string {
   const simple = Object.values(value).every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v));
   if (!simple) return JSON.stringify(value, null, 2);
   return Object.entries(value)
-    .map(([key, v]) => (typeof v === 'string' && v.includes('\n') ? `${key}:\n${indent(v.replace(/\n$/, ''))}` : `${key}: ${typeof v === 'string' ? v : JSON.stringify(v)}`))
+    .map(([key, v]) =>
+      typeof v === 'string' && v.includes('\n')
+        ? `${key}:\n${indent(v.replace(/\n$/, ''))}`
+        : `${key}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
+    )
     .join('\n');
 }
 

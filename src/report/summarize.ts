@@ -5,9 +5,29 @@
 import { isSubagentLineage, type EntryUsage, type JournalEntry, type RunRecord } from '../journal/entry.js';
 import { subagentRunId } from '../journal/run-id.js';
 import { estimateCost, priceFor } from '../model/pricing.js';
-import type { AttemptEnding, AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';
+import type {
+  AttemptEnding,
+  AttemptView,
+  RunContext,
+  RunStatus,
+  RunSummary,
+  Savings,
+  StepView,
+  Timeline,
+  TokenTotals,
+} from './summary-types.js';
 
-export type { AttemptEnding, AttemptView, RunContext, RunStatus, RunSummary, Savings, StepView, Timeline, TokenTotals } from './summary-types.js';
+export type {
+  AttemptEnding,
+  AttemptView,
+  RunContext,
+  RunStatus,
+  RunSummary,
+  Savings,
+  StepView,
+  Timeline,
+  TokenTotals,
+} from './summary-types.js';
 
 interface Position {
   intent?: JournalEntry;
@@ -15,7 +35,12 @@ interface Position {
 }
 
 /** Builds the timeline of a run from its run.json and its entries (in any order). */
-export function buildTimeline(id: string, record: RunRecord | undefined, entries: readonly JournalEntry[], context: RunContext = {}): Timeline {
+export function buildTimeline(
+  id: string,
+  record: RunRecord | undefined,
+  entries: readonly JournalEntry[],
+  context: RunContext = {},
+): Timeline {
   const positions = byPosition(entries);
   const attempts = record?.attempts ?? [];
   const steps = [...positions.entries()].sort(([a], [b]) => a - b).map(([step, p]) => stepView(step, p, attempts, record));
@@ -64,7 +89,12 @@ export function buildTimeline(id: string, record: RunRecord | undefined, entries
 }
 
 /** The one-line summary of a run (`savepoint runs`). */
-export function summarizeRun(id: string, record: RunRecord | undefined, entries: readonly JournalEntry[], context: RunContext = {}): RunSummary {
+export function summarizeRun(
+  id: string,
+  record: RunRecord | undefined,
+  entries: readonly JournalEntry[],
+  context: RunContext = {},
+): RunSummary {
   return buildTimeline(id, record, entries, context).run;
 }
 
@@ -146,7 +176,7 @@ function stepView(step: number, p: Position, attempts: RunRecord['attempts'], re
   const result = p.result?.result as { model?: unknown; isError?: unknown } | undefined;
   const input = entry.input as { model?: unknown } | undefined;
   const isModel = isModelKind(entry.kind);
-  const model = isModel ? stringOr(result?.model) ?? stringOr(input?.model) ?? record?.model ?? null : null;
+  const model = isModel ? (stringOr(result?.model) ?? stringOr(input?.model) ?? record?.model ?? null) : null;
   const startedInAttempt = p.intent && p.result && p.intent.attempt !== p.result.attempt ? p.intent.attempt : null;
   return {
     step,
@@ -175,7 +205,11 @@ function subagentOf(entry: JournalEntry, result: JournalEntry | undefined): Step
   if (entry.kind !== TASK_KIND) return null;
   const description = (entry.input as { description?: unknown } | undefined)?.description;
   const output = (result?.result as { output?: unknown } | undefined)?.output;
-  return { run: subagentRunId(entry.run, entry.step), description: typeof description === 'string' ? description : '', answer: typeof output === 'string' ? output : null };
+  return {
+    run: subagentRunId(entry.run, entry.step),
+    description: typeof description === 'string' ? description : '',
+    answer: typeof output === 'string' ? output : null,
+  };
 }
 
 // How attempt `a` ended: what it recorded; else, for an older run, what its status and marks say;
@@ -190,7 +224,12 @@ function endingOf(a: RunRecord['attempts'][number], last: boolean, record: RunRe
   return { how: 'crashed', at: null, limit: null, error: null };
 }
 
-function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positions: Map<number, Position>, ended: AttemptEnding): AttemptView {
+function attemptView(
+  a: RunRecord['attempts'][number],
+  steps: StepView[],
+  positions: Map<number, Position>,
+  ended: AttemptEnding,
+): AttemptView {
   let leftInFlight: number | null = null;
   for (const [step, p] of positions) {
     if (p.intent?.attempt === a.number && (!p.result || p.result.attempt !== a.number)) leftInFlight = step;
@@ -210,7 +249,13 @@ function attemptView(a: RunRecord['attempts'][number], steps: StepView[], positi
   };
 }
 
-function summaryOf(id: string, record: RunRecord | undefined, steps: StepView[], lastActivity: string | undefined, context: RunContext): RunSummary {
+function summaryOf(
+  id: string,
+  record: RunRecord | undefined,
+  steps: StepView[],
+  lastActivity: string | undefined,
+  context: RunContext,
+): RunSummary {
   const totals = savingsOf(steps.filter((s) => s.state === 'finished'));
   const facts = {
     steps: steps.length,

@@ -156,4 +156,3 @@ export interface RunContext {
   shownFrom?: string;
   sources?: string[];
 }
-

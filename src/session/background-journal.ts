@@ -20,7 +20,11 @@ export function backgroundJournal(store: JournalStore, run: string, journal: Run
       const start = (await backgroundStarts(store, run))[n - 1];
       if (!start) return undefined;
       const record = await readRunRecord(store, run);
-      return { command: String((start.input as { command?: unknown }).command ?? ''), step: start.step, ...(await stoppedWhen(store, run, record, start.attempt)) };
+      return {
+        command: String((start.input as { command?: unknown }).command ?? ''),
+        step: start.step,
+        ...(await stoppedWhen(store, run, record, start.attempt)),
+      };
     },
     track: (pgid, description) => journal.commands.track(pgid, description, true),
     untrack: (pgid) => journal.commands.untrack(pgid),
@@ -31,11 +35,18 @@ export function backgroundJournal(store: JournalStore, run: string, journal: Run
 async function backgroundStarts(store: JournalStore, run: string): Promise<JournalEntry[]> {
   const files = (await listRunStepFiles(store, run)).filter((file) => file.kind === 'run_bash' && file.phase === 'intent');
   if (files.length === 0) return [];
-  return (await readStepFiles(store, run, files)).filter((entry) => (entry.input as { run_in_background?: unknown } | undefined)?.run_in_background === true);
+  return (await readStepFiles(store, run, files)).filter(
+    (entry) => (entry.input as { run_in_background?: unknown } | undefined)?.run_in_background === true,
+  );
 }
 
 // When the savepoint process of `attempt` stopped (its background commands with it), and how that is known.
-async function stoppedWhen(store: JournalStore, run: string, record: RunRecord | undefined, attempt: number): Promise<Pick<PastStart, 'stoppedAt' | 'stoppedHow'>> {
+async function stoppedWhen(
+  store: JournalStore,
+  run: string,
+  record: RunRecord | undefined,
+  attempt: number,
+): Promise<Pick<PastStart, 'stoppedAt' | 'stoppedHow'>> {
   const attempts = record?.attempts ?? [];
   const found = attempts.find((each) => each.number === attempt);
   if (found?.end) return { stoppedAt: found.end.at, stoppedHow: `when that savepoint process ended: the run ${endWords(found.end.how)}` };

@@ -31,20 +31,32 @@ export interface ProjectInstructions {
 }
 
 /** The configuration a run uses: its pinned one, or one made now from the build and `options`. */
-export function runConfig(record: RunRecord | undefined, options: ConfigOptions, tools: readonly AnyTool[], instructions?: ProjectInstructions): RunConfig {
+export function runConfig(
+  record: RunRecord | undefined,
+  options: ConfigOptions,
+  tools: readonly AnyTool[],
+  instructions?: ProjectInstructions,
+): RunConfig {
   if (record?.config) return record.config;
   if (record) return legacyConfig(record, options, tools);
   const model = options.model ?? DEFAULT_MODEL;
   const thinking = options.thinking;
   // The answer must have room beyond the thinking budget (the API refuses max_tokens <= budget).
   const maxTokens = options.maxTokens ?? (thinking ? thinking + DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS);
-  if (thinking && maxTokens <= thinking) throw new UsageError(`--thinking ${thinking} needs a larger --max-tokens than ${maxTokens}: the answer must have room beyond the thinking budget.`);
+  if (thinking && maxTokens <= thinking)
+    throw new UsageError(
+      `--thinking ${thinking} needs a larger --max-tokens than ${maxTokens}: the answer must have room beyond the thinking budget.`,
+    );
   return {
     model,
     system: instructions ? withInstructions(SYSTEM_PROMPT, instructions) : SYSTEM_PROMPT,
     tools: tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } })),
     maxTokens,
-    compaction: { enabled: options.compact !== false, at: options.compactAt ?? DEFAULT_COMPACT_AT, contextWindow: options.contextWindow ?? contextWindowFor(model) },
+    compaction: {
+      enabled: options.compact !== false,
+      at: options.compactAt ?? DEFAULT_COMPACT_AT,
+      contextWindow: options.contextWindow ?? contextWindowFor(model),
+    },
     ...(thinking ? { thinking: { budgetTokens: thinking } } : {}),
     ...(instructions ? { instructions: { file: instructions.file, chars: instructions.text.length } } : {}),
     toolImages: true,
@@ -62,9 +74,19 @@ function legacyConfig(record: RunRecord, options: ConfigOptions, tools: readonly
     model,
     system: SYSTEM_PROMPT,
     // Only the tools that build had, with the inputs it had: a tool or an input added since would change what the run is shown.
-    tools: tools.filter((tool) => LEGACY_TOOL_NAMES.includes(tool.name)).map((tool) => ({ name: tool.name, description: LEGACY_DESCRIPTIONS[tool.name] ?? tool.description, input_schema: legacySchema(tool) })),
+    tools: tools
+      .filter((tool) => LEGACY_TOOL_NAMES.includes(tool.name))
+      .map((tool) => ({
+        name: tool.name,
+        description: LEGACY_DESCRIPTIONS[tool.name] ?? tool.description,
+        input_schema: legacySchema(tool),
+      })),
     maxTokens: DEFAULT_MAX_TOKENS,
-    compaction: { enabled: options.compact !== false, at: options.compactAt ?? DEFAULT_COMPACT_AT, contextWindow: options.contextWindow ?? contextWindowFor(model) },
+    compaction: {
+      enabled: options.compact !== false,
+      at: options.compactAt ?? DEFAULT_COMPACT_AT,
+      contextWindow: options.contextWindow ?? contextWindowFor(model),
+    },
     outputNote: 'journal',
   };
 }
@@ -92,20 +114,26 @@ export function assertPinned(record: RunRecord | undefined, options: ConfigOptio
   const pinned = record.config;
   const model = pinned?.model ?? record.model;
   const clashes: string[] = [];
-  if (options.model !== undefined && model !== undefined && options.model !== model) clashes.push(`--model ${options.model} (it uses ${model})`);
+  if (options.model !== undefined && model !== undefined && options.model !== model)
+    clashes.push(`--model ${options.model} (it uses ${model})`);
   if (pinned) {
-    if (options.maxTokens !== undefined && options.maxTokens !== pinned.maxTokens) clashes.push(`--max-tokens ${options.maxTokens} (it uses ${pinned.maxTokens})`);
-    if (options.thinking !== undefined && options.thinking !== pinned.thinking?.budgetTokens) clashes.push(`--thinking ${options.thinking} (it uses ${pinned.thinking ? pinned.thinking.budgetTokens : 'none'})`);
+    if (options.maxTokens !== undefined && options.maxTokens !== pinned.maxTokens)
+      clashes.push(`--max-tokens ${options.maxTokens} (it uses ${pinned.maxTokens})`);
+    if (options.thinking !== undefined && options.thinking !== pinned.thinking?.budgetTokens)
+      clashes.push(`--thinking ${options.thinking} (it uses ${pinned.thinking ? pinned.thinking.budgetTokens : 'none'})`);
     const c = pinned.compaction;
     if (options.compact === false && c.enabled) clashes.push('--no-compact (it compacts)');
-    if (options.compactAt !== undefined && (!c.enabled || options.compactAt !== c.at)) clashes.push(`--compact-at ${options.compactAt} (it uses ${c.enabled ? c.at : 'no compaction'})`);
-    if (options.contextWindow !== undefined && options.contextWindow !== c.contextWindow) clashes.push(`--context-window ${options.contextWindow} (it uses ${c.contextWindow})`);
+    if (options.compactAt !== undefined && (!c.enabled || options.compactAt !== c.at))
+      clashes.push(`--compact-at ${options.compactAt} (it uses ${c.enabled ? c.at : 'no compaction'})`);
+    if (options.contextWindow !== undefined && options.contextWindow !== c.contextWindow)
+      clashes.push(`--context-window ${options.contextWindow} (it uses ${c.contextWindow})`);
   }
   if (clashes.length === 0) return;
   // The model alone may change within the run, as a journaled step: `continue --model` says how.
-  const modelHint = options.model !== undefined && clashes[0]?.startsWith('--model')
-    ? ` To switch models from the next turn on, keep the run and give it a follow-up: savepoint continue --run ${record.id} --model ${options.model} "<what next>" (or /model in a session).`
-    : '';
+  const modelHint =
+    options.model !== undefined && clashes[0]?.startsWith('--model')
+      ? ` To switch models from the next turn on, keep the run and give it a follow-up: savepoint continue --run ${record.id} --model ${options.model} "<what next>" (or /model in a session).`
+      : '';
   throw new UsageError(
     `Run ${record.id} is pinned to the configuration recorded when it was created (run.json), so it replays and ` +
       `continues with it; it cannot take ${clashes.join(', ')}. Drop ${clashes.length === 1 ? 'that option' : 'those options'} to go on with the ` +

@@ -9,7 +9,17 @@
 import { CONFIG_STEP_KIND, runAgent, type AgentOutcome, type ConfigChange, type FollowUp, type NextMessage } from '../agent/loop.js';
 import { openRunJournal } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
-import { DriftError, MissingCredentialsError, StoppedBySignalError, stopSignalWords, RestoreConflictError, RestoreWouldUndoError, UnsafeCheckpointError, WorktreeBusyError, type FileChange } from '../errors/index.js';
+import {
+  DriftError,
+  MissingCredentialsError,
+  StoppedBySignalError,
+  stopSignalWords,
+  RestoreConflictError,
+  RestoreWouldUndoError,
+  UnsafeCheckpointError,
+  WorktreeBusyError,
+  type FileChange,
+} from '../errors/index.js';
 import type { JournalPusher } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
 import { ROLL_TRIGGER_PACKS } from '../git/pack-rollup.js';
@@ -19,7 +29,16 @@ import { openRunSecrets } from '../redact/run-secrets.js';
 import { backgroundCommandsOf, createTools, type BackgroundCommands } from '../tools/index.js';
 import { backgroundJournal } from './background-journal.js';
 import { SpareShells } from '../tools/spare-shell.js';
-import { createMcpTools, loadMcpServers, MCP_CONFIG_FILE, mcpLogDir, McpConnections, mcpSecretEnv, offerMcpTools, type McpServerConfig } from '../tools/mcp/index.js';
+import {
+  createMcpTools,
+  loadMcpServers,
+  MCP_CONFIG_FILE,
+  mcpLogDir,
+  McpConnections,
+  mcpSecretEnv,
+  offerMcpTools,
+  type McpServerConfig,
+} from '../tools/mcp/index.js';
 import { readMcpJsonServers } from '../settings/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
@@ -86,7 +105,14 @@ const INTERRUPTED_FLUSH_MS = 800;
 // waits for --restore or --keep-worktree (so `savepoint runs` must not call the run failed, and no
 // commit lands for a question); a checkpoint refused as unsafe or blocked by a file ran nothing
 // either; nor did a run refused for want of credentials, or because another run holds the tree.
-const NOTHING_RAN = [DriftError, UnsafeCheckpointError, RestoreConflictError, RestoreWouldUndoError, MissingCredentialsError, WorktreeBusyError];
+const NOTHING_RAN = [
+  DriftError,
+  UnsafeCheckpointError,
+  RestoreConflictError,
+  RestoreWouldUndoError,
+  MissingCredentialsError,
+  WorktreeBusyError,
+];
 
 /**
  * Drives `target` to its end through the journal. Throws on a divergence, a refused drift or a
@@ -205,7 +231,14 @@ class RunLife {
     const message = secrets.redactor.text(request.message.trim());
     // What the model is sent for it (a custom command's text, the files `@` mentions), as continueRun expands it.
     const sent = options.expand && message ? { followUpSent: () => this.expanded(request.message, options) } : {};
-    this.target = { ...base, model: this.parts.model.current, keepByDefault: true, ...(message ? { followUp: message, ...sent, ...(request.newMessage ? { newMessage: true } : {}) } : {}), ...(request.compact ? { compact: true } : {}), ...(request.model !== undefined ? { modelChange: request.model } : {}) };
+    this.target = {
+      ...base,
+      model: this.parts.model.current,
+      keepByDefault: true,
+      ...(message ? { followUp: message, ...sent, ...(request.newMessage ? { newMessage: true } : {}) } : {}),
+      ...(request.compact ? { compact: true } : {}),
+      ...(request.model !== undefined ? { modelChange: request.model } : {}),
+    };
     this.parts.turn.next(options);
     this.changedSince = undefined;
     this.instructionsLeftOut = []; // said when the run opened
@@ -216,7 +249,11 @@ class RunLife {
   // A message as the model is sent it (custom commands, `@` mentions), redacted; undefined: as typed.
   private expanded(typed: string, options: SessionOptions): string | undefined {
     const root = this.target.store.repo.root;
-    const sent = expandMessage(typed, options.expand, { root, cwd: options.dir ?? process.cwd(), ...(options.permission ? { permission: options.permission } : {}) });
+    const sent = expandMessage(typed, options.expand, {
+      root,
+      cwd: options.dir ?? process.cwd(),
+      ...(options.permission ? { permission: options.permission } : {}),
+    });
     return sent === undefined ? undefined : this.parts.secrets.redactor.text(sent);
   }
 
@@ -251,7 +288,13 @@ class RunLife {
     // repository's commands with the person's variables, so a cloned repository must not start
     // them on its own (docs/trust.md).
     const trustRepository = options.trustRepository === true;
-    const mcpServers = loadMcpServers(root, { env, readMcpJson: trustRepository, ...(options.mcpServers ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } } : {}) });
+    const mcpServers = loadMcpServers(root, {
+      env,
+      readMcpJson: trustRepository,
+      ...(options.mcpServers
+        ? { given: { servers: options.mcpServers, source: options.mcpServersSource ?? 'settings (mcpServers)' } }
+        : {}),
+    });
     if (!trustRepository) {
       const leftOut = Object.keys(readMcpJsonServers(root) ?? {}).filter((name) => !mcpServers.has(name));
       if (leftOut.length) emit({ type: 'repository-left-out', file: MCP_CONFIG_FILE, servers: leftOut });
@@ -259,17 +302,26 @@ class RunLife {
     // The sandbox is decided once, by the first that needs it: the run's settling, or a new run's
     // stdio MCP servers listing their tools while the journal opens.
     const sandbox = new RunSandboxChoice(root, options.sandbox, options.onSandboxUnavailable);
-    const mcp = new McpConnections(mcpServers, { logDir: mcpLogDir(store.repo.commonDir), sandbox: async () => ({ config: (await sandbox.decide()).sandbox, root, gitDirs }) });
+    const mcp = new McpConnections(mcpServers, {
+      logDir: mcpLogDir(store.repo.commonDir),
+      sandbox: async () => ({ config: (await sandbox.decide()).sandbox, root, gitDirs }),
+    });
     const secrets = openRunSecrets(store.repo.commonDir, mcpServers.size ? { ...env, ...mcpSecretEnv(mcpServers.values()) } : env);
     // The checkpoints write through the run's own object store: one handle for the run.
-    const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: secrets.redactor.text, recordName: secrets.recordName });
+    const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, {
+      redactText: secrets.redactor.text,
+      recordName: secrets.recordName,
+    });
     const spares = new SpareShells();
     // The run's background commands: the same at every opening of the run in this process (a
     // session's next message reads the server its last one started); ids counted from the journal.
     const background = backgroundCommandsOf(target.run);
     // The model providers of the run, shared with its subagents (one notice per model), made on the first live call.
     let providers: ReturnType<typeof providerFor> | undefined;
-    const provider = (model: string) => (providers ??= providerFor(turn.options.provider, (notice) => emit({ type: 'model-notice', ...notice }), turn.options.maxRetryWait))(model);
+    const provider = (model: string) =>
+      (providers ??= providerFor(turn.options.provider, (notice) => emit({ type: 'model-notice', ...notice }), turn.options.maxRetryWait))(
+        model,
+      );
     // The task tool drives each call's subagent through this run's Subagents; the turn's approver,
     // rules and signal are read from `turn` (a held run's next message brings its own).
     const subagents = new Subagents({
@@ -278,14 +330,32 @@ class RunLife {
       provider,
       sandbox: () => sandbox.current,
       secrets,
-      get approve() { return turn.approve; },
-      get permission() { return turn.permission; },
-      get inFlight() { return turn.inFlight; },
-      get signal() { return turn.signal; },
+      get approve() {
+        return turn.approve;
+      },
+      get permission() {
+        return turn.permission;
+      },
+      get inFlight() {
+        return turn.inFlight;
+      },
+      get signal() {
+        return turn.signal;
+      },
       emit,
     });
     // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
-    const tools = typeof options.tools === 'function' ? options.tools(root) : (options.tools ?? createTools(root, { sandbox: () => sandbox.current, gitDirs, spares, background, subagents: (request) => subagents.run(request) }));
+    const tools =
+      typeof options.tools === 'function'
+        ? options.tools(root)
+        : (options.tools ??
+          createTools(root, {
+            sandbox: () => sandbox.current,
+            gitDirs,
+            spares,
+            background,
+            subagents: (request) => subagents.run(request),
+          }));
     const model = new ModelInUse(target.model);
     const instructionsLeftOut: InstructionsLeftOut[] = [];
     const journal = await openRunJournal(store, {
@@ -299,16 +369,25 @@ class RunLife {
       // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
       config: async (existing) => {
         if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
-        const unavailable = (server: string, message: string) => emit({ type: 'mcp-unavailable', server, message, ...(mcp.logFile(server) ? { log: mcp.logFile(server)! } : {}) });
+        const unavailable = (server: string, message: string) =>
+          emit({ type: 'mcp-unavailable', server, message, ...(mcp.logFile(server) ? { log: mcp.logFile(server)! } : {}) });
         // A refusal (no sandbox, none waived) is the run's, said as such, not one server's failure.
         if ([...mcpServers.values()].some((server) => server.type === 'stdio')) await sandbox.decide();
         const offered = mcpServers.size ? await offerMcpTools(mcp, unavailable) : undefined;
-        const instructions = readInstructions(root, secrets.redactor.text, { cwd: options.dir ?? process.cwd(), env: options.env ?? process.env, onLeftOut: (file) => instructionsLeftOut.push(file) });
+        const instructions = readInstructions(root, secrets.redactor.text, {
+          cwd: options.dir ?? process.cwd(),
+          env: options.env ?? process.env,
+          onLeftOut: (file) => instructionsLeftOut.push(file),
+        });
         const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
         return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
       },
       // A model call about to go out: the next command's shell starts while the model answers.
-      onEvent: (event) => { if (event.type === 'started' && event.kind === 'model') spares.idle(); model.note(event); emit(event); },
+      onEvent: (event) => {
+        if (event.type === 'started' && event.kind === 'model') spares.idle();
+        model.note(event);
+        emit(event);
+      },
       redact: secrets.redactor.value,
       // From the run's snapshot, when it has a valid one: the steps before it are not replayed. Not
       // under a limit, which a full replay may stop at before the snapshot's step.
@@ -329,7 +408,22 @@ class RunLife {
     background.useJournal(backgroundJournal(store, target.run, journal));
     const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
     subagents.useRun(journal.config!, runTools);
-    return new RunLife(target, { turn, sandbox, pusher, mcp, secrets, snapshotter, spares, background, provider, subagents, model, instructionsLeftOut, journal, tools: runTools });
+    return new RunLife(target, {
+      turn,
+      sandbox,
+      pusher,
+      mcp,
+      secrets,
+      snapshotter,
+      spares,
+      background,
+      provider,
+      subagents,
+      model,
+      instructionsLeftOut,
+      journal,
+      tools: runTools,
+    });
   }
 
   /**
@@ -354,10 +448,15 @@ class RunLife {
   begin(held = false): RunPlan {
     const { journal, target, options } = this;
     const record = journal.record.current;
-    if (!this.worktreeLock && (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact)) this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
+    if (
+      !this.worktreeLock &&
+      (record?.status !== 'finished' || target.followUp !== undefined || target.modelChange !== undefined || target.compact)
+    )
+      this.worktreeLock = holdWorktree(this.target.store.repo, target.run);
     // Held, the history holds no recorded step any more (each was handed back): the plan is the new request's alone.
     const { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened } = planRun(journal, target);
-    if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env)) throw new MissingCredentialsError(model);
+    if (asksModel && !options.provider && !model.startsWith(SCRIPT_PREFIX) && !hasAnthropicCredentials(options.env ?? process.env))
+      throw new MissingCredentialsError(model);
     this.emit({ type: 'opened', run: target.run, task: target.task, ...opened, ...(held ? { held: true } : {}) });
     for (const leftOut of this.instructionsLeftOut) this.emit({ type: 'instructions-left-out', ...leftOut });
     if (options.fencedFrom && !replayOnly) this.emit({ type: 'fenced', remote: options.fencedFrom });
@@ -372,7 +471,14 @@ class RunLife {
     const record = this.journal.record.current;
     if (!record) return;
     this.changedSince = await finishedRunChanges(record, this.journal, this.parts.snapshotter);
-    if (this.changedSince) this.emit({ type: 'finished-over-changes', run: this.target.run, finishedAt: record.updatedAt, step: this.changedSince.step, changes: this.changedSince.changes });
+    if (this.changedSince)
+      this.emit({
+        type: 'finished-over-changes',
+        run: this.target.run,
+        finishedAt: record.updatedAt,
+        step: this.changedSince.step,
+        changes: this.changedSince.changes,
+      });
   }
 
   /**
@@ -410,7 +516,12 @@ class RunLife {
   }
 
   /** The agent loop, through the valve: replayed steps hand back their results, the first unrecorded one goes live. */
-  loop(followUps: FollowUp[], configChanges: ConfigChange[], changesOnly = false, hold?: (done: AgentOutcome) => Promise<NextMessage | undefined>): Promise<AgentOutcome> {
+  loop(
+    followUps: FollowUp[],
+    configChanges: ConfigChange[],
+    changesOnly = false,
+    hold?: (done: AgentOutcome) => Promise<NextMessage | undefined>,
+  ): Promise<AgentOutcome> {
     const { journal, target, options } = this;
     this.loopStarted = true;
     // Read at each use: a held run's later turns bring their own approver, rules and signal.
@@ -430,12 +541,18 @@ class RunLife {
       changesOnly,
       limits: { maxSteps: options.maxSteps, maxTurns: options.maxTurns, maxCost: options.maxCost },
       inFlight: options.inFlight,
-      get approve() { return turn.approve; },
-      get permission() { return turn.permission; },
+      get approve() {
+        return turn.approve;
+      },
+      get permission() {
+        return turn.permission;
+      },
       onText: (text) => this.emit({ type: 'text', text }),
       onOutput: (chunk) => this.emit({ type: 'output', chunk }),
       onThinking: (text) => this.emit({ type: 'thinking', text }),
-      get signal() { return turn.signal; },
+      get signal() {
+        return turn.signal;
+      },
       ...(hold ? { hold } : {}),
       // An edit or a write names the one file it changed: its checkpoint updates that path only.
       // The step's result entry records the checkpoint at once: its few new objects go into that
@@ -456,7 +573,13 @@ class RunLife {
   private hooks(hooks: NonNullable<SessionOptions['hooks']>): Hooks {
     const { target, options } = this;
     const root = target.store.repo.root;
-    const place = { root, env: options.env ?? process.env, sandbox: () => this.parts.sandbox.current, gitDirs: gitPaths(root, target.store.repo), ...(options.signal ? { signal: options.signal } : {}) };
+    const place = {
+      root,
+      env: options.env ?? process.env,
+      sandbox: () => this.parts.sandbox.current,
+      gitDirs: gitPaths(root, target.store.repo),
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
     return new Hooks(hooks, place, target.run, (warning) => this.emit({ type: 'hook-warning', ...warning }));
   }
 
@@ -466,19 +589,43 @@ class RunLife {
     if (outcome.limit) {
       await journal.record.markStopped(outcome.limit.limit).catch(() => {}); // only run.json's totals: `runs` then reads no entry
       const pushFailure = await this.flush();
-      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.limit.limit, limit: outcome.limit, final: '', steps: outcome.steps, ...this.turnStats() };
+      return {
+        ...(pushFailure ? { pushFailure } : {}),
+        run: target.run,
+        status: outcome.limit.limit,
+        limit: outcome.limit,
+        final: '',
+        steps: outcome.steps,
+        ...this.turnStats(),
+      };
     }
     if (outcome.waiting) {
       // A change alone, given to a run stopped in its turn: the run stays stopped, waiting for a
       // message, as the person left it (run.json is not told it finished).
-      if (this.turnStats().live > 0) await journal.record.markInterrupted('the person; a change alone, waiting for their message').catch(() => {});
+      if (this.turnStats().live > 0)
+        await journal.record.markInterrupted('the person; a change alone, waiting for their message').catch(() => {});
       const pushFailure = await this.flush();
-      return { ...(pushFailure ? { pushFailure } : {}), run: target.run, status: 'finished', waiting: true, final: '', steps: outcome.steps, ...this.turnStats() };
+      return {
+        ...(pushFailure ? { pushFailure } : {}),
+        run: target.run,
+        status: 'finished',
+        waiting: true,
+        final: '',
+        steps: outcome.steps,
+        ...this.turnStats(),
+      };
     }
     await journal.finish('finished', { final: outcome.final, ...(outcome.refused ? { refused: true } : {}) });
     const pushFailure = await this.flush();
     return {
-      ...(pushFailure ? { pushFailure } : {}), run: target.run, status: outcome.refused ? 'refused' : 'finished', final: outcome.final, steps: outcome.steps, ...this.turnStats(), ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}) };
+      ...(pushFailure ? { pushFailure } : {}),
+      run: target.run,
+      status: outcome.refused ? 'refused' : 'finished',
+      final: outcome.final,
+      steps: outcome.steps,
+      ...this.turnStats(),
+      ...(this.changedSince ? { changedSince: this.changedSince.changes } : {}),
+    };
   }
 
   /** A throw: Ctrl-C is an outcome (interrupted); a refusal before anything ran leaves the run as it was; anything else marks it failed. */
@@ -486,7 +633,9 @@ class RunLife {
     const { journal, target, options } = this;
     if (options.signal?.aborted) {
       const reason = options.signal.reason;
-      await journal.record.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
+      await journal.record
+        .markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted')
+        .catch(() => {});
       await this.flush(INTERRUPTED_FLUSH_MS);
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...this.turnStats() };
     }
@@ -562,7 +711,8 @@ class HeldLoop implements HeldRun {
   }
 
   /** Whether `options` bring the same provider, tools and environment as the ones the run was opened with. */
-  readonly same = (options: SessionOptions): boolean => options.provider === this.provider && options.tools === this.tools && options.env === this.env;
+  readonly same = (options: SessionOptions): boolean =>
+    options.provider === this.provider && options.tools === this.tools && options.env === this.env;
 
   /** The first turn: the loop starts (replaying what the journal holds) and runs to its answer or its end. */
   first(plan: RunPlan): Promise<RunOutcome> {
@@ -626,7 +776,10 @@ class HeldLoop implements HeldRun {
 
   // The turn ends when the loop waits at its answer (the run stays open) or ends (it closes).
   private async finishTurn(pause: Promise<AgentOutcome>): Promise<RunOutcome> {
-    const ended = await Promise.race([this.loopDone!.then((outcome) => ({ outcome, waiting: false })), pause.then((outcome) => ({ outcome, waiting: true }))]);
+    const ended = await Promise.race([
+      this.loopDone!.then((outcome) => ({ outcome, waiting: false })),
+      pause.then((outcome) => ({ outcome, waiting: true })),
+    ]);
     const outcome = await this.life.end(ended.outcome);
     if (ended.waiting) {
       this.waiting = true;
@@ -642,7 +795,13 @@ class HeldLoop implements HeldRun {
 function mcpPlaces(servers: ReadonlyMap<string, McpServerConfig>): { mcp?: McpPlaces } {
   if (servers.size === 0) return {};
   const all = [...servers.values()];
-  return { mcp: { started: all.filter((s) => s.type === 'stdio').map((s) => s.name), network: all.filter((s) => s.type === 'stdio' && s.network).map((s) => s.name), remote: all.filter((s) => s.type === 'http').map((s) => s.name) } };
+  return {
+    mcp: {
+      started: all.filter((s) => s.type === 'stdio').map((s) => s.name),
+      network: all.filter((s) => s.type === 'stdio' && s.network).map((s) => s.name),
+      remote: all.filter((s) => s.type === 'http').map((s) => s.name),
+    },
+  };
 }
 
 // The files the person changed, kept, go to the model in its next request: with the new follow-up
@@ -653,5 +812,10 @@ function tellOfHandEdits(plan: RunPlan, changes: FileChange[], lastPosition: num
   const newest = plan.followUps.at(-1);
   if (newest?.step !== undefined && newest.step > lastPosition) newest.changedFiles = changes;
   // A change alone (/model, /compact after a stop) asks no model either: the next message tells them.
-  else if (!finished && !plan.changesOnly) plan.followUps.push({ message: '', changedFiles: changes, step: lastPosition + 1 + plan.configChanges.filter((change) => (change.step ?? 0) > lastPosition).length });
+  else if (!finished && !plan.changesOnly)
+    plan.followUps.push({
+      message: '',
+      changedFiles: changes,
+      step: lastPosition + 1 + plan.configChanges.filter((change) => (change.step ?? 0) > lastPosition).length,
+    });
 }

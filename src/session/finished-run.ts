@@ -16,7 +16,11 @@ import type { WorktreeSnapshotter } from '../worktree/snapshot.js';
  * How the working tree differs from a finished run's last checkpoint (or its start, when it changed
  * no file), or undefined when it does not (or it cannot be told).
  */
-export async function finishedRunChanges(record: RunRecord, journal: RunJournal, snapshotter: WorktreeSnapshotter): Promise<{ step: number; changes: FileChange[] } | undefined> {
+export async function finishedRunChanges(
+  record: RunRecord,
+  journal: RunJournal,
+  snapshotter: WorktreeSnapshotter,
+): Promise<{ step: number; changes: FileChange[] } | undefined> {
   const last = journal.history.lastCheckpoint ?? (record.startCheckpoint ? { tree: record.startCheckpoint, step: 0 } : undefined);
   if (!last) return undefined;
   const drift = await findDrift(snapshotter.objects, snapshotter, last.tree, last.step).catch(() => undefined);
@@ -31,7 +35,12 @@ export interface MovedOn {
 }
 
 /** Whether the repository moved on since finished run `record` ended there, and how; undefined when HEAD and the files are as it left them. */
-export async function finishedRunMoved(record: RunRecord, journal: RunJournal, snapshotter: WorktreeSnapshotter, repo: Repository): Promise<MovedOn | undefined> {
+export async function finishedRunMoved(
+  record: RunRecord,
+  journal: RunJournal,
+  snapshotter: WorktreeSnapshotter,
+  repo: Repository,
+): Promise<MovedOn | undefined> {
   const head = readHeadCommit(repo.gitdir, repo.commonDir);
   // Where HEAD was when the run last finished. A run recorded before that was noted (an older build)
   // is judged by its base commit alone: its files may be a fresh clone's (another machine), which

@@ -72,7 +72,20 @@ export class SessionHold {
 // What of the options shapes an opened run (its sandbox, MCP servers, pushing, limits): the data,
 // without the turn's own callbacks and signal, what the entry points' own options ask of one turn
 // (the task, the message, the model to change to, /compact) and the objects `same` compares.
-const PER_TURN = new Set(['signal', 'env', 'model', 'hold', 'provider', 'tools', 'task', 'fresh', 'run', 'message', 'newMessage', 'compact']);
+const PER_TURN = new Set([
+  'signal',
+  'env',
+  'model',
+  'hold',
+  'provider',
+  'tools',
+  'task',
+  'fresh',
+  'run',
+  'message',
+  'newMessage',
+  'compact',
+]);
 
 /**
  * The options that shape an opened run, as one string: a held run goes on only under the same. A
@@ -81,6 +94,9 @@ const PER_TURN = new Set(['signal', 'env', 'model', 'hold', 'provider', 'tools',
  */
 export function optionsFingerprint(options: SessionOptions): string {
   const fenced = options.fencedFrom !== undefined;
-  const kept = Object.entries(options).filter(([name, value]) => !PER_TURN.has(name) && typeof value !== 'function' && value !== undefined && !(fenced && (name === 'push' || name === 'fencedFrom')));
+  const kept = Object.entries(options).filter(
+    ([name, value]) =>
+      !PER_TURN.has(name) && typeof value !== 'function' && value !== undefined && !(fenced && (name === 'push' || name === 'fencedFrom')),
+  );
   return JSON.stringify(Object.fromEntries(kept.sort(([a], [b]) => a.localeCompare(b))));
 }

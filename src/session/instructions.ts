@@ -40,17 +40,37 @@ export interface InstructionsLeftOut {
 }
 
 /** The instructions for a run created at `root`, or undefined when there are none (or every file is empty). */
-export function readInstructions(root: string, redact: (text: string) => string = (text) => text, sources: InstructionSources = {}): ProjectInstructions | undefined {
+export function readInstructions(
+  root: string,
+  redact: (text: string) => string = (text) => text,
+  sources: InstructionSources = {},
+): ProjectInstructions | undefined {
   const found: ProjectInstructions[] = [];
-  const add = (dir: string, name: (file: string) => string, place: (path: string) => string | undefined, within: InstructionsLeftOut['within']) => {
+  const add = (
+    dir: string,
+    name: (file: string) => string,
+    place: (path: string) => string | undefined,
+    within: InstructionsLeftOut['within'],
+  ) => {
     const read = readFolder(dir, place, (file, target) => sources.onLeftOut?.({ file: name(file), target, within }));
     if (read) found.push({ file: name(read.file), text: read.text });
   };
   if (sources.env) {
     const config = userConfigDir(sources.env);
-    add(config, (file) => join(config, file), (path) => inFolder(config, path), 'config folder');
+    add(
+      config,
+      (file) => join(config, file),
+      (path) => inFolder(config, path),
+      'config folder',
+    );
   }
-  for (const dir of foldersDown(root, sources.cwd)) add(dir, (file) => relative(root, join(dir, file)).split(sep).join('/'), (path) => inRepository(root, path), 'repository');
+  for (const dir of foldersDown(root, sources.cwd))
+    add(
+      dir,
+      (file) => relative(root, join(dir, file)).split(sep).join('/'),
+      (path) => inRepository(root, path),
+      'repository',
+    );
   if (found.length === 0) return undefined;
   if (found.length === 1) return { file: found[0]!.file, text: redact(found[0]!.text) };
   // Several files: each under its own heading, the more general first, so a nearer one can refine it.
@@ -75,7 +95,11 @@ function foldersDown(root: string, cwd: string | undefined): string[] {
 // The first instructions file in `dir` that is a regular file with text in it, where `place` says
 // it really is (undefined: outside the folder it must stay in; `leftOut` hears of it, and the next
 // name is looked for).
-function readFolder(dir: string, place: (path: string) => string | undefined, leftOut: (file: string, target: string) => void): ProjectInstructions | undefined {
+function readFolder(
+  dir: string,
+  place: (path: string) => string | undefined,
+  leftOut: (file: string, target: string) => void,
+): ProjectInstructions | undefined {
   for (const file of INSTRUCTION_FILES) {
     const found = join(dir, file);
     let text: string;
@@ -97,7 +121,10 @@ function readFolder(dir: string, place: (path: string) => string | undefined, le
     }
     if (!text.trim()) return undefined;
     if (text.length > MAX_INSTRUCTION_CHARS) {
-      const rest = size > 4 * MAX_INSTRUCTION_CHARS ? `its ${size} bytes go on` : `it goes on for ${text.length - MAX_INSTRUCTION_CHARS} more characters`;
+      const rest =
+        size > 4 * MAX_INSTRUCTION_CHARS
+          ? `its ${size} bytes go on`
+          : `it goes on for ${text.length - MAX_INSTRUCTION_CHARS} more characters`;
       text = `${text.slice(0, MAX_INSTRUCTION_CHARS)}\n\n[${file} is longer: ${rest}, left out of this prompt]`;
     }
     return { file, text };

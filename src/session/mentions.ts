@@ -66,7 +66,8 @@ function readMentioned(mention: string, { root, cwd, permission }: MentionContex
     real = resolveInRepo(root, resolve(cwd, mention));
   } catch (error) {
     // As read_file refuses it: the same check, the same words.
-    if (error instanceof PathOutsideRepositoryError) throw new MentionRefusedError(mention, `${error.message.charAt(0).toLowerCase()}${error.message.slice(1).replace(/\.$/, '')}`);
+    if (error instanceof PathOutsideRepositoryError)
+      throw new MentionRefusedError(mention, `${error.message.charAt(0).toLowerCase()}${error.message.slice(1).replace(/\.$/, '')}`);
     throw error;
   }
   const path = toRepoRelative(root, real);
@@ -80,9 +81,17 @@ function readMentioned(mention: string, { root, cwd, permission }: MentionContex
   const special = specialFileKind(stats);
   if (special) throw new MentionRefusedError(mention, `${path} is ${special}, not a regular file`);
   const denied = permission?.('read_file', { path });
-  if (denied?.verdict === 'deny') throw new MentionRefusedError(mention, `reading ${path} is denied by the rule "${denied.rule}"${'source' in denied && denied.source ? ` (${String(denied.source)})` : ''}`);
+  if (denied?.verdict === 'deny')
+    throw new MentionRefusedError(
+      mention,
+      `reading ${path} is denied by the rule "${denied.rule}"${'source' in denied && denied.source ? ` (${String(denied.source)})` : ''}`,
+    );
   const head = readHead(real, MODEL_OUTPUT_MAX_BYTES);
-  if (head.includes(0)) throw new MentionRefusedError(mention, `${path} is a binary file (${stats.size} bytes); a mention brings text only, as read_file shows it`);
+  if (head.includes(0))
+    throw new MentionRefusedError(
+      mention,
+      `${path} is a binary file (${stats.size} bytes); a mention brings text only, as read_file shows it`,
+    );
   const cut = stats.size > head.length;
   const text = cutToWholeCharacters(head, cut).toString('utf8');
   const note = cut ? `\n[cut at ${head.length} of its ${stats.size} bytes: read_file ${path} with an offset reads the rest]` : '';
@@ -95,7 +104,7 @@ function readHead(file: string, max: number): Buffer {
   try {
     const buffer = Buffer.alloc(max);
     let read = 0;
-    for (let n; read < max && (n = readSync(fd, buffer, read, max - read, read)) > 0; ) read += n;
+    for (let n; read < max && (n = readSync(fd, buffer, read, max - read, read)) > 0;) read += n;
     return buffer.subarray(0, read);
   } finally {
     closeSync(fd);

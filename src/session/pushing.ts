@@ -8,9 +8,19 @@ import type { JournalStore } from '../journal/store.js';
 import type { SessionEvent, SessionOptions } from './types.js';
 
 /** The run's pusher when `--push` was given: its events go to `emit`, Ctrl-C ends its waits. */
-export function createRunPusher(store: JournalStore, run: string, options: SessionOptions, env: NodeJS.ProcessEnv, emit: (event: SessionEvent) => void): JournalPusher | undefined {
+export function createRunPusher(
+  store: JournalStore,
+  run: string,
+  options: SessionOptions,
+  env: NodeJS.ProcessEnv,
+  emit: (event: SessionEvent) => void,
+): JournalPusher | undefined {
   if (!options.push) return undefined;
-  return new JournalPusher(() => store, options.push, run, { ...pusherOptions(options, env), onEvent: emit, ...(options.signal ? { signal: options.signal } : {}) });
+  return new JournalPusher(() => store, options.push, run, {
+    ...pusherOptions(options, env),
+    onEvent: emit,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }
 
 /**
@@ -18,12 +28,22 @@ export function createRunPusher(store: JournalStore, run: string, options: Sessi
  * says which steps did not and how to push them later; hands back why. Never throws: the run's
  * outcome stays its own.
  */
-export async function flushRunPushes(pusher: JournalPusher | undefined, emit: (event: SessionEvent) => void, capMs?: number): Promise<Error | undefined> {
+export async function flushRunPushes(
+  pusher: JournalPusher | undefined,
+  emit: (event: SessionEvent) => void,
+  capMs?: number,
+): Promise<Error | undefined> {
   if (!pusher) return undefined;
   const report = await pusher.flush(capMs);
   pusher.close();
   if (!report.unpushed.length) return undefined;
-  emit({ type: 'push-behind', remote: report.remote, unpushed: report.unpushed, reason: report.reason ?? '', command: `git push ${report.remote} agent-journal` });
+  emit({
+    type: 'push-behind',
+    remote: report.remote,
+    unpushed: report.unpushed,
+    reason: report.reason ?? '',
+    command: `git push ${report.remote} agent-journal`,
+  });
   return report.error;
 }
 
@@ -41,7 +61,10 @@ export function withFenceAdvice<T>(error: T, fencedFrom: string | undefined): T 
 }
 
 /** The pusher's limits for a session, in ms; an environment value that is not a positive number is a UsageError. */
-export function pusherOptions(options: Pick<SessionOptions, 'pushTimeout' | 'pushRetry'>, env: NodeJS.ProcessEnv): Pick<PusherOptions, 'timeoutMs' | 'retryForMs'> {
+export function pusherOptions(
+  options: Pick<SessionOptions, 'pushTimeout' | 'pushRetry'>,
+  env: NodeJS.ProcessEnv,
+): Pick<PusherOptions, 'timeoutMs' | 'retryForMs'> {
   const timeout = options.pushTimeout ?? seconds(env, 'SAVEPOINT_PUSH_TIMEOUT', '--push-timeout');
   const retry = options.pushRetry ?? seconds(env, 'SAVEPOINT_PUSH_RETRY', '--push-retry');
   return { ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}), ...(retry !== undefined ? { retryForMs: retry * 1000 } : {}) };
@@ -51,6 +74,7 @@ function seconds(env: NodeJS.ProcessEnv, name: string, flag: string): number | u
   const value = env[name];
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
-  if (!value.trim() || !Number.isFinite(n) || n <= 0) throw new UsageError(`${name} needs a number of seconds above 0 (as ${flag} takes), not "${value}".`);
+  if (!value.trim() || !Number.isFinite(n) || n <= 0)
+    throw new UsageError(`${name} needs a number of seconds above 0 (as ${flag} takes), not "${value}".`);
   return n;
 }

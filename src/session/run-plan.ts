@@ -29,7 +29,10 @@ export interface OpenedRun extends RunPlan {
 }
 
 /** What `target` asks of the run `journal` holds: its follow-ups and config changes, new ones added at the steps they will take. */
-export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | 'followUp' | 'followUpSent' | 'newMessage' | 'modelChange' | 'compact'>): OpenedRun {
+export function planRun(
+  journal: RunJournal,
+  target: Pick<RunTarget, 'model' | 'followUp' | 'followUpSent' | 'newMessage' | 'modelChange' | 'compact'>,
+): OpenedRun {
   const record = journal.record.current;
   const followUps = recordedFollowUps(journal);
   const configChanges = recordedConfigChanges(journal);
@@ -54,7 +57,11 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   if (newFollowUp) {
     // Expanded only now that it is known to be new: a recorded one sends what it sent.
     const sent = target.followUpSent?.();
-    followUps.push({ message: target.followUp!, ...(sent !== undefined ? { sent } : {}), step: journal.history.lastPosition + 1 + changesBefore });
+    followUps.push({
+      message: target.followUp!,
+      ...(sent !== undefined ? { sent } : {}),
+      step: journal.history.lastPosition + 1 + changesBefore,
+    });
   }
   // A finished run replays with no key; anything else needs one before anything happens (a
   // change of model alone to a finished run asks no model).
@@ -67,12 +74,30 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
   const interrupted = Boolean(record?.attempts.at(-1)?.interruptedAt);
   // The last attempt ran a step again and was killed before it recorded anything.
   const lastAttempt = journal.record.killedAttempt;
-  const killed = lastAttempt && { attempt: lastAttempt.number, startedAt: lastAttempt.startedAt, host: lastAttempt.host, pid: lastAttempt.pid, rerun: lastAttempt.rerun! };
+  const killed = lastAttempt && {
+    attempt: lastAttempt.number,
+    startedAt: lastAttempt.startedAt,
+    host: lastAttempt.host,
+    pid: lastAttempt.pid,
+    rerun: lastAttempt.rerun!,
+  };
   const told = journal.config?.instructions;
   // The run's latest follow-up, new or recorded (the identical `continue` again, a resume after a
   // crash in its answer): the steps before it are the conversation it continued.
   const followUpStep = followUps.at(-1)?.step ?? lastRecorded?.step;
-  const opened = { model, openedAs, recordedSteps, interrupted, inFlight: journal.history.inFlight, ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}), ...(killed ? { killedBeforeRecording: killed } : {}), ...(givenAt ? { followUpGivenAt: givenAt } : {}), ...(followUpStep ? { followUpStep } : {}), ...(told && openedAs === 'new' ? { instructions: told.file } : {}), ...(journal.resumedFrom ? { fromSnapshot: journal.resumedFrom } : {}) };
+  const opened = {
+    model,
+    openedAs,
+    recordedSteps,
+    interrupted,
+    inFlight: journal.history.inFlight,
+    ...(openedAs === 'finished' && record?.refused ? { refused: true } : {}),
+    ...(killed ? { killedBeforeRecording: killed } : {}),
+    ...(givenAt ? { followUpGivenAt: givenAt } : {}),
+    ...(followUpStep ? { followUpStep } : {}),
+    ...(told && openedAs === 'new' ? { instructions: told.file } : {}),
+    ...(journal.resumedFrom ? { fromSnapshot: journal.resumedFrom } : {}),
+  };
   return { replayOnly, followUps, configChanges, changesOnly, model, asksModel, opened };
 }
 
@@ -82,7 +107,11 @@ export function planRun(journal: RunJournal, target: Pick<RunTarget, 'model' | '
 // step, and "finished" only at a final answer), so the identical command resumes it instead of
 // adding it twice. After its answer the same words are a new message ("yes" twice is two answers);
 // a message the person sent in a session is always one.
-function resumesLastFollowUp(record: RunRecord | undefined, last: Pick<FollowUp, 'message'> | undefined, target: Pick<RunTarget, 'followUp' | 'newMessage'>): boolean {
+function resumesLastFollowUp(
+  record: RunRecord | undefined,
+  last: Pick<FollowUp, 'message'> | undefined,
+  target: Pick<RunTarget, 'followUp' | 'newMessage'>,
+): boolean {
   if (target.newMessage || last === undefined || last.message !== target.followUp) return false;
   return record?.status !== 'finished';
 }

@@ -19,11 +19,17 @@ export interface SandboxRequest {
 export type SandboxChoice = 'default' | 'flag' | 'asked';
 
 /** The sandbox for this process's commands; throws SandboxUnavailableError when none is possible and none was waived. */
-export async function chooseSandbox(root: string, request: SandboxRequest = {}, onUnavailable?: (reason: string, remedy: string) => Promise<boolean>): Promise<{ sandbox: RunSandbox; choice: SandboxChoice }> {
+export async function chooseSandbox(
+  root: string,
+  request: SandboxRequest = {},
+  onUnavailable?: (reason: string, remedy: string) => Promise<boolean>,
+): Promise<{ sandbox: RunSandbox; choice: SandboxChoice }> {
   if (request.use === false) return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'flag' };
   const probe = await probeSandboxAsync(root);
-  if (probe.ok) return { sandbox: { kind: 'bwrap', network: Boolean(request.network), gitWrites: Boolean(request.gitWrites) }, choice: 'default' };
-  if (onUnavailable && (await onUnavailable(probe.reason, sandboxRemedy(probe)))) return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'asked' };
+  if (probe.ok)
+    return { sandbox: { kind: 'bwrap', network: Boolean(request.network), gitWrites: Boolean(request.gitWrites) }, choice: 'default' };
+  if (onUnavailable && (await onUnavailable(probe.reason, sandboxRemedy(probe))))
+    return { sandbox: { kind: 'none', network: true, gitWrites: true }, choice: 'asked' };
   throw new SandboxUnavailableError(probe.reason, sandboxRemedy(probe));
 }
 

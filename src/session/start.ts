@@ -76,21 +76,31 @@ export async function startRun(options: StartOptions): Promise<RunOutcome> {
   assertNoConflict(synced, run);
   const record = ids.includes(run) ? await readRunRecord(store, run) : undefined;
   if (record && !sameTask(record.task, task)) {
-    throw new UsageError(`Run ${run} is for the task "${record.task}", not "${task}". Use "savepoint resume ${run}" to continue it, or another --run id.`);
+    throw new UsageError(
+      `Run ${run} is for the task "${record.task}", not "${task}". Use "savepoint resume ${run}" to continue it, or another --run id.`,
+    );
   }
   // The same task finished in another worktree or on another branch: its answer is not this tree's work.
-  if (derived && record?.status === 'finished' && isElsewhere(record, store.repo)) throw new FinishedElsewhereError(run, record.worktree ?? null, record.branch ?? null);
+  if (derived && record?.status === 'finished' && isElsewhere(record, store.repo))
+    throw new FinishedElsewhereError(run, record.worktree ?? null, record.branch ?? null);
   assertPinned(record, options);
   // Yesterday's success is not today's: a finished run replays only on the repository as it left it.
   const renew = renewal && record?.status === 'finished' ? { renew: { run: renewal, model: modelOf(undefined, options) } } : {};
   // What the model is sent, expanded from what was typed (a custom command, @-mentions) only for a new run.
   const prompt = options.expand ? { prompt: () => expandedText(store, options.task, options) } : {};
-  return drive({ store, run, task: record?.task ?? task, ...prompt, model: modelOf(record, options), ...renew }, record ? await fencedOptions(store, run, options) : options);
+  return drive(
+    { store, run, task: record?.task ?? task, ...prompt, model: modelOf(record, options), ...renew },
+    record ? await fencedOptions(store, run, options) : options,
+  );
 }
 
 // What the model is sent for `typed` (a task, a follow-up), redacted as the typed words are; undefined when it is the words themselves.
 function expandedText(store: JournalStore, typed: string, options: SessionOptions): string | undefined {
-  const sent = expandMessage(typed, options.expand, { root: store.repo.root, cwd: options.dir ?? process.cwd(), ...(options.permission ? { permission: options.permission } : {}) });
+  const sent = expandMessage(typed, options.expand, {
+    root: store.repo.root,
+    cwd: options.dir ?? process.cwd(),
+    ...(options.permission ? { permission: options.permission } : {}),
+  });
   return sent === undefined ? undefined : openRunSecrets(store.repo.commonDir, options.env).redactor.text(sent);
 }
 
@@ -116,12 +126,17 @@ export interface ResumeOptions extends SessionOptions {
 /** Resumes a run by id, or the most recent unfinished one, found locally or in a fetched journal. */
 export async function resumeRun(options: ResumeOptions = {}): Promise<RunOutcome> {
   const { store, synced } = await openSynced(options.dir, options);
-  const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, (r) => r.status !== 'finished');
+  const record = options.run
+    ? await readRunRecord(store, await resolved(store, options.run))
+    : await latestRun(store, (r) => r.status !== 'finished');
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoUnfinishedRunError();
   assertNotOwnedSubagent(record);
   assertNoConflict(synced, record.id);
   assertPinned(record, options);
-  return drive({ store, run: record.id, task: record.task, model: modelOf(record, options) }, await fencedOptions(store, record.id, options));
+  return drive(
+    { store, run: record.id, task: record.task, model: modelOf(record, options) },
+    await fencedOptions(store, record.id, options),
+  );
 }
 
 /** Options of continueRun: the follow-up, and which run it is for. `model` here changes the run's model from this follow-up on (a journaled config step). */
@@ -143,15 +158,26 @@ export interface ContinueOptions extends SessionOptions {
  * twice. Once the run has answered, the same words are a new follow-up. Works on finished runs and on runs stopped at a limit.
  */
 export async function continueRun(options: ContinueOptions): Promise<RunOutcome> {
-  if (!options.message.trim() && options.model === undefined && !options.compact) throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
+  if (!options.message.trim() && options.model === undefined && !options.compact)
+    throw new UsageError('Say what the agent should do next: savepoint continue "now add a test for it".');
   // A session's run held open since its last turn goes on where its loop waits: nothing is read again.
   const held = await options.hold?.take(options.run, options);
-  if (held) return held.go({ message: options.message, ...(options.model !== undefined ? { model: options.model } : {}), ...(options.compact ? { compact: true } : {}), ...(options.newMessage ? { newMessage: true } : {}) }, options);
+  if (held)
+    return held.go(
+      {
+        message: options.message,
+        ...(options.model !== undefined ? { model: options.model } : {}),
+        ...(options.compact ? { compact: true } : {}),
+        ...(options.newMessage ? { newMessage: true } : {}),
+      },
+      options,
+    );
   const { store, synced } = await openSynced(options.dir, options);
   // Redacted before it is a step's key, as the task is: the journal never holds the secret.
   const message = openRunSecrets(store.repo.commonDir, options.env).redactor.text(options.message.trim());
   // The most recent run of this working tree: created here, gone live here, or too old to say.
-  const here = (r: RunRecord) => r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
+  const here = (r: RunRecord) =>
+    r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
   const record = options.run ? await readRunRecord(store, await resolved(store, options.run)) : await latestRun(store, here);
   if (!record) throw options.run ? new UnknownRunError(options.run) : new NoRunsError(store.repo.root);
   assertNotOwnedSubagent(record);
@@ -160,14 +186,26 @@ export async function continueRun(options: ContinueOptions): Promise<RunOutcome>
   assertPinned(record, { ...options, model: undefined });
   // The person's own changes to the files are kept (and the model told of them): a follow-up is about the files as they are.
   const sent = options.expand && message ? { followUpSent: () => expandedText(store, options.message, options) } : {};
-  const target = { store, run: record.id, task: record.task, model: modelOf(record, {}), keepByDefault: true, ...(message ? { followUp: message, ...sent, ...(options.newMessage ? { newMessage: true } : {}) } : {}), ...(options.compact ? { compact: true } : {}) };
-  return drive(options.model !== undefined ? { ...target, modelChange: options.model } : target, await fencedOptions(store, record.id, options));
+  const target = {
+    store,
+    run: record.id,
+    task: record.task,
+    model: modelOf(record, {}),
+    keepByDefault: true,
+    ...(message ? { followUp: message, ...sent, ...(options.newMessage ? { newMessage: true } : {}) } : {}),
+    ...(options.compact ? { compact: true } : {}),
+  };
+  return drive(
+    options.model !== undefined ? { ...target, modelChange: options.model } : target,
+    await fencedOptions(store, record.id, options),
+  );
 }
 
 /** The id of this working tree's most recent run (created here, gone live here, or too old to say), or undefined when it has none. */
 export async function latestRunHere(dir?: string): Promise<string | undefined> {
   const { store } = await openSynced(dir);
-  const here = (r: RunRecord) => r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
+  const here = (r: RunRecord) =>
+    r.worktree === undefined || r.worktree === store.repo.root || r.attempts.some((a) => a.worktree === store.repo.root);
   return (await latestRun(store, here))?.id;
 }
 
@@ -266,7 +304,9 @@ async function fetchFirst(store: JournalStore, remote: string, options: SessionO
 function assertNotOwnedSubagent(record: RunRecord): void {
   const lineage = record.lineage;
   if (!isSubagentLineage(lineage) || record.status === 'finished') return;
-  throw new UsageError(`Run ${record.id} is a subagent of run ${lineage.parentRun} (its task call at step #${lineage.parentStep}): it goes on with its parent. Resume that one: savepoint resume ${lineage.parentRun}`);
+  throw new UsageError(
+    `Run ${record.id} is a subagent of run ${lineage.parentRun} (its task call at step #${lineage.parentStep}): it goes on with its parent. Resume that one: savepoint resume ${lineage.parentRun}`,
+  );
 }
 
 // A subagent is never the run meant by default: its parent owns it (resuming the parent resumes it).

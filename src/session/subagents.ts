@@ -107,7 +107,10 @@ export class Subagents {
     const label = { run, description: request.description };
     // A store of its own (its object store, its tip): its appends race the parent's as another process's would.
     const store = await JournalStore.open(parent.store.repo.root);
-    const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, { redactText: parent.secrets.redactor.text, recordName: parent.secrets.recordName });
+    const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, {
+      redactText: parent.secrets.redactor.text,
+      recordName: parent.secrets.recordName,
+    });
     const pinned = parentRun.config;
     const journal = await openRunJournal(store, {
       run,
@@ -157,7 +160,9 @@ export class Subagents {
       const signal = request.signal ?? parent.signal;
       if (signal?.aborted) {
         const reason = signal.reason;
-        await journal.record.markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted').catch(() => {});
+        await journal.record
+          .markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted')
+          .catch(() => {});
       } else {
         await journal.finish('failed', { error: (error as Error).message }).catch(() => {});
       }

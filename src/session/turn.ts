@@ -58,7 +58,13 @@ function emitterFor(options: SessionOptions): (event: SessionEvent) => void {
     onEvent?.(event);
     if ((event.type === 'recorded' || event.type === 'replayed') && event.kind === COMPACT_STEP_KIND) {
       const result = event.result as { tokensBefore?: number; tokensAfter?: number } | undefined;
-      onEvent?.({ type: 'compaction', position: event.position, replayed: event.type === 'replayed', tokensBefore: result?.tokensBefore ?? null, tokensAfter: result?.tokensAfter ?? null });
+      onEvent?.({
+        type: 'compaction',
+        position: event.position,
+        replayed: event.type === 'replayed',
+        tokensBefore: result?.tokensBefore ?? null,
+        tokensAfter: result?.tokensAfter ?? null,
+      });
     }
   };
 }

@@ -149,7 +149,23 @@ export type SessionEvent =
    * followUpStep: the step of the run's latest follow-up (`continue`), new or recorded: the steps before it are the conversation that follow-up continued, so replaying them rebuilds it and saves nothing;
    * fromSnapshot: the run was opened from its snapshot at this step (valve/snapshot.ts): the loop starts there, and only the steps after it replay.
    */
-  | { type: 'opened'; run: string; task: string; model: string; openedAs: OpenedAs; recordedSteps: number; interrupted: boolean; inFlight: boolean; refused?: boolean; killedBeforeRecording?: KilledAttempt; followUpGivenAt?: number; followUpStep?: number; instructions?: string; held?: boolean; fromSnapshot?: number }
+  | {
+      type: 'opened';
+      run: string;
+      task: string;
+      model: string;
+      openedAs: OpenedAs;
+      recordedSteps: number;
+      interrupted: boolean;
+      inFlight: boolean;
+      refused?: boolean;
+      killedBeforeRecording?: KilledAttempt;
+      followUpGivenAt?: number;
+      followUpStep?: number;
+      instructions?: string;
+      held?: boolean;
+      fromSnapshot?: number;
+    }
   /** A new run's instructions file (`AGENTS.md`, `CLAUDE.md`) that resolves outside the folder it was found in (a symbolic link out of the repository): not read, not in the prompt. */
   | { type: 'instructions-left-out'; file: string; target: string; within: 'repository' | 'config folder' }
   /** The run came from (or went to) this remote's fetched journal: it pushes there as `--push <remote>` would, so a one-shot effect runs only once the remote has its start. Said after `opened` when the run will go live. */
@@ -174,12 +190,24 @@ export type SessionEvent =
   /** The repository's `.mcp.json` names MCP servers that were not started, because `trustRepository` was not given (nor the servers in `mcpServers`). */
   | { type: 'repository-left-out'; file: string; servers: string[] }
   /** An MCP server that could not be started or listed when the run was created: its tools are not offered to this run. */
-  | { type: 'mcp-unavailable'; server: string; message: string; /** A stdio server's stderr log (absolute); none for an HTTP server. */ log?: string }
+  | {
+      type: 'mcp-unavailable';
+      server: string;
+      message: string;
+      /** A stdio server's stderr log (absolute); none for an HTTP server. */ log?: string;
+    }
   /**
    * `run` found the task's finished run (`previous`, finished at `finishedAt`) on a repository that moved on since: a new
    * commit (`commit`: HEAD then and now) or other files (`changes`, against its last checkpoint). The task is new work: run `run` starts now.
    */
-  | { type: 'new-run-for-task'; run: string; previous: string; finishedAt: string; commit?: { from?: string; to?: string }; changes: FileChange[] }
+  | {
+      type: 'new-run-for-task';
+      run: string;
+      previous: string;
+      finishedAt: string;
+      commit?: { from?: string; to?: string };
+      changes: FileChange[];
+    }
   /** A finished run is replayed over a working tree that differs from its last checkpoint (recorded at `step`; 0: when it started): its answer was about other files. */
   | { type: 'finished-over-changes'; run: string; finishedAt: string; step: number; changes: FileChange[] }
   /** What the SDK's lists say about the run's model (deprecated, with its end of life; or --thinking deprecated for it): once per run, at its first live model call. */
@@ -190,7 +218,18 @@ export type SessionEvent =
    * files (fork). left: files that differ but the run never wrote, left as the person has them;
    * saved: the ref that holds every file it overwrote or removed, and the command that brings them back.
    */
-  | { type: 'worktree-restored'; reason: 'flag' | 'clean-base' | 'chosen' | 'fork'; step: number; written: string[]; deleted: string[]; kept: string[]; left: string[]; unrevealed: string[]; unrestorable: string[]; saved?: { ref: string; files: string[]; command: string } }
+  | {
+      type: 'worktree-restored';
+      reason: 'flag' | 'clean-base' | 'chosen' | 'fork';
+      step: number;
+      written: string[];
+      deleted: string[];
+      kept: string[];
+      left: string[];
+      unrevealed: string[];
+      unrestorable: string[];
+      saved?: { ref: string; files: string[]; command: string };
+    }
   /** The run goes on with files that differ from its checkpoint: --keep-worktree (flag), a session's message or `continue` (default), the person's answer (chosen), a step in flight at a crash, or its subagents' work at a crash (subagents). */
   | { type: 'worktree-kept'; reason: 'flag' | 'default' | 'in-flight' | 'chosen' | 'subagents'; step: number; changes: FileChange[] }
   /** A step of a subagent (its run, and the description and parent step of the task call that started it), as the valve told it. */

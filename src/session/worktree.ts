@@ -71,13 +71,25 @@ export async function settleWorktree(context: WorktreeContext): Promise<SettledW
   // The step in flight at the crash may have made these changes itself: keep them, and say so
   // (the model is told of that step's unknown outcome, not of changes that may be its own).
   if ((history.inFlight || context.subagentsUnderway) && worktree !== 'restore') {
-    context.emit({ type: 'worktree-kept', reason: worktree === 'keep' ? 'flag' : history.inFlight ? 'in-flight' : 'subagents', step: drift.step, changes: drift.changes });
+    context.emit({
+      type: 'worktree-kept',
+      reason: worktree === 'keep' ? 'flag' : history.inFlight ? 'in-flight' : 'subagents',
+      step: drift.step,
+      changes: drift.changes,
+    });
     return none;
   }
-  const decision = worktree ?? (context.keepByDefault ? 'keep' : onDrift ? await onDrift({ run: context.run, step: drift.step, changes: drift.changes }) : 'stop');
+  const decision =
+    worktree ??
+    (context.keepByDefault ? 'keep' : onDrift ? await onDrift({ run: context.run, step: drift.step, changes: drift.changes }) : 'stop');
   if (decision === 'stop') throw new DriftError(context.run, drift.step, drift.changes);
   if (decision === 'keep') {
-    context.emit({ type: 'worktree-kept', reason: worktree ? 'flag' : context.keepByDefault ? 'default' : 'chosen', step: drift.step, changes: drift.changes });
+    context.emit({
+      type: 'worktree-kept',
+      reason: worktree ? 'flag' : context.keepByDefault ? 'default' : 'chosen',
+      step: drift.step,
+      changes: drift.changes,
+    });
     return { personChanges: drift.changes };
   }
   const wrote = await filesTheRunWrote(snapshotter.objects, await startOf(context), history.checkpoints);
@@ -96,7 +108,9 @@ async function settleFork(context: WorktreeContext, drift: Drift): Promise<Drift
   const { record, snapshotter, store } = context;
   const lineage = record.lineage;
   if (!lineage || !('forkedFrom' in lineage) || record.attempts.length > 0) return drift;
-  const parent = (await readRunEntries(store, lineage.forkedFrom).catch(() => [])).filter((e) => e.phase === 'result' && e.step >= lineage.atStep && e.checkpoint);
+  const parent = (await readRunEntries(store, lineage.forkedFrom).catch(() => [])).filter(
+    (e) => e.phase === 'result' && e.step >= lineage.atStep && e.checkpoint,
+  );
   const trail = parent.map((e) => ({ tree: e.checkpoint!, person: e.kind === 'user' }));
   const later = await filesTheRunWrote(snapshotter.objects, record.startCheckpoint, trail);
   if (!drift.changes.some((change) => later.has(change.path))) return drift;
@@ -113,18 +127,46 @@ async function startOf(context: WorktreeContext): Promise<string | undefined> {
   return (await readRunRecord(context.store, lineage.forkedFrom).catch(() => undefined))?.startCheckpoint ?? startCheckpoint;
 }
 
-async function restore(context: WorktreeContext, drift: Drift, reason: RestoreReason, limits: Pick<RestoreLimits, 'only'> = {}): Promise<RestoreResult> {
+async function restore(
+  context: WorktreeContext,
+  drift: Drift,
+  reason: RestoreReason,
+  limits: Pick<RestoreLimits, 'only'> = {},
+): Promise<RestoreResult> {
   const { snapshotter, record } = context;
   // A restore never undoes edits of a run that finished after this run's checkpoint was recorded
   // (or adopted: a fork takes its parent's checkpoint when it is created).
   const checkpointAt = context.history.lastCheckpoint?.finishedAt ?? record.createdAt;
   const since = checkpointAt > record.createdAt ? checkpointAt : record.createdAt;
-  const guard = (changes: Parameters<typeof refuseUndoingFinishedRuns>[4]) => refuseUndoingFinishedRuns(context.store, context.run, drift.checkpoint, since, changes);
+  const guard = (changes: Parameters<typeof refuseUndoingFinishedRuns>[4]) =>
+    refuseUndoingFinishedRuns(context.store, context.run, drift.checkpoint, since, changes);
   let saved: SetAside | undefined;
   const setAside = (paths: string[]) => {
-    saved = setAsideFiles(context.store.repo, context.run, paths, `savepoint: ${paths.length} file(s) set aside before restoring run ${context.run} ${drift.step ? `to step ${drift.step}` : 'to its start'}`);
+    saved = setAsideFiles(
+      context.store.repo,
+      context.run,
+      paths,
+      `savepoint: ${paths.length} file(s) set aside before restoring run ${context.run} ${drift.step ? `to step ${drift.step}` : 'to its start'}`,
+    );
   };
-  const result = await restoreWorktree(context.root, snapshotter.objects, drift.checkpoint, drift.current, snapshotter.trackedBlobs(), guard, context.reveal, snapshotter.recordName, snapshotter.filters, { ...limits, setAside });
-  context.emit({ type: 'worktree-restored', reason, step: drift.step, ...result, ...(saved ? { saved: { ref: saved.ref, files: saved.files, command: saved.command } } : {}) });
+  const result = await restoreWorktree(
+    context.root,
+    snapshotter.objects,
+    drift.checkpoint,
+    drift.current,
+    snapshotter.trackedBlobs(),
+    guard,
+    context.reveal,
+    snapshotter.recordName,
+    snapshotter.filters,
+    { ...limits, setAside },
+  );
+  context.emit({
+    type: 'worktree-restored',
+    reason,
+    step: drift.step,
+    ...result,
+    ...(saved ? { saved: { ref: saved.ref, files: saved.files, command: saved.command } } : {}),
+  });
   return result;
 }

@@ -39,7 +39,12 @@ export interface CustomCommand {
 /** The custom commands found for a repository (`root`) and the person, the first of each name only. */
 export function findCustomCommands(root: string | undefined, trusted: boolean, env: NodeJS.ProcessEnv = process.env): CustomCommand[] {
   const folders: Array<{ dir: string; source: CommandSource }> = [
-    ...(root ? COMMAND_FOLDERS.map((folder) => ({ dir: join(root, folder), source: (folder.startsWith('.claude') ? 'claude' : 'project') as CommandSource })) : []),
+    ...(root
+      ? COMMAND_FOLDERS.map((folder) => ({
+          dir: join(root, folder),
+          source: (folder.startsWith('.claude') ? 'claude' : 'project') as CommandSource,
+        }))
+      : []),
     { dir: join(userConfigDir(env), 'commands'), source: 'user' },
   ];
   const found = new Map<string, CustomCommand>();
@@ -57,7 +62,14 @@ export function findCustomCommands(root: string | undefined, trusted: boolean, e
       } catch (error) {
         problem = error instanceof CustomCommandError ? `(${error.data.problem})` : '(cannot be read)';
       }
-      found.set(name, { name, file, source, description: problem ?? (head ? describe(head) : ''), ...(head?.hint ? { argumentHint: head.hint } : {}), ...(untrusted ? { untrusted: true } : {}) });
+      found.set(name, {
+        name,
+        file,
+        source,
+        description: problem ?? (head ? describe(head) : ''),
+        ...(head?.hint ? { argumentHint: head.hint } : {}),
+        ...(untrusted ? { untrusted: true } : {}),
+      });
     }
   }
   return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -74,11 +86,18 @@ export function customCommand(commands: readonly CustomCommand[], name: string):
  * after its text (`ARGUMENTS: ...`), as Claude Code does, so they are never lost.
  */
 export function expandCustomCommand(command: CustomCommand, args: string): string {
-  if (command.untrusted) throw new CustomCommandError(command.name, command.file, 'is a command of this repository, which is not trusted: run with --trust, or answer yes to the trust question on a terminal (docs/trust.md)');
+  if (command.untrusted)
+    throw new CustomCommandError(
+      command.name,
+      command.file,
+      'is a command of this repository, which is not trusted: run with --trust, or answer yes to the trust question on a terminal (docs/trust.md)',
+    );
   const { body } = readCommandFile(command.file, command.name);
   const words = args.trim() ? args.trim().split(/\s+/) : [];
   const uses = /\$ARGUMENTS|\$[1-9]/.test(body);
-  const text = body.replace(/\$ARGUMENTS|\$([1-9])/g, (_match, digit: string | undefined) => (digit ? (words[Number(digit) - 1] ?? '') : args.trim()));
+  const text = body.replace(/\$ARGUMENTS|\$([1-9])/g, (_match, digit: string | undefined) =>
+    digit ? (words[Number(digit) - 1] ?? '') : args.trim(),
+  );
   return (!uses && args.trim() ? `${text.trimEnd()}\n\nARGUMENTS: ${args.trim()}` : text).trim();
 }
 
@@ -90,7 +109,10 @@ function commandNames(dir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((file) => file.endsWith('.md') && COMMAND_NAME.test(file.slice(0, -3))).map((file) => file.slice(0, -3)).sort();
+  return names
+    .filter((file) => file.endsWith('.md') && COMMAND_NAME.test(file.slice(0, -3)))
+    .map((file) => file.slice(0, -3))
+    .sort();
 }
 
 // A command file's front matter and text; a file that cannot be read, or is too long, is named in a CustomCommandError.
@@ -99,7 +121,8 @@ function readCommandFile(file: string, name: string): { body: string; descriptio
   try {
     const stat = statSync(file);
     if (!stat.isFile()) throw new CustomCommandError(name, file, 'is not a regular file');
-    if (stat.size > MAX_COMMAND_BYTES) throw new CustomCommandError(name, file, `is ${stat.size} bytes, more than the ${MAX_COMMAND_BYTES} a command may have`);
+    if (stat.size > MAX_COMMAND_BYTES)
+      throw new CustomCommandError(name, file, `is ${stat.size} bytes, more than the ${MAX_COMMAND_BYTES} a command may have`);
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if (error instanceof CustomCommandError) throw error;
@@ -130,6 +153,10 @@ function unquote(value: string): string {
 // What /help says of a command: its description, else its text's first line.
 function describe(head: { body: string; description?: string }): string {
   if (head.description) return head.description;
-  const first = head.body.split('\n').find((line) => line.trim())?.trim() ?? '';
+  const first =
+    head.body
+      .split('\n')
+      .find((line) => line.trim())
+      ?.trim() ?? '';
   return first.length > 80 ? `${first.slice(0, 79)}…` : first;
 }

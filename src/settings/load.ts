@@ -21,7 +21,14 @@ import { userConfigDir } from './config-dir.js';
 import { findCustomCommands } from './custom-commands.js';
 import { PermissionRules } from './permissions.js';
 import { expandedVariables, readMcpJsonServers, repositoryFiles, serverDigest } from './repository-files.js';
-import { readSettingsFile, parseSettings, PERMISSION_MODES, type HookSettings, type McpServerSettings, type PermissionMode } from './settings-file.js';
+import {
+  readSettingsFile,
+  parseSettings,
+  PERMISSION_MODES,
+  type HookSettings,
+  type McpServerSettings,
+  type PermissionMode,
+} from './settings-file.js';
 import type { HookDefinition } from '../tools/hook-command.js';
 import { folderKey, folderRecord, recordTrust } from './trust-store.js';
 
@@ -120,7 +127,8 @@ export interface LoadSettingsOptions {
 /** The settings files in the order they apply; the project ones only with a repository root. */
 export function settingsFiles(root: string | undefined, env: NodeJS.ProcessEnv = process.env): { scope: SettingsScope; path: string }[] {
   const files: { scope: SettingsScope; path: string }[] = [{ scope: 'user', path: join(userConfigDir(env), 'settings.json') }];
-  if (root) files.push({ scope: 'project', path: join(root, '.savepoint', 'settings.json') }, { scope: 'local', path: localSettingsFile(root) });
+  if (root)
+    files.push({ scope: 'project', path: join(root, '.savepoint', 'settings.json') }, { scope: 'local', path: localSettingsFile(root) });
   return files;
 }
 
@@ -139,7 +147,19 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
   const trustedFolders = readSettingsFile(userFile)?.trustedFolders;
   const trust = folderTrust(root, env, { ...options, ...(trustedFolders ? { trustedFolders } : {}) });
   const trusted = trust.state !== 'untrusted';
-  const settings: Settings = { defaultMode: { value: 'ask', source: 'default' }, allow: [], deny: [], sandbox: {}, mcpServers: {}, hooks: [], files: [], unknownKeys: [], trust, leftOut: [], repositoryServers: [] };
+  const settings: Settings = {
+    defaultMode: { value: 'ask', source: 'default' },
+    allow: [],
+    deny: [],
+    sandbox: {},
+    mcpServers: {},
+    hooks: [],
+    files: [],
+    unknownKeys: [],
+    trust,
+    leftOut: [],
+    repositoryServers: [],
+  };
   const leaveOut = (what: string, source: string) => settings.leftOut.push({ what, source, why: 'untrusted' });
   // Every definition of each MCP server name, in the order they apply (.mcp.json first).
   const servers = new Map<string, Array<{ value: Record<string, unknown>; source: string; repository: boolean }>>();
@@ -179,7 +199,13 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
     // A repository's hooks are commands it would run: the person's only once they trust it.
     for (const hook of layer.hooks ?? []) {
       if (inForce) settings.hooks.push({ ...hook, source: path, sandboxed: repository });
-      else settings.leftOut.push({ what: `${hook.event} hook${hook.matcher ? ` on "${hook.matcher}"` : ''}`, source: path, why: 'untrusted', hook });
+      else
+        settings.leftOut.push({
+          what: `${hook.event} hook${hook.matcher ? ` on "${hook.matcher}"` : ''}`,
+          source: path,
+          why: 'untrusted',
+          hook,
+        });
     }
     for (const key of layer.unknownKeys) settings.unknownKeys.push({ file: path, key });
   }
@@ -188,7 +214,10 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
     const untrusted = findCustomCommands(root, false, env).filter((command) => command.untrusted);
     for (const source of new Set(untrusted.map((command) => dirname(command.file)))) {
       const names = untrusted.filter((command) => dirname(command.file) === source).map((command) => `/${command.name}`);
-      leaveOut(`custom command${names.length === 1 ? '' : 's'} ${names.slice(0, 4).join(', ')}${names.length > 4 ? ` and ${names.length - 4} more` : ''}`, source);
+      leaveOut(
+        `custom command${names.length === 1 ? '' : 's'} ${names.slice(0, 4).join(', ')}${names.length > 4 ? ` and ${names.length - 4} more` : ''}`,
+        source,
+      );
     }
   }
   const approvals = root && trust.folder ? (folderRecord(root, env).servers ?? {}) : {};
@@ -202,7 +231,15 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
     const digest = serverDigest(top.value);
     const approved = approvals[name]?.digest === digest;
     const inForce = trusted && approved;
-    settings.repositoryServers.push({ name, config: top.value, source: top.source, digest, variables: expandedVariables(top.value), approved, inForce });
+    settings.repositoryServers.push({
+      name,
+      config: top.value,
+      source: top.source,
+      digest,
+      variables: expandedVariables(top.value),
+      approved,
+      inForce,
+    });
     if (inForce) settings.mcpServers[name] = { value: top.value as McpServerSettings, source: top.source };
     else {
       settings.leftOut.push({ what: `MCP server "${name}"`, source: top.source, why: trusted ? 'unapproved' : 'untrusted', server: name });
@@ -218,7 +255,11 @@ export function loadSettings(root: string | undefined, env: NodeJS.ProcessEnv = 
  * person trusts it now (`options.trust`, recorded with the files' digest), or the store holds the
  * files' digest as they are now. Anything else (never trusted, or changed since) is untrusted.
  */
-export function folderTrust(root: string | undefined, env: NodeJS.ProcessEnv = process.env, options: LoadSettingsOptions = {}): FolderTrust {
+export function folderTrust(
+  root: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadSettingsOptions = {},
+): FolderTrust {
   if (!root) return { state: 'nothing-to-trust', files: [] };
   const folder = folderKey(root);
   const { files, digest } = repositoryFiles(root);
@@ -228,7 +269,8 @@ export function folderTrust(root: string | undefined, env: NodeJS.ProcessEnv = p
     return { state: 'trusted', folder, files, digest, by: 'flag' };
   }
   if (folderRecord(root, env).digest === digest) return { state: 'trusted', folder, files, digest, by: 'record' };
-  if (options.trustedFolders?.some((pattern) => folderMatches(folder, pattern, env))) return { state: 'trusted', folder, files, digest, by: 'settings' };
+  if (options.trustedFolders?.some((pattern) => folderMatches(folder, pattern, env)))
+    return { state: 'trusted', folder, files, digest, by: 'settings' };
   return { state: 'untrusted', folder, files, digest };
 }
 
@@ -252,7 +294,8 @@ function narrows(mode: PermissionMode, current: PermissionMode): boolean {
  */
 export function permissionRules(settings: Settings, root = settingsRoot(settings)): PermissionRules {
   const scopes = new Map(settings.files.map((file) => [file.path, file.scope]));
-  const entries = (rules: Sourced<string>[]) => rules.map((r) => ({ rule: r.value, source: r.source, ...(scopes.has(r.source) ? { scope: scopes.get(r.source)! } : {}) }));
+  const entries = (rules: Sourced<string>[]) =>
+    rules.map((r) => ({ rule: r.value, source: r.source, ...(scopes.has(r.source) ? { scope: scopes.get(r.source)! } : {}) }));
   return new PermissionRules({ allow: entries(settings.allow), deny: entries(settings.deny), ...(root ? { root } : {}) });
 }
 
@@ -278,7 +321,8 @@ export function addLocalAllowRule(root: string, rule: string, env: NodeJS.Proces
     const text = readFileSync(file, 'utf8');
     if (text.trim()) current = JSON.parse(text) as Record<string, unknown>;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new SettingsFileError(file, `cannot be read to add a rule (${(error as Error).message})`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new SettingsFileError(file, `cannot be read to add a rule (${(error as Error).message})`);
   }
   parseSettings(current, file);
   const permissions = { ...((current.permissions as Record<string, unknown> | undefined) ?? {}) };
@@ -324,7 +368,10 @@ function keepOutOfGit(root: string): void {
     } catch {
       mkdirSync(dirname(exclude), { recursive: true });
     }
-    appendFileSync(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}# savepoint's local settings: the person's own (docs/settings.md)\n/${LOCAL_SETTINGS_PATH}\n`);
+    appendFileSync(
+      exclude,
+      `${current && !current.endsWith('\n') ? '\n' : ''}# savepoint's local settings: the person's own (docs/settings.md)\n/${LOCAL_SETTINGS_PATH}\n`,
+    );
   } catch {
     // The rule is written; only its ignoring failed, which git status will show.
   }

@@ -49,7 +49,17 @@ export interface RuleEntry {
 }
 
 /** savepoint's own tools, as rules name them. */
-export const TOOL_NAMES: readonly string[] = ['read_file', 'write_file', 'edit_file', 'run_bash', 'list_files', 'search', 'web_fetch', 'bash_output', 'kill_bash'];
+export const TOOL_NAMES: readonly string[] = [
+  'read_file',
+  'write_file',
+  'edit_file',
+  'run_bash',
+  'list_files',
+  'search',
+  'web_fetch',
+  'bash_output',
+  'kill_bash',
+];
 
 /**
  * Claude Code's tool names and the savepoint tools each covers: its Read covers reading with Grep
@@ -102,13 +112,23 @@ export function splitRuleList(list: string): { rules: string[]; problem?: { rule
 export function parseRule(rule: string): ParsedRule {
   const text = rule.trim();
   const match = /^([A-Za-z0-9_*-]+)(?:\((.*)\))?$/s.exec(text);
-  if (!match) return { tool: text, tools: [], problem: `is not a rule: a tool name (such as "write_file") or a tool name with a pattern in parentheses ("run_bash(npm test*)")` };
+  if (!match)
+    return {
+      tool: text,
+      tools: [],
+      problem: `is not a rule: a tool name (such as "write_file") or a tool name with a pattern in parentheses ("run_bash(npm test*)")`,
+    };
   const name = match[1]!;
   const pattern = match[2];
-  if (pattern !== undefined && !pattern.trim()) return { tool: name, tools: [], problem: 'has empty parentheses: leave them out to match every call of the tool' };
+  if (pattern !== undefined && !pattern.trim())
+    return { tool: name, tools: [], problem: 'has empty parentheses: leave them out to match every call of the tool' };
   const tools = toolsOf(name);
   if (tools.length === 0) {
-    return { tool: name, tools, problem: `names no tool: "${name}" is neither one of savepoint's tools (${TOOL_NAMES.join(', ')}), one of Claude Code's (${Object.keys(CLAUDE_CODE_TOOLS).join(', ')}), nor an MCP tool (mcp__<server>__<tool>)` };
+    return {
+      tool: name,
+      tools,
+      problem: `names no tool: "${name}" is neither one of savepoint's tools (${TOOL_NAMES.join(', ')}), one of Claude Code's (${Object.keys(CLAUDE_CODE_TOOLS).join(', ')}), nor an MCP tool (mcp__<server>__<tool>)`,
+    };
   }
   return { tool: name, tools, ...(pattern !== undefined ? { pattern: pattern.trim() } : {}) };
 }
@@ -160,7 +180,11 @@ export class PermissionRules {
   decide(tool: string, input: Record<string, unknown>): RuleVerdict | undefined {
     if (this.allow.length === 0 && this.deny.length === 0) return undefined;
     const call = judgeCall(tool, input, this.root);
-    const verdict = (verdict: 'allow' | 'deny', entry: RuleEntry): RuleVerdict => ({ verdict, rule: entry.rule, ...(entry.source ? { source: entry.source } : {}) });
+    const verdict = (verdict: 'allow' | 'deny', entry: RuleEntry): RuleVerdict => ({
+      verdict,
+      rule: entry.rule,
+      ...(entry.source ? { source: entry.source } : {}),
+    });
     const denied = this.deny.find((entry) => matches(entry.rule, call, 'deny'));
     if (denied) return verdict('deny', denied);
     const control = isControlCall(call);
@@ -181,7 +205,12 @@ export function writesControlFile(tool: string, input: Record<string, unknown>, 
  * True when `rule` covers a call of `tool` with `input`: as an allow rule (every command of a shell
  * line, the file the path reaches), or with `as: 'deny'` as a deny rule (any command of the line).
  */
-export function ruleMatches(rule: string, tool: string, input: Record<string, unknown>, options: { root?: string; as?: 'allow' | 'deny' } = {}): boolean {
+export function ruleMatches(
+  rule: string,
+  tool: string,
+  input: Record<string, unknown>,
+  options: { root?: string; as?: 'allow' | 'deny' } = {},
+): boolean {
   return matches(rule, judgeCall(tool, input, options.root), options.as ?? 'allow');
 }
 
@@ -252,7 +281,10 @@ function resolvePath(path: string, root: string | undefined): string | undefined
 }
 
 function normalise(path: string): string {
-  const normal = posix.normalize(path.replace(/\\/g, '/')).replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  const normal = posix
+    .normalize(path.replace(/\\/g, '/'))
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '');
   return normal === '' ? '.' : normal;
 }
 
@@ -263,7 +295,8 @@ function matches(rule: string, call: JudgedCall, as: 'allow' | 'deny'): boolean 
   if (call.line && call.command !== undefined) {
     // Claude Code writes a command prefix as `npm test:*`; it means the same as `npm test*` here.
     const glob = globToRegExp(parsed.pattern.replace(/:\*$/, '*'), false);
-    if (as === 'allow') return !call.line.unjudgeable && call.line.commands.length > 0 && call.line.commands.every((command) => glob.test(command.text));
+    if (as === 'allow')
+      return !call.line.unjudgeable && call.line.commands.length > 0 && call.line.commands.every((command) => glob.test(command.text));
     return denyForms(call.command, call.line).some((form) => glob.test(form));
   }
   if (call.path) {
@@ -275,7 +308,8 @@ function matches(rule: string, call: JudgedCall, as: 'allow' | 'deny'): boolean 
     // A deny rule also holds on the path as it was written: never less than what the rule says.
     return (call.path.resolved !== undefined && test(call.path.resolved)) || test(call.path.given);
   }
-  if (call.domain !== undefined && parsed.pattern.startsWith('domain:')) return call.domain !== '' && globToRegExp(parsed.pattern.slice(7).trim().toLowerCase(), false).test(call.domain);
+  if (call.domain !== undefined && parsed.pattern.startsWith('domain:'))
+    return call.domain !== '' && globToRegExp(parsed.pattern.slice(7).trim().toLowerCase(), false).test(call.domain);
   return false;
 }
 
@@ -320,7 +354,8 @@ function denyForms(command: string, line: ShellLine): string[] {
       if (inner.length) forms.push(inner.join(' '), named(inner));
       const shell = inner.length ? inner : words;
       const c = shell.indexOf('-c');
-      if (depth < 4 && SHELLS.has(posix.basename(shell[0] ?? '')) && c > 0 && shell[c + 1] !== undefined) add(parseShellLine(shell[c + 1]!), depth + 1);
+      if (depth < 4 && SHELLS.has(posix.basename(shell[0] ?? '')) && c > 0 && shell[c + 1] !== undefined)
+        add(parseShellLine(shell[c + 1]!), depth + 1);
     }
   };
   add(line, 0);
@@ -329,7 +364,23 @@ function denyForms(command: string, line: ShellLine): string[] {
 }
 
 // Commands that run the command after them.
-const WRAPPERS = new Set(['sudo', 'env', 'command', 'builtin', 'exec', 'nohup', 'nice', 'time', 'timeout', 'xargs', 'stdbuf', 'setsid', 'doas', 'ionice', 'coproc']);
+const WRAPPERS = new Set([
+  'sudo',
+  'env',
+  'command',
+  'builtin',
+  'exec',
+  'nohup',
+  'nice',
+  'time',
+  'timeout',
+  'xargs',
+  'stdbuf',
+  'setsid',
+  'doas',
+  'ionice',
+  'coproc',
+]);
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
 
 // The words of the command a wrapper runs, or none when the command is no wrapper: its options,

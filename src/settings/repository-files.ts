@@ -67,7 +67,9 @@ function walk(root: string, rel: string, entries: Array<{ path: string; content:
   let names: string[];
   try {
     if (!lstatSync(join(root, rel)).isDirectory()) {
-      const content = lstatSync(join(root, rel)).isSymbolicLink() ? Buffer.from(`link -> ${readlinkSync(join(root, rel))}`) : readIfFile(join(root, rel));
+      const content = lstatSync(join(root, rel)).isSymbolicLink()
+        ? Buffer.from(`link -> ${readlinkSync(join(root, rel))}`)
+        : readIfFile(join(root, rel));
       if (content !== undefined) entries.push({ path: rel, content });
       return;
     }
@@ -95,7 +97,8 @@ export function readMcpJsonServers(root: string): Record<string, unknown> | unde
   try {
     const stat = statSync(file);
     if (!stat.isFile()) throw new McpConfigError('.mcp.json', '', 'is not a regular file');
-    if (stat.size > MAX_MCP_JSON_BYTES) throw new McpConfigError('.mcp.json', '', `is ${stat.size} bytes, more than the ${MAX_MCP_JSON_BYTES} a configuration may have`);
+    if (stat.size > MAX_MCP_JSON_BYTES)
+      throw new McpConfigError('.mcp.json', '', `is ${stat.size} bytes, more than the ${MAX_MCP_JSON_BYTES} a configuration may have`);
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
@@ -127,13 +130,19 @@ export function expandedVariables(server: unknown): string[] {
 
 /** The digest of one server's configuration as written, and the variables it expands: what approving it approves. */
 export function serverDigest(server: unknown): string {
-  return `sha256:${createHash('sha256').update(`${canonicalJson(server)}\0${expandedVariables(server).join(',')}`).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(`${canonicalJson(server)}\0${expandedVariables(server).join(',')}`)
+    .digest('hex')}`;
 }
 
 // JSON with every object's keys sorted, so that the same configuration has one digest.
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)
+      .join(',')}}`;
   return JSON.stringify(value ?? null);
 }
 

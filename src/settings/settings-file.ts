@@ -63,7 +63,8 @@ export function readSettingsFile(file: string): SettingsLayer | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
     throw error instanceof SettingsFileError ? error : new SettingsFileError(file, `cannot be read (${(error as Error).message})`);
   }
-  if (size > MAX_SETTINGS_BYTES) throw new SettingsFileError(file, `is ${size} bytes, more than the ${MAX_SETTINGS_BYTES} a settings file may have`);
+  if (size > MAX_SETTINGS_BYTES)
+    throw new SettingsFileError(file, `is ${size} bytes, more than the ${MAX_SETTINGS_BYTES} a settings file may have`);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -111,7 +112,8 @@ export function parseSettings(value: unknown, file: string): SettingsLayer {
       });
     }
     if (p.defaultMode !== undefined) {
-      if (!PERMISSION_MODES.includes(p.defaultMode as PermissionMode)) throw bad('permissions.defaultMode', `must be one of ${PERMISSION_MODES.join(', ')}`);
+      if (!PERMISSION_MODES.includes(p.defaultMode as PermissionMode))
+        throw bad('permissions.defaultMode', `must be one of ${PERMISSION_MODES.join(', ')}`);
       permissions.defaultMode = p.defaultMode as PermissionMode;
     }
     layer.permissions = permissions;
@@ -129,7 +131,10 @@ export function parseSettings(value: unknown, file: string): SettingsLayer {
   }
   if (value.trustedFolders !== undefined) {
     const folders = value.trustedFolders;
-    if (!Array.isArray(folders) || !folders.every((folder) => typeof folder === 'string' && (folder.startsWith('/') || folder.startsWith('~/')))) {
+    if (
+      !Array.isArray(folders) ||
+      !folders.every((folder) => typeof folder === 'string' && (folder.startsWith('/') || folder.startsWith('~/')))
+    ) {
       throw bad('trustedFolders', 'must be a list of absolute folder paths (or ~/…), such as "~/work/**"');
     }
     layer.trustedFolders = folders as string[];
@@ -154,25 +159,34 @@ function parseHooks(value: unknown, bad: (key: string, problem: string) => Error
   if (!isObject(value)) throw bad('hooks', `must be an object of hook events, as Claude Code writes it: ${shape}`);
   const hooks: HookSettings[] = [];
   for (const [event, groups] of Object.entries(value)) {
-    if (!(HOOK_EVENTS as readonly string[]).includes(event)) throw bad(`hooks.${event}`, `is not a hook event savepoint runs: it runs ${HOOK_EVENTS.join(', ')}`);
+    if (!(HOOK_EVENTS as readonly string[]).includes(event))
+      throw bad(`hooks.${event}`, `is not a hook event savepoint runs: it runs ${HOOK_EVENTS.join(', ')}`);
     if (!Array.isArray(groups)) throw bad(`hooks.${event}`, `must be a list of matchers, each with its "hooks": ${shape}`);
     groups.forEach((group: unknown, g) => {
       const at = `hooks.${event}[${g}]`;
       if (!isObject(group)) throw bad(at, 'must be an object with a "matcher" and its "hooks" (a list of commands)');
       const matcher = group.matcher ?? '';
-      if (typeof matcher !== 'string') throw bad(`${at}.matcher`, 'must be a string: a tool name, names separated by "|", a regular expression, or "*" for every tool');
+      if (typeof matcher !== 'string')
+        throw bad(`${at}.matcher`, 'must be a string: a tool name, names separated by "|", a regular expression, or "*" for every tool');
       const problem = matcherProblem(matcher);
       if (problem) throw bad(`${at}.matcher`, problem);
-      for (const key of Object.keys(group)) if (key !== 'matcher' && key !== 'hooks') throw bad(`${at}.${key}`, 'is not part of a hook matcher: it holds "matcher" and "hooks"');
-      if (!Array.isArray(group.hooks)) throw bad(`${at}.hooks`, 'must be a list of commands such as {"type": "command", "command": "./check.sh"}');
+      for (const key of Object.keys(group))
+        if (key !== 'matcher' && key !== 'hooks')
+          throw bad(`${at}.${key}`, 'is not part of a hook matcher: it holds "matcher" and "hooks"');
+      if (!Array.isArray(group.hooks))
+        throw bad(`${at}.hooks`, 'must be a list of commands such as {"type": "command", "command": "./check.sh"}');
       group.hooks.forEach((hook: unknown, h) => {
         const here = `${at}.hooks[${h}]`;
         if (!isObject(hook)) throw bad(here, 'must be an object such as {"type": "command", "command": "./check.sh", "timeout": 60}');
         if (hook.type !== 'command') throw bad(`${here}.type`, 'must be "command": savepoint runs command hooks only');
-        if (typeof hook.command !== 'string' || !hook.command.trim()) throw bad(`${here}.command`, 'must be a command to run (a non-empty string)');
+        if (typeof hook.command !== 'string' || !hook.command.trim())
+          throw bad(`${here}.command`, 'must be a command to run (a non-empty string)');
         const timeout = hook.timeout ?? DEFAULT_HOOK_TIMEOUT;
-        if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_HOOK_TIMEOUT) throw bad(`${here}.timeout`, `must be a number of seconds above 0 and at most ${MAX_HOOK_TIMEOUT}`);
-        for (const key of Object.keys(hook)) if (!['type', 'command', 'timeout'].includes(key)) throw bad(`${here}.${key}`, 'is not part of a command hook: it holds "type", "command" and "timeout"');
+        if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_HOOK_TIMEOUT)
+          throw bad(`${here}.timeout`, `must be a number of seconds above 0 and at most ${MAX_HOOK_TIMEOUT}`);
+        for (const key of Object.keys(hook))
+          if (!['type', 'command', 'timeout'].includes(key))
+            throw bad(`${here}.${key}`, 'is not part of a command hook: it holds "type", "command" and "timeout"');
         hooks.push({ event: event as HookEvent, matcher, command: hook.command, timeout });
       });
     });
@@ -199,14 +213,17 @@ function serverProblem(name: string, server: unknown): string | undefined {
   if (server.type === 'http' || server.type === 'sse') {
     if (typeof server.url !== 'string' || !server.url) return 'needs a "url" (a string)';
     if (server.headers !== undefined && !strings(server.headers)) return 'has "headers" that are not an object of strings';
-    if (server.network !== undefined) return 'has "network", which is for servers savepoint starts (a command): a server over HTTP runs elsewhere';
+    if (server.network !== undefined)
+      return 'has "network", which is for servers savepoint starts (a command): a server over HTTP runs elsewhere';
     return undefined;
   }
   if (server.type !== undefined && server.type !== 'stdio') return `has a "type" other than "stdio", "http" or "sse"`;
   if (typeof server.command !== 'string' || !server.command) return 'needs a "command" (a string), or "type": "http" with a "url"';
-  if (server.args !== undefined && !(Array.isArray(server.args) && server.args.every((a) => typeof a === 'string'))) return 'has "args" that are not a list of strings';
+  if (server.args !== undefined && !(Array.isArray(server.args) && server.args.every((a) => typeof a === 'string')))
+    return 'has "args" that are not a list of strings';
   if (server.env !== undefined && !strings(server.env)) return 'has an "env" that is not an object of strings';
-  if (server.network !== undefined && typeof server.network !== 'boolean') return 'has "network" that is not true or false (true: its sandbox keeps the network)';
+  if (server.network !== undefined && typeof server.network !== 'boolean')
+    return 'has "network" that is not true or false (true: its sandbox keeps the network)';
   return undefined;
 }
 

@@ -49,7 +49,25 @@ function bashParser(): Parse {
 }
 
 // The node types the walk knows; any other one (a construct this parser learns later) is not judged.
-const KNOWN = new Set(['Script', 'Pipeline', 'LogicalExpression', 'Command', 'CompoundList', 'Subshell', 'If', 'While', 'Until', 'For', 'Case', 'CaseItem', 'Word', 'AssignmentWord', 'Redirect', 'Name', 'io_number']);
+const KNOWN = new Set([
+  'Script',
+  'Pipeline',
+  'LogicalExpression',
+  'Command',
+  'CompoundList',
+  'Subshell',
+  'If',
+  'While',
+  'Until',
+  'For',
+  'Case',
+  'CaseItem',
+  'Word',
+  'AssignmentWord',
+  'Redirect',
+  'Name',
+  'io_number',
+]);
 
 // Redirect operators (`>`, `>>`, `<`, ...) the parser writes as nodes of their own type.
 const OPERATOR_TYPES = new Set(['great', 'dgreat', 'less', 'greatand', 'lessand', 'lessgreat', 'clobber', 'andgreat', 'andgreat_dgreat']);
@@ -81,7 +99,8 @@ export function parseShellLine(line: string): ShellLine {
 
 function walkLine(line: string, found: ShellLine, depth: number): void {
   if (depth > MAX_DEPTH) return void (found.unjudgeable ??= 'its command substitutions nest too deep');
-  if (line.length > MAX_JUDGED_CHARS) return void (found.unjudgeable ??= `it is longer than the ${MAX_JUDGED_CHARS} characters the rules judge`);
+  if (line.length > MAX_JUDGED_CHARS)
+    return void (found.unjudgeable ??= `it is longer than the ${MAX_JUDGED_CHARS} characters the rules judge`);
   // The parser does not know here-documents (it would read their text as commands, slowly): a line
   // with `<<` anywhere, even one in quotes, is not judged.
   if (line.includes('<<')) return void (found.unjudgeable ??= 'it has a here-document');
@@ -89,7 +108,9 @@ function walkLine(line: string, found: ShellLine, depth: number): void {
   try {
     tree = bashParser()(line, { insertLOC: true });
   } catch (error) {
-    found.unjudgeable ??= `the shell parse failed (${String((error as Error)?.message ?? error).split('\n')[0]!.replace(/^Error: /, '')})`;
+    found.unjudgeable ??= `the shell parse failed (${String((error as Error)?.message ?? error)
+      .split('\n')[0]!
+      .replace(/^Error: /, '')})`;
     return;
   }
   walk(tree, line, found, depth);
@@ -116,8 +137,11 @@ function command(n: Node, line: string, found: ShellLine): void {
   const name = n.name.text ?? '';
   if (OPAQUE.has(name)) found.unjudgeable ??= `it runs "${name}", whose commands are known only when it runs`;
   // A command word the shell may still expand into another one: `{rm,-rf,x}`, `r?`, `/bin/r*`.
-  if (name !== '[' && name !== '[[' && /[{}*?[]/.test(name)) found.unjudgeable ??= `its command word ${JSON.stringify(name)} may expand to another command`;
-  const text = n.loc ? line.slice(n.loc.start.char, n.loc.end.char + 1).trim() : [name, ...(n.suffix ?? []).map((w) => w.text ?? '')].join(' ');
+  if (name !== '[' && name !== '[[' && /[{}*?[]/.test(name))
+    found.unjudgeable ??= `its command word ${JSON.stringify(name)} may expand to another command`;
+  const text = n.loc
+    ? line.slice(n.loc.start.char, n.loc.end.char + 1).trim()
+    : [name, ...(n.suffix ?? []).map((w) => w.text ?? '')].join(' ');
   const words = [name, ...(n.suffix ?? []).filter((w) => w.type === 'Word').map((w) => w.text ?? '')];
   const assigns = (n.prefix ?? []).some((p) => p.type === 'AssignmentWord');
   found.commands.push({ text, words, assigns });
@@ -128,8 +152,10 @@ function command(n: Node, line: string, found: ShellLine): void {
 function expansions(word: Node, found: ShellLine, depth: number): void {
   for (const expansion of word.expansion ?? []) {
     if (expansion.type === 'CommandExpansion') walkLine(expansion.command ?? '', found, depth + 1);
-    else if (expansion.type === 'ArithmeticExpansion' && /[$`]/.test(expansion.expression ?? '')) found.unjudgeable ??= 'its arithmetic expands a parameter or a command';
-    else if (expansion.type === 'ParameterExpansion' && typeof expansion.word === 'object' && expansion.word !== null) expansions(expansion.word as Node, found, depth);
+    else if (expansion.type === 'ArithmeticExpansion' && /[$`]/.test(expansion.expression ?? ''))
+      found.unjudgeable ??= 'its arithmetic expands a parameter or a command';
+    else if (expansion.type === 'ParameterExpansion' && typeof expansion.word === 'object' && expansion.word !== null)
+      expansions(expansion.word as Node, found, depth);
   }
 }
 
@@ -143,6 +169,11 @@ export function roughCommands(line: string): string[] {
   return line
     .split(/[;&|\n()`]|\$\(|<\(|>\(/)
     .flatMap((part) => [part, part.replace(/[{},"']/g, ' ')])
-    .map((part) => part.trim().replace(/\s+/g, ' ').replace(/^(?:!|then|do|else|elif|if|while|until) /, ''))
+    .map((part) =>
+      part
+        .trim()
+        .replace(/\s+/g, ' ')
+        .replace(/^(?:!|then|do|else|elif|if|while|until) /, ''),
+    )
     .filter((part) => part !== '');
 }

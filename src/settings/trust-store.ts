@@ -46,7 +46,8 @@ export function readTrust(env: NodeJS.ProcessEnv = process.env): TrustRecords {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return { version: 1, folders: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return { version: 1, folders: {} };
     throw new SettingsFileError(file, `cannot be read (${(error as Error).message})`);
   }
   let parsed: unknown;
@@ -56,7 +57,8 @@ export function readTrust(env: NodeJS.ProcessEnv = process.env): TrustRecords {
     throw new SettingsFileError(file, `is not valid JSON (${(error as Error).message}); it holds the folders you trusted`);
   }
   const folders = (parsed as { folders?: unknown })?.folders;
-  if (typeof folders !== 'object' || folders === null || Array.isArray(folders)) throw new SettingsFileError(file, 'must hold {"version": 1, "folders": {...}}', 'folders');
+  if (typeof folders !== 'object' || folders === null || Array.isArray(folders))
+    throw new SettingsFileError(file, 'must hold {"version": 1, "folders": {...}}', 'folders');
   const checked: Record<string, FolderRecord> = {};
   for (const [path, record] of Object.entries(folders as Record<string, unknown>)) checked[path] = checkRecord(record);
   return { version: 1, folders: checked };
@@ -68,7 +70,11 @@ export function folderRecord(root: string, env: NodeJS.ProcessEnv = process.env)
 }
 
 /** Changes the record of the repository at `root` with `change`, and writes the store whole. */
-export function updateFolderRecord(root: string, change: (record: FolderRecord) => FolderRecord, env: NodeJS.ProcessEnv = process.env): void {
+export function updateFolderRecord(
+  root: string,
+  change: (record: FolderRecord) => FolderRecord,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const records = readTrust(env);
   const key = folderKey(root);
   records.folders[key] = change({ ...(records.folders[key] ?? {}) });
@@ -85,7 +91,17 @@ export function recordTrust(root: string, digest: string, env: NodeJS.ProcessEnv
 /** Records that the person approved these MCP servers of the repository at `root` (name -> configuration digest). */
 export function recordServerApprovals(root: string, servers: Record<string, string>, env: NodeJS.ProcessEnv = process.env): void {
   const approvedAt = new Date().toISOString();
-  updateFolderRecord(root, (record) => ({ ...record, servers: { ...(record.servers ?? {}), ...Object.fromEntries(Object.entries(servers).map(([name, digest]) => [name, { digest, approvedAt }])) } }), env);
+  updateFolderRecord(
+    root,
+    (record) => ({
+      ...record,
+      servers: {
+        ...(record.servers ?? {}),
+        ...Object.fromEntries(Object.entries(servers).map(([name, digest]) => [name, { digest, approvedAt }])),
+      },
+    }),
+    env,
+  );
 }
 
 // One folder's record as read back: anything of the wrong shape is dropped (it then trusts nothing).

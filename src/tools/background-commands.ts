@@ -20,7 +20,7 @@ import type { ToolInputSchema, ToolResult } from './types.js';
 /** The input of bash_output and kill_bash: which of the run's background commands. */
 export const BACKGROUND_ID_SCHEMA: ToolInputSchema = {
   type: 'object',
-  properties: { id: { type: 'string', description: 'The background command\'s id, as run_bash returned it (bg-1, ...).' } },
+  properties: { id: { type: 'string', description: "The background command's id, as run_bash returned it (bg-1, ...)." } },
   required: ['id'],
   additionalProperties: false,
 };
@@ -95,11 +95,16 @@ export class BackgroundCommands {
     const held = this.held.get(id);
     if (!held) return this.notHere(id);
     const read = held.process.read();
-    const state = held.process.exit ? ended(held, held.process.exit) : `still running (for ${formatDuration(Date.now() - held.process.startedAt.getTime())})`;
+    const state = held.process.exit
+      ? ended(held, held.process.exit)
+      : `still running (for ${formatDuration(Date.now() - held.process.startedAt.getTime())})`;
     const text = shownOutput(read.output, read.dropped);
     const lines = read.output === '' ? 'no new output' : `${read.output.replace(/\n$/, '').split('\n').length} new line(s)`;
     const tail = lastLine(read.output);
-    return toolOk(`${id}: ${state}\n${text}`, `${id} ${held.process.exit ? shortEnd(held, held.process.exit) : 'running'}, ${lines}${tail ? `: ${oneLine(tail, 40)}` : ''}`);
+    return toolOk(
+      `${id}: ${state}\n${text}`,
+      `${id} ${held.process.exit ? shortEnd(held, held.process.exit) : 'running'}, ${lines}${tail ? `: ${oneLine(tail, 40)}` : ''}`,
+    );
   }
 
   /** kill_bash: stops `id`'s whole process group (safe to repeat: one already ended says so). */
@@ -114,7 +119,10 @@ export class BackgroundCommands {
     held.stoppedBy = 'kill_bash';
     await held.process.stop();
     const read = held.process.read();
-    return toolOk(`${id} was stopped (its whole process group). Its output since the last read:\n${shownOutput(read.output, read.dropped)}`, `stopped ${id}`);
+    return toolOk(
+      `${id} was stopped (its whole process group). Its output since the last read:\n${shownOutput(read.output, read.dropped)}`,
+      `stopped ${id}`,
+    );
   }
 
   /** Stops every command of the run still running (the run ended); resolves once they are gone. */
@@ -131,8 +139,13 @@ export class BackgroundCommands {
     const past = n ? await this.journal?.pastStart(Number(n)) : undefined;
     if (!past) {
       const known = [...this.held.keys()];
-      const listed = known.length ? `Its background commands in this session: ${known.join(', ')}.` : 'No background command of it runs now.';
-      return toolError(`There is no background command "${showControls(ellipsize(id, 40))}" in this run. ${listed} A background command is started with run_bash and run_in_background: true, and its id (bg-1, bg-2, ...) is in that call's result.`, 'error: no such background command');
+      const listed = known.length
+        ? `Its background commands in this session: ${known.join(', ')}.`
+        : 'No background command of it runs now.';
+      return toolError(
+        `There is no background command "${showControls(ellipsize(id, 40))}" in this run. ${listed} A background command is started with run_bash and run_in_background: true, and its id (bg-1, bg-2, ...) is in that call's result.`,
+        'error: no such background command',
+      );
     }
     const when = past.stoppedAt ? ` at ${past.stoppedAt}: ${past.stoppedHow}` : `: ${past.stoppedHow}`;
     const text =
@@ -145,7 +158,9 @@ export class BackgroundCommands {
 
 // The output of a read, as the model gets it: the bytes dropped before it said first.
 function shownOutput(output: string, dropped: number): string {
-  const cut = dropped ? `[${dropped} bytes of earlier output were dropped: savepoint keeps at most ${MAX_UNREAD_BYTES / 1024 / 1024} MB of unread output per background command; read more often]\n` : '';
+  const cut = dropped
+    ? `[${dropped} bytes of earlier output were dropped: savepoint keeps at most ${MAX_UNREAD_BYTES / 1024 / 1024} MB of unread output per background command; read more often]\n`
+    : '';
   const body = output.replace(/\n$/, '');
   return `${cut}${body === '' ? '(no new output)' : body}`;
 }

@@ -20,7 +20,10 @@ export const INSTRUCTION_FILE_NAMES: readonly string[] = ['AGENTS.md', 'CLAUDE.m
  * Compared case-insensitively, as on a case-insensitive file system `.MCP.json` is the same file.
  */
 export function isControlPath(relPath: string): boolean {
-  const parts = relPath.replace(/\\/g, '/').split('/').filter((part) => part !== '' && part !== '.');
+  const parts = relPath
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((part) => part !== '' && part !== '.');
   if (parts.length === 0) return false;
   const first = parts[0]!.toLowerCase();
   if (CONTROL_FOLDERS.some((folder) => folder.toLowerCase() === first)) return true;

@@ -102,7 +102,10 @@ export function applyEdit(before: string, input: EditFileInput): EditOutcome {
   const pieces = before.split(oldString);
   const matches = pieces.length - 1;
   if (matches === 0) {
-    return { error: `old_string was not found in ${shown}. Read the file again and copy the text exactly, including whitespace and indentation.`, summary: 'error: old_string not found' };
+    return {
+      error: `old_string was not found in ${shown}. Read the file again and copy the text exactly, including whitespace and indentation.`,
+      summary: 'error: old_string not found',
+    };
   }
   if (matches > 1 && !replaceAll) {
     return {

@@ -14,7 +14,9 @@ export async function runGit(root: string, args: string[], okExitCodes = [0]): P
   const result = await runProcess('git', git.args, { cwd: root, env: git.env, maxBuffer: 256 * 1024 * 1024 });
   const exitCode = result.code;
   if (exitCode === null || !okExitCodes.includes(exitCode)) {
-    const why = result.overflow ? 'its output passed 256 MB' : result.error?.message ?? (result.signal ? `killed by ${result.signal}` : `exit ${exitCode}`);
+    const why = result.overflow
+      ? 'its output passed 256 MB'
+      : (result.error?.message ?? (result.signal ? `killed by ${result.signal}` : `exit ${exitCode}`));
     throw new Error(`git ${args[0]} failed: ${result.stderr.toString('utf8').trim() || why}`);
   }
   return { stdout: result.stdout.toString('utf8'), exitCode };

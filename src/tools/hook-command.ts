@@ -72,7 +72,15 @@ export function runHookCommand(hook: HookDefinition, input: unknown, place: Hook
   const err = new Bounded();
   // Its group is killed at its timeout, when the run is stopped (Ctrl-C), and when the hook's shell
   // exits: what it left running there goes with it, and can hold its output pipes open no longer.
-  const handle = startProcess(how.file, how.args, { cwd: place.root, env: how.env, group: true, stdio: ['pipe', 'pipe', 'pipe'], timeoutMs: hook.timeout * 1000, signal: place.signal, killGroupOnExit: true });
+  const handle = startProcess(how.file, how.args, {
+    cwd: place.root,
+    env: how.env,
+    group: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    timeoutMs: hook.timeout * 1000,
+    signal: place.signal,
+    killGroupOnExit: true,
+  });
   const { child } = handle;
   child.stdout!.on('data', (chunk: Buffer) => out.add(chunk));
   child.stderr!.on('data', (chunk: Buffer) => err.add(chunk));

@@ -29,7 +29,13 @@ export { createWriteFileTool, type WriteFileInput } from './write-file.js';
 export { createWebFetchTool, MAX_FETCH_BYTES, MAX_REDIRECTS, type WebFetchInput, type WebFetchOptions } from './web-fetch.js';
 export { createBashOutputTool, type BashOutputInput } from './bash-output.js';
 export { createKillBashTool, type KillBashInput } from './kill-bash.js';
-export { BackgroundCommands, backgroundCommandsOf, stopAllBackgroundCommands, type BackgroundJournal, type PastStart } from './background-commands.js';
+export {
+  BackgroundCommands,
+  backgroundCommandsOf,
+  stopAllBackgroundCommands,
+  type BackgroundJournal,
+  type PastStart,
+} from './background-commands.js';
 export { createTaskTool, MAX_SUBAGENTS_AT_ONCE, type SubagentRequest, type SubagentRunner, type TaskInput } from './task.js';
 export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from './define-tool.js';
 export { resolveInRepo, toRepoRelative } from './path-utils.js';
@@ -45,7 +51,16 @@ export { asText, lastLine } from './truncate.js';
  * they answer that there are none here); with `subagents`, the task tool last, each call a
  * subagent that runner drives.
  */
-export function createTools(root: string, options: { sandbox?: SandboxConfig | (() => SandboxConfig); gitDirs?: string[]; spares?: SpareShells; background?: BackgroundCommands; subagents?: SubagentRunner } = {}): AnyTool[] {
+export function createTools(
+  root: string,
+  options: {
+    sandbox?: SandboxConfig | (() => SandboxConfig);
+    gitDirs?: string[];
+    spares?: SpareShells;
+    background?: BackgroundCommands;
+    subagents?: SubagentRunner;
+  } = {},
+): AnyTool[] {
   return [
     createReadFileTool(root),
     createWriteFileTool(root),

@@ -24,7 +24,10 @@ export function createListFilesTool(root: string): Tool<ListFilesInput> {
     inputSchema: {
       type: 'object',
       properties: {
-        path: { type: 'string', description: 'The directory (or file) to list, relative to the repository root. Default: the whole repository.' },
+        path: {
+          type: 'string',
+          description: 'The directory (or file) to list, relative to the repository root. Default: the whole repository.',
+        },
       },
       additionalProperties: false,
     },

@@ -26,7 +26,8 @@ export function resolveInRepo(root: string, path: string): string {
     throw new PathOutsideRepositoryError(path, realRoot, 'is inside .git, which is off limits');
   }
   for (const gitdir of gitDirsInside(realRoot)) {
-    if (isWithin(gitdir, real)) throw new PathOutsideRepositoryError(path, realRoot, "is inside the repository's git directory, which is off limits");
+    if (isWithin(gitdir, real))
+      throw new PathOutsideRepositoryError(path, realRoot, "is inside the repository's git directory, which is off limits");
   }
   return real;
 }

@@ -53,7 +53,8 @@ export function createReadFileTool(root: string): Tool<ReadFileInput> {
       try {
         handle = await openRegularFile(file);
       } catch (error) {
-        if (error instanceof NotRegularFile) return toolError(`${shown} is ${error.kind}, not a regular file; read_file reads regular files only.`, `error: ${error.kind}`);
+        if (error instanceof NotRegularFile)
+          return toolError(`${shown} is ${error.kind}, not a regular file; read_file reads regular files only.`, `error: ${error.kind}`);
         return toolError(errorMessage(error, shown));
       }
       try {
@@ -82,7 +83,10 @@ export function createReadFileTool(root: string): Tool<ReadFileInput> {
 async function readImage(handle: FileHandle, size: number, mediaType: string, shown: string): Promise<ToolResult> {
   const what = `${mediaType.slice('image/'.length).toUpperCase()} image`;
   if (size > MAX_IMAGE_BYTES) {
-    return toolError(`${shown} is a ${what} of ${formatBytes(size)}; read_file shows images of at most ${formatBytes(MAX_IMAGE_BYTES)}.`, `error: image over ${formatBytes(MAX_IMAGE_BYTES)}`);
+    return toolError(
+      `${shown} is a ${what} of ${formatBytes(size)}; read_file shows images of at most ${formatBytes(MAX_IMAGE_BYTES)}.`,
+      `error: image over ${formatBytes(MAX_IMAGE_BYTES)}`,
+    );
   }
   const bytes = Buffer.alloc(size);
   let read = 0;
@@ -235,12 +239,19 @@ function describeWindow(window: LineWindow, first: number, shown: string): [stri
   if (first === 1 && last === total && window.clippedLineBytes === undefined) return [body, plural(total, 'line')];
   const notes: string[] = [];
   if (window.clippedLineBytes !== undefined) {
-    notes.push(`line ${last} is ${formatBytes(window.clippedLineBytes)} long: only its start is shown (a read returns at most ${formatBytes(MODEL_OUTPUT_MAX_BYTES)}; run_bash with cut or head -c shows more of it)`);
+    notes.push(
+      `line ${last} is ${formatBytes(window.clippedLineBytes)} long: only its start is shown (a read returns at most ${formatBytes(MODEL_OUTPUT_MAX_BYTES)}; run_bash with cut or head -c shows more of it)`,
+    );
   } else if (window.full) {
-    notes.push(`a read returns at most ${formatBytes(MODEL_OUTPUT_MAX_BYTES)} of the file (${formatBytes(window.bytes)} in all), and this step records no more than that`);
+    notes.push(
+      `a read returns at most ${formatBytes(MODEL_OUTPUT_MAX_BYTES)} of the file (${formatBytes(window.bytes)} in all), and this step records no more than that`,
+    );
   }
   if (last < total) notes.push(`read on with offset ${last + 1}`);
-  return [`${body}\n\n[lines ${first}-${last} of ${total}${notes.map((note) => `; ${note}`).join('')}]`, `lines ${first}-${last} of ${total}`];
+  return [
+    `${body}\n\n[lines ${first}-${last} of ${total}${notes.map((note) => `; ${note}`).join('')}]`,
+    `lines ${first}-${last} of ${total}`,
+  ];
 }
 
 // A line as `cat -n` prints it: its number right-aligned in six columns, a tab, the line.

@@ -67,7 +67,13 @@ const description = `Runs a command with bash in the repository root and returns
  * not given: a run gives them from its repository. With `spares` (owned, and closed at its end, by
  * the caller: a run), each command's process is started while the one before runs (spare-shell.ts).
  */
-export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' }, gitDirs?: string[], spares?: SpareShells, background?: BackgroundCommands): Tool<RunBashInput> {
+export function createRunBashTool(
+  root: string,
+  sandbox: SandboxConfig | (() => SandboxConfig) = { kind: 'none' },
+  gitDirs?: string[],
+  spares?: SpareShells,
+  background?: BackgroundCommands,
+): Tool<RunBashInput> {
   let dirs = gitDirs;
   const protectedDirs = () => (dirs ??= gitPaths(root));
   return defineTool<RunBashInput>({
@@ -77,8 +83,16 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => 
       type: 'object',
       properties: {
         command: { type: 'string', description: 'The bash command to run.' },
-        timeout_ms: { type: 'integer', minimum: 1, description: `Milliseconds before the command is killed (default ${DEFAULT_BASH_TIMEOUT_MS}).` },
-        run_in_background: { type: 'boolean', description: 'Run the command in the background and return at once with its id; read it with bash_output, stop it with kill_bash.' },
+        timeout_ms: {
+          type: 'integer',
+          minimum: 1,
+          description: `Milliseconds before the command is killed (default ${DEFAULT_BASH_TIMEOUT_MS}).`,
+        },
+        run_in_background: {
+          type: 'boolean',
+          description:
+            'Run the command in the background and return at once with its id; read it with bash_output, stop it with kill_bash.',
+        },
       },
       required: ['command'],
       additionalProperties: false,
@@ -87,22 +101,56 @@ export function createRunBashTool(root: string, sandbox: SandboxConfig | (() => 
     isRepeatSafe: () => false,
     needsApproval: () => true,
     mayChangeFiles: () => true,
-    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS, run_in_background: inBackground }, { signal, onSpawn, onOutput }) => inBackground ? startInBackground(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, background, command, signal) : runBash(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, spares, command, timeoutMs, signal, onSpawn, onOutput),
+    run: ({ command, timeout_ms: timeoutMs = DEFAULT_BASH_TIMEOUT_MS, run_in_background: inBackground }, { signal, onSpawn, onOutput }) =>
+      inBackground
+        ? startInBackground(root, typeof sandbox === 'function' ? sandbox() : sandbox, protectedDirs, background, command, signal)
+        : runBash(
+            root,
+            typeof sandbox === 'function' ? sandbox() : sandbox,
+            protectedDirs,
+            spares,
+            command,
+            timeoutMs,
+            signal,
+            onSpawn,
+            onOutput,
+          ),
   });
 }
 
 // A command started in the background: the same command line as any (the same sandbox), its
 // watchdog beside it (os/background-process.ts). Never on a spare shell: that is started ahead for
 // the next foreground command, and bubblewrap's --die-with-parent must name this process.
-async function startInBackground(root: string, sandbox: SandboxConfig, gitDirs: () => string[], background: BackgroundCommands | undefined, command: string, signal?: AbortSignal): Promise<ToolResult> {
+async function startInBackground(
+  root: string,
+  sandbox: SandboxConfig,
+  gitDirs: () => string[],
+  background: BackgroundCommands | undefined,
+  command: string,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
-  if (!background) return toolError('Background commands are not available here: run the command without run_in_background.', 'error: no background commands here');
+  if (!background)
+    return toolError(
+      'Background commands are not available here: run the command without run_in_background.',
+      'error: no background commands here',
+    );
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
   const run = sandboxedCommand(root, `exec 2>&1; ${command}`, sandbox, process.env, sandbox.kind === 'bwrap' ? gitDirs() : []);
   return background.start(run, root, command);
 }
 
-async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => string[], spares: SpareShells | undefined, command: string, timeoutMs: number, signal?: AbortSignal, onSpawn?: (pid: number) => void, onOutput?: (chunk: string) => void): Promise<ToolResult> {
+async function runBash(
+  root: string,
+  sandbox: SandboxConfig,
+  gitDirs: () => string[],
+  spares: SpareShells | undefined,
+  command: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  onSpawn?: (pid: number) => void,
+  onOutput?: (chunk: string) => void,
+): Promise<ToolResult> {
   if (command.trim() === '') return toolError('The command is empty.');
   if (signal?.aborted) return toolError('Aborted before the command started; it did not run.', 'aborted');
   // Two pipes would lose the order between stdout and stderr, so bash points its stderr at stdout
@@ -204,27 +252,40 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
   // A command that hit a sandbox boundary is told so (and the person, on its step line), in words
   // made from its output alone: recorded with the result, handed back the same on replay.
   const madeControlFiles = absent.filter((name) => existsSync(join(root, name)));
-  const note = sandbox.kind === 'bwrap' ? sandboxNote(output, { root, gitDirs: gitDirs(), home: process.env.HOME, network: Boolean(sandbox.network), gitWrites: Boolean(sandbox.gitWrites), madeControlFiles }) : undefined;
+  const note =
+    sandbox.kind === 'bwrap'
+      ? sandboxNote(output, {
+          root,
+          gitDirs: gitDirs(),
+          home: process.env.HOME,
+          network: Boolean(sandbox.network),
+          gitWrites: Boolean(sandbox.gitWrites),
+          madeControlFiles,
+        })
+      : undefined;
   // A process that outlived the command holding its output is named, for the model and on the step line.
   const left = leftRunning && leftRunningNote(leftRunning);
   const noted = (result: ToolResult, notes = [note, left]): ToolResult => {
     const given = notes.filter((each) => each !== undefined);
     if (given.length === 0) return result;
-    return { ...result, output: `${result.output}\n${given.map((each) => each.text).join('\n')}`, note: given.map((each) => each.short).join('; ') };
+    return {
+      ...result,
+      output: `${result.output}\n${given.map((each) => each.text).join('\n')}`,
+      note: given.map((each) => each.short).join('; '),
+    };
   };
   const everything = left ? 'the command and its process group' : 'the command and every process it started';
 
   if (stoppedBy === 'timeout') {
     const seconds = formatSeconds(timeoutMs);
-    return noted(
-      toolError(`timed out after ${seconds}; ${everything} were killed\n${shownOutput}`, `timed out after ${seconds}`),
-    );
+    return noted(toolError(`timed out after ${seconds}; ${everything} were killed\n${shownOutput}`, `timed out after ${seconds}`));
   }
   if (stoppedBy === 'abort') {
     // Stopped by the person (Ctrl-C, SIGTERM, SIGHUP) or the caller: not a crash. The model hears
     // exactly that, with how long it ran and what it printed until then.
     const reason = signal?.reason;
-    const who = reason instanceof StoppedBySignalError ? `by the person (${stopSignalWords(reason.data.signal)})` : 'by the caller (aborted)';
+    const who =
+      reason instanceof StoppedBySignalError ? `by the person (${stopSignalWords(reason.data.signal)})` : 'by the caller (aborted)';
     const seconds = formatSeconds(Date.now() - startedAt);
     return noted(
       toolError(
@@ -234,11 +295,19 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
     );
   }
   if (stoppedBy === 'output') {
-    return noted(toolError(`stopped: the output passed 256 MB (control bytes such as NUL count six, as the journal stores them escaped)\n${shownOutput}`, 'stopped: output over 256 MB'), [left]);
+    return noted(
+      toolError(
+        `stopped: the output passed 256 MB (control bytes such as NUL count six, as the journal stores them escaped)\n${shownOutput}`,
+        'stopped: output over 256 MB',
+      ),
+      [left],
+    );
   }
   if (result.exitCode === undefined) {
     // bash never started, or a signal from outside ended it.
-    const why = result.signal ? `killed by ${result.signal}` : oneLine(`failed to start ${run.file}: ${result.error?.message ?? 'unknown reason'}`, 200);
+    const why = result.signal
+      ? `killed by ${result.signal}`
+      : oneLine(`failed to start ${run.file}: ${result.error?.message ?? 'unknown reason'}`, 200);
     return noted(toolError(`${why}\n${shownOutput}`, oneLine(why, 60)), [left]);
   }
   const tail = lastLine(output);
@@ -249,9 +318,12 @@ async function runBash(root: string, sandbox: SandboxConfig, gitDirs: () => stri
 // The note naming the processes that left the command's group and held its output when reading
 // stopped: still running, as far as run_bash knows (it does not stop them: they left on purpose).
 function leftRunningNote(holders: PipeHolder[]): { text: string; short: string } {
-  const after = "run_bash stopped reading once the command had ended: what it prints from now on is not here.";
+  const after = 'run_bash stopped reading once the command had ended: what it prints from now on is not here.';
   if (holders.length === 0) {
-    return { text: `note: a process the command started left its process group and holds its output open (which one, savepoint could not see), so it was not stopped; ${after}`, short: 'a process it started still runs' };
+    return {
+      text: `note: a process the command started left its process group and holds its output open (which one, savepoint could not see), so it was not stopped; ${after}`,
+      short: 'a process it started still runs',
+    };
   }
   const shown = holders.slice(0, 5).map((holder) => `pid ${holder.pid} (${ellipsize(showControls(holder.command), 120)})`);
   if (holders.length > 5) shown.push(`${holders.length - 5} more`);

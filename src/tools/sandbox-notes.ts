@@ -58,7 +58,8 @@ const READ_ONLY = /read-only file system|\bEROFS\b/i;
 // A mount point cannot be removed or renamed: `rm AGENTS.md` in the sandbox says "busy", not "read-only".
 const BUSY = /device or resource busy|\bEBUSY\b/i;
 // Names that do not resolve and networks that cannot be reached: curl, git, wget, ssh, pip, node, npm.
-const NO_NETWORK = /could not resolve (host|hostname|proxy)|temporary failure in name resolution|name or service not known|unable to resolve host|\bENOTFOUND\b|\bEAI_AGAIN\b|network is unreachable|\bENETUNREACH\b/i;
+const NO_NETWORK =
+  /could not resolve (host|hostname|proxy)|temporary failure in name resolution|name or service not known|unable to resolve host|\bENOTFOUND\b|\bEAI_AGAIN\b|network is unreachable|\bENETUNREACH\b/i;
 const REFUSED = /connection refused|\bECONNREFUSED\b/i;
 // Paths on a line: quoted ('…', "…", `…'), or bare ones that are absolute or in .git, or name a
 // file that decides what runs (`bash: .mcp.json: Read-only file system`).
@@ -102,15 +103,23 @@ function boundaryNote(output: string, b: SandboxBoundaries): SandboxNote | undef
   }
   if (found.size === 0) return undefined;
   const order = ['network', 'git', 'control', 'home', 'outside'] as const;
-  const notes = order.filter((boundary) => found.has(boundary) && !(boundary === 'outside' && (found.has('git') || found.has('control') || found.has('home'))));
-  return { text: notes.map((boundary) => NOTES[boundary].text).join('\n'), short: `sandbox: ${notes.map((boundary) => NOTES[boundary].short).join(', ')}` };
+  const notes = order.filter(
+    (boundary) => found.has(boundary) && !(boundary === 'outside' && (found.has('git') || found.has('control') || found.has('home'))),
+  );
+  return {
+    text: notes.map((boundary) => NOTES[boundary].text).join('\n'),
+    short: `sandbox: ${notes.map((boundary) => NOTES[boundary].short).join(', ')}`,
+  };
 }
 
 function pathsOn(line: string): string[] {
   const paths = [...line.matchAll(QUOTED)].map((m) => m[1]!);
   if (paths.length) return paths;
   // Bare: a shell's own path may lead the line (`/usr/bin/bash: line 1: .mcp.json: ...`).
-  return [...[...line.matchAll(BARE)].map((m) => m[1]!), ...[...line.matchAll(BARE_RELATIVE)].map((m) => m[1]!).filter((path) => isControlPath(path))];
+  return [
+    ...[...line.matchAll(BARE)].map((m) => m[1]!),
+    ...[...line.matchAll(BARE_RELATIVE)].map((m) => m[1]!).filter((path) => isControlPath(path)),
+  ];
 }
 
 // Which read-only boundary `path` lies behind; undefined where a command may write (the working

@@ -39,11 +39,21 @@ export interface SandboxedCommand {
  * one, protecting `gitDirs` (default: the repository's, found now; a caller running many commands
  * finds them once with gitPaths and passes them).
  */
-export function sandboxedCommand(root: string, script: string, config: SandboxConfig, env: NodeJS.ProcessEnv = process.env, gitDirs?: string[]): SandboxedCommand {
+export function sandboxedCommand(
+  root: string,
+  script: string,
+  config: SandboxConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  gitDirs?: string[],
+): SandboxedCommand {
   const bash = [onPath('bash', env.PATH), '-c', script];
   if (config.kind === 'none') return { file: bash[0]!, args: bash.slice(1), env };
   // Inside, the file system is the same (bound read-only), so bash is where it was found outside.
-  return { file: onPath('bwrap', env.PATH), args: [...bwrapArgs(root, config, gitDirs ?? gitPaths(root), controlPaths(root)), '--', ...bash], env: sandboxEnv(env) };
+  return {
+    file: onPath('bwrap', env.PATH),
+    args: [...bwrapArgs(root, config, gitDirs ?? gitPaths(root), controlPaths(root)), '--', ...bash],
+    env: sandboxEnv(env),
+  };
 }
 
 /**
@@ -51,10 +61,24 @@ export function sandboxedCommand(root: string, script: string, config: SandboxCo
  * server), its directory `cwd` (inside, when it is under the working tree or elsewhere outside /tmp;
  * else the working tree). Its environment is the caller's: a server's is built from its configuration.
  */
-export function sandboxedProgram(root: string, command: string, args: string[], config: SandboxConfig, options: { gitDirs?: string[]; cwd?: string; path?: string } = {}): { file: string; args: string[] } {
+export function sandboxedProgram(
+  root: string,
+  command: string,
+  args: string[],
+  config: SandboxConfig,
+  options: { gitDirs?: string[]; cwd?: string; path?: string } = {},
+): { file: string; args: string[] } {
   if (config.kind === 'none') return { file: command, args };
   const cwd = options.cwd && (!isInside(options.cwd, '/tmp') || isInside(options.cwd, root)) ? options.cwd : root;
-  return { file: onPath('bwrap', options.path ?? process.env.PATH), args: [...bwrapArgs(root, config, options.gitDirs ?? gitPaths(root), controlPaths(root), cwd, programFolders(root, [command, ...args])), '--', command, ...args] };
+  return {
+    file: onPath('bwrap', options.path ?? process.env.PATH),
+    args: [
+      ...bwrapArgs(root, config, options.gitDirs ?? gitPaths(root), controlPaths(root), cwd, programFolders(root, [command, ...args])),
+      '--',
+      command,
+      ...args,
+    ],
+  };
 }
 
 // The folders under /tmp that hold a server's own program: the private /tmp would hide a program
@@ -127,7 +151,14 @@ export function sandboxEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-function bwrapArgs(root: string, config: SandboxConfig, gitDirs: string[], control: string[], cwd = root, readOnlyInTmp: string[] = []): string[] {
+function bwrapArgs(
+  root: string,
+  config: SandboxConfig,
+  gitDirs: string[],
+  control: string[],
+  cwd = root,
+  readOnlyInTmp: string[] = [],
+): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   // Before the working tree's bind, so a working tree inside one of them stays writable.
   for (const folder of readOnlyInTmp) args.push('--ro-bind', folder, folder);
@@ -177,7 +208,13 @@ export function controlPaths(root: string): string[] {
 function findInstructionFiles(root: string): string[] {
   const patterns = INSTRUCTION_FILE_NAMES.map((name) => `:(glob,icase)**/${name}`);
   const git = buildOwnGit(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...patterns]);
-  const listed = runSync('git', git.args, { cwd: root, env: git.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 * 1024 * 1024 });
+  const listed = runSync('git', git.args, {
+    cwd: root,
+    env: git.env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (listed.status !== 0 || typeof listed.stdout !== 'string') return []; // not a repository: the root's own are bound all the same
   return [...new Set(listed.stdout.split('\0').filter((path) => path.includes('/')))].map((path) => join(root, path));
 }
@@ -222,7 +259,9 @@ const PROBE_TIMEOUT_MS = 10_000;
  */
 export function probeSandboxAsync(root: string, gitDirs?: string[]): Promise<Probe> {
   if (probed) return Promise.resolve(probed);
-  probing ??= runProcess('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root), []), '--', 'true'], { timeoutMs: PROBE_TIMEOUT_MS }).then((run) => {
+  probing ??= runProcess('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root), []), '--', 'true'], {
+    timeoutMs: PROBE_TIMEOUT_MS,
+  }).then((run) => {
     const timedOut = run.timedOut ? ({ message: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` } as NodeJS.ErrnoException) : undefined;
     return (probed ??= probeOutcome((run.error as NodeJS.ErrnoException | undefined) ?? timedOut, run.code, run.stderr.toString('utf8')));
   });
@@ -232,17 +271,29 @@ export function probeSandboxAsync(root: string, gitDirs?: string[]): Promise<Pro
 /** Whether bubblewrap is installed and can start a sandbox here (checked once per process). */
 export function probeSandbox(root: string, gitDirs?: string[]): Probe {
   if (probed) return probed;
-  const run = runSync('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root), []), '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
+  const run = runSync('bwrap', [...bwrapArgs(root, { kind: 'bwrap' }, gitDirs ?? gitPaths(root), []), '--', 'true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    timeout: PROBE_TIMEOUT_MS,
+  });
   probed = probeOutcome(run.error as NodeJS.ErrnoException | undefined, run.status, run.stderr);
   return probed;
 }
 
 function probeOutcome(error: NodeJS.ErrnoException | undefined, status: number | null, stderr: string): Probe {
   if (error?.code === 'ENOENT') {
-    const reason = process.platform === 'linux' ? 'bubblewrap (bwrap) is not installed' : `bubblewrap (bwrap), the Linux sandbox savepoint confines commands with, does not exist on ${platformName(process.platform)}`;
+    const reason =
+      process.platform === 'linux'
+        ? 'bubblewrap (bwrap) is not installed'
+        : `bubblewrap (bwrap), the Linux sandbox savepoint confines commands with, does not exist on ${platformName(process.platform)}`;
     return { ok: false, reason, missing: true };
   }
-  if (error || status !== 0) return { ok: false, reason: `bubblewrap cannot start a sandbox (${(stderr || error?.message || `exit ${status}`).trim().split('\n')[0]})`, missing: false };
+  if (error || status !== 0)
+    return {
+      ok: false,
+      reason: `bubblewrap cannot start a sandbox (${(stderr || error?.message || `exit ${status}`).trim().split('\n')[0]})`,
+      missing: false,
+    };
   return { ok: true };
 }
 
@@ -252,9 +303,16 @@ function probeOutcome(error: NodeJS.ErrnoException | undefined, status: number |
  * there is no bubblewrap at all (macOS, Windows), a Linux machine or container. A clause: the caller
  * adds the other way out (--no-sandbox).
  */
-export function sandboxRemedy(probe: { missing: boolean }, platform: NodeJS.Platform = process.platform, osRelease: string = readOsRelease(platform)): string {
+export function sandboxRemedy(
+  probe: { missing: boolean },
+  platform: NodeJS.Platform = process.platform,
+  osRelease: string = readOsRelease(platform),
+): string {
   if (platform !== 'linux') {
-    const where = platform === 'win32' ? 'WSL 2 (a Linux inside Windows) with bubblewrap installed there' : 'a Linux virtual machine or container (Lima, Docker, a dev container) with bubblewrap installed';
+    const where =
+      platform === 'win32'
+        ? 'WSL 2 (a Linux inside Windows) with bubblewrap installed there'
+        : 'a Linux virtual machine or container (Lima, Docker, a dev container) with bubblewrap installed';
     return `savepoint's sandbox is bubblewrap, which runs only on Linux, and ${platformName(platform)} has no equivalent savepoint uses: run savepoint in ${where} (or with --no-sandbox inside a virtual machine or container that holds only what the task needs: that machine is then the boundary)`;
   }
   if (!probe.missing) return 'bubblewrap needs unprivileged user namespaces: allow them (in a container, or run savepoint on the host)';
@@ -273,7 +331,8 @@ export function installCommand(osRelease: string): string {
     [['opensuse', 'suse', 'sles'], '"zypper install bubblewrap"'],
     [['nixos'], '"nix-env -iA nixpkgs.bubblewrap"'],
   ];
-  for (const id of family) for (const [ids, command] of known) if (ids.some((known) => id === known || id.startsWith(`${known}-`))) return command;
+  for (const id of family)
+    for (const [ids, command] of known) if (ids.some((known) => id === known || id.startsWith(`${known}-`))) return command;
   return 'Debian and Ubuntu: "apt-get install bubblewrap"; Fedora: "dnf install bubblewrap"; Arch: "pacman -S bubblewrap"';
 }
 
@@ -290,5 +349,8 @@ function readOsRelease(platform: NodeJS.Platform): string {
 }
 
 function platformName(platform: NodeJS.Platform): string {
-  return ({ darwin: 'macOS', win32: 'Windows', freebsd: 'FreeBSD', openbsd: 'OpenBSD' } as Partial<Record<NodeJS.Platform, string>>)[platform] ?? platform;
+  return (
+    ({ darwin: 'macOS', win32: 'Windows', freebsd: 'FreeBSD', openbsd: 'OpenBSD' } as Partial<Record<NodeJS.Platform, string>>)[platform] ??
+    platform
+  );
 }

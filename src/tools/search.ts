@@ -35,7 +35,10 @@ export function createSearchTool(root: string): Tool<SearchInput> {
       type: 'object',
       properties: {
         pattern: { type: 'string', description: 'The regular expression to search for (POSIX extended, like grep -E).' },
-        path: { type: 'string', description: 'The directory or file to search in, relative to the repository root. Default: the whole repository.' },
+        path: {
+          type: 'string',
+          description: 'The directory or file to search in, relative to the repository root. Default: the whole repository.',
+        },
       },
       required: ['pattern'],
       additionalProperties: false,
@@ -54,7 +57,11 @@ export function createSearchTool(root: string): Tool<SearchInput> {
       }
       // git grep skips a FIFO or a device silently; named as the path, it gets a clear answer instead of "no matches".
       const special = target.shown === '.' ? undefined : specialFileKind(statSync(resolveInRepo(root, path!)));
-      if (special) return toolError(`${target.shown} is ${special}, not a regular file or a directory; search reads regular files only.`, `error: ${special}`);
+      if (special)
+        return toolError(
+          `${target.shown} is ${special}, not a regular file or a directory; search reads regular files only.`,
+          `error: ${special}`,
+        );
       const args = ['grep', '-z', '-n', '-I', '--untracked', '--no-color', '--no-column', '-E', '-e', pattern, ...target.pathspec];
       let stdout: string;
       try {
@@ -84,7 +91,9 @@ function formatMatches(stdout: string, shown: string): [string, string] {
   const summary = `${plural(matches.length, 'match', 'matches')} in ${plural(files, 'file')}`;
   const lines = matches.slice(0, MAX_SEARCH_MATCHES).map((match) => `${match.file}:${match.line}: ${match.text}`);
   if (matches.length > MAX_SEARCH_MATCHES) {
-    lines.push(`[${MAX_SEARCH_MATCHES} of ${plural(matches.length, 'match', 'matches')} shown; narrow the pattern or the path to see the rest]`);
+    lines.push(
+      `[${MAX_SEARCH_MATCHES} of ${plural(matches.length, 'match', 'matches')} shown; narrow the pattern or the path to see the rest]`,
+    );
   }
   return [lines.join('\n'), summary];
 }

@@ -19,7 +19,8 @@ import { startProcess, type CommandLine, type ProcessHandle } from '../os/proces
  * says 1 at end of file; the leading `x` proves the writer began) exec it as a cold start would.
  * Anything else (the writer died, the pipe closed empty) exits 125 having run nothing.
  */
-export const SPARE_LOADER = 'IFS= read -r -N 1000000000 s <&3; [ $? = 1 ] && [ "${s:0:1}" = x ] || exit 125; exec 3<&-; exec "$0" -c "${s:1}"';
+export const SPARE_LOADER =
+  'IFS= read -r -N 1000000000 s <&3; [ $? = 1 ] && [ "${s:0:1}" = x ] || exit 125; exec 3<&-; exec "$0" -c "${s:1}"';
 
 // Scripts longer than this start cold: `exec bash -c` of a very long one fails inside the spare
 // (E2BIG) with other words than a cold spawn's, and bash reads a long one in many blocks anyway.
@@ -72,7 +73,13 @@ export class SpareShells {
     this.forgetWanted(); // this command's caller says what it wants next
     if (!spare) return undefined;
     // No pid: its spawn failed, and the 'error' saying so is still on its way.
-    if (spare.dead || !spare.handle.running || !sameCommand(spare, loader, cwd) || script.length > SPARE_MAX_SCRIPT || script.includes('\0')) {
+    if (
+      spare.dead ||
+      !spare.handle.running ||
+      !sameCommand(spare, loader, cwd) ||
+      script.length > SPARE_MAX_SCRIPT ||
+      script.includes('\0')
+    ) {
       stop(spare);
       return undefined;
     }
@@ -117,7 +124,13 @@ export class SpareShells {
     let handle: ProcessHandle;
     try {
       // A group of its own, as a cold start's; until taken it holds no event loop open.
-      handle = startProcess(started.file, started.args, { cwd, env: started.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], group: true, keepAlive: false });
+      handle = startProcess(started.file, started.args, {
+        cwd,
+        env: started.env,
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+        group: true,
+        keepAlive: false,
+      });
     } catch {
       return; // the cold start will say what is wrong
     }
@@ -155,7 +168,13 @@ export class SpareShells {
 // Whether `spare` was started as `loader` in `cwd` would be now (the environment can change between commands).
 function sameCommand(spare: Spare, loader: CommandLine, cwd: string): boolean {
   const was = spare.loader;
-  if (spare.cwd !== cwd || was.file !== loader.file || was.args.length !== loader.args.length || was.args.some((arg, i) => arg !== loader.args[i])) return false;
+  if (
+    spare.cwd !== cwd ||
+    was.file !== loader.file ||
+    was.args.length !== loader.args.length ||
+    was.args.some((arg, i) => arg !== loader.args[i])
+  )
+    return false;
   const names = Object.keys(loader.env);
   return names.length === Object.keys(was.env).length && names.every((name) => was.env[name] === loader.env[name]);
 }

@@ -73,7 +73,8 @@ export function createTaskTool(run: SubagentRunner): Tool<TaskInput> {
     async execute(input: TaskInput, context: ToolContext = {}): Promise<ToolResult> {
       const problem = validateInput(tool.inputSchema, input);
       if (problem) return tool.execute(input, context);
-      if (context.step === undefined) return { output: 'A subagent needs a run journal to work in; this call was not run.', isError: true, summary: 'error: no journal' };
+      if (context.step === undefined)
+        return { output: 'A subagent needs a run journal to work in; this call was not run.', isError: true, summary: 'error: no journal' };
       return run({ description: input.description, prompt: input.prompt, step: context.step, signal: context.signal });
     },
   };

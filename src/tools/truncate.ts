@@ -22,7 +22,10 @@ export const MODEL_OUTPUT_MAX_BYTES = 50 * 1024;
 export const MODEL_OUTPUT_MAX_LINES = 2000;
 
 /** The text itself when it is within the limits, otherwise head + `[... N lines (X MB) cut from the middle; ...]` + tail. */
-export function truncateForModel(text: string, { maxBytes = MODEL_OUTPUT_MAX_BYTES, maxLines = MODEL_OUTPUT_MAX_LINES, noteStyle }: TruncateOptions = {}): string {
+export function truncateForModel(
+  text: string,
+  { maxBytes = MODEL_OUTPUT_MAX_BYTES, maxLines = MODEL_OUTPUT_MAX_LINES, noteStyle }: TruncateOptions = {},
+): string {
   const totalBytes = Buffer.byteLength(text);
   const lines = text.split('\n');
   if (lines.length <= maxLines && totalBytes <= maxBytes) return text;

@@ -51,7 +51,12 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetch
       type: 'object',
       properties: {
         url: { type: 'string', description: 'The address to fetch: http:// or https:// only.' },
-        max_bytes: { type: 'integer', minimum: 1, maximum: MAX_FETCH_BYTES, description: `The most of the page's body to read, in bytes (default and most: ${MAX_FETCH_BYTES}).` },
+        max_bytes: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_FETCH_BYTES,
+          description: `The most of the page's body to read, in bytes (default and most: ${MAX_FETCH_BYTES}).`,
+        },
       },
       required: ['url'],
       additionalProperties: false,
@@ -83,13 +88,23 @@ async function fetchPage(input: WebFetchInput, context: ToolContext, options: We
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location !== null) {
       await response.body?.cancel().catch(() => {});
-      if (hop >= MAX_REDIRECTS) return toolError(`${url.href} redirected more than ${MAX_REDIRECTS} times; the last redirect went to ${location}. Not followed further.`, 'error: too many redirects');
+      if (hop >= MAX_REDIRECTS)
+        return toolError(
+          `${url.href} redirected more than ${MAX_REDIRECTS} times; the last redirect went to ${location}. Not followed further.`,
+          'error: too many redirects',
+        );
       const next = webAddress(location, url);
-      if (typeof next === 'string') return toolError(`${url.href} redirected to ${location}, which web_fetch does not follow: ${next}`, 'error: redirect refused');
+      if (typeof next === 'string')
+        return toolError(`${url.href} redirected to ${location}, which web_fetch does not follow: ${next}`, 'error: redirect refused');
       const domain = next.hostname.toLowerCase();
       if (!approved.has(domain)) {
         const refused = await judgeHop(context, next.href, domain);
-        if (refused) return { ...refused, output: `${url.href} redirected to ${next.href} (another domain, ${domain}), which was not followed:\n${refused.output}`, summary: `redirect to ${domain} not followed` };
+        if (refused)
+          return {
+            ...refused,
+            output: `${url.href} redirected to ${next.href} (another domain, ${domain}), which was not followed:\n${refused.output}`,
+            summary: `redirect to ${domain} not followed`,
+          };
         approved.add(domain);
       }
       url = next;
@@ -107,13 +122,19 @@ async function judgeHop(context: ToolContext, url: string, domain: string): Prom
     return await context.judge?.({ url });
   } catch (error) {
     if (!isSavepointError(error) || error.code !== 'EAPPROVAL') throw error;
-    return toolError(`A fetch from ${domain} needs approval, and there is no terminal to ask on; a rule web_fetch(domain:${domain}) in the settings allows it.`, 'needs approval');
+    return toolError(
+      `A fetch from ${domain} needs approval, and there is no terminal to ask on; a rule web_fetch(domain:${domain}) in the settings allows it.`,
+      'needs approval',
+    );
   }
 }
 
 // Why a request failed, in words: fetch's own "fetch failed" hides the reason in its cause.
 function fetchFailure(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return signal.reason instanceof Error && signal.reason.name === 'TimeoutError' ? `no answer within ${FETCH_TIMEOUT_MS / 1000} s` : 'stopped';
+  if (signal.aborted)
+    return signal.reason instanceof Error && signal.reason.name === 'TimeoutError'
+      ? `no answer within ${FETCH_TIMEOUT_MS / 1000} s`
+      : 'stopped';
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
@@ -126,7 +147,8 @@ function webAddress(text: string, base?: URL): URL | string {
   } catch {
     return `"${text}" is not a URL: web_fetch takes a full http:// or https:// address.`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol}// addresses are not fetched: web_fetch reads http:// and https:// only (use read_file for the repository's files).`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `${url.protocol}// addresses are not fetched: web_fetch reads http:// and https:// only (use read_file for the repository's files).`;
   if (url.username || url.password) return 'an address with a user name or password in it is not fetched.';
   return url;
 }
@@ -134,7 +156,11 @@ function webAddress(text: string, base?: URL): URL | string {
 // One hop, redirects left to the caller; through the proxy the environment names for its scheme.
 async function request(url: URL, signal: AbortSignal, options: WebFetchOptions): Promise<Response> {
   const proxied = await proxiedFetch(url.href, options.env ?? process.env);
-  const init = { redirect: 'manual', signal, headers: { accept: 'text/html, text/markdown, text/plain, application/json, */*;q=0.5', 'user-agent': 'savepoint web_fetch' } } as RequestInit;
+  const init = {
+    redirect: 'manual',
+    signal,
+    headers: { accept: 'text/html, text/markdown, text/plain, application/json, */*;q=0.5', 'user-agent': 'savepoint web_fetch' },
+  } as RequestInit;
   if (proxied) return proxied.fetch(url, { ...init, dispatcher: proxied.dispatcher } as RequestInit);
   return (options.fetch ?? globalThis.fetch)(url, init);
 }
@@ -146,15 +172,27 @@ async function readPage(response: Response, url: URL, maxBytes: number): Promise
   const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   if (mediaType && !isTextType(mediaType)) {
     await response.body?.cancel().catch(() => {});
-    return toolError(`${url.href} answered ${status} with ${mediaType}, which is not text: web_fetch returns text pages only (HTML, plain text, JSON, XML).`, `error: ${mediaType} is not text`);
+    return toolError(
+      `${url.href} answered ${status} with ${mediaType}, which is not text: web_fetch returns text pages only (HTML, plain text, JSON, XML).`,
+      `error: ${mediaType} is not text`,
+    );
   }
   const { bytes, cut } = await readAtMost(response, maxBytes);
   // With no type given, bytes decide: a NUL is how git and grep tell binary from text too.
-  if (!mediaType && bytes.includes(0)) return toolError(`${url.href} answered ${status} with binary content (no content type): web_fetch returns text pages only.`, 'error: binary content');
+  if (!mediaType && bytes.includes(0))
+    return toolError(
+      `${url.href} answered ${status} with binary content (no content type): web_fetch returns text pages only.`,
+      'error: binary content',
+    );
   const text = decode(bytes, type);
-  const html = mediaType === 'text/html' || mediaType === 'application/xhtml+xml' || (!mediaType && /^\s*<(!doctype html|html)/i.test(text));
+  const html =
+    mediaType === 'text/html' || mediaType === 'application/xhtml+xml' || (!mediaType && /^\s*<(!doctype html|html)/i.test(text));
   const body = html ? await htmlToMarkdown(text) : text;
-  const head = [`URL: ${url.href}`, `Status: ${status}`, ...(mediaType ? [`Content-Type: ${mediaType}${html ? ' (converted to markdown)' : ''}`] : [])];
+  const head = [
+    `URL: ${url.href}`,
+    `Status: ${status}`,
+    ...(mediaType ? [`Content-Type: ${mediaType}${html ? ' (converted to markdown)' : ''}`] : []),
+  ];
   const note = cut ? `\n\n[the read stopped at ${formatBytes(maxBytes)}: the page goes on]` : '';
   const output = `${head.join('\n')}\n\n${body}${note}`;
   const summary = `${response.status}, ${formatBytes(bytes.length)}${cut ? ' (cut)' : ''}${html ? ' as markdown' : ''}`;
@@ -163,7 +201,20 @@ async function readPage(response: Response, url: URL, maxBytes: number): Promise
 
 // Text types: text/*, and the application types that are text (JSON, XML, JavaScript, and +json / +xml).
 function isTextType(mediaType: string): boolean {
-  return mediaType.startsWith('text/') || /^application\/([\w.-]+\+)?(json|xml)$/.test(mediaType) || ['application/javascript', 'application/ecmascript', 'application/x-javascript', 'application/x-sh', 'application/toml', 'application/yaml', 'application/x-yaml', 'application/graphql'].includes(mediaType);
+  return (
+    mediaType.startsWith('text/') ||
+    /^application\/([\w.-]+\+)?(json|xml)$/.test(mediaType) ||
+    [
+      'application/javascript',
+      'application/ecmascript',
+      'application/x-javascript',
+      'application/x-sh',
+      'application/toml',
+      'application/yaml',
+      'application/x-yaml',
+      'application/graphql',
+    ].includes(mediaType)
+  );
 }
 
 // The body streamed until its end or `maxBytes`, whichever comes first; the rest is never read.

@@ -53,7 +53,10 @@ export async function forkRun(store: JournalStore, from: string, atStep: number,
   const files: JournalFile[] = [{ path: runRecordPath(newId), content: serializeEntry(record) }];
   // Copied entries keep everything but their run; attempt 0 marks them as inherited from the parent.
   for (const entry of kept) {
-    files.push({ path: stepFilePath(newId, entry.step, entry.kind, entry.phase), content: serializeEntry({ ...entry, format: ENTRY_FORMAT, run: newId, attempt: 0 }) });
+    files.push({
+      path: stepFilePath(newId, entry.step, entry.kind, entry.phase),
+      content: serializeEntry({ ...entry, format: ENTRY_FORMAT, run: newId, attempt: 0 }),
+    });
   }
   if (checkpoint) files.push({ path: `runs/${newId}/worktree`, tree: checkpoint });
   // The bytes the kept results name (images read), so the fork holds what it replays.

@@ -53,7 +53,13 @@ export class History {
    * it they are counted here (parsing the kept ones once). `after`: the entries are those after
    * that step, every step up to it finished (a run opened from its snapshot, valve/snapshot.ts).
    */
-  constructor(run: string, entries: ReadonlyArray<JournalEntry | KeptEntry>, pathOf: (entry: JournalEntry) => string = () => `runs/${run}`, tally?: EntryTotals, after = 0) {
+  constructor(
+    run: string,
+    entries: ReadonlyArray<JournalEntry | KeptEntry>,
+    pathOf: (entry: JournalEntry) => string = () => `runs/${run}`,
+    tally?: EntryTotals,
+    after = 0,
+  ) {
     this.run = run;
     // Opened from a snapshot after step `after`: the steps up to it are finished (the snapshot
     // says so, and was checked against the branch), and only the entries after it were read.
@@ -78,9 +84,18 @@ export class History {
       const step = this.steps.get(position);
       const inBatch = batch !== undefined && position >= batch[0];
       if (!step && inBatch) continue;
-      if (!step) throw new CorruptEntryError(`runs/${run}/steps`, `step ${position} is missing (the journal has steps up to ${this.last})`, position);
+      if (!step)
+        throw new CorruptEntryError(
+          `runs/${run}/steps`,
+          `step ${position} is missing (the journal has steps up to ${this.last})`,
+          position,
+        );
       if (!step.result && position !== this.last && !inBatch) {
-        throw new CorruptEntryError(where(step.intent!), `step ${position} was started but never finished, yet later steps exist`, position);
+        throw new CorruptEntryError(
+          where(step.intent!),
+          `step ${position} was started but never finished, yet later steps exist`,
+          position,
+        );
       }
     }
     if (!tally) {
@@ -170,7 +185,14 @@ export class History {
     if (held === step!.intent) return { intent: entry };
     const intent = step!.intent;
     // The intent of a finished step is kept as its identity: parsed only if asked for.
-    return intent ? { result: entry, get intent() { return parsed(intent); } } : { result: entry };
+    return intent
+      ? {
+          result: entry,
+          get intent() {
+            return parsed(intent);
+          },
+        }
+      : { result: entry };
   }
 
   /**
@@ -225,21 +247,40 @@ export class History {
  * the group is the model answer that asked for the calls, and every step recorded from the group's
  * first position on names the same group. Undefined when the journal does not end in a group.
  */
-function openBatch(run: string, steps: ReadonlyMap<number, HeldStep>, last: number, where: (entry: Held) => string): [number, number] | undefined {
+function openBatch(
+  run: string,
+  steps: ReadonlyMap<number, HeldStep>,
+  last: number,
+  where: (entry: Held) => string,
+): [number, number] | undefined {
   const lastStep = steps.get(last);
   const batch = (lastStep?.result ?? lastStep?.intent)?.batch;
   if (!batch) return undefined;
   const [first, end] = batch;
   const named = `steps ${first} to ${end}`;
-  if (!(first <= last && last <= end)) throw new CorruptEntryError(where((lastStep!.result ?? lastStep!.intent)!), `its batch (${named}) does not hold its own step ${last}`, last);
+  if (!(first <= last && last <= end))
+    throw new CorruptEntryError(
+      where((lastStep!.result ?? lastStep!.intent)!),
+      `its batch (${named}) does not hold its own step ${last}`,
+      last,
+    );
   const answer = steps.get(first - 1)?.result;
   if (answer?.kind !== 'model') {
-    throw new CorruptEntryError(`runs/${run}/steps`, `steps ${first} to ${last} ran at the same time (${named}), but step ${first - 1} is not the model answer that asked for them`, first - 1);
+    throw new CorruptEntryError(
+      `runs/${run}/steps`,
+      `steps ${first} to ${last} ran at the same time (${named}), but step ${first - 1} is not the model answer that asked for them`,
+      first - 1,
+    );
   }
   for (let position = first; position <= last; position++) {
     const step = steps.get(position);
     for (const held of [step?.intent, step?.result]) {
-      if (held && (held.batch?.[0] !== first || held.batch[1] !== end)) throw new CorruptEntryError(where(held), `step ${position} lies among ${named}, which ran at the same time, but is not one of them`, position);
+      if (held && (held.batch?.[0] !== first || held.batch[1] !== end))
+        throw new CorruptEntryError(
+          where(held),
+          `step ${position} lies among ${named}, which ran at the same time, but is not one of them`,
+          position,
+        );
     }
   }
   return batch;

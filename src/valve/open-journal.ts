@@ -26,7 +26,10 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
  * is found or opened again. The store's hooks (`options.store`) are set on it. Any JournalStorage
  * serves: the git one, or the in-memory one (memory-store.ts) the valve's tests run on.
  */
-export async function openRunJournal<Store extends JournalStorage>(store: Store, options: Omit<OpenJournalOptions, 'dir'>): Promise<RunJournal<Store>> {
+export async function openRunJournal<Store extends JournalStorage>(
+  store: Store,
+  options: Omit<OpenJournalOptions, 'dir'>,
+): Promise<RunJournal<Store>> {
   assertRunId(options.run);
   if (options.store) store.hook(options.store);
   const { local } = store;
@@ -35,7 +38,14 @@ export async function openRunJournal<Store extends JournalStorage>(store: Store,
   try {
     // A command a dead attempt started may still run (its own process group): stop it first.
     for (const orphan of await local.stopOrphans(options.run)) {
-      options.onEvent?.({ type: 'orphan', position: orphan.step, description: orphan.description, pgid: orphan.pgid, startedAt: orphan.startedAt, outcome: orphan.outcome });
+      options.onEvent?.({
+        type: 'orphan',
+        position: orphan.step,
+        description: orphan.description,
+        pgid: orphan.pgid,
+        startedAt: orphan.startedAt,
+        outcome: orphan.outcome,
+      });
     }
     await store.refresh();
     const record = await readRunRecord(store, options.run);
@@ -53,14 +63,21 @@ export async function openRunJournal<Store extends JournalStorage>(store: Store,
       },
       snapshot?.step,
     );
-    if (typeof options.prompt === 'function') options = { ...options, prompt: !record && entries.length === 0 ? options.prompt() : undefined };
+    if (typeof options.prompt === 'function')
+      options = { ...options, prompt: !record && entries.length === 0 ? options.prompt() : undefined };
     if (typeof options.config === 'function') options = { ...options, config: await options.config(record) };
     if (typeof options.startCheckpoint === 'function') {
       options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
     }
     // Committed only with the first step, after the first model call: kept from a gc until then.
     if (typeof options.startCheckpoint === 'string' && !record) await local.keepTree(options.run, options.startCheckpoint);
-    const origin = { baseCommit: record ? record.baseCommit : local.headCommit(), branch: local.headBranch(), worktree: local.worktree, host: hostName(), pid: process.pid };
+    const origin = {
+      baseCommit: record ? record.baseCommit : local.headCommit(),
+      branch: local.headBranch(),
+      worktree: local.worktree,
+      host: hostName(),
+      pid: process.pid,
+    };
     const history = new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally, snapshot?.step);
     return new RunJournal(store, lock, options, record, history, origin, { snapshot, lastResult });
   } catch (error) {
@@ -92,5 +109,6 @@ export async function readSnapshot(store: JournalStorage, run: string, record: R
 }
 
 function assertRunId(run: string): void {
-  if (!isValidRunId(run)) throw new UsageError(`"${run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
+  if (!isValidRunId(run))
+    throw new UsageError(`"${run}" is not a valid run id: use 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
 }

@@ -6,7 +6,15 @@ import { InFlightError, UnfinishedBatchError, UsageError } from '../errors/index
 import { oneLine, shortValue } from '../format/text.js';
 import { ENTRY_FORMAT, isValidKind, serializeEntry, type JournalEntry, type RunConfig, type RunRecord } from '../journal/entry.js';
 import { runBlobPath, stepFilePath } from '../journal/layout.js';
-import { configDigest, SNAPSHOT_AFTER_COMPACTION, SNAPSHOT_EVERY, SNAPSHOT_FORMAT, snapshotPath, type LoopState, type RunSnapshot } from './snapshot.js';
+import {
+  configDigest,
+  SNAPSHOT_AFTER_COMPACTION,
+  SNAPSHOT_EVERY,
+  SNAPSHOT_FORMAT,
+  snapshotPath,
+  type LoopState,
+  type RunSnapshot,
+} from './snapshot.js';
 import { hashObject } from '../git/git-object.js';
 import type { RunLock } from '../locks/run-lock.js';
 import { appendedCommitOf, type JournalFile, type JournalStore } from '../journal/store.js';
@@ -15,9 +23,26 @@ import { RunCommands } from '../journal/run-commands.js';
 import type { History, StepCall } from './history.js';
 import { stepKey } from './key.js';
 import { RunRecordWriter, type RunOrigin } from './run-record.js';
-import { assertStepOptions, type InFlightAnswer, type InFlightStep, type OpenJournalOptions, type StepBatch, type StepEvent, type StepOptions } from './step-types.js';
+import {
+  assertStepOptions,
+  type InFlightAnswer,
+  type InFlightStep,
+  type OpenJournalOptions,
+  type StepBatch,
+  type StepEvent,
+  type StepOptions,
+} from './step-types.js';
 
-export type { Checkpoint, InFlightAnswer, InFlightStep, JournalHooks, OpenJournalOptions, StepBatch, StepEvent, StepOptions } from './step-types.js';
+export type {
+  Checkpoint,
+  InFlightAnswer,
+  InFlightStep,
+  JournalHooks,
+  OpenJournalOptions,
+  StepBatch,
+  StepEvent,
+  StepOptions,
+} from './step-types.js';
 
 /** A run's latest result entry: its step, kind and blob id (what a snapshot after it names). */
 export interface ResultEntry {
@@ -139,7 +164,8 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
         if ('result' in answer) return await this.recordResult(call, input, answer.result, Date.now(), options, answer);
       }
       const declined = await options.decline?.(); // only a live step asks (approval); a replayed one never does
-      if (declined) return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
+      if (declined)
+        return await this.recordResult(call, input, declined.result, Date.now(), options, { ...declined, resolution: 'declined' });
       if (!recorded?.intent) await this.recordIntent(call, input, options); // a step not safe to repeat
       this.emit({ type: 'started', ...callInfo(call) });
       const started = Date.now();
@@ -176,9 +202,18 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     const position = ++this.claimed;
     if (this.offer && this.offer.position !== position - 1) this.offer = undefined;
     const first = batch ? (batch.first ??= position) : position;
-    if (batch && position >= first + batch.size) throw new UsageError(`step ${position} is not one of the batch of ${batch.size} steps from ${first}: another step was asked for among them`);
+    if (batch && position >= first + batch.size)
+      throw new UsageError(
+        `step ${position} is not one of the batch of ${batch.size} steps from ${first}: another step was asked for among them`,
+      );
     this.unfinished.add(position);
-    const call: StepCall = { position, kind, key: stepKey(kind, input), description: describe ?? `${kind} ${shortValue(input, 50)}`, input };
+    const call: StepCall = {
+      position,
+      kind,
+      key: stepKey(kind, input),
+      description: describe ?? `${kind} ${shortValue(input, 50)}`,
+      input,
+    };
     return batch ? { ...call, batch: [first, first + batch.size - 1] } : call;
   }
 
@@ -203,15 +238,35 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
   private replay<T>(call: StepCall, entry: JournalEntry): T {
     const result = entry.result as T;
     this.counts.replayed++;
-    this.emit({ type: 'replayed', ...callInfo(call), summary: entry.summary ?? '', originalDurationMs: entry.durationMs ?? 0, result, ...(entry.resolution ? { resolution: entry.resolution } : {}) });
+    this.emit({
+      type: 'replayed',
+      ...callInfo(call),
+      summary: entry.summary ?? '',
+      originalDurationMs: entry.durationMs ?? 0,
+      result,
+      ...(entry.resolution ? { resolution: entry.resolution } : {}),
+    });
     this.history.handedBack(call.position);
     this.unfinished.delete(call.position);
     return result;
   }
 
-  private async resolveInFlight<T>(call: StepCall, input: unknown, intent: JournalEntry, options: StepOptions<T>): Promise<InFlightAnswer<T>> {
+  private async resolveInFlight<T>(
+    call: StepCall,
+    input: unknown,
+    intent: JournalEntry,
+    options: StepOptions<T>,
+  ): Promise<InFlightAnswer<T>> {
     const interrupted = this.record.current?.attempts.some((a) => a.number === intent.attempt && a.interruptedAt) ?? false;
-    const step: InFlightStep = { run: this.run, position: call.position, kind: call.kind, description: call.description, input, startedAt: intent.startedAt, interrupted };
+    const step: InFlightStep = {
+      run: this.run,
+      position: call.position,
+      kind: call.kind,
+      description: call.description,
+      input,
+      startedAt: intent.startedAt,
+      interrupted,
+    };
     // A one-shot step is never repeated on nobody's say-so (the mail must not go out twice).
     if (!options.onInFlight) throw new InFlightError(this.run, call.position, call.description, true);
     const answer = await options.onInFlight(step);
@@ -220,7 +275,14 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     return answer;
   }
 
-  private async recordResult<T>(call: StepCall, input: unknown, result: T, started: number, options: StepOptions<T>, answer?: { summary?: string; resolution: string }): Promise<T> {
+  private async recordResult<T>(
+    call: StepCall,
+    input: unknown,
+    result: T,
+    started: number,
+    options: StepOptions<T>,
+    answer?: { summary?: string; resolution: string },
+  ): Promise<T> {
     const durationMs = Date.now() - started;
     const summary = answer?.summary ?? (options.summarize ? options.summarize(result) : shortValue(result, 60));
     const entry: JournalEntry = {
@@ -239,7 +301,14 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     const blobs = answer ? [] : (options.blobs?.(result) ?? []);
     const recorded = await this.write(entry, `${call.description} -> ${summary}`, undefined, blobs);
     this.counts.live++;
-    this.emit({ type: 'recorded', ...callInfo(call), summary: recorded.summary ?? summary, durationMs, result: recorded.result, ...(answer ? { resolution: answer.resolution } : {}) });
+    this.emit({
+      type: 'recorded',
+      ...callInfo(call),
+      summary: recorded.summary ?? summary,
+      durationMs,
+      result: recorded.result,
+      ...(answer ? { resolution: answer.resolution } : {}),
+    });
     return recorded.result as T;
   }
 
@@ -272,7 +341,11 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     const first = this.record.firstWrite(call.position, this.history.totals(), call.position);
     if (!first) return;
     try {
-      await this.store.append([first.file], `${this.run} #${call.position} ${oneLine(call.description, 120)} (running again: in flight at a crash)`, () => this.lock.check());
+      await this.store.append(
+        [first.file],
+        `${this.run} #${call.position} ${oneLine(call.description, 120)} (running again: in flight at a crash)`,
+        () => this.lock.check(),
+      );
     } catch (error) {
       if (!appendedCommitOf(error)) {
         this.record.abandon();
@@ -317,7 +390,8 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     }
     if (first) this.record.commit(first.record);
     if (snapshot) this.snapshotStep = snapshot.step;
-    if (safe.phase === 'result' && safe.step > (this.lastResult?.step ?? 0)) this.lastResult = { step: safe.step, kind: safe.kind, oid: hashObject('blob', Buffer.from(content)) };
+    if (safe.phase === 'result' && safe.step > (this.lastResult?.step ?? 0))
+      this.lastResult = { step: safe.step, kind: safe.kind, oid: hashObject('blob', Buffer.from(content)) };
     this.history.add(safe); // a result only counted: never looked up again (positions only move on)
     if (safe.phase === 'result') this.unfinished.delete(safe.step);
     if (worktree) await this.store.local.releaseTree(this.run); // the journal holds a checkpoint now

@@ -2,7 +2,15 @@
 // record with each process's attempt, its status and what the run was given added. The valve
 // (run-journal.ts) only asks "is there a recorded result for this step?" and records it; what the
 // run as a whole says about itself is written here.
-import { RUN_FORMAT, serializeEntry, type AttemptEnd, type RunConfig, type RunRecord, type RunSandbox, type RunTotals } from '../journal/entry.js';
+import {
+  RUN_FORMAT,
+  serializeEntry,
+  type AttemptEnd,
+  type RunConfig,
+  type RunRecord,
+  type RunSandbox,
+  type RunTotals,
+} from '../journal/entry.js';
 import { runRecordPath } from '../journal/layout.js';
 import { appendedCommitOf, type JournalFile } from '../journal/store.js';
 import type { JournalStorage } from '../journal/journal-storage.js';
@@ -150,13 +158,23 @@ export class RunRecordWriter {
     const { history } = this.context;
     const totals = history.totals();
     const lastPosition = history.lastPosition;
-    if (this.record && this.record.status === status && this.record.final === details.final && Boolean(this.record.refused) === Boolean(details.refused) && this.attempt === undefined) return;
+    if (
+      this.record &&
+      this.record.status === status &&
+      this.record.final === details.final &&
+      Boolean(this.record.refused) === Boolean(details.refused) &&
+      this.attempt === undefined
+    )
+      return;
     if (!this.record && this.attempt === undefined && lastPosition === 0 && status === 'failed') return;
     const change: Partial<RunRecord> = { status, ...details, totals };
     const at = new Date().toISOString();
     // Where HEAD was when it finished: the identical `run` later replays it only on a repository that has not moved on.
     const head = status === 'finished' ? this.context.store.local.headCommit() : undefined;
-    const end: AttemptEnd = status === 'finished' ? { how: 'finished', at, ...(head ? { head } : {}) } : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
+    const end: AttemptEnd =
+      status === 'finished'
+        ? { how: 'finished', at, ...(head ? { head } : {}) }
+        : { how: 'failed', at, ...(details.error !== undefined ? { error: details.error } : {}) };
     const next = this.next(change);
     // This process's attempt says how it ended.
     next.attempts = next.attempts.map((a) => (a.number === this.attempt ? { ...a, end } : a));
@@ -165,9 +183,17 @@ export class RunRecordWriter {
     // A refusal ends the run as finishing does (nothing more to do without a follow-up), but says so;
     // a later answer to a follow-up clears it.
     if (!details.refused) delete record.refused;
-    const what = details.refused ? `refused: ${shortValue(details.final ?? '', 60)}` : status === 'finished' ? `finished: ${shortValue(details.final ?? '', 60)}` : `failed: ${shortValue(details.error ?? '', 60)}`;
+    const what = details.refused
+      ? `refused: ${shortValue(details.final ?? '', 60)}`
+      : status === 'finished'
+        ? `finished: ${shortValue(details.final ?? '', 60)}`
+        : `failed: ${shortValue(details.error ?? '', 60)}`;
     try {
-      await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${oneLine(what, 200)}`, this.context.checkOwner);
+      await this.context.store.append(
+        [{ path: runRecordPath(this.context.run), content: serializeEntry(record) }],
+        `${this.context.run} ${oneLine(what, 200)}`,
+        this.context.checkOwner,
+      );
     } catch (error) {
       if (appendedCommitOf(error)) this.record = record; // recorded; only the push failed
       throw error;
@@ -196,11 +222,18 @@ export class RunRecordWriter {
 
   // run.json again, with the totals as they are now (and each attempt changed by `attempt`, when
   // given); nothing when this process wrote nothing.
-  private async note(what: string, attempt?: (a: RunRecord['attempts'][number], mine: boolean) => RunRecord['attempts'][number]): Promise<void> {
+  private async note(
+    what: string,
+    attempt?: (a: RunRecord['attempts'][number], mine: boolean) => RunRecord['attempts'][number],
+  ): Promise<void> {
     if (this.attempt === undefined || !this.record) return;
     const attempts = attempt ? this.record.attempts.map((a) => attempt(a, a.number === this.attempt)) : this.record.attempts;
     const record: RunRecord = { ...this.record, attempts, updatedAt: new Date().toISOString(), totals: this.context.history.totals() };
-    await this.context.store.append([{ path: runRecordPath(this.context.run), content: serializeEntry(record) }], `${this.context.run} ${what} in attempt ${this.attempt}`, this.context.checkOwner);
+    await this.context.store.append(
+      [{ path: runRecordPath(this.context.run), content: serializeEntry(record) }],
+      `${this.context.run} ${what} in attempt ${this.attempt}`,
+      this.context.checkOwner,
+    );
     this.record = record;
   }
 
@@ -216,11 +249,24 @@ export class RunRecordWriter {
     const { options, origin } = this.context;
     const base = this.record ?? newRunRecord(this.context.run, options, origin, now);
     const sandbox: RunSandbox | undefined = firstLiveStep === undefined ? undefined : (this.sandbox ?? options.sandbox?.());
-    const noted = (a: RunRecord['attempts'][number]) => (a.number === this.killed && !a.killed ? { ...a, killed: { noticedAt: now, noticedBy: this.attempt! } } : a);
+    const noted = (a: RunRecord['attempts'][number]) =>
+      a.number === this.killed && !a.killed ? { ...a, killed: { noticedAt: now, noticedBy: this.attempt! } } : a;
     const attempts =
       firstLiveStep === undefined
         ? base.attempts
-        : [...base.attempts.map(noted), { number: this.attempt!, startedAt: now, host: origin.host, pid: origin.pid, firstLiveStep, worktree: origin.worktree, ...(sandbox ? { sandbox } : {}), ...(rerun !== undefined ? { rerun } : {}) }];
+        : [
+            ...base.attempts.map(noted),
+            {
+              number: this.attempt!,
+              startedAt: now,
+              host: origin.host,
+              pid: origin.pid,
+              firstLiveStep,
+              worktree: origin.worktree,
+              ...(sandbox ? { sandbox } : {}),
+              ...(rerun !== undefined ? { rerun } : {}),
+            },
+          ];
     const pinned = base.config ?? (options.config as RunConfig | undefined);
     return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(pinned ? { config: pinned } : {}) };
   }

@@ -81,7 +81,14 @@ export class EntryTotals {
       return copy.totals();
     }
     const inFlight = this.lastStep > 0 && !this.lastFinished;
-    return { files: this.files, lastStep: this.lastStep, modelCalls: this.modelCalls, tokens: { ...this.tokens }, lastActivity: this.lastActivity, inFlight };
+    return {
+      files: this.files,
+      lastStep: this.lastStep,
+      modelCalls: this.modelCalls,
+      tokens: { ...this.tokens },
+      lastActivity: this.lastActivity,
+      inFlight,
+    };
   }
 
   /** The last checkpoint an entry added recorded, if any. */
@@ -97,14 +104,29 @@ export class EntryTotals {
   /** What the entries added up to, as JSON (see EntryTotalsState). */
   state(): EntryTotalsState {
     const latest = Number.isFinite(this.latest) ? this.latest : null;
-    return { files: this.files, lastStep: this.lastStep, lastFinished: this.lastFinished, modelCalls: this.modelCalls, tokens: { ...this.tokens }, lastActivity: this.lastActivity, latest, ...(this.checkpoint ? { checkpoint: { ...this.checkpoint } } : {}), trail: this.trail.map((mark) => ({ ...mark })) };
+    return {
+      files: this.files,
+      lastStep: this.lastStep,
+      lastFinished: this.lastFinished,
+      modelCalls: this.modelCalls,
+      tokens: { ...this.tokens },
+      lastActivity: this.lastActivity,
+      latest,
+      ...(this.checkpoint ? { checkpoint: { ...this.checkpoint } } : {}),
+      trail: this.trail.map((mark) => ({ ...mark })),
+    };
   }
 
   /** Totals that go on from `state` (a snapshot's), as if the entries it counted had been added. */
   static from(state: EntryTotalsState): EntryTotals {
     const tally = new EntryTotals();
     const { latest, checkpoint, trail, tokens, ...counts } = state;
-    Object.assign(tally, counts, { latest: latest ?? Number.NEGATIVE_INFINITY, tokens: { ...tokens }, trail: trail.map((mark) => ({ ...mark })), checkpoint: checkpoint ? { ...checkpoint } : undefined });
+    Object.assign(tally, counts, {
+      latest: latest ?? Number.NEGATIVE_INFINITY,
+      tokens: { ...tokens },
+      trail: trail.map((mark) => ({ ...mark })),
+      checkpoint: checkpoint ? { ...checkpoint } : undefined,
+    });
     return tally;
   }
 

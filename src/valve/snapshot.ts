@@ -78,7 +78,10 @@ export interface RunSnapshot {
 
 /** The digest of a run's pinned configuration, as a snapshot names it. */
 export function configDigest(config: RunConfig | undefined): string {
-  return createHash('sha256').update(canonicalJson(config ?? null)).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(canonicalJson(config ?? null))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /**
@@ -100,7 +103,14 @@ function isSnapshot(value: unknown, run: string): value is RunSnapshot {
   if (!isObject(value) || value.format !== SNAPSHOT_FORMAT || value.run !== run) return false;
   if (!isCount(value.step, 1) || !isCount(value.finished) || value.finished !== value.step) return false;
   const { entry, totals, loop } = value;
-  if (!isObject(entry) || !isName(entry.kind) || !/^[A-Za-z][A-Za-z0-9_-]*$/.test(entry.kind as string) || typeof entry.oid !== 'string' || !OBJECT_ID.test(entry.oid)) return false;
+  if (
+    !isObject(entry) ||
+    !isName(entry.kind) ||
+    !/^[A-Za-z][A-Za-z0-9_-]*$/.test(entry.kind as string) ||
+    typeof entry.oid !== 'string' ||
+    !OBJECT_ID.test(entry.oid)
+  )
+    return false;
   if (typeof value.config !== 'string' || !/^[0-9a-f]{32}$/.test(value.config)) return false;
   return isTotals(totals, value.step) && isLoopState(loop, value.step);
 }
@@ -113,19 +123,40 @@ function isTotals(value: unknown, step: number): value is EntryTotalsState {
   if (lastActivity !== null && !isName(lastActivity)) return false;
   if (latest !== null && (typeof latest !== 'number' || !Number.isFinite(latest))) return false;
   if (checkpoint !== undefined) {
-    if (!isObject(checkpoint) || !isTree(checkpoint.tree) || !isCount(checkpoint.step, 1) || (checkpoint.step as number) > step) return false;
+    if (!isObject(checkpoint) || !isTree(checkpoint.tree) || !isCount(checkpoint.step, 1) || (checkpoint.step as number) > step)
+      return false;
     if (checkpoint.finishedAt !== undefined && !isName(checkpoint.finishedAt)) return false;
   }
-  return Array.isArray(trail) && trail.length <= step && trail.every((mark) => isObject(mark) && isTree(mark.tree) && typeof mark.person === 'boolean');
+  return (
+    Array.isArray(trail) &&
+    trail.length <= step &&
+    trail.every((mark) => isObject(mark) && isTree(mark.tree) && typeof mark.person === 'boolean')
+  );
 }
 
 function isLoopState(value: unknown, step: number): value is LoopState {
   if (!isObject(value)) return false;
-  const { turn, model, messages, tokens, compactionsInARow, settled, budget, stopBlocks, final, partial, continuations, lastFollowUp } = value;
+  const { turn, model, messages, tokens, compactionsInARow, settled, budget, stopBlocks, final, partial, continuations, lastFollowUp } =
+    value;
   if (!isCount(turn, 1) || !isName(model) || !isCount(tokens) || !isCount(compactionsInARow) || typeof settled !== 'boolean') return false;
-  if (!isObject(budget) || budget.steps !== step || !isCount(budget.turns) || typeof budget.cost !== 'number' || !Number.isFinite(budget.cost) || budget.cost < 0) return false;
+  if (
+    !isObject(budget) ||
+    budget.steps !== step ||
+    !isCount(budget.turns) ||
+    typeof budget.cost !== 'number' ||
+    !Number.isFinite(budget.cost) ||
+    budget.cost < 0
+  )
+    return false;
   if (!isCount(stopBlocks) || typeof final !== 'string' || typeof partial !== 'string' || !isCount(continuations)) return false;
-  if (lastFollowUp !== undefined && (!isObject(lastFollowUp) || typeof lastFollowUp.message !== 'string' || !isCount(lastFollowUp.step, 1) || (lastFollowUp.step as number) > step)) return false;
+  if (
+    lastFollowUp !== undefined &&
+    (!isObject(lastFollowUp) ||
+      typeof lastFollowUp.message !== 'string' ||
+      !isCount(lastFollowUp.step, 1) ||
+      (lastFollowUp.step as number) > step)
+  )
+    return false;
   return Array.isArray(messages) && messages.length > 0 && messages.every(isMessage);
 }
 

@@ -84,9 +84,27 @@ export type InFlightAnswer<T> = { rerun: true } | { result: T; summary?: string;
 
 /** What the valve tells a front end, as it happens. */
 export type StepEvent =
-  | { type: 'replayed'; position: number; kind: string; description: string; summary: string; originalDurationMs: number; result: unknown; resolution?: string }
+  | {
+      type: 'replayed';
+      position: number;
+      kind: string;
+      description: string;
+      summary: string;
+      originalDurationMs: number;
+      result: unknown;
+      resolution?: string;
+    }
   | { type: 'started'; position: number; kind: string; description: string }
-  | { type: 'recorded'; position: number; kind: string; description: string; summary: string; durationMs: number; result: unknown; resolution?: string }
+  | {
+      type: 'recorded';
+      position: number;
+      kind: string;
+      description: string;
+      summary: string;
+      durationMs: number;
+      result: unknown;
+      resolution?: string;
+    }
   | { type: 'in-flight'; position: number; kind: string; description: string; decision: 'rerun' | 'answered'; interrupted: boolean }
   | { type: 'orphan'; position: number; description: string; pgid: number; startedAt: string; outcome: OrphanReport['outcome'] };
 
@@ -146,11 +164,25 @@ export type JournalHooks = Pick<StoreOptions, 'afterAppend' | 'beforeFence' | 'o
 
 // The options step() knows. One it does not know is refused: a guard renamed (gate became decline)
 // must never silently stop guarding, running a step live that the caller meant to hold back.
-const STEP_OPTIONS = new Set(['intent', 'fence', 'describe', 'summarize', 'usage', 'onInFlight', 'decline', 'checkpoint', 'batch', 'blobs']);
+const STEP_OPTIONS = new Set([
+  'intent',
+  'fence',
+  'describe',
+  'summarize',
+  'usage',
+  'onInFlight',
+  'decline',
+  'checkpoint',
+  'batch',
+  'blobs',
+]);
 
 /** Refuses an option step() does not know, before anything runs or is recorded. */
 export function assertStepOptions(options: object): void {
   for (const name of Object.keys(options)) {
-    if (!STEP_OPTIONS.has(name)) throw new UsageError(`step() does not know the option "${name}": it takes ${[...STEP_OPTIONS].join(', ')}. Nothing was run or recorded.`);
+    if (!STEP_OPTIONS.has(name))
+      throw new UsageError(
+        `step() does not know the option "${name}": it takes ${[...STEP_OPTIONS].join(', ')}. Nothing was run or recorded.`,
+      );
   }
 }

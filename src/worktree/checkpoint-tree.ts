@@ -46,8 +46,10 @@ export async function readCheckpoint(objects: ObjectStore, tree: string): Promis
       if (violation) throw refuse(path, violation.rule, violation.reason);
       if (seen.has(path)) throw refuse(path, 'duplicate', 'appears twice in the same directory');
       seen.add(path);
-      if (entry.name.length > MAX_NAME_BYTES || pathByteLength(path) > MAX_PATH_BYTES) throw refuse(path, 'too-long', 'is longer than a file name or path may be');
-      if (++count > MAX_CHECKPOINT_ENTRIES) throw refuse(path, 'too-many', `would make the checkpoint hold more than ${MAX_CHECKPOINT_ENTRIES} entries`);
+      if (entry.name.length > MAX_NAME_BYTES || pathByteLength(path) > MAX_PATH_BYTES)
+        throw refuse(path, 'too-long', 'is longer than a file name or path may be');
+      if (++count > MAX_CHECKPOINT_ENTRIES)
+        throw refuse(path, 'too-many', `would make the checkpoint hold more than ${MAX_CHECKPOINT_ENTRIES} entries`);
       if (entry.mode === DIR_MODE) pending.push({ oid: entry.oid, prefix: `${path}/` });
       else files.set(path, { mode: entry.mode, oid: entry.oid });
     }
@@ -65,7 +67,13 @@ export async function readCheckpoint(objects: ObjectStore, tree: string): Promis
  * (`indexBlob`: tracked files are recorded as git has them, whatever their size). A `.gitmodules`
  * that git fsck rejects is refused too: a checkpoint never records one.
  */
-export async function readCheckpointBlob(objects: ObjectStore, tree: string, path: string, entry: FileEntry, indexBlob?: string): Promise<Buffer> {
+export async function readCheckpointBlob(
+  objects: ObjectStore,
+  tree: string,
+  path: string,
+  entry: FileEntry,
+  indexBlob?: string,
+): Promise<Buffer> {
   const fromIndex = indexBlob === entry.oid;
   const max = entry.mode === LINK_MODE ? MAX_LINK_BYTES : fromIndex ? undefined : DEFAULT_MAX_FILE_BYTES;
   let content: Buffer;
@@ -74,10 +82,18 @@ export async function readCheckpointBlob(objects: ObjectStore, tree: string, pat
   } catch (error) {
     if (error instanceof ObjectTooLargeError) {
       const { size } = error.data;
-      const what = entry.mode === LINK_MODE ? `a symbolic link whose target is ${size} bytes, longer than a link can be` : `${formatBytes(size)} (${size} bytes), more than the ${formatBytes(max!)} a checkpoint records of a file`;
+      const what =
+        entry.mode === LINK_MODE
+          ? `a symbolic link whose target is ${size} bytes, longer than a link can be`
+          : `${formatBytes(size)} (${size} bytes), more than the ${formatBytes(max!)} a checkpoint records of a file`;
       throw new UnsafeCheckpointError(tree, path, 'too-large', `is ${what}, so it was not read`);
     }
-    throw new UnsafeCheckpointError(tree, path, 'object', `names ${entry.oid}, which is not a readable blob here (${(error as Error).message})`);
+    throw new UnsafeCheckpointError(
+      tree,
+      path,
+      'object',
+      `names ${entry.oid}, which is not a readable blob here (${(error as Error).message})`,
+    );
   }
   if (entry.mode === LINK_MODE && (content.length === 0 || content.includes(0))) {
     throw new UnsafeCheckpointError(tree, path, 'symlink-target', 'is a symbolic link with an empty target or a NUL byte in it');

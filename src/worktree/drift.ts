@@ -28,7 +28,13 @@ export interface Drift {
 }
 
 /** The difference between the working tree and `checkpoint`, or undefined when there is none. */
-export async function findDrift(objects: ObjectStore, snapshotter: WorktreeSnapshotter, checkpoint: string, step: number, baseCommit?: string): Promise<Drift | undefined> {
+export async function findDrift(
+  objects: ObjectStore,
+  snapshotter: WorktreeSnapshotter,
+  checkpoint: string,
+  step: number,
+  baseCommit?: string,
+): Promise<Drift | undefined> {
   const current = snapshotter.snapshot();
   if (current.tree === checkpoint) return undefined;
   let baseTree: string | undefined;
@@ -46,7 +52,11 @@ export async function findDrift(objects: ObjectStore, snapshotter: WorktreeSnaps
  * checkpoints to the next, starting at `start` (the tree it began on). A checkpoint marked `person`
  * is the person's own files, kept (a user step): what changed into it is theirs, not the run's.
  */
-export async function filesTheRunWrote(objects: ObjectStore, start: string | undefined, trail: ReadonlyArray<{ tree: string; person: boolean }>): Promise<Set<string>> {
+export async function filesTheRunWrote(
+  objects: ObjectStore,
+  start: string | undefined,
+  trail: ReadonlyArray<{ tree: string; person: boolean }>,
+): Promise<Set<string>> {
   const wrote = new Set<string>();
   let before = start;
   for (const { tree, person } of trail) {
@@ -80,7 +90,13 @@ async function entryAt(objects: ObjectStore, tree: string | undefined, path: str
  * Throws RestoreWouldUndoError when restoring run `run`'s `checkpoint` (recorded at `since`) would
  * undo an edit of a run that finished after that: a file in `changes` that run changed, now as it left it.
  */
-export async function refuseUndoingFinishedRuns(store: JournalStore, run: string, checkpoint: string, since: string, changes: ReadonlyMap<string, PlannedChange>): Promise<void> {
+export async function refuseUndoingFinishedRuns(
+  store: JournalStore,
+  run: string,
+  checkpoint: string,
+  since: string,
+  changes: ReadonlyMap<string, PlannedChange>,
+): Promise<void> {
   if (changes.size === 0) return;
   for (const other of await listRunIds(store)) {
     if (other === run) continue;

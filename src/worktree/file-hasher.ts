@@ -127,7 +127,13 @@ export class FileHasher {
   }
 
   // hash() for path `i` of a checked list, and what the list expects of it from now on.
-  private rehash(list: StatList, i: number, path: string, out: ObjectBatch, known?: StatFields | null): FileEntry | SkippedFile | undefined {
+  private rehash(
+    list: StatList,
+    i: number,
+    path: string,
+    out: ObjectBatch,
+    known?: StatFields | null,
+  ): FileEntry | SkippedFile | undefined {
     const entry = this.hash(path, out, known);
     const cached = this.cache.get(path);
     list.expect(i, cached && cached.entry === entry && trusted(cached) ? cached.stat : undefined);
@@ -207,4 +213,5 @@ function trusted(cached: Cached): boolean {
   return cached.hashedAt - cached.stat.mtimeMs > margin;
 }
 
-const sameStat = (a: StatKey, b: StatKey): boolean => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;
+const sameStat = (a: StatKey, b: StatKey): boolean =>
+  a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino && a.mode === b.mode;

@@ -48,7 +48,9 @@ export class WorktreeFilters {
   clean(path: string, content: Buffer): Buffer {
     try {
       // hash-object applies the clean filter for --path; -w stores the result, read back by its id.
-      const oid = this.git(['hash-object', '-w', '--stdin', `--path=${path}`], content).toString('latin1').trim();
+      const oid = this.git(['hash-object', '-w', '--stdin', `--path=${path}`], content)
+        .toString('latin1')
+        .trim();
       return this.git(['cat-file', 'blob', oid]);
     } catch (error) {
       throw new FilterFailedError(path, 'clean', stderrOf(error), error);
@@ -82,7 +84,13 @@ export class WorktreeFilters {
 
   private git(args: string[], input?: Buffer): Buffer {
     const git = buildOwnGit(args);
-    return outputSync('git', git.args, { cwd: this.root, env: git.env, input, maxBuffer: 1 << 30, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    return outputSync('git', git.args, {
+      cwd: this.root,
+      env: git.env,
+      input,
+      maxBuffer: 1 << 30,
+      stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
   }
 }
 

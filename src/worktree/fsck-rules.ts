@@ -23,11 +23,15 @@ export function fsckRefusal(path: string, entry: { symlink: true } | { content: 
   if (!name) return undefined;
   const spelled = base === name ? '' : ` (spelled ${JSON.stringify(base)})`;
   if ('symlink' in entry) return `a symbolic link named ${name}${spelled}, ${REFUSED}`;
-  if (name === '.gitattributes') return longAttributeLine(entry.content) ? `a .gitattributes${spelled} with a line of ${ATTR_MAX_LINE_LENGTH} bytes or more, ${REFUSED}` : undefined;
+  if (name === '.gitattributes')
+    return longAttributeLine(entry.content)
+      ? `a .gitattributes${spelled} with a line of ${ATTR_MAX_LINE_LENGTH} bytes or more, ${REFUSED}`
+      : undefined;
   if (name !== '.gitmodules') return undefined;
   const values = configValues(entry.content);
   const what = `a .gitmodules${spelled}`;
-  if (!values) return `${what} that git's config parser cannot read, which git fsck may reject in part (a host that checks pushes could refuse the journal)`;
+  if (!values)
+    return `${what} that git's config parser cannot read, which git fsck may reject in part (a host that checks pushes could refuse the journal)`;
   for (const [key, value] of values) {
     const match = /^submodule\.(.*)\.([^.]+)$/s.exec(key);
     if (!match) continue;
@@ -70,7 +74,12 @@ function longAttributeLine(content: Buffer): boolean {
 // The key/value pairs of a config file as git itself parses them (`git config --file - --list`,
 // which follows no includes), or undefined when git cannot parse it.
 function configValues(content: Buffer): Array<[string, string]> | undefined {
-  const result = runSync('git', ['config', '--file', '-', '--null', '--list'], { input: content, cwd: '/', stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
+  const result = runSync('git', ['config', '--file', '-', '--null', '--list'], {
+    input: content,
+    cwd: '/',
+    stdio: ['pipe', 'pipe', 'ignore'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.status !== 0 || !result.stdout) return undefined;
   return result.stdout
     .toString('utf8')

@@ -26,10 +26,16 @@ export function parseIndexListing(out: string): { entries: Map<string, FileEntry
   const gitlinks: string[] = [];
   // Each record is "<mode> <40 hex> <stage>\t<path>": read by position, one slice per field (a
   // regular expression per record cost a tenth of a fresh clone's first checkpoint).
-  for (let at = 0; at < out.length; ) {
+  for (let at = 0; at < out.length;) {
     let end = out.indexOf('\0', at);
     if (end < 0) end = out.length;
-    if (end - at > 51 && out.charCodeAt(at + 6) === 32 && out.charCodeAt(at + 47) === 32 && out.charCodeAt(at + 49) === 9 && out.charCodeAt(at + 48) === 48) {
+    if (
+      end - at > 51 &&
+      out.charCodeAt(at + 6) === 32 &&
+      out.charCodeAt(at + 47) === 32 &&
+      out.charCodeAt(at + 49) === 9 &&
+      out.charCodeAt(at + 48) === 48
+    ) {
       const mode = out.slice(at, at + 6);
       const oid = out.slice(at + 7, at + 47);
       if (INDEX_MODE.test(mode) && OBJECT_ID.test(oid)) {
@@ -54,7 +60,8 @@ export function parseStatus(out: string): { changes: PathChange[]; untracked: st
   const ignored = new Set<string>();
   let head: string | undefined;
   for (const record of out.split('\0')) {
-    if (record.startsWith('# branch.oid ')) head = /^# branch\.oid ([0-9a-f]{40})$/.exec(record)?.[1]; // with --branch; "(initial)": none
+    if (record.startsWith('# branch.oid '))
+      head = /^# branch\.oid ([0-9a-f]{40})$/.exec(record)?.[1]; // with --branch; "(initial)": none
     else if (record.startsWith('! ')) ignored.add(record.slice(2));
     else if (record.startsWith('? ')) untracked.push(record.slice(2));
     else if (record.startsWith('1 ')) {

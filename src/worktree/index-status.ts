@@ -63,7 +63,10 @@ export class WorktreeStatus {
       // a repository with no index yet: nothing tracked
     }
     if (this.index?.signature === signature) return this.index;
-    const { entries, gitlinks } = signature === 'none' ? { entries: new Map<string, FileEntry>(), gitlinks: [] } : parseIndexListing(this.git(['ls-files', '--stage', '-z']));
+    const { entries, gitlinks } =
+      signature === 'none'
+        ? { entries: new Map<string, FileEntry>(), gitlinks: [] }
+        : parseIndexListing(this.git(['ls-files', '--stage', '-z']));
     this.index = { signature, entries, gitlinks };
     return this.index;
   }
@@ -121,7 +124,9 @@ export class WorktreeStatus {
   // git's answer as bytes, decoded so that a name that is not UTF-8 keeps its bytes (os/path-bytes.ts).
   private git(args: string[]): string {
     const git = buildOwnGit(args);
-    return pathFromBytes(outputSync('git', git.args, { cwd: this.repo.root, env: git.env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }));
+    return pathFromBytes(
+      outputSync('git', git.args, { cwd: this.repo.root, env: git.env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
   }
 }
 
@@ -131,7 +136,13 @@ export class WorktreeStatus {
  * working tree. undefined when HEAD's commit or root tree cannot be read here, or is not as git
  * would write it.
  */
-export function headTrees(objects: ObjectStore, head: string | undefined, index: { entries: ReadonlyMap<string, FileEntry>; gitlinks: string[] }, untracked: number, redactText: (text: string) => string): StoredTrees | undefined {
+export function headTrees(
+  objects: ObjectStore,
+  head: string | undefined,
+  index: { entries: ReadonlyMap<string, FileEntry>; gitlinks: string[] },
+  untracked: number,
+  redactText: (text: string) => string,
+): StoredTrees | undefined {
   if (!head || untracked > 0 || index.gitlinks.length > 0 || index.entries.size === 0) return undefined;
   if (!namesAsTheyAre(index.entries.keys(), redactText)) return undefined;
   const commit = objects.readNow(head, 'commit');

@@ -36,7 +36,10 @@ export function layerFiles(layers: Layers): Map<string, FileEntry> {
 }
 
 /** The files of a checkpoint: the index, with the working tree's changes laid over it. */
-export function treeFiles(index: ReadonlyMap<string, FileEntry>, changes: ReadonlyMap<string, FileEntry | undefined>): Map<string, FileEntry> {
+export function treeFiles(
+  index: ReadonlyMap<string, FileEntry>,
+  changes: ReadonlyMap<string, FileEntry | undefined>,
+): Map<string, FileEntry> {
   const files = new Map(index);
   for (const [path, entry] of changes) {
     if (entry) files.set(path, entry);
@@ -78,7 +81,13 @@ export function changedSince(last: Layers, now: Layers): Map<string, FileEntry |
 /** The untracked files left out (too big), reusing `last`'s list when none of them was hashed again. */
 export function skippedUntracked(now: UntrackedFiles, last?: { untracked: UntrackedFiles; skipped: SkippedFile[] }): SkippedFile[] {
   const isSkipped = (hashed: FileEntry | SkippedFile | undefined) => hashed !== undefined && 'reason' in hashed;
-  if (last && last.untracked.paths === now.paths && now.rehashed && !now.rehashed.some((i) => isSkipped(now.entries[i]) || isSkipped(last.untracked.entries[i]))) return last.skipped;
+  if (
+    last &&
+    last.untracked.paths === now.paths &&
+    now.rehashed &&
+    !now.rehashed.some((i) => isSkipped(now.entries[i]) || isSkipped(last.untracked.entries[i]))
+  )
+    return last.skipped;
   const skipped: SkippedFile[] = [];
   for (const hashed of now.entries) if (isSkipped(hashed)) skipped.push(hashed as SkippedFile);
   return skipped;

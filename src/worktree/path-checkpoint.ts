@@ -52,7 +52,15 @@ export type PathCheckpoint = { trees: BuiltTrees; snapshot: Snapshot } | 'unchan
 export function checkpointPaths(base: PathCheckpointBase, paths: readonly string[], options: CheckpointOptions): PathCheckpoint {
   const { last, lastSnapshot, index } = base;
   if (index.signature !== last.indexSignature) return 'full';
-  if (paths.some((path) => hasRawBytes(path) || pathViolation(path, FILE_MODE) !== undefined || index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)))) return 'full';
+  if (
+    paths.some(
+      (path) =>
+        hasRawBytes(path) ||
+        pathViolation(path, FILE_MODE) !== undefined ||
+        index.gitlinks.some((link) => path === link || path.startsWith(`${link}/`)),
+    )
+  )
+    return 'full';
   const batch = new ObjectBatch(base.objects, new Set(), options);
   base.useFilters(paths);
   const changes = new Map(last.layers.changes);

@@ -13,7 +13,18 @@
 // Names in the trees have their secrets redacted (redact/names.ts): a file is written under its real
 // name when this machine can tell it, and otherwise not written at all but named (`unrestorable`),
 // and files that may be it are kept.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fsPath, pathFromBytes } from '../os/path-bytes.js';
 import { RestoreConflictError } from '../errors/index.js';
@@ -111,7 +122,9 @@ export async function restoreWorktree(
   }
   // A checkpoint holds a filtered file in its clean form (an LFS pointer): written as `git checkout`
   // writes it, smudged by git for its path. Links are never filtered.
-  const filtered = smudger ? smudger.filtered(writes.filter((write) => write.entry.mode !== LINK_MODE).map((write) => write.path)) : new Set<string>();
+  const filtered = smudger
+    ? smudger.filtered(writes.filter((write) => write.entry.mode !== LINK_MODE).map((write) => write.path))
+    : new Set<string>();
   for (const write of writes) if (filtered.has(write.path)) write.content = smudger!.smudge(write.path, write.entry.oid);
   // Text files and link targets get their secrets back where this machine knows them (checkpoints hold placeholders).
   for (const write of reveal ? writes : []) {
@@ -125,7 +138,8 @@ export async function restoreWorktree(
   const gitlinks = [...wanted].filter(([, entry]) => entry.mode === '160000').map(([path]) => `${path}/`);
   // A file that may be one the restore could not name is kept, never deleted.
   const unnamed = result.unrestorable.map((path) => revealedPlace(path, reveal));
-  const mayBeUnnamed = (path: string) => unnamed.some(({ dir, file }) => (file ? parentOf(path) === dir : dir === '' || path.startsWith(`${dir}/`)));
+  const mayBeUnnamed = (path: string) =>
+    unnamed.some(({ dir, file }) => (file ? parentOf(path) === dir : dir === '' || path.startsWith(`${dir}/`)));
   for (const path of current.files.keys()) {
     if (wanted.has(path) || gitlinks.some((prefix) => path.startsWith(prefix))) continue;
     // With `only`, a file the run wrote (and later removed) goes, untracked or not: it is set aside first.
@@ -145,7 +159,12 @@ export async function restoreWorktree(
   for (const path of result.deleted) assertNoLinkOnTheWay(root, path);
   // Every file about to be overwritten or removed is saved first (a directory in the way holds
   // only files of `deleted`, checkWay made sure): the person can get each one back.
-  const replaced = writes.filter((write) => { const stat = lstatOrUndefined(onDisk(root, write.path)); return stat !== undefined && !stat.isDirectory(); }).map((write) => write.path);
+  const replaced = writes
+    .filter((write) => {
+      const stat = lstatOrUndefined(onDisk(root, write.path));
+      return stat !== undefined && !stat.isDirectory();
+    })
+    .map((write) => write.path);
   const doomed = [...new Set([...replaced, ...result.deleted.filter((path) => lstatOrUndefined(onDisk(root, path)) !== undefined)])];
   if (doomed.length && limits.setAside) await limits.setAside(doomed);
   for (const path of result.deleted) rmSync(onDisk(root, path), { force: true });
@@ -161,7 +180,13 @@ export async function restoreWorktree(
 // revealed (the book's tag, the placeholders' values); one that cannot be, that reveals to a path
 // git's rules refuse, or whose guessed path another file also claims, is not restored and is named.
 // A name revealed here is adopted by this machine's recorder (its tag then stays the file's).
-function realNames(recorded: Map<string, FileEntry>, current: Snapshot, unrestorable: string[], reveal?: RevealText, recordName?: NameRecorder): { wanted: Map<string, FileEntry>; recordedAs: Names } {
+function realNames(
+  recorded: Map<string, FileEntry>,
+  current: Snapshot,
+  unrestorable: string[],
+  reveal?: RevealText,
+  recordName?: NameRecorder,
+): { wanted: Map<string, FileEntry>; recordedAs: Names } {
   const here: Names = new Map();
   if (recordName) {
     for (const path of current.files.keys()) {
@@ -282,7 +307,8 @@ function writeEntry(root: string, { path, entry, content }: Write): void {
   const stat = lstatOrUndefined(full);
   if (stat?.isDirectory()) removeEmptyDirs(full);
   else if (stat) unlinkSync(full);
-  if (entry.mode === LINK_MODE) symlinkSync(content, full); // the target's bytes, as recorded
+  if (entry.mode === LINK_MODE)
+    symlinkSync(content, full); // the target's bytes, as recorded
   else {
     writeFileSync(full, content, { flag: 'wx' });
     chmodSync(full, entry.mode === '100755' ? 0o755 : 0o644);
@@ -291,6 +317,7 @@ function writeEntry(root: string, { path, entry, content }: Write): void {
 
 // Removes a directory that holds only (empty) directories, once its tracked files are deleted.
 function removeEmptyDirs(dir: string | Buffer): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) if (entry.isDirectory()) removeEmptyDirs(Buffer.concat([Buffer.from(dir), Buffer.from('/'), entry.name]));
+  for (const entry of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' }))
+    if (entry.isDirectory()) removeEmptyDirs(Buffer.concat([Buffer.from(dir), Buffer.from('/'), entry.name]));
   rmdirSync(dir);
 }

@@ -25,7 +25,12 @@ export interface SetAside {
 }
 
 // The journal's own identity: these commits are written by savepoint, not by the person.
-const IDENTITY = { GIT_AUTHOR_NAME: 'savepoint', GIT_AUTHOR_EMAIL: 'savepoint@localhost', GIT_COMMITTER_NAME: 'savepoint', GIT_COMMITTER_EMAIL: 'savepoint@localhost' };
+const IDENTITY = {
+  GIT_AUTHOR_NAME: 'savepoint',
+  GIT_AUTHOR_EMAIL: 'savepoint@localhost',
+  GIT_COMMITTER_NAME: 'savepoint',
+  GIT_COMMITTER_EMAIL: 'savepoint@localhost',
+};
 
 /** The first free `refs/savepoint/saved/<run>/<n>` (a ref name's part may not end with "."). */
 function freeRef(commonDir: string, run: string): string {
@@ -42,7 +47,13 @@ export function setAsideFiles(repo: Repository, run: string, paths: readonly str
   const index = join(repo.gitdir, `savepoint-set-aside-${process.pid}-${randomBytes(4).toString('hex')}.index`);
   const git = (args: string[], input?: Buffer): string => {
     const own = buildOwnGit(args);
-    return outputSync('git', own.args, { cwd: repo.root, env: { ...own.env, ...IDENTITY, GIT_INDEX_FILE: index }, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] })
+    return outputSync('git', own.args, {
+      cwd: repo.root,
+      env: { ...own.env, ...IDENTITY, GIT_INDEX_FILE: index },
+      input,
+      maxBuffer: 1 << 30,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
       .toString('utf8')
       .trim();
   };

@@ -20,7 +20,14 @@ import { FileHasher } from './file-hasher.js';
 import type { NameRecorder } from '../redact/names.js';
 import { WorktreeFilters } from './filters.js';
 import { ObjectBatch } from '../git/object-batch.js';
-import { DEFAULT_MAX_FILE_BYTES, type CheckpointOptions, type FileEntry, type SkippedFile, type Snapshot, type SnapshotOptions } from './entries.js';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  type CheckpointOptions,
+  type FileEntry,
+  type SkippedFile,
+  type Snapshot,
+  type SnapshotOptions,
+} from './entries.js';
 import { headTrees, WorktreeStatus } from './index-status.js';
 import { changedSince, layerFiles, skippedUntracked, type Layers, type UntrackedFiles } from './layers.js';
 import { checkpointPaths, type BuiltTrees } from './path-checkpoint.js';
@@ -75,7 +82,10 @@ export class WorktreeSnapshotter {
     if (this.untrackedFiltered?.of !== untracked) this.untrackedFiltered = { of: untracked, paths: this.filters.filtered(untracked) };
     const fromUntracked = this.untrackedFiltered.paths;
     const fromChanged = this.filters.filtered(changed);
-    this.hasher.clean = { has: (path) => fromChanged.has(path) || fromUntracked.has(path), apply: (path, content) => this.filters.clean(path, content) };
+    this.hasher.clean = {
+      has: (path) => fromChanged.has(path) || fromUntracked.has(path),
+      apply: (path, content) => this.filters.clean(path, content),
+    };
   }
 
   /**
@@ -103,10 +113,15 @@ export class WorktreeSnapshotter {
         // an untracked one is left out. Either way the entry names it.
         const tracked = this.hashEveryFile ? undefined : index.entries.get(path);
         changes.set(path, tracked);
-        skipped.push(tracked ? { ...hashed, reason: `${hashed.reason}: the checkpoint keeps the version in git's index, not this one` } : hashed);
+        skipped.push(
+          tracked ? { ...hashed, reason: `${hashed.reason}: the checkpoint keeps the version in git's index, not this one` } : hashed,
+        );
       } else changes.set(path, hashed);
     };
-    this.useFilters(status.changes.filter((change) => change.state !== 'deleted').map((change) => change.path), status.untracked);
+    this.useFilters(
+      status.changes.filter((change) => change.state !== 'deleted').map((change) => change.path),
+      status.untracked,
+    );
     for (const { path, state } of status.changes) put(path, state === 'deleted' ? undefined : this.hasher.hash(path, batch));
     // Thousands of untracked files are stat()ed together, on two threads (stat-pool.ts), and only
     // the ones whose stat moved are looked at: they stay a layer of their own (layers.ts).
@@ -140,14 +155,19 @@ export class WorktreeSnapshotter {
     // snapshot are rebuilt: with the same index, those are among the status changes of then and
     // now, and the untracked files hashed again.
     const last = this.trees?.indexSignature === index.signature ? this.trees : undefined;
-    const untrackedSkipped = skippedUntracked(untracked, this.trees && { untracked: this.trees.layers.untracked, skipped: this.trees.skipped });
+    const untrackedSkipped = skippedUntracked(
+      untracked,
+      this.trees && { untracked: this.trees.layers.untracked, skipped: this.trees.skipped },
+    );
     skipped.push(...untrackedSkipped, ...nestedSkipped);
     let tree: string | undefined;
     let dirs: DirTrees | undefined;
-    const updated = last && unlessUnreadable(() => {
-      const moved = changedSince(last.layers, layers);
-      return updateTrees(last.dirs, moved, moved.keys(), batch, this.recordName);
-    });
+    const updated =
+      last &&
+      unlessUnreadable(() => {
+        const moved = changedSince(last.layers, layers);
+        return updateTrees(last.dirs, moved, moved.keys(), batch, this.recordName);
+      });
     if (last && updated) {
       tree = updated.root;
       dirs = last.dirs;
@@ -160,7 +180,10 @@ export class WorktreeSnapshotter {
     } else {
       // A checkout that is HEAD's as it stands (a fresh clone, a clean working tree): HEAD's trees
       // are the checkpoint's, read from the repository only as later checkpoints rebuild them.
-      const stored = !this.trees && status.changes.length === 0 && !this.hashEveryFile ? headTrees(this.objects, status.head, index, untracked.paths.length, this.redactText) : undefined;
+      const stored =
+        !this.trees && status.changes.length === 0 && !this.hashEveryFile
+          ? headTrees(this.objects, status.head, index, untracked.paths.length, this.redactText)
+          : undefined;
       const built = stored ? undefined : buildTrees(layerFiles(layers), batch, this.recordName);
       tree = stored ? stored.get('')!.oid : built!.root;
       dirs = stored ?? built!.dirs;
@@ -176,7 +199,8 @@ export class WorktreeSnapshotter {
     };
     this.small = index.entries.size + status.changes.length + status.untracked.length <= WITNESS_LIMIT;
     const seen = () => new Set([...index.entries.keys(), ...status.changes.map((change) => change.path), ...status.untracked]);
-    const witness = this.small && status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
+    const witness =
+      this.small && status.ignored && UnchangedWitness.record({ ...this.repo, files: seen(), ignored: status.ignored, statusStartedAt });
     this.last = { snapshot, witness: witness || undefined };
     return snapshot;
   }

@@ -65,7 +65,16 @@ for (let claimed = 0; ; claimed++) {
   Atomics.notify(control, ${DONE});
 }`;
 const CHECK_PARAMS = ['lstat', 'job', 'chunks', 'paths', 'known', 'fresh', 'changed', 'control'] as const;
-type Check = (lstat: typeof lstatSync, job: number, chunks: number, paths: ReadonlyArray<string | Buffer>, known: Float64Array, fresh: Float64Array, changed: Int32Array, control: Int32Array) => number;
+type Check = (
+  lstat: typeof lstatSync,
+  job: number,
+  chunks: number,
+  paths: ReadonlyArray<string | Buffer>,
+  known: Float64Array,
+  fresh: Float64Array,
+  changed: Int32Array,
+  control: Int32Array,
+) => number;
 const check = new Function(...CHECK_PARAMS, CHECK_SOURCE) as Check;
 
 // The worker: keeps the latest list (paths and arrays); for each job, claims chunks like this thread.
@@ -170,7 +179,10 @@ export class StatPool {
     this.running = { list, job, chunks };
     const workers = chunks > 1 && chunks <= MAX_CHUNKS ? this.start() : [];
     if (workers.length === 0) return;
-    const shared = this.sent === list ? {} : { list: { paths: list.paths, known: list.known.buffer, fresh: list.fresh.buffer, changed: list.changed.buffer } };
+    const shared =
+      this.sent === list
+        ? {}
+        : { list: { paths: list.paths, known: list.known.buffer, fresh: list.fresh.buffer, changed: list.changed.buffer } };
     for (const worker of workers) worker.postMessage({ job, chunks, ...shared });
     this.sent = list;
   }
@@ -207,7 +219,16 @@ export class StatPool {
       const found = new Int32Array(paths.length);
       control[CLAIM] = 1 << 16;
       control[FOUND] = 0;
-      check(lstatSync, 1, Math.ceil(paths.length / CHUNK), paths, list.known.subarray(from * FIELDS), fresh.subarray(from * FIELDS), found, control);
+      check(
+        lstatSync,
+        1,
+        Math.ceil(paths.length / CHUNK),
+        paths,
+        list.known.subarray(from * FIELDS),
+        fresh.subarray(from * FIELDS),
+        found,
+        control,
+      );
       for (let k = 0; k < control[FOUND]!; k++) changed.push(found[k]! + from);
     }
     list.fresh = fresh;
@@ -219,7 +240,11 @@ export class StatPool {
     if (this.workers.length > 0 || this.broken) return this.workers;
     try {
       for (let i = 0; i < this.workerCount; i++) {
-        const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { control: this.control.buffer }, resourceLimits: WORKER_LIMITS });
+        const worker = new Worker(WORKER_SOURCE, {
+          eval: true,
+          workerData: { control: this.control.buffer },
+          resourceLimits: WORKER_LIMITS,
+        });
         worker.unref();
         worker.on('error', () => (this.broken = true));
         worker.on('exit', () => (this.broken = true));
@@ -245,5 +270,7 @@ export class StatPool {
 /** The stat of path `i` in an array of STAT_FIELDS numbers per path, undefined when there was none. */
 export function statAt(results: Float64Array, i: number): StatFields | undefined {
   const at = i * FIELDS;
-  return Number.isNaN(results[at]) ? undefined : { mtimeMs: results[at]!, ctimeMs: results[at + 1]!, size: results[at + 2]!, ino: results[at + 3]!, mode: results[at + 4]! };
+  return Number.isNaN(results[at])
+    ? undefined
+    : { mtimeMs: results[at]!, ctimeMs: results[at + 1]!, size: results[at + 2]!, ino: results[at + 3]!, mode: results[at + 4]! };
 }

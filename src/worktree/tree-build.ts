@@ -81,7 +81,11 @@ export class StoredTrees implements DirTrees {
  * Builds the nested trees for a flat map of files, handing every tree object to `out`; gives the
  * root tree and every directory's tree by path ('' is the root).
  */
-export function buildTrees(files: Map<string, FileEntry>, out: { push(object: GitObject): void }, record: NameRecorder = same): { root: string; dirs: Map<string, DirTree> } {
+export function buildTrees(
+  files: Map<string, FileEntry>,
+  out: { push(object: GitObject): void },
+  record: NameRecorder = same,
+): { root: string; dirs: Map<string, DirTree> } {
   const root = nestPaths<TreeEntry>(files);
   const dirs = new Map<string, DirTree>();
   const write = (dir: PathDir<TreeEntry>, path: string): string => {

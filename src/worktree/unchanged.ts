@@ -50,7 +50,8 @@ export class UnchangedWitness {
     const files = [...input.files];
     if (files.length > WITNESS_LIMIT) return undefined;
     const dirs = new Set<string>(['']);
-    for (const path of files) for (let slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) dirs.add(path.slice(0, slash));
+    for (const path of files)
+      for (let slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) dirs.add(path.slice(0, slash));
     // Directories inside the walked ones that hold no file of the checkpoint (empty ones, or ones
     // holding only empty ones): a file created there is new to git. Ignored ones are left out.
     const pending = [...dirs];
@@ -73,7 +74,12 @@ export class UnchangedWitness {
       }
     }
     const paths = [...files, ...dirs].map((path) => join(input.root, path));
-    paths.push(...gitStatePaths(input), join(input.gitdir, 'index'), join(input.commonDir, 'info/exclude'), join(gitConfigHome(), 'ignore'));
+    paths.push(
+      ...gitStatePaths(input),
+      join(input.gitdir, 'index'),
+      join(input.commonDir, 'info/exclude'),
+      join(gitConfigHome(), 'ignore'),
+    );
     const witness = StatWitness.record(paths, input.statusStartedAt);
     return witness && new UnchangedWitness(witness);
   }
@@ -196,11 +202,18 @@ export class TrackedStatus {
   }
 
   /** Takes `changes` as git's answer from a status started at `startedAt` (with or without untracked files). */
-  record(changes: PathChange[], tracked: ReadonlyMap<string, unknown>, untracked: readonly string[], startedAt: number, attributesFile?: string): void {
+  record(
+    changes: PathChange[],
+    tracked: ReadonlyMap<string, unknown>,
+    untracked: readonly string[],
+    startedAt: number,
+    attributesFile?: string,
+  ): void {
     this.last = undefined;
     if (tracked.size > WITNESS_LIMIT) return;
     const paths = [...tracked.keys()].map((path) => `${this.repo.root}/${path}`);
-    for (const path of untracked) if (path === '.gitattributes' || path.endsWith('/.gitattributes')) paths.push(`${this.repo.root}/${path}`);
+    for (const path of untracked)
+      if (path === '.gitattributes' || path.endsWith('/.gitattributes')) paths.push(`${this.repo.root}/${path}`);
     const witness = StatWitness.record([...paths, ...gitStatePaths(this.repo, attributesFile)], startedAt);
     if (witness) this.last = { changes: [...changes], witness };
   }

@@ -24,7 +24,6 @@ import { statOf, TrackedStatus } from './unchanged.js';
 /** From this many untracked files on (in one full listing), checkpoints list them directory by directory. */
 export const UNTRACKED_LISTING_FROM = 1000;
 
-
 const FINE_TICK_MS = 100;
 const COARSE_TICK_MS = 2000;
 // Past this many bytes of pathspec, a full listing is cheaper (and fits any command line).
@@ -119,7 +118,8 @@ export class UntrackedListing {
       // A directory that became, or stopped being, a repository of its own changes what git lists.
       const repository = dir !== '' && (gitlinks.includes(dir) || statOf(this.path(`${dir}/.git`)) !== undefined);
       if (record.opaque !== repository) return this.full(startedAt, index);
-      if (record.opaque) restat.push(dir); // nothing inside is listed: only its stat is news
+      if (record.opaque)
+        restat.push(dir); // nothing inside is listed: only its stat is news
       else changed.add(dir);
     }
     if (changed.size > 0 && !this.relist(changed, startedAt, gitlinks)) return this.full(startedAt, index);
@@ -144,7 +144,9 @@ export class UntrackedListing {
       bytes += dir.length + 24;
       if (bytes > MAX_PATHSPEC_BYTES) return false;
     }
-    const { untracked, ignored } = parseStatus(this.repo.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching', '--', ...specs]));
+    const { untracked, ignored } = parseStatus(
+      this.repo.git([...STATUS_ARGS, '--untracked-files=all', '--ignored=matching', '--', ...specs]),
+    );
     // A known directory not listed again is unchanged, and so is everything beneath it. A listed
     // one (gone ones are among them, and so are their subdirectories) is refilled from git's answer.
     for (const dir of listed) {
@@ -158,10 +160,21 @@ export class UntrackedListing {
       for (let d = parentOf(path); d !== ''; d = parentOf(d)) if (!listed.has(d) && listed.has(parentOf(d))) return this.dirs.has(d);
       return false;
     };
-    const fresh = this.addListed(untracked.filter((path) => !excluded(path.endsWith('/') ? path.slice(0, -1) : path)), gitlinks);
-    const walked = this.walk([...listed].filter((dir) => this.dirs.has(dir)), ignored, gitlinks, fresh);
+    const fresh = this.addListed(
+      untracked.filter((path) => !excluded(path.endsWith('/') ? path.slice(0, -1) : path)),
+      gitlinks,
+    );
+    const walked = this.walk(
+      [...listed].filter((dir) => this.dirs.has(dir)),
+      ignored,
+      gitlinks,
+      fresh,
+    );
     this.all = undefined;
-    this.restat([...listed, ...fresh, ...walked].filter((dir) => this.dirs.has(dir)), startedAt);
+    this.restat(
+      [...listed, ...fresh, ...walked].filter((dir) => this.dirs.has(dir)),
+      startedAt,
+    );
     return true;
   }
 
@@ -248,7 +261,14 @@ export class UntrackedListing {
   private contextSignature(index: string): { value: string; stale(startedAt: number): boolean } {
     const config = process.env.XDG_CONFIG_HOME ? join(process.env.XDG_CONFIG_HOME, 'git') : join(homedir(), '.config', 'git');
     const { gitdir, commonDir } = this.repo;
-    const paths = [join(gitdir, 'config.worktree'), join(commonDir, 'config'), join(commonDir, 'info/exclude'), join(homedir(), '.gitconfig'), join(config, 'ignore'), join(config, 'config')];
+    const paths = [
+      join(gitdir, 'config.worktree'),
+      join(commonDir, 'config'),
+      join(commonDir, 'info/exclude'),
+      join(homedir(), '.gitconfig'),
+      join(config, 'ignore'),
+      join(config, 'config'),
+    ];
     if (this.excludesFile) paths.push(this.excludesFile);
     const stats = paths.map((path) => statOf(path));
     return { value: [index, ...stats.map(signatureOf)].join('|'), stale: (startedAt) => !stats.every((stat) => settled(stat, startedAt)) };

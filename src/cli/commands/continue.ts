@@ -15,7 +15,10 @@ export function continueCommand(): Command {
         'stopped at a limit. The identical command after a crash resumes the same follow-up; it is never added twice.',
     )
     .argument('<message...>', 'what the agent should do next, in plain words')
-    .option('--run <id>', 'the run to continue, or a unique prefix of its id (default: the most recent run of this working tree; see "savepoint runs")');
+    .option(
+      '--run <id>',
+      'the run to continue, or a unique prefix of its id (default: the most recent run of this working tree; see "savepoint runs")',
+    );
   addDriveOptions(command);
   return command.action(async (words: string[], flags: DriveFlags & { run?: string }) => {
     process.exitCode = await runOnTerminal((session) => continueRun({ ...session, message: words.join(' '), run: flags.run }), flags);

@@ -23,9 +23,16 @@ export function demoCommand(): Command {
         'replay from the journal in milliseconds while lap 4 goes live.',
     )
     .option('--keep', 'keep the temporary repository and print where it is')
-    .addOption(new Option('--chapter <name>', 'the rest of the lecture: "past" (the past is read-only) or "edge" (the honest edge: killed mid-command)').choices(Object.keys(CHAPTERS)))
+    .addOption(
+      new Option(
+        '--chapter <name>',
+        'the rest of the lecture: "past" (the past is read-only) or "edge" (the honest edge: killed mid-command)',
+      ).choices(Object.keys(CHAPTERS)),
+    )
     .action(async (flags: { keep?: boolean; chapter?: ChapterName }) => {
-      process.exitCode = flags.chapter ? await runChapter(flags.chapter, { keep: Boolean(flags.keep) }) : await runDemo({ keep: Boolean(flags.keep) });
+      process.exitCode = flags.chapter
+        ? await runChapter(flags.chapter, { keep: Boolean(flags.keep) })
+        : await runDemo({ keep: Boolean(flags.keep) });
     });
 }
 
@@ -44,7 +51,9 @@ export async function runDemo(options: { keep: boolean; out?: NodeJS.WriteStream
     const args = ['run', '--yes', ...unconfined, '--model', `script:${script}`, DEMO_TASK];
     const shown = `savepoint run --yes ${unconfined.map((flag) => `${flag} `).join('')}--model script:demo-model.json "${DEMO_TASK}"`;
     out.write(`${style.bold('savepoint demo')}: a coding agent killed at lap 4, then resumed from its journal.\n\n`);
-    out.write(`  A small repository with a failing test: ${repo}\n  A scripted model (no API key) fixes it in 6 laps. Watch the step lines.\n\n`);
+    out.write(
+      `  A small repository with a failing test: ${repo}\n  A scripted model (no API key) fixes it in 6 laps. Watch the step lines.\n\n`,
+    );
 
     out.write(`${style.cyan(`$ ${shown}`)}\n`);
     const first = await runChild(args, repo, out, style, STEPS_BEFORE_LAP_4);

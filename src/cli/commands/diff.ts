@@ -38,12 +38,34 @@ export function diffCommand(): Command {
       if (!to) throw new NoCheckpointError(run.id);
       const from = t.startCheckpoint ?? t.baseCommit ?? EMPTY_TREE;
       const style = styleFor(process.stdout);
-      const args = ['-c', `core.bigFileThreshold=${DEFAULT_MAX_FILE_BYTES}`, 'diff', '--no-color', '--no-ext-diff', '--no-textconv', ...(flags.stat ? ['--stat'] : []), '--end-of-options', from, to];
+      const args = [
+        '-c',
+        `core.bigFileThreshold=${DEFAULT_MAX_FILE_BYTES}`,
+        'diff',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-textconv',
+        ...(flags.stat ? ['--stat'] : []),
+        '--end-of-options',
+        from,
+        to,
+      ];
       const git = buildOwnGit(args);
-      const result = runSync('git', git.args, { cwd: journals.repo.root, env: git.env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1024 * 1024 * 1024 });
+      const result = runSync('git', git.args, {
+        cwd: journals.repo.root,
+        env: git.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 1024 * 1024 * 1024,
+      });
       if (result.status !== 0) {
-        const why = showControls(String(result.stderr ?? result.error?.message ?? '').trim().split('\n')[0] ?? '');
-        process.stderr.write(`savepoint: git cannot compare the run's trees (${why || `git diff exited with ${result.status}`}); fetch the journal's objects, or the base commit, first.\n`);
+        const why = showControls(
+          String(result.stderr ?? result.error?.message ?? '')
+            .trim()
+            .split('\n')[0] ?? '',
+        );
+        process.stderr.write(
+          `savepoint: git cannot compare the run's trees (${why || `git diff exited with ${result.status}`}); fetch the journal's objects, or the base commit, first.\n`,
+        );
         process.exitCode = 1;
         return;
       }

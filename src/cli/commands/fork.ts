@@ -27,7 +27,8 @@ export function forkCommand(): Command {
   return command.action(async (run: string, flags: DriveFlags & { at: string; run?: string; message?: string }) => {
     const at = Number(flags.at);
     if (!Number.isInteger(at) || at < 1) throw new UsageError(`--at needs a step number (1 or more), not "${flags.at}".`);
-    if (flags.message !== undefined && !flags.message.trim()) throw new UsageError('--message needs the instruction for the new run: --message "try it without a cache".');
+    if (flags.message !== undefined && !flags.message.trim())
+      throw new UsageError('--message needs the instruction for the new run: --message "try it without a cache".');
     const fork = await forkRun({ from: run, at, run: flags.run });
     const out = flags.json ? process.stderr : process.stdout;
     const style = styleFor(out);

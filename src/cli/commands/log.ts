@@ -36,14 +36,23 @@ export function logCommand(): Command {
       if (flags.html) {
         const path = resolve(flags.html);
         // Loaded only for the page: the plain timeline needs neither the page's code nor its assets.
-        const [{ renderHtmlTimeline }, { allStepDiffs }] = await Promise.all([import('../../report/html-timeline.js'), import('../view/step-diff.js')]);
+        const [{ renderHtmlTimeline }, { allStepDiffs }] = await Promise.all([
+          import('../../report/html-timeline.js'),
+          import('../view/step-diff.js'),
+        ]);
         // Each task step's subagent, shown inside it.
         const subagents = new Map<number, Timeline>();
         for (const step of run.timeline.steps) {
           const loaded = step.subagent ? await loadRun(journals, step.subagent.run).catch(() => undefined) : undefined;
           if (loaded) subagents.set(step.step, loaded.timeline);
         }
-        const html = renderHtmlTimeline({ timeline: run.timeline, entries: run.entries, diffs: await allStepDiffs(journals.repo.root, run.timeline), generatedAt: new Date(), subagents });
+        const html = renderHtmlTimeline({
+          timeline: run.timeline,
+          entries: run.entries,
+          diffs: await allStepDiffs(journals.repo.root, run.timeline),
+          generatedAt: new Date(),
+          subagents,
+        });
         try {
           writeFileSync(path, html);
         } catch (error) {
@@ -66,7 +75,10 @@ function subagentLines(subagent: NonNullable<StepView['subagent']>, indent: numb
   if (subagent.answer !== null) {
     const answer = wrapWords(subagent.answer.trim(), width, 'columns');
     lines.push(...answer.slice(0, SUBAGENT_ANSWER_LINES).map((line) => `${pad}${style.cyan('▌')} ${line}`));
-    if (answer.length > SUBAGENT_ANSWER_LINES) lines.push(`${pad}${style.dim(`  ... ${answer.length - SUBAGENT_ANSWER_LINES} more lines ("savepoint show <run> <step>" has all of it)`)}`);
+    if (answer.length > SUBAGENT_ANSWER_LINES)
+      lines.push(
+        `${pad}${style.dim(`  ... ${answer.length - SUBAGENT_ANSWER_LINES} more lines ("savepoint show <run> <step>" has all of it)`)}`,
+      );
   } else lines.push(`${pad}${style.dim('  no answer recorded yet: resuming this run goes on with it')}`);
   return `${lines.join('\n')}\n`;
 }
@@ -87,11 +99,16 @@ export function printTimeline(recorded: Timeline, target: Out, style: Style, now
   const model = modelRoom >= 8 ? `  ${style.dim('·')}  ${fitColumns(r.model ?? 'model unknown', modelRoom)}` : '';
   // On a narrow screen the last activity gets a line of its own.
   const fits = 4 + displayWidth(r.id) + 2 + status.length + 5 + activity.length <= style.width;
-  out.write(`${style.bold('run')} ${style.cyan(r.id)}  ${paintStatus(status, style)}${model}${fits ? `  ${style.dim('·')}  ${activity}` : `\n${style.dim(fitColumns(activity, style.width))}`}\n`);
+  out.write(
+    `${style.bold('run')} ${style.cyan(r.id)}  ${paintStatus(status, style)}${model}${fits ? `  ${style.dim('·')}  ${activity}` : `\n${style.dim(fitColumns(activity, style.width))}`}\n`,
+  );
   out.write(`${style.dim('task')} ${fitColumns(r.task, style.width - 5)}\n`);
   const where = whereNote(r);
   if (where) out.write(`${style.dim(`↳ ${fitColumns(where, style.width - 2)}`)}\n`);
-  if (r.parent) out.write(`${style.dim(`↳ ${fitColumns(`subagent "${r.parent.description}" of run ${r.parent.run}, started by its task call at #${r.parent.step} ("savepoint log ${r.parent.run}")`, style.width - 2)}`)}\n`);
+  if (r.parent)
+    out.write(
+      `${style.dim(`↳ ${fitColumns(`subagent "${r.parent.description}" of run ${r.parent.run}, started by its task call at #${r.parent.step} ("savepoint log ${r.parent.run}")`, style.width - 2)}`)}\n`,
+    );
   if (problem) out.write(`${style.red(problem)}\n`);
   out.write('\n');
   if (t.steps.length === 0) out.write(style.dim('  No steps recorded yet.\n'));
@@ -102,13 +119,20 @@ export function printTimeline(recorded: Timeline, target: Out, style: Style, now
   for (const a of t.attempts) marks.set(a.firstLiveStep, [...(marks.get(a.firstLiveStep) ?? []), a]);
   const firstMark = Math.min(...t.attempts.map((a) => a.firstLiveStep));
   if (t.steps.length && t.steps[0]!.step < firstMark) {
-    out.write(rule(r.lineage ? `steps #1–#${firstMark - 1} come from ${r.lineage.forkedFrom}` : 'recorded before the first attempt noted in run.json', style));
+    out.write(
+      rule(
+        r.lineage ? `steps #1–#${firstMark - 1} come from ${r.lineage.forkedFrom}` : 'recorded before the first attempt noted in run.json',
+        style,
+      ),
+    );
   }
   for (const s of t.steps) {
     for (const a of marks.get(s.step) ?? []) out.write(rule(attemptMark(a), style));
     out.write(stepLine(s, layout, maxMs, style));
     // A user turn: the follow-up instruction in full, under its step.
-    if (s.message !== null) for (const line of wrapWords(s.message, style.width - 10, 'columns')) out.write(`${' '.repeat(layout.num + 4)}${style.cyan('▌')} ${line}\n`);
+    if (s.message !== null)
+      for (const line of wrapWords(s.message, style.width - 10, 'columns'))
+        out.write(`${' '.repeat(layout.num + 4)}${style.cyan('▌')} ${line}\n`);
     // A task step: where its subagent ran, and its answer (its own steps: log of that run).
     if (s.subagent) out.write(subagentLines(s.subagent, layout.num + 4, style));
   }
@@ -141,14 +165,22 @@ export function printTimeline(recorded: Timeline, target: Out, style: Style, now
       formatDuration(saved.originalMs),
     ].filter(Boolean);
     const listed = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0]!;
-    para('Resumes saved', `${listed}: ${plural(saved.replayedSteps, 'step')} handed back from the journal instead of run again`, style.green);
+    para(
+      'Resumes saved',
+      `${listed}: ${plural(saved.replayedSteps, 'step')} handed back from the journal instead of run again`,
+      style.green,
+    );
     if (priced && saved.estimatedCostUsd) para('', '(cost is an estimate from list prices per model; see docs/cli.md)', style.dim);
   } else if (r.resumes === 0) {
     para('Resumes saved', 'nothing yet: the run was never resumed', style.dim);
   }
   if (t.final) para('Final answer', t.final.trim());
   if (t.error) para('Error', t.error, style.red);
-  out.write(style.dim(`\n${wrapWords(`"savepoint show ${r.id} <step>" shows a step in full, with its diff.`, style.width, 'columns').join('\n')}\n`));
+  out.write(
+    style.dim(
+      `\n${wrapWords(`"savepoint show ${r.id} <step>" shows a step in full, with its diff.`, style.width, 'columns').join('\n')}\n`,
+    ),
+  );
   out.flush();
 }
 

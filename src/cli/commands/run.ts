@@ -25,6 +25,9 @@ export function runCommand(): Command {
     .option('--fresh', 'start a new run even if one exists for this task');
   addDriveOptions(command);
   return command.action(async (words: string[], flags: RunFlags) => {
-    process.exitCode = await runOnTerminal((session) => startRun({ ...session, task: words.join(' '), run: flags.run, fresh: flags.fresh }), flags);
+    process.exitCode = await runOnTerminal(
+      (session) => startRun({ ...session, task: words.join(' '), run: flags.run, fresh: flags.fresh }),
+      flags,
+    );
   });
 }

@@ -19,7 +19,7 @@ export function runsCommand(): Command {
   return new Command('runs')
     .summary("list this worktree's runs and those from other machines (--all: every worktree's too)")
     .description(
-      "List the runs of this worktree (created here, or gone live here) and those from other machines (in " +
+      'List the runs of this worktree (created here, or gone live here) and those from other machines (in ' +
         'remote-tracking journals, refs/remotes/*/agent-journal, after "git fetch" or a --push fetch, or folded in ' +
         'from them); with --all, the runs of every other worktree of this repository too: id, status, steps, model calls, tokens, ' +
         'how often it was resumed, last activity, task, and where each lives. A run in several journals is shown once, from the local journal.',
@@ -87,9 +87,15 @@ export function underParents<Run extends ListedRun>(runs: Run[]): Run[] {
 export function printRuns(listed: PlacedRun[], out: Out, style: Style, now: number, hidden = 0): void {
   // Ids, tasks, models and problems come from journals, fetched ones too: shown, never obeyed.
   const runs = showControlsIn(underParents(listed));
-  const elsewhere = hidden ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees of this repository: "savepoint runs --all" lists them.` : '';
+  const elsewhere = hidden
+    ? `${hidden} more run${hidden === 1 ? '' : 's'} in other worktrees of this repository: "savepoint runs --all" lists them.`
+    : '';
   if (runs.length === 0) {
-    out.write(hidden ? `No runs in this worktree yet. ${elsewhere}\n` : 'No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n');
+    out.write(
+      hidden
+        ? `No runs in this worktree yet. ${elsewhere}\n`
+        : 'No runs yet. Start one with "savepoint run <task>", or watch one with "savepoint demo".\n',
+    );
     return;
   }
   const rows = runs.map((run) => {
@@ -104,7 +110,15 @@ export function printRuns(listed: PlacedRun[], out: Out, style: Style, now: numb
       resumed: s.resumes ? `${s.resumes}×` : '–',
       last: relativeTime(s.lastActivity, now),
       task: s.task || (s.steps === 0 ? '(live at its first step)' : ''),
-      note: run.problem ? `cannot be read whole: ${run.problem}` : [s.parent ? `subagent "${s.parent.description}" of ${s.parent.run}'s task call at #${s.parent.step}` : '', followUpNote(s.followUps), whereNote(s, run.place)].filter(Boolean).join(' · '),
+      note: run.problem
+        ? `cannot be read whole: ${run.problem}`
+        : [
+            s.parent ? `subagent "${s.parent.description}" of ${s.parent.run}'s task call at #${s.parent.step}` : '',
+            followUpNote(s.followUps),
+            whereNote(s, run.place),
+          ]
+            .filter(Boolean)
+            .join(' · '),
     };
   });
   // Columns in the order shown; on a narrow terminal the least needed go first (never id or status).
@@ -124,14 +138,24 @@ export function printRuns(listed: PlacedRun[], out: Out, style: Style, now: numb
   for (let level = 1; level <= 5 && tableWidth() > style.width; level++) shown = shown.filter((c) => c.drop === 0 || c.drop > level);
   const taskWidth = style.width - tableWidth() - 2;
   const line = (cells: Record<string, string>, task: string, paint: (key: string, text: string) => string) =>
-    [...shown.map((c) => paint(c.key, c.align === 'left' ? padVisible(cells[c.key]!, widthOf(c)) : padVisible(cells[c.key]!, widthOf(c), 'right'))), taskWidth >= 12 ? fitColumns(task, taskWidth) : '']
+    [
+      ...shown.map((c) =>
+        paint(c.key, c.align === 'left' ? padVisible(cells[c.key]!, widthOf(c)) : padVisible(cells[c.key]!, widthOf(c), 'right')),
+      ),
+      taskWidth >= 12 ? fitColumns(task, taskWidth) : '',
+    ]
       .join('  ')
       .trimEnd();
   const heads = Object.fromEntries(columns.map((c) => [c.key, c.head]));
   // One write for the table: a thousand rows are not a thousand system calls.
   const table = [`${style.dim(line(heads, 'TASK', (_, t) => t))}\n`];
   for (const r of rows) {
-    const paint = (key: string, text: string) => (key === 'id' ? style.bold(text) : key === 'status' ? text.replace(r.status, paintStatus(r.status as RunSummary['status'] | 'corrupt', style)) : text);
+    const paint = (key: string, text: string) =>
+      key === 'id'
+        ? style.bold(text)
+        : key === 'status'
+          ? text.replace(r.status, paintStatus(r.status as RunSummary['status'] | 'corrupt', style))
+          : text;
     table.push(`${line(r, r.task, paint)}\n`);
     if (taskWidth < 12 && r.task) table.push(`  ${style.dim(fitColumns(r.task, style.width - 2))}\n`);
     if (r.note) table.push(`  ${style.dim(`↳ ${fitColumns(r.note, style.width - 4)}`)}\n`);
@@ -139,5 +163,9 @@ export function printRuns(listed: PlacedRun[], out: Out, style: Style, now: numb
   out.write(table.join(''));
   const remote = runs.filter((r) => r.summary.shownFrom !== 'local').length;
   const count = `${runs.length} run${runs.length === 1 ? '' : 's'}${remote ? ` (${remote} fetched, only in a remote-tracking journal)` : ''}.`;
-  out.write(style.dim(`\n${fitColumns(count, style.width)}\n${elsewhere ? `${fitColumns(elsewhere, style.width)}\n` : ''}${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`));
+  out.write(
+    style.dim(
+      `\n${fitColumns(count, style.width)}\n${elsewhere ? `${fitColumns(elsewhere, style.width)}\n` : ''}${fitColumns('"savepoint log <run>" shows its steps; "savepoint show <run> <step>" one in full.', style.width)}\n`,
+    ),
+  );
 }

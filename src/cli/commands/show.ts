@@ -32,9 +32,14 @@ export interface ShownStep {
 export function showCommand(): Command {
   return new Command('show')
     .summary('one step in full, with the code diff it made')
-    .description("Show one step of a run in full: its input, its whole result, timings, token usage, how its result came about, and the diff of the files it changed.")
+    .description(
+      'Show one step of a run in full: its input, its whole result, timings, token usage, how its result came about, and the diff of the files it changed.',
+    )
     .argument('<run>', 'the run id (see "savepoint runs")')
-    .argument('<step>', 'the step number (see "savepoint log <run>"), or "config" for what the run was told: its pinned system prompt, tools and settings')
+    .argument(
+      '<step>',
+      'the step number (see "savepoint log <run>"), or "config" for what the run was told: its pinned system prompt, tools and settings',
+    )
     .option('--json', 'print the step as JSON (see docs/json-events.md)')
     .action(async (id: string, stepText: string, flags: { json?: boolean }) => {
       const step = stepText === 'config' ? 0 : parseStep(stepText);
@@ -66,20 +71,31 @@ export function showCommand(): Command {
 function parseStep(text: string): number {
   const n = Number(text.replace(/^#/, ''));
   if (!/^#?\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`"${text}" is not a step number: give a whole number from 1 up, as "savepoint log <run>" numbers them (e.g. "savepoint show <run> 4").`);
+    throw new UsageError(
+      `"${text}" is not a step number: give a whole number from 1 up, as "savepoint log <run>" numbers them (e.g. "savepoint show <run> 4").`,
+    );
   }
   return n;
 }
 
 const RESOLUTIONS: Record<string, string> = {
-  'in-flight-reported': 'the step was started before a crash and never recorded; it was not run again, and the model was told its outcome is unknown',
+  'in-flight-reported':
+    'the step was started before a crash and never recorded; it was not run again, and the model was told its outcome is unknown',
   declined: 'the step did not run: approval declined it (or it was answered without running), and that answer was recorded',
   // Journals written before the resolution was named "declined".
   gated: 'the step did not run: approval declined it (or it was answered without running), and that answer was recorded',
 };
 
 /** The human view of one step. */
-export function printStep(timeline: Timeline, view: StepView, intentEntry: JournalEntry | null, resultEntry: JournalEntry | null, rawDiff: StepDiff | undefined, out: Out, style: Style): void {
+export function printStep(
+  timeline: Timeline,
+  view: StepView,
+  intentEntry: JournalEntry | null,
+  resultEntry: JournalEntry | null,
+  rawDiff: StepDiff | undefined,
+  out: Out,
+  style: Style,
+): void {
   // Every field of a step, and the diff of its files, came from a journal (perhaps a fetched one):
   // control characters are made visible before anything is cut or coloured, and the diff is
   // coloured here rather than by git, so no escape in a file's content reaches the terminal.
@@ -92,16 +108,25 @@ export function printStep(timeline: Timeline, view: StepView, intentEntry: Journ
   if (where) out.write(`${style.dim(`↳ ${where}`)}\n`);
 
   heading('When');
-  field('attempt', `${s.attempt === 0 ? `0 (copied from ${t.run.lineage?.forkedFrom ?? 'the parent run'} when this run was forked)` : s.attempt}${s.startedInAttempt !== null ? ` (started in attempt ${s.startedInAttempt}, which stopped before recording a result)` : ''}`);
+  field(
+    'attempt',
+    `${s.attempt === 0 ? `0 (copied from ${t.run.lineage?.forkedFrom ?? 'the parent run'} when this run was forked)` : s.attempt}${s.startedInAttempt !== null ? ` (started in attempt ${s.startedInAttempt}, which stopped before recording a result)` : ''}`,
+  );
   field('started', s.startedAt);
   if (s.finishedAt) field('finished', s.finishedAt);
   field('took', s.durationMs === null ? '– (never finished)' : formatDuration(s.durationMs));
-  if (s.replayedBy.length) field('replayed', `by attempt${s.replayedBy.length === 1 ? '' : 's'} ${s.replayedBy.join(', ')}: handed back from the journal, not run again`);
-  if (s.state === 'in-flight') field('state', style.red('in flight: its intent was recorded, then the process stopped before a result was'));
+  if (s.replayedBy.length)
+    field(
+      'replayed',
+      `by attempt${s.replayedBy.length === 1 ? '' : 's'} ${s.replayedBy.join(', ')}: handed back from the journal, not run again`,
+    );
+  if (s.state === 'in-flight')
+    field('state', style.red('in flight: its intent was recorded, then the process stopped before a result was'));
   if (s.resolution) field('resolution', `${s.resolution}${RESOLUTIONS[s.resolution] ? style.dim(` — ${RESOLUTIONS[s.resolution]}`) : ''}`);
   if (s.usage) {
     const u = s.usage;
-    const cache = u.cacheRead || u.cacheCreation ? ` · ${formatCount(u.cacheRead)} cache reads, ${formatCount(u.cacheCreation)} cache writes` : '';
+    const cache =
+      u.cacheRead || u.cacheCreation ? ` · ${formatCount(u.cacheRead)} cache reads, ${formatCount(u.cacheCreation)} cache writes` : '';
     const price = priceFor(s.model ?? undefined);
     const cost = price.family === 'scripted' ? 'scripted model: no cost' : `${formatUsd(estimateCost(price, u))} estimated`;
     field('usage', `${formatCount(u.input)} tokens in, ${formatCount(u.output)} out${cache} (${cost})`);
@@ -116,7 +141,11 @@ export function printStep(timeline: Timeline, view: StepView, intentEntry: Journ
     if (result.summary) field('summary', result.summary);
     // An image the step read: what it is and the blob its bytes are kept in, never the bytes.
     const image = (result.result as { image?: { mediaType?: unknown; bytes?: unknown; blob?: unknown } } | null)?.image;
-    if (image && typeof image.blob === 'string') field('image', `${String(image.mediaType)}, ${formatBytes(Number(image.bytes))}, kept as blob ${image.blob} (runs/${t.run.id}/blobs/ on the journal branch)`);
+    if (image && typeof image.blob === 'string')
+      field(
+        'image',
+        `${String(image.mediaType)}, ${formatBytes(Number(image.bytes))}, kept as blob ${image.blob} (runs/${t.run.id}/blobs/ on the journal branch)`,
+      );
     out.write(`${indent(formatResult(result))}\n`);
   } else {
     out.write(`  ${style.dim('No result was recorded: the step was in flight when its process stopped.')}\n`);
@@ -125,7 +154,8 @@ export function printStep(timeline: Timeline, view: StepView, intentEntry: Journ
   heading('Files');
   out.write(`${filesSection(t, diff, style)}\n`);
   const skipped = result?.checkpointSkipped ?? [];
-  if (skipped.length) out.write(`  ${style.yellow(`Left out of the checkpoint: ${skipped.map((f) => `${f.path} (${f.reason})`).join(', ')}`)}\n`);
+  if (skipped.length)
+    out.write(`  ${style.yellow(`Left out of the checkpoint: ${skipped.map((f) => `${f.path} (${f.reason})`).join(', ')}`)}\n`);
 }
 
 // What a run was told and given: its pinned configuration (run.json's `config`).
@@ -142,7 +172,12 @@ function printConfig(id: string, recorded: RunConfig | null, out: Out, style: St
   const c = config.compaction;
   field('compaction', c.enabled ? `at ${Math.round(c.at * 100)}% of a ${formatCount(c.contextWindow)}-token context window` : 'off');
   field('thinking', config.thinking ? `${formatCount(config.thinking.budgetTokens)} tokens` : 'off');
-  field('instructions', config.instructions ? `${config.instructions.file} (${formatCount(config.instructions.chars)} characters), in the system prompt` : 'none (no AGENTS.md or CLAUDE.md when the run was created)');
+  field(
+    'instructions',
+    config.instructions
+      ? `${config.instructions.file} (${formatCount(config.instructions.chars)} characters), in the system prompt`
+      : 'none (no AGENTS.md or CLAUDE.md when the run was created)',
+  );
   field('tools', config.tools.map((t) => t.name).join(', '));
   out.write(`\n${style.bold(style.cyan('System prompt'))}\n${indent(config.system)}\n`);
 }
@@ -150,7 +185,8 @@ function printConfig(id: string, recorded: RunConfig | null, out: Out, style: St
 // The step's diff, or why there is none.
 function filesSection(t: Timeline, diff: StepDiff | undefined, style: Style): string {
   if (diff?.error) return `  ${style.yellow(diff.error)}`;
-  if (diff && diff.text.trim()) return `  ${style.dim(`checkpoint ${diff.to.slice(0, 10)} against ${diff.fromLabel}`)}\n${diff.text.replace(/\n+$/, '')}`;
+  if (diff && diff.text.trim())
+    return `  ${style.dim(`checkpoint ${diff.to.slice(0, 10)} against ${diff.fromLabel}`)}\n${diff.text.replace(/\n+$/, '')}`;
   if (diff) return `  This step changed no files ${style.dim(`(its checkpoint ${diff.to.slice(0, 10)} equals ${diff.fromLabel})`)}.`;
   if (t.steps.some((x) => x.checkpoint)) return '  This step changed no files (it has no working-tree checkpoint).';
   return '  This step changed no files, or was not checkpointed: the run records no working-tree checkpoints.';

@@ -39,21 +39,35 @@ export interface Chapter {
 /** The past is read-only. */
 export const PAST: Chapter = {
   title: 'the past is read-only.',
-  intro: 'A scripted model reads config.py, then is killed while deciding on an edit. A person changes config.py by hand; then the same command again.',
+  intro:
+    'A scripted model reads config.py, then is killed while deciding on an edit. A person changes config.py by hand; then the same command again.',
   folder: 'fetcher',
   commit: 'A fetcher and its settings',
   files: {
     'config.py': '# Settings for the fetcher.\nTIMEOUT = 30\nRETRIES = 3\n',
-    'fetch.py': 'from config import TIMEOUT, RETRIES\n\n\ndef fetch(url):\n    return {"url": url, "timeout": TIMEOUT, "retries": RETRIES}\n',
+    'fetch.py':
+      'from config import TIMEOUT, RETRIES\n\n\ndef fetch(url):\n    return {"url": url, "timeout": TIMEOUT, "retries": RETRIES}\n',
   },
   task: 'Double the timeout in config.py',
   script: {
     model: 'scripted-demo',
     turns: [
       { delayMs: 400, text: 'Reading the settings first.', tools: [{ name: 'read_file', input: { path: 'config.py' } }] },
-      { delayMs: 1500, text: 'TIMEOUT is 30 in what I read: making it 60.', tools: [{ name: 'edit_file', input: { path: 'config.py', old_string: 'TIMEOUT = 30', new_string: 'TIMEOUT = 60' } }] },
-      { delayMs: 300, text: 'That edit did not apply: config.py no longer says what I read. Reading it again.', tools: [{ name: 'read_file', input: { path: 'config.py' } }] },
-      { delayMs: 300, text: 'Someone set it to 45 since. Doubling what is there now: 90.', tools: [{ name: 'edit_file', input: { path: 'config.py', old_string: 'TIMEOUT = 45', new_string: 'TIMEOUT = 90' } }] },
+      {
+        delayMs: 1500,
+        text: 'TIMEOUT is 30 in what I read: making it 60.',
+        tools: [{ name: 'edit_file', input: { path: 'config.py', old_string: 'TIMEOUT = 30', new_string: 'TIMEOUT = 60' } }],
+      },
+      {
+        delayMs: 300,
+        text: 'That edit did not apply: config.py no longer says what I read. Reading it again.',
+        tools: [{ name: 'read_file', input: { path: 'config.py' } }],
+      },
+      {
+        delayMs: 300,
+        text: 'Someone set it to 45 since. Doubling what is there now: 90.',
+        tools: [{ name: 'edit_file', input: { path: 'config.py', old_string: 'TIMEOUT = 45', new_string: 'TIMEOUT = 90' } }],
+      },
       { delayMs: 200, text: 'Done: TIMEOUT is 90, double the 45 set by hand. My first read (30) stays in the journal as what I saw then.' },
     ],
   },
@@ -64,12 +78,16 @@ export const PAST: Chapter = {
     say('  Meanwhile a person edits the file by hand:\n');
     shell("sed -i 's/TIMEOUT = 30/TIMEOUT = 45/' config.py");
     writeFileSync(join(repo, 'config.py'), '# Settings for the fetcher.\nTIMEOUT = 45\nRETRIES = 3\n');
-    say(style.dim('  config.py now says TIMEOUT = 45. The journal recorded the files as they were when the run started. Same command again:\n'));
+    say(
+      style.dim(
+        '  config.py now says TIMEOUT = 45. The journal recorded the files as they were when the run started. Same command again:\n',
+      ),
+    );
   },
   thenWith: {
     why:
       '  savepoint refused to go on silently: the drift check names config.py. The replayed steps assume the files the\n' +
-      '  run recorded; today\'s file differs. --restore would put the recorded file back; here we keep the hand edit:',
+      "  run recorded; today's file differs. --restore would put the recorded file back; here we keep the hand edit:",
     flags: ['--keep-worktree'],
   },
   moral: (style) =>
@@ -83,7 +101,8 @@ export const PAST: Chapter = {
 /** The honest edge. */
 export const EDGE: Chapter = {
   title: 'the honest edge.',
-  intro: 'A scripted model starts publishing a release, a command that takes a few seconds. It is killed in the middle of it; then the same command again.',
+  intro:
+    'A scripted model starts publishing a release, a command that takes a few seconds. It is killed in the middle of it; then the same command again.',
   folder: 'release',
   commit: 'Release notes for v1.2',
   files: { 'NOTES.md': '# v1.2\n\n- Faster totals.\n' },
@@ -94,15 +113,25 @@ export const EDGE: Chapter = {
       {
         delayMs: 400,
         text: 'Publishing v1.2 (it takes a few seconds).',
-        tools: [{ name: 'run_bash', input: { command: "echo 'publishing v1.2' >> publish.log; sleep 4; echo 'published v1.2' >> publish.log" } }],
+        tools: [
+          { name: 'run_bash', input: { command: "echo 'publishing v1.2' >> publish.log; sleep 4; echo 'published v1.2' >> publish.log" } },
+        ],
       },
-      { delayMs: 400, text: 'The publish command was cut off: its outcome is unknown, so I will not run it blindly again. Checking publish.log.', tools: [{ name: 'read_file', input: { path: 'publish.log' } }] },
-      { delayMs: 300, text: 'publish.log says "publishing v1.2" and never "published": the publish started and did not finish. I did not run it again; v1.2 is not published. Re-run the publish when you are ready.' },
+      {
+        delayMs: 400,
+        text: 'The publish command was cut off: its outcome is unknown, so I will not run it blindly again. Checking publish.log.',
+        tools: [{ name: 'read_file', input: { path: 'publish.log' } }],
+      },
+      {
+        delayMs: 300,
+        text: 'publish.log says "publishing v1.2" and never "published": the publish started and did not finish. I did not run it again; v1.2 is not published. Re-run the publish when you are ready.',
+      },
     ],
   },
   killAfterSteps: 1,
   killDelayMs: 1500,
-  killedDuring: 'the process and its publish command died in the middle of it, as in a power cut (the intent is in the journal, the result never will be).',
+  killedDuring:
+    'the process and its publish command died in the middle of it, as in a power cut (the intent is in the journal, the result never will be).',
   beforeResume: ({ repo, say, shell, style, run }) => {
     shell('git log --oneline agent-journal');
     say(gitLog(repo));

@@ -33,7 +33,8 @@ export async function runChapter(name: ChapterName, options: { keep: boolean; ou
     // Where bubblewrap cannot start, the demo's commands run unconfined (they are its own, in a temporary repository).
     const unconfined = probeSandbox(repo).ok ? [] : ['--no-sandbox'];
     const args = (...extra: string[]) => ['run', '--yes', ...unconfined, ...extra, '--model', `script:${script}`, chapter.task];
-    const shown = (...extra: string[]) => `savepoint run --yes ${extra.map((e) => `${e} `).join('')}--model script:demo-model.json "${chapter.task}"`;
+    const shown = (...extra: string[]) =>
+      `savepoint run --yes ${extra.map((e) => `${e} `).join('')}--model script:demo-model.json "${chapter.task}"`;
     say(`${style.bold(`savepoint demo --chapter ${name}`)}: ${chapter.title}\n`);
     say(`  ${chapter.intro}\n  Repository: ${repo}\n`);
 
@@ -55,7 +56,11 @@ export async function runChapter(name: ChapterName, options: { keep: boolean; ou
       return 1;
     }
     say(`\n${chapter.moral(style)}`);
-    say(style.dim(`  The save file is plain git${options.keep ? ` (cd ${repo} && git log -p agent-journal)` : ' (--keep keeps it to look around)'}; the proof:\n`));
+    say(
+      style.dim(
+        `  The save file is plain git${options.keep ? ` (cd ${repo} && git log -p agent-journal)` : ' (--keep keeps it to look around)'}; the proof:\n`,
+      ),
+    );
     shell('git log --oneline agent-journal');
     out.write(outputSync('git', ['log', '--oneline', '--no-decorate', 'agent-journal'], { cwd: repo, encoding: 'utf8' }));
     return 0;

@@ -22,7 +22,14 @@ export function createRepository(repo: string, files: Record<string, string>, me
 }
 
 /** Runs the CLI, showing its output; with `killAfterSteps`, kills it (SIGKILL) `killDelayMs` after that many step lines printed. */
-export function runChild(args: string[], cwd: string, out: NodeJS.WritableStream, style: Style, killAfterSteps?: number, killDelayMs = 500): Promise<{ code: number | null; pid: number }> {
+export function runChild(
+  args: string[],
+  cwd: string,
+  out: NodeJS.WritableStream,
+  style: Style,
+  killAfterSteps?: number,
+  killDelayMs = 500,
+): Promise<{ code: number | null; pid: number }> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...(style.color ? { FORCE_COLOR: '1' } : {}), COLUMNS: String(style.width) };
     const { child } = startProcess(process.execPath, [BIN, ...args], { cwd, env }); // stdin empty, stdout and stderr piped

@@ -39,16 +39,27 @@ process.exit(failed ? 1 : 0);
 export const DEMO_SCRIPT = {
   model: 'scripted-demo',
   turns: [
-    { delayMs: 700, text: "Let me run the tests to see what fails.", tools: [{ name: 'run_bash', input: { command: 'node test.js' } }] },
-    { delayMs: 700, text: 'The total is 5 where 11 is expected: the first item (3x2) is missing. Reading cart.js.', tools: [{ name: 'read_file', input: { path: 'cart.js' } }] },
+    { delayMs: 700, text: 'Let me run the tests to see what fails.', tools: [{ name: 'run_bash', input: { command: 'node test.js' } }] },
+    {
+      delayMs: 700,
+      text: 'The total is 5 where 11 is expected: the first item (3x2) is missing. Reading cart.js.',
+      tools: [{ name: 'read_file', input: { path: 'cart.js' } }],
+    },
     {
       delayMs: 700,
       text: 'The loop starts at index 1, so it skips the first item. Fixing the off-by-one.',
       tools: [{ name: 'edit_file', input: { path: 'cart.js', old_string: 'let i = 1;', new_string: 'let i = 0;' } }],
     },
     { delayMs: 1200, text: 'Re-running the tests to check the fix.', tools: [{ name: 'run_bash', input: { command: 'node test.js' } }] },
-    { delayMs: 700, text: 'Tests pass. Checking nothing else starts a loop at 1.', tools: [{ name: 'search', input: { pattern: 'i = 1' } }] },
-    { delayMs: 600, text: 'Fixed: `total()` in cart.js started its loop at index 1 and skipped the first item. It now starts at 0, and `node test.js` passes (2 passed, 0 failed).' },
+    {
+      delayMs: 700,
+      text: 'Tests pass. Checking nothing else starts a loop at 1.',
+      tools: [{ name: 'search', input: { pattern: 'i = 1' } }],
+    },
+    {
+      delayMs: 600,
+      text: 'Fixed: `total()` in cart.js started its loop at index 1 and skipped the first item. It now starts at 0, and `node test.js` passes (2 passed, 0 failed).',
+    },
   ],
 };
 

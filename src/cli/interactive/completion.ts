@@ -19,7 +19,10 @@ const MAX_CANDIDATES = 200;
 export function completeLine(line: string, source: CompletionSource): [string[], string] {
   const slash = /^\/(\S*)$/.exec(line);
   if (slash) {
-    const names = source.commands().filter((name) => name.startsWith(slash[1]!)).map((name) => `/${name}`);
+    const names = source
+      .commands()
+      .filter((name) => name.startsWith(slash[1]!))
+      .map((name) => `/${name}`);
     return [[...new Set(names)].sort(), line];
   }
   const mention = /(?:^|\s)@(\S*)$/.exec(line);

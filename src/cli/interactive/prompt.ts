@@ -11,7 +11,17 @@
 // Tested in test/cli/session-prompt.test.ts.
 import { createInterface } from 'node:readline';
 import { showControls } from '../../format/text.js';
-import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PASTE_END, PASTE_START, pastedText, splitPastes, takeTypedAhead, typedMessages, typedText } from '../terminal/typed-ahead.js';
+import {
+  BRACKETED_PASTE_OFF,
+  BRACKETED_PASTE_ON,
+  PASTE_END,
+  PASTE_START,
+  pastedText,
+  splitPastes,
+  takeTypedAhead,
+  typedMessages,
+  typedText,
+} from '../terminal/typed-ahead.js';
 
 /** What the person did at the prompt: a line, or leave (Ctrl-C on an empty line, Ctrl-D). */
 export type PromptAnswer = { line: string } | { leave: true };
@@ -34,7 +44,13 @@ export class SessionPrompt {
   private readonly ahead: TypedAhead = { lines: [], partial: '' };
 
   /** The prompt on `io` (default: this process's terminal); `complete` answers Tab (readline's completer). */
-  constructor(private readonly io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; complete?: (line: string) => [string[], string] } = {}) {}
+  constructor(
+    private readonly io: {
+      input?: NodeJS.ReadableStream;
+      output?: NodeJS.WritableStream;
+      complete?: (line: string) => [string[], string];
+    } = {},
+  ) {}
 
   /** Notes `line`, given some other way than typed here (the session's first message from the command line), as typed. */
   remember(line: string): void {
@@ -90,7 +106,12 @@ function rawKey(sequence: string | undefined, key: { name?: string } | undefined
   return sequence ?? '';
 }
 
-function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; complete?: (line: string) => [string[], string] }): Promise<PromptAnswer> {
+function readPromptLine(
+  prompt: string,
+  history: string[],
+  ahead: TypedAhead,
+  io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; complete?: (line: string) => [string[], string] },
+): Promise<PromptAnswer> {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
   // The last prompt's keys were all handled before this call (it follows their chunk): stop keeping.
@@ -128,7 +149,16 @@ function readPromptLine(prompt: string, history: string[], ahead: TypedAhead, io
     };
     ahead.keep = keep;
     input.on('keypress', keep);
-    const rl = createInterface({ input, output, terminal: true, history: [...history], historySize: HISTORY_SIZE, removeHistoryDuplicates: true, prompt, ...(io.complete ? { completer: io.complete } : {}) });
+    const rl = createInterface({
+      input,
+      output,
+      terminal: true,
+      history: [...history],
+      historySize: HISTORY_SIZE,
+      removeHistoryDuplicates: true,
+      prompt,
+      ...(io.complete ? { completer: io.complete } : {}),
+    });
     const finish = (answer: PromptAnswer) => {
       if (done) return;
       done = true;

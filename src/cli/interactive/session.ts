@@ -44,7 +44,10 @@ export const PROMPT = '› ';
 /** Runs the session until the person leaves; resolves with the exit code (0; 1 when -c / -r cannot open the run). */
 export async function runInteractive(flags: DriveFlags, start: SessionStart = {}): Promise<number> {
   // Tab completes the slash commands' names (the custom ones as they are on disk now) and @ paths.
-  const names = () => [...SLASH_COMMANDS.map(([usage]) => usage.slice(1).split(' ')[0]!), ...(customCommands(flags, []).commands ?? []).map((command) => command.name)];
+  const names = () => [
+    ...SLASH_COMMANDS.map(([usage]) => usage.slice(1).split(' ')[0]!),
+    ...(customCommands(flags, []).commands ?? []).map((command) => command.name),
+  ];
   const prompt = new SessionPrompt({ complete: (line) => completeLine(line, { commands: names, cwd: process.cwd() }) });
   // The terminal's bracketed paste, asked for by the prompt, ends with the session however it ends.
   const endPaste = () => prompt.endPaste();
@@ -65,12 +68,26 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
 // The session itself, on its prompt.
 async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPrompt, hold: SessionHold): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw new UsageError('An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.');
+    throw new UsageError(
+      'An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.',
+    );
   }
   if (flags.json) throw new UsageError('--json is for "savepoint run", "resume" and "continue": an interactive session prints for people.');
   const out = process.stdout;
   const style = styleFor(out);
-  const state: SessionState = { flags, run: undefined, newRun: start.run, model: flags.model, runModel: undefined, cost: new SessionCost(), said: new Set(), remembered: [], prompt, declinedTrust: new Set(), hold };
+  const state: SessionState = {
+    flags,
+    run: undefined,
+    newRun: start.run,
+    model: flags.model,
+    runModel: undefined,
+    cost: new SessionCost(),
+    said: new Set(),
+    remembered: [],
+    prompt,
+    declinedTrust: new Set(),
+    hold,
+  };
   // A settings file that cannot be used stops the session here, before its prompt (each turn reads
   // them again); the folder's trust is asked here too, once, before anything runs (a turn asks
   // again only when the files changed since).
@@ -82,7 +99,12 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
   void prepareLiveModel(flags.model ?? settled.defaultModel);
 
   if (start.continueLatest || start.resume) {
-    const id = start.resume === true ? await pickRun(process.cwd(), style, out) : typeof start.resume === 'string' ? start.resume : await latestRunHere();
+    const id =
+      start.resume === true
+        ? await pickRun(process.cwd(), style, out)
+        : typeof start.resume === 'string'
+          ? start.resume
+          : await latestRunHere();
     if (!id) throw new UsageError('This worktree has no runs to continue yet: run "savepoint" and type a task.');
     state.run = id;
     // Its steps replay (quietly) and an unfinished turn goes live, as `resume` does. A run that
@@ -92,7 +114,9 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
     // --model with -c or -r is a change of the run's model, as /model is (nothing when it already uses it).
     if (flags.model !== undefined && state.run) await changeModel(state, flags.model, style);
   } else {
-    out.write(`${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`);
+    out.write(
+      `${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`,
+    );
   }
   if (start.message) {
     out.write(`${PROMPT}${showControls(start.message)}\n`); // shown as if typed, above its turn
@@ -144,7 +168,10 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         // A custom command is a message: the turn sends its text (expanded, and recorded, there).
         const custom = customCommands(flags, state.remembered).commands?.find((command) => command.name === line.name);
         if (custom && !custom.untrusted) await message(state, answer.line.trim());
-        else if (custom) out.write(`  ${showControls(`/${line.name} is a command of this repository (${relative(process.cwd(), custom.file)}), left out because this folder is not trusted: run savepoint with --trust to trust it (docs/trust.md).`)}\n`);
+        else if (custom)
+          out.write(
+            `  ${showControls(`/${line.name} is a command of this repository (${relative(process.cwd(), custom.file)}), left out because this folder is not trusted: run savepoint with --trust to trust it (docs/trust.md).`)}\n`,
+          );
         else out.write(`  There is no /${showControls(line.name)}: /help lists the commands.\n`);
         break;
       }
@@ -173,7 +200,8 @@ function helpText({ commands = [], shadowed = [] }: { commands?: CustomCommand[]
     const what = command.untrusted ? 'left out: this folder is not trusted (--trust)' : command.description;
     lines.push(`  ${usage.padEnd(14)} ${style.dim(showControls(`${what}${what ? ' ' : ''}(${from})`))}`);
   }
-  for (const command of shadowed) lines.push(`  ${style.dim(showControls(`${relative(process.cwd(), command.file)} is not used: the built-in /${command.name} wins.`))}`);
+  for (const command of shadowed)
+    lines.push(`  ${style.dim(showControls(`${relative(process.cwd(), command.file)} is not used: the built-in /${command.name} wins.`))}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -208,26 +236,48 @@ async function message(state: SessionState, text: string, noCommands = false): P
     // A new run each time (a session's task is typed, not a command repeated), unless --run named it.
     const named = state.newRun;
     state.newRun = undefined;
-    await turn(state, (session) => startRun({ ...session, task: text, ...(named ? { run: named } : { fresh: true }) }), { ...state.flags, model: state.model }, false, noCommands);
+    await turn(
+      state,
+      (session) => startRun({ ...session, task: text, ...(named ? { run: named } : { fresh: true }) }),
+      { ...state.flags, model: state.model },
+      false,
+      noCommands,
+    );
     return;
   }
   const run = state.run;
   // Every message the person sends is recorded once, even one that repeats the last word for word.
-  await turn(state, (session) => continueRun({ ...session, message: text, newMessage: true, run }), { ...state.flags, model: undefined }, false, noCommands);
+  await turn(
+    state,
+    (session) => continueRun({ ...session, message: text, newMessage: true, run }),
+    { ...state.flags, model: undefined },
+    false,
+    noCommands,
+  );
 }
 
 // /model <id>: before the first message, the new run's model; after it, a config step of the run now.
 async function changeModel(state: SessionState, model: string | undefined, style: Style): Promise<void> {
-  if (!model) return void process.stdout.write(`  ${state.run ? `The run uses ${state.runModel ? showControls(state.runModel) : 'the model in its header above'}.` : `A new run starts with ${state.model ? showControls(state.model) : 'the settings\' or the default model'}.`} /model <id> changes it.\n`);
+  if (!model)
+    return void process.stdout.write(
+      `  ${state.run ? `The run uses ${state.runModel ? showControls(state.runModel) : 'the model in its header above'}.` : `A new run starts with ${state.model ? showControls(state.model) : "the settings' or the default model"}.`} /model <id> changes it.\n`,
+    );
   if (!state.run) {
     state.model = model;
     return void process.stdout.write(`  The new run starts with ${showControls(model)}.\n`);
   }
   const run = state.run;
-  const { configured, failed } = await turn(state, (session) => continueRun({ ...session, message: '', model, run }), { ...state.flags, model }, true);
+  const { configured, failed } = await turn(
+    state,
+    (session) => continueRun({ ...session, message: '', model, run }),
+    { ...state.flags, model },
+    true,
+  );
   if (failed) return;
   // Giving the model the run already uses records nothing: say so rather than claim a step.
-  const said = configured ? `From the next turn on, ${showControls(model)} answers (recorded as a config step).` : `The run already uses ${showControls(model)}: nothing to change.`;
+  const said = configured
+    ? `From the next turn on, ${showControls(model)} answers (recorded as a config step).`
+    : `The run already uses ${showControls(model)}: nothing to change.`;
   process.stdout.write(`  ${style.dim(said)}\n`);
 }
 
@@ -242,11 +292,16 @@ async function compactNow(state: SessionState): Promise<void> {
 // /fork <step>: a new run with the steps before <step>; the next message goes to it.
 async function fork(state: SessionState, step: number | undefined, bad: string | undefined, style: Style): Promise<void> {
   if (!state.run) return void process.stdout.write('  No run yet to fork: the first message starts one.\n');
-  if (step === undefined) return void process.stdout.write(`  /fork needs a step number (1 or more)${bad ? `, not "${bad}"` : ''}: /fork 4 keeps steps 1-3 and does step 4 anew.\n`);
+  if (step === undefined)
+    return void process.stdout.write(
+      `  /fork needs a step number (1 or more)${bad ? `, not "${bad}"` : ''}: /fork 4 keeps steps 1-3 and does step 4 anew.\n`,
+    );
   try {
     const forked = await forkRun({ from: state.run, at: step });
     state.run = forked.id;
-    process.stdout.write(`  ${style.dim(`Forked ${forked.from} at step ${step} as ${forked.id}: the next message goes to it, on ${forked.from}'s files as they were at step ${step} (the files it wrote later are put back then, and saved first).`)}\n`);
+    process.stdout.write(
+      `  ${style.dim(`Forked ${forked.from} at step ${step} as ${forked.id}: the next message goes to it, on ${forked.from}'s files as they were at step ${step} (the files it wrote later are put back then, and saved first).`)}\n`,
+    );
   } catch (error) {
     report(error);
   }
@@ -255,7 +310,13 @@ async function fork(state: SessionState, step: number | undefined, bad: string |
 // One turn through runOnTerminal (the same printer, approvals and Ctrl-C as `run`); an error is
 // told in one paragraph and the prompt comes back. Resolves with whether the turn recorded a
 // config step (/model's change), whether it ended in an error, and whether it opened its run.
-async function turn(state: SessionState, drive: Parameters<typeof runOnTerminal>[0], flags: DriveFlags, noAnswer = false, noCommands = false): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
+async function turn(
+  state: SessionState,
+  drive: Parameters<typeof runOnTerminal>[0],
+  flags: DriveFlags,
+  noAnswer = false,
+  noCommands = false,
+): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
   // A run exists in the journal once a step of it is recorded: a new run stopped before that does
   // not. The session's run before this turn (a follow-up's, -c's, a fork's) exists already, even
   // when this turn is refused before it opens (a lock held, a settings file broken meanwhile).
@@ -316,7 +377,9 @@ function report(error: unknown): void {
   const noFiles = noFilesLeftCode(error);
   if (noFiles && !(error instanceof TooManyOpenFilesError)) error = new TooManyOpenFilesError(noFiles, openFileLimit(), error);
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`savepoint: ${isSavepointError(error) ? showControls(message) : `unexpected error: ${showControls(message)}. Every finished step is kept in the journal.`}\n`);
+  process.stderr.write(
+    `savepoint: ${isSavepointError(error) ? showControls(message) : `unexpected error: ${showControls(message)}. Every finished step is kept in the journal.`}\n`,
+  );
   if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
 }
 
@@ -326,7 +389,10 @@ function ownCommand(args: string[]): void {
   const stay = () => {};
   process.on('SIGINT', stay);
   try {
-    runSync(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { stdio: 'inherit', env: { ...process.env, SAVEPOINT_PAGER: process.env.SAVEPOINT_PAGER ?? 'cat' } });
+    runSync(process.execPath, [...process.execArgv, process.argv[1]!, ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, SAVEPOINT_PAGER: process.env.SAVEPOINT_PAGER ?? 'cat' },
+    });
   } finally {
     setImmediate(() => process.off('SIGINT', stay)); // after a SIGINT that arrived meanwhile is handled
   }

@@ -19,7 +19,7 @@ export const SLASH_COMMANDS: ReadonlyArray<[usage: string, what: string]> = [
   ['/cost', "the run's tokens, model calls and estimated cost so far, and what this session made live"],
   ['/diff', 'what the run changed in total (savepoint diff)'],
   ['/runs', "this worktree's runs (savepoint runs)"],
-  ['/fork <step>', 'a new run with this run\'s steps before <step>; the session goes on with it'],
+  ['/fork <step>', "a new run with this run's steps before <step>; the session goes on with it"],
   ['/compact', 'summarize the conversation now (a journaled step): later turns send the summary and the recent turns'],
   ['/new', 'the next message starts a new run'],
 ];

@@ -26,7 +26,8 @@ export class TurnKeys {
   private pasting = false;
   private heldEsc: NodeJS.Timeout | undefined;
   private readonly decoder = new TextDecoder();
-  private readonly onData = (chunk: Buffer | string) => this.take(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
+  private readonly onData = (chunk: Buffer | string) =>
+    this.take(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
 
   /** Keys read from `input` (this process's terminal by default). */
   constructor(
@@ -66,7 +67,7 @@ export class TurnKeys {
       keys = `\x1b${keys}`;
     }
     let typed = '';
-    for (let i = 0; i < keys.length; ) {
+    for (let i = 0; i < keys.length;) {
       if (keys.startsWith(PASTE_START, i) || keys.startsWith(PASTE_END, i)) {
         const marker = keys.startsWith(PASTE_START, i) ? PASTE_START : PASTE_END;
         this.pasting = marker === PASTE_START;

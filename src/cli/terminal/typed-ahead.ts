@@ -67,7 +67,7 @@ export const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 export function typedMessages(keys: string): string[] {
   const messages: string[] = [];
   let current = '';
-  for (let i = 0; i < keys.length; ) {
+  for (let i = 0; i < keys.length;) {
     if (keys.startsWith(PASTE_START, i)) {
       const end = keys.indexOf(PASTE_END, i + PASTE_START.length);
       // A block still arriving: it waits whole, with what comes before it.
@@ -115,7 +115,11 @@ export function splitPastes(keys: string): Array<{ text: string; pasted: boolean
     if (start < 0) break;
     if (start > at) parts.push({ text: keys.slice(at, start), pasted: false });
     const end = keys.indexOf(PASTE_END, start + PASTE_START.length);
-    parts.push({ text: keys.slice(start + PASTE_START.length, end < 0 ? keys.length : end), pasted: true, ...(end < 0 ? { open: true } : {}) });
+    parts.push({
+      text: keys.slice(start + PASTE_START.length, end < 0 ? keys.length : end),
+      pasted: true,
+      ...(end < 0 ? { open: true } : {}),
+    });
     at = end < 0 ? keys.length : end + PASTE_END.length;
   }
   if (at < keys.length) parts.push({ text: keys.slice(at).replace(PASTE_END, ''), pasted: false });

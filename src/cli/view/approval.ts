@@ -16,7 +16,14 @@ import { ApprovalRequiredError, describeChanges, InterruptedError } from '../../
 import type { Approver } from '../../agent/tool-call.js';
 import type { AnyTool } from '../../tools/types.js';
 import { chunkColumns, displayWidth, showControls, terminalJson } from '../../format/text.js';
-import { addLocalAllowRule, parseShellLine, suggestRules, writesControlFile, type PermissionMode, type PermissionRules } from '../../settings/index.js';
+import {
+  addLocalAllowRule,
+  parseShellLine,
+  suggestRules,
+  writesControlFile,
+  type PermissionMode,
+  type PermissionRules,
+} from '../../settings/index.js';
 import { type Style } from '../terminal/style.js';
 import { editPreview } from './edit-preview.js';
 import type { LiveView } from './live-view.js';
@@ -67,11 +74,14 @@ export function createApprover(options: ApproverOptions): Approver {
   const acceptsEdits = options.mode === 'acceptEdits';
   const approvesAll = options.mode === 'yes';
   // The repository's own settings may set the mode: it never decides a write to the files that decide what runs.
-  const control = (tool: AnyTool, input: Record<string, unknown>) => EDIT_TOOLS.has(tool.name) && writesControlFile(tool.name, input, options.root);
+  const control = (tool: AnyTool, input: Record<string, unknown>) =>
+    EDIT_TOOLS.has(tool.name) && writesControlFile(tool.name, input, options.root);
   if (!options.interactive) {
     return async (tool, input, asker) => {
       if (!control(tool, input) && (approvesAll || (acceptsEdits && EDIT_TOOLS.has(tool.name)))) return true;
-      throw new ApprovalRequiredError(asker ? `${tool.describe(input)} (asked by subagent "${asker.subagent.description}")` : tool.describe(input));
+      throw new ApprovalRequiredError(
+        asker ? `${tool.describe(input)} (asked by subagent "${asker.subagent.description}")` : tool.describe(input),
+      );
     };
   }
   return async (tool, input, asker) => {
@@ -91,11 +101,14 @@ export function createApprover(options: ApproverOptions): Approver {
       }
       output.write(await preview(tool, input, options.style, options.root));
       if (controlWrite) {
-        const note = 'This file decides what runs (settings, MCP servers, instructions): it is asked about every time; only --yes given on the command line, or a rule in your own user settings, approves it.';
+        const note =
+          'This file decides what runs (settings, MCP servers, instructions): it is asked about every time; only --yes given on the command line, or a rule in your own user settings, approves it.';
         output.write(`    ${options.style ? options.style.yellow(note) : note}\n`);
       }
       const always = controlWrite ? '' : ' / [a]lways';
-      const answer = (await ask(`  Allow ${showControls(tool.describe(input))}? [y]es / [n]o (a reason may follow: "n use pnpm")${always}: `, options)).trim();
+      const answer = (
+        await ask(`  Allow ${showControls(tool.describe(input))}? [y]es / [n]o (a reason may follow: "n use pnpm")${always}: `, options)
+      ).trim();
       const word = answer.toLowerCase().split(/\s+/)[0] ?? '';
       if (!controlWrite && (word === 'a' || word === 'always' || word === 'all')) {
         await rememberRule(tool.name, input, options);
@@ -191,7 +204,10 @@ export async function preview(tool: AnyTool, input: Record<string, unknown>, sty
   if (tool.name === 'run_bash') {
     // The whole command, every line of it: what a person approves is what runs.
     const lines = text(input.command).split('\n');
-    const background = input.run_in_background === true ? `    ${dim('in the background: it goes on after this step, until kill_bash or the run\'s end')}\n` : '';
+    const background =
+      input.run_in_background === true
+        ? `    ${dim("in the background: it goes on after this step, until kill_bash or the run's end")}\n`
+        : '';
     return `${lines.flatMap((line, i) => wrap(line, i === 0 ? '$ ' : '  ', (piece) => piece)).join('\n')}\n${background}`;
   }
   const diff = root ? await editPreview(root, tool.name, input) : undefined;
@@ -199,15 +215,26 @@ export async function preview(tool: AnyTool, input: Record<string, unknown>, sty
     const content = text(input.content);
     const lines = content.replace(/\n$/, '').split('\n').length;
     const size = `${lines} line${lines === 1 ? '' : 's'}, ${Buffer.byteLength(content)} bytes`;
-    const what = tool.name === 'edit_file' ? `edit ${showControls(diff.path)}${input.replace_all === true ? ' (every occurrence)' : ''}` : `write ${showControls(diff.path)}`;
+    const what =
+      tool.name === 'edit_file'
+        ? `edit ${showControls(diff.path)}${input.replace_all === true ? ' (every occurrence)' : ''}`
+        : `write ${showControls(diff.path)}`;
     const heading = `${what}${tool.name === 'write_file' && !('note' in diff) ? ` (${diff.created ? 'a new file, ' : ''}${size})` : ''}`;
     if ('note' in diff) return `    ${dim(`${heading}: ${showControls(diff.note)}`)}\n`;
-    const paint = (piece: string, line: string) => (!style ? piece : /^(---|\+\+\+) /.test(line) ? style.bold(piece) : diffColor(line, style)(piece));
+    const paint = (piece: string, line: string) =>
+      !style ? piece : /^(---|\+\+\+) /.test(line) ? style.bold(piece) : diffColor(line, style)(piece);
     // The two file-name lines and the hunks: the diff is shown whole up to DIFF_PREVIEW_LINES of it.
     return `    ${dim(`${heading}:`)}\n${show(diff.lines, diff.lines.length, paint, DIFF_PREVIEW_LINES)}`;
   }
   if (tool.name === 'edit_file') {
-    const lines = [...text(input.old_string).split('\n').map((line) => `-${line}`), ...text(input.new_string).split('\n').map((line) => `+${line}`)];
+    const lines = [
+      ...text(input.old_string)
+        .split('\n')
+        .map((line) => `-${line}`),
+      ...text(input.new_string)
+        .split('\n')
+        .map((line) => `+${line}`),
+    ];
     return `    ${dim(`edit ${showControls(text(input.path))} (outside a repository: the text replaced, without line numbers):`)}\n${show(lines, lines.length, (piece, line) => (style ? diffColor(line, style)(piece) : piece))}`;
   }
   if (tool.name === 'write_file') {
@@ -242,7 +269,9 @@ function argumentsPreview(input: Record<string, unknown>, wrap: Wrap, dim: (text
     const json = terminalJson(value) ?? 'undefined';
     const name = showControls(key);
     if (typeof value === 'string' && (value.includes('\n') || json.length > 60)) {
-      lines.push(`    ${dim(`${name} (${value.length} character${value.length === 1 ? '' : 's'}${value.includes('\n') ? `, ${value.split('\n').length} lines` : ''}):`)}`);
+      lines.push(
+        `    ${dim(`${name} (${value.length} character${value.length === 1 ? '' : 's'}${value.includes('\n') ? `, ${value.split('\n').length} lines` : ''}):`)}`,
+      );
       for (const line of value.split('\n')) lines.push(...wrap(line, '  ', (piece) => piece));
     } else if (json.length <= 60 || typeof value !== 'object' || value === null) {
       lines.push(...wrap(`${name}: ${json}`, '', (piece) => piece));
@@ -264,13 +293,31 @@ export function where(step: number): string {
  * `beforeAsk` takes what was typed before the question appeared (as for an approval): a "y" typed
  * early must not reset files the person has not yet seen listed.
  */
-export async function askAboutDrift(question: { step: number; changes: Parameters<typeof describeChanges>[0] }, live: LiveView, style: Style, stop: () => void, beforeAsk?: () => Promise<void>): Promise<'restore' | 'keep' | 'stop'> {
+export async function askAboutDrift(
+  question: { step: number; changes: Parameters<typeof describeChanges>[0] },
+  live: LiveView,
+  style: Style,
+  stop: () => void,
+  beforeAsk?: () => Promise<void>,
+): Promise<'restore' | 'keep' | 'stop'> {
   await beforeAsk?.();
-  live.out.write(style.yellow(`  The working tree differs from what the run recorded ${where(question.step)}: ${showControls(describeChanges(question.changes))}.\n`));
-  live.out.write(style.dim('  A restore writes only the files the run wrote, saving your versions first (under refs/savepoint/saved/); keeping them tells the model which files you changed.\n'));
+  live.out.write(
+    style.yellow(
+      `  The working tree differs from what the run recorded ${where(question.step)}: ${showControls(describeChanges(question.changes))}.\n`,
+    ),
+  );
+  live.out.write(
+    style.dim(
+      '  A restore writes only the files the run wrote, saving your versions first (under refs/savepoint/saved/); keeping them tells the model which files you changed.\n',
+    ),
+  );
   live.pause();
   try {
-    const answer = (await ask('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ', { onInterrupt: stop })).trim().toLowerCase();
+    const answer = (
+      await ask('  Restore the files as the run recorded them? [y]es, restore / [k]eep them as they are / [q]uit: ', { onInterrupt: stop })
+    )
+      .trim()
+      .toLowerCase();
     if (answer.startsWith('y') || answer.startsWith('r')) return 'restore';
     return answer.startsWith('k') ? 'keep' : 'stop';
   } finally {
@@ -282,9 +329,18 @@ export async function askAboutDrift(question: { step: number; changes: Parameter
  * No sandbox here: say so once, with how to get one, and ask before running commands unconfined;
  * only what is typed after the question answers it (`beforeAsk`, as for the drift question).
  */
-export async function askToRunUnconfined(reason: string, remedy: string, out: Writable, style: Style, onInterrupt: () => void, beforeAsk?: () => Promise<void>): Promise<boolean> {
+export async function askToRunUnconfined(
+  reason: string,
+  remedy: string,
+  out: Writable,
+  style: Style,
+  onInterrupt: () => void,
+  beforeAsk?: () => Promise<void>,
+): Promise<boolean> {
   await beforeAsk?.();
   out.write(style.yellow(`  Commands cannot run in a sandbox here: ${reason}. ${remedy}.\n`));
-  const answer = (await ask('  Run commands unconfined, with your whole environment and file system? [y/N]: ', { onInterrupt })).trim().toLowerCase();
+  const answer = (await ask('  Run commands unconfined, with your whole environment and file system? [y/N]: ', { onInterrupt }))
+    .trim()
+    .toLowerCase();
   return answer === 'y' || answer === 'yes';
 }

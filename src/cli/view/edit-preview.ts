@@ -29,20 +29,38 @@ export async function editPreview(root: string, tool: string, input: Record<stri
   } catch (error) {
     return { path: given, note: `it will fail: ${(error as Error).message}` };
   }
-  const size = await stat(file).then((s) => s.size, () => 0);
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
   const content = typeof input.content === 'string' ? Buffer.byteLength(input.content) : 0;
-  if (Math.max(size, content) > MAX_PREVIEW_BYTES) return { path, note: `${path} is over ${MAX_PREVIEW_BYTES / 1024 / 1024} MB: no diff here (savepoint show prints it once the step has run)` };
+  if (Math.max(size, content) > MAX_PREVIEW_BYTES)
+    return {
+      path,
+      note: `${path} is over ${MAX_PREVIEW_BYTES / 1024 / 1024} MB: no diff here (savepoint show prints it once the step has run)`,
+    };
   // The bytes as they are: the diff then shows what the write really does to them.
   const before = await readFile(file).catch((error: NodeJS.ErrnoException) => error);
   const missing = before instanceof Error && before.code === 'ENOENT';
   if (before instanceof Error && !missing) {
-    const directory = await stat(file).then((s) => s.isDirectory(), () => false);
-    return { path, note: `it will fail: ${directory ? `${path} is a directory` : `${path} cannot be read (${before.code ?? before.message})`}` };
+    const directory = await stat(file).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    return {
+      path,
+      note: `it will fail: ${directory ? `${path} is a directory` : `${path} cannot be read (${before.code ?? before.message})`}`,
+    };
   }
   let after: string;
   if (tool === 'edit_file') {
     if (missing) return { path, note: `it will fail: ${path} does not exist (edit_file changes an existing file)` };
-    const edit = applyEdit((before as Buffer).toString('utf8'), { path, old_string: String(input.old_string ?? ''), new_string: String(input.new_string ?? ''), replace_all: input.replace_all === true });
+    const edit = applyEdit((before as Buffer).toString('utf8'), {
+      path,
+      old_string: String(input.old_string ?? ''),
+      new_string: String(input.new_string ?? ''),
+      replace_all: input.replace_all === true,
+    });
     if ('error' in edit) return { path, note: `it will fail: ${edit.error}` };
     after = edit.after;
   } else {
@@ -64,7 +82,10 @@ async function gitDiff(root: string, path: string, before: Buffer | null, after:
   try {
     const [a, b] = [before === null ? '/dev/null' : `a/${path}`, `b/${path}`];
     const attributes = await attributesOnPath(root, path);
-    for (const [side, name, content] of [['a', a, before], ['b', b, after]] as const) {
+    for (const [side, name, content] of [
+      ['a', a, before],
+      ['b', b, after],
+    ] as const) {
       if (content === null) continue;
       await mkdir(dirname(join(dir, name)), { recursive: true });
       for (const [folder, rules] of attributes) {
@@ -78,7 +99,7 @@ async function gitDiff(root: string, path: string, before: Buffer | null, after:
     const result = await runProcess('git', git.args, { cwd: dir, env, maxBuffer: 256 * 1024 * 1024 });
     // --no-index exits 1 when the files differ, 0 when they are the same.
     if (result.code !== 0 && result.code !== 1) {
-      const why = result.overflow ? 'its output passed 256 MB' : result.error?.message ?? `exit ${result.code ?? result.signal}`;
+      const why = result.overflow ? 'its output passed 256 MB' : (result.error?.message ?? `exit ${result.code ?? result.signal}`);
       return { lines: [], error: `git could not diff it (${result.stderr.toString('utf8').trim().split('\n')[0] || why})` };
     }
     const text = result.stdout.toString('utf8');

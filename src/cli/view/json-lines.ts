@@ -101,7 +101,8 @@ export class JsonLines {
   /** How the run ended, what replay saved, and the run's tokens, cost and time. */
   end(outcome: RunOutcome, tally: RunTally): void {
     // changedSince: a finished run replayed over files that differ from its last checkpoint ([] when they do not).
-    const changedSince = outcome.status === 'finished' ? { changedSince: (outcome.changedSince ?? []).map(({ path, change }) => ({ path, change })) } : {};
+    const changedSince =
+      outcome.status === 'finished' ? { changedSince: (outcome.changedSince ?? []).map(({ path, change }) => ({ path, change })) } : {};
     this.write('final', { run: outcome.run, status: outcome.status, final: outcome.final, steps: outcome.steps, ...changedSince });
     this.write('savings', { ...tally.savings() });
     this.write('summary', { ...tally.get() });

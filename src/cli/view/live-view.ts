@@ -63,7 +63,13 @@ export class LiveView {
   /** A step went live: show that it is working. */
   begin(description: string, kind: string): void {
     if (!this.enabled) return;
-    this.block = { what: showControls(description), doing: kind === 'model' ? 'waiting for the model' : kind === 'run_bash' ? 'running' : 'working', started: performance.now(), tail: [], partial: '' };
+    this.block = {
+      what: showControls(description),
+      doing: kind === 'model' ? 'waiting for the model' : kind === 'run_bash' ? 'running' : 'working',
+      started: performance.now(),
+      tail: [],
+      partial: '',
+    };
     this.timer ??= setInterval(() => this.redraw(), 120).unref();
     this.redraw();
   }

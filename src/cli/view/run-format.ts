@@ -24,8 +24,12 @@ export function whereNote(run: RunSummary, place?: 'this-worktree' | 'other-work
   if (run.lineage) notes.push(`forked from ${run.lineage.forkedFrom} at #${run.lineage.atStep}`);
   const remotes = run.sources.filter((s) => s !== 'local');
   if (place === 'other-worktree' && run.worktree) notes.push(`in another worktree, ${run.worktree}`);
-  if (run.shownFrom !== 'local') notes.push(`fetched from ${run.shownFrom}, only in ${run.shownFrom}/agent-journal (savepoint resume ${run.id} continues it here)`);
-  else if (place === 'elsewhere') notes.push(`from another machine${run.worktree ? ` (${run.worktree})` : ''}${remotes.length ? `, fetched from ${remotes.join(', ')}` : ''}`);
+  if (run.shownFrom !== 'local')
+    notes.push(`fetched from ${run.shownFrom}, only in ${run.shownFrom}/agent-journal (savepoint resume ${run.id} continues it here)`);
+  else if (place === 'elsewhere')
+    notes.push(
+      `from another machine${run.worktree ? ` (${run.worktree})` : ''}${remotes.length ? `, fetched from ${remotes.join(', ')}` : ''}`,
+    );
   else if (remotes.length) notes.push(`also in ${remotes.map((r) => `${r}/agent-journal`).join(', ')}`);
   if (run.status === 'diverged') notes.push('this machine and a remote each recorded steps the other lacks');
   return notes.join(' · ');

@@ -94,17 +94,30 @@ export class RunTally {
       if (beginsWork(event.kind)) this.boundaries.push(event.position);
       step.originalMs = event.originalDurationMs;
       // A command that was declined (or answered as in flight) never ran: replaying it saves no command.
-      step.command = event.kind === 'run_bash' && !event.resolution && (event.result as { summary?: string } | undefined)?.summary?.startsWith('declined') !== true;
+      step.command =
+        event.kind === 'run_bash' &&
+        !event.resolution &&
+        (event.result as { summary?: string } | undefined)?.summary?.startsWith('declined') !== true;
       this.replayed.push(step);
     } else this.totals.liveSteps++;
     if (!isModelKind(event.kind)) return;
     step.modelCall = true;
     this.totals.modelCalls++;
     if (event.type === 'recorded') this.totals.liveModelCalls++;
-    const result = event.result as { model?: string; usage?: Partial<Record<'inputTokens' | 'outputTokens' | 'cacheCreationInputTokens' | 'cacheReadInputTokens', number>> } | undefined;
+    const result = event.result as
+      | {
+          model?: string;
+          usage?: Partial<Record<'inputTokens' | 'outputTokens' | 'cacheCreationInputTokens' | 'cacheReadInputTokens', number>>;
+        }
+      | undefined;
     const usage = result?.usage;
     if (!usage) return;
-    const tokens = { input: usage.inputTokens ?? 0, output: usage.outputTokens ?? 0, cacheCreation: usage.cacheCreationInputTokens ?? 0, cacheRead: usage.cacheReadInputTokens ?? 0 };
+    const tokens = {
+      input: usage.inputTokens ?? 0,
+      output: usage.outputTokens ?? 0,
+      cacheCreation: usage.cacheCreationInputTokens ?? 0,
+      cacheRead: usage.cacheReadInputTokens ?? 0,
+    };
     const price = priceFor(result?.model ?? this.model);
     if (price.family !== 'scripted') this.priced = true;
     const cost = estimateCost(price, tokens);
@@ -148,7 +161,15 @@ export class RunTally {
    */
   savings(): TallySavings {
     const from = savingStartsAt(this.boundaries, this.firstLiveStep ?? Number.POSITIVE_INFINITY);
-    const saved: TallySavings = { replayedSteps: 0, modelCalls: 0, tokens: zeroTokens(), estimatedCostUsd: 0, commands: 0, originalMs: 0, replayMs: this.replayMs };
+    const saved: TallySavings = {
+      replayedSteps: 0,
+      modelCalls: 0,
+      tokens: zeroTokens(),
+      estimatedCostUsd: 0,
+      commands: 0,
+      originalMs: 0,
+      replayMs: this.replayMs,
+    };
     for (const step of this.replayed) {
       if (step.position < from) continue;
       saved.replayedSteps++;
@@ -164,7 +185,14 @@ export class RunTally {
   /** The totals so far (costs rounded to 6 decimals, so JSON stays stable). */
   get(): TallyTotals {
     const t = this.totals;
-    return { ...t, tokens: { ...t.tokens }, liveTokens: { ...t.liveTokens }, estimatedCostUsd: roundCost(t.estimatedCostUsd), liveCostUsd: roundCost(t.liveCostUsd), elapsedMs: Math.round(performance.now() - this.started) };
+    return {
+      ...t,
+      tokens: { ...t.tokens },
+      liveTokens: { ...t.liveTokens },
+      estimatedCostUsd: roundCost(t.estimatedCostUsd),
+      liveCostUsd: roundCost(t.liveCostUsd),
+      elapsedMs: Math.round(performance.now() - this.started),
+    };
   }
 
   /**
@@ -173,7 +201,10 @@ export class RunTally {
    */
   line(): string {
     const t = this.get();
-    const live = t.replayedSteps && t.liveSteps ? `; live this time ${tokensText(t.liveTokens)}${this.priced ? `, ${formatUsd(t.liveCostUsd)}` : ''}` : '';
+    const live =
+      t.replayedSteps && t.liveSteps
+        ? `; live this time ${tokensText(t.liveTokens)}${this.priced ? `, ${formatUsd(t.liveCostUsd)}` : ''}`
+        : '';
     const cost = this.priced ? `${formatUsd(t.estimatedCostUsd)} estimated` : 'scripted model: no cost';
     return (
       `Tokens ${tokensText(t.tokens)} (${cost}${live}) · ` +

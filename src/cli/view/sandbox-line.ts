@@ -20,12 +20,17 @@ export function sandboxLine(event: SandboxEvent): string {
   const what = started.length ? 'commands and MCP servers' : 'commands';
   const remote = event.mcp?.remote.length ? `; MCP servers over HTTP (${names(event.mcp.remote)}) run elsewhere, not in it` : '';
   if (event.kind === 'none') {
-    const why = event.choice === 'asked' ? ': bubblewrap cannot start a sandbox here, and you chose to go on without one' : ' (--no-sandbox)';
+    const why =
+      event.choice === 'asked' ? ': bubblewrap cannot start a sandbox here, and you chose to go on without one' : ' (--no-sandbox)';
     return `${what} run unconfined${why}${event.mcp?.remote.length ? `; MCP servers over HTTP (${names(event.mcp.remote)}) run elsewhere` : ''}`;
   }
   // A server given the network in settings has it when the sandbox has none.
   const networked = event.network ? [] : (event.mcp?.network ?? []);
-  const network = event.network ? 'network allowed' : networked.length ? `no network (but for MCP server${networked.length === 1 ? '' : 's'} ${names(networked)}, given it in settings)` : 'no network';
+  const network = event.network
+    ? 'network allowed'
+    : networked.length
+      ? `no network (but for MCP server${networked.length === 1 ? '' : 's'} ${names(networked)}, given it in settings)`
+      : 'no network';
   const tree = event.gitWrites ? 'the working tree (.git too)' : 'the working tree (not .git)';
   return `${what} run in a sandbox: ${network}; writable: ${tree} and a private /tmp, not the files that decide what runs; no secret-named variables (--no-sandbox to lift)${remote}`;
 }

@@ -6,7 +6,15 @@ import { basename } from 'node:path';
 import { isSavepointError } from '../../errors/index.js';
 import { MCP_CONFIG_FILE } from '../../tools/mcp/index.js';
 import { findRepository } from '../../git/repository.js';
-import { findCustomCommands, loadSettings, permissionRules, type CustomCommand, type PermissionMode, type PermissionRules, type Settings } from '../../settings/index.js';
+import {
+  findCustomCommands,
+  loadSettings,
+  permissionRules,
+  type CustomCommand,
+  type PermissionMode,
+  type PermissionRules,
+  type Settings,
+} from '../../settings/index.js';
 import type { DriveFlags } from './drive-flags.js';
 
 /**
@@ -14,7 +22,19 @@ import type { DriveFlags } from './drive-flags.js';
  * (interactive/slash-commands.ts parses them): a custom command of one of these names is never
  * used, in the session or by `run`, so that `/help` means one thing everywhere.
  */
-export const BUILT_IN_NAMES: ReadonlySet<string> = new Set(['help', '?', 'exit', 'quit', 'cost', 'diff', 'runs', 'compact', 'new', 'model', 'fork']);
+export const BUILT_IN_NAMES: ReadonlySet<string> = new Set([
+  'help',
+  '?',
+  'exit',
+  'quit',
+  'cost',
+  'diff',
+  'runs',
+  'compact',
+  'new',
+  'model',
+  'fork',
+]);
 
 /** The settings as one command uses them, flags applied. */
 export interface SessionSettings {
@@ -46,7 +66,12 @@ export interface SessionSettings {
  * Loads the settings for `dir` (the current directory) and applies `flags` over them; `remembered`
  * are the allow rules `a` added earlier in an interactive session (kept for the rest of it).
  */
-export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites' | 'trust' | 'allowedTools' | 'disallowedTools'>, dir = process.cwd(), env: NodeJS.ProcessEnv = process.env, remembered: readonly string[] = []): SessionSettings {
+export function sessionSettings(
+  flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites' | 'trust' | 'allowedTools' | 'disallowedTools'>,
+  dir = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+  remembered: readonly string[] = [],
+): SessionSettings {
   const root = repositoryRoot(dir, env);
   // --trust trusts the folder's files as they are now, and records it (docs/trust.md).
   const settings = loadSettings(root, env, { trust: Boolean(flags.trust) });
@@ -78,8 +103,12 @@ export function sessionSettings(flags: Pick<DriveFlags, 'yes' | 'allowNetwork' |
 export function mcpServersOf(settings: Settings): { servers: Record<string, unknown>; source: Record<string, string> } | undefined {
   const entries = Object.entries(settings.mcpServers);
   if (entries.length === 0) return undefined;
-  const source = (file: string) => (basename(file) === MCP_CONFIG_FILE && settings.repositoryServers.some((server) => server.source === file) ? MCP_CONFIG_FILE : file);
-  return { servers: Object.fromEntries(entries.map(([name, server]) => [name, server.value])), source: Object.fromEntries(entries.map(([name, server]) => [name, source(server.source)])) };
+  const source = (file: string) =>
+    basename(file) === MCP_CONFIG_FILE && settings.repositoryServers.some((server) => server.source === file) ? MCP_CONFIG_FILE : file;
+  return {
+    servers: Object.fromEntries(entries.map(([name, server]) => [name, server.value])),
+    source: Object.fromEntries(entries.map(([name, server]) => [name, source(server.source)])),
+  };
 }
 
 /** The repository root around `dir`, or undefined outside one (the command then says so itself). */

@@ -37,16 +37,37 @@ export function diffBase(timeline: Timeline, step: number): { from: string; from
 }
 
 /** The diff of `step`, or undefined when the step has no checkpoint. */
-export async function stepDiff(root: string, timeline: Timeline, step: number, options: { color?: boolean; stat?: boolean } = {}): Promise<StepDiff | undefined> {
+export async function stepDiff(
+  root: string,
+  timeline: Timeline,
+  step: number,
+  options: { color?: boolean; stat?: boolean } = {},
+): Promise<StepDiff | undefined> {
   const to = timeline.steps.find((s) => s.step === step)?.checkpoint;
   if (!to) return undefined;
   const { from, fromLabel } = diffBase(timeline, step);
-  const args = [...BIG_AS_BINARY, 'diff', '--no-ext-diff', '--no-textconv', options.color ? '--color=always' : '--no-color', ...(options.stat ? ['--stat', '--patch'] : []), '--end-of-options', from, to];
+  const args = [
+    ...BIG_AS_BINARY,
+    'diff',
+    '--no-ext-diff',
+    '--no-textconv',
+    options.color ? '--color=always' : '--no-color',
+    ...(options.stat ? ['--stat', '--patch'] : []),
+    '--end-of-options',
+    from,
+    to,
+  ];
   const git = buildOwnGit(args);
   const result = await runGit(git.args, { cwd: root, env: { ...git.env, GIT_PAGER: 'cat' } });
   if (result.exitCode !== 0) {
     const why = String(result.stderr).trim().split('\n')[0] || `git diff exited with ${result.exitCode}`;
-    return { from, fromLabel, to, text: '', error: `git cannot compare the trees (${why}); fetch the journal's objects, or the base commit, first` };
+    return {
+      from,
+      fromLabel,
+      to,
+      text: '',
+      error: `git cannot compare the trees (${why}); fetch the journal's objects, or the base commit, first`,
+    };
   }
   return { from, fromLabel, to, text: String(result.stdout), error: null };
 }
@@ -96,10 +117,21 @@ export async function allStepDiffs(root: string, timeline: Timeline): Promise<Ma
 }
 
 // git with `args`, its output whole (utf8). No git: told as its exit (-1), its error as stderr.
-async function runGit(args: string[], options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv }): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const result = await runProcess('git', args, { cwd: options.cwd, env: options.env ?? process.env, ...(options.input === undefined ? {} : { input: options.input }) });
+async function runGit(
+  args: string[],
+  options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv },
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const result = await runProcess('git', args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
   const failure = result.error?.message ?? '';
-  return { exitCode: failure ? -1 : (result.code ?? -1), stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8') || failure };
+  return {
+    exitCode: failure ? -1 : (result.code ?? -1),
+    stdout: result.stdout.toString('utf8'),
+    stderr: result.stderr.toString('utf8') || failure,
+  };
 }
 
 // The diffs one git process each, for when some cannot be made: each step then says why.

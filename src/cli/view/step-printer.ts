@@ -71,7 +71,14 @@ export class StepPrinter {
       const took = this.wide
         ? `${formatDuration(0)}${this.style.dim(` (took ${formatDuration(event.originalDurationMs)})`)}`
         : this.style.dim(`took ${formatDuration(event.originalDurationMs)}`);
-      this.line(event.position, this.style.green(this.wide ? REPLAYED_LABEL : SHORT_LABELS.replayed), event.description, event.summary, took, noteOf(event.result));
+      this.line(
+        event.position,
+        this.style.green(this.wide ? REPLAYED_LABEL : SHORT_LABELS.replayed),
+        event.description,
+        event.summary,
+        took,
+        noteOf(event.result),
+      );
     } else if (event.type === 'recorded') {
       this.endText();
       this.streamedLast = event.kind === 'model' && !callsTools(event.result) ? this.streamedLast + this.streamedNow : '';
@@ -84,16 +91,32 @@ export class StepPrinter {
           : event.resolution === 'declined'
             ? this.style.red(this.wide ? DECLINED_LABEL : SHORT_LABELS.declined)
             : this.style.yellow(this.wide ? LIVE_LABEL : SHORT_LABELS.live);
-      this.line(event.position, label, event.description, event.resolution === 'declined' ? declinedSummary(event.summary) : event.summary, formatDuration(event.durationMs), noteOf(event.result));
+      this.line(
+        event.position,
+        label,
+        event.description,
+        event.resolution === 'declined' ? declinedSummary(event.summary) : event.summary,
+        formatDuration(event.durationMs),
+        noteOf(event.result),
+      );
     } else if (event.type === 'in-flight') {
       this.endText();
       const what = `#${event.position} ${showControls(event.description)} was ${event.interrupted ? 'interrupted by a signal before its result was recorded' : 'started before a crash and never recorded'}: `;
       const then = event.decision === 'rerun' ? 'running it again' : 'telling the model its outcome is unknown';
       if (displayWidth(what + then) <= this.style.width - 2) this.out.write(`${this.style.red(`  ${what}`)}${then}\n`);
-      else this.out.write(`${wrapWords(what + then, this.style.width - 2, 'columns').map((line) => this.style.red(`  ${line}`)).join('\n')}\n`);
+      else
+        this.out.write(
+          `${wrapWords(what + then, this.style.width - 2, 'columns')
+            .map((line) => this.style.red(`  ${line}`))
+            .join('\n')}\n`,
+        );
     } else if (event.type === 'orphan') {
       this.endText();
-      const how = { stopped: 'stopped it (SIGTERM)', killed: 'killed it (SIGKILL)', unreachable: 'it was started on another machine or in another container, so it could not be stopped from here' }[event.outcome];
+      const how = {
+        stopped: 'stopped it (SIGTERM)',
+        killed: 'killed it (SIGKILL)',
+        unreachable: 'it was started on another machine or in another container, so it could not be stopped from here',
+      }[event.outcome];
       const what = `#${event.position} ${showControls(event.description)}, started by the crashed attempt at ${event.startedAt}, was still running (process group ${event.pgid}): `;
       this.out.write(`${this.style.red(`  ${what}`)}${how}\n`);
     }
@@ -215,10 +238,15 @@ export class StepPrinter {
     const whatWidth = Math.min(34, Math.floor(Math.max(8, this.style.width - fixed - (this.wide ? TIME_ROOM.wide : TIME_ROOM.narrow)) / 2));
     const what = padVisible(fitColumns(description, whatWidth), whatWidth);
     const resultRoom = Math.max(1, this.style.width - fixed - whatWidth - visibleLength(time));
-    const summaryText = fitColumns(summary, note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - displayWidth(showControls(note))) : resultRoom);
+    const summaryText = fitColumns(
+      summary,
+      note ? Math.max(Math.ceil(resultRoom / 2), resultRoom - displayWidth(showControls(note))) : resultRoom,
+    );
     const noteText = ellipsize(showControls(note), resultRoom - displayWidth(summaryText), 'columns');
     const result = summaryText + (noteText ? this.style.red(noteText) : '');
-    this.out.write(`${number}  ${padVisible(label, labelWidth)}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`);
+    this.out.write(
+      `${number}  ${padVisible(label, labelWidth)}  ${this.style.bold(what)} ${this.style.dim('→')} ${result}  ${this.style.dim('·')} ${time}\n`,
+    );
   }
 }
 

@@ -14,8 +14,10 @@ export function subagentLine(event: SubagentEvent, width: number): string | unde
   const who = `  [#${event.parentStep} ${ellipsize(event.description.replace(/\s+/g, ' '), 24)}]`;
   let text: string;
   if (step.type === 'replayed') text = `${who} #${step.position} ${SHORT_LABELS.replayed} ${step.description} -> ${step.summary}`;
-  else if (step.type === 'recorded') text = `${who} #${step.position} ${step.resolution ? SHORT_LABELS.notRun : SHORT_LABELS.live} ${step.description} -> ${step.summary} (${formatDuration(step.durationMs)})`;
-  else if (step.type === 'in-flight') text = `${who} #${step.position} in flight at a crash: ${step.description} (${step.decision === 'rerun' ? 'running it again' : 'the model is told'})`;
+  else if (step.type === 'recorded')
+    text = `${who} #${step.position} ${step.resolution ? SHORT_LABELS.notRun : SHORT_LABELS.live} ${step.description} -> ${step.summary} (${formatDuration(step.durationMs)})`;
+  else if (step.type === 'in-flight')
+    text = `${who} #${step.position} in flight at a crash: ${step.description} (${step.decision === 'rerun' ? 'running it again' : 'the model is told'})`;
   else if (step.type === 'orphan') text = `${who} a command left running by the killed attempt was stopped: ${step.description}`;
   else return undefined;
   return ellipsize(showControls(text), Math.max(20, width));

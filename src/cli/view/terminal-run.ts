@@ -61,12 +61,23 @@ export interface TurnView {
  * one line that says what the repository's files hold that was left out (once per session). A
  * number is the exit code of Ctrl-C at the question.
  */
-export async function settleTrust(flags: DriveFlags, view: TurnView, interactive: boolean, env: NodeJS.ProcessEnv = process.env): Promise<SessionSettings | number> {
+export async function settleTrust(
+  flags: DriveFlags,
+  view: TurnView,
+  interactive: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SessionSettings | number> {
   let settings = sessionSettings(flags, process.cwd(), env, view.remembered);
   if (interactive && settings.root) {
     const asked = trustQuestionsFor(settings.settings, view.declinedTrust);
     if (asked.folder || asked.servers.length) {
-      const answer = await askTrustOrStop(settings.settings, settings.root, { out: process.stderr, style: styleFor(process.stderr, env), beforeQuestion: view.beforeQuestion ?? dropTypedAhead, ...(view.declinedTrust ? { declined: view.declinedTrust } : {}), env });
+      const answer = await askTrustOrStop(settings.settings, settings.root, {
+        out: process.stderr,
+        style: styleFor(process.stderr, env),
+        beforeQuestion: view.beforeQuestion ?? dropTypedAhead,
+        ...(view.declinedTrust ? { declined: view.declinedTrust } : {}),
+        env,
+      });
       if ('exitCode' in answer) return answer.exitCode;
       if (answer.recorded) settings = sessionSettings(flags, process.cwd(), env, view.remembered);
     }
@@ -78,7 +89,12 @@ export async function settleTrust(flags: DriveFlags, view: TurnView, interactive
 }
 
 /** Runs `drive` (a session entry point) with the terminal's printer, prompts and Ctrl-C; returns the exit code. */
-export async function runOnTerminal(drive: (options: SessionOptions) => Promise<RunOutcome>, flags: DriveFlags, out: Out = process.stdout, view: TurnView = {}): Promise<number> {
+export async function runOnTerminal(
+  drive: (options: SessionOptions) => Promise<RunOutcome>,
+  flags: DriveFlags,
+  out: Out = process.stdout,
+  view: TurnView = {},
+): Promise<number> {
   if (flags.restore && flags.keepWorktree) throw new UsageError('Choose one of --restore and --keep-worktree, not both.');
   const env = process.env;
   const interactive = Boolean(process.stdin.isTTY);
@@ -128,7 +144,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
   // Quiet replay: the replayed steps as one line, said before the first thing that is not one.
   let replayedQuietly = 0;
   const sayReplayed = () => {
-    if (replayedQuietly) live.out.write(style.dim(`  ${replayedQuietly} earlier step${replayedQuietly === 1 ? '' : 's'} replayed from the journal\n`));
+    if (replayedQuietly)
+      live.out.write(style.dim(`  ${replayedQuietly} earlier step${replayedQuietly === 1 ? '' : 's'} replayed from the journal\n`));
     replayedQuietly = 0;
   };
   try {
@@ -157,13 +174,26 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       pushTimeout: flags.pushTimeout,
       pushRetry: flags.pushRetry,
       sandbox: { use: flags.sandbox !== false, network: settings.network, gitWrites: settings.gitWrites },
-      onSandboxUnavailable: interactive ? (reason, remedy) => askToRunUnconfined(reason, remedy, live.out, style, stop, beforeQuestion) : undefined,
+      onSandboxUnavailable: interactive
+        ? (reason, remedy) => askToRunUnconfined(reason, remedy, live.out, style, stop, beforeQuestion)
+        : undefined,
       env,
       // A session's background commands run on between its messages; it stops them when it ends.
       ...(view.inSession ? { keepBackgroundCommands: true } : {}),
       signal: controller.signal,
       ...(view.hold ? { hold: view.hold } : {}),
-      approve: createApprover({ yes: Boolean(flags.yes), mode: settings.mode, rules: settings.rules, remembered: view.remembered, root: settings.root, interactive, style: styleFor(process.stderr, env), onAsk: asking, onInterrupt: stop, beforeAsk: beforeQuestion }),
+      approve: createApprover({
+        yes: Boolean(flags.yes),
+        mode: settings.mode,
+        rules: settings.rules,
+        remembered: view.remembered,
+        root: settings.root,
+        interactive,
+        style: styleFor(process.stderr, env),
+        onAsk: asking,
+        onInterrupt: stop,
+        beforeAsk: beforeQuestion,
+      }),
       permission: (tool, input) => settings.rules.decide(tool, input),
       // What the person typed becomes what the model is sent: custom commands, @-mentions.
       expand: { commands: view.noCommands ? [] : settings.commands, mentions: true },
@@ -184,7 +214,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
         }
         view.onEvent?.(event);
         if (json) return json.event(event);
-        if (view.quietReplay && event.type === 'opened') return void live.out.write(style.dim(`run ${event.run}  ·  model ${showControls(event.model)}\n`));
+        if (view.quietReplay && event.type === 'opened')
+          return void live.out.write(style.dim(`run ${event.run}  ·  model ${showControls(event.model)}\n`));
         if (view.quietReplay && event.type === 'replayed') return void replayedQuietly++;
         if (view.quietReplay && event.type !== 'output') sayReplayed();
         if (event.type === 'started') live.begin(event.description, event.kind);
@@ -210,7 +241,9 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     if (json) json.end(outcome, tally);
     const o = live.out;
     const saved = view.quietReplay || !tally.savedLine() ? '' : wrapWords(tally.savedLine(), style.width, 'columns').join('\n');
-    const totals = wrapWords(tally.line(), style.width, 'columns').map((line) => style.dim(line)).join('\n');
+    const totals = wrapWords(tally.line(), style.width, 'columns')
+      .map((line) => style.dim(line))
+      .join('\n');
     if (outcome.status === 'interrupted') {
       if (view.inSession) {
         o.write('Stopped. Every finished step is kept; the next message goes on from here.\n');
@@ -230,7 +263,8 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
     // The answer once: streamed live on a terminal (it is on the screen already), else in full here.
     // A message a hook blocked has no answer: the hook's words, said above, are the last word.
     const unanswered = blockedPrompt && !outcome.final;
-    if (!json && !unanswered && !(view.noAnswer && printer.liveModelTurns === 0) && !printer.streamedAnswer(outcome.final)) o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
+    if (!json && !unanswered && !(view.noAnswer && printer.liveModelTurns === 0) && !printer.streamedAnswer(outcome.final))
+      o.write(`\n${style.bold('Final answer')}\n${showControls(outcome.final || '(the model gave no text)')}\n`);
     // Said again under the answer, where a script's log or a person's eye ends up.
     if (outcome.status === 'refused') {
       // Not a success: the answer was the model's refusal, and a script must not take it for one.
@@ -240,7 +274,13 @@ export async function runOnTerminal(drive: (options: SessionOptions) => Promise<
       o.write(`${saved ? '' : '\n'}${totals}\n`);
       return 1;
     }
-    if (outcome.changedSince) say(o, style.yellow, `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); "savepoint run" with its task and no --run starts a new run on them.`, style.width);
+    if (outcome.changedSince)
+      say(
+        o,
+        style.yellow,
+        `Replayed: the files have changed since this run finished (${describeChanges(outcome.changedSince, 3)}); "savepoint run" with its task and no --run starts a new run on them.`,
+        style.width,
+      );
     if (saved) o.write(`\n${style.green(saved)}\n`);
     o.write(`${saved ? '' : '\n'}${totals}\n`);
     if (outcome.pushFailure) throw outcome.pushFailure; // finished here, but the remote lacks steps: exit 1
@@ -263,37 +303,104 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     case 'opened': {
       const n = event.recordedSteps;
       out.write(`${headerLines(event.run, event.model, style).join('\n')}\n`);
-      if (event.interrupted && event.openedAs !== 'finished') say(out, style.yellow, `The previous attempt was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP), not crashed${event.inFlight ? ': the step it left in flight is handled as in flight' : ''}.`, style.width);
+      if (event.interrupted && event.openedAs !== 'finished')
+        say(
+          out,
+          style.yellow,
+          `The previous attempt was stopped by a signal (Ctrl-C, SIGTERM or SIGHUP), not crashed${event.inFlight ? ': the step it left in flight is handled as in flight' : ''}.`,
+          style.width,
+        );
       const killed = event.killedBeforeRecording;
-      if (killed) say(out, style.yellow, `Attempt ${killed.attempt} (pid ${killed.pid} on ${showControls(killed.host)}, started ${killed.startedAt}) was killed before it recorded anything, while running #${killed.rerun} again: that step is still in flight.`, style.width);
-      if (event.instructions) say(out, style.dim, `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`, style.width);
-      if (event.openedAs === 'finished') say(out, style.dim, `This run ${event.refused ? 'ended with the model\'s refusal' : 'finished'} before: replaying its ${n} steps from the journal.`, style.width);
-      else if (event.openedAs === 'continuing') say(out, style.dim, `Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.`, style.width);
-      else if (n > 0) say(out, style.dim, `Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.`, style.width);
+      if (killed)
+        say(
+          out,
+          style.yellow,
+          `Attempt ${killed.attempt} (pid ${killed.pid} on ${showControls(killed.host)}, started ${killed.startedAt}) was killed before it recorded anything, while running #${killed.rerun} again: that step is still in flight.`,
+          style.width,
+        );
+      if (event.instructions)
+        say(
+          out,
+          style.dim,
+          `Project instructions: ${event.instructions}, pinned into this run's system prompt (edits to it reach new runs, not this one).`,
+          style.width,
+        );
+      if (event.openedAs === 'finished')
+        say(
+          out,
+          style.dim,
+          `This run ${event.refused ? "ended with the model's refusal" : 'finished'} before: replaying its ${n} steps from the journal.`,
+          style.width,
+        );
+      else if (event.openedAs === 'continuing')
+        say(
+          out,
+          style.dim,
+          `Continuing: ${n} finished step${n === 1 ? '' : 's'} replay first, then the model answers the follow-up.`,
+          style.width,
+        );
+      else if (n > 0)
+        say(
+          out,
+          style.dim,
+          `Resuming: ${n} finished step${n === 1 ? '' : 's'} in the journal replay first, then it goes live.`,
+          style.width,
+        );
       // Opened from the run's snapshot: only the steps after it replay (and are shown).
-      if (event.fromSnapshot) say(out, style.dim, `The loop starts from the run's snapshot at step ${event.fromSnapshot}: steps 1 to ${event.fromSnapshot} are not replayed.`, style.width);
-      if (event.followUpGivenAt) say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
+      if (event.fromSnapshot)
+        say(
+          out,
+          style.dim,
+          `The loop starts from the run's snapshot at step ${event.fromSnapshot}: steps 1 to ${event.fromSnapshot} are not replayed.`,
+          style.width,
+        );
+      if (event.followUpGivenAt)
+        say(out, style.dim, `This follow-up was already given at step ${event.followUpGivenAt}: it is not added again.`, style.width);
       return;
     }
     case 'new-run-for-task': {
-      const moved = [event.commit ? 'a new commit' : '', event.changes.length ? describeChanges(event.changes, 3) : ''].filter(Boolean).join(', ');
+      const moved = [event.commit ? 'a new commit' : '', event.changes.length ? describeChanges(event.changes, 3) : '']
+        .filter(Boolean)
+        .join(', ');
       // One line, never wrapped: a log's reader (or grep) finds it whole.
-      out.write(`${style.yellow(`  ${showControls(`Run ${event.previous} finished this task before the repository moved on (${moved}): starting run ${event.run} for it (--run ${event.previous} replays the old one).`)}`)}\n`);
+      out.write(
+        `${style.yellow(`  ${showControls(`Run ${event.previous} finished this task before the repository moved on (${moved}): starting run ${event.run} for it (--run ${event.previous} replays the old one).`)}`)}\n`,
+      );
       return;
     }
     case 'instructions-left-out':
-      say(out, style.yellow, `${event.file} is left out of this run's prompt: it resolves to ${event.target}, outside the ${event.within === 'repository' ? 'repository' : 'config folder'}. Instructions are read only from files inside the repository or your config folder.`, style.width);
+      say(
+        out,
+        style.yellow,
+        `${event.file} is left out of this run's prompt: it resolves to ${event.target}, outside the ${event.within === 'repository' ? 'repository' : 'config folder'}. Instructions are read only from files inside the repository or your config folder.`,
+        style.width,
+      );
       return;
     case 'fenced':
-      say(out, style.dim, `Fenced against ${event.remote}: this run is in ${event.remote}'s journal, so it pushes there as it goes (as --push ${event.remote}) and a command runs only once ${event.remote} has its start; if another machine moved the run on there, this one stops. --no-push opts out.`, style.width);
+      say(
+        out,
+        style.dim,
+        `Fenced against ${event.remote}: this run is in ${event.remote}'s journal, so it pushes there as it goes (as --push ${event.remote}) and a command runs only once ${event.remote} has its start; if another machine moved the run on there, this one stops. --no-push opts out.`,
+        style.width,
+      );
       return;
     case 'finished-over-changes':
-      say(out, style.yellow, `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; "savepoint run" with its task and no --run starts a new run on the files as they are.`, style.width);
+      say(
+        out,
+        style.yellow,
+        `${finishedOverChanges(event.changes, event.finishedAt)} The answer below is replayed from the journal, about the files as the run left them ${where(event.step)}; "savepoint run" with its task and no --run starts a new run on the files as they are.`,
+        style.width,
+      );
       return;
     case 'text':
       return printer.onText(event.text);
     case 'journal-restored':
-      say(out, style.yellow, `agent-journal was ${event.found ? 'moved back' : 'deleted'} during the run: put it back at ${event.restored.slice(0, 12)} (see git reflog agent-journal).`, style.width);
+      say(
+        out,
+        style.yellow,
+        `agent-journal was ${event.found ? 'moved back' : 'deleted'} during the run: put it back at ${event.restored.slice(0, 12)} (see git reflog agent-journal).`,
+        style.width,
+      );
       return;
     case 'thinking':
       return printer.onThinking(event.text);
@@ -306,34 +413,101 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
       return say(out, style.yellow, modelNoticeText(event), style.width);
     // What a hook said is outside input: its control characters shown, never sent to the terminal.
     case 'hook':
-      if (event.event === 'UserPromptSubmit') return say(out, style.yellow, `A UserPromptSubmit hook blocked this message: it was not sent to the model. The hook said: ${showControls(event.blocked)}`, style.width);
+      if (event.event === 'UserPromptSubmit')
+        return say(
+          out,
+          style.yellow,
+          `A UserPromptSubmit hook blocked this message: it was not sent to the model. The hook said: ${showControls(event.blocked)}`,
+          style.width,
+        );
       return say(out, style.dim, `A Stop hook sent the model on: ${showControls(event.block)}`, style.width);
     case 'hook-warning':
-      return say(out, style.yellow, `The ${event.event} hook "${showControls(event.command)}" ${showControls(event.message)}; going on as if it had not run.`, style.width);
+      return say(
+        out,
+        style.yellow,
+        `The ${event.event} hook "${showControls(event.command)}" ${showControls(event.message)}; going on as if it had not run.`,
+        style.width,
+      );
     case 'mcp-unavailable':
       // The message holds the server's stderr: outside input, its control characters shown, not sent.
-      return say(out, style.yellow, `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))}${event.log ? ` (its log: ${showControls(relative(process.cwd(), event.log))})` : ''}`, style.width);
+      return say(
+        out,
+        style.yellow,
+        `MCP server "${event.server}" is not offered to this run: ${showControls(event.message.replace(/\n/g, ' '))}${event.log ? ` (its log: ${showControls(relative(process.cwd(), event.log))})` : ''}`,
+        style.width,
+      );
     case 'worktree-restored': {
-      const why = { flag: '--restore', 'clean-base': "This is a clean checkout of the run's base commit", chosen: 'You chose restore', fork: 'The fork goes on from its parent\'s files' }[event.reason];
-      const what = event.reason === 'fork' ? `put back the files the parent run wrote after the fork point, as they were ${where(event.step)}` : `restored the working tree as the journal recorded it ${where(event.step)}`;
+      const why = {
+        flag: '--restore',
+        'clean-base': "This is a clean checkout of the run's base commit",
+        chosen: 'You chose restore',
+        fork: "The fork goes on from its parent's files",
+      }[event.reason];
+      const what =
+        event.reason === 'fork'
+          ? `put back the files the parent run wrote after the fork point, as they were ${where(event.step)}`
+          : `restored the working tree as the journal recorded it ${where(event.step)}`;
       say(out, style.dim, `${why}: ${what} (${event.written.length} written, ${event.deleted.length} deleted).`, style.width);
       const list = (paths: string[]) => `${paths.slice(0, 5).map(showControls).join(', ')}${paths.length > 5 ? ', ...' : ''}`;
-      if (event.saved) say(out, style.yellow, `Your version of ${event.saved.files.length} file(s) it overwrote or removed is saved in ${event.saved.ref} (${list(event.saved.files)}): get them back with "${event.saved.command}".`, style.width);
-      if (event.left.length) say(out, style.dim, `Left ${event.left.length} file(s) the run never wrote as you have them: ${list(event.left)}`, style.width);
+      if (event.saved)
+        say(
+          out,
+          style.yellow,
+          `Your version of ${event.saved.files.length} file(s) it overwrote or removed is saved in ${event.saved.ref} (${list(event.saved.files)}): get them back with "${event.saved.command}".`,
+          style.width,
+        );
+      if (event.left.length)
+        say(out, style.dim, `Left ${event.left.length} file(s) the run never wrote as you have them: ${list(event.left)}`, style.width);
       if (event.unrestorable.length) {
         const names = event.unrestorable.slice(0, 5).map(showControls).join(', ');
-        say(out, style.yellow, `${event.unrestorable.length} file(s) of the checkpoint were not restored: their names hold a secret this machine has no value for (${names}${event.unrestorable.length > 5 ? ', ...' : ''}); files that may be them were kept.`, style.width);
+        say(
+          out,
+          style.yellow,
+          `${event.unrestorable.length} file(s) of the checkpoint were not restored: their names hold a secret this machine has no value for (${names}${event.unrestorable.length > 5 ? ', ...' : ''}); files that may be them were kept.`,
+          style.width,
+        );
       }
-      if (event.unrevealed.length) say(out, style.yellow, `${event.unrevealed.length} restored file(s) keep secret placeholders this machine has no value for: ${event.unrevealed.slice(0, 5).join(', ')}`, style.width);
-      if (event.kept.length) say(out, style.dim, `Kept ${event.kept.length} untracked file(s) the run never recorded: ${event.kept.slice(0, 5).join(', ')}${event.kept.length > 5 ? ', ...' : ''}`, style.width);
+      if (event.unrevealed.length)
+        say(
+          out,
+          style.yellow,
+          `${event.unrevealed.length} restored file(s) keep secret placeholders this machine has no value for: ${event.unrevealed.slice(0, 5).join(', ')}`,
+          style.width,
+        );
+      if (event.kept.length)
+        say(
+          out,
+          style.dim,
+          `Kept ${event.kept.length} untracked file(s) the run never recorded: ${event.kept.slice(0, 5).join(', ')}${event.kept.length > 5 ? ', ...' : ''}`,
+          style.width,
+        );
       return;
     }
     case 'worktree-kept': {
       const listed = describeChanges(event.changes);
-      if (event.reason === 'flag') say(out, style.yellow, `--keep-worktree: going on with files that differ from the journal (${listed}).`, style.width);
-      else if (event.reason === 'default') say(out, style.yellow, `Going on with the files you changed (${showControls(listed)}): the model is told which ones in its next request.`, style.width);
-      else if (event.reason === 'in-flight') say(out, style.yellow, `The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).`, style.width);
-      else if (event.reason === 'subagents') say(out, style.yellow, `Subagents were at work when the run stopped: their changes are kept (${showControls(listed)}), and each goes on from its own journal.`, style.width);
+      if (event.reason === 'flag')
+        say(out, style.yellow, `--keep-worktree: going on with files that differ from the journal (${listed}).`, style.width);
+      else if (event.reason === 'default')
+        say(
+          out,
+          style.yellow,
+          `Going on with the files you changed (${showControls(listed)}): the model is told which ones in its next request.`,
+          style.width,
+        );
+      else if (event.reason === 'in-flight')
+        say(
+          out,
+          style.yellow,
+          `The step in flight when the run stopped may have changed files: ${listed}. Kept as they are (--restore puts back the checkpoint).`,
+          style.width,
+        );
+      else if (event.reason === 'subagents')
+        say(
+          out,
+          style.yellow,
+          `Subagents were at work when the run stopped: their changes are kept (${showControls(listed)}), and each goes on from its own journal.`,
+          style.width,
+        );
       return;
     }
     case 'output':
@@ -345,7 +519,8 @@ function printEvent(event: SessionEvent, printer: StepPrinter, out: Out, style: 
     }
     default:
       // A session event this printer does not know yet (compaction) prints nothing.
-      if (['replayed', 'started', 'recorded', 'in-flight', 'orphan'].includes(event.type)) return printer.onEvent(event as Parameters<StepPrinter['onEvent']>[0]);
+      if (['replayed', 'started', 'recorded', 'in-flight', 'orphan'].includes(event.type))
+        return printer.onEvent(event as Parameters<StepPrinter['onEvent']>[0]);
   }
 }
 
@@ -374,16 +549,22 @@ function stoppedText(stopped: Stopped | undefined): string {
   if (typeof stopped?.asking === 'string') return `${how} at the question for ${stopped.asking}: it did not run. ${goOn}`;
   if (!stopped || !step) return stopped?.asking ? `${how} at the question: nothing ran for it. ${goOn}` : `${how} between steps. ${goOn}`;
   const what = `#${step.position} ${step.description}`;
-  if (stopped.recorded !== undefined) return `${how}: ${what} is recorded as ${stopped.recorded}, with its output so far; the model is told so when the run goes on. ${goOn}`;
+  if (stopped.recorded !== undefined)
+    return `${how}: ${what} is recorded as ${stopped.recorded}, with its output so far; the model is told so when the run goes on. ${goOn}`;
   if (stopped.asking) return `${how} at the question for ${what}: it did not run. ${goOn}`;
-  if (step.kind === 'model' || step.kind === 'compact') return `${how} during the model call ${what}: it is not recorded and is made again when the run goes on. ${goOn}`;
+  if (step.kind === 'model' || step.kind === 'compact')
+    return `${how} during the model call ${what}: it is not recorded and is made again when the run goes on. ${goOn}`;
   return `${how} during ${what}, which is left in flight (started, not recorded): the next run handles it as in flight. ${goOn}`;
 }
 
 // A note under the header, word-wrapped to the terminal's width, each line indented and painted.
 // Every notice may name files, commands or a fetched journal's fields: their controls are made visible.
 function say(out: Out, paint: (text: string) => string, text: string, width: number): void {
-  out.write(`${wrapWords(showControls(text), width - 2, 'columns').map((line) => paint(`  ${line}`)).join('\n')}\n`);
+  out.write(
+    `${wrapWords(showControls(text), width - 2, 'columns')
+      .map((line) => paint(`  ${line}`))
+      .join('\n')}\n`,
+  );
 }
 
 // "The working tree differs from this run's last checkpoint: modified a.js. The run finished 2 h ago (2026-…)."
@@ -397,13 +578,16 @@ const LIMIT_EXIT_CODE = 3;
 /** What stopped the run at one of those limits, and how to go on. */
 function limitMessage({ limit, value, reached }: LimitReached): string {
   const how = `Every finished step is kept: run the same command with a higher --${limit} (or without it) to go on from here.`;
-  if (limit === 'max-cost') return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
+  if (limit === 'max-cost')
+    return `Stopped at the --max-cost limit of $${value}: the run's model calls have cost an estimated $${reached.toFixed(2)}. ${how}`;
   const what = limit === 'max-steps' ? 'steps' : 'model calls';
   return `Stopped at the --${limit} limit of ${value} ${what} (the run has taken ${reached}). ${how}`;
 }
 
 /** What a run that ended with the model's refusal says under its answer (`replayed`: it had ended so before). */
 function refusedText(run: string, replayed: boolean): string {
-  const when = replayed ? 'This run ended before with the model\'s refusal (stop reason "refusal"), replayed from the journal' : 'The model refused (stop reason "refusal")';
+  const when = replayed
+    ? 'This run ended before with the model\'s refusal (stop reason "refusal"), replayed from the journal'
+    : 'The model refused (stop reason "refusal")';
   return `${when}: the task was not done. Give it another instruction with savepoint continue --run ${run} <message>, or start anew with --fresh.`;
 }

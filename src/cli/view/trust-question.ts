@@ -7,7 +7,14 @@
 import type { Writable } from 'node:stream';
 import { InterruptedError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
-import { recordServerApprovals, recordTrust, type HookSettings, type LeftOut, type RepositoryServer, type Settings } from '../../settings/index.js';
+import {
+  recordServerApprovals,
+  recordTrust,
+  type HookSettings,
+  type LeftOut,
+  type RepositoryServer,
+  type Settings,
+} from '../../settings/index.js';
 import type { Style } from '../terminal/style.js';
 import { ask } from './approval.js';
 
@@ -26,10 +33,16 @@ export interface TrustQuestionOptions {
 }
 
 /** Whether the terminal should be asked about `settings`: the folder is untrusted and brings something left out, or a repository server waits for approval. */
-export function trustQuestionsFor(settings: Settings, declined: TrustDeclined = new Set()): { folder: boolean; servers: RepositoryServer[] } {
+export function trustQuestionsFor(
+  settings: Settings,
+  declined: TrustDeclined = new Set(),
+): { folder: boolean; servers: RepositoryServer[] } {
   const { trust } = settings;
   const folder = trust.state === 'untrusted' && settings.leftOut.some((left) => left.why === 'untrusted') && !declined.has(trust.digest!);
-  const servers = trust.state === 'untrusted' && !folder ? [] : settings.repositoryServers.filter((server) => !server.approved && !declined.has(server.digest));
+  const servers =
+    trust.state === 'untrusted' && !folder
+      ? []
+      : settings.repositoryServers.filter((server) => !server.approved && !declined.has(server.digest));
   return { folder, servers };
 }
 
@@ -47,7 +60,13 @@ export async function askTrust(settings: Settings, root: string, options: TrustQ
   if (folder) {
     await options.beforeQuestion?.();
     out.write(`${describeFolder(settings, root, style)}\n`);
-    const answer = (await ask('  Trust this folder? [y]es, trust it / [n]o, go on without what it brings (Ctrl-C stops): ', { output: out as NodeJS.WritableStream })).trim().toLowerCase();
+    const answer = (
+      await ask('  Trust this folder? [y]es, trust it / [n]o, go on without what it brings (Ctrl-C stops): ', {
+        output: out as NodeJS.WritableStream,
+      })
+    )
+      .trim()
+      .toLowerCase();
     if (answer === 'y' || answer === 'yes') {
       recordTrust(root, settings.trust.digest!, options.env);
       recorded = trusted = true;
@@ -60,8 +79,17 @@ export async function askTrust(settings: Settings, root: string, options: TrustQ
   if (!trusted) return recorded;
   for (const server of folder ? settings.repositoryServers.filter((s) => !s.approved) : servers) {
     await options.beforeQuestion?.();
-    if (!folder) out.write(`  ${style.yellow(`This repository names an MCP server you have not approved (${showControls(relativeSource(server.source, root))}):`)}\n    ${describeRepositoryServer(server)}\n`);
-    const answer = (await ask(`  Start MCP server "${showControls(server.name)}" in this folder? [y]es, approve it / [n]o: `, { output: out as NodeJS.WritableStream })).trim().toLowerCase();
+    if (!folder)
+      out.write(
+        `  ${style.yellow(`This repository names an MCP server you have not approved (${showControls(relativeSource(server.source, root))}):`)}\n    ${describeRepositoryServer(server)}\n`,
+      );
+    const answer = (
+      await ask(`  Start MCP server "${showControls(server.name)}" in this folder? [y]es, approve it / [n]o: `, {
+        output: out as NodeJS.WritableStream,
+      })
+    )
+      .trim()
+      .toLowerCase();
     if (answer === 'y' || answer === 'yes') {
       recordServerApprovals(root, { [server.name]: server.digest }, options.env);
       recorded = true;
@@ -71,7 +99,11 @@ export async function askTrust(settings: Settings, root: string, options: TrustQ
 }
 
 /** Runs askTrust; Ctrl-C at it is told and turned into exit code 130 (undefined: go on). */
-export async function askTrustOrStop(settings: Settings, root: string, options: TrustQuestionOptions): Promise<{ recorded: boolean } | { exitCode: 130 }> {
+export async function askTrustOrStop(
+  settings: Settings,
+  root: string,
+  options: TrustQuestionOptions,
+): Promise<{ recorded: boolean } | { exitCode: 130 }> {
   try {
     return { recorded: await askTrust(settings, root, options) };
   } catch (error) {
@@ -86,10 +118,15 @@ export function leftOutLine(settings: Settings, root: string | undefined): strin
   const untrusted = settings.leftOut.filter((left) => left.why === 'untrusted');
   const unapproved = settings.leftOut.filter((left) => left.why === 'unapproved');
   const parts: string[] = [];
-  if (untrusted.length) parts.push(`this folder is not trusted, so its ${listed(untrusted, root)} ${untrusted.length === 1 ? 'was' : 'were'} left out (its deny rules apply): run with --trust, or on a terminal, to trust it`);
+  if (untrusted.length)
+    parts.push(
+      `this folder is not trusted, so its ${listed(untrusted, root)} ${untrusted.length === 1 ? 'was' : 'were'} left out (its deny rules apply): run with --trust, or on a terminal, to trust it`,
+    );
   if (unapproved.length) {
     const names = unapproved.map((left) => left.server!);
-    parts.push(`${unapproved.length === 1 ? 'the MCP server' : 'the MCP servers'} ${names.map((n) => `"${n}"`).join(', ')} of this repository ${unapproved.length === 1 ? 'is' : 'are'} not approved and will not start: savepoint mcp approve ${names.join(' ')}`);
+    parts.push(
+      `${unapproved.length === 1 ? 'the MCP server' : 'the MCP servers'} ${names.map((n) => `"${n}"`).join(', ')} of this repository ${unapproved.length === 1 ? 'is' : 'are'} not approved and will not start: savepoint mcp approve ${names.join(' ')}`,
+    );
   }
   return parts.length ? showControls(`Left out: ${parts.join('; ')} (docs/trust.md).`) : undefined;
 }
@@ -103,11 +140,19 @@ function listed(items: LeftOut[], root: string | undefined): string {
 // What the folder's files would do, for the trust question: file by file, everything left out, each
 // MCP server with its whole command line or URL and the names of the variables it would be given.
 function describeFolder(settings: Settings, root: string, style: Style): string {
-  const lines = [style.yellow(`  This folder's own files would change what savepoint does here (${settings.trust.files.map((f) => showControls(f)).join(', ')}). Until you trust them they only narrow:`)];
+  const lines = [
+    style.yellow(
+      `  This folder's own files would change what savepoint does here (${settings.trust.files.map((f) => showControls(f)).join(', ')}). Until you trust them they only narrow:`,
+    ),
+  ];
   const bySource = new Map<string, string[]>();
   for (const left of settings.leftOut.filter((l) => l.why === 'untrusted')) {
     const server = left.server ? settings.repositoryServers.find((s) => s.name === left.server) : undefined;
-    const what = server ? `MCP server "${showControls(server.name)}": ${describeRepositoryServer(server)}` : left.hook ? describeHook(left.hook) : showControls(left.what);
+    const what = server
+      ? `MCP server "${showControls(server.name)}": ${describeRepositoryServer(server)}`
+      : left.hook
+        ? describeHook(left.hook)
+        : showControls(left.what);
     const source = relativeSource(left.source, root);
     bySource.set(source, [...(bySource.get(source) ?? []), what]);
   }
@@ -116,7 +161,10 @@ function describeFolder(settings: Settings, root: string, style: Style): string 
     for (const what of whats) lines.push(`      ${what}`);
   }
   const commands = settings.trust.files.filter((file) => /^\.(savepoint|claude)\/commands\//.test(file));
-  if (commands.length) lines.push(`    ${style.dim(`custom commands: ${commands.length} file${commands.length === 1 ? '' : 's'} (savepoint does not run custom commands yet)`)}`);
+  if (commands.length)
+    lines.push(
+      `    ${style.dim(`custom commands: ${commands.length} file${commands.length === 1 ? '' : 's'} (savepoint does not run custom commands yet)`)}`,
+    );
   lines.push(`    ${style.dim('Its deny rules, its model and anything that narrows apply either way. What trust means: docs/trust.md')}`);
   return lines.join('\n');
 }
@@ -141,7 +189,10 @@ export function describeRepositoryServer(server: RepositoryServer): string {
 
 /** One repository hook as the person decides on it: its event, its matcher, and its whole command, control characters shown. */
 export function describeHook(hook: HookSettings): string {
-  const on = hook.event === 'PreToolUse' || hook.event === 'PostToolUse' ? ` on ${hook.matcher === '' || hook.matcher === '*' ? 'every tool' : `"${hook.matcher}"`}` : '';
+  const on =
+    hook.event === 'PreToolUse' || hook.event === 'PostToolUse'
+      ? ` on ${hook.matcher === '' || hook.matcher === '*' ? 'every tool' : `"${hook.matcher}"`}`
+      : '';
   return showControls(`${hook.event} hook${on}: runs ${hook.command}`);
 }
 

@@ -60,11 +60,14 @@ export function loadMcpServers(root: string, options: LoadMcpOptions = {}): Map<
   if (fromFile !== undefined) for (const server of parseMcpServers(fromFile, MCP_CONFIG_FILE, env)) servers.set(server.name, server);
   const given = options.given;
   if (given?.servers !== undefined) {
-    if (typeof given.source === 'string') for (const server of parseMcpServers({ mcpServers: given.servers }, given.source, env)) servers.set(server.name, server);
+    if (typeof given.source === 'string')
+      for (const server of parseMcpServers({ mcpServers: given.servers }, given.source, env)) servers.set(server.name, server);
     else if (isObject(given.servers)) {
       // Each server named by the file it came from (a repository's `.mcp.json` or a settings file).
       const sources = given.source;
-      for (const [name, entry] of Object.entries(given.servers)) for (const server of parseMcpServers({ mcpServers: { [name]: entry } }, sources[name] ?? 'settings (mcpServers)', env)) servers.set(server.name, server);
+      for (const [name, entry] of Object.entries(given.servers))
+        for (const server of parseMcpServers({ mcpServers: { [name]: entry } }, sources[name] ?? 'settings (mcpServers)', env))
+          servers.set(server.name, server);
     } else parseMcpServers({ mcpServers: given.servers }, 'settings (mcpServers)', env);
   }
   return servers;
@@ -80,7 +83,8 @@ function readConfigFile(file: string): unknown {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  if (size > MAX_CONFIG_BYTES) throw new McpConfigError(MCP_CONFIG_FILE, '', `is ${size} bytes, more than the ${MAX_CONFIG_BYTES} a configuration may have`);
+  if (size > MAX_CONFIG_BYTES)
+    throw new McpConfigError(MCP_CONFIG_FILE, '', `is ${size} bytes, more than the ${MAX_CONFIG_BYTES} a configuration may have`);
   const text = readFileSync(file, 'utf8');
   try {
     return JSON.parse(text);
@@ -102,21 +106,37 @@ function parseServer(name: string, given: unknown, source: string, env: NodeJS.P
   const fail = (problem: string): never => {
     throw new McpConfigError(source, name.slice(0, 80), problem);
   };
-  if (!SERVER_NAME.test(name)) fail('is not a valid server name: use 1–64 letters, digits, "_" or "-" (it becomes part of the tool names, mcp__<server>__<tool>)');
+  if (!SERVER_NAME.test(name))
+    fail('is not a valid server name: use 1–64 letters, digits, "_" or "-" (it becomes part of the tool names, mcp__<server>__<tool>)');
   if (!isObject(given)) fail('is not an object ({"command": …} or {"type": "http", "url": …})');
   const entry = given as Record<string, unknown>;
-  const expand = (text: string, key: string) => expandVariables(text, env, (variable) => fail(`uses \${${variable}} in "${key}", and that variable is not set (give a default: \${${variable}:-value})`));
+  const expand = (text: string, key: string) =>
+    expandVariables(text, env, (variable) =>
+      fail(`uses \${${variable}} in "${key}", and that variable is not set (give a default: \${${variable}:-value})`),
+    );
   const type = entry.type ?? (entry.url !== undefined ? 'http' : 'stdio');
   if (type === 'stdio') {
-    if (typeof entry.command !== 'string' || entry.command.trim() === '') fail('needs "command", the program to start (a non-empty string)');
+    if (typeof entry.command !== 'string' || entry.command.trim() === '')
+      fail('needs "command", the program to start (a non-empty string)');
     const args = entry.args ?? [];
     if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) fail('has "args" that is not a list of strings');
     if (entry.network !== undefined && typeof entry.network !== 'boolean') fail('has "network" that is not true or false');
     // The network is the person's to give: a repository's file naming it for its own server would
     // let that server send what it reads (the sandbox reads everything) anywhere.
-    if (entry.network === true && source === MCP_CONFIG_FILE) fail(`gives itself "network" in ${MCP_CONFIG_FILE}, the repository's file: only your own settings give a server the network (this server's entry, with "network": true, in .savepoint/settings.local.json or ~/.config/savepoint/settings.json)`);
+    if (entry.network === true && source === MCP_CONFIG_FILE)
+      fail(
+        `gives itself "network" in ${MCP_CONFIG_FILE}, the repository's file: only your own settings give a server the network (this server's entry, with "network": true, in .savepoint/settings.local.json or ~/.config/savepoint/settings.json)`,
+      );
     const network = entry.network === true ? { network: true } : {};
-    return { name, type: 'stdio', command: expand(entry.command as string, 'command'), args: (args as string[]).map((arg) => expand(arg, 'args')), env: stringMap(entry.env, 'env', fail, expand), ...network, source };
+    return {
+      name,
+      type: 'stdio',
+      command: expand(entry.command as string, 'command'),
+      args: (args as string[]).map((arg) => expand(arg, 'args')),
+      env: stringMap(entry.env, 'env', fail, expand),
+      ...network,
+      source,
+    };
   }
   if (type === 'http' || type === 'streamable-http') {
     if (typeof entry.url !== 'string') fail('needs "url", the server\'s address (a string)');
@@ -127,15 +147,25 @@ function parseServer(name: string, given: unknown, source: string, env: NodeJS.P
     } catch {
       fail(`has a "url" that is not an address: "${url.slice(0, 200)}"`);
     }
-    if (parsed!.protocol !== 'http:' && parsed!.protocol !== 'https:') fail(`has a "url" that is not http or https: "${url.slice(0, 200)}"`);
-    if (entry.network !== undefined) fail('has "network", which is for servers savepoint starts (a command): a server over HTTP runs elsewhere, outside the sandbox');
+    if (parsed!.protocol !== 'http:' && parsed!.protocol !== 'https:')
+      fail(`has a "url" that is not http or https: "${url.slice(0, 200)}"`);
+    if (entry.network !== undefined)
+      fail('has "network", which is for servers savepoint starts (a command): a server over HTTP runs elsewhere, outside the sandbox');
     return { name, type: 'http', url, headers: stringMap(entry.headers, 'headers', fail, expand), source };
   }
-  if (type === 'sse') return fail('uses "type": "sse", the older HTTP transport, which savepoint does not speak; use the server\'s Streamable HTTP address with "type": "http"');
+  if (type === 'sse')
+    return fail(
+      'uses "type": "sse", the older HTTP transport, which savepoint does not speak; use the server\'s Streamable HTTP address with "type": "http"',
+    );
   return fail(`has "type": ${JSON.stringify(type).slice(0, 40)}; savepoint knows "stdio" (a command) and "http" (Streamable HTTP)`);
 }
 
-function stringMap(value: unknown, key: string, fail: (problem: string) => never, expand: (text: string, key: string) => string): Record<string, string> {
+function stringMap(
+  value: unknown,
+  key: string,
+  fail: (problem: string) => never,
+  expand: (text: string, key: string) => string,
+): Record<string, string> {
   if (value === undefined) return {};
   if (!isObject(value)) fail(`has "${key}" that is not an object of strings`);
   const out: Record<string, string> = {};

@@ -119,7 +119,11 @@ export class McpConnections {
     const connection = await this.connect(server);
     const timeout = this.options.callTimeoutMs ?? envMs('MCP_TOOL_TIMEOUT') ?? DEFAULT_CALL_TIMEOUT_MS;
     try {
-      return (await connection.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, resetTimeoutOnProgress: true })) as CallToolResult;
+      return (await connection.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout,
+        resetTimeoutOnProgress: true,
+      })) as CallToolResult;
     } catch (error) {
       if (signal?.aborted) throw error;
       const code = (error as { code?: unknown })?.code;
@@ -178,7 +182,12 @@ export class McpConnections {
     };
     const transport =
       server.type === 'stdio'
-        ? new StdioClientTransport({ command: process.execPath, args: ['-e', GUARD_SCRIPT, launch!.file, ...launch!.args], env: server.env, stderr: 'pipe' })
+        ? new StdioClientTransport({
+            command: process.execPath,
+            args: ['-e', GUARD_SCRIPT, launch!.file, ...launch!.args],
+            env: server.env,
+            stderr: 'pipe',
+          })
         : new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
     if (transport instanceof StdioClientTransport) {
       const stderr = transport.stderr as PassThrough | null;
@@ -201,7 +210,10 @@ export class McpConnections {
       await Promise.race([
         client.connect(transport, { timeout: timeoutMs }),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`it did not answer the MCP handshake within ${timeoutMs / 1000} s (MCP_TIMEOUT sets the limit in ms)`)), timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`it did not answer the MCP handshake within ${timeoutMs / 1000} s (MCP_TIMEOUT sets the limit in ms)`)),
+            timeoutMs,
+          );
         }),
       ]);
     } catch (error) {
@@ -228,10 +240,19 @@ export class McpConnections {
     // A command that is nowhere on its PATH is said as unconfined (spawn's ENOENT), not as bwrap's
     // execvp failure from inside: the file system there is this one, read-only, so it is as missing.
     if (sandbox.config.kind === 'bwrap' && !programOnPath(server.command, server.env.PATH ?? process.env.PATH)) {
-      throw new McpServerStartError(server.name, describeServer(server), `could not start ${server.command}: spawn ${server.command} ENOENT (it is on no directory of PATH)`, '');
+      throw new McpServerStartError(
+        server.name,
+        describeServer(server),
+        `could not start ${server.command}: spawn ${server.command} ENOENT (it is on no directory of PATH)`,
+        '',
+      );
     }
-    const config: SandboxConfig = sandbox.config.kind === 'bwrap' ? { ...sandbox.config, network: Boolean(sandbox.config.network || server.network) } : sandbox.config;
-    return sandboxedProgram(sandbox.root, server.command, server.args, config, { ...(sandbox.gitDirs ? { gitDirs: sandbox.gitDirs } : {}), cwd: process.cwd() });
+    const config: SandboxConfig =
+      sandbox.config.kind === 'bwrap' ? { ...sandbox.config, network: Boolean(sandbox.config.network || server.network) } : sandbox.config;
+    return sandboxedProgram(sandbox.root, server.command, server.args, config, {
+      ...(sandbox.gitDirs ? { gitDirs: sandbox.gitDirs } : {}),
+      cwd: process.cwd(),
+    });
   }
 
   private openLog(server: string): WriteStream | undefined {

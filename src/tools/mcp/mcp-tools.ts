@@ -37,7 +37,10 @@ export function mcpToolName(server: string, tool: string): string {
  * Lists the tools of every configured server (starting each; they stay up for the run's live
  * steps). A server that cannot start or list is told to `onUnavailable` and offers nothing.
  */
-export async function offerMcpTools(connections: McpConnections, onUnavailable: (server: string, message: string) => void = () => {}): Promise<OfferedMcpTools> {
+export async function offerMcpTools(
+  connections: McpConnections,
+  onUnavailable: (server: string, message: string) => void = () => {},
+): Promise<OfferedMcpTools> {
   const offered: OfferedMcpTools = { definitions: [], pinned: [] };
   const names = new Set<string>();
   const lists = await Promise.all(
@@ -56,8 +59,18 @@ export async function offerMcpTools(connections: McpConnections, onUnavailable: 
       if (names.has(name) || !TOOL_NAME.test(name)) continue; // two tools whose names map to one: the first wins
       names.add(name);
       const annotations = tool.annotations as Record<string, unknown> | undefined;
-      offered.definitions.push({ name, description: cut(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS), input_schema: { ...(tool.inputSchema as Record<string, unknown>), type: 'object' } });
-      offered.pinned.push({ name, server, tool: tool.name, readOnly: annotations?.readOnlyHint === true, ...(annotations ? { annotations: { ...annotations } } : {}) });
+      offered.definitions.push({
+        name,
+        description: cut(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS),
+        input_schema: { ...(tool.inputSchema as Record<string, unknown>), type: 'object' },
+      });
+      offered.pinned.push({
+        name,
+        server,
+        tool: tool.name,
+        readOnly: annotations?.readOnlyHint === true,
+        ...(annotations ? { annotations: { ...annotations } } : {}),
+      });
     }
   }
   return offered;
@@ -81,7 +94,15 @@ export function createMcpTools(config: Pick<RunConfig, 'mcp' | 'tools'>, connect
 
 function isPin(value: unknown): value is PinnedMcpTool {
   const pin = value as PinnedMcpTool;
-  return typeof pin === 'object' && pin !== null && typeof pin.name === 'string' && TOOL_NAME.test(pin.name) && typeof pin.server === 'string' && typeof pin.tool === 'string' && typeof pin.readOnly === 'boolean';
+  return (
+    typeof pin === 'object' &&
+    pin !== null &&
+    typeof pin.name === 'string' &&
+    TOOL_NAME.test(pin.name) &&
+    typeof pin.server === 'string' &&
+    typeof pin.tool === 'string' &&
+    typeof pin.readOnly === 'boolean'
+  );
 }
 
 /** One pinned MCP tool as a savepoint tool. */
@@ -100,9 +121,13 @@ export function createMcpTool(pin: PinnedMcpTool, definition: ToolSpec, connecti
     mayChangeFiles: () => !readOnly,
     describe: (input) => `${name} ${oneLine(safeJson(input), 50)}`,
     async execute(input, context = {}): Promise<ToolResult> {
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) return toolError(`The input of ${name} must be a JSON object; the call did not run.`, 'error: invalid input');
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        return toolError(`The input of ${name} must be a JSON object; the call did not run.`, 'error: invalid input');
       if (!connections.servers.has(server)) {
-        return toolError(`The MCP server "${server}" that offered ${name} when this run was created is not configured any more (.mcp.json or settings), so the call did not run.`, `error: server "${server}" not configured`);
+        return toolError(
+          `The MCP server "${server}" that offered ${name} when this run was created is not configured any more (.mcp.json or settings), so the call did not run.`,
+          `error: server "${server}" not configured`,
+        );
       }
       let listed;
       try {
@@ -111,8 +136,15 @@ export function createMcpTool(pin: PinnedMcpTool, definition: ToolSpec, connecti
         return toolError(`${(error as Error).message}\nThe call to ${name} did not run.`, `error: server "${server}" did not start`);
       }
       if (!listed.some((offered) => offered.name === tool)) {
-        const now = listed.map((offered) => offered.name).slice(0, 30).join(', ') || 'none';
-        return toolError(`The MCP server "${server}" no longer offers the tool "${tool}" (${name} was pinned when this run was created), so the call did not run. It offers now: ${now}.`, `error: "${tool}" no longer offered`);
+        const now =
+          listed
+            .map((offered) => offered.name)
+            .slice(0, 30)
+            .join(', ') || 'none';
+        return toolError(
+          `The MCP server "${server}" no longer offers the tool "${tool}" (${name} was pinned when this run was created), so the call did not run. It offers now: ${now}.`,
+          `error: "${tool}" no longer offered`,
+        );
       }
       try {
         return mcpToolResult(await connections.callTool(server, tool, input as Record<string, unknown>, context.signal));
@@ -120,10 +152,16 @@ export function createMcpTool(pin: PinnedMcpTool, definition: ToolSpec, connecti
         if (context.signal?.aborted) {
           // The server had the request: whether it acted on it before the cancel is not known.
           const reason = context.signal.reason;
-          const who = reason instanceof StoppedBySignalError ? `by the person (${stopSignalWords(reason.data.signal)})` : 'by the caller (aborted)';
-          return toolError(`stopped ${who} while the call to ${name} was in progress: the server had received it, so its outcome is unknown (it may have taken effect). It was not called again.`, 'stopped: outcome unknown');
+          const who =
+            reason instanceof StoppedBySignalError ? `by the person (${stopSignalWords(reason.data.signal)})` : 'by the caller (aborted)';
+          return toolError(
+            `stopped ${who} while the call to ${name} was in progress: the server had received it, so its outcome is unknown (it may have taken effect). It was not called again.`,
+            'stopped: outcome unknown',
+          );
         }
-        const message = isSavepointError(error) ? error.message : `The MCP server "${server}" answered the call to "${tool}" with an error: ${(error as Error)?.message ?? String(error)}`;
+        const message = isSavepointError(error)
+          ? error.message
+          : `The MCP server "${server}" answered the call to "${tool}" with an error: ${(error as Error)?.message ?? String(error)}`;
         return toolError(message);
       }
     },
