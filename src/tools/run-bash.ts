@@ -31,6 +31,9 @@ const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 // run_bash looks who holds it: killed processes close it within milliseconds, so only a process
 // outside the group (or one the kernel is slow to tear down) is still there by then.
 const SETTLE_MS = 100;
+// How many looks that find nobody holding the still-open pipe run_bash takes before it stops
+// reading without naming the holder.
+const UNSEEN_LOOKS = 3;
 
 /** How many characters `chunk` takes once decoded and escaped in a JSON string (at most six per byte). */
 export function journalSize(chunk: Buffer): number {
@@ -212,15 +215,16 @@ async function runBash(
   let settle: NodeJS.Timeout | undefined;
   let leftRunning: PipeHolder[] | undefined; // set when reading stopped with the pipe still held
   const streams = [child.stdout!, child.stderr!]; // a spare's script pipe closed before the command began
-  let lookedUnseen = false;
+  let unseenLooks = 0;
   const lookWhoHolds = () => {
     clearTimeout(settle);
     const holders = pipeHolders(pipeIds);
     // Only processes of the killed group, not yet torn down (a big one takes a while): they will
-    // close it. Nobody at all, the first time: it is closing as we look.
-    const closing = holders.length === 0 && pipeIds.length > 0 && !lookedUnseen;
+    // close it. Nobody at all: it is closing as we look, or the holder was between two states /proc
+    // does not show (its descriptors are unreadable while it execs): looked at again, three times.
+    const closing = holders.length === 0 && pipeIds.length > 0 && unseenLooks < UNSEEN_LOOKS;
     if (closing || (holders.length > 0 && holders.every((holder) => holder.group === child.pid))) {
-      lookedUnseen ||= closing;
+      if (closing) unseenLooks++;
       settle = setTimeout(lookWhoHolds, SETTLE_MS);
       return;
     }

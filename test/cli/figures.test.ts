@@ -56,7 +56,8 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&');
 async function cost(term: Terminal): Promise<string> {
   const before = term.screen().split('› /cost').length;
   term.type('/cost');
-  const screen = await term.waitFor(new RegExp(`(› /cost\\n.*\\n[\\s\\S]*){${before}}`));
+  // The line after the typed command must have come (not only the command's echo and its newline).
+  const screen = await term.waitFor(new RegExp(`(› /cost\\n[^\\n]*\\S[^\\n]*\\n[\\s\\S]*){${before}}`));
   return screen.split('› /cost\n').at(-1)!.split('\n')[0]!.trim();
 }
 
