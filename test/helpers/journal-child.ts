@@ -100,18 +100,7 @@ export function startAppender(options: AppenderOptions): Appender {
   const result = (async (): Promise<AppenderReport> => {
     const { code, signal } = await exited;
     await closed; // every byte the child wrote before it died has been read
-    const numbers = (word: string) => lines.filter((l) => l.startsWith(`${word} `)).map((l) => Number(l.split(' ')[1]));
-    return {
-      code,
-      signal,
-      lines,
-      stderr,
-      done: numbers('done'),
-      replayed: numbers('replayed'),
-      started: numbers('started'),
-      inFlight: lines.filter((l) => l.startsWith('in-flight ')).map((l) => ({ position: Number(l.split(' ')[1]), decision: l.split(' ')[2]! })),
-      finished: lines.includes('finished'),
-    };
+    return reportOf(lines, stderr, code, signal);
   })();
   return {
     process: child,
@@ -193,10 +182,15 @@ export async function appendInProcess(options: Pick<AppenderOptions, 'dir' | 'ru
     stderr += `error ${(error as { code?: string })?.code ?? '-'} ${(error as Error)?.message ?? String(error)}\n`;
     code = 1;
   }
+  return reportOf(lines, stderr, code, null);
+}
+
+// The report of an appender's lines, whether a child process said them or this process did.
+function reportOf(lines: string[], stderr: string, code: number | null, signal: NodeJS.Signals | null): AppenderReport {
   const numbers = (word: string) => lines.filter((l) => l.startsWith(`${word} `)).map((l) => Number(l.split(' ')[1]));
   return {
     code,
-    signal: null,
+    signal,
     lines,
     stderr,
     done: numbers('done'),
