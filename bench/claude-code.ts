@@ -14,9 +14,9 @@
 // IS_SANDBOX=1. MAX_THINKING_TOKENS=0 turns extended thinking off: the turns compared with pi's and
 // savepoint's carry none.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { installInCache } from './lib.js';
 
 /** The Claude Code release compared against (pinned: a newer one may behave differently). */
 export const CLAUDE_VERSION = '2.1.332';
@@ -27,21 +27,15 @@ const API_KEY = 'sk-ant-bench-0000000000000000';
 
 /** Where Claude Code's executable is (installing it first if needed), or why it cannot be had. */
 export function ensureClaude(log: (message: string) => void): { cli: string } | { skipped: string } {
-  const cache = process.env.SAVEPOINT_BENCH_CACHE ?? join(homedir(), '.cache', 'savepoint-bench');
-  const prefix = join(cache, `claude-code-${CLAUDE_VERSION}`);
-  const cli = join(prefix, 'node_modules', ...CLAUDE_PACKAGE.split('/'), 'bin', 'claude.exe');
-  const works = () => existsSync(cli) && spawnSync(cli, ['--version'], { encoding: 'utf8', timeout: 60_000 }).stdout?.includes(CLAUDE_VERSION);
-  if (works()) return { cli };
-  log(`installing ${CLAUDE_PACKAGE}@${CLAUDE_VERSION} into ${prefix} (once; not a dependency of savepoint)`);
-  mkdirSync(prefix, { recursive: true });
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${CLAUDE_PACKAGE}@${CLAUDE_VERSION}`], {
-    encoding: 'utf8',
-    timeout: 600_000,
+  return installInCache(log, {
+    pkg: CLAUDE_PACKAGE,
+    version: CLAUDE_VERSION,
+    folder: `claude-code-${CLAUDE_VERSION}`,
+    entry: ['bin', 'claude.exe'],
+    timeoutMs: 600_000,
+    works: (cli) => spawnSync(cli, ['--version'], { encoding: 'utf8', timeout: 60_000 }).stdout?.includes(CLAUDE_VERSION) ?? false,
+    failed: (why) => `Claude Code ${CLAUDE_VERSION} could not be installed or run (npm install: ${why}); no network?`,
   });
-  if (result.status === 0 && works()) return { cli };
-  const why = (result.error?.message ?? result.stderr ?? '').trim().split('\n').filter(Boolean).slice(-1)[0] ?? `exit ${result.status}`;
-  return { skipped: `Claude Code ${CLAUDE_VERSION} could not be installed or run (npm install: ${why}); no network?` };
 }
 
 /** A home folder for Claude Code and the working directory it is used in. */

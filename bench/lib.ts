@@ -4,8 +4,8 @@
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath as fileURLToPathOf } from 'node:url';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface BenchContext {
@@ -271,4 +271,30 @@ export async function runAlone(moduleUrl: string, run: BenchGroup['run']): Promi
   const rows = await run({ quick: flags.includes('--quick'), keep: flags.includes('--keep'), log: (m) => console.error(m) });
   console.log(formatTable(rows));
   process.exitCode = rows.some((r) => r.ok === false) ? 1 : 0;
+}
+
+/**
+ * A peer harness's package installed with npm into the bench's cache folder (once; never a
+ * dependency of savepoint): the path of its `entry` file, or why it could not be had. `works`
+ * says whether an installed copy runs (default: its entry file exists).
+ */
+export function installInCache(
+  log: (message: string) => void,
+  peer: { pkg: string; version: string; folder: string; entry: string[]; timeoutMs: number; failed: (why: string) => string; works?: (cli: string) => boolean },
+): { cli: string } | { skipped: string } {
+  const cache = process.env.SAVEPOINT_BENCH_CACHE ?? join(homedir(), '.cache', 'savepoint-bench');
+  const prefix = join(cache, peer.folder);
+  const cli = join(prefix, 'node_modules', ...peer.pkg.split('/'), ...peer.entry);
+  const works = () => existsSync(cli) && (peer.works?.(cli) ?? true);
+  if (works()) return { cli };
+  log(`installing ${peer.pkg}@${peer.version} into ${prefix} (once; not a dependency of savepoint)`);
+  mkdirSync(prefix, { recursive: true });
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${peer.pkg}@${peer.version}`], {
+    encoding: 'utf8',
+    timeout: peer.timeoutMs,
+  });
+  if (result.status === 0 && works()) return { cli };
+  const why = (result.error?.message ?? result.stderr ?? '').trim().split('\n').filter(Boolean).slice(-1)[0] ?? `exit ${result.status}`;
+  return { skipped: peer.failed(why) };
 }

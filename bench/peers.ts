@@ -28,16 +28,15 @@
 // in the same alternation (`baseline`): before/after numbers measured under the same load.
 import { spawn, spawnSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import type { ScriptTurn } from '../src/model/script-file.js';
 import { claudeProcessEnv, type ClaudePlace } from './claude-code.js';
 import { durableCommitFloor } from './commit-floor.js';
-import { createBenchRepo, createTempDir, latencyRow, now, percentile, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row , runAlone } from './lib.js';
+import { createBenchRepo, createTempDir, latencyRow, now, percentile, sum, type BenchContext, type BenchGroup, type BenchRepo, type Row, runAlone, installInCache } from './lib.js';
 
 /** The pi release compared against (pinned: a newer one may behave differently). */
 export const PI_VERSION = '0.73.1';
@@ -66,20 +65,14 @@ const PACED_MS = 30;
 
 /** Where pi's CLI is (installing it first if needed), or why it cannot be had. */
 export function ensurePi(log: (message: string) => void): { cli: string } | { skipped: string } {
-  const cache = process.env.SAVEPOINT_BENCH_CACHE ?? join(homedir(), '.cache', 'savepoint-bench');
-  const prefix = join(cache, `pi-${PI_VERSION}`);
-  const cli = join(prefix, 'node_modules', ...PI_PACKAGE.split('/'), 'dist', 'cli.js');
-  if (existsSync(cli)) return { cli };
-  log(`installing ${PI_PACKAGE}@${PI_VERSION} into ${prefix} (once; not a dependency of savepoint)`);
-  mkdirSync(prefix, { recursive: true });
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${PI_PACKAGE}@${PI_VERSION}`], {
-    encoding: 'utf8',
-    timeout: 300_000,
+  return installInCache(log, {
+    pkg: PI_PACKAGE,
+    version: PI_VERSION,
+    folder: `pi-${PI_VERSION}`,
+    entry: ['dist', 'cli.js'],
+    timeoutMs: 300_000,
+    failed: (why) => `pi ${PI_VERSION} could not be installed (npm install failed: ${why}); no network?`,
   });
-  if (result.status === 0 && existsSync(cli)) return { cli };
-  const why = (result.error?.message ?? result.stderr ?? '').trim().split('\n').filter(Boolean).slice(-1)[0] ?? `exit ${result.status}`;
-  return { skipped: `pi ${PI_VERSION} could not be installed (npm install failed: ${why}); no network?` };
 }
 
 // ── The server's clock ──────────────────────────────────────────────────────────────────────────
