@@ -40,6 +40,14 @@ const reporters = [
   '--test-reporter-destination=stdout',
 ];
 
+// NODE_EXTRA_CA_CERTS makes Node 20 read and parse the certificates it names as each process starts,
+// before any of its code runs: with the system's whole bundle (as this project's machines set it, for
+// the package registry) that is 150-180 ms of CPU in every test file's process and in every CLI a test
+// spawns, about a thousand of them. No test reaches the network (the model and web pages are local
+// HTTP servers); the two that trust a certificate of their own (test/model/proxy.test.ts,
+// anthropic-cli.test.ts) set the variable themselves.
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 if (process.env.TEST_TSX === '1') {
   const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...targets], {
     cwd: root,
