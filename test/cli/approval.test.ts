@@ -127,34 +127,26 @@ describe('the approval question', { concurrency: true, skip: SKIP_NO_PTY }, () =
     }
   });
 
-  test('a "y" typed before the question appears does not approve: only what is typed after it answers', async () => {
-    const repo = await scratch.repo({ 'README.md': '# p\n' });
+  // One run for both: the write's question (a "y" typed ahead of it), then the failing edit's.
+  test('a "y" typed before the question appears does not approve: only what is typed after it answers; an edit that will fail says so instead of a diff', async () => {
+    const repo = await scratch.repo({ 'README.md': '# p\n', 'app.js': 'const port = 80;\n' });
     const model = script(scratch.dir(), [
       { tools: [{ name: 'write_file', input: { path: 'early.txt', content: 'written\n' } }], delayMs: 1500 },
+      { tools: [{ name: 'edit_file', input: { path: 'app.js', old_string: 'port = 443', new_string: 'port = 8443' } }] },
       { text: 'Done.' },
     ]);
     // The first "y" goes in while the model is still answering; the question then gets "n".
-    const tty = await onPty(['run', '--run', 'early', '--model', model, 'write early.txt'], repo.root, [
+    const tty = await onPty(['run', '--run', 'early', '--model', model, 'write early.txt, then change a port that is not there'], repo.root, [
       { after: /model turn 1/, send: 'y\r' },
       { after: /Allow write_file early\.txt\?/, send: 'n\r' },
+      { after: /Allow edit_file app\.js\?/, send: 'y\r' },
     ]);
     const out = plain(tty.out);
     assert.equal(tty.code, 0, out);
     assert.match(out, /#2 {2}DECLINED \(not run\) +write_file early\.txt/, `the answer typed after the question decided:\n${out}`);
     assert.ok(!existsSync(join(repo.root, 'early.txt')), 'nothing was written');
-  });
-
-  test('an edit that will fail says so instead of a diff', async () => {
-    const repo = await scratch.repo({ 'app.js': 'const port = 80;\n' });
-    const model = script(scratch.dir(), [
-      { tools: [{ name: 'edit_file', input: { path: 'app.js', old_string: 'port = 443', new_string: 'port = 8443' } }] },
-      { text: 'Could not.' },
-    ]);
-    const tty = await onPty(['run', '--model', model, 'change a port that is not there'], repo.root, [{ after: /Allow edit_file app\.js\?/, send: 'y\r' }]);
-    const out = plain(tty.out);
-    assert.equal(tty.code, 0, out);
     assert.match(out, /edit app\.js: it will fail: old_string was not found in app\.js\./);
-    assert.match(out, /#2 {2}LIVE \(running now\) +edit_file app\.js +→ error: old_string not found/);
+    assert.match(out, /#4 {2}LIVE \(running now\) +edit_file app\.js +→ error: old_string not found/);
   });
 
   test('a declined step says "declined" once: on its line as it happens, when it replays, and in log', async () => {

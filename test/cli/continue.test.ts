@@ -121,24 +121,11 @@ describe('savepoint continue', { concurrency: true }, () => {
     assertToolPairing(fake.requests);
   });
 
-  test('fork --message: the new run goes on at once, the message its user turn at --at', async () => {
-    const repo = await scratch.repo({ 'README.md': '# continue\n' });
-    const fake = await scratch.fake(TURNS);
-    assert.equal((await runCli(['run', '--yes', '--run', 'base', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) })).code, 0);
-    const fork = await runCli(['fork', 'base', '--at', '3', '--message', 'say it in French', '--yes'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(fork.code, 0, fork.stderr);
-    assert.match(fork.stdout, /Forked base at step 3 as base-fork-3/);
-    const lines = assertStepModes(fork.stdout, 2);
-    assert.match(lines[2]!.text, /^user "say it in French"/);
-    assert.equal(fake.requests.length, 3, 'one model call, for the fork');
-    assert.equal(lastUserText(fake.requests[2]!), 'say it in French');
-    assertToolPairing(fake.requests);
-  });
-
   // One finished run and three follow-ups: the first replays the run with no model call, the third
   // repeats the second's words after the run answered them (a new message), and runs, log and the
-  // HTML page then show every user turn.
-  test('follow-ups on a finished run: earlier steps replay with no model call, the identical follow-up after the run answered is a new message, and runs, log and the HTML page show each user turn', async (t) => {
+  // HTML page then show every user turn; last, the run is forked with --message (last: runs, log and
+  // the page would otherwise show the fork, the most recent run).
+  test('follow-ups on a finished run: earlier steps replay with no model call, the identical follow-up after the run answered is a new message, and runs, log and the HTML page show each user turn; fork --message goes on at once, the message its user turn at --at', async (t) => {
     const repo = await scratch.repo({ 'README.md': '# continue\n' });
     const fake = await scratch.fake([...TURNS, { text: 'And a second one.' }, { text: 'Yes again: done.' }]);
     const first = await runCli(['run', '--yes', 'read the readme'], { cwd: repo.root, env: fakeEnv(fake) });
@@ -188,11 +175,25 @@ describe('savepoint continue', { concurrency: true }, () => {
     assert.equal((await runCli(['log', '--html', page], { cwd: repo.root })).code, 0);
     assert.match(readFileSync(page, 'utf8'), /<div class="turn" id="turn-6">.*and a &lt;second&gt; one/s);
     assert.match(readFileSync(page, 'utf8'), /<div class="turn" id="turn-8">.*and a &lt;second&gt; one/s);
-    if (!existsSync(CHROMIUM)) return t.skip(`${CHROMIUM} is not installed (.ci/run installs it)`);
-    const dom = await chromiumDom(`file://${page}`, scratch.dir('savepoint-chromium-'));
-    assert.equal(dom.match(/<div class="turn"/g)?.length, 3);
-    assert.match(dom, /Follow-up instruction · #4<\/div><div>now add a test<\/div>/);
-    assert.match(dom, /and a &lt;second&gt; one/);
+    if (existsSync(CHROMIUM)) {
+      const dom = await chromiumDom(`file://${page}`, scratch.dir('savepoint-chromium-'));
+      assert.equal(dom.match(/<div class="turn"/g)?.length, 3);
+      assert.match(dom, /Follow-up instruction · #4<\/div><div>now add a test<\/div>/);
+      assert.match(dom, /and a &lt;second&gt; one/);
+    }
+
+    // fork --message: the new run goes on at once, the message its user turn at --at.
+    const id = /run (\S+)/.exec(first.stdout)![1]!;
+    const asked = fake.requests.length;
+    const fork = await runCli(['fork', id, '--at', '3', '--message', 'say it in French', '--yes'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(fork.code, 0, fork.stderr);
+    assert.match(fork.stdout, new RegExp(`Forked ${id} at step 3 as ${id}-fork-3`));
+    const forkLines = assertStepModes(fork.stdout, 2);
+    assert.match(forkLines[2]!.text, /^user "say it in French"/);
+    assert.equal(fake.requests.length, asked + 1, 'one model call, for the fork');
+    assert.equal(lastUserText(fake.requests.at(-1)!), 'say it in French');
+    assertToolPairing(fake.requests);
+    if (!existsSync(CHROMIUM)) t.skip(`${CHROMIUM} is not installed (.ci/run installs it)`);
   });
 });
 

@@ -89,7 +89,9 @@ function assertKept(crashed: Crashed, stdout: string): void {
 }
 
 describe('drift between a crash and the resume', { concurrency: true }, () => {
-  test('with no terminal and no answer, the run stops, lists the files, and changes nothing', async () => {
+  // One crash for both: the refusal changes nothing (files, journal), so --restore then starts from
+  // the very state a crash leaves.
+  test('with no terminal and no answer, the run stops, lists the files, and changes nothing; --restore then puts the recorded files back, keeps and names the file the run never saw, and goes on', async () => {
     const crashed = await crashThenEditByHand();
     const { repo, fake, tip } = crashed;
     const requests = fake.requests.length;
@@ -106,17 +108,13 @@ describe('drift between a crash and the resume', { concurrency: true }, () => {
     assert.equal(repo.read('src/app.js'), HAND_APP, 'no file is touched');
     assert.ok(!existsSync(join(repo.root, 'notes.txt')));
     assert.equal(await gitOut(repo.root, ['rev-parse', 'agent-journal']), tip, 'nothing is written to the journal');
-  });
 
-  test('--restore puts the recorded files back, keeps and names the file the run never saw, and goes on', async () => {
-    const crashed = await crashThenEditByHand();
-    const before = crashed.fake.requests.length;
-    const result = await runCli(['run', '--yes', '--restore', TASK], { cwd: crashed.repo.root, env: fakeEnv(crashed.fake) });
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /--restore: restored the working tree as the journal recorded it after step 4 \(2 written, 0 deleted\)/);
-    assertStepModes(result.stdout, 4);
-    assert.deepEqual(crashed.fake.requests.slice(before).map(assistantMessages), [2, 3]);
-    assertRestored(crashed, result.stdout);
+    const restored = await runCli(['run', '--yes', '--restore', TASK], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /--restore: restored the working tree as the journal recorded it after step 4 \(2 written, 0 deleted\)/);
+    assertStepModes(restored.stdout, 4);
+    assert.deepEqual(fake.requests.slice(requests).map(assistantMessages), [2, 3]);
+    assertRestored(crashed, restored.stdout);
   });
 
   test('--keep-worktree goes live on the files as they are, and says so', async () => {
@@ -168,8 +166,17 @@ async function onTerminal(args: string[], cwd: string, env: Record<string, strin
 }
 
 describe('drift on a terminal: the user is asked', { concurrency: true, skip: HAVE_SCRIPT ? false : 'util-linux "script" is not installed (no pseudo-terminal)' }, () => {
-  test('the question lists the files; "y" restores and the run goes on', async () => {
+  // "q" changes nothing (files, journal), so the same crash then serves "y".
+  test('"q" stops with the list of files, nothing changed; asked again, the question lists the files and "y" restores and the run goes on', async () => {
     const crashed = await crashThenEditByHand();
+    const requests = crashed.fake.requests.length;
+    const quit = await onTerminal(['run', '--yes', TASK], crashed.repo.root, fakeEnv(crashed.fake) as Record<string, string>, 'q');
+    assert.equal(quit.code, 1, quit.screen);
+    assert.match(quit.screen, /savepoint: The working tree differs from what run \S+ recorded after step 4/);
+    assert.equal(crashed.repo.read('src/app.js'), HAND_APP);
+    assert.equal(crashed.fake.requests.length, requests);
+    assert.equal(await gitOut(crashed.repo.root, ['rev-parse', 'agent-journal']), crashed.tip);
+
     const { code, screen } = await onTerminal(['run', '--yes', TASK], crashed.repo.root, fakeEnv(crashed.fake) as Record<string, string>, 'y');
     assert.equal(code, 0, screen);
     assert.match(screen, /The working tree differs from what the run recorded after step 4: .*modified src\/app\.js/);
@@ -178,30 +185,14 @@ describe('drift on a terminal: the user is asked', { concurrency: true, skip: HA
     assertRestored(crashed, screen.replace(/\r/g, ''));
   });
 
-  test('a "y" typed before the question appears does not restore: only the answer typed after it counts', async () => {
+  // "k" answered after the question keeps the files; a "y" typed before it is no answer. (A lone
+  // "k" case would check a subset of this one.)
+  test('"k" keeps the files as they are and the run goes on; a "y" typed before the question appears does not restore: only the answer typed after it counts', async () => {
     const crashed = await crashThenEditByHand();
     // Typed at once, before the command has even started: it waits on the terminal for whoever reads next.
     const { code, screen } = await onTerminal(['run', '--yes', TASK], crashed.repo.root, fakeEnv(crashed.fake) as Record<string, string>, 'k', 'y\r');
     assert.equal(code, 0, screen);
     assertKept(crashed, screen.replace(/\r/g, ''));
-  });
-
-  test('"k" keeps the files as they are and the run goes on', async () => {
-    const crashed = await crashThenEditByHand();
-    const { code, screen } = await onTerminal(['run', '--yes', TASK], crashed.repo.root, fakeEnv(crashed.fake) as Record<string, string>, 'k');
-    assert.equal(code, 0, screen);
-    assertKept(crashed, screen.replace(/\r/g, ''));
-  });
-
-  test('"q" stops with the list of files, nothing changed', async () => {
-    const crashed = await crashThenEditByHand();
-    const requests = crashed.fake.requests.length;
-    const { code, screen } = await onTerminal(['run', '--yes', TASK], crashed.repo.root, fakeEnv(crashed.fake) as Record<string, string>, 'q');
-    assert.equal(code, 1, screen);
-    assert.match(screen, /savepoint: The working tree differs from what run \S+ recorded after step 4/);
-    assert.equal(crashed.repo.read('src/app.js'), HAND_APP);
-    assert.equal(crashed.fake.requests.length, requests);
-    assert.equal(await gitOut(crashed.repo.root, ['rev-parse', 'agent-journal']), crashed.tip);
   });
 });
 

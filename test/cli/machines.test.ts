@@ -104,7 +104,7 @@ async function killedOnA(extra: string[] = []): Promise<{ fake: FakeAnthropic; r
 }
 
 describe('resuming on another machine', { concurrency: true }, () => {
-  test('A is killed after an uncommitted edit and pushes; B clones, resumes, gets the edit back, replays with no model call, and the check passes there', async () => {
+  test('A is killed after an uncommitted edit and pushes; B clones, resumes, gets the edit back, replays with no model call, and the check passes there; A then finishing the same run on its own diverges, and is stopped with the entries named and nothing changed', async () => {
     const { fake, remote, rootA, run } = await killedOnA();
     // A's edits were never committed: they live only in A's working tree and in the journal.
     assert.match(await gitOut(rootA, ['status', '--porcelain']), /M calc\.js/);
@@ -163,6 +163,58 @@ describe('resuming on another machine', { concurrency: true }, () => {
     assert.equal(replay.code, 0, replay.stderr);
     assert.equal(fake.requests.length, calls);
     assertStepModes(replay.stdout, 8, 'a finished run replays');
+
+    // Journals that diverged on the same run are never overwritten: the command stops, names the
+    // conflicting entries, and changes nothing. B took the run over and finished it (above).
+    // B also starts another run and stops it at a limit: it must not be held back by the divergence.
+    const other = join(tempDir('script'), 'other.json');
+    writeFileSync(other, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'OTHER.md', content: 'other\n' } }] }, { text: 'Other done.' }, { text: 'More done.' }] }));
+    const limited = await runCli(['run', '--yes', '--max-steps', '1', '--run', 'other-run', '--model', `script:${other}`, 'write the other file'], { cwd: rootB, env: {} });
+    assert.equal(limited.code, 3, limited.stderr);
+    await gitOut(rootB, ['push', '-q', 'origin', 'agent-journal']);
+    // Meanwhile A, not knowing, finishes the same run on its own. A pushed the run, so its `resume`
+    // would be fenced against origin and stop at its first push (test/cli/fenced-resume.test.ts):
+    // only opting out (--no-push) lets the journals diverge.
+    const a = await runCli(['resume', '--yes', '--no-push', run], { cwd: rootA, env: fakeEnv(fake) });
+    assert.equal(a.code, 0, a.stderr);
+    const tipA = await tip(rootA);
+
+    await gitOut(rootA, ['fetch', '-q', 'origin']);
+    const requests = fake.requests.length;
+    for (const args of [['resume', '--yes', run], ['run', '--yes', TASK]]) {
+      const refused = await runCli(args, { cwd: rootA, env: fakeEnv(fake) });
+      assert.equal(refused.code, 1, `${args.join(' ')}: ${refused.stdout}\n${refused.stderr}`);
+      assert.match(refused.stderr, new RegExp(`savepoint: The journal of run ${run} has diverged`));
+      assert.match(refused.stderr, new RegExp(`runs/${run}/steps/000/000006-model\\.json`), 'the first entry both sides wrote is named');
+      assert.match(refused.stderr, /savepoint fork/);
+      assert.match(refused.stderr, /Only this run is held back/);
+      assertNoStack(refused.stderr);
+      assert.equal(await journalFile(rootA, `runs/${run}/run.json`), await journalFile(rootA, `runs/${run}/run.json`, tipA), "A's copy of the diverged run is unchanged");
+    }
+    assert.equal(fake.requests.length, requests, 'no model call');
+    assert.notEqual(await tip(rootA, 'origin/agent-journal'), tipA);
+    assert.ok(await isAncestor(rootA, tipA, await tip(rootA)), "A's journal only grew");
+    assert.ok(!(await isAncestor(rootA, 'origin/agent-journal', await tip(rootA))), "origin's journal is not taken as merged: the divergence is named again next time");
+
+    // Every other run of origin's journal was folded in: listed (the diverged one too, so marked) and resumable.
+    const listedOnA = await runCli(['runs', '--json'], { cwd: rootA, env: {} });
+    const rows = (JSON.parse(listedOnA.stdout) as { runs: Array<{ id: string; status: string }> }).runs;
+    assert.deepEqual(rows.map((r) => [r.id, r.status]).sort(), [[run, 'diverged'], ['other-run', 'interrupted']].sort());
+    const resumed = await runCli(['resume', '--yes', '--no-push', 'other-run'], { cwd: rootA, env: {} });
+    assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+    assertStepModes(resumed.stdout, 1, 'the other run, resumed on A');
+    assert.match(resumed.stdout, /Other done\./);
+    assert.equal(worktreeFile(rootA, 'OTHER.md'), 'other\n');
+    // Pushing stays held back while the run is diverged: a push would overwrite it on origin.
+    const pushing = await runCli(['continue', '--yes', '--push', 'origin', '--run', 'other-run', 'and once more'], { cwd: rootA, env: {} });
+    assert.equal(pushing.code, 1, pushing.stdout);
+    assert.match(pushing.stderr.replace(/\s+/g, ' '), new RegExp(`origin's journal holds run ${run}, which this machine's journal holds too`));
+    assertNoStack(pushing.stderr);
+
+    // The way on: fork the run from before the divergence (fork works on the local journal).
+    const fork = await runCli(['fork', run, '--at', '6', '--run', 'taken-over'], { cwd: rootA, env: {} });
+    assert.equal(fork.code, 0, fork.stderr);
+    assert.match(fork.stdout, /5 finished step\(s\) kept/);
   });
 
   test('after git fetch, resume finds the run in the remote-tracking journal and fast-forwards the local branch', async () => {
@@ -240,67 +292,6 @@ describe('resuming on another machine', { concurrency: true }, () => {
     const again = await runCli(['run', '--yes', '--run', 'alpha', '--model', script('alpha', 'alpha.txt'), 'write alpha'], { cwd: rootA, env: {} });
     assert.equal(again.code, 0, again.stderr);
     assert.equal(await tip(rootA), merged, "A's journal is now B's merge: both runs on both machines");
-  });
-});
-
-describe('journals that diverged on the same run', { concurrency: true }, () => {
-  test('are never overwritten: the command stops, names the conflicting entries, and changes nothing', async () => {
-    const { fake, remote, rootA, run } = await killedOnA();
-    await gitOut(rootA, ['push', '-q', 'origin', 'agent-journal']);
-
-    // B takes the run over and finishes it, and pushes.
-    const rootB = await remote.clone('machine-b');
-    const b = await runCli(['resume', '--yes', run], { cwd: rootB, env: fakeEnv(fake) });
-    assert.equal(b.code, 0, b.stderr);
-    // B also starts another run and stops it at a limit: it must not be held back by the divergence.
-    const other = join(tempDir('script'), 'other.json');
-    writeFileSync(other, JSON.stringify({ turns: [{ tools: [{ name: 'write_file', input: { path: 'OTHER.md', content: 'other\n' } }] }, { text: 'Other done.' }, { text: 'More done.' }] }));
-    const limited = await runCli(['run', '--yes', '--max-steps', '1', '--run', 'other-run', '--model', `script:${other}`, 'write the other file'], { cwd: rootB, env: {} });
-    assert.equal(limited.code, 3, limited.stderr);
-    await gitOut(rootB, ['push', '-q', 'origin', 'agent-journal']);
-    // Meanwhile A, not knowing, finishes the same run on its own. A pushed the run, so its `resume`
-    // would be fenced against origin and stop at its first push (test/cli/fenced-resume.test.ts):
-    // only opting out (--no-push) lets the journals diverge.
-    const a = await runCli(['resume', '--yes', '--no-push', run], { cwd: rootA, env: fakeEnv(fake) });
-    assert.equal(a.code, 0, a.stderr);
-    const tipA = await tip(rootA);
-
-    await gitOut(rootA, ['fetch', '-q', 'origin']);
-    const requests = fake.requests.length;
-    for (const args of [['resume', '--yes', run], ['run', '--yes', TASK]]) {
-      const refused = await runCli(args, { cwd: rootA, env: fakeEnv(fake) });
-      assert.equal(refused.code, 1, `${args.join(' ')}: ${refused.stdout}\n${refused.stderr}`);
-      assert.match(refused.stderr, new RegExp(`savepoint: The journal of run ${run} has diverged`));
-      assert.match(refused.stderr, new RegExp(`runs/${run}/steps/000/000006-model\\.json`), 'the first entry both sides wrote is named');
-      assert.match(refused.stderr, /savepoint fork/);
-      assert.match(refused.stderr, /Only this run is held back/);
-      assertNoStack(refused.stderr);
-      assert.equal(await journalFile(rootA, `runs/${run}/run.json`), await journalFile(rootA, `runs/${run}/run.json`, tipA), "A's copy of the diverged run is unchanged");
-    }
-    assert.equal(fake.requests.length, requests, 'no model call');
-    assert.notEqual(await tip(rootA, 'origin/agent-journal'), tipA);
-    assert.ok(await isAncestor(rootA, tipA, await tip(rootA)), "A's journal only grew");
-    assert.ok(!(await isAncestor(rootA, 'origin/agent-journal', await tip(rootA))), "origin's journal is not taken as merged: the divergence is named again next time");
-
-    // Every other run of origin's journal was folded in: listed (the diverged one too, so marked) and resumable.
-    const listed = await runCli(['runs', '--json'], { cwd: rootA, env: {} });
-    const rows = (JSON.parse(listed.stdout) as { runs: Array<{ id: string; status: string }> }).runs;
-    assert.deepEqual(rows.map((r) => [r.id, r.status]).sort(), [[run, 'diverged'], ['other-run', 'interrupted']].sort());
-    const resumed = await runCli(['resume', '--yes', '--no-push', 'other-run'], { cwd: rootA, env: {} });
-    assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
-    assertStepModes(resumed.stdout, 1, 'the other run, resumed on A');
-    assert.match(resumed.stdout, /Other done\./);
-    assert.equal(worktreeFile(rootA, 'OTHER.md'), 'other\n');
-    // Pushing stays held back while the run is diverged: a push would overwrite it on origin.
-    const pushing = await runCli(['continue', '--yes', '--push', 'origin', '--run', 'other-run', 'and once more'], { cwd: rootA, env: {} });
-    assert.equal(pushing.code, 1, pushing.stdout);
-    assert.match(pushing.stderr.replace(/\s+/g, ' '), new RegExp(`origin's journal holds run ${run}, which this machine's journal holds too`));
-    assertNoStack(pushing.stderr);
-
-    // The way on: fork the run from before the divergence (fork works on the local journal).
-    const fork = await runCli(['fork', run, '--at', '6', '--run', 'taken-over'], { cwd: rootA, env: {} });
-    assert.equal(fork.code, 0, fork.stderr);
-    assert.match(fork.stdout, /5 finished step\(s\) kept/);
   });
 });
 

@@ -28,26 +28,22 @@ function projectSettings(root: string, settings: unknown, file = 'settings.json'
 }
 
 describe('settings', { concurrency: true }, () => {
-  test('a command an allow rule covers runs with no terminal and no --yes', async () => {
+  // One run for both: the allowed command runs unasked, then the write no rule covers stops it.
+  test('a command an allow rule covers runs with no terminal and no --yes; a write no rule allows then stops the run before anything is written', async () => {
     const repo = await scratch.repo();
     projectSettings(repo.root, { permissions: { allow: ['run_bash(echo *)'] } });
-    const fake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo allowed > out.txt' } }] }, { text: 'Done.' }]);
-    const result = await runCli(['run', '--trust', '--no-sandbox', 'write out'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal(readFileSync(join(repo.root, 'out.txt'), 'utf8'), 'allowed\n');
-    assert.equal(fake.requests.length, 2);
-  });
-
-  test('a write no rule allows, with no terminal, stops the run before anything is written', async () => {
-    const repo = await scratch.repo();
-    projectSettings(repo.root, { permissions: { allow: ['run_bash'] } });
-    const fake = await scratch.fake([{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }] }, { text: 'Done.' }]);
-    const result = await runCli(['run', '--no-sandbox', 'write notes'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
-    assert.equal(result.code, 1);
+    const fake = await scratch.fake([
+      { tools: [{ name: 'run_bash', input: { command: 'echo allowed > out.txt' } }] },
+      { tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }] },
+      { text: 'Done.' },
+    ]);
+    const result = await runCli(['run', '--trust', '--no-sandbox', 'write out, then notes'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    assert.equal(readFileSync(join(repo.root, 'out.txt'), 'utf8'), 'allowed\n', 'the allowed command ran with no terminal and no --yes');
+    assert.equal(result.code, 1, result.stderr);
     assert.match(assertOneParagraph(result.stderr), /write_file notes\.txt/);
     assertNoStack(result.stderr);
     assert.equal(existsSync(join(repo.root, 'notes.txt')), false);
-    assert.equal(fake.requests.length, 1);
+    assert.equal(fake.requests.length, 2, 'the model was asked again after the command, and not after the refused write');
   });
 
   test('a deny rule holds under --yes: the model gets an is_error result naming the rule, and the run finishes', async () => {
@@ -123,16 +119,23 @@ describe('settings', { concurrency: true }, () => {
     assert.deepEqual(json.files.map((f: { scope: string; found: boolean }) => `${f.scope}:${f.found}`), ['user:true', 'project:true', 'local:true']);
   });
 
-  test('defaultMode acceptEdits writes without asking, also with no terminal', async () => {
+  // One run for both: the write goes through unasked, then the command stops the run.
+  test('defaultMode acceptEdits writes without asking, also with no terminal, and still asks for a command', async () => {
     const repo = await scratch.repo();
     projectSettings(repo.root, { permissions: { defaultMode: 'acceptEdits' } });
-    const fake = await scratch.fake([{ tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }] }, { text: 'Done.' }]);
-    const result = await runCli(['run', '--trust', '--no-sandbox', 'write notes'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
-    assert.equal(result.code, 0, result.stderr);
+    const fake = await scratch.fake([
+      { tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }] },
+      { tools: [{ name: 'run_bash', input: { command: 'echo no > out.txt' } }] },
+      { text: 'Done.' },
+    ]);
+    const result = await runCli(['run', '--trust', '--no-sandbox', 'write notes, then a command'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
     assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(assertOneParagraph(result.stderr), /run_bash/);
+    assert.equal(existsSync(join(repo.root, 'out.txt')), false);
   });
 
-  test('defaultMode yes runs commands and writes with no terminal and no --yes, and a deny rule still wins over it; acceptEdits still asks for a command', async () => {
+  test('defaultMode yes runs commands and writes with no terminal and no --yes, and a deny rule still wins over it', async () => {
     const repo = await scratch.repo();
     projectSettings(repo.root, { permissions: { defaultMode: 'yes', deny: ['run_bash(rm *)'] } });
     const fake = await scratch.fake([
@@ -145,14 +148,6 @@ describe('settings', { concurrency: true }, () => {
     assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
     assert.equal(existsSync(join(repo.root, 'README.md')), true, 'the denied command did not run');
     assert.match(resultText(lastToolResults(fake.requests.at(-1)!)[2]!), /run_bash\(rm \*\)/);
-
-    const edits = await scratch.repo();
-    projectSettings(edits.root, { permissions: { defaultMode: 'acceptEdits' } });
-    const asks = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo no > out.txt' } }] }, { text: 'Done.' }]);
-    const stopped = await runCli(['run', '--trust', '--no-sandbox', 'a command'], { cwd: edits.root, env: { ...fakeEnv(asks), ...userHome() } });
-    assert.equal(stopped.code, 1);
-    assert.match(assertOneParagraph(stopped.stderr), /run_bash/);
-    assert.equal(existsSync(join(edits.root, 'out.txt')), false);
   });
 
   test("settings' sandbox switches open the sandbox as the flags do, and the run records them", { skip: noSandboxReason() }, async () => {

@@ -64,29 +64,23 @@ describe('the pinned run configuration', { concurrency: true }, () => {
     assert.deepEqual((await journalJson<RunRecord>(repo.root, 'runs/older-fork/run.json')).config, config, 'a fork copies its parent\'s configuration');
   });
 
-  test('--model on an existing run is refused with a message naming the recorded model; --fresh takes it', async () => {
-    const repo = await scratch.repo({ 'README.md': '# model\n' });
-    const fake = await scratch.fake([{ text: 'Done.' }, { text: 'Done again.' }]);
-    const first = await runCli(['run', '--yes', '--model', 'claude-sonnet-a', 'say done'], { cwd: repo.root, env: fakeEnv(fake) });
+  // One finished run for three cases: --model refused on it, then its pinned prompt changed under
+  // it, then --fresh with the other model.
+  test('--model on an existing run is refused with a message naming the recorded model; a pinned prompt changed under a run diverges with a message naming the request digest; --fresh takes the other model', async () => {
+    const repo = await scratch.repo({ 'README.md': '# digest\n' });
+    const fake = await scratch.fake([{ text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'Read.' }]);
+    const first = await runCli(['run', '--yes', '--model', 'claude-sonnet-a', 'read it'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(first.code, 0, first.stderr);
-    const other = await runCli(['run', '--yes', '--model', 'claude-sonnet-b', 'say done'], { cwd: repo.root, env: fakeEnv(fake) });
+    const id = /run (\S+)/.exec(first.stdout)![1]!;
+
+    const other = await runCli(['run', '--yes', '--model', 'claude-sonnet-b', 'read it'], { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(other.code, 2);
     assert.match(other.stderr, /pinned to the configuration recorded when it was created/);
     assert.match(other.stderr, /--model claude-sonnet-b \(it uses claude-sonnet-a\)/);
     assert.match(other.stderr, /--fresh/);
     assertNoStack(other.stderr);
-    assert.equal(fake.requests.length, 1);
-    const fresh = await runCli(['run', '--yes', '--fresh', '--model', 'claude-sonnet-b', 'say done'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(fresh.code, 0, fresh.stderr);
-    assert.equal(fake.requests[1]!.model, 'claude-sonnet-b');
-  });
+    assert.equal(fake.requests.length, 2, 'the refused command sent nothing');
 
-  test('a pinned prompt changed under a run diverges with a message naming the request digest', async () => {
-    const repo = await scratch.repo({ 'README.md': '# digest\n' });
-    const fake = await scratch.fake([{ text: 'Reading.', tools: [{ name: 'read_file', input: { path: 'README.md' } }] }, { text: 'Read.' }]);
-    const first = await runCli(['run', '--yes', 'read it'], { cwd: repo.root, env: fakeEnv(fake) });
-    assert.equal(first.code, 0, first.stderr);
-    const id = /run (\S+)/.exec(first.stdout)![1]!;
     // Another tool's wording, committed to the journal as a hand edit of run.json would be.
     const store = await JournalStore.open(repo.root);
     const record = await journalJson<RunRecord>(repo.root, `runs/${id}/run.json`);
@@ -99,5 +93,9 @@ describe('the pinned run configuration', { concurrency: true }, () => {
     assert.match(again.stderr, /system prompt, tool definitions, max tokens/);
     assert.doesNotMatch(again.stderr, /asked for model turn 1/);
     assert.equal(fake.requests.length, 2, 'nothing was sent');
+
+    const fresh = await runCli(['run', '--yes', '--fresh', '--model', 'claude-sonnet-b', 'read it'], { cwd: repo.root, env: fakeEnv(fake) });
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.equal(fake.requests[2]!.model, 'claude-sonnet-b');
   });
 });
