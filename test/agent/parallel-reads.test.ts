@@ -2,19 +2,19 @@
 // process: two reads overlap (the first waits, inside its read, for the second to start and to
 // finish), their results go back in call order, each its own step numbered in call order, and the
 // identical run replays them in that order with nothing run again. A call that is not a read
-// (a write) runs alone: after every call before it, before every call after it.
+// (a write) runs alone: after every call before it, before every call after it. The tools are the
+// real ones on a real folder; the journal is the in-memory store.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runAgent } from '../../src/agent/loop.js';
 import type { RunConfig } from '../../src/journal/entry.js';
 import { readRunEntries } from '../../src/journal/reader.js';
-import { JournalStore } from '../../src/journal/store.js';
+import { MemoryJournalStore } from '../../src/journal/memory-store.js';
 import { createScriptedProvider } from '../../src/model/scripted.js';
 import type { ModelRequest } from '../../src/model/types.js';
 import { createTools } from '../../src/tools/index.js';
 import type { AnyTool } from '../../src/tools/types.js';
-import { openJournal } from '../../src/valve/open-journal.js';
-import { gitOut } from '../helpers/cli.js';
+import { openRunJournal } from '../../src/valve/open-journal.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
@@ -62,13 +62,13 @@ function observedTools(root: string, events: string[], live: boolean): AnyTool[]
   }));
 }
 
-async function runOnce(root: string, run: string, events: string[], live: boolean) {
+async function runOnce(store: MemoryJournalStore, root: string, run: string, events: string[], live: boolean) {
   const tools = observedTools(root, events, live);
   const config: RunConfig = { model: 'scripted', system: 'test', tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: { ...t.inputSchema } })), maxTokens: 1000, compaction: { enabled: false, at: 0.8, contextWindow: 200_000 } };
   const requests: ModelRequest[] = [];
   const scripted = createScriptedProvider({ turns: TURNS });
   const provider = { ...scripted, complete: (request: ModelRequest, options?: Parameters<typeof scripted.complete>[1]) => (requests.push(structuredClone(request)), scripted.complete(request, options)) };
-  const journal = await openJournal({ dir: root, run, task: 'read them', model: 'scripted', config });
+  const journal = await openRunJournal(store, { run, task: 'read them', model: 'scripted', config });
   try {
     const outcome = await runAgent({ journal, task: 'read them', config, provider: () => provider, tools });
     return { outcome, requests, stats: journal.stats };
@@ -80,8 +80,9 @@ async function runOnce(root: string, run: string, events: string[], live: boolea
 describe("one answer's reads", () => {
   test('run at the same time, go back in call order each its own step, and replay identically; a write runs alone', { timeout: 60_000 }, async () => {
     const repo = await scratch.repo({ 'a.txt': 'alpha\n', 'b.txt': 'beta\n' });
+    const store = new MemoryJournalStore();
     const events: string[] = [];
-    const first = await runOnce(repo.root, 'reads', events, true);
+    const first = await runOnce(store, repo.root, 'reads', events, true);
     assert.equal(first.outcome.final, 'Done.');
     // Turn 1: b started and ended while a was running (a started first: it took its step first).
     assert.deepEqual(events.slice(0, 4), ['start read_file a.txt', 'start read_file b.txt', 'end read_file b.txt', 'end read_file a.txt']);
@@ -98,8 +99,8 @@ describe("one answer's reads", () => {
     assert.match(results[1]!.content, /beta/);
 
     // Each call its own step, numbered in call order; b's result landed before a's.
-    const entries = await readRunEntries(await JournalStore.open(repo.root), 'reads');
-    const subjects = (await gitOut(repo.root, ['log', '--reverse', '--format=%s', 'agent-journal'])).split('\n');
+    const entries = await readRunEntries(store, 'reads');
+    const subjects = (await store.log()).map((c) => c.message.split('\n')[0]!).reverse();
     assert.deepEqual(subjects.slice(0, 3).map((s) => /^reads (#\d+ \S+)/.exec(s)?.[1]), ['#1 model', '#3 read_file', '#2 read_file'], 'the journal holds them in the order they finished');
     assert.deepEqual(entries.find((e) => e.step === 2)?.batch, [2, 3]);
     assert.deepEqual(entries.find((e) => e.step === 5)?.batch, [5, 6], 'the reads before the write are one batch');
@@ -107,7 +108,7 @@ describe("one answer's reads", () => {
     assert.equal(entries.find((e) => e.step === 8)?.batch, undefined, 'as did the read after it');
 
     // The identical run replays every step in order, runs nothing and asks the model nothing.
-    const replayed = await runOnce(repo.root, 'reads', [], false);
+    const replayed = await runOnce(store, repo.root, 'reads', [], false);
     assert.equal(replayed.outcome.final, 'Done.');
     assert.deepEqual(replayed.stats, { replayed: entries.filter((e) => e.phase === 'result').length, live: 0 });
     assert.equal(replayed.requests.length, 0);

@@ -18,7 +18,12 @@ import { JournalStore } from '../../src/journal/store.js';
 import { makeObject, makeTree } from '../../src/git/git-object.js';
 import { ObjectStore } from '../../src/git/object-store.js';
 
-const STEPS = 60;
+// How many steps a run has. A child held at its cut (a step that never returns, or a fault point it
+// blocks at) writes nothing after it, so its run only needs room to go on live after the latest of
+// those cuts (step 25, append 33): HELD_STEPS. A child cut while it is busy appending keeps going
+// until the cut lands, however late this process hears its line: BUSY_STEPS leaves it 20 steps.
+const HELD_STEPS = 36;
+const BUSY_STEPS = 60;
 
 // A repository on the mounted file system (`name`: one folder for each test, which share the image),
 // its first commit made durable before anything is cut.
@@ -40,8 +45,8 @@ function makeRepo(fs: LoopFs, name: string): string {
 // Runs the appender and cuts the power when it prints `cutAt`; returns its report. With `hangAt`,
 // that step's function never returns (a model call that takes a while): nothing else is written,
 // so nothing a later write would sync by accident covers what the last append left unsynced.
-async function appendUntilCut(fs: LoopFs, root: string, run: string, cutAt: string, hangAt?: number, hangAtFault?: string): Promise<AppenderReport> {
-  const child = startAppender({ dir: root, run, steps: STEPS, hangAt, hangAtFault });
+async function appendUntilCut(fs: LoopFs, root: string, run: string, steps: number, cutAt: string, hangAt?: number, hangAtFault?: string): Promise<AppenderReport> {
+  const child = startAppender({ dir: root, run, steps, hangAt, hangAtFault });
   let cut = false;
   child.onLine((line) => {
     if (cut || line !== cutAt) return;
@@ -98,7 +103,8 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
         await onShared(fs, async () => {
           const root = makeRepo(fs, `repo-${index}`);
           const run = 'power';
-          const cutReport = await appendUntilCut(fs, root, run, cutAt, hangAt, hangAtFault);
+          const steps = hangAt === undefined && hangAtFault === undefined ? BUSY_STEPS : HELD_STEPS;
+          const cutReport = await appendUntilCut(fs, root, run, steps, cutAt, hangAt, hangAtFault);
           assert.notEqual(cutReport.finished, true, 'the run did not finish before the cut');
           assert.deepEqual(cutReport.done, range(1, cutReport.done.length), 'steps returned in order');
           const returned = new Set(cutReport.done);
@@ -109,11 +115,11 @@ for (const type of ['ext4', 'xfs'] as LoopFsType[]) {
 
           // The identical command again: replays what returned, goes on live, finishes (in this
           // process: nothing is killed or cut while it runs).
-          const resumed = await appendInProcess({ dir: root, run, steps: STEPS });
+          const resumed = await appendInProcess({ dir: root, run, steps });
           checkReport(resumed, returned, `resuming after the cut ${name}`);
           assert.equal(resumed.finished, true, resumed.stderr);
           for (const step of returned) assert.ok(resumed.replayed.includes(step), `step ${step} replayed, not re-run`);
-          await checkAfterKill(root, run, new Set(range(1, STEPS)), `after resuming, ${type}`);
+          await checkAfterKill(root, run, new Set(range(1, steps)), `after resuming, ${type}`);
 
           // And what resuming wrote survives a second cut, made once it finished.
           fs.cut();

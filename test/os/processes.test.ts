@@ -11,6 +11,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { outputSync, runProcess, runSync, startProcess } from '../../src/os/processes.js';
+import { tsChild } from '../helpers/library.js';
 
 // Whether a process with this pid still exists (a zombie counts as gone: it runs nothing).
 function alive(pid: number): boolean {
@@ -131,8 +132,9 @@ describe('no timer keeps this process alive', () => {
   test('a process whose children ended or never started exits on its own, its hour-long timeouts notwithstanding', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'savepoint-processes-'));
     try {
-      const script = join(dir, 'child.mts');
-      const module = fileURLToPath(new URL('../../src/os/processes.ts', import.meta.url));
+      const script = join(dir, 'child.mjs');
+      // The compiled module when the tests run compiled (plain node starts it), else the source through tsx.
+      const { execArgv, file: module } = tsChild(fileURLToPath(new URL('../../src/os/processes.ts', import.meta.url)));
       // As a run refused for want of bubblewrap: the probe's spawn fails, the run says why and ends.
       writeFileSync(
         script,
@@ -142,7 +144,7 @@ describe('no timer keeps this process alive', () => {
           `console.log(JSON.stringify({ missing: missing.error?.code, ran: ran.code }));\n`,
       );
       // Waited on its exit itself: a timer it held would hold this test until the runner's own timeout failed it.
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [...execArgv, script], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
       const code = await new Promise((resolve) => child.once('exit', resolve));

@@ -9,7 +9,7 @@ import { RunLockedError, openJournal } from '../../src/index.js';
 import { JournalStore } from '../../src/journal/store.js';
 import { readRunEntries } from '../../src/journal/reader.js';
 import { assertFsckClean, gitOut, journalFiles } from '../helpers/git.js';
-import { runAppender, startAppender } from '../helpers/journal-child.js';
+import { appendInProcess, runAppender, startAppender } from '../helpers/journal-child.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
@@ -63,8 +63,8 @@ describe('one process at a time per run', () => {
     const second = await runAppender({ dir: repo.root, run: 'busy', steps: 5 });
     assert.equal(second.code, 1);
     assert.match(second.stderr, new RegExp(`^error ERUNLOCKED Run busy is already running \\(pid ${pid} on `));
-    // Another run of the same repository is not affected.
-    const other = await runAppender({ dir: repo.root, run: 'other', steps: 2 });
+    // Another run of the same repository is not affected (driven by this process, another one than the holder).
+    const other = await appendInProcess({ dir: repo.root, run: 'other', steps: 2 });
     assert.equal(other.finished, true, other.stderr);
 
     holder.kill();

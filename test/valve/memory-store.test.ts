@@ -7,11 +7,21 @@
 // The git store's durability (fsync, kill -9, power cuts) is tested on git: test/journal, test/valve/crash-*.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DivergenceError, type OpenJournalOptions, type StepEvent } from '../../src/index.js';
+import { DivergenceError, InFlightError, type InFlightStep, type OpenJournalOptions, type StepEvent } from '../../src/index.js';
 import { MemoryJournalStore } from '../../src/journal/memory-store.js';
 import { readRunEntries, readRunRecord } from '../../src/journal/reader.js';
 import type { FaultPoint } from '../../src/journal/store-options.js';
 import { openRunJournal } from '../../src/valve/open-journal.js';
+import type { RunJournal } from '../../src/valve/run-journal.js';
+
+// Leaves `run` as a process killed inside an intent step leaves it: the step's function is
+// entered (so its intent is recorded) and never returns; the lock goes, as a dead process's does.
+async function dieInside(store: MemoryJournalStore, run: string, before: (journal: RunJournal<MemoryJournalStore>) => Promise<unknown>): Promise<void> {
+  const journal = await open(store, run);
+  await before(journal);
+  await new Promise<void>((entered) => void journal.step('deploy', { to: 'prod' }, () => (entered(), new Promise<string>(() => {})), { intent: true, describe: 'deploy prod' }));
+  journal.close();
+}
 
 function open(store: MemoryJournalStore, run: string, extra: Partial<OpenJournalOptions> = {}) {
   return openRunJournal(store, { run, task: `task of ${run}`, model: 'claude-test', ...extra });
@@ -100,6 +110,55 @@ describe('the valve on the in-memory store', () => {
     const second = await open(store, 'diverge');
     await assert.rejects(second.step('work', { n: 2 }, () => 2), (error) => error instanceof DivergenceError && error.code === 'EDIVERGED');
     second.close();
+  });
+
+  it('finds a step whose intent is recorded and whose function never returned in flight: refused, answered, or rerun', async () => {
+    const store = new MemoryJournalStore();
+    await dieInside(store, 'crashed', (journal) => journal.step('work', { n: 1 }, () => 1));
+    const tip = store.tip;
+    // What the store holds: step 2's intent, no result.
+    assert.deepEqual((await readRunEntries(store, 'crashed')).map((e) => `${e.step} ${e.kind} ${e.phase}`), ['1 work result', '2 deploy intent']);
+    const deploy = (journal: RunJournal<MemoryJournalStore>, onInFlight: ((step: InFlightStep) => unknown) | undefined, run: () => string) =>
+      journal.step('deploy', { to: 'prod' }, run, { intent: true, describe: 'deploy prod', ...(onInFlight ? { onInFlight: onInFlight as never } : {}) });
+
+    // Without an onInFlight answer it is not run again, and nothing is written.
+    const refused = await open(store, 'crashed');
+    assert.equal(await refused.step('work', { n: 1 }, () => assert.fail('replayed')), 1);
+    assert.equal(refused.history.inFlight, true);
+    await assert.rejects(
+      deploy(refused, undefined, () => assert.fail('an in-flight step ran')),
+      (error: unknown) => error instanceof InFlightError && error.code === 'EINFLIGHT' && error.data.position === 2,
+    );
+    refused.close();
+    assert.equal(store.tip, tip, 'a refused in-flight step writes nothing');
+
+    // An answer is recorded in its place without running it, and replays from then on.
+    const seen: InFlightStep[] = [];
+    const events: StepEvent[] = [];
+    const answered = await open(store, 'crashed', { onEvent: (e) => events.push(e) });
+    await answered.step('work', { n: 1 }, () => assert.fail('replayed'));
+    const answer = { result: 'outcome unknown', summary: 'outcome unknown', resolution: 'in-flight-reported' };
+    assert.equal(await deploy(answered, (step) => (seen.push(step), answer), () => assert.fail('an answered step ran')), 'outcome unknown');
+    answered.close();
+    assert.deepEqual(seen.map((s) => [s.run, s.position, s.kind, s.description, s.interrupted]), [['crashed', 2, 'deploy', 'deploy prod', false]]);
+    assert.deepEqual(seen[0]!.input, { to: 'prod' });
+    assert.ok(events.some((e) => e.type === 'in-flight' && e.position === 2 && e.decision === 'answered'));
+    const entries = await readRunEntries(store, 'crashed');
+    assert.deepEqual(entries.map((e) => `${e.step} ${e.phase} ${e.resolution ?? ''}`), ['1 result ', '2 intent ', '2 result in-flight-reported']);
+    const again = await open(store, 'crashed');
+    await again.step('work', { n: 1 }, () => assert.fail('replayed'));
+    assert.equal(await deploy(again, () => assert.fail('asked again'), () => assert.fail('ran')), 'outcome unknown');
+    again.close();
+
+    // {rerun: true} runs it again (a second run left the same way).
+    await dieInside(store, 'rerun', async () => {});
+    const rerun = await open(store, 'rerun');
+    let runs = 0;
+    assert.equal(await deploy(rerun, () => ({ rerun: true }), () => (runs++, 'deployed')), 'deployed');
+    rerun.close();
+    assert.equal(runs, 1);
+    assert.deepEqual((await readRunEntries(store, 'rerun')).map((e) => `${e.step} ${e.phase} ${e.attempt}`), ['1 intent 1', '1 result 2']);
+    assert.equal((await readRunRecord(store, 'rerun'))!.attempts.at(-1)!.rerun, 1, 'the attempt that ran it again names it');
   });
 
   it('reads an entry too big to keep in memory again from the store when replay reaches it', async () => {

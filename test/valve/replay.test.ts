@@ -1,6 +1,8 @@
 // Replay's refusals and decisions: a run that asks for a different step than the one recorded
 // stops with a divergence; a step killed mid-way (intent, no result) is handed to onInFlight; a
-// damaged entry stops the run before anything replays.
+// damaged entry stops the run before anything replays. The divergence is on the in-memory store; the
+// kill is a real kill -9 of a child appending to a real repository, and the damaged entry a hand
+// edit of a real branch with git (the store itself refuses to write over a recorded step).
 import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
@@ -12,8 +14,11 @@ import {
   type InFlightStep,
   type StepEvent,
 } from '../../src/index.js';
+import type { JournalStorage } from '../../src/journal/journal-storage.js';
+import { MemoryJournalStore } from '../../src/journal/memory-store.js';
 import { JournalStore } from '../../src/journal/store.js';
 import { readRunEntries } from '../../src/journal/reader.js';
+import { openRunJournal } from '../../src/valve/open-journal.js';
 import { assertFsckClean, gitOut, journalFile, rewriteJournalFiles } from '../helpers/git.js';
 import { startAppender } from '../helpers/journal-child.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -22,9 +27,9 @@ import type { TempRepo } from '../helpers/temp-repo.js';
 const scratch = useScratch();
 const newRepo = (): Promise<TempRepo> => scratch.repo();
 
-// Three recorded steps of run `r`: a read, a command, a write.
-async function recordThree(root: string, run = 'r'): Promise<void> {
-  const journal = await openJournal({ dir: root, run, task: 'three steps' });
+// Three recorded steps of run `r`: a read, a command, a write (on either store).
+async function recordThree(store: JournalStorage, run = 'r'): Promise<void> {
+  const journal = await openRunJournal(store, { run, task: 'three steps' });
   await journal.step('read_file', { path: 'a.txt' }, () => 'a', { describe: 'read_file a.txt' });
   await journal.step('run_bash', { command: 'npm test' }, () => ({ exit: 0 }), { intent: true, describe: 'run_bash "npm test"' });
   await journal.step('write_file', { path: 'b.txt', content: 'b' }, () => 'created', { describe: 'write_file b.txt' });
@@ -33,9 +38,9 @@ async function recordThree(root: string, run = 'r'): Promise<void> {
 
 describe('divergence', () => {
   it('a different input at step 2 stops the run with DivergenceError naming the position, both calls and fork', async () => {
-    const repo = await newRepo();
-    await recordThree(repo.root);
-    const journal = await openJournal({ dir: repo.root, run: 'r' });
+    const store = new MemoryJournalStore();
+    await recordThree(store);
+    const journal = await openRunJournal(store, { run: 'r' });
     let ran = false;
     assert.equal(await journal.step('read_file', { path: 'a.txt' }, () => 'live', { describe: 'read_file a.txt' }), 'a');
     await assert.rejects(
@@ -56,7 +61,7 @@ describe('divergence', () => {
     // A different kind at the same position diverges too.
     await assert.rejects(journal.step('model', { turn: 2 }, () => 'x'), { code: 'EDIVERGED' });
     journal.close();
-    assert.equal((await readRunEntries(await JournalStore.open(repo.root), 'r')).length, 4, 'nothing was written');
+    assert.equal((await readRunEntries(store, 'r')).length, 4, 'nothing was written');
   });
 });
 
@@ -155,7 +160,7 @@ describe('a corrupt entry', () => {
   for (const { name, edit, reason } of cases) {
     it(`(${name}) stops openJournal with CorruptEntryError naming the file and step, and nothing replays`, async () => {
       const repo = await newRepo();
-      await recordThree(repo.root);
+      await recordThree(await JournalStore.open(repo.root));
       const path = 'runs/r/steps/000/000002-run_bash.json';
       await rewriteJournalFiles(repo.root, { [path]: `${edit(await journalFile(repo.root, path))}\n` }, `hand edit: ${name}`);
       await assertFsckClean(repo.root); // valid git, invalid journal
@@ -174,7 +179,7 @@ describe('a corrupt entry', () => {
       }
       assert.deepEqual(events, [], 'nothing replayed');
       // Other runs on the same branch are unaffected.
-      await recordThree(repo.root, 'other');
+      await recordThree(await JournalStore.open(repo.root), 'other');
     });
   }
 });

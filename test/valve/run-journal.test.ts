@@ -1,6 +1,7 @@
 // The valve as a library: `openJournal(...).step(...)` runs a step live once, records it, and hands
 // the recorded result back on every later run without calling anything; events, run.json, commit
-// subjects and entries are what users and the git CLI see.
+// subjects and entries are what users and the git CLI see. What is the valve's own logic (resuming,
+// handing back and letting go, failing steps, refused ids and options) runs on the in-memory store.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +13,9 @@ import {
   type OpenJournalOptions,
   type StepEvent,
 } from '../../src/index.js';
-import { JournalStore, type StoreOptions } from '../../src/journal/store.js';
+import { JournalStore } from '../../src/journal/store.js';
+import { MemoryJournalStore } from '../../src/journal/memory-store.js';
+import type { FaultPoint } from '../../src/journal/store-options.js';
 import { openRunJournal } from '../../src/valve/open-journal.js';
 import { readRunEntries, readRunRecord } from '../../src/journal/reader.js';
 import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journalSubjects } from '../helpers/git.js';
@@ -30,9 +33,14 @@ function open(run: string, extra: Partial<OpenJournalOptions> = {}) {
   return openJournal({ dir: repo.root, run, task: `task of ${run}`, model: 'claude-test', ...extra });
 }
 
-// A run opened on a store with a fault point (a test hook of the store, not of the library).
-async function openWithFault(run: string, faultPoint: StoreOptions['faultPoint']) {
-  return openRunJournal(await JournalStore.open(repo.root, { faultPoint }), { run, task: `task of ${run}`, model: 'claude-test' });
+// A run on the in-memory store (what the valve does is the same on either store).
+function openIn(store: MemoryJournalStore, run: string, extra: Partial<OpenJournalOptions> = {}) {
+  return openRunJournal(store, { run, task: `task of ${run}`, model: 'claude-test', ...extra });
+}
+
+// The step files of `run` on the in-memory store's branch.
+async function stepFiles(store: MemoryJournalStore, run: string): Promise<string[]> {
+  return [...((await store.treeAt(`runs/${run}/steps/000`))?.keys() ?? [])].map((name) => `runs/${run}/steps/000/${name}`);
 }
 
 // A small agent loop: a read, a command (intent first), an edit, a model call with usage.
@@ -169,13 +177,14 @@ describe('a run recorded live', () => {
 
 describe('resuming an unfinished run', () => {
   it('replays the recorded steps, then runs the rest live as a new attempt', async () => {
-    const first = await open('resume');
+    const store = new MemoryJournalStore();
+    const first = await openIn(store, 'resume');
     const calls: number[] = [];
     for (let i = 1; i <= 3; i++) await first.step('work', { i }, () => (calls.push(i), i * 10));
     first.close(); // no finish: the process "stopped"
 
     const events: StepEvent[] = [];
-    const second = await open('resume', { onEvent: (e) => events.push(e) });
+    const second = await openIn(store, 'resume', { onEvent: (e) => events.push(e) });
     const values: number[] = [];
     for (let i = 1; i <= 5; i++) values.push(await second.step('work', { i }, () => (calls.push(i), i * 10)));
     await second.finish('finished', { final: 'five' });
@@ -187,8 +196,7 @@ describe('resuming an unfinished run', () => {
       events.map((e) => `${e.type} ${e.position}`),
       ['replayed 1', 'replayed 2', 'replayed 3', 'started 4', 'recorded 4', 'started 5', 'recorded 5'],
     );
-    const store = await JournalStore.open(repo.root);
-    const record = (await readRunRecord(store, 'resume'))!;
+        const record = (await readRunRecord(store, 'resume'))!;
     assert.deepEqual(
       record.attempts.map((a) => [a.number, a.firstLiveStep]),
       [
@@ -200,13 +208,14 @@ describe('resuming an unfinished run', () => {
   });
 
   it('a replayed result is handed back once and then let go: the history keeps no output it handed back, and the totals still add up', async () => {
+    const store = new MemoryJournalStore();
     const output = (i: number) => `${'✔ a test passed\n'.repeat(200)}case ${i}`;
-    const first = await open('let-go');
+    const first = await openIn(store, 'let-go');
     for (let i = 1; i <= 3; i++) await first.step('run_bash', { command: `test ${i}` }, () => ({ output: output(i) }));
     await first.step('model', { turn: 1 }, () => ({ text: 'more' }), { usage: () => ({ inputTokens: 100, outputTokens: 10 }) });
     first.close();
 
-    const second = await open('let-go');
+    const second = await openIn(store, 'let-go');
     // Which steps the history still holds a result for: what a lookup of each would hand back.
     const held = () =>
       second.history
@@ -229,26 +238,27 @@ describe('resuming an unfinished run', () => {
     await second.finish('finished', { final: 'done' });
     second.close();
     assert.deepEqual(held(), [], 'nothing held once every step was handed back or written');
-    const record = (await readRunRecord(await JournalStore.open(repo.root), 'let-go'))!;
+    const record = (await readRunRecord(store, 'let-go'))!;
     assert.equal(record.totals?.modelCalls, 2);
     assert.deepEqual(record.totals?.tokens, { input: 300, output: 30, cacheCreation: 0, cacheRead: 0 });
     // Opened again, the run replays in full: letting go was in memory only.
-    const third = await open('let-go');
+    const third = await openIn(store, 'let-go');
     assert.equal(((await third.step('run_bash', { command: 'test 1' }, () => assert.fail('replayed'))) as { output: string }).output, output(1));
     third.close();
   });
 
   it('replays outputs too big to keep in memory (read again when replay reaches them), intents included, and still tells a divergence at one', async () => {
+    const store = new MemoryJournalStore();
     // 100 KB each, with characters outside Latin-1, over KEPT_BYTES: the history keeps their
     // identity and blob id, and reads each entry again at its step.
     const output = (i: number) => `${`✔ case ${i} passed │ ${'x'.repeat(40)}\n`.repeat(2000)}done ${i}`;
-    const first = await open('big-outputs');
+    const first = await openIn(store, 'big-outputs');
     for (let i = 1; i <= 3; i++) await first.step('run_bash', { command: `test ${i}` }, () => ({ output: output(i) }), { intent: true });
     await first.step('note', { i: 4 }, () => 'small');
     first.close();
-    assert.ok(Buffer.byteLength(await journalFile(repo.root, 'runs/big-outputs/steps/000/000002-run_bash.json')) > 64 * 1024);
+    assert.ok((await store.fileAt('runs/big-outputs/steps/000/000002-run_bash.json'))!.length > 64 * 1024);
 
-    const second = await open('big-outputs');
+    const second = await openIn(store, 'big-outputs');
     for (let i = 1; i <= 3; i++) {
       const result = await second.step('run_bash', { command: `test ${i}` }, () => assert.fail('replayed steps do not run'), { intent: true });
       assert.deepEqual(result, { output: output(i) }, `step ${i} handed back whole`);
@@ -257,7 +267,7 @@ describe('resuming an unfinished run', () => {
     assert.deepEqual(second.stats, { replayed: 4, live: 0 });
     second.close();
 
-    const third = await open('big-outputs');
+    const third = await openIn(store, 'big-outputs');
     await third.step('run_bash', { command: 'test 1' }, () => assert.fail('replayed'), { intent: true });
     await assert.rejects(
       third.step('run_bash', { command: 'test 2, changed' }, () => assert.fail('a divergence runs nothing'), { intent: true }),
@@ -267,10 +277,11 @@ describe('resuming an unfinished run', () => {
   });
 
   it('identifies a step by its canonical input: the same keys in another order replay', async () => {
-    const first = await open('canonical');
+    const store = new MemoryJournalStore();
+    const first = await openIn(store, 'canonical');
     await first.step('search', { pattern: 'TODO', path: 'src', options: { a: 1, b: [1, { y: 2, x: 1 }] } }, () => 'found');
     first.close();
-    const second = await open('canonical');
+    const second = await openIn(store, 'canonical');
     let called = false;
     const value = await second.step('search', { options: { b: [1, { x: 1, y: 2 }], a: 1 }, path: 'src', pattern: 'TODO' }, () => {
       called = true;
@@ -284,7 +295,8 @@ describe('resuming an unfinished run', () => {
 
 describe('steps that fail', () => {
   it('a step whose function throws records no result and leaves its position to the retry, so the run stays readable', async () => {
-    const journal = await open('retry');
+    const store = new MemoryJournalStore();
+    const journal = await openIn(store, 'retry');
     await journal.step('work', { i: 1 }, () => 1);
     let attempts = 0;
     const flaky = () => {
@@ -297,30 +309,31 @@ describe('steps that fail', () => {
     await journal.step('work', { i: 3 }, () => 3);
     journal.close();
 
-    const again = await open('retry'); // a hole at step 2 would make this throw CorruptEntryError
+    const again = await openIn(store, 'retry'); // a hole at step 2 would make this throw CorruptEntryError
     const values = [await again.step('work', { i: 1 }, () => -1), await again.step('fetch', { url: 'x' }, () => -1), await again.step('work', { i: 3 }, () => -1)];
     again.close();
     assert.deepEqual(values, [1, 2, 3]);
     assert.deepEqual(
-      (await readRunEntries(await JournalStore.open(repo.root), 'retry')).map((e) => `${e.step} ${e.kind}`),
+      (await readRunEntries(store, 'retry')).map((e) => `${e.step} ${e.kind}`),
       ['1 work', '2 fetch', '3 work'],
     );
   });
 
   it('a step whose journal write fails can be retried in the same process, and the run stays readable', async () => {
     let failNext = false;
-    const journal = await openWithFault('write-fails', (name) => {
+    const store = new MemoryJournalStore({ faultPoint: (name) => {
         if (name === 'after-objects' && failNext) {
           failNext = false;
           throw new Error('disk full');
         }
-      });
+      } });
+    const journal = await openIn(store, 'write-fails');
     await journal.step('work', { i: 1 }, () => 1);
     failNext = true;
     await assert.rejects(journal.step('work', { i: 2 }, () => 2), /disk full/);
     assert.equal(await journal.step('work', { i: 2 }, () => 2), 2);
     journal.close();
-    const again = await open('write-fails');
+    const again = await openIn(store, 'write-fails');
     assert.equal(await again.step('work', { i: 1 }, () => -1), 1);
     assert.equal(await again.step('work', { i: 2 }, () => -1), 2);
     again.close();
@@ -328,49 +341,53 @@ describe('steps that fail', () => {
 
   it("when a run's very first write fails, the retry still records run.json with the task and attempt", async () => {
     let failNext = true;
-    const journal = await openWithFault('first-write-fails', (name) => {
-        if (name === 'before-lock' && failNext) {
+    const store = new MemoryJournalStore({ faultPoint: (name: FaultPoint) => {
+        if (name === 'before-objects' && failNext) {
           failNext = false;
           throw new Error('disk full');
         }
-      });
+      } });
+    const journal = await openIn(store, 'first-write-fails');
     await assert.rejects(journal.step('work', { i: 1 }, () => 1), /disk full/);
     assert.equal(await journal.step('work', { i: 1 }, () => 1), 1);
     journal.close();
-    const record = await readRunRecord(await JournalStore.open(repo.root), 'first-write-fails');
+    const record = await readRunRecord(store, 'first-write-fails');
     assert.ok(record, 'run.json is on the branch');
     assert.equal(record.task, 'task of first-write-fails');
     assert.deepEqual(record.attempts.map((a) => a.number), [1]);
   });
 
   it('finish("failed") records the error in run.json', async () => {
-    const journal = await open('fails');
+    const store = new MemoryJournalStore();
+    const journal = await openIn(store, 'fails');
     await journal.step('work', { i: 1 }, () => 1);
     await journal.finish('failed', { error: 'the model is unreachable' });
     journal.close();
-    const record = (await readRunRecord(await JournalStore.open(repo.root), 'fails'))!;
+    const record = (await readRunRecord(store, 'fails'))!;
     assert.equal(record.status, 'failed');
     assert.equal(record.error, 'the model is unreachable');
-    assert.equal((await journalSubjects(repo.root))[0], 'fails failed: the model is unreachable');
+    assert.equal((await store.log())[0]!.message.split('\n')[0], 'fails failed: the model is unreachable');
   });
 });
 
 describe('bad ids', () => {
   it('refuses run ids and step kinds that cannot be file names, with a UsageError', async () => {
+    const store = new MemoryJournalStore();
     for (const run of ['', '../x', 'a/b', 'x.lock', '-dash', 'a b']) {
-      await assert.rejects(openJournal({ dir: repo.root, run }), (error: unknown) => error instanceof UsageError && /not a valid run id/.test(error.message), run);
+      await assert.rejects(openIn(store, run), (error: unknown) => error instanceof UsageError && /not a valid run id/.test(error.message), run);
     }
-    const journal = await open('kinds');
+    const journal = await openIn(store, 'kinds');
     await assert.rejects(journal.step('no/slash', {}, () => 1), (error: unknown) => error instanceof UsageError && /not a valid step kind/.test(error.message));
     assert.equal(await journal.step('fine_kind', {}, () => 1), 1, 'a refused kind used no position');
     journal.close();
-    assert.deepEqual(await journalFiles(repo.root, 'runs/kinds/steps'), ['runs/kinds/steps/000/000001-fine_kind.json']);
+    assert.deepEqual(await stepFiles(store, 'kinds'), ['runs/kinds/steps/000/000001-fine_kind.json']);
   });
 });
 
 describe('options step() does not know', () => {
   it('a step given an option step() does not know (gate, renamed decline) is refused before it runs, and takes no position', async () => {
-    const journal = await open('unknown-option');
+    const store = new MemoryJournalStore();
+    const journal = await openIn(store, 'unknown-option');
     let ran = 0;
     const gated = { gate: () => ({ result: 'held back' }) } as unknown as Parameters<typeof journal.step>[3];
     await assert.rejects(
@@ -380,6 +397,6 @@ describe('options step() does not know', () => {
     assert.equal(ran, 0, 'the step did not run');
     assert.equal(await journal.step('work', {}, () => 'ok'), 'ok', 'the next step takes the first position');
     journal.close();
-    assert.deepEqual(await journalFiles(repo.root, 'runs/unknown-option/steps'), ['runs/unknown-option/steps/000/000001-work.json']);
+    assert.deepEqual(await stepFiles(store, 'unknown-option'), ['runs/unknown-option/steps/000/000001-work.json']);
   });
 });
