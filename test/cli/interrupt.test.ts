@@ -19,7 +19,7 @@ const scratch = useScratch();
 // The command prints, starts a background heartbeat (a process of its own group, named by `HEART`
 // in its command line so that the test finds it), and waits.
 const HEART = `heartbeat-${process.pid}`;
-const COMMAND = `echo started >> count.txt; echo halfway there; bash -c 'while true; do date +%s%N > beat.txt; sleep 0.05; done' ${HEART}-$(basename "$PWD") & sleep 30; echo finished >> count.txt`;
+const COMMAND = `echo started >> count.txt; echo halfway there; bash -c 'while true; do date +%s%N > beat.txt; sleep 1; done' ${HEART}-$(basename "$PWD") & sleep 30; echo finished >> count.txt`;
 const TURNS: ScriptTurn[] = [
   { text: 'Counting.', tools: [{ name: 'run_bash', input: { command: COMMAND } }] },
   { text: 'The count was stopped by the user.' },
