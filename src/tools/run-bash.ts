@@ -12,9 +12,9 @@ import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './truncate.js';
 import { absentControlFiles, gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import { sandboxNote } from './sandbox-notes.js';
-import { SPARE_LOADER, type SpareShells } from './spare-shell.js';
+import { SPARE_LOADER, SpareShells } from './spare-shell.js';
 import { openPipeId, pipeHolders, type PipeHolder } from '../os/pipe-holders.js';
-import { startProcess } from '../os/processes.js';
+import { startProcess, type CommandLine } from '../os/processes.js';
 import type { Tool, ToolResult } from './types.js';
 import type { BackgroundCommands } from './background-commands.js';
 
@@ -163,8 +163,13 @@ async function runBash(
   // Control files the sandbox cannot cover (they do not exist): the result says if the command made one.
   const absent = sandbox.kind === 'bwrap' ? absentControlFiles(root) : [];
   // The spare's command line: the same, with the loader as bash's script (its last argument).
-  const loader = spares && { ...run, args: [...run.args.slice(0, -1), SPARE_LOADER] };
-  const spare = loader && spares!.take(loader, root, script);
+  const loader = { ...run, args: [...run.args.slice(0, -1), SPARE_LOADER] };
+  // Without a spare ready, one is started now and handed the script at once: the command cannot
+  // begin before its pipes are read below. A cold bash could: on a loaded machine a short command
+  // (one starting a daemon) had already ended before this process got to read them, a zombie has
+  // no descriptors, and the daemon holding the output could not be named. Cold (a script too long
+  // for the loader) only when no spare fits.
+  const spare = spares?.take(loader, root, script) ?? startedAhead(loader, root, script);
   // A process group of its own (setsid), so that kill(-pid) reaches every descendant (inside
   // bubblewrap too: its pid namespace dies with it). A spare was started the same way.
   const startedAt = Date.now();
@@ -177,11 +182,12 @@ async function runBash(
     throw error;
   }
   // The pipes the command writes to, as /proc names them, to find who still holds them once the
-  // group is gone. Read before a spare is handed its script; a cold bash is still starting up.
+  // group is gone. Read before the spare is handed its script (a cold start, for a script too long
+  // for the loader, may have ended already: then nobody is named).
   const pipeIds = child.pid ? [1, 2].map((fd) => openPipeId(child.pid!, fd)).filter((id): id is string => id !== undefined) : [];
   spare?.start(); // only once recorded
   // The next command's process starts once this process only waits: as the model is asked, or beside this command if it runs long.
-  if (loader) spares!.want(loader, root);
+  spares?.want(loader, root);
   let stoppedBy: 'timeout' | 'abort' | 'output' | undefined;
   const stop = (why: 'timeout' | 'abort' | 'output') => {
     stoppedBy ??= why;
@@ -317,6 +323,13 @@ async function runBash(
   const tail = lastLine(output);
   const summary = tail ? `exit ${result.exitCode}: ${oneLine(tail, 60)}` : `exit ${result.exitCode}`;
   return noted(toolOk(`exit ${result.exitCode}\n${shownOutput}`, summary));
+}
+
+// A spare started for this command alone and taken at once (undefined: the script does not fit the loader).
+function startedAhead(loader: CommandLine, root: string, script: string): ReturnType<SpareShells['take']> {
+  const once = new SpareShells();
+  once.prepare(loader, root);
+  return once.take(loader, root, script);
 }
 
 // The note naming the processes that left the command's group and held its output when reading

@@ -150,11 +150,12 @@ async function onTerminal(args: string[], cwd: string, env: Record<string, strin
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   if (early) child.stdin.write(early);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // A safety net, as startCli's: wide enough for a loaded 2-core machine.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
   try {
     let done = false;
     void exited.then(() => (done = true));
-    await waitUntil(() => done || /Restore the files as the run recorded them\? \[y\]es, restore \/ \[k\]eep them as they are \/ \[q\]uit:/.test(screen), 'the drift question on the terminal', { timeoutMs: 20_000 });
+    await waitUntil(() => done || /Restore the files as the run recorded them\? \[y\]es, restore \/ \[k\]eep them as they are \/ \[q\]uit:/.test(screen), 'the drift question on the terminal');
     assert.ok(!done, `savepoint ended before asking:\n${screen}`);
     child.stdin.write(`${answer}\r`);
     const code = await exited;

@@ -135,11 +135,13 @@ describe('finding runs', { concurrency: true }, () => {
     const slow = model([{ delayMs: 30_000, text: 'Thinking for a long time.' }]);
     const live = startCli(['run', '--yes', '--model', slow, 'think slowly'], { cwd: repo.root });
     await waitUntil(() => /savepoint {2}run/.test(live.stdout), 'the run to start', { child: live });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const rows = await runsJson(repo.root);
+    // Looked at until the run's record is there (a fixed 300 ms stood for that), for 90 s at most.
+    const listed = (rows: Row[]) => rows.map((r) => [r.id, r.status, r.steps]);
+    let rows = await runsJson(repo.root);
+    for (const until = Date.now() + 90_000; rows.length === 0 && Date.now() < until; rows = await runsJson(repo.root)) await new Promise((resolve) => setTimeout(resolve, 100));
     live.kill();
     await live.result;
-    assert.deepEqual(rows.map((r) => [r.id, r.status, r.steps]), [[runIdForTask('think slowly'), 'running', 0]]);
+    assert.deepEqual(listed(rows), [[runIdForTask('think slowly'), 'running', 0]]);
   });
 
   test('savepoint diff shows what the run changed in total, from its base commit to its last checkpoint', async () => {

@@ -308,7 +308,7 @@ describe('--push <remote>', { concurrency: true }, () => {
     for (let tries = 0; ; tries++) {
       const pushed = await runGit(rootA, ['push', '-q', 'origin', 'agent-journal']);
       if (pushed.code === 0) break;
-      assert.ok(tries < 20 && /failed to update ref|cannot lock ref/.test(pushed.stderr), pushed.stderr);
+      assert.ok(tries < 300 && /failed to update ref|cannot lock ref/.test(pushed.stderr), pushed.stderr);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(await tip(remote.url), await tip(rootA));

@@ -44,7 +44,8 @@ export function startOnPty(args: string[], cwd: string, answers: Array<{ after: 
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  // A safety net, as startCli's (180 s): one CLI run on the loaded 2-core machine took 40 s.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
   const result = new Promise<{ code: number | null; out: string }>((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer);

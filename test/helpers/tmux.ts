@@ -33,6 +33,9 @@ export interface Terminal {
 
 const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
+// The pane's title once savepoint has ended and the terminal has shown all it printed.
+const EXITED_TITLE = 'savepoint-exited';
+
 /** Starts `savepoint <args>` in a 120x40 terminal in `cwd`; its pid and exit code are written under `scratchDir`. */
 export function openTerminal(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; scratchDir: string }): Terminal {
   const socket = `sp-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -45,8 +48,11 @@ export function openTerminal(args: string[], options: { cwd: string; env?: Recor
   const codeFile = join(options.scratchDir, `${socket}.code`);
   // The shell starts savepoint as a job and brings it to the foreground (job control: `set -m`),
   // so that it has the terminal and Ctrl-C; then records its exit code, and the pane stays for
-  // capture-pane. `$!` is savepoint itself (the subshell execs it).
-  const script = `set -m; cd ${quote(options.cwd)} || exit; (exec ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}) & echo $! > ${quote(pidFile)}; fg; echo $? > ${quote(codeFile)}; sleep 600`;
+  // capture-pane. `$!` is savepoint itself (the subshell execs it). Then it sets the pane's title
+  // (an escape the screen does not show): tmux reads the terminal in order, so once the title is
+  // there, so is everything savepoint printed before it ended (the exit code's file alone came
+  // before tmux had read savepoint's last words, on a loaded machine).
+  const script = `set -m; cd ${quote(options.cwd)} || exit; (exec ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}) & echo $! > ${quote(pidFile)}; fg; echo $? > ${quote(codeFile)}; printf '\\033]2;${EXITED_TITLE}\\033\\\\'; sleep 600`;
   const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' });
   tmux('new-session', '-d', '-x', '120', '-y', '40', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), 'bash', '-c', script);
   const read = (file: string) => {
@@ -82,7 +88,14 @@ export function openTerminal(args: string[], options: { cwd: string; env?: Recor
     },
     exitCode() {
       const code = read(codeFile);
-      return code === undefined || code === '' ? undefined : Number(code);
+      if (code === undefined || code === '') return undefined;
+      let title: string | undefined;
+      try {
+        title = tmux('display-message', '-p', '-t', '0', '#{pane_title}').trim();
+      } catch {
+        // the terminal was closed: what it showed is gone with it
+      }
+      return title === undefined || title === EXITED_TITLE ? Number(code) : undefined;
     },
     kill9() {
       const pid = Number(read(pidFile));

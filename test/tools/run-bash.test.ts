@@ -8,6 +8,7 @@ import { StoppedBySignalError } from '../../src/errors/index.js';
 import { createRunBashTool, journalSize } from '../../src/tools/run-bash.js';
 import { SpareShells } from '../../src/tools/spare-shell.js';
 import { truncateForModel } from '../../src/tools/truncate.js';
+import { waitUntil } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
@@ -152,16 +153,18 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash${how}`, () 
   });
 
   it('on timeout kills the whole process group, grandchildren included', async () => {
+    // 2 s: what the test looks at (the output, both pid files) must be there before the timeout
+    // fires, and on a loaded machine bash took up to a second to get there.
     const result = await tool.execute({
-      command: 'echo started; (sleep 0.6; echo late > late.txt) & echo $! > late.pid; sleep 30 & echo $! > sleeper.pid; wait',
-      timeout_ms: 300,
+      command: 'echo started; (sleep 5; echo late > late.txt) & echo $! > late.pid; sleep 30 & echo $! > sleeper.pid; wait',
+      timeout_ms: 2000,
     });
     assert.equal(result.isError, true);
-    assert.equal(result.summary, 'timed out after 0.3 s');
-    assert.match(result.output, /^timed out after 0\.3 s; the command and every process it started were killed\nstarted$/);
+    assert.equal(result.summary, 'timed out after 2 s');
+    assert.match(result.output, /^timed out after 2 s; the command and every process it started were killed\nstarted$/);
     const sleeper = await readPid(join(repo.root, 'sleeper.pid'));
     assert.equal(await hasEnded(sleeper), true, `sleep 30 (pid ${sleeper}) still runs`);
-    // The subshell that would write late.txt at 0.6 s is gone without having written it: the command
+    // The subshell that would write late.txt at 5 s is gone without having written it: the command
     // was killed before, and nothing of it can write later (no sleep standing in for "later").
     const late = await readPid(join(repo.root, 'late.pid'));
     assert.equal(await hasEnded(late), true, 'the background subshell lived on');
@@ -169,22 +172,28 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash${how}`, () 
   });
 
   it('on abort kills the whole process group', async () => {
+    // Aborted once the command has started its sleep (a fixed 300 ms came before that under load).
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    const result = await tool.execute({ command: 'sleep 30 & echo $! > aborted.pid; wait' }, { signal: controller.signal });
+    const pidFile = join(repo.root, 'aborted.pid');
+    const running = tool.execute({ command: 'sleep 30 & echo $! > aborted.pid.tmp; mv aborted.pid.tmp aborted.pid; wait' }, { signal: controller.signal });
+    await waitUntil(() => existsSync(pidFile), 'the command to start its sleep');
+    controller.abort();
+    const result = await running;
     assert.equal(result.isError, true);
-    assert.match(result.summary, /^stopped \(aborted\) after 0\.\d s$/);
-    assert.match(result.output, /^stopped by the caller \(aborted\) after 0\.\d s: the command and every process it started were stopped before it ended\. Its output so far:\n\(no output\)$/);
-    assert.equal(await hasEnded(await readPid(join(repo.root, 'aborted.pid'))), true);
+    assert.match(result.summary, /^stopped \(aborted\) after [\d.]+ s$/);
+    assert.match(result.output, /^stopped by the caller \(aborted\) after [\d.]+ s: the command and every process it started were stopped before it ended\. Its output so far:\n\(no output\)$/);
+    assert.equal(await hasEnded(await readPid(pidFile)), true);
   });
 
   it('stopped by a person\'s signal, says which and after how long, with the output so far', async () => {
+    // Stopped once the output so far is there (a fixed 300 ms came before it under load).
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new StoppedBySignalError('SIGTERM')), 300);
-    const result = await tool.execute({ command: 'echo begun; sleep 30' }, { signal: controller.signal });
+    let seen = '';
+    const onOutput = (chunk: string) => ((seen += chunk), seen.includes('begun') && controller.abort(new StoppedBySignalError('SIGTERM')));
+    const result = await tool.execute({ command: 'echo begun; sleep 30' }, { signal: controller.signal, onOutput });
     assert.equal(result.isError, true);
-    assert.match(result.summary, /^stopped by SIGTERM after 0\.\d s$/);
-    assert.match(result.output, /^stopped by the person \(SIGTERM\) after 0\.\d s: .*\nbegun$/);
+    assert.match(result.summary, /^stopped by SIGTERM after [\d.]+ s$/);
+    assert.match(result.output, /^stopped by the person \(SIGTERM\) after [\d.]+ s: .*\nbegun$/);
   });
 
   it('does not start a command when the signal is already aborted', async () => {
@@ -230,14 +239,15 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash${how}`, () 
   });
 
   it('on timeout kills the group, stops reading although an escaped process holds the output, and names that process', async () => {
-    const result = await tool.execute({ command: `${daemon('timed.pid')}; echo started; sleep 30 & echo $! > grouped.pid; wait`, timeout_ms: 300 });
+    // 2 s: the daemon, the output and grouped.pid come before the timeout, also on a loaded machine.
+    const result = await tool.execute({ command: `${daemon('timed.pid')}; echo started; sleep 30 & echo $! > grouped.pid; wait`, timeout_ms: 2000 });
     const pid = await readPid(join(repo.root, 'timed.pid'));
     try {
       assert.equal(isAlive(pid), true, 'the daemon was left running');
       assert.equal(result.isError, true);
-      assert.equal(result.summary, 'timed out after 0.3 s');
+      assert.equal(result.summary, 'timed out after 2 s');
       assert.equal(result.note, `still running: pid ${pid}`);
-      assert.match(result.output, new RegExp(`^timed out after 0\\.3 s; the command and its process group were killed\nfrom-the-daemon\nstarted\nnote: still running: pid ${pid} \\(sleep 30\\)\\. `));
+      assert.match(result.output, new RegExp(`^timed out after 2 s; the command and its process group were killed\nfrom-the-daemon\nstarted\nnote: still running: pid ${pid} \\(sleep 30\\)\\. `));
       const grouped = await readPid(join(repo.root, 'grouped.pid'));
       assert.equal(await hasEnded(grouped), true, 'the sleep in the group was killed');
     } finally {
@@ -305,21 +315,18 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash in bubblewr
     const result = await tool.execute({ command: `(${marker} &) ; ${marker}`, timeout_ms: 700 });
     assert.equal(result.isError, true);
     assert.match(result.output, /^timed out after 0\.7 s/);
-    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
-    assert.equal(processesRunning(marker), 0, 'no sleep survives, the double-forked one included');
+    await waitUntil(() => processesRunning(marker) === 0, 'no sleep to survive, the double-forked one included');
   });
 
   it('on abort kills everything the command started inside the sandbox', async () => {
     const marker = `sleep 3172.${process.pid}`;
     const controller = new AbortController();
     const running = tool.execute({ command: `${marker} & ${marker}` }, { signal: controller.signal });
-    for (let i = 0; i < 100 && processesRunning(marker) < 2; i++) await sleep(20);
-    assert.equal(processesRunning(marker), 2);
+    await waitUntil(() => processesRunning(marker) === 2, 'both sleeps to run');
     controller.abort();
     const result = await running;
     assert.match(result.output, /^stopped by the caller \(aborted\)/);
-    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
-    assert.equal(processesRunning(marker), 0);
+    await waitUntil(() => processesRunning(marker) === 0, 'no sleep to survive the abort');
   });
 
   it('a command stopped after hitting a boundary is told so too (as one that timed out is); unconfined, the same output gets no note', async () => {
@@ -340,17 +347,16 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash in bubblewr
     const result = await tool.execute({ command: `setsid bash -c 'echo > escaped.ready; exec ${marker}' & until [ -s escaped.ready ]; do sleep 0.01; done; echo started` });
     assert.equal(result.output, 'exit 0\nstarted');
     assert.equal(result.note, undefined);
-    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
-    assert.equal(processesRunning(marker), 0, 'the setsid sleep was killed with the sandbox');
+    await waitUntil(() => processesRunning(marker) === 0, 'the setsid sleep to be killed with the sandbox');
   });
 
   it('on timeout a process that left the group (setsid) is killed with the sandbox too', async () => {
     const marker = `sleep 3176.${process.pid}`;
-    const result = await tool.execute({ command: `setsid bash -c 'echo > timed.ready; exec ${marker}' & until [ -s timed.ready ]; do sleep 0.01; done; echo started; ${marker}`, timeout_ms: 500 });
-    assert.equal(result.output, 'timed out after 0.5 s; the command and every process it started were killed\nstarted');
+    // 2 s: the sandbox, the setsid process and the output come before the timeout, also on a loaded machine.
+    const result = await tool.execute({ command: `setsid bash -c 'echo > timed.ready; exec ${marker}' & until [ -s timed.ready ]; do sleep 0.01; done; echo started; ${marker}`, timeout_ms: 2000 });
+    assert.equal(result.output, 'timed out after 2 s; the command and every process it started were killed\nstarted');
     assert.equal(result.note, undefined);
-    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
-    assert.equal(processesRunning(marker), 0, 'no sleep survives, the setsid one included');
+    await waitUntil(() => processesRunning(marker) === 0, 'no sleep to survive, the setsid one included');
   });
 
   it('ends background processes when the command ends', async () => {
@@ -358,7 +364,6 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash in bubblewr
     const result = await tool.execute({ command: `(${marker}; touch waited.txt) & echo started` });
     assert.equal(result.output, 'exit 0\nstarted');
     assert.equal(existsSync(join(repo.root, 'waited.txt')), false, 'the command waited for its background process');
-    for (let i = 0; i < 50 && processesRunning(marker) > 0; i++) await sleep(20);
-    assert.equal(processesRunning(marker), 0);
+    await waitUntil(() => processesRunning(marker) === 0, 'the background sleep to end with the command');
   });
 });
