@@ -125,7 +125,16 @@ export async function runOnTerminal(
     // savepoint ends within two seconds of the signal, whatever the step in progress does; a
     // record cut short then is what a crash leaves, and the next run handles it as one.
     // In a session, Ctrl-C goes back to the prompt instead.
-    if (!view.inSession || signal !== 'SIGINT') setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
+    // On a loaded machine the last words may not be out by then: said from what is known, first.
+    if (!view.inSession || signal !== 'SIGINT') setTimeout(() => endAtDeadline(), STOP_GRACE_MS).unref();
+  };
+  let lastWordsSaid = false;
+  const endAtDeadline = () => {
+    if (!lastWordsSaid && !view.inSession) {
+      live.end();
+      say(live.out, (text) => text, stoppedText(stopped, { deadline: true }), style.width);
+    }
+    process.exit(130);
   };
   const onSigint = () => stopWith('SIGINT');
   const onSigterm = () => stopWith('SIGTERM');
@@ -236,6 +245,7 @@ export async function runOnTerminal(
       },
     });
     live.close();
+    lastWordsSaid = true; // the run's end is said below, a stop's included
     sayReplayed();
     view.onTally?.(tally);
     if (json) json.end(outcome, tally);
@@ -542,7 +552,9 @@ interface Stopped extends Doing {
 
 // What the stop did, in the words of what happened: a command stopped and recorded, a model call
 // dropped (it is made again), a question left unanswered, or a step left in flight.
-function stoppedText(stopped: Stopped | undefined): string {
+// With `deadline`, said as savepoint ends at its two seconds with the stop's own work unfinished:
+// a step that started is then not yet known to be recorded, and the next run finds out which.
+function stoppedText(stopped: Stopped | undefined, { deadline = false } = {}): string {
   const how = `Stopped by ${stopped ? stopSignalWords(stopped.signal) : 'the caller'}`;
   const goOn = 'Every finished step is kept: run the same command again to continue.';
   const step = stopped?.step;
@@ -554,6 +566,8 @@ function stoppedText(stopped: Stopped | undefined): string {
   if (stopped.asking) return `${how} at the question for ${what}: it did not run. ${goOn}`;
   if (step.kind === 'model' || step.kind === 'compact')
     return `${how} during the model call ${what}: it is not recorded and is made again when the run goes on. ${goOn}`;
+  if (deadline)
+    return `${how} during ${what}, whose record was not finished within the two seconds savepoint takes to stop: the next run finds it recorded, or handles it as in flight. ${goOn}`;
   return `${how} during ${what}, which is left in flight (started, not recorded): the next run handles it as in flight. ${goOn}`;
 }
 
