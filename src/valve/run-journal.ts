@@ -98,7 +98,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     this.options = options;
     this.run = options.run;
     this.history = history;
-    this.record = new RunRecordWriter({ run: options.run, store, options, origin, history, checkOwner: () => lock.check() }, record);
+    this.record = new RunRecordWriter({ run: options.run, store, options, origin, history, checkOwner: lock.check }, record);
     // Taken over while paused: a command this process still runs is stopped, as the new owner may not reach it.
     this.commands = new RunCommands(store.local, options.run, lock, () => this.claimed);
     const killed = this.record.killedAttempt;
@@ -353,7 +353,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
       await this.store.append(
         [first.file],
         `${this.run} #${call.position} ${oneLine(call.description, 120)} (running again: in flight at a crash)`,
-        () => this.lock.check(),
+        this.lock.check,
       );
     } catch (error) {
       if (!appendedCommitOf(error)) {
@@ -387,7 +387,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     const message = this.options.redact ? this.options.redact(subject) : subject;
     let pushError: unknown;
     try {
-      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`, () => this.lock.check(), fence);
+      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`, this.lock.check, fence);
     } catch (error) {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
