@@ -108,6 +108,7 @@ export type {
   InFlightStep,
   InFlightAnswer,
   Checkpoint,
+  Checkpointer,
   StepBatch,
 } from './valve/run-journal.js';
 export type { History, RecordedStep, StepCall } from './valve/history.js';

@@ -3,8 +3,8 @@
 // on. Every model call, tool call and follow-up is a durable step, and the loop does not know (or
 // care) whether a step ran live or was handed back from the journal: it rebuilds each request from
 // the results `step` returns, so replay reproduces it exactly. No I/O of its own: the journal, the
-// provider, the tools and the checkpoint come in from the session.
-import type { Checkpoint, RunJournal } from '../valve/run-journal.js';
+// provider and the tools come in from the session; the valve has the run's checkpointer.
+import type { RunJournal } from '../valve/run-journal.js';
 import type { JournalStorage } from '../journal/journal-storage.js';
 import type { RunConfig } from '../journal/entry.js';
 import type { AssistantBlock, ModelProvider, ModelResponse, ToolResultBlock, ToolUseBlock, UserBlock } from '../model/types.js';
@@ -114,8 +114,6 @@ export interface AgentOptions {
   /** A live tool's output as it comes (run_bash). */
   onOutput?: (chunk: string) => void;
   signal?: AbortSignal;
-  /** Called after each step that may have changed files: the working-tree checkpoint to record. */
-  checkpoint?: (paths?: string[]) => Checkpoint | undefined | Promise<Checkpoint | undefined>;
   /**
    * The input a live tool call runs with, from the one the model wrote (recorded, redacted): turns
    * placeholders back into secret values. Pure to the loop; it may throw to stop before anything runs.
@@ -200,7 +198,6 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     get onOutput() {
       return options.onOutput;
     },
-    checkpoint: options.checkpoint,
     revealSecrets: options.revealSecrets,
     hooks,
   };
@@ -499,7 +496,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
           ? 'follow-up instruction'
           : `${next.message ? 'follow-up instruction, and ' : 'told the model of '}${changed.changedFiles.length} file(s) changed by hand`,
       // The person's files, kept: the tree now is the run's checkpoint, so the question is not asked again.
-      ...(changed.changedFiles && options.checkpoint ? { checkpoint: () => options.checkpoint!() } : {}),
+      ...(changed.changedFiles ? { checkpoint: true } : {}),
     });
     stopBlocks = 0;
     lastFollowUp = { message: next.message, step: budget.steps };

@@ -1,7 +1,7 @@
 // One tool call of the model's, as a durable step: an unknown tool is answered with an error the
 // model can read; a known one asks for approval only when it goes live, records its intent first
 // when it is not safe to repeat, and is checkpointed after when it may have changed files.
-import type { Checkpoint, RunJournal, StepBatch } from '../valve/run-journal.js';
+import type { RunJournal, StepBatch } from '../valve/run-journal.js';
 import type { JournalStorage } from '../journal/journal-storage.js';
 import type { ToolUseBlock } from '../model/types.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
@@ -36,8 +36,6 @@ export interface ToolCallContext {
   signal?: AbortSignal;
   /** A live tool's output as it comes (run_bash), for a live view. */
   onOutput?: (chunk: string) => void;
-  /** The checkpoint after a call that may change files; `paths`: the files it changed, when it knows them. */
-  checkpoint?: (paths?: string[]) => Checkpoint | undefined | Promise<Checkpoint | undefined>;
   /** Turns secret placeholders in a live call's input back into their values (see AgentOptions). */
   revealSecrets?: <V>(input: V) => V;
   /** The run's PreToolUse and PostToolUse hooks: run only when the call goes live, their outcome recorded with its step. */
@@ -216,7 +214,9 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
         const answer = await askPerson(input);
         return answer ? { result: answer } : undefined;
       },
-      checkpoint: context.checkpoint && tool.mayChangeFiles(input) ? () => context.checkpoint!(tool.changedPaths?.(input)) : undefined,
+      // A call that may change files: its checkpoint, taken by the run's checkpointer (the valve
+      // has it), of the files it changed when it names them (an edit, a write), else the whole tree.
+      ...(tool.mayChangeFiles(input) ? { checkpoint: true, changedPaths: () => tool.changedPaths?.(input) } : {}),
       blobs: (r) => (r.image && imageBytes ? [imageBytes] : []),
       ...(batch ? { batch } : {}),
     },

@@ -40,8 +40,12 @@ interface LockContent extends RunLockOwner, ProcessIdentity {
 export interface RunLock {
   path: string;
   release(): void;
-  /** Throws RunLockLostError when the lock is no longer this process's (taken over as stale). */
-  check(): void;
+  /**
+   * Throws RunLockLostError when the lock is no longer this process's (taken over as stale). A
+   * function of its own (no `this`): the valve hands it down to the store, which asks it before
+   * every append.
+   */
+  readonly check: () => void;
   /**
    * Calls `handler` once the renewal finds the lock another's (or gone) twice in a row: the run was
    * taken over while this process was paused, and what it still has running must stop.

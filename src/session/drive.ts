@@ -7,7 +7,7 @@
 //   loop      the agent loop through the valve, a checkpoint after each step that may change files
 //   end       run.json says how it ended: finished, stopped at a limit, interrupted, or failed
 import { CONFIG_STEP_KIND, runAgent, type AgentOutcome, type ConfigChange, type FollowUp, type NextMessage } from '../agent/loop.js';
-import { openRunJournal } from '../valve/open-journal.js';
+import { openRun } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';
 import {
   DriftError,
@@ -20,6 +20,7 @@ import {
   WorktreeBusyError,
   type FileChange,
 } from '../errors/index.js';
+import type { RunConfig } from '../journal/entry.js';
 import type { JournalPusher } from '../journal/pusher.js';
 import type { JournalStore } from '../journal/store.js';
 import { ROLL_TRIGGER_PACKS } from '../git/pack-rollup.js';
@@ -41,6 +42,7 @@ import {
 } from '../tools/mcp/index.js';
 import { readMcpJsonServers } from '../settings/index.js';
 import type { AnyTool } from '../tools/types.js';
+import { WorktreeCheckpointer } from '../worktree/checkpointer.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from './worktree-lock.js';
 import type { McpPlaces, RunOutcome, SessionEvent, SessionOptions } from './types.js';
@@ -358,30 +360,19 @@ class RunLife {
           }));
     const model = new ModelInUse(target.model);
     const instructionsLeftOut: InstructionsLeftOut[] = [];
-    const journal = await openRunJournal(store, {
+    // Closed when the run cannot open: servers a new run listed before its journal failed to open.
+    const giveUp = async (error: unknown): Promise<never> => {
+      pusher?.close();
+      await mcp.close();
+      throw error;
+    };
+    // The run, opened and read: what it is (new, or what its run.json says) decides what it
+    // records, made here and handed down (pinned) before its first step.
+    const opening = await openRun(store, {
       run: target.run,
       task: target.task,
-      ...(target.prompt ? { prompt: target.prompt } : {}),
       model: target.model,
       ...(target.lineage ? { lineage: target.lineage } : {}),
-      // A new run pins the build's prompt (with the project's instructions), tools and settings; an
-      // existing one keeps what it recorded.
-      // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
-      config: async (existing) => {
-        if (existing) return runConfig(existing, { ...options, model: target.model }, tools);
-        const unavailable = (server: string, message: string) =>
-          emit({ type: 'mcp-unavailable', server, message, ...(mcp.logFile(server) ? { log: mcp.logFile(server)! } : {}) });
-        // A refusal (no sandbox, none waived) is the run's, said as such, not one server's failure.
-        if ([...mcpServers.values()].some((server) => server.type === 'stdio')) await sandbox.decide();
-        const offered = mcpServers.size ? await offerMcpTools(mcp, unavailable) : undefined;
-        const instructions = readInstructions(root, secrets.redactor.text, {
-          cwd: options.dir ?? process.cwd(),
-          env: options.env ?? process.env,
-          onLeftOut: (file) => instructionsLeftOut.push(file),
-        });
-        const config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
-        return offered?.pinned.length ? { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned } : config;
-      },
       // A model call about to go out: the next command's shell starts while the model answers.
       onEvent: (event) => {
         if (event.type === 'started' && event.kind === 'model') spares.idle();
@@ -392,17 +383,48 @@ class RunLife {
       // From the run's snapshot, when it has a valid one: the steps before it are not replayed. Not
       // under a limit, which a full replay may stop at before the snapshot's step.
       fromSnapshot: options.maxSteps === undefined && options.maxTurns === undefined && options.maxCost === undefined,
-      startCheckpoint: () => snapshotter.snapshot().tree,
+      // A step that may change files: its checkpoint through the run's snapshotter, under the
+      // file-step lock its subagents share (each checkpoint holds whole steps).
+      checkpointer: new WorktreeCheckpointer(snapshotter, subagents.files),
       store: {
         ...(pusher ? { afterAppend: pusher.afterAppend, beforeFence: pusher.settle } : {}),
         // The branch was deleted or moved back under the run, and put back where this process left it.
         onRestored: ({ restored, found }) => emit({ type: 'journal-restored', restored, ...(found ? { found } : {}) }),
       },
-    }).catch(async (error: unknown) => {
-      pusher?.close();
-      await mcp.close(); // servers a new run listed before its journal failed to open
-      throw error;
-    });
+    }).catch(giveUp);
+    let journal: RunJournal;
+    try {
+      // A new run pins the build's prompt (with the project's instructions), tools and settings,
+      // and the tree it starts from; an existing one keeps what it recorded.
+      const prompt = opening.isNew ? target.prompt?.() : undefined;
+      const existing = opening.record;
+      let config: RunConfig;
+      if (existing) config = runConfig(existing, { ...options, model: target.model }, tools);
+      else {
+        // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
+        const unavailable = (server: string, message: string) =>
+          emit({ type: 'mcp-unavailable', server, message, ...(mcp.logFile(server) ? { log: mcp.logFile(server)! } : {}) });
+        // A refusal (no sandbox, none waived) is the run's, said as such, not one server's failure.
+        if ([...mcpServers.values()].some((server) => server.type === 'stdio')) await sandbox.decide();
+        const offered = mcpServers.size ? await offerMcpTools(mcp, unavailable) : undefined;
+        const instructions = readInstructions(root, secrets.redactor.text, {
+          cwd: options.dir ?? process.cwd(),
+          env: options.env ?? process.env,
+          onLeftOut: (file) => instructionsLeftOut.push(file),
+        });
+        config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
+        if (offered?.pinned.length) config = { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned };
+      }
+      const startCheckpoint = opening.isNew ? snapshotter.snapshot().tree : undefined;
+      journal = await opening.pin({
+        ...(prompt !== undefined ? { prompt } : {}),
+        config,
+        ...(startCheckpoint !== undefined ? { startCheckpoint } : {}),
+      });
+    } catch (error) {
+      opening.release();
+      return giveUp(error);
+    }
     // What the open journal lends: background commands count their ids and track their groups in it,
     // and the subagents get the tools and configuration it pinned.
     background.useJournal(backgroundJournal(store, target.run, journal));
@@ -554,17 +576,6 @@ class RunLife {
         return turn.signal;
       },
       ...(hold ? { hold } : {}),
-      // An edit or a write names the one file it changed: its checkpoint updates that path only.
-      // The step's result entry records the checkpoint at once: its few new objects go into that
-      // append's pack, durable with it, instead of an fsynced file each before it.
-      // Under the file-step lock its subagents share: a task step's checkpoint waits for the step
-      // another subagent is taking, so each checkpoint holds whole steps.
-      checkpoint: (paths) =>
-        this.parts.subagents.checkpoint(() => {
-          const hold = { hold: true };
-          const snapshot = paths ? this.parts.snapshotter.snapshotPaths(paths, hold) : this.parts.snapshotter.snapshot(hold);
-          return { tree: snapshot.tree, skipped: snapshot.skipped };
-        }),
     });
   }
 

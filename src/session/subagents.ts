@@ -6,9 +6,10 @@
 //
 // One working tree for the parent and all its subagents. The steps that may change files (a
 // write, an edit, a command), from the moment they start until their checkpoint is taken, hold one
-// lock of the parent's process, so each checkpoint's diff is that step's own work (`show` as for any
-// step); model calls and reads overlap freely. The parent's task step takes its checkpoint under the
-// same lock once its subagent answered, so the parent's own checkpoints follow the tree too.
+// lock of the parent's process (worktree/checkpointer.ts), so each checkpoint's diff is that step's
+// own work (`show` as for any step); model calls and reads overlap freely. The parent's task step
+// takes its checkpoint under the same lock once its subagent answered, so the parent's own
+// checkpoints follow the tree too. Each run's valve is handed its checkpointer when it opens.
 //
 // A subagent's approvals are asked through the parent's approver one at a time, labelled with the
 // subagent; its rules, sandbox, MCP servers, secrets and model provider are the parent's.
@@ -24,44 +25,15 @@ import type { openRunSecrets } from '../redact/run-secrets.js';
 import { toolOk } from '../tools/define-tool.js';
 import type { SubagentRequest } from '../tools/task.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
-import { openRunJournal } from '../valve/open-journal.js';
-import type { Checkpoint } from '../valve/run-journal.js';
+import { openRun, type OpeningRun } from '../valve/open-journal.js';
+import type { RunJournal } from '../valve/run-journal.js';
+import { FileStepLock, WorktreeCheckpointer, type HeldStep } from '../worktree/checkpointer.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import type { SessionEvent } from './types.js';
 import { ellipsize } from '../format/text.js';
 
 /** The tool a subagent never gets: it starts no subagents of its own. */
 export const TASK_TOOL = 'task';
-
-/** One lock for the steps that may change files, in order of asking. */
-export class FileStepLock {
-  private tail: Promise<void> = Promise.resolve();
-
-  /** Waits for the lock; the function returned releases it (once). */
-  async acquire(): Promise<() => void> {
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const before = this.tail;
-    this.tail = before.then(() => mine);
-    await before;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      release();
-    };
-  }
-
-  /** Runs `work` holding the lock. */
-  async holding<T>(work: () => Promise<T> | T): Promise<T> {
-    const release = await this.acquire();
-    try {
-      return await work();
-    } finally {
-      release();
-    }
-  }
-}
 
 /** What the parent's session lends its subagents. */
 export interface SubagentParent {
@@ -112,24 +84,24 @@ export class Subagents {
       recordName: parent.secrets.recordName,
     });
     const pinned = parentRun.config;
-    const journal = await openRunJournal(store, {
+    // The lock a file-changing step of the subagent takes when it starts, released by its checkpoint.
+    const held: HeldStep = {};
+    const opening = await openRun(store, {
       run,
       task: request.prompt,
       model: pinned.model,
       lineage: { parentRun: parent.run, parentStep: request.step, description: request.description },
-      // The parent's pinned configuration, minus the task tool; a subagent created before keeps its own.
-      config: async (existing) => existing?.config ?? { ...pinned, tools: pinned.tools.filter((tool) => tool.name !== TASK_TOOL) },
       onEvent: (event) => parent.emit({ type: 'subagent', ...label, parentStep: request.step, event }),
       redact: parent.secrets.redactor.value,
-      startCheckpoint: () => this.files.holding(() => snapshotter.snapshot().tree),
+      checkpointer: new WorktreeCheckpointer(snapshotter, this.files, held),
     });
+    const journal = await this.pin(opening, pinned, snapshotter);
     // The parent's sandbox, settled before its loop started this task call: this attempt's in run.json.
     journal.record.useSandbox(parent.sandbox());
     try {
       const record = journal.record.current;
       // Finished before: its answer from run.json, nothing asked again.
       if (record?.status === 'finished') return answer(record.final ?? '', record.refused === true);
-      const held: { release?: () => void } = {};
       const tools = parentRun.tools.filter((tool) => tool.name !== TASK_TOOL).map((tool) => this.lockedTool(tool, held));
       const outcome = await runAgent({
         journal,
@@ -142,17 +114,6 @@ export class Subagents {
         permission: parent.permission,
         revealSecrets: parent.secrets.revealer.value,
         signal: request.signal ?? parent.signal,
-        checkpoint: async (paths): Promise<Checkpoint> => {
-          // The step's own lock, taken when it started (a declined step never took it: it takes it now).
-          const release = held.release ?? (await this.files.acquire());
-          held.release = undefined;
-          try {
-            const snapshot = paths ? snapshotter.snapshotPaths(paths, { hold: true }) : snapshotter.snapshot({ hold: true });
-            return { tree: snapshot.tree, skipped: snapshot.skipped };
-          } finally {
-            release();
-          }
-        },
       });
       await journal.finish('finished', { final: outcome.final, ...(outcome.refused ? { refused: true } : {}) });
       return answer(outcome.final, outcome.refused === true);
@@ -173,9 +134,17 @@ export class Subagents {
     }
   }
 
-  /** The parent's checkpoint after a task step, taken under the file-step lock (the other subagents' steps wait). */
-  checkpoint<T>(take: () => T | Promise<T>): Promise<T> {
-    return this.files.holding(take);
+  // What the subagent's run records: the parent's pinned configuration, minus the task tool (a
+  // subagent created before keeps its own), and a new one's start checkpoint, taken whole-step.
+  private async pin(opening: OpeningRun<JournalStore>, pinned: RunConfig, snapshotter: WorktreeSnapshotter): Promise<RunJournal> {
+    try {
+      const config = opening.record?.config ?? { ...pinned, tools: pinned.tools.filter((tool) => tool.name !== TASK_TOOL) };
+      const startCheckpoint = opening.isNew ? await this.files.holding(() => snapshotter.snapshot().tree) : undefined;
+      return await opening.pin({ config, ...(startCheckpoint !== undefined ? { startCheckpoint } : {}) });
+    } catch (error) {
+      opening.release();
+      throw error;
+    }
   }
 
   // A subagent's question waits for the one before it to be answered.
@@ -187,7 +156,7 @@ export class Subagents {
 
   // The tool as the subagent runs it: a call that may change files takes the file-step lock when it
   // starts; the subagent's checkpoint after it releases it (held.release).
-  private lockedTool(tool: AnyTool, held: { release?: () => void }): AnyTool {
+  private lockedTool(tool: AnyTool, held: HeldStep): AnyTool {
     return Object.assign(Object.create(tool) as AnyTool, {
       execute: async (input: Record<string, unknown>, context: Parameters<AnyTool['execute']>[1]) => {
         if (!tool.mayChangeFiles(input)) return tool.execute(input, context);

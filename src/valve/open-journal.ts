@@ -10,6 +10,7 @@ import { JournalStore } from '../journal/store.js';
 import type { JournalStorage } from '../journal/journal-storage.js';
 import { hostName } from '../os/proc.js';
 import { History } from './history.js';
+import type { RunLock } from '../locks/run-lock.js';
 import { RunJournal, type ResultEntry } from './run-journal.js';
 import { configDigest, MAX_SNAPSHOT_BYTES, parseSnapshot, snapshotPath, type RunSnapshot } from './snapshot.js';
 import { EntryTotals } from './run-totals.js';
@@ -24,12 +25,37 @@ export async function openJournal(options: OpenJournalOptions): Promise<RunJourn
 /**
  * Opens a run on a journal store already open (the session found its run through it): nothing
  * is found or opened again. The store's hooks (`options.store`) are set on it. Any JournalStorage
- * serves: the git one, or the in-memory one (memory-store.ts) the valve's tests run on.
+ * serves: the git one, or the in-memory one (memory-store.ts) the valve's tests run on. What a new
+ * run records (its prompt, configuration, start checkpoint) is given in `options`; a caller that
+ * must first know whether the run is new opens it with `openRun` and pins it with `OpeningRun.pin`.
  */
 export async function openRunJournal<Store extends JournalStorage>(
   store: Store,
   options: Omit<OpenJournalOptions, 'dir'>,
 ): Promise<RunJournal<Store>> {
+  const { prompt, config, startCheckpoint, ...opening } = options;
+  const opened = await openRun(store, opening);
+  return opened.pin({
+    ...(prompt !== undefined ? { prompt } : {}),
+    ...(config ? { config } : {}),
+    ...(startCheckpoint !== undefined ? { startCheckpoint } : {}),
+  });
+}
+
+/** What a run records when it is created, given by its caller once it knows what opening found (OpeningRun.pin). */
+export type RunStart = Pick<OpenJournalOptions, 'prompt' | 'config' | 'startCheckpoint'>;
+
+/**
+ * Opens a run and reads it, without pinning what a new run records: the run's lock is held, the
+ * commands a dead attempt left running are stopped, its run.json and entries are read and checked.
+ * The caller reads what was found (`record`, `isNew`), makes what the run needs (a new run's prompt,
+ * configuration and start checkpoint; an existing run's configuration from its own), and hands it
+ * down with `pin`, or gives the run up with `release`. Nothing here calls back to the caller.
+ */
+export async function openRun<Store extends JournalStorage>(
+  store: Store,
+  options: Omit<OpenJournalOptions, 'dir' | keyof RunStart>,
+): Promise<OpeningRun<Store>> {
   assertRunId(options.run);
   if (options.store) store.hook(options.store);
   const { local } = store;
@@ -63,26 +89,63 @@ export async function openRunJournal<Store extends JournalStorage>(
       },
       snapshot?.step,
     );
-    if (typeof options.prompt === 'function')
-      options = { ...options, prompt: !record && entries.length === 0 ? options.prompt() : undefined };
-    if (typeof options.config === 'function') options = { ...options, config: await options.config(record) };
-    if (typeof options.startCheckpoint === 'function') {
-      options = { ...options, startCheckpoint: !record && entries.length === 0 ? await options.startCheckpoint() : undefined };
-    }
-    // Committed only with the first step, after the first model call: kept from a gc until then.
-    if (typeof options.startCheckpoint === 'string' && !record) await local.keepTree(options.run, options.startCheckpoint);
-    const origin = {
-      baseCommit: record ? record.baseCommit : local.headCommit(),
-      branch: local.headBranch(),
-      worktree: local.worktree,
-      host: hostName(),
-      pid: process.pid,
-    };
     const history = new History(options.run, entries, (e) => stepFilePath(options.run, e.step, e.kind, e.phase), tally, snapshot?.step);
-    return new RunJournal(store, lock, options, record, history, origin, { snapshot, lastResult });
+    return new OpeningRun(store, lock, options, record, history, { snapshot, lastResult }, !record && entries.length === 0);
   } catch (error) {
     lock.release();
     throw error;
+  }
+}
+
+/** A run opened and read, its lock held, waiting for what its caller gives it (`pin`) to become the valve. */
+export class OpeningRun<Store extends JournalStorage = JournalStorage> {
+  private done = false;
+
+  /** @internal Made by openRun. */
+  constructor(
+    private readonly store: Store,
+    private readonly lock: RunLock,
+    private readonly options: Omit<OpenJournalOptions, 'dir' | keyof RunStart>,
+    /** The run's run.json as opening read it; undefined: none yet. */
+    readonly record: RunRecord | undefined,
+    private readonly history: History,
+    private readonly start: { snapshot?: RunSnapshot; lastResult?: ResultEntry },
+    /** The run has neither run.json nor an entry: its first write creates it, with what `pin` is given. */
+    readonly isNew: boolean,
+  ) {}
+
+  /**
+   * The run as the valve, with what it records: a new run's prompt, configuration and start
+   * checkpoint (a start checkpoint is kept from a gc until the first step records it), and the
+   * configuration an older run without one gets at its next write. Once only; a throw releases the run.
+   */
+  async pin(given: RunStart): Promise<RunJournal<Store>> {
+    if (this.done) throw new Error(`the run ${this.options.run} was pinned or released already`);
+    this.done = true;
+    const { store, record } = this;
+    const { local } = store;
+    try {
+      // Committed only with the first step, after the first model call: kept from a gc until then.
+      if (given.startCheckpoint !== undefined && !record) await local.keepTree(this.options.run, given.startCheckpoint);
+      const origin = {
+        baseCommit: record ? record.baseCommit : local.headCommit(),
+        branch: local.headBranch(),
+        worktree: local.worktree,
+        host: hostName(),
+        pid: process.pid,
+      };
+      return new RunJournal(store, this.lock, { ...this.options, ...given }, record, this.history, origin, this.start);
+    } catch (error) {
+      this.lock.release();
+      throw error;
+    }
+  }
+
+  /** Gives the run up before it was pinned (what the caller had to make for it failed): its lock is released. Nothing once pinned. */
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    this.lock.release();
   }
 }
 

@@ -25,6 +25,7 @@ import { stepKey } from './key.js';
 import { RunRecordWriter, type RunOrigin } from './run-record.js';
 import {
   assertStepOptions,
+  type Checkpoint,
   type InFlightAnswer,
   type InFlightStep,
   type OpenJournalOptions,
@@ -35,6 +36,7 @@ import {
 
 export type {
   Checkpoint,
+  Checkpointer,
   InFlightAnswer,
   InFlightStep,
   JournalHooks,
@@ -96,7 +98,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     this.options = options;
     this.run = options.run;
     this.history = history;
-    this.record = new RunRecordWriter({ run: options.run, store, options, origin, history, checkOwner: () => lock.check() }, record);
+    this.record = new RunRecordWriter({ run: options.run, store, options, origin, history, checkOwner: lock.check }, record);
     // Taken over while paused: a command this process still runs is stopped, as the new owner may not reach it.
     this.commands = new RunCommands(store.local, options.run, lock, () => this.claimed);
     const killed = this.record.killedAttempt;
@@ -295,7 +297,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     };
     const usage = options.usage?.(result);
     if (usage) entry.usage = usage;
-    const checkpoint = await options.checkpoint?.(result);
+    const checkpoint = await this.checkpointAfter(options, result);
     if (checkpoint) entry.checkpoint = checkpoint.tree;
     if (checkpoint?.skipped?.length) entry.checkpointSkipped = checkpoint.skipped;
     const blobs = answer ? [] : (options.blobs?.(result) ?? []);
@@ -310,6 +312,13 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
       ...(answer ? { resolution: answer.resolution } : {}),
     });
     return recorded.result as T;
+  }
+
+  // The step's checkpoint: its own function's, or the run's checkpointer's (of the files the step names).
+  private checkpointAfter<T>(options: StepOptions<T>, result: T): Promise<Checkpoint | undefined> | Checkpoint | undefined {
+    if (typeof options.checkpoint === 'function') return options.checkpoint(result);
+    if (!options.checkpoint || !this.options.checkpointer) return undefined;
+    return this.options.checkpointer.take(options.changedPaths?.());
   }
 
   private entry(call: StepCall, input: unknown, phase: 'intent' | 'result', startedAt: Date): JournalEntry {
@@ -344,7 +353,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
       await this.store.append(
         [first.file],
         `${this.run} #${call.position} ${oneLine(call.description, 120)} (running again: in flight at a crash)`,
-        () => this.lock.check(),
+        this.lock.check,
       );
     } catch (error) {
       if (!appendedCommitOf(error)) {
@@ -378,7 +387,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     const message = this.options.redact ? this.options.redact(subject) : subject;
     let pushError: unknown;
     try {
-      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`, () => this.lock.check(), fence);
+      await this.store.append(files, `${this.run} #${entry.step} ${oneLine(message, 200)}`, this.lock.check, fence);
     } catch (error) {
       // Not written: the next write must carry run.json (and this attempt) again, or a new run
       // whose first append failed would never get its run.json.
@@ -435,7 +444,7 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
 
   /** The configuration the run uses: the one run.json recorded, else the one it will record. */
   get config(): RunConfig | undefined {
-    return this.record.current?.config ?? (this.options.config as RunConfig | undefined);
+    return this.record.current?.config ?? this.options.config;
   }
 
   /** How many steps this process replayed and ran live so far. */

@@ -6,7 +6,6 @@ import {
   RUN_FORMAT,
   serializeEntry,
   type AttemptEnd,
-  type RunConfig,
   type RunRecord,
   type RunSandbox,
   type RunTotals,
@@ -70,7 +69,7 @@ export class RunRecordWriter {
 
   /** What the model is sent for the task: the prompt run.json recorded (RunRecord.prompt), else the one a new run will record; undefined: the task itself. */
   get prompt(): string | undefined {
-    return this.record ? this.record.prompt : (this.context.options.prompt as string | undefined);
+    return this.record ? this.record.prompt : this.context.options.prompt;
   }
 
   /**
@@ -267,7 +266,7 @@ export class RunRecordWriter {
               ...(rerun !== undefined ? { rerun } : {}),
             },
           ];
-    const pinned = base.config ?? (options.config as RunConfig | undefined);
+    const pinned = base.config ?? options.config;
     return { ...base, ...change, ...(sandbox ? { sandbox } : {}), attempts, updatedAt: now, ...(pinned ? { config: pinned } : {}) };
   }
 }
@@ -278,7 +277,7 @@ function newRunRecord(run: string, options: Omit<OpenJournalOptions, 'dir'>, ori
     format: RUN_FORMAT,
     id: run,
     task: options.task ?? '',
-    ...(typeof options.prompt === 'string' ? { prompt: options.prompt } : {}),
+    ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
     model: options.model,
     baseCommit: 'baseCommit' in options ? options.baseCommit : origin.baseCommit,
     worktree: origin.worktree,
@@ -287,7 +286,7 @@ function newRunRecord(run: string, options: Omit<OpenJournalOptions, 'dir'>, ori
     updatedAt: now,
     status: 'running',
     lineage: options.lineage ?? null,
-    ...(typeof options.startCheckpoint === 'string' ? { startCheckpoint: options.startCheckpoint } : {}),
+    ...(options.startCheckpoint !== undefined ? { startCheckpoint: options.startCheckpoint } : {}),
     attempts: [],
   };
 }

@@ -36,8 +36,18 @@ export interface StepOptions<T> {
    * (recorded with the resolution "declined").
    */
   decline?: () => Promise<{ result: T; summary?: string } | undefined> | { result: T; summary?: string } | undefined;
-  /** The working-tree checkpoint to record after the step (a git tree id, and files left out of it). */
-  checkpoint?: (result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined;
+  /**
+   * The working-tree checkpoint to record after the step (a git tree id, and files left out of it).
+   * `true`: the checkpointer the run was opened with takes it (none without one), of the files
+   * `changedPaths` names when it does. A function: the step's own, given its result.
+   */
+  checkpoint?: boolean | ((result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined);
+  /**
+   * With `checkpoint: true`, the only files the step changed, when its caller knows them (an edit
+   * names its file): asked only when the checkpoint is taken, so a replayed step never looks at the
+   * world; undefined: the whole tree.
+   */
+  changedPaths?: () => readonly string[] | undefined;
   /**
    * Bytes the result names by their git blob id rather than holding (an image read): written with
    * the result's entry, in the same commit, as `runs/<run>/blobs/<id>`, so they are reachable and
@@ -65,6 +75,15 @@ export interface StepBatch {
 export interface Checkpoint {
   tree: string;
   skipped?: Array<{ path: string; size: number; reason: string }>;
+}
+
+/**
+ * Takes the working tree's checkpoint after a step (the session's is the run's WorktreeSnapshotter
+ * under its subagents' file-step lock): given to the valve when the run opens (OpenJournalOptions).
+ */
+export interface Checkpointer {
+  /** The working tree now; `paths`: the only files the step changed (an edit names its file), when it knows them. */
+  take(paths?: readonly string[]): Promise<Checkpoint> | Checkpoint;
 }
 
 /** A step that was started before a crash and has no recorded result. */
@@ -118,18 +137,18 @@ export interface OpenJournalOptions {
   task?: string;
   /**
    * What the model is sent for the task, when it differs from it (RunRecord.prompt): recorded in
-   * run.json when the run is created. A function is called only for a new run.
+   * run.json when the run is created.
    */
-  prompt?: string | (() => string | undefined);
+  prompt?: string;
   model?: string;
   lineage?: RunRecord['lineage'];
   /**
    * The run's pinned configuration: recorded in run.json when the run is created (and added to the
-   * run.json of an older run without one at its next write). A function is given the run's record
-   * (undefined for a new run), so an existing run's own configuration can win; it may take time
-   * (a new run lists its MCP servers' tools).
+   * run.json of an older run without one at its next write). A run's recorded configuration wins
+   * over it. A caller whose configuration depends on the run's record opens it with `openRun`,
+   * reads the record, and hands this to `OpeningRun.pin`.
    */
-  config?: RunConfig | ((record: RunRecord | undefined) => RunConfig | Promise<RunConfig>);
+  config?: RunConfig;
   /** Called for every step as it replays, starts and finishes. */
   onEvent?: (event: StepEvent) => void;
   /**
@@ -146,9 +165,15 @@ export interface OpenJournalOptions {
   baseCommit?: string;
   /**
    * The working tree when the run is created, recorded in run.json (drift is measured from it
-   * until the first step makes a checkpoint of its own). A function is called only for a new run.
+   * until the first step makes a checkpoint of its own). Only a new run records it: a caller that
+   * takes it only then opens the run with `openRun` and hands it to `OpeningRun.pin`.
    */
-  startCheckpoint?: string | (() => string | undefined | Promise<string | undefined>);
+  startCheckpoint?: string;
+  /**
+   * What takes the working tree's checkpoint after a step that asks for one with `checkpoint: true`:
+   * handed down with the run, so the valve never asks its caller for it.
+   */
+  checkpointer?: Checkpointer;
   /**
    * Open the run from its snapshot when it has a valid one (valve/snapshot.ts): only the entries
    * after it are read, and `RunJournal.resumeState` is where savepoint's agent loop starts. Only
@@ -173,6 +198,7 @@ const STEP_OPTIONS = new Set([
   'onInFlight',
   'decline',
   'checkpoint',
+  'changedPaths',
   'batch',
   'blobs',
 ]);

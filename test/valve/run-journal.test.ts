@@ -14,9 +14,10 @@ import {
   type StepEvent,
 } from '../../src/index.js';
 import { JournalStore } from '../../src/journal/store.js';
+import type { RunConfig } from '../../src/journal/entry.js';
 import { MemoryJournalStore } from '../../src/journal/memory-store.js';
 import type { FaultPoint } from '../../src/journal/store-options.js';
-import { openRunJournal } from '../../src/valve/open-journal.js';
+import { openRun, openRunJournal } from '../../src/valve/open-journal.js';
 import { readRunEntries, readRunRecord } from '../../src/journal/reader.js';
 import { assertFsckClean, commitCount, gitOut, journalFile, journalFiles, journalSubjects } from '../helpers/git.js';
 import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
@@ -398,5 +399,78 @@ describe('options step() does not know', () => {
     assert.equal(await journal.step('work', {}, () => 'ok'), 'ok', 'the next step takes the first position');
     journal.close();
     assert.deepEqual(await stepFiles(store, 'unknown-option'), ['runs/unknown-option/steps/000/000001-work.json']);
+  });
+});
+
+// What a run records when it is created, given top-down: openRun reads the run (new or not), the
+// caller makes what it needs and pins it; nothing is asked of the caller while the run opens.
+describe('opening a run, then pinning what it records', () => {
+  const config: RunConfig = { model: 'claude-test', system: 'be brief', tools: [], maxTokens: 100, compaction: { enabled: true, at: 0.8, contextWindow: 200_000 } };
+
+  it('a new run says so, and records the prompt, configuration and start checkpoint handed down; opened again, it shows its record', async () => {
+    const store = new MemoryJournalStore({ local: { headCommit: 'a'.repeat(40) } });
+    const opening = await openRun(store, { run: 'pinned', task: 'the task', model: 'claude-test' });
+    assert.equal(opening.isNew, true);
+    assert.equal(opening.record, undefined);
+    const start = 'b'.repeat(40);
+    const journal = await opening.pin({ prompt: 'the task, expanded', config, startCheckpoint: start });
+    assert.equal(store.local.keptTrees.get('pinned'), start, 'the start checkpoint is kept from a gc until a step records it');
+    assert.equal(journal.record.prompt, 'the task, expanded');
+    assert.deepEqual(journal.config, config);
+    await journal.step('work', {}, () => 1);
+    journal.close();
+    const record = (await readRunRecord(store, 'pinned'))!;
+    assert.equal(record.prompt, 'the task, expanded');
+    assert.equal(record.startCheckpoint, start);
+    assert.deepEqual(record.config, config);
+
+    const again = await openRun(store, { run: 'pinned', task: 'the task', model: 'claude-test' });
+    assert.equal(again.isNew, false);
+    assert.equal(again.record?.prompt, 'the task, expanded');
+    const reopened = await again.pin({ config: { ...config, system: 'another' } });
+    assert.deepEqual(reopened.config, config, "the run's recorded configuration wins");
+    assert.equal(await reopened.step('work', {}, () => assert.fail('a replayed step ran')), 1);
+    reopened.close();
+  });
+
+  it('holds the run while its caller makes what it records; release gives it up, pinned once only', async () => {
+    const store = new MemoryJournalStore();
+    const opening = await openRun(store, { run: 'given-up', model: 'claude-test' });
+    await assert.rejects(openRun(store, { run: 'given-up' }), (error: Error & { code?: string }) => error.code === 'ERUNLOCKED');
+    opening.release();
+    await assert.rejects(opening.pin({}), /pinned or released already/);
+    const next = await openRun(store, { run: 'given-up' });
+    assert.equal(next.isNew, true, 'nothing was written for the run given up');
+    (await next.pin({})).close();
+  });
+});
+
+describe("a step's checkpoint, taken by the checkpointer the run was opened with", () => {
+  it("a step asking for one gets the checkpointer's tree, of the files it names, asked only live; none without a checkpointer", async () => {
+    const store = new MemoryJournalStore();
+    const taken: Array<readonly string[] | undefined> = [];
+    const tree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+    const checkpointer = { take: (paths?: readonly string[]) => (taken.push(paths), { tree, skipped: [] }) };
+    let asked = 0;
+    const changedPaths = () => (asked++, ['src/a.js']);
+    const first = await openRun(store, { run: 'checkpointed', checkpointer });
+    const journal = await first.pin({});
+    await journal.step('edit_file', { path: 'src/a.js' }, () => 'edited', { checkpoint: true, changedPaths });
+    await journal.step('run_bash', { command: 'make' }, () => 'made', { checkpoint: true });
+    await journal.step('read_file', { path: 'src/a.js' }, () => 'read');
+    journal.close();
+    assert.deepEqual(taken, [['src/a.js'], undefined], 'an edit names its file; a command, the whole tree; a read, none');
+    assert.deepEqual((await readRunEntries(store, 'checkpointed')).map((e) => e.checkpoint ?? null), [tree, tree, null]);
+
+    const replay = await openRunJournal(store, { run: 'checkpointed', checkpointer });
+    await replay.step('edit_file', { path: 'src/a.js' }, () => assert.fail('ran'), { checkpoint: true, changedPaths });
+    replay.close();
+    assert.equal(asked, 1, 'a replayed step takes no checkpoint and names no file');
+    assert.equal(taken.length, 2);
+
+    const bare = await openRunJournal(store, { run: 'no-checkpointer' });
+    await bare.step('run_bash', { command: 'make' }, () => 'made', { checkpoint: true });
+    bare.close();
+    assert.equal((await readRunEntries(store, 'no-checkpointer'))[0]?.checkpoint, undefined);
   });
 });
