@@ -1,6 +1,5 @@
 // The journal's records, as JSON files on the branch. Pure code: no fs, no git. Every entry read
 // back is validated here, so a damaged or hand-edited file is reported, never half-replayed.
-// Tested in test/valve/batch.test.ts, test/journal/subagent-run-id.test.ts.
 import { CorruptEntryError } from '../errors/index.js';
 import { checkCount, checkString, isObject, MAX_TEXT_CHARS, optionalAmount, optionalObjectId, type Fail } from './fields.js';
 

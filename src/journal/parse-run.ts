@@ -1,7 +1,6 @@
 // Checking a run.json read back from the branch, the way entry.ts checks an entry: every field a
 // command uses is validated here, so a damaged or hand-edited run.json is reported, never used.
 // Pure code: no fs, no git.
-// Tested in test/valve/history.test.ts, test/cli/hostile-journal.test.ts.
 import { CorruptEntryError } from '../errors/index.js';
 import { ATTEMPT_ENDS, isValidRunId, RUN_FORMAT, type AttemptEnd, type RunRecord } from './entry.js';
 import { checkCount, checkString, isObject, MAX_TEXT_CHARS, optionalFlag, optionalObjectId, type Fail } from './fields.js';
