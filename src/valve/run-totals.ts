@@ -1,7 +1,6 @@
 // Adding up a run's entries for its run.json (RunRecord.totals), so `savepoint runs` can list a
 // thousand runs without reading every entry of every one; and, as they are added, what a resumed
 // run asks of its past (its last checkpoint), so that nothing reads every entry again. Pure code.
-// Tested in test/valve/history.test.ts, test/cli/runs-totals.test.ts.
 import type { JournalEntry, RunTotals } from '../journal/entry.js';
 
 /** The checkpoint a run recorded last (in journal order), the step that recorded it, and when that step finished. */
