@@ -3,7 +3,6 @@
 // Latin-1 (a ✔, a box line), and a long run's parsed entries are what the collector copies while
 // they live: a 10,000-step run's took 42 MB of heap, and made V8 grow its young generation to its
 // 32 MB maximum. As bytes they take 21 MB, and only a few small objects stay on the heap. Pure code.
-// Tested in test/valve/run-journal.test.ts.
 import { parseEntry, type JournalEntry } from './entry.js';
 import { stepFilePath, type Phase } from './layout.js';
 
