@@ -3,7 +3,6 @@
 // that the file hasher hands over whole). A checkpoint after an edit looks only at what moved:
 // comparing two checkpoints on the same index costs the tracked changes plus the untracked files
 // hashed again, not one map entry per untracked file.
-// Tested in test/cli/finished-runs.test.ts, test/cli/non-utf8-names.test.ts.
 import type { HashedList } from './file-hasher.js';
 import type { FileEntry, SkippedFile } from './entries.js';
 
