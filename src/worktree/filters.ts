@@ -6,7 +6,6 @@
 // config from the environment), in the user's repository: only drivers its configuration defines
 // count. The configuration of a git dir a command made (a nested repository) is never read here,
 // and a .gitattributes a command wrote can only choose among the user's own drivers.
-// Tested in test/cli/filters.test.ts.
 import { outputSync } from '../os/processes.js';
 import { FilterFailedError } from '../errors/index.js';
 import { buildOwnGit } from '../git/repository.js';
