@@ -8,7 +8,6 @@
 // id can belong to a task that differs from this one in case only, so it is taken only after the
 // run's recorded task is checked to be this very task (sameTask). Checking it for every scheme also
 // keeps two different tasks whose digests collide from sharing a run.
-// Tested in test/journal/subagent-run-id.test.ts, test/cli/finding-runs.test.ts.
 import { createHash } from 'node:crypto';
 import { AmbiguousRunError } from '../errors/index.js';
 
