@@ -3,7 +3,6 @@
 // the step lines. Everything the run prints goes through `out`, which erases the block first and
 // draws it again after, so the block never mixes with a step line. Off a terminal it does nothing
 // and `out` is the stream itself.
-// Tested in test/cli/live-view.test.ts.
 import { Writable } from 'node:stream';
 import { formatDuration } from '../../format/numbers.js';
 import { displayWidth, fitColumns, showControls } from '../../format/text.js';
