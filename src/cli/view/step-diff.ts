@@ -1,6 +1,5 @@
 // The code diff a step made: its working-tree checkpoint (a git tree id) against the checkpoint
 // before it, or against the run's base commit for the first one, as `git diff` prints it.
-// Tested in test/cli/reading/reading.test.ts, test/cli/checkpoints.test.ts.
 import { buildOwnGit } from '../../git/repository.js';
 import { runProcess } from '../../os/processes.js';
 import type { Timeline } from '../../report/summarize.js';
