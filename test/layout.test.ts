@@ -127,14 +127,14 @@ test('the library exports every error class and none of the store internals, tes
 
 // Tests mirror src/ (issue 40). Each src/a/b.ts is one of:
 // - tested at its mirrored path, test/a/b.test.ts;
-// - or its header comment (before its first line of code) names the tests that cover it, in one line
-//   `// Tested in test/x/y.test.ts, test/z.test.ts.`, and each named test really reaches it: the test
-//   (or a helper of test/ it imports, as test/helpers/cli.ts) imports the file, or a module that imports it, or a
-//   barrel that re-exports it and then uses one of its names (a module of the file's folder that the
-//   test imports may reach it through other modules of that folder); or, for a file the command line
-//   runs, the test spawns the CLI and, for a command's file, runs that command (its name in quotes:
-//   `['fork', ...]`). A pointer to a test that was renamed
-//   or no longer touches the file fails here instead of rotting;
+// - or its header comment (before its first line of code) names the tests that cover it, in one
+//   line `// Tested in test/x/y.test.ts, test/z.test.ts.`, and each named test reaches it: the test
+//   (or a file of test/ it imports, as test/helpers/cli.ts) imports the file; or a module that
+//   imports it (a module of the file's own folder may reach it through others of that folder); or a
+//   barrel that re-exports it, and uses one of its names; or, for a file the command line runs, the
+//   test spawns the CLI and, for a command's file, runs that command (its name in quotes:
+//   `['fork', ...]`). A pointer to a test that was renamed or no longer reaches the file fails here
+//   instead of rotting;
 // - or it has no behaviour of its own, said in its header in one line
 //   `// No behaviour of its own: types only.` (or `: re-exports only.`), and no statement of it runs.
 // A new file with none of these fails here, naming it.
