@@ -1,7 +1,6 @@
 // What a JournalStore is given and tells: the files an append puts on the branch, the options and
 // hooks it is opened with (test fault points, --push's hooks), and the mark on an error its
 // afterAppend hook threw once the append had landed. Types and that mark only: no fs, no git.
-// Tested in test/journal/pusher-gather.test.ts, test/valve/history.test.ts.
 import type { RefFaultPoint } from '../git/refs.js';
 
 /** A file to put on the branch: text or bytes, or an existing tree (a working-tree checkpoint). */
