@@ -1,3 +1,4 @@
+// No behaviour of its own: re-exports only.
 /**
  * savepoint as a library.
  *

@@ -1,3 +1,4 @@
+// No behaviour of its own: re-exports only.
 /**
  * Every error class savepoint raises on purpose, one per failure a user can meet, each with a
  * stable `code` that tests and scripts match on and a `data` payload (STYLE: isomorphic-git's

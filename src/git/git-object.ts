@@ -2,6 +2,7 @@
 // and the loose-object encoding (header + zlib). We do this ourselves (the formats are tiny) so that
 // every object of an append is known, with its id, before any is written. The one file read here is
 // a loose object's (its header, or the whole object): the format's other half.
+// Tested in test/git/object-store.test.ts, test/git/pack-rollup.test.ts.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { deflateSync, inflateSync, constants as zlib } from 'node:zlib';

@@ -7,6 +7,7 @@
 // Objects git already has, loose or packed, are left out, so a later run over the same files adds
 // nothing. Few objects still go loose (ObjectStore.write), and the journal's next roll-up takes
 // them into a pack (pack-rollup.ts).
+// Tested in test/worktree/big-trees.test.ts.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitObject } from './git-object.js';

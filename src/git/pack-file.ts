@@ -5,6 +5,7 @@
 // new files goes into one too. Small packs are later rolled up into one, deltified by git for
 // large roll-ups and at a run's end (pack-rollup.ts), so they never pile up into
 // a `git gc --auto`. The format's pieces are in pack-format.ts.
+// Tested in test/git/object-store.test.ts, test/git/pack-reader.test.ts.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,6 +1,7 @@
 // The pieces of git's pack format the journal's writers and readers share: an entry's header, the
 // version-2 index (written, and its header, count and offsets read), deltas applied. Pure code, for the
 // append's writer (pack-file.ts), the pack reader and the checkpoint's pack writer.
+// Tested in test/git/pack-reader.test.ts, test/git/history-deltas.test.ts.
 import { createHash } from 'node:crypto';
 
 /** Where a version-2 index's object ids start: after its magic, version and 256 fan-out counts. */

@@ -2,6 +2,7 @@
 // (or a process and git) can race on without losing an update: git's own `<ref>.lock` protocol (a
 // writer that truncates the ref file in place with no lock, as isomorphic-git's writeRef does, loses
 // appends under concurrency).
+// Tested in test/journal/store.test.ts.
 import { closeSync, fstatSync, linkSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

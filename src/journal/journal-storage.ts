@@ -4,6 +4,7 @@
 // tree kept from gc, where HEAD is). Two implementations: JournalStore (store.ts), the git branch
 // `agent-journal`, and MemoryJournalStore (memory-store.ts), which holds the same objects in a map,
 // so that the valve and the agent loop are tested in-process without a disk or a git process.
+// No behaviour of its own: types only.
 import type { ObjectType, Tree } from '../git/git-object.js';
 import type { OrphanReport } from '../locks/live-commands.js';
 import type { RunLock } from '../locks/run-lock.js';

@@ -8,6 +8,7 @@
 // and the run's end, which flushes what is left. Those give up once pushes have failed for the
 // retry window (--push-retry), saying so. A final failure (another machine's run, no permission)
 // stops the run at its next append.
+// Tested in test/journal/pusher-gather.test.ts, test/journal/push.test.ts.
 import { PushRejectedError, PushStalledError } from '../errors/index.js';
 import { pushOnce, stopGits } from './push.js';
 import type { JournalStore } from './store.js';

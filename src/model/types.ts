@@ -1,5 +1,6 @@
 // The conversation shapes savepoint sends to a model and records in the journal. They mirror the
 // Anthropic Messages API (so a request can be passed to the SDK as it is) but only the parts used.
+// No behaviour of its own: types only.
 
 /** Text in a message. */
 export interface TextBlock {

@@ -11,6 +11,7 @@
 // A process that leaves the group on purpose (setsid, a daemon) escapes the first and third
 // outside the sandbox, as it escapes run_bash; the next attempt's live-commands cleanup is the
 // last line there.
+// Tested in test/tools/background.test.ts.
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import { startProcess, type CommandLine, type ProcessHandle } from './processes.js';

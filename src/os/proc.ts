@@ -1,5 +1,6 @@
 // What Linux's /proc says about processes, for telling a live process from a dead one whose pid was
 // handed out again. Everything here is undefined off Linux (no /proc): callers then fall back.
+// Tested in test/locks/zombies.test.ts.
 import { hostname } from 'node:os';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 

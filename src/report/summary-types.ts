@@ -1,5 +1,6 @@
 // The shapes `savepoint runs`, `log` and `show` print (and `--json` emits): a run's summary, its
 // steps and attempts as a timeline, and what resuming saved. Built by summarize.ts.
+// No behaviour of its own: types only.
 import type { RunRecord } from '../journal/entry.js';
 
 /**

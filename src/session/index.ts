@@ -1,3 +1,4 @@
+// No behaviour of its own: re-exports only.
 /**
  * The session: one run's life in one room, between the commands and the rest. Its entry points
  * (start, resume, continue, fork) find the run; driveSession opens its journal, settles the

@@ -1,5 +1,6 @@
 // What a caller gives a session and what it hears back. A session never writes to a terminal: the
 // CLI (or a library user) turns these events into lines, and answers its questions in callbacks.
+// No behaviour of its own: types only.
 import type { LimitReached } from '../agent/budget.js';
 import type { InFlightPolicy } from '../agent/in-flight.js';
 import type { Approver, PermissionCheck } from '../agent/tool-call.js';

@@ -1,6 +1,7 @@
 // Settings: the user's, the project's and the local settings files, merged, with the permission
 // rules they hold, and the person's trust in a repository's own files (the trust store in their
 // config folder). Below the session and above git: it reads files and knows no run.
+// No behaviour of its own: re-exports only.
 export {
   loadSettings,
   folderTrust,

@@ -1,5 +1,6 @@
 // What every tool the model can call looks like. One file per tool builds one of these through a
 // factory (`createReadFileTool(root)`), so tests can point it at any repository.
+// No behaviour of its own: types only.
 
 /** JSON Schema of a tool's input, as sent to the model in `tools[].input_schema`. */
 export interface ToolInputSchema {

@@ -1,6 +1,7 @@
 // What a caller of the valve says about its steps, and what the valve tells it back: the options of
 // `openJournal` and `step` (and the check that refuses an option `step` does not know), the in-flight
 // question and answer, and the events a front end prints.
+// Tested in test/valve/run-journal.test.ts.
 import { UsageError } from '../errors/index.js';
 import type { EntryUsage, RunConfig, RunRecord, RunSandbox } from '../journal/entry.js';
 import type { OrphanReport } from '../locks/live-commands.js';

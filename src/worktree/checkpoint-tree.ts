@@ -2,6 +2,7 @@
 // (duplicates kept, names as bytes) and checked against git's path rules before the caller writes
 // anything, so a tree someone forged (a `.git/hooks/...` file, a `..` directory, a file beneath a
 // symbolic link) is refused as a whole.
+// Tested in test/worktree/restore.test.ts.
 import { ObjectTooLargeError, UnsafeCheckpointError } from '../errors/index.js';
 import { formatBytes } from '../format/numbers.js';
 import type { ObjectStore } from '../git/object-store.js';

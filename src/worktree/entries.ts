@@ -1,6 +1,7 @@
 // What a checkpoint is made of, shared by every file of worktree/: a file's entry, a file left
 // out, the checkpoint itself, and the options it is taken with. It imports nothing of worktree/,
 // so the files that build a checkpoint depend on it and not on each other in a circle.
+// Tested in test/worktree/snapshot.test.ts.
 import type { NameRecorder } from '../redact/names.js';
 
 /** A file left out of a checkpoint, and why (never silently). */

@@ -1,5 +1,6 @@
 // Hashing working-tree files into blobs, with a stat cache: a file whose stat is as it was when it
 // was hashed (and was already older than a timestamp tick then) is not read again.
+// Tested in test/worktree/untracked-listing.test.ts, test/worktree/edit-checkpoint.test.ts.
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { makeObject } from '../git/git-object.js';
 import { fsPath } from '../os/path-bytes.js';

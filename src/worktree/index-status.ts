@@ -2,6 +2,7 @@
 // where the working tree differs from it (`git status`, or directory by directory once there are
 // many untracked files: untracked-listing.ts), which file git ignores, and HEAD's trees when the
 // working tree is HEAD's as it stands. The snapshotter (snapshot.ts) turns these into trees.
+// Tested in test/worktree/one-path-checkpoint.test.ts, test/worktree/untracked-listing.test.ts.
 import { outputSync } from '../os/processes.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';

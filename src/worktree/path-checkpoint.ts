@@ -3,6 +3,7 @@
 // their paths rebuilt, instead of a `git status` of the whole tree (a second a step on a
 // 27,000-file repository). Anything else that changed meanwhile is the next full checkpoint's to
 // see (after a command, or at a resume's drift check). WorktreeSnapshotter.snapshotPaths calls it.
+// Tested in test/worktree/one-path-checkpoint.test.ts.
 import { FILE_MODE } from '../git/git-object.js';
 import { pathViolation } from '../git/path-rules.js';
 import type { ObjectStore } from '../git/object-store.js';

@@ -2,6 +2,7 @@
 // that changed, from the trees of the last one. Paths come in as the working tree has them; each
 // name goes into a tree as `record` gives it (a secret in it redacted: redact/names.ts), while the
 // trees by directory stay keyed by the real paths.
+// Tested in test/worktree/one-path-checkpoint.test.ts, test/worktree/snapshot.test.ts.
 import { makeTree, nestPaths, parseTree, TREE_MODE, type GitObject, type PathDir, type Tree, type TreeEntry } from '../git/git-object.js';
 import type { NameRecorder } from '../redact/names.js';
 import type { FileEntry } from './entries.js';

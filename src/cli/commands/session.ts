@@ -1,6 +1,7 @@
 // `savepoint` with no command: the interactive session (src/cli/interactive/). Hidden from the
 // command list because it is reached without its name: `savepoint`, `savepoint -c`, `savepoint -r`,
 // `savepoint "fix the tests"` (a quoted task: the session's first message, as `claude "..."` opens).
+// Tested in test/cli/main.test.ts.
 import { Command } from 'commander';
 import { UsageError } from '../../errors/index.js';
 import { runInteractive } from '../interactive/session.js';

@@ -3,6 +3,7 @@
 // names the file, and the model finds out for itself when its edit no longer fits. "edge": the run
 // is killed in the middle of a command; on resume the model is told the outcome is unknown and
 // checks, and the journal shows the intent with no result.
+// Tested in test/cli/demo.test.ts.
 import { outputSync } from '../../os/processes.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

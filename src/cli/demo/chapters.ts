@@ -1,6 +1,7 @@
 // The rest of the lecture, as `savepoint demo --chapter past|edge`: each chapter is a temporary
 // repository, a scripted model (no key), a real SIGKILL, the identical command again, a short
 // explanation of what just happened and why it is right, and the `git log` that proves it.
+// Tested in test/cli/demo.test.ts.
 import { probeSandbox } from '../../tools/sandbox.js';
 import { outputSync } from '../../os/processes.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // The pieces every demo chapter shares: a temporary repository made from files and committed, and
 // the CLI run as a child whose output is shown as it comes (and killed with SIGKILL on cue).
+// Tested in test/cli/demo.test.ts.
 import { outputSync, startProcess } from '../../os/processes.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,3 +1,4 @@
+// Tested in test/cli/demo.test.ts.
 /**
  * The demo's repository (a tiny shop module with an off-by-one bug and a failing test) and the
  * scripted model that fixes it in six laps. Kept in code, not in files, so the built package

@@ -1,5 +1,6 @@
 // `savepoint -r` with no run on a terminal: the runs of this worktree, most recent first (task,
 // status, when, steps), numbered; the person types a number (or a run id, or a prefix of one).
+// Tested in test/cli/interactive.test.ts.
 import { UsageError } from '../../errors/index.js';
 import { fitColumns, showControls } from '../../format/text.js';
 import { relativeTime } from '../../format/time.js';

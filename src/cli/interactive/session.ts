@@ -6,6 +6,7 @@
 // empty prompt, Ctrl-D or /exit leave with exit 0. `-c` opens this worktree's most recent run,
 // `-r` a chosen one: its steps replay first (an unfinished turn, after a kill -9, is finished
 // then), and the prompt follows.
+// Tested in test/cli/interactive.test.ts, test/cli/interactive-messages.test.ts.
 import { runSync } from '../../os/processes.js';
 import { prepareLiveModel } from '../../model/index.js';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';

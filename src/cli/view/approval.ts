@@ -10,6 +10,7 @@
 // the mode nor a rule `a` remembered approves it; only --yes given on the command line does.
 // The run's other two questions live here too: files that drifted from the journal (restore, keep or
 // quit), and running commands unconfined where no sandbox can be had.
+// Tested in test/cli/approval.test.ts, test/cli/view/trust-question.test.ts.
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { ApprovalRequiredError, describeChanges, InterruptedError } from '../../errors/index.js';

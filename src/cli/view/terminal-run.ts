@@ -2,6 +2,7 @@
 // file turns its events into lines (the header, REPLAYED / LIVE step lines, streamed text, what
 // happened to the working tree), asks the questions a person answers (approval, drift), turns
 // Ctrl-C into an abort, and prints how the run ended. It returns the process exit code.
+// Tested in test/cli/run-screen.test.ts, test/cli/interrupt.test.ts.
 import { relative } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { LimitReached } from '../../agent/budget.js';

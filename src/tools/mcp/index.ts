@@ -1,6 +1,7 @@
 // MCP servers' tools (SPEC, MCP): configuration (config.ts), the servers of one process
 // (connections.ts, each stdio server under stdio-guard.ts), their tools pinned and called as
 // journaled steps (mcp-tools.ts), results kept whole (result.ts), secrets for the redactor (secrets.ts).
+// No behaviour of its own: re-exports only.
 export {
   describeServer,
   expandVariables,

@@ -20,6 +20,7 @@
 // Either death is noticed within half a second. The script is a string, run with `node -e` (the
 // inner guard is the same script, told its role by an environment variable it removes before the
 // server starts), so it needs no file of its own beside the bundle.
+// Tested in test/tools/mcp/connections.test.ts, test/tools/mcp/failures.test.ts.
 
 /** The guard's source, for `node -e`; its arguments are the server's command and arguments. */
 export const GUARD_SCRIPT = `
