@@ -16,7 +16,7 @@
 // reuses a pack's deltas unless told -f), and pack-reader.ts reads it as any pack git made. Every
 // delta is checked to make its object byte for byte before it is kept; a pack this pass cannot read
 // (a ref delta, an entry it does not understand) is left exactly as git wrote it.
-import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import { assemblePack, type BuiltPack } from './pack-file.js';
 import {
   applyDelta,
@@ -25,6 +25,7 @@ import {
   indexCount,
   indexOffset,
   INDEX_IDS,
+  inflateSized,
   isIndexV2,
   OFS_DELTA,
   parseEntryHeader,
@@ -74,10 +75,8 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
   const entries = readEntries(pack, idx);
   if (!entries) return undefined;
   const byOid = new Map(entries.map((e) => [e.oid, e]));
-  // An entry's stored data inflated (a delta's, or the object's): its header says its size, so
-  // zlib's output buffer is made that size, not its default 16 KB for every small object.
-  const stored = (entry: Entry): Buffer =>
-    inflateSync(pack.subarray(entry.offset + entry.header.at, entry.end), { chunkSize: Math.max(64, entry.header.size + 1) });
+  // An entry's stored data inflated (a delta's, or the object's): its header says its size.
+  const stored = (entry: Entry): Buffer => inflateSized(pack.subarray(entry.offset + entry.header.at, entry.end), entry.header.size);
   // The objects made lately, not all of them: a pack of 20,000 objects held whole took 50 MB more
   // than its own size. Neighbours are near one another in the pack, and inflating again is cheap.
   const bodies = new Recent<Entry, Buffer>(RECENT_BODIES);

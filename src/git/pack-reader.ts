@@ -12,7 +12,6 @@
 // `git cat-file --batch` and isomorphic-git's readObject.
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
 import { trailersHold } from './pack-file.js';
@@ -22,6 +21,7 @@ import {
   indexCount,
   indexOffset,
   indexPosition,
+  inflateSized,
   isIndexV2,
   OFS_DELTA,
   parseEntryHeader,
@@ -144,8 +144,9 @@ export class PackReader {
     this.packs.unshift({ n: this.packNumber++, path, size: pack.length, idx, count: indexCount(idx), data: pack, verified: true });
   }
 
-  /** Whether a pack known so far, still on disk, holds `oid` (no rescan). */
-  holds(oid: string): boolean {
+  /** Whether a pack known so far (with `rescan`, a pack there is now), still on disk, holds `oid`. */
+  holds(oid: string, rescan = false): boolean {
+    if (rescan) this.packs = this.scan();
     const found = this.packs ? this.locate(Buffer.from(oid, 'hex')) : undefined;
     return found !== undefined && existsSync(found.pack.path);
   }
@@ -250,7 +251,7 @@ export class PackReader {
     if (!delta && !PACK_TYPES[type]) throw new Error(`unknown packed object type ${type}`);
     if (!delta && maxBytes !== undefined && size > maxBytes) throw new TooLarge(PACK_TYPES[type]!, size);
     // zlib's worst case is a little over the input size; inflate stops at the end of the stream.
-    const data = inflateSync(this.bytes(pack, offset + at, size + (size >> 10) + 64), { chunkSize: Math.max(64, size + 1) }); // one right-sized output buffer
+    const data = inflateSized(this.bytes(pack, offset + at, size + (size >> 10) + 64), size);
     if (data.length !== size) throw new Error('packed object has the wrong size');
     let object: { type: number; body: Buffer } = { type, body: data };
     if (delta) {
