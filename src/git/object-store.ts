@@ -257,18 +257,9 @@ export class ObjectStore {
     throw new MissingObjectError(oid, expected, this.gitdir);
   }
 
-  /**
-   * Reads the bodies of `oids` (each of type `expected`) in order, calling `onBody` with each and
-   * its index; an error thrown by `onBody` stops the reading. With `maxBytes`, an object larger
-   * than that is refused (ObjectTooLargeError) before its body is read.
-   */
-  async readEach(
-    oids: readonly string[],
-    expected: ObjectType,
-    onBody: (body: Buffer, index: number) => void,
-    options: { maxBytes?: number } = {},
-  ): Promise<void> {
-    for (let i = 0; i < oids.length; i++) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
+  /** Whether a pack holds `oid`: one known so far, or (`rescan`) one there is now. */
+  isPacked(oid: string, rescan = false): boolean {
+    return this.packs.holds(oid, rescan);
   }
 
   /** The entries of tree `oid` (one larger than MAX_TREE_BYTES is refused unread). */
