@@ -18,6 +18,7 @@
 // (a ref delta, an entry it does not understand) is left exactly as git wrote it.
 import { crc32, deflateSync } from 'node:zlib';
 import { assemblePack, type BuiltPack } from './pack-file.js';
+import { Recent } from './pack-reader.js';
 import {
   applyDelta,
   deltaSizes,
@@ -225,24 +226,6 @@ async function neighbours(
     }
   }
   return partners;
-}
-
-// A map that keeps its `limit` most recently used entries.
-class Recent<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly limit: number) {}
-  get(key: K): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: K, value: V): void {
-    this.map.set(key, value);
-    if (this.map.size > this.limit) this.map.delete(this.map.keys().next().value as K);
-  }
 }
 
 function walkTrees(

@@ -86,8 +86,7 @@ export class PackReader {
   private readonly dir: string;
   private packs: Pack[] | undefined;
   private packNumber = 0;
-  private readonly bases = new Map<number, { type: number; body: Buffer }>();
-  private baseBytes = 0;
+  private readonly bases = new Recent<number, { type: number; body: Buffer }>(BASE_CACHE_BYTES, (base) => base.body.length);
   // Checked packs' open files, and the latest bytes read from one (see READ_AHEAD_BYTES).
   private readonly fds = new Map<Pack, number>();
   private readonly scratch = Buffer.allocUnsafeSlow(READ_AHEAD_BYTES);
@@ -241,8 +240,6 @@ export class PackReader {
     if (cached) {
       if (maxBytes !== undefined && cached.body.length > maxBytes)
         throw new TooLarge(PACK_TYPES[cached.type] ?? 'object', cached.body.length);
-      this.bases.delete(key); // most recently used: last to go
-      this.bases.set(key, cached);
       return cached;
     }
     if (depth > 10_000) throw new Error('delta chain too long');
@@ -275,11 +272,44 @@ export class PackReader {
       object = { type: object.type, body: own };
     }
     this.bases.set(key, object);
-    this.baseBytes += object.body.length;
-    for (const [oldest, value] of this.bases) {
-      if (this.baseBytes <= BASE_CACHE_BYTES) break;
-      this.bases.delete(oldest);
-      this.baseBytes -= value.body.length;
+  }
+}
+
+/**
+ * A map that keeps its most recently used entries, up to `limit` in all, each weighing
+ * `weigh(value)` (1 unless told): the pack reader's delta bases (by bytes), history-deltas.ts's
+ * recent bodies and commits (by count).
+ */
+export class Recent<K, V> {
+  private readonly map = new Map<K, V>();
+  private total = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly weigh: (value: V) => number = () => 1,
+  ) {}
+
+  /** The value, now the most recently used. */
+  get(key: K): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+
+  /** Keeps `value`, dropping the least recently used past the limit. */
+  set(key: K, value: V): void {
+    const old = this.map.get(key);
+    if (old !== undefined) this.total -= this.weigh(old);
+    this.map.delete(key);
+    this.map.set(key, value);
+    this.total += this.weigh(value);
+    for (const [oldest, dropped] of this.map) {
+      if (this.total <= this.limit) break;
+      this.map.delete(oldest);
+      this.total -= this.weigh(dropped);
     }
   }
 }
