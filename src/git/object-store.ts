@@ -223,11 +223,16 @@ export class ObjectStore {
    * appeared since is looked for too), else undefined: for callers that cannot wait.
    */
   readNow(oid: string, expected: ObjectType): Buffer | undefined {
-    const held = this.held.get(oid);
-    const found = held
-      ? { type: held.type, body: held.body }
-      : (this.packs.read(oid, false) ?? readLooseFile(oid, this.pathOf(oid)) ?? this.packs.read(oid, true));
+    const found = this.find(oid);
     return found?.type === expected ? found.body : undefined;
+  }
+
+  // Held, then the packs already seen (no system call), the loose file, and packs that appeared
+  // since: a missing loose file costs an exception, ~10 µs an object.
+  private find(oid: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
+    const held = this.held.get(oid);
+    if (held) return { type: held.type, body: held.body };
+    return this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes);
   }
 
   /**
@@ -240,12 +245,7 @@ export class ObjectStore {
    * fails, it is MissingObjectError.
    */
   async read(oid: string, expected: ObjectType, maxBytes?: number): Promise<Buffer> {
-    // The packs already seen first (no system call), then the loose file, then packs that appeared
-    // since: a missing loose file costs an exception, ~10 µs an object.
-    const held = this.held.get(oid);
-    const found = held
-      ? { type: held.type, body: held.body }
-      : (this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes));
+    const found = this.find(oid, maxBytes);
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;

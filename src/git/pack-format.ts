@@ -193,7 +193,10 @@ export function applyDelta(delta: Buffer, base: Buffer): Buffer {
 // What inflateSized drives of a node zlib stream: the native handle inflateSync itself drives
 // (node's zlib.js processChunkSync), and the array where it leaves the output space left over.
 interface ZlibInternals {
-  _handle: { reset(): void; writeSync(flush: number, input: Buffer, inOff: number, inLength: number, out: Buffer, outOff: number, outLength: number): void } | null;
+  _handle: {
+    reset(): void;
+    writeSync(flush: number, input: Buffer, inOff: number, inLength: number, out: Buffer, outOff: number, outLength: number): void;
+  } | null;
   _writeState: Uint32Array;
 }
 // The one inflate state reused, reset for each object; null when this node has not the internals.

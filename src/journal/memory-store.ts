@@ -33,7 +33,6 @@ export class MemoryObjects implements ObjectReader {
   async readTree(oid: string): Promise<Tree> {
     return parseTree(await this.read(oid, 'tree'));
   }
-
 }
 
 /** A run's local side in memory: a lock per run within this store, commands and kept trees noted. */

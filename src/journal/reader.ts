@@ -55,8 +55,7 @@ export interface StepFile {
 export async function listRunStepFiles(store: JournalStorage, run: string): Promise<StepFile[]> {
   const shards = await shardTrees(store, run);
   const listed = new Array<StepFile[]>(shards.length);
-  for (const [i, shard] of shards.entries())
-    listed[i] = shardFiles(shard.path, parseTree(await store.objects.read(shard.oid, 'tree')));
+  for (const [i, shard] of shards.entries()) listed[i] = shardFiles(shard.path, parseTree(await store.objects.read(shard.oid, 'tree')));
   return listed.flat();
 }
 
