@@ -16,8 +16,9 @@
 // reuses a pack's deltas unless told -f), and pack-reader.ts reads it as any pack git made. Every
 // delta is checked to make its object byte for byte before it is kept; a pack this pass cannot read
 // (a ref delta, an entry it does not understand) is left exactly as git wrote it.
-import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import { assemblePack, type BuiltPack } from './pack-file.js';
+import { Recent } from './pack-reader.js';
 import {
   applyDelta,
   deltaSizes,
@@ -25,6 +26,7 @@ import {
   indexCount,
   indexOffset,
   INDEX_IDS,
+  inflateSized,
   isIndexV2,
   OFS_DELTA,
   parseEntryHeader,
@@ -74,10 +76,8 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
   const entries = readEntries(pack, idx);
   if (!entries) return undefined;
   const byOid = new Map(entries.map((e) => [e.oid, e]));
-  // An entry's stored data inflated (a delta's, or the object's): its header says its size, so
-  // zlib's output buffer is made that size, not its default 16 KB for every small object.
-  const stored = (entry: Entry): Buffer =>
-    inflateSync(pack.subarray(entry.offset + entry.header.at, entry.end), { chunkSize: Math.max(64, entry.header.size + 1) });
+  // An entry's stored data inflated (a delta's, or the object's): its header says its size.
+  const stored = (entry: Entry): Buffer => inflateSized(pack.subarray(entry.offset + entry.header.at, entry.end), entry.header.size);
   // The objects made lately, not all of them: a pack of 20,000 objects held whole took 50 MB more
   // than its own size. Neighbours are near one another in the pack, and inflating again is cheap.
   const bodies = new Recent<Entry, Buffer>(RECENT_BODIES);
@@ -226,24 +226,6 @@ async function neighbours(
     }
   }
   return partners;
-}
-
-// A map that keeps its `limit` most recently used entries.
-class Recent<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly limit: number) {}
-  get(key: K): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: K, value: V): void {
-    this.map.set(key, value);
-    if (this.map.size > this.limit) this.map.delete(this.map.keys().next().value as K);
-  }
 }
 
 function walkTrees(

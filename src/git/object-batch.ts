@@ -8,13 +8,12 @@
 // nothing. Few objects still go loose (ObjectStore.write), and the journal's next roll-up takes
 // them into a pack (pack-rollup.ts).
 // Tested in test/worktree/big-trees.test.ts.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitObject } from './git-object.js';
 import type { ObjectStore } from './object-store.js';
 import { DirectorySync } from '../os/durable-file.js';
 import { PackBuilder, writePackFilesSync } from './pack-file.js';
-import { indexPosition, isIndexV2 } from './pack-format.js';
 
 /** From this many new objects in one checkpoint on, they are written as one pack. */
 export const PACK_THRESHOLD = 256;
@@ -52,7 +51,7 @@ export class ObjectBatch {
     this.loose.push(object);
     if (this.loose.length < PACK_THRESHOLD) return;
     if (!this.presence) {
-      this.presence = new ObjectPresence(join(this.store.gitdir, 'objects'));
+      this.presence = new ObjectPresence(this.store);
       this.loose = this.loose.filter((held) => !this.presence!.has(held.oid));
       if (this.loose.length < PACK_THRESHOLD) return;
     }
@@ -82,29 +81,17 @@ export class ObjectBatch {
   }
 }
 
-/** Whether git already has an object: a non-empty loose file, or an entry in a pack's index. */
-export class ObjectPresence {
+// Whether git already has an object: a non-empty loose file, or an entry in a pack's index.
+class ObjectPresence {
   private readonly objectsDir: string;
-  private readonly indexes: Buffer[] = [];
+  private readonly store: ObjectStore;
   private readonly loose = new Map<string, Set<string>>();
+  // The packs there are now are looked for once, at the first question.
+  private scanned = false;
 
-  constructor(objectsDir: string) {
-    this.objectsDir = objectsDir;
-    const packDir = join(objectsDir, 'pack');
-    let names: string[] = [];
-    try {
-      names = readdirSync(packDir).filter((name) => name.endsWith('.idx'));
-    } catch {
-      // no packs yet
-    }
-    for (const name of names) {
-      try {
-        const idx = readFileSync(join(packDir, name));
-        if (isIndexV2(idx)) this.indexes.push(idx);
-      } catch {
-        // being removed by a repack: its objects are in the new pack, or loose
-      }
-    }
+  constructor(store: ObjectStore) {
+    this.store = store;
+    this.objectsDir = join(store.gitdir, 'objects');
   }
 
   has(oid: string): boolean {
@@ -113,8 +100,9 @@ export class ObjectPresence {
       const stat = statSync(join(this.objectsDir, oid.slice(0, 2), oid.slice(2)), { throwIfNoEntry: false });
       if (stat && stat.size > 0) return true;
     }
-    const want = Buffer.from(oid, 'hex');
-    return this.indexes.some((idx) => indexPosition(idx, want) !== undefined);
+    const rescan = !this.scanned;
+    this.scanned = true;
+    return this.store.isPacked(oid, rescan);
   }
 
   // The loose objects of one fan-out directory, listed once (one readdir, not a stat per object).

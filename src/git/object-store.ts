@@ -223,11 +223,16 @@ export class ObjectStore {
    * appeared since is looked for too), else undefined: for callers that cannot wait.
    */
   readNow(oid: string, expected: ObjectType): Buffer | undefined {
-    const held = this.held.get(oid);
-    const found = held
-      ? { type: held.type, body: held.body }
-      : (this.packs.read(oid, false) ?? readLooseFile(oid, this.pathOf(oid)) ?? this.packs.read(oid, true));
+    const found = this.find(oid);
     return found?.type === expected ? found.body : undefined;
+  }
+
+  // Held, then the packs already seen (no system call), the loose file, and packs that appeared
+  // since: a missing loose file costs an exception, ~10 µs an object.
+  private find(oid: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
+    const held = this.held.get(oid);
+    if (held) return { type: held.type, body: held.body };
+    return this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes);
   }
 
   /**
@@ -240,12 +245,7 @@ export class ObjectStore {
    * fails, it is MissingObjectError.
    */
   async read(oid: string, expected: ObjectType, maxBytes?: number): Promise<Buffer> {
-    // The packs already seen first (no system call), then the loose file, then packs that appeared
-    // since: a missing loose file costs an exception, ~10 µs an object.
-    const held = this.held.get(oid);
-    const found = held
-      ? { type: held.type, body: held.body }
-      : (this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes));
+    const found = this.find(oid, maxBytes);
     if (found) {
       if (found.type !== expected) throw new Error(`object ${oid} is a ${found.type}, expected a ${expected}`);
       return found.body;
@@ -257,18 +257,9 @@ export class ObjectStore {
     throw new MissingObjectError(oid, expected, this.gitdir);
   }
 
-  /**
-   * Reads the bodies of `oids` (each of type `expected`) in order, calling `onBody` with each and
-   * its index; an error thrown by `onBody` stops the reading. With `maxBytes`, an object larger
-   * than that is refused (ObjectTooLargeError) before its body is read.
-   */
-  async readEach(
-    oids: readonly string[],
-    expected: ObjectType,
-    onBody: (body: Buffer, index: number) => void,
-    options: { maxBytes?: number } = {},
-  ): Promise<void> {
-    for (let i = 0; i < oids.length; i++) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
+  /** Whether a pack holds `oid`: one known so far, or (`rescan`) one there is now. */
+  isPacked(oid: string, rescan = false): boolean {
+    return this.packs.holds(oid, rescan);
   }
 
   /** The entries of tree `oid` (one larger than MAX_TREE_BYTES is refused unread). */

@@ -12,7 +12,6 @@
 // `git cat-file --batch` and isomorphic-git's readObject.
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { hashObject } from './git-object.js';
 import { trailersHold } from './pack-file.js';
@@ -22,6 +21,7 @@ import {
   indexCount,
   indexOffset,
   indexPosition,
+  inflateSized,
   isIndexV2,
   OFS_DELTA,
   parseEntryHeader,
@@ -86,8 +86,7 @@ export class PackReader {
   private readonly dir: string;
   private packs: Pack[] | undefined;
   private packNumber = 0;
-  private readonly bases = new Map<number, { type: number; body: Buffer }>();
-  private baseBytes = 0;
+  private readonly bases = new Recent<number, { type: number; body: Buffer }>(BASE_CACHE_BYTES, (base) => base.body.length);
   // Checked packs' open files, and the latest bytes read from one (see READ_AHEAD_BYTES).
   private readonly fds = new Map<Pack, number>();
   private readonly scratch = Buffer.allocUnsafeSlow(READ_AHEAD_BYTES);
@@ -144,8 +143,9 @@ export class PackReader {
     this.packs.unshift({ n: this.packNumber++, path, size: pack.length, idx, count: indexCount(idx), data: pack, verified: true });
   }
 
-  /** Whether a pack known so far, still on disk, holds `oid` (no rescan). */
-  holds(oid: string): boolean {
+  /** Whether a pack known so far (with `rescan`, a pack there is now), still on disk, holds `oid`. */
+  holds(oid: string, rescan = false): boolean {
+    if (rescan) this.packs = this.scan();
     const found = this.packs ? this.locate(Buffer.from(oid, 'hex')) : undefined;
     return found !== undefined && existsSync(found.pack.path);
   }
@@ -240,8 +240,6 @@ export class PackReader {
     if (cached) {
       if (maxBytes !== undefined && cached.body.length > maxBytes)
         throw new TooLarge(PACK_TYPES[cached.type] ?? 'object', cached.body.length);
-      this.bases.delete(key); // most recently used: last to go
-      this.bases.set(key, cached);
       return cached;
     }
     if (depth > 10_000) throw new Error('delta chain too long');
@@ -250,7 +248,7 @@ export class PackReader {
     if (!delta && !PACK_TYPES[type]) throw new Error(`unknown packed object type ${type}`);
     if (!delta && maxBytes !== undefined && size > maxBytes) throw new TooLarge(PACK_TYPES[type]!, size);
     // zlib's worst case is a little over the input size; inflate stops at the end of the stream.
-    const data = inflateSync(this.bytes(pack, offset + at, size + (size >> 10) + 64), { chunkSize: Math.max(64, size + 1) }); // one right-sized output buffer
+    const data = inflateSized(this.bytes(pack, offset + at, size + (size >> 10) + 64), size);
     if (data.length !== size) throw new Error('packed object has the wrong size');
     let object: { type: number; body: Buffer } = { type, body: data };
     if (delta) {
@@ -274,11 +272,44 @@ export class PackReader {
       object = { type: object.type, body: own };
     }
     this.bases.set(key, object);
-    this.baseBytes += object.body.length;
-    for (const [oldest, value] of this.bases) {
-      if (this.baseBytes <= BASE_CACHE_BYTES) break;
-      this.bases.delete(oldest);
-      this.baseBytes -= value.body.length;
+  }
+}
+
+/**
+ * A map that keeps its most recently used entries, up to `limit` in all, each weighing
+ * `weigh(value)` (1 unless told): the pack reader's delta bases (by bytes), history-deltas.ts's
+ * recent bodies and commits (by count).
+ */
+export class Recent<K, V> {
+  private readonly map = new Map<K, V>();
+  private total = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly weigh: (value: V) => number = () => 1,
+  ) {}
+
+  /** The value, now the most recently used. */
+  get(key: K): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+
+  /** Keeps `value`, dropping the least recently used past the limit. */
+  set(key: K, value: V): void {
+    const old = this.map.get(key);
+    if (old !== undefined) this.total -= this.weigh(old);
+    this.map.delete(key);
+    this.map.set(key, value);
+    this.total += this.weigh(value);
+    for (const [oldest, dropped] of this.map) {
+      if (this.total <= this.limit) break;
+      this.map.delete(oldest);
+      this.total -= this.weigh(dropped);
     }
   }
 }

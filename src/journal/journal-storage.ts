@@ -16,13 +16,6 @@ export interface ObjectReader {
   read(oid: string, expected: ObjectType, maxBytes?: number): Promise<Buffer>;
   /** The entries of tree `oid`. */
   readTree(oid: string): Promise<Tree>;
-  /** The bodies of `oids`, each handed to `onBody` with its index, in order. */
-  readEach(
-    oids: readonly string[],
-    expected: ObjectType,
-    onBody: (body: Buffer, index: number) => void,
-    options?: { maxBytes?: number },
-  ): Promise<void>;
 }
 
 /** Where a run is being driven: what run.json records of it when the run is made and finished. */

@@ -33,15 +33,6 @@ export class MemoryObjects implements ObjectReader {
   async readTree(oid: string): Promise<Tree> {
     return parseTree(await this.read(oid, 'tree'));
   }
-
-  async readEach(
-    oids: readonly string[],
-    expected: ObjectType,
-    onBody: (body: Buffer, index: number) => void,
-    options: { maxBytes?: number } = {},
-  ): Promise<void> {
-    for (let i = 0; i < oids.length; i++) onBody(await this.read(oids[i]!, expected, options.maxBytes), i);
-  }
 }
 
 /** A run's local side in memory: a lock per run within this store, commands and kept trees noted. */

@@ -56,13 +56,7 @@ export interface StepFile {
 export async function listRunStepFiles(store: JournalStorage, run: string): Promise<StepFile[]> {
   const shards = await shardTrees(store, run);
   const listed = new Array<StepFile[]>(shards.length);
-  await store.objects.readEach(
-    shards.map((shard) => shard.oid),
-    'tree',
-    (body, i) => {
-      listed[i] = shardFiles(shards[i]!.path, parseTree(body));
-    },
-  );
+  for (const [i, shard] of shards.entries()) listed[i] = shardFiles(shard.path, parseTree(await store.objects.read(shard.oid, 'tree')));
   return listed.flat();
 }
 
@@ -109,22 +103,19 @@ async function* shardsOf(store: JournalStorage, run: string, from = 0): AsyncGen
  */
 export async function readStepFiles(store: JournalStorage, run: string, files: readonly StepFile[]): Promise<JournalEntry[]> {
   const entries = new Array<JournalEntry>(files.length);
-  const oids = files.map((file) => file.oid);
+  let i = 0;
   try {
-    await store.objects.readEach(
-      oids,
-      'blob',
-      (body, i) => {
-        const file = files[i]!;
-        entries[i] = parseEntry(body.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
-      },
-      { maxBytes: MAX_ENTRY_BYTES },
-    );
+    // Straight from the store, not through readEntryBytes: one async frame less for each of
+    // thousands of entries.
+    for (; i < files.length; i++) {
+      const file = files[i]!;
+      const body = await store.objects.read(file.oid, 'blob', MAX_ENTRY_BYTES);
+      entries[i] = parseEntry(body.toString('utf8'), file.path, { run, step: file.step, kind: file.kind, phase: file.phase });
+    }
   } catch (error) {
     // An entry refused for its size is the record's own error, naming its path and step.
-    const file = error instanceof ObjectTooLargeError ? files[oids.indexOf(error.data.oid)] : undefined;
-    if (!file) throw error;
-    await sized(file.path, file.step, () => Promise.reject(error));
+    if (!(error instanceof ObjectTooLargeError)) throw error;
+    await sized(files[i]!.path, files[i]!.step, () => Promise.reject(error));
   }
   return entries;
 }

@@ -118,30 +118,6 @@ export function writeFileDurably(path: string, data: Uint8Array | string, option
 }
 
 /**
- * The same, with the fsync handed to the thread pool, so that several files' fsyncs overlap (the
- * file system then commits them together: an append's objects take about half as long).
- */
-export async function writeFileDurablyAsync(path: string, data: Uint8Array | string, options: DurableWriteOptions = {}): Promise<void> {
-  const { temp = defaultTemp(path), mode = 0o644 } = options;
-  const dirs = options.dirs === undefined ? new DirectorySync() : options.dirs;
-  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  try {
-    const fd = openTemp(temp, mode, dirs);
-    try {
-      writeFully(fd, bytes);
-      await fsyncAsync(fd);
-    } catch (error) {
-      abandonTemp(fd, temp);
-      throw error;
-    }
-    finishTemp(fd, temp, path, dirs);
-    if (options.dirs === undefined) await dirs?.flush();
-  } catch (error) {
-    throw asWriteFailure(error, path);
-  }
-}
-
-/**
  * Writes `data` to `path` whole or not at all against a crash of this process (temp file, rename),
  * with no fsync: for a record that means nothing after a power cut, such as the commands that are
  * running right now (a power cut ends them too), where an fsync would only cost time.

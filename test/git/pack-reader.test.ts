@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { JournalStore } from '../../src/journal/store.js';
 import { PackReader } from '../../src/git/pack-reader.js';
+import { inflateSized } from '../../src/git/pack-format.js';
+import { deflateSync } from 'node:zlib';
 import { gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 
@@ -104,3 +106,22 @@ function readBytes<T>(fn: () => T): { value: T; bytes: number } {
   const value = withBuiltin(fs, 'readSync', counting, fn);
   return { value, bytes };
 }
+
+// The reads inflate each object through one reused zlib state; damage is still the error inflateSync
+// gives, and a state an error closed is replaced, never reused.
+describe('inflateSized', () => {
+  it('inflates to the size given, reports damage as zlib does, and inflates again after an error', () => {
+    const data = Buffer.from('a journal entry, '.repeat(200));
+    const stream = deflateSync(data);
+    assert.deepEqual(inflateSized(Buffer.concat([stream, Buffer.from('the next entry')]), data.length), data);
+    assert.throws(() => inflateSized(stream.subarray(0, stream.length - 3), data.length), /unexpected end of file/);
+    assert.deepEqual(inflateSized(stream, data.length), data);
+    const damaged = Buffer.from(stream);
+    damaged[damaged.length - 1]! ^= 1;
+    assert.throws(() => inflateSized(damaged, data.length), /incorrect data check/);
+    // A size that does not match is inflateSync's whole answer, for the caller to refuse.
+    assert.equal(inflateSized(stream, 10).length, data.length);
+    assert.deepEqual(inflateSized(stream, data.length), data);
+    assert.equal(inflateSized(deflateSync(Buffer.alloc(0)), 0).length, 0);
+  });
+});
