@@ -5,7 +5,7 @@
 // a module exporting a BenchGroup (see bench/lib.ts) and add it to `groups` below.
 import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { collectGarbage, createBenchRoot, formatTable, type BenchContext, type BenchGroup, type Row } from './lib.js';
+import { caCertsNote, collectGarbage, createBenchRoot, formatTable, type BenchContext, type BenchGroup, type Row } from './lib.js';
 import { journalGroup } from './journal.js';
 import { peersGroup } from './peers.js';
 import { runsGroup } from './runs.js';
@@ -84,7 +84,8 @@ async function main(): Promise<number> {
 
   for (const { group, rows } of results) {
     console.log(`\n${group}${quick ? ' (quick)' : ''}: ${machine}`);
-    console.log(`load average (1 / 5 min): ${load('before', loadBefore)}, ${load('after', loadavg())} (other work on the machine skews fsync-bound numbers)\n`);
+    console.log(`load average (1 / 5 min): ${load('before', loadBefore)}, ${load('after', loadavg())} (other work on the machine skews fsync-bound numbers)`);
+    console.log(`${caCertsNote()}\n`);
     console.log(formatTable(rows));
   }
   const misses = results.flatMap((r) => r.rows).filter((r) => r.ok === false);

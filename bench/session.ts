@@ -22,6 +22,11 @@
 // Targets: Enter → request ≤ 100 ms and ≤ 2x pi's, flat from the shortest run to the longest; a
 // resume ≤ 400 ms and ahead of pi (and of Claude Code: a row of its own), at every length. The rows
 // also give each harness's request body at the server, so that the contexts can be seen to compare.
+//
+// Every program runs without NODE_EXTRA_CA_CERTS (bench/lib.ts: Node parses the certificates it
+// names at every start, a cost of the machine that pi pays too; the fake server is local HTTP). One
+// more row at each length measures savepoint's resume with the machine's value set, in the same
+// rotation, so that what the machine adds is in the table too.
 // pi and Claude Code are installed on demand into the bench's cache folder (bench/peers.ts,
 // bench/claude-code.ts); when one cannot be had or driven, its rows say why.
 //
@@ -34,7 +39,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/helpers/fake-anthropic.js';
-import { createBenchRepo, createTempDir, now, percentile, type BenchContext, type BenchGroup, type Row, runAlone } from './lib.js';
+import { createBenchRepo, createTempDir, MACHINE_CA_CERTS, now, percentile, type BenchContext, type BenchGroup, type Row, runAlone } from './lib.js';
 import { ensurePi, PI_VERSION } from './peers.js';
 import { CLAUDE_PACKAGE, CLAUDE_VERSION, ensureClaude, prepareClaudeHome, type ClaudePlace } from './claude-code.js';
 import { claudeMessageLatencies, claudeResumeLatency, writeClaudeSession, type ClaudeSession } from './claude-session.js';
@@ -52,6 +57,8 @@ const TARGET_MESSAGE_MS = 100;
 const TARGET_MESSAGE_RATIO = 2;
 const TARGET_RESUME_MS = 400;
 const CLAUDE = 'Claude Code';
+// The extra resume row's harness: savepoint with NODE_EXTRA_CA_CERTS as the machine sets it.
+const WITH_CA_CERTS = 'savepoint, NODE_EXTRA_CA_CERTS set';
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
 // BENCH_SESSION_BASELINE=<another savepoint checkout, built>: its CLI measured on the same runs, in turn with this one's.
 const BASELINE = process.env.BENCH_SESSION_BASELINE ? join(resolve(process.env.BENCH_SESSION_BASELINE), 'bin', 'savepoint.js') : undefined;
@@ -80,8 +87,8 @@ async function messageLatencies(bin: string, root: string, run: string): Promise
   }
 }
 
-// `savepoint continue` killed while its request is at the server, then `savepoint resume`: spawn to its first request, in ms; and that request's size in bytes.
-async function resumeLatency(bin: string, root: string, run: string): Promise<{ ms: number; requestBytes: number }> {
+// `savepoint continue` killed while its request is at the server, then `savepoint resume`: spawn to its first request, in ms; and that request's size in bytes. `caCerts`: the resume runs with NODE_EXTRA_CA_CERTS set to it.
+async function resumeLatency(bin: string, root: string, run: string, caCerts?: string): Promise<{ ms: number; requestBytes: number }> {
   const arrived = arrivals();
   let release: (() => void) | undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -102,7 +109,7 @@ async function resumeLatency(bin: string, root: string, run: string): Promise<{ 
     killed.kill('SIGKILL');
     await new Promise((resolve) => killed.once('exit', resolve));
     const spawned = now();
-    const resumed = spawn(process.execPath, [bin, 'resume', run, '--no-sandbox', '--yes'], { cwd: root, env, stdio: 'ignore' });
+    const resumed = spawn(process.execPath, [bin, 'resume', run, '--no-sandbox', '--yes'], { cwd: root, env: caCerts === undefined ? env : { ...env, NODE_EXTRA_CA_CERTS: caCerts }, stdio: 'ignore' });
     const ms = (await arrivalAfter(arrived.at, 1)) - spawned;
     await new Promise((resolve) => resumed.once('exit', resolve));
     return { ms, requestBytes: JSON.stringify(fake.requests[1] ?? {}).length };
@@ -125,6 +132,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   const claude = ensureClaude(context.log);
   const claudeCli = 'cli' in claude ? claude.cli : undefined;
   rows.push({ what: 'Claude Code', value: claudeCli ? `${CLAUDE_VERSION} (${CLAUDE_PACKAGE})` : `skipped: ${(claude as { skipped: string }).skipped}` });
+  rows.push({ what: 'NODE_EXTRA_CA_CERTS', value: MACHINE_CA_CERTS === undefined ? 'not set on this machine' : `unset for every program measured (the machine sets ${MACHINE_CA_CERTS}); one row with it set` });
   const medians: number[] = [];
   for (const [index, size] of sizes.entries()) {
     const repo = createBenchRepo(context, `session-${size}`);
@@ -172,7 +180,8 @@ async function run(context: BenchContext): Promise<Row[]> {
       type Resume = { ms: number; requestBytes: number };
       interface Harness {
         who: string;
-        message(): Promise<{ samples: number[]; requestBytes: number }>;
+        // Absent: measured for its resume only.
+        message?(): Promise<{ samples: number[]; requestBytes: number }>;
         resume(): Promise<Resume>;
       }
       const harnesses: Harness[] = [
@@ -181,6 +190,7 @@ async function run(context: BenchContext): Promise<Row[]> {
         ...(claudePlace && claudeSession
           ? [{ who: CLAUDE, message: () => claudeMessageLatencies(claudePlace!, claudeSession!, BUILD_MODEL, MESSAGES), resume: () => claudeResumeLatency(claudePlace!, claudeSession!, BUILD_MODEL) }]
           : []),
+        ...(MACHINE_CA_CERTS === undefined ? [] : [{ who: WITH_CA_CERTS, resume: () => resumeLatency(BIN, repo.root, built.run, MACHINE_CA_CERTS) }]),
       ];
       const rotated = (by: number) => harnesses.map((_, i) => harnesses[(i + by) % harnesses.length]!);
       // Claude Code's failures skip its rows (with the reason); the others' fail the group as before.
@@ -197,6 +207,7 @@ async function run(context: BenchContext): Promise<Row[]> {
 
       const messages = new Map<string, { samples: number[]; requestBytes: number }>();
       for (const harness of rotated(index)) {
+        if (!harness.message) continue;
         const sample = await measure(harness.who, harness.message);
         if (!sample) continue;
         messages.set(harness.who, sample);
@@ -233,6 +244,11 @@ async function run(context: BenchContext): Promise<Row[]> {
         const ratio = theirResume === undefined ? undefined : p50 / theirResume;
         const target = mine ? { target: `≤ ${TARGET_RESUME_MS} ms${theirResume === undefined ? '' : ', < pi'}`, ok: p50 <= TARGET_RESUME_MS && (ratio === undefined || ratio < 1) } : {};
         rows.push({ what: `${who}: resume after kill -9 (pi: -p --continue), spawn → first request, ${steps(built.steps)} steps (median)`, n: ours.length, p50, peer: theirResume, ratio, ...target });
+      }
+      const withCaCerts = resumes.get(WITH_CA_CERTS)?.map((r) => r.ms);
+      if (withCaCerts) {
+        const p50 = percentile(withCaCerts, 50);
+        rows.push({ what: `${WITH_CA_CERTS} (as this machine has it): resume, spawn → first request, ${steps(built.steps)} steps (median)`, n: withCaCerts.length, p50, peer: theirResume, ratio: theirResume === undefined ? undefined : p50 / theirResume });
       }
       if (claudeCli) {
         const theirMessages = messages.get(CLAUDE);

@@ -44,11 +44,12 @@ export class JournalStore implements JournalStorage {
   }
 
   /**
-   * Opens the journal of the repository around `dir` (throws NotARepositoryError and friends),
-   * removing the stale temp files killed writers left (leftovers.ts).
+   * Opens the journal of the repository around `dir` (throws NotARepositoryError and friends), or
+   * of the repository the caller found already, removing the stale temp files killed writers left
+   * (leftovers.ts).
    */
-  static async open(dir: string, options: StoreOptions = {}): Promise<JournalStore> {
-    const repo = findRepository(dir);
+  static async open(dir: string | Repository, options: StoreOptions = {}): Promise<JournalStore> {
+    const repo = typeof dir === 'string' ? findRepository(dir) : dir;
     removeStaleTemps(repo.commonDir, dirname(join(repo.commonDir, JOURNAL_REF)));
     const store = new JournalStore(repo, new ObjectStore(repo.commonDir), options);
     await store.refresh();

@@ -278,7 +278,7 @@ async function drive(target: RunTarget, options: SessionOptions): Promise<RunOut
 // are: the pushes say what is wrong with the remote, and a run there that this clone could not see
 // stops at its first push (rejected), before any one-shot effect.
 async function openSynced(dir: string | undefined, options: SessionOptions = {}) {
-  const store = await JournalStore.open(dir ?? process.cwd());
+  const store = await JournalStore.open(options.repository ?? dir ?? process.cwd());
   if (typeof options.push === 'string') await fetchFirst(store, options.push, options);
   const synced = await syncJournals(store);
   return { store, synced };

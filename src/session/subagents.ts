@@ -78,7 +78,7 @@ export class Subagents {
     const run = subagentRunId(parent.run, request.step);
     const label = { run, description: request.description };
     // A store of its own (its object store, its tip): its appends race the parent's as another process's would.
-    const store = await JournalStore.open(parent.store.repo.root);
+    const store = await JournalStore.open(parent.store.repo);
     const snapshotter = new WorktreeSnapshotter(store.repo, store.objects, {
       redactText: parent.secrets.redactor.text,
       recordName: parent.secrets.recordName,

@@ -15,11 +15,17 @@ import type { HookNotice } from '../agent/loop.js';
 import type { HookWarning } from '../agent/hooks.js';
 import type { SessionHold } from './hold.js';
 import type { MessageExpansion } from './message-expansion.js';
+import type { Repository } from '../git/repository.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
 export interface SessionOptions {
   /** A directory inside the repository the agent works in. Default: the current directory. */
   dir?: string;
+  /**
+   * The repository around `dir` when the caller found it already (the CLI does, for its settings):
+   * the journal is opened on it, and git is not asked again. Default: found from `dir`.
+   */
+  repository?: Repository;
   /** An Anthropic model id, or `script:<file>` for a scripted model. Default: the run's model, else DEFAULT_MODEL. */
   model?: string;
   /** The model a new run takes when `model` is not given (settings' `model`); an existing run keeps its own. */

@@ -4,7 +4,7 @@
 // message (or /model) after Ctrl-C reaches the model before anything left of the stopped turn runs.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -34,7 +34,9 @@ describe('the person\'s messages in a session', { concurrency: true }, () => {
       { text: 'Fixed the second.' },
     ];
     const fake = await scratch.fake(turns);
-    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root, env: fakeEnv(fake) });
+    // git's own trace of the commands savepoint starts: the repository is found once per session.
+    const trace = join(scratch.dir('git-trace-'), 'trace');
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root, env: { ...fakeEnv(fake), GIT_TRACE: trace } });
     await term.waitFor(/^›\s*$/m);
     term.type('find the bugs');
     await term.waitFor(/answers "I found two bugs[\s\S]*^›\s*$/m);
@@ -53,6 +55,8 @@ describe('the person\'s messages in a session', { concurrency: true }, () => {
     assert.ok(subjects.every((s) => / user "yes"/.test(s)));
     assert.equal((await journalPaths(repo.root)).filter((p) => p.endsWith('-user.json')).length, 2);
     assertToolPairing(fake.requests);
+    const found = readFileSync(trace, 'utf8').split('\n').filter((line) => / built-in: git rev-parse .*--show-toplevel/.test(line));
+    assert.equal(found.length, 1, `the repository is found once for the session's three messages, not at each:\n${found.join('\n')}`);
   });
 
   // The model's answer runs two commands: the first waits, the second deletes data.txt.

@@ -8,7 +8,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isCompactionRequest } from '../../src/model/compaction.js';
 import type { ScriptTurn } from '../../src/model/script-file.js';
@@ -54,8 +54,12 @@ function rewriteSnapshot(root: string, run: string, text: string | undefined): v
 async function resumeIn(root: string, run: string): Promise<{ body: string; fromSnapshot: number | undefined; replayed: number[] }> {
   const fake = await startFakeAnthropic({ turns: () => ({ text: 'Done now.' }) });
   try {
-    const resumed = await runCli(['resume', run, '--yes', '--no-sandbox', '--json'], { cwd: root, env: fakeEnv(fake) });
+    // git's own trace of the commands savepoint starts: the repository is found once, for the settings and the journal alike.
+    const trace = join(scratch.dir('git-trace-'), 'trace');
+    const resumed = await runCli(['resume', run, '--yes', '--no-sandbox', '--json'], { cwd: root, env: { ...fakeEnv(fake), GIT_TRACE: trace } });
     assert.equal(resumed.code, 0, resumed.stderr + resumed.stdout);
+    const found = readFileSync(trace, 'utf8').split('\n').filter((line) => / built-in: git rev-parse .*--show-toplevel/.test(line));
+    assert.equal(found.length, 1, `the repository is found once:\n${found.join('\n')}`);
     const events = resumed.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; fromSnapshot?: number; position?: number });
     const opened = events.find((event) => event.type === 'run-started')!;
     assert.ok(fake.requests.length >= 1, 'the resumed run asked the model');

@@ -25,6 +25,7 @@ import { parsePromptLine, SLASH_COMMANDS } from './slash-commands.js';
 import { completeLine } from './completion.js';
 import { TurnKeys } from './turn-keys.js';
 import { relative } from 'node:path';
+import type { Repository } from '../../git/repository.js';
 import { sessionSettings } from '../view/session-settings.js';
 import type { CustomCommand } from '../../settings/index.js';
 
@@ -94,6 +95,8 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
   // again only when the files changed since).
   const settled = await settleTrust(flags, { said: state.said, declinedTrust: state.declinedTrust }, true);
   if (typeof settled === 'number') return settled;
+  // Found once: the session's folder stays the same, so its turns do not ask git again.
+  state.repository = settled.repository;
   // The model's client (the SDK, Node's fetch) loads now, while the run opens and the person types:
   // loaded at the first request, it was most of the first message's Enter -> request. The prompt
   // does not wait for it (that moved ~300 ms to the time before the prompt, more than it saved).
@@ -137,7 +140,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
       case 'exit':
         return 0;
       case 'help':
-        out.write(helpText(customCommands(flags, state.remembered), style));
+        out.write(helpText(customCommands(flags, state.remembered, state.repository), style));
         break;
       case 'model':
         await changeModel(state, line.model, style);
@@ -167,7 +170,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         break;
       case 'unknown': {
         // A custom command is a message: the turn sends its text (expanded, and recorded, there).
-        const custom = customCommands(flags, state.remembered).commands?.find((command) => command.name === line.name);
+        const custom = customCommands(flags, state.remembered, state.repository).commands?.find((command) => command.name === line.name);
         if (custom && !custom.untrusted) await message(state, answer.line.trim());
         else if (custom)
           out.write(
@@ -182,9 +185,9 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
 
 // The custom commands as the files are now (a session may add or edit one between messages), and
 // those a built-in's name hides; none when the settings cannot be read (the next turn says why).
-function customCommands(flags: DriveFlags, remembered: string[]): { commands?: CustomCommand[]; shadowed?: CustomCommand[] } {
+function customCommands(flags: DriveFlags, remembered: string[], repository?: Repository): { commands?: CustomCommand[]; shadowed?: CustomCommand[] } {
   try {
-    const { commands, shadowed } = sessionSettings(flags, process.cwd(), process.env, remembered);
+    const { commands, shadowed } = sessionSettings(flags, process.cwd(), process.env, remembered, repository);
     return { commands, shadowed };
   } catch {
     return {};
@@ -229,6 +232,8 @@ interface SessionState {
   declinedTrust: TrustDeclined;
   /** The run the last turn ended on, held open: the next message to it replays nothing. */
   hold: SessionHold;
+  /** The repository around the session's folder, found at its start (undefined outside one, or before). */
+  repository?: Repository;
 }
 
 // A message: a new run's task, or a follow-up of the session's run.
@@ -355,6 +360,7 @@ async function turn(
     },
     carried: () => state.cost.lastTally,
     hold: state.hold,
+    ...(state.repository ? { repository: state.repository } : {}),
   };
   try {
     keys.resume();

@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import { isSavepointError } from '../../errors/index.js';
 import { MCP_CONFIG_FILE } from '../../tools/mcp/index.js';
-import { findRepository } from '../../git/repository.js';
+import { findRepository, type Repository } from '../../git/repository.js';
 import {
   findCustomCommands,
   loadSettings,
@@ -41,6 +41,12 @@ export interface SessionSettings {
   settings: Settings;
   /** The repository root around the current directory, when there is one. */
   root?: string;
+  /**
+   * The repository around the current directory, as git found it, when there is one: a command
+   * hands it to the session (SessionOptions.repository) and an interactive session to each turn,
+   * so that git is asked once per process, not again for the journal or at every message.
+   */
+  repository?: Repository;
   /** The rules in force (a session adds to them: `a` at an approval). */
   rules: PermissionRules;
   /** How a call no rule decides is approved: --yes is 'yes'. */
@@ -65,14 +71,17 @@ export interface SessionSettings {
 /**
  * Loads the settings for `dir` (the current directory) and applies `flags` over them; `remembered`
  * are the allow rules `a` added earlier in an interactive session (kept for the rest of it).
+ * `repository`: the repository around `dir` as an earlier call found it (an interactive session's
+ * folder stays the same), not asked of git again; by default it is found.
  */
 export function sessionSettings(
   flags: Pick<DriveFlags, 'yes' | 'allowNetwork' | 'allowGitWrites' | 'trust' | 'allowedTools' | 'disallowedTools'>,
   dir = process.cwd(),
   env: NodeJS.ProcessEnv = process.env,
   remembered: readonly string[] = [],
+  repository: Repository | undefined = repositoryAround(dir, env),
 ): SessionSettings {
-  const root = repositoryRoot(dir, env);
+  const root = repository?.root;
   // --trust trusts the folder's files as they are now, and records it (docs/trust.md).
   const settings = loadSettings(root, env, { trust: Boolean(flags.trust) });
   const rules = permissionRules(settings);
@@ -85,7 +94,7 @@ export function sessionSettings(
     commands: found.filter((command) => !BUILT_IN_NAMES.has(command.name)),
     shadowed: found.filter((command) => BUILT_IN_NAMES.has(command.name)),
     settings,
-    ...(root ? { root } : {}),
+    ...(repository ? { root: repository.root, repository } : {}),
     rules,
     mode: flags.yes ? 'yes' : settings.defaultMode.value,
     ...(settings.model ? { defaultModel: settings.model.value } : {}),
@@ -113,8 +122,13 @@ export function mcpServersOf(settings: Settings): { servers: Record<string, unkn
 
 /** The repository root around `dir`, or undefined outside one (the command then says so itself). */
 export function repositoryRoot(dir: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return repositoryAround(dir, env)?.root;
+}
+
+/** The repository around `dir`, or undefined outside one (the command then says so itself). */
+export function repositoryAround(dir: string, env: NodeJS.ProcessEnv = process.env): Repository | undefined {
   try {
-    return findRepository(dir, env).root;
+    return findRepository(dir, env);
   } catch (error) {
     if (isSavepointError(error)) return undefined;
     throw error;

@@ -22,6 +22,7 @@ import type { DriveFlags } from './drive-flags.js';
 import { StepPrinter } from './step-printer.js';
 import { headerLines } from './run-header.js';
 import { sessionSettings, type SessionSettings } from './session-settings.js';
+import type { Repository } from '../../git/repository.js';
 import { askTrustOrStop, leftOutLine, trustQuestionsFor, type TrustDeclined } from './trust-question.js';
 import { styleFor, type Style } from '../terminal/style.js';
 import { subagentLine } from './subagent-line.js';
@@ -54,6 +55,8 @@ export interface TurnView {
   hold?: SessionHold;
   /** The message goes as typed, never as a custom command (typed with `//` in a session); `@` mentions still bring their files. */
   noCommands?: boolean;
+  /** The repository the session found at its start (its folder stays the same): each turn reads the settings files again, but does not ask git where the repository is. */
+  repository?: Repository;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function settleTrust(
   interactive: boolean,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SessionSettings | number> {
-  let settings = sessionSettings(flags, process.cwd(), env, view.remembered);
+  let settings = sessionSettings(flags, process.cwd(), env, view.remembered, view.repository);
   if (interactive && settings.root) {
     const asked = trustQuestionsFor(settings.settings, view.declinedTrust);
     if (asked.folder || asked.servers.length) {
@@ -80,7 +83,7 @@ export async function settleTrust(
         env,
       });
       if ('exitCode' in answer) return answer.exitCode;
-      if (answer.recorded) settings = sessionSettings(flags, process.cwd(), env, view.remembered);
+      if (answer.recorded) settings = sessionSettings(flags, process.cwd(), env, view.remembered, settings.repository);
     }
   }
   const line = leftOutLine(settings.settings, settings.root);
@@ -188,6 +191,8 @@ export async function runOnTerminal(
         ? (reason, remedy) => askToRunUnconfined(reason, remedy, live.out, style, stop, beforeQuestion)
         : undefined,
       env,
+      // Found once for the settings: the journal is opened on it, not found again.
+      ...(settings.repository ? { repository: settings.repository } : {}),
       // A session's background commands run on between its messages; it stops them when it ends.
       ...(view.inSession ? { keepBackgroundCommands: true } : {}),
       signal: controller.signal,
