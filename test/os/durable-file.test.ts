@@ -7,19 +7,19 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DiskFullError } from '../../src/errors/index.js';
 import { asWriteFailure } from '../../src/errors/disk-full.js';
-import { DirectorySync, writeFileAtomically, writeFileDurably, writeFileDurablyAsync, writeFully } from '../../src/os/durable-file.js';
+import { DirectorySync, writeFileAtomically, writeFileDurably, writeFully } from '../../src/os/durable-file.js';
 import { useScratch } from '../helpers/scratch.js';
 
 describe('durable files', () => {
   const scratch = useScratch();
 
-  it('writes a new file whole, with its mode, in directories it makes, and replaces an old one; no temp file is left', async () => {
+  it('writes a new file whole, with its mode, in directories it makes, and replaces an old one; no temp file is left', () => {
     const dir = scratch.dir('savepoint-durable-');
     const path = join(dir, 'a', 'b', 'record.json');
     writeFileDurably(path, '{"v":1}', { mode: 0o600 });
     assert.equal(readFileSync(path, 'utf8'), '{"v":1}');
     assert.equal(statSync(path).mode & 0o777, 0o600);
-    await writeFileDurablyAsync(path, new Uint8Array([1, 2, 3]));
+    writeFileDurably(path, new Uint8Array([1, 2, 3]));
     assert.deepEqual([...readFileSync(path)], [1, 2, 3]);
     writeFileAtomically(join(dir, 'live.json'), 'running');
     assert.equal(readFileSync(join(dir, 'live.json'), 'utf8'), 'running');
@@ -37,12 +37,11 @@ describe('durable files', () => {
     assert.deepEqual(readdirSync(join(dir, 'tmp')), []);
   });
 
-  it('a rename that fails (a directory where the file should be) leaves that directory as it was and removes the temp file', async () => {
+  it('a rename that fails (a directory where the file should be) leaves that directory as it was and removes the temp file', () => {
     const dir = scratch.dir('savepoint-durable-');
     mkdirSync(join(dir, 'taken'));
     writeFileSync(join(dir, 'taken', 'inside'), 'kept');
     assert.throws(() => writeFileDurably(join(dir, 'taken'), 'new'), (error: NodeJS.ErrnoException) => ['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(error.code!));
-    await assert.rejects(writeFileDurablyAsync(join(dir, 'taken'), 'new'), (error: NodeJS.ErrnoException) => ['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(error.code!));
     assert.deepEqual(readdirSync(dir), ['taken']);
     assert.equal(readFileSync(join(dir, 'taken', 'inside'), 'utf8'), 'kept');
   });
@@ -71,7 +70,7 @@ describe('durable files', () => {
     dirs.add(join(dir, 'x'));
     dirs.add(join(dir, 'also-gone'));
     await Promise.all([dirs.flush(), dirs.flush()]);
-    await writeFileDurablyAsync(join(dir, 'x', 'y', 'f'), 'f', { dirs });
+    writeFileDurably(join(dir, 'x', 'y', 'f'), 'f', { dirs });
     await dirs.flush();
     assert.equal(readFileSync(join(dir, 'x', 'y', 'f'), 'utf8'), 'f');
   });
