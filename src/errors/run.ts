@@ -150,6 +150,9 @@ export function stopSignalWords(signal: StopSignal): string {
  * reads it to record who stopped it, and how long it had run.
  */
 export class StoppedBySignalError extends SavepointError<{ signal: StopSignal }> {
+  /** When the signal came (ms since the epoch): what is left of the two seconds to end in is counted from it. */
+  readonly at = Date.now();
+
   constructor(signal: StopSignal) {
     super('ESTOPPED', `Stopped by ${stopSignalWords(signal)}.`, { signal });
   }

@@ -101,8 +101,12 @@ export interface RunTarget {
   renew?: { run: string; model: string };
 }
 
-// After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets this long of them.
+// After Ctrl-C, SIGTERM or SIGHUP the CLI ends within two seconds: the flush gets at most this long
+// of them, and ends by INTERRUPTED_FLUSH_BY_MS after the signal whatever came before it (on a loaded
+// machine, recording the stopped step can take most of the two seconds), so that what did not reach
+// the remote and the last words are said before the end.
 const INTERRUPTED_FLUSH_MS = 800;
+const INTERRUPTED_FLUSH_BY_MS = 1200;
 
 // Errors after which the run's journal must stay exactly as it was, also once the loop started: nothing ran. A drift refusal
 // waits for --restore or --keep-worktree (so `savepoint runs` must not call the run failed, and no
@@ -648,7 +652,8 @@ class RunLife {
       await journal.record
         .markInterrupted(reason instanceof StoppedBySignalError ? stopSignalWords(reason.data.signal) : 'aborted')
         .catch(() => {});
-      await this.flush(INTERRUPTED_FLUSH_MS);
+      const since = reason instanceof StoppedBySignalError ? Date.now() - reason.at : 0;
+      await this.flush(Math.max(0, Math.min(INTERRUPTED_FLUSH_MS, INTERRUPTED_FLUSH_BY_MS - since)));
       return { run: target.run, status: 'interrupted', final: '', steps: journal.history.lastPosition, ...this.turnStats() };
     }
     const untouched = !this.loopStarted || NOTHING_RAN.some((type) => error instanceof type);
