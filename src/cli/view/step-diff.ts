@@ -99,12 +99,15 @@ export async function allStepDiffs(root: string, timeline: Timeline): Promise<Ma
   const result = await runGit([...BIG_AS_BINARY, 'diff-tree', '--stdin', '-r', '-p', '--no-color', '--no-commit-id'], { cwd: root, input });
   // Some tree is missing (a journal fetched without its objects): each step alone says which.
   if (result.exitCode !== 0) return eachAlone(root, timeline, pairs);
-  // The output is each echoed pair, then its diff (nothing when the trees are the same).
+  // The output is each echoed pair, then its diff (nothing when the trees are the same). git 2.39
+  // leaves out a pair whose tree is missing and still exits 0: a pair not echoed is such a one,
+  // and each step alone then says which (read on, every later step would have shown no change).
   const lines = String(result.stdout).split('\n');
   let i = 0;
   for (const [n, p] of pairs.entries()) {
     const header = `${p.from} ${p.to}`;
     while (i < lines.length && lines[i] !== header) i++;
+    if (i === lines.length) return eachAlone(root, timeline, pairs);
     const start = ++i;
     const next = pairs[n + 1];
     const nextHeader = next ? `${next.from} ${next.to}` : undefined;

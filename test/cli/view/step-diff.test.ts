@@ -61,6 +61,17 @@ describe('step diffs', () => {
     const alone = await stepDiff(repo.root, broken, 2);
     assert.match(alone!.error ?? '', /^git cannot compare the trees \(.+\); fetch the journal's objects, or the base commit, first$/);
     assert.equal((await allStepDiffs(repo.root, broken)).get(1)!.text, one.text, 'the steps whose trees are here still get their diffs');
+    // A missing tree between two that are here: git leaves its pair out and exits 0. The step says
+    // why, and the steps after it still get their own diffs, not an empty one.
+    const fourth = await checkpoint({ 'new.txt': 'newer\n' });
+    const gap = timeline([{ step: 1, checkpoint: first }, { step: 2, checkpoint: 'e'.repeat(40) }, { step: 3, checkpoint: third }, { step: 4, checkpoint: fourth }], {
+      baseCommit: base,
+    });
+    const gapDiffs = await allStepDiffs(repo.root, gap);
+    assert.equal(gapDiffs.get(1)!.text, one.text);
+    assert.match(gapDiffs.get(2)!.error ?? '', /^git cannot compare the trees/);
+    assert.match(gapDiffs.get(3)!.error ?? '', /^git cannot compare the trees/, 'the step after the missing tree is diffed against it, and says so');
+    assert.match(gapDiffs.get(4)!.text, /^diff --git a\/new\.txt b\/new\.txt\n[\s\S]*-new\n\+newer\n$/, 'a later step whose trees are here gets its diff');
   });
 
   it('colour a diff by line only when the style has colour', () => {
