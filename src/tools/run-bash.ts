@@ -12,7 +12,7 @@ import { defineTool, toolError, toolOk } from './define-tool.js';
 import { asText, lastLine } from './truncate.js';
 import { absentControlFiles, gitPaths, sandboxedCommand, type SandboxConfig } from './sandbox.js';
 import { sandboxNote } from './sandbox-notes.js';
-import { SPARE_LOADER, SpareShells } from './spare-shell.js';
+import { fitsSpare, SPARE_LOADER, SpareShells } from './spare-shell.js';
 import { openPipeId, pipeHolders, type PipeHolder } from '../os/pipe-holders.js';
 import { startProcess, type CommandLine } from '../os/processes.js';
 import type { Tool, ToolResult } from './types.js';
@@ -327,6 +327,7 @@ async function runBash(
 
 // A spare started for this command alone and taken at once (undefined: the script does not fit the loader).
 function startedAhead(loader: CommandLine, root: string, script: string): ReturnType<SpareShells['take']> {
+  if (!fitsSpare(script)) return undefined;
   const once = new SpareShells();
   once.prepare(loader, root);
   return once.take(loader, root, script);

@@ -45,6 +45,11 @@ interface Spare {
   dead: boolean;
 }
 
+/** Whether a spare's loader can run `script` (it reads it whole from a pipe: at most 64 KB, no NUL); else the command starts cold. */
+export function fitsSpare(script: string): boolean {
+  return script.length <= SPARE_MAX_SCRIPT && !script.includes('\0');
+}
+
 /**
  * At most one spare shell, for the next command of one run: a command `take`s it, then `want`s one
  * for the command after, started at the run's next `idle` or beside a long command. The run that
@@ -73,13 +78,7 @@ export class SpareShells {
     this.forgetWanted(); // this command's caller says what it wants next
     if (!spare) return undefined;
     // No pid: its spawn failed, and the 'error' saying so is still on its way.
-    if (
-      spare.dead ||
-      !spare.handle.running ||
-      !sameCommand(spare, loader, cwd) ||
-      script.length > SPARE_MAX_SCRIPT ||
-      script.includes('\0')
-    ) {
+    if (spare.dead || !spare.handle.running || !sameCommand(spare, loader, cwd) || !fitsSpare(script)) {
       stop(spare);
       return undefined;
     }
