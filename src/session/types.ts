@@ -16,6 +16,7 @@ import type { HookWarning } from '../agent/hooks.js';
 import type { SessionHold } from './hold.js';
 import type { MessageExpansion } from './message-expansion.js';
 import type { Repository } from '../git/repository.js';
+import type { RestoreResult } from '../worktree/restore.js';
 
 /** The options every way of driving a run shares (start, resume, continue). */
 export interface SessionOptions {
@@ -225,18 +226,12 @@ export type SessionEvent =
    * files (fork). left: files that differ but the run never wrote, left as the person has them;
    * saved: the ref that holds every file it overwrote or removed, and the command that brings them back.
    */
-  | {
+  | ({
       type: 'worktree-restored';
       reason: 'flag' | 'clean-base' | 'chosen' | 'fork';
       step: number;
-      written: string[];
-      deleted: string[];
-      kept: string[];
-      left: string[];
-      unrevealed: string[];
-      unrestorable: string[];
       saved?: { ref: string; files: string[]; command: string };
-    }
+    } & RestoreResult)
   /** The run goes on with files that differ from its checkpoint: --keep-worktree (flag), a session's message or `continue` (default), the person's answer (chosen), a step in flight at a crash, or its subagents' work at a crash (subagents). */
   | { type: 'worktree-kept'; reason: 'flag' | 'default' | 'in-flight' | 'chosen' | 'subagents'; step: number; changes: FileChange[] }
   /** A step of a subagent (its run, and the description and parent step of the task call that started it), as the valve told it. */
