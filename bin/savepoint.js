@@ -1,38 +1,126 @@
 #!/usr/bin/env node
-// The `savepoint` command. It runs dist/cli.js, the command line as scripts/bundle.js bundled it: in
+// The `savepoint` command. It runs dist/cli.cjs, the command line as scripts/bundle.js bundled it: in
 // a clone `npm install` builds it (prepare), in the package it was built before packing (prepack).
-import { existsSync } from 'node:fs';
+//
+// It keeps V8's compiled code of that bundle between runs, so that a start does not compile its
+// 2.6 MB of JavaScript again (a resume of a 6,000-step run: 526 → 372 ms, spawn to its first
+// request; docs/architecture.md, "Start-up"). Node 22.1 and later do that themselves
+// (module.enableCompileCache); on Node 20 this file does it through node:vm's public API, as Node 22
+// does inside. Both keep it under NODE_COMPILE_CACHE, or node-compile-cache in the system's temp
+// folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program. A cache that cannot be
+// read or written costs only the saving.
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import module from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 
-// Node 22.1 and later keep V8's compiled code of the bundle between runs (in the system's temp
-// folder, keyed by Node's version and each file's content): start-up compiles ~1.5 MB of JavaScript
-// otherwise, 60-90 ms of a 300-450 ms start (docs/benchmarks.md). NODE_COMPILE_CACHE chooses the
-// folder, NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program. Older Node has no
-// such call; a cache that cannot be written (a read-only temp folder) only costs the saving.
-try {
-  module.enableCompileCache?.();
-} catch {
-  // no cache: start-up compiles as before
-}
-
-const entry = new URL('../dist/cli.js', import.meta.url);
-if (!existsSync(entry)) {
+const bundle = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
+if (!existsSync(bundle)) {
   process.stderr.write('savepoint: the build is missing (dist/). Run "npm install" or "npm run build" in the savepoint folder first.\n');
   process.exit(1);
 }
 // In a clone, a stack trace (SAVEPOINT_DEBUG=1) names the lines of src/*.ts through the bundle's
-// source maps; the package ships none (it ships no src/), so there it names dist/ lines.
-if (process.env.SAVEPOINT_DEBUG === '1') process.setSourceMapsEnabled(true);
-let main;
+// source map; the package ships none (it ships no src/), so there it names dist/ lines.
+const debug = process.env.SAVEPOINT_DEBUG === '1';
+if (debug) process.setSourceMapsEnabled(true);
+let cli;
 try {
-  ({ main } = await import(entry.href));
+  cli = load();
 } catch (error) {
   // Loading the command line opens its files; with `ulimit -n` set very low there is no descriptor
   // left for them. Said as what to do, as the command line itself says it once it is loaded.
-  if (!['EMFILE', 'ENFILE'].includes(error?.code) || process.env.SAVEPOINT_DEBUG === '1') throw error;
+  if (!['EMFILE', 'ENFILE'].includes(error?.code) || debug) throw error;
   process.stderr.write(
     `savepoint ran out of open files while starting (${error.code}): raise the limit of open files, for example with "ulimit -n 1024" in this shell, then run the same command again.\n`,
   );
   process.exit(1);
 }
-await main(process.argv);
+await cli.main(process.argv);
+
+// The bundle's exports (main, beforeCodeCache), its compiled code kept where this Node can.
+function load() {
+  const off = debug || process.env.NODE_DISABLE_COMPILE_CACHE === '1';
+  if (!off && typeof module.enableCompileCache !== 'function') return loadKeepingCode();
+  try {
+    if (!off) module.enableCompileCache();
+  } catch {
+    // no cache: start-up compiles as before
+  }
+  const loaded = module.createRequire(import.meta.url)(bundle);
+  // Node writes its cache as the process ends, after this; a run's flags would have it refused.
+  if (!off) process.once('exit', () => loaded.beforeCodeCache?.());
+  return loaded;
+}
+
+// Node 20: the bundle run as node:vm script with V8's code cache, as Node's own loader would run it
+// (the same wrapper, require and file name). It has no import() (scripts/bundle.js makes each a
+// require()): node:vm runs none in a script whose compiled code it was given. The code kept is what the process compiled by its
+// end: a cache that a command driving a run made (its model client, valve and tools compiled)
+// replaces one a reading command made; otherwise one is written only when none was kept or V8
+// refused it (made by another V8 or under other flags).
+function loadKeepingCode() {
+  const source = readFileSync(bundle);
+  // V8 checks kept code against the script's length alone: the file is named by the content, and
+  // by the bundle's place, so that another checkout's savepoint keeps its own.
+  const place = createHash('sha1').update(bundle).digest('hex').slice(0, 12);
+  const content = createHash('sha1').update(source).digest('hex').slice(0, 20);
+  const folder = join(
+    process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'node-compile-cache'),
+    `savepoint-${process.version}-${process.arch}`,
+  );
+  const fileOf = (kind) => join(folder, `cli-${place}-${content}-${kind}.v8`);
+  let kept;
+  let keptKind;
+  for (const kind of ['run', 'other']) {
+    try {
+      kept = readFileSync(fileOf(kind));
+      keptKind = kind;
+      break;
+    } catch {
+      // none of this kind
+    }
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
+    filename: bundle,
+    cachedData: kept,
+  });
+  const loaded = { exports: {} };
+  script.runInThisContext()(loaded.exports, module.createRequire(bundle), loaded, bundle, dirname(bundle));
+  const refused = kept !== undefined && script.cachedDataRejected === true;
+  process.once('exit', () => {
+    const kind = loaded.exports.beforeCodeCache?.() ?? 'other';
+    if (kept !== undefined && !refused && !(kind === 'run' && keptKind === 'other')) return;
+    try {
+      const file = fileOf(kind);
+      keep(file, script.createCachedData());
+      // Gone: an older build's files, the one V8 refused, a reading command's once a run's is kept.
+      const current = `cli-${place}-${content}-`;
+      for (const name of readdirSync(folder)) {
+        const path = join(folder, name);
+        if (path === file || !name.startsWith(`cli-${place}-`) || !name.endsWith('.v8')) continue;
+        if (!name.startsWith(current) || (refused && path === fileOf(keptKind)) || kind === 'run') rmSync(path, { force: true });
+      }
+    } catch {
+      // not kept: the next start compiles, as without a cache
+    }
+  });
+  return loaded.exports;
+}
+
+// Writes `data` to `file` whole or not at all: V8 does not check the bytes of kept code, so a file
+// torn by a power cut must never appear under its name.
+function keep(file, data) {
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, file);
+}

@@ -14,7 +14,7 @@ if (!existsSync(src)) process.exit(0);
 
 const walk = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)]));
 // The bundle's entry, then the declarations: the build writes them in this order.
-const outputs = ['cli.js', 'index.js', 'index.d.ts'].map((name) => join(root, 'dist', name));
+const outputs = ['cli.cjs', 'index.js', 'index.d.ts'].map((name) => join(root, 'dist', name));
 const inputs = [...walk(src), ...walk(join(root, 'scripts')), join(root, 'package.json'), join(root, 'tsconfig.json')];
 const fresh = outputs.every(existsSync) && inputs.every((file) => statSync(file).mtimeMs <= statSync(outputs[0]).mtimeMs);
 if (!fresh) {

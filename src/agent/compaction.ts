@@ -212,7 +212,7 @@ export function whyUnusable(response: ModelResponse): string | undefined {
 // What the step line says the summary kept: its first words and its length.
 function summaryWords(summary: string): string {
   const text = summary.replace(/\s+/g, ' ').trim();
-  return `"${ellipsize(text, 32).replace(/\s+…$/, '…')}" (${text.length.toLocaleString('en-US')} characters)`;
+  return `"${ellipsize(text, 32).replace(/\s+\u2026$/, '…')}" (${text.length.toLocaleString('en-US')} characters)`;
 }
 
 // The summary call; when even the summarized part is too long for the API, its tool results are

@@ -14,7 +14,11 @@ export const NEW_SPACE_LIMIT = 8 * 1024 * 1024;
 /** After a full collection the old generation may grow by this percentage before the next one (V8: up to 300). */
 export const HEAP_GROWING_PERCENT = 50;
 
+/** V8's own values of the flags preferSmallHeap sets (V8 11, Node 20 to 22). */
+const V8_DEFAULTS = ['--heap-growing-percent=0', '--semi-space-growth-factor=2'];
+
 let applied = false;
+let observer: PerformanceObserver | undefined;
 
 /**
  * Keeps this process's heap small: the old generation grows by HEAP_GROWING_PERCENT between full
@@ -27,12 +31,23 @@ export function preferSmallHeap(): void {
   applied = true;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (newSpaceSize() >= NEW_SPACE_LIMIT) return setFlagsFromString('--semi-space-growth-factor=1');
-  const observer = new PerformanceObserver(() => {
+  observer = new PerformanceObserver(() => {
     if (newSpaceSize() < NEW_SPACE_LIMIT) return;
     setFlagsFromString('--semi-space-growth-factor=1');
-    observer.disconnect();
+    observer?.disconnect();
   });
   observer.observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * Sets the flags preferSmallHeap changed back to V8's own values, as the process ends: V8 keeps
+ * compiled code only for a process started under the same flags, and bin/savepoint.js keeps the
+ * bundle's compiled code at exit, so code kept under these flags would be refused by every next
+ * start. Nothing allocates much after it: the process is ending.
+ */
+export function restoreV8Defaults(): void {
+  observer?.disconnect();
+  for (const flag of V8_DEFAULTS) setFlagsFromString(flag);
 }
 
 function newSpaceSize(): number {

@@ -62,6 +62,22 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: async () => (await import('./commands/demo.js')).demoCommand(),
 };
 
+// heap.ts, once a command that drives a run has loaded it (beforeCodeCache).
+let smallHeap: typeof import('./heap.js') | undefined;
+
+/**
+ * Called by bin/savepoint.js as the process ends, before it keeps V8's compiled code of this bundle
+ * for the next start: puts back the V8 flags a run set (heap.ts), since V8 refuses code kept under
+ * other flags than a process starts with, and says what ran: `run` when a command drove a run (its
+ * compiled code covers the model client, the valve and the tools, beyond what a reading command
+ * compiles), `other` otherwise.
+ */
+export function beforeCodeCache(): 'run' | 'other' {
+  if (smallHeap === undefined) return 'other';
+  smallHeap.restoreV8Defaults();
+  return 'run';
+}
+
 /** The program with the commands `argv` needs: the one it names, or all of them (help, a typo). */
 export async function createProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('savepoint')
@@ -73,7 +89,7 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
     .hook('preAction', async (_program, action) => {
       onClosedPipe(DRIVING.has(action.name()) ? 'discard' : 'exit');
       // An hour-long run stays small (heap.ts); loaded only then: perf_hooks and v8 cost the reading commands' start-up.
-      if (DRIVING.has(action.name())) (await import('./heap.js')).preferSmallHeap();
+      if (DRIVING.has(action.name())) (smallHeap = await import('./heap.js')).preferSmallHeap();
     });
   argv = sessionArgv(argv);
   const named = argv[2];

@@ -16,7 +16,7 @@ export function normalizeTask(task: string): string {
   return task
     .trim()
     .replace(/\s+/g, ' ')
-    .replace(/[\s.!?,;:…]+$/u, '');
+    .replace(/[\s.!?,;:\u2026]+$/u, ''); // \u2026 is the ellipsis: a regular expression's characters stay ASCII (scripts/bundle.js)
 }
 
 /** `fix-the-failing-test-3fa9c1`: a readable slug of the task and a short digest of its normalised text. */

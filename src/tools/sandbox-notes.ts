@@ -63,7 +63,8 @@ const NO_NETWORK =
 const REFUSED = /connection refused|\bECONNREFUSED\b/i;
 // Paths on a line: quoted ('…', "…", `…'), or bare ones that are absolute or in .git, or name a
 // file that decides what runs (`bash: .mcp.json: Read-only file system`).
-const QUOTED = /['"`‘“]([^\s'"`’”]+)['"’”]/g;
+// ‘ “ and ’ ” as escapes: a regular expression's characters reach the bundle as written, and its code stays ASCII (scripts/bundle.js).
+const QUOTED = /['"`\u2018\u201c]([^\s'"`\u2019\u201d]+)['"\u2019\u201d]/g;
 const BARE = /(?:^|[\s:=(])((?:\/|\.git\b)[^\s'"`:,;()]*)/g;
 const BARE_RELATIVE = /(?:^|[\s:=(])([^\s'"`:,;()/][^\s'"`:,;()]*)/g;
 // Addresses on a refused connection's line: `connect ECONNREFUSED 10.0.0.2:443`, `to github.com port 22`.

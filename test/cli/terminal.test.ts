@@ -1,14 +1,14 @@
 // The CLI in pipes and terminals, as git behaves: a reader that closes the pipe early (`| head`)
 // ends a reading command quietly with 141 and never stops a run; step lines fit COLUMNS; `show`
 // pages on a terminal; a missing argument gets savepoint's own usage paragraph; `runs` does not
-// load execa. (Every --help's examples and exit codes: main.test.ts and usage.test.ts.)
+// evaluate the step diffs, and no part of the command line is execa. (Every --help's examples and exit codes: main.test.ts and usage.test.ts.)
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { execFile } from 'node:child_process';
 import { displayWidth } from '../../src/format/text.js';
-import { assertNoStack, assertOneParagraph, BIN, baseEnv, runCli, startCli, type CliProcess } from '../helpers/cli.js';
+import { assertNoStack, assertOneParagraph, BIN, baseEnv, ROOT, runCli, startCli, type CliProcess } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
@@ -40,7 +40,10 @@ describe('a closed pipe', { concurrency: true }, () => {
   before(async () => {
     repo = await scratch.repo({ 'README.md': '# pipes\n' });
     dir = scratch.dir('savepoint-pipes-');
-    const model = writeScript(dir, 'flood.json', [{ tools: [{ name: 'run_bash', input: { command: 'seq 1 200000' } }] }, ...readingTurns(4, 10)]);
+    const model = writeScript(dir, 'flood.json', [
+      { tools: [{ name: 'run_bash', input: { command: 'seq 1 200000' } }] },
+      ...readingTurns(4, 10),
+    ]);
     const made = await runCli(['run', '--yes', '--run', 'flood', '--model', model, 'print a lot'], { cwd: repo.root });
     assert.equal(made.code, 0, made.stderr);
   });
@@ -62,7 +65,9 @@ describe('a closed pipe', { concurrency: true }, () => {
 
   test('never stops a run: it goes on to its end and stops writing to the closed stdout', async () => {
     const model = writeScript(dir, 'reads.json', readingTurns(6, 10));
-    const result = await closeAfterFirstChunk(startCli(['run', '--yes', '--run', 'piped', '--model', model, 'read while piped'], { cwd: repo.root }));
+    const result = await closeAfterFirstChunk(
+      startCli(['run', '--yes', '--run', 'piped', '--model', model, 'read while piped'], { cwd: repo.root }),
+    );
     assert.equal(result.code, 0, result.stderr);
     assertNoStack(result.stderr);
     const log = await runCli(['log', 'piped', '--json'], { cwd: repo.root });
@@ -88,7 +93,10 @@ describe('step lines and COLUMNS', { concurrency: true }, () => {
       const env = { COLUMNS: String(columns) };
       const live = await runCli(['run', '--yes', '--run', 'cols', '--model', model, 'fit the screen'], { cwd: repo.root, env });
       const again = await runCli(['run', '--yes', '--run', 'cols', '--model', model, 'fit the screen'], { cwd: repo.root, env });
-      for (const [what, result, label] of [['live', live, 'LIVE'], ['replayed', again, 'REPLAYED']] as const) {
+      for (const [what, result, label] of [
+        ['live', live, 'LIVE'],
+        ['replayed', again, 'REPLAYED'],
+      ] as const) {
         assert.equal(result.code, 0, result.stderr);
         const lines = result.stdout.split('\n');
         const steps = lines.filter((line) => /^\s*#\d+ /.test(line));
@@ -96,15 +104,18 @@ describe('step lines and COLUMNS', { concurrency: true }, () => {
         const wide = columns >= 100;
         for (const line of steps) assert.match(line, wide ? new RegExp(`#\\d+  ${label} \\(`) : new RegExp(`#\\d+  ${label} +[a-z]`), line);
         const summaryAt = lines.findIndex((line) => line.startsWith('Replayed '));
-        const summary = summaryAt >= 0 ? lines.slice(summaryAt, lines.indexOf('', summaryAt) === -1 ? undefined : lines.indexOf('', summaryAt)) : [];
+        const summary =
+          summaryAt >= 0 ? lines.slice(summaryAt, lines.indexOf('', summaryAt) === -1 ? undefined : lines.indexOf('', summaryAt)) : [];
         const text = lines.filter((line) => line.startsWith('      '));
         // In a pipe the model's text is not streamed: each turn that calls tools shows it on one line, cut to the width.
         assert.equal(text.length, 1, `the model's text on one line, ${what}:\n${result.stdout}`);
         assert.ok(text[0]!.trim().startsWith('Let me read the README first'), text[0]);
         if (what === 'replayed') assert.ok(summary.length >= 1, `a savings summary:\n${result.stdout}`);
-        for (const line of [...steps, ...text, ...summary]) assert.ok(displayWidth(line) <= columns, `${displayWidth(line)} columns > ${columns}: ${line}`);
+        for (const line of [...steps, ...text, ...summary])
+          assert.ok(displayWidth(line) <= columns, `${displayWidth(line)} columns > ${columns}: ${line}`);
       }
-      if (columns === 60) assert.ok(live.stdout.includes('👩‍💻') || live.stdout.includes('…'), 'the emoji survives or the line is cut before it');
+      if (columns === 60)
+        assert.ok(live.stdout.includes('👩‍💻') || live.stdout.includes('…'), 'the emoji survives or the line is cut before it');
       assert.doesNotMatch(live.stdout + again.stdout, /[\ud800-\udbff](?![\udc00-\udfff])/, 'no half emoji');
     });
   }
@@ -118,7 +129,10 @@ describe('help and usage', { concurrency: true }, () => {
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
     const message = assertOneParagraph(result.stderr);
-    assert.match(message, /^savepoint: missing required argument 'step'\. Usage: savepoint show \[options\] <run> <step>, for example savepoint show \S+ 4\. "savepoint show --help" lists/);
+    assert.match(
+      message,
+      /^savepoint: missing required argument 'step'\. Usage: savepoint show \[options\] <run> <step>, for example savepoint show \S+ 4\. "savepoint show --help" lists/,
+    );
     assert.doesNotMatch(result.stderr, /^error:/m, "commander's own message is not printed as well");
   });
 });
@@ -163,20 +177,34 @@ describe('the terminal', () => {
     assert.equal(existsSync(`${paged}.3`), false, 'no pager when stdout is a pipe');
   });
 
-  test('`savepoint runs` does not load the step diffs, and a diff is taken without execa', async () => {
-    const dir = scratch.dir('savepoint-hooks-');
-    // By their code, not their paths: the CLI runs bundled (scripts/bundle.js), each in a chunk of its own.
-    writeFileSync(
-      join(dir, 'hooks.mjs'),
-      "export async function load(u, c, next) { const r = await next(u, c); const code = String(r.source ?? ''); if (code.includes('execaCoreAsync')) process.stderr.write('LOADED execa\\n'); if (code.includes('allStepDiffs')) process.stderr.write('LOADED step-diff\\n'); return r; }\n",
+  test('`savepoint runs` evaluates no module of the step diffs, which `show` does; execa is in no part of the command line', async () => {
+    // By V8's coverage of the command line's one script (scripts/bundle.js): each module of src/ is
+    // a function named by its path there, run when the module is first needed. Without the compiled
+    // code kept, so that the coverage's flags leave the cache of the other tests alone.
+    const evaluated = async (args: string[]): Promise<Map<string, number>> => {
+      const dir = scratch.dir('savepoint-coverage-');
+      const ran = await runCli(args, { cwd: repo.root, env: { NODE_V8_COVERAGE: dir, NODE_DISABLE_COMPILE_CACHE: '1' } });
+      assert.equal(ran.code, 0, ran.stderr);
+      const counts = new Map<string, number>();
+      for (const name of readdirSync(dir)) {
+        const report = JSON.parse(readFileSync(join(dir, name), 'utf8')) as {
+          result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
+        };
+        for (const script of report.result.filter((s) => s.url.endsWith('/dist/cli.cjs')))
+          for (const fn of script.functions.filter((f) => f.functionName.startsWith('src/')))
+            counts.set(fn.functionName, Math.max(counts.get(fn.functionName) ?? 0, fn.ranges[0]!.count));
+      }
+      return counts;
+    };
+    const runs = await evaluated(['runs']);
+    assert.equal(runs.get('src/cli/commands/runs.ts'), 1, 'the coverage sees the modules runs evaluates');
+    assert.equal(runs.get('src/cli/view/step-diff.ts') ?? 0, 0, '`runs` evaluates no module of the step diffs');
+    const show = await evaluated(['show', 'paged', '4']);
+    assert.equal(show.get('src/cli/view/step-diff.ts'), 1, '`show` evaluates the step diffs');
+    assert.doesNotMatch(
+      readFileSync(join(ROOT, 'dist', 'cli.cjs'), 'utf8'),
+      /execa/,
+      'git runs through node:child_process (execa cost log --html 160-200 ms to load)',
     );
-    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${dir}/hooks.mjs`)});\n`);
-    const env = { NODE_OPTIONS: `--import ${join(dir, 'register.mjs')}` };
-    const runs = await runCli(['runs'], { cwd: repo.root, env });
-    assert.equal(runs.code, 0, runs.stderr);
-    assert.doesNotMatch(runs.stderr, /LOADED (execa|step-diff)/);
-    const show = await runCli(['show', 'paged', '4'], { cwd: repo.root, env });
-    assert.match(show.stderr, /LOADED step-diff/, 'the hook does see the step diffs when a diff is taken');
-    assert.doesNotMatch(show.stderr, /LOADED execa/, 'git runs through node:child_process (execa cost log --html 160-200 ms to load)');
   });
 });
