@@ -183,7 +183,7 @@ interface RunParts {
   background: BackgroundCommands;
   /** The model provider of a model for this run and its subagents, made on its first live call. */
   provider: (model: string) => Promise<ModelProvider>;
-  /** The run's subagents (its task calls): the file-step lock they share with it, their approvals. */
+  /** The run's subagents (its task calls), made once the run was pinned: their approvals, and how each is driven. */
   subagents: Subagents;
   model: ModelInUse;
   /** Instructions files a new run left out (they resolve outside their folder): said under the header. */
