@@ -111,6 +111,7 @@ export type {
   Checkpoint,
   Checkpointer,
   StepBatch,
+  StepChanges,
 } from './valve/run-journal.js';
 export type { History, RecordedStep, StepCall } from './valve/history.js';
 export { stepKey } from './valve/key.js';

@@ -1,7 +1,7 @@
 // One tool call of the model's, as a durable step: an unknown tool is answered with an error the
 // model can read; a known one asks for approval only when it goes live, records its intent first
 // when it is not safe to repeat, and is checkpointed after when it may have changed files.
-import type { RunJournal, StepBatch } from '../valve/run-journal.js';
+import type { RunJournal, StepBatch, StepChanges } from '../valve/run-journal.js';
 import type { JournalStorage } from '../journal/journal-storage.js';
 import type { ToolUseBlock } from '../model/types.js';
 import type { AnyTool, ToolResult } from '../tools/types.js';
@@ -149,6 +149,14 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
   };
   // An image the live call read: its bytes go into the journal beside the entry, never inside it.
   let imageBytes: Buffer | undefined;
+  // The files a call that may change files changes, when it names them (an edit, a write): resolved
+  // once the step is live (its approval, or its in-flight answer), so a replayed edit never
+  // resolves its path, and handed down with the step for its checkpoint: the valve takes it with
+  // the run's checkpointer and asks nothing back. Unnamed: the whole tree.
+  const changed: StepChanges | undefined = tool.mayChangeFiles(input) ? {} : undefined;
+  const live = () => {
+    if (changed) changed.paths = tool.changedPaths?.(input);
+  };
   const result = await journal.step<ToolResult>(
     tool.name,
     input,
@@ -188,11 +196,12 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
       intent: () => !tool.isRepeatSafe(input) || Boolean(context.hooks?.has('PostToolUse', tool.name)),
       // An effect whose reach is known files of this working tree (an edit, a write) is restored
       // from the checkpoint elsewhere; any other one-shot effect (a command, an MCP call) is fenced.
-      fence: () => !tool.isRepeatSafe(input) && tool.changedPaths?.(input) === undefined,
+      fence: () => !tool.isRepeatSafe(input) && changed?.paths === undefined, // asked after decline: the paths are known
       describe: tool.describe(input),
       summarize: (r) => r.summary,
-      onInFlight: (step) => inFlightAnswer(context.inFlight, step),
+      onInFlight: (step) => (live(), inFlightAnswer(context.inFlight, step)),
       decline: async () => {
+        live();
         // Stopped before this call began (an earlier call of the answer was stopped): it never
         // runs, not even on the next message; the model hears so, from the record on replay too.
         if (signal?.aborted) return { result: STOPPED_RESULT };
@@ -216,7 +225,7 @@ export async function callTool(call: ToolUseBlock, context: ToolCallContext, bat
       },
       // A call that may change files: its checkpoint, taken by the run's checkpointer (the valve
       // has it), of the files it changed when it names them (an edit, a write), else the whole tree.
-      ...(tool.mayChangeFiles(input) ? { checkpoint: true, changedPaths: () => tool.changedPaths?.(input) } : {}),
+      ...(changed ? { checkpoint: true, changed } : {}),
       blobs: (r) => (r.image && imageBytes ? [imageBytes] : []),
       ...(batch ? { batch } : {}),
     },

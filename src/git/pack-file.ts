@@ -7,10 +7,11 @@
 // a `git gc --auto`. The format's pieces are in pack-format.ts.
 // Tested in test/git/object-store.test.ts, test/git/pack-reader.test.ts.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { asWriteFailure } from '../errors/index.js';
+import { closeSync, fsyncSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DirectorySync } from '../os/durable-file.js';
-import { abandonTemp, finishTemp, fsyncAsync, openTempAsync, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
+import { abandonTemp, finishTemp, fsyncAsync, openTemp, openTempAsync, unlinkQuietly, writeFully } from '../os/durable-file.js';
 import { crc32 } from 'node:zlib';
 import { deflateFast, type GitObject } from './git-object.js';
 import { buildIndex, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
@@ -142,6 +143,58 @@ export function assemblePack(bodies: Buffer[], entries: Array<{ oid: Buffer; off
  * before anything refers to the pack's objects. Returns the .pack's path.
  */
 export async function writePackFiles(dir: string, built: BuiltPack, dirs: DirectorySync): Promise<string> {
+  const writer = packWriter(dir, built, dirs);
+  for (let step = writer.next(); ; ) {
+    if (step.done) return step.value;
+    const wait = step.value;
+    let answer: OpenedTemps | undefined;
+    try {
+      // Both created at once on the thread pool (their waits for the file system's journal overlap),
+      // and both fsynced at once.
+      if ('open' in wait) answer = await Promise.allSettled(wait.open.map((temp) => openTempAsync(temp, 0o444, dirs)));
+      else await Promise.all(wait.fsync.map((fd) => fsyncAsync(fd)));
+    } catch (error) {
+      step = writer.throw(error);
+      continue;
+    }
+    step = writer.next(answer);
+  }
+}
+
+/**
+ * The same writer, synchronously: each wait on this thread, one file after the other (a
+ * checkpoint's first pack of thousands of new files: its fsyncs are two among thousands of reads).
+ * Returns the .pack's path.
+ */
+export function writePackFilesSync(dir: string, built: BuiltPack, dirs: DirectorySync): string {
+  const writer = packWriter(dir, built, dirs);
+  try {
+    for (let step = writer.next(); ; ) {
+      if (step.done) return step.value;
+      const wait = step.value;
+      let answer: OpenedTemps | undefined;
+      try {
+        if ('open' in wait) answer = wait.open.map(settled((temp) => openTemp(temp, 0o444, dirs)));
+        else for (const fd of wait.fsync) fsyncSync(fd);
+      } catch (error) {
+        step = writer.throw(error);
+        continue;
+      }
+      step = writer.next(answer);
+    }
+  } catch (error) {
+    throw asWriteFailure(error, dir); // a full disk as DiskFullError: its caller (a checkpoint's batch) says it as is
+  }
+}
+
+// What the pack writer waits for the file system to do: create its temp files (each one's outcome
+// handed back), then fsync them. writePackFiles does it on the thread pool, writePackFilesSync here.
+type PackWait = { open: string[] } | { fsync: number[] };
+type OpenedTemps = Array<PromiseSettledResult<number>>;
+
+// The one pack writer (see writePackFiles): every step but the waits, which it yields to its caller.
+// A wait that fails is thrown into it, so it removes what it made either way.
+function* packWriter(dir: string, built: BuiltPack, dirs: DirectorySync): Generator<PackWait, string, OpenedTemps | undefined> {
   // The temp files sit in objects/ itself, where git looks at no file (in objects/pack,
   // `git count-objects` would count a killed writer's as garbage until leftovers.ts removed it).
   const temps = dirname(dir);
@@ -149,14 +202,13 @@ export async function writePackFiles(dir: string, built: BuiltPack, dirs: Direct
     { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
     { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
   ];
-  // Both created at once on the thread pool (their waits for the file system's journal overlap).
-  const opening = await Promise.allSettled(files.map((file) => openTempAsync(file.temp, 0o444, dirs)));
+  const opening = (yield { open: files.map((file) => file.temp) })!;
   const opened = opening.flatMap((result, i) => (result.status === 'fulfilled' ? [{ fd: result.value, temp: files[i]!.temp }] : []));
   try {
     const failed = opening.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw failed.reason;
     for (const [i, { fd }] of opened.entries()) writeFully(fd, files[i]!.data);
-    await Promise.all(opened.map(({ fd }) => fsyncAsync(fd)));
+    yield { fsync: opened.map(({ fd }) => fd) };
   } catch (error) {
     for (const { fd, temp } of opened) abandonTemp(fd, temp);
     throw error;
@@ -170,21 +222,15 @@ export async function writePackFiles(dir: string, built: BuiltPack, dirs: Direct
   return files[0]!.path;
 }
 
-/**
- * The same, synchronously, one file after the other (a checkpoint's first pack of thousands of new
- * files: its fsyncs are two among thousands of reads). Returns the .pack's path.
- */
-export function writePackFilesSync(dir: string, built: BuiltPack, dirs: DirectorySync): string {
-  const temps = dirname(dir);
-  const pack = join(dir, `pack-${built.id}.pack`);
-  // The pack before its index: git and our reader only look at packs that have an .idx.
-  writeFileDurably(pack, built.pack, { mode: 0o444, temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), dirs });
-  writeFileDurably(join(dir, `pack-${built.id}.idx`), built.idx, {
-    mode: 0o444,
-    temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`),
-    dirs,
-  });
-  return pack;
+// A synchronous call's outcome as Promise.allSettled gives it.
+function settled<A, R>(call: (arg: A) => R): (arg: A) => PromiseSettledResult<R> {
+  return (arg) => {
+    try {
+      return { status: 'fulfilled', value: call(arg) };
+    } catch (reason) {
+      return { status: 'rejected', reason };
+    }
+  };
 }
 
 /**

@@ -12,6 +12,9 @@ import type { AnyTool } from '../tools/types.js';
 import { LEGACY_ADDED_PROPERTIES, LEGACY_READ_FILE_DESCRIPTION, LEGACY_RUN_BASH_DESCRIPTION, LEGACY_TOOL_NAMES } from './legacy-config.js';
 import type { SessionOptions } from './types.js';
 
+/** A tool as a run's configuration records it: what the model is shown of it. */
+export type ShownTool = Pick<AnyTool, 'name' | 'description' | 'inputSchema'>;
+
 // The tools whose descriptions changed since savepoint 0.1.0, with the words it sent.
 const LEGACY_DESCRIPTIONS: Record<string, string> = { run_bash: LEGACY_RUN_BASH_DESCRIPTION, read_file: LEGACY_READ_FILE_DESCRIPTION };
 
@@ -34,7 +37,7 @@ export interface ProjectInstructions {
 export function runConfig(
   record: RunRecord | undefined,
   options: ConfigOptions,
-  tools: readonly AnyTool[],
+  tools: readonly ShownTool[],
   instructions?: ProjectInstructions,
 ): RunConfig {
   if (record?.config) return record.config;
@@ -68,7 +71,7 @@ export function runConfig(
  * run replays without divergence; compaction as a new run gets it (it only adds steps after the
  * recorded ones).
  */
-function legacyConfig(record: RunRecord, options: ConfigOptions, tools: readonly AnyTool[]): RunConfig {
+function legacyConfig(record: RunRecord, options: ConfigOptions, tools: readonly ShownTool[]): RunConfig {
   const model = record.model ?? options.model ?? DEFAULT_MODEL;
   return {
     model,
@@ -92,7 +95,7 @@ function legacyConfig(record: RunRecord, options: ConfigOptions, tools: readonly
 }
 
 // A tool's input schema as savepoint 0.1.0 had it: without the properties added since.
-function legacySchema(tool: AnyTool): Record<string, unknown> {
+function legacySchema(tool: ShownTool): Record<string, unknown> {
   const added = LEGACY_ADDED_PROPERTIES[tool.name];
   if (!added) return { ...tool.inputSchema };
   const properties = Object.fromEntries(Object.entries(tool.inputSchema.properties).filter(([name]) => !added.includes(name)));

@@ -28,7 +28,7 @@ import { ROLL_TRIGGER_PACKS } from '../git/pack-rollup.js';
 import { hasAnthropicCredentials, SCRIPT_PREFIX } from '../model/index.js';
 import type { ModelProvider } from '../model/types.js';
 import { openRunSecrets } from '../redact/run-secrets.js';
-import { backgroundCommandsOf, createTools, type BackgroundCommands } from '../tools/index.js';
+import { backgroundCommandsOf, createTaskTool, createTools, TASK_TOOL_SHOWN, type BackgroundCommands } from '../tools/index.js';
 import { backgroundJournal } from './background-journal.js';
 import { SpareShells } from '../tools/spare-shell.js';
 import {
@@ -43,7 +43,7 @@ import {
 } from '../tools/mcp/index.js';
 import { readMcpJsonServers } from '../settings/index.js';
 import type { AnyTool } from '../tools/types.js';
-import { WorktreeCheckpointer } from '../worktree/checkpointer.js';
+import { FileStepLock, WorktreeCheckpointer } from '../worktree/checkpointer.js';
 import { WorktreeSnapshotter } from '../worktree/snapshot.js';
 import { holdWorktree } from './worktree-lock.js';
 import type { McpPlaces, RunOutcome, SessionEvent, SessionOptions } from './types.js';
@@ -183,7 +183,7 @@ interface RunParts {
   background: BackgroundCommands;
   /** The model provider of a model for this run and its subagents, made on its first live call. */
   provider: (model: string) => Promise<ModelProvider>;
-  /** The run's subagents (its task calls): the file-step lock they share with it, their approvals. */
+  /** The run's subagents (its task calls), made once the run was pinned: their approvals, and how each is driven. */
   subagents: Subagents;
   model: ModelInUse;
   /** Instructions files a new run left out (they resolve outside their folder): said under the header. */
@@ -329,40 +329,17 @@ class RunLife {
       (providers ??= providerFor(turn.options.provider, (notice) => emit({ type: 'model-notice', ...notice }), turn.options.maxRetryWait))(
         model,
       );
-    // The task tool drives each call's subagent through this run's Subagents; the turn's approver,
-    // rules and signal are read from `turn` (a held run's next message brings its own).
-    const subagents = new Subagents({
-      store,
-      run: target.run,
-      provider,
-      sandbox: () => sandbox.current,
-      secrets,
-      get approve() {
-        return turn.approve;
-      },
-      get permission() {
-        return turn.permission;
-      },
-      get inFlight() {
-        return turn.inFlight;
-      },
-      get signal() {
-        return turn.signal;
-      },
-      emit,
-    });
-    // run_bash asks for the sandbox at each call: it is chosen before anything runs live.
+    // Held by the steps that may change files, the run's and its subagents', from start to checkpoint.
+    const files = new FileStepLock();
+    // run_bash asks for the sandbox at each call: it is chosen before anything runs live. The task
+    // tool (the session's own: a caller's tools have none) is shown to a new run's configuration
+    // now, and made with the subagents it drives once the run has pinned what they inherit.
     const tools =
       typeof options.tools === 'function'
         ? options.tools(root)
-        : (options.tools ??
-          createTools(root, {
-            sandbox: () => sandbox.current,
-            gitDirs,
-            spares,
-            background,
-            subagents: (request) => subagents.run(request),
-          }));
+        : (options.tools ?? createTools(root, { sandbox: () => sandbox.current, gitDirs, spares, background }));
+    const withTask = options.tools === undefined;
+    const shown = withTask ? [...tools, TASK_TOOL_SHOWN] : tools;
     const model = new ModelInUse(target.model);
     const instructionsLeftOut: InstructionsLeftOut[] = [];
     // Closed when the run cannot open: servers a new run listed before its journal failed to open.
@@ -390,7 +367,7 @@ class RunLife {
       fromSnapshot: options.maxSteps === undefined && options.maxTurns === undefined && options.maxCost === undefined,
       // A step that may change files: its checkpoint through the run's snapshotter, under the
       // file-step lock its subagents share (each checkpoint holds whole steps).
-      checkpointer: new WorktreeCheckpointer(snapshotter, subagents.files),
+      checkpointer: new WorktreeCheckpointer(snapshotter, files),
       store: {
         ...(pusher ? { afterAppend: pusher.afterAppend, beforeFence: pusher.settle } : {}),
         // The branch was deleted or moved back under the run, and put back where this process left it.
@@ -404,7 +381,7 @@ class RunLife {
       const prompt = opening.isNew ? target.prompt?.() : undefined;
       const existing = opening.record;
       let config: RunConfig;
-      if (existing) config = runConfig(existing, { ...options, model: target.model }, tools);
+      if (existing) config = runConfig(existing, { ...options, model: target.model }, shown);
       else {
         // A new run also pins its MCP servers' tools, listed now (the servers stay up for its live steps).
         const unavailable = (server: string, message: string) =>
@@ -417,7 +394,7 @@ class RunLife {
           env: options.env ?? process.env,
           onLeftOut: (file) => instructionsLeftOut.push(file),
         });
-        config = runConfig(existing, { ...options, model: target.model }, tools, instructions);
+        config = runConfig(existing, { ...options, model: target.model }, shown, instructions);
         if (offered?.pinned.length) config = { ...config, tools: [...config.tools, ...offered.definitions], mcp: offered.pinned };
       }
       const startCheckpoint = opening.isNew ? snapshotter.snapshot().tree : undefined;
@@ -430,11 +407,36 @@ class RunLife {
       opening.release();
       return giveUp(error);
     }
-    // What the open journal lends: background commands count their ids and track their groups in it,
-    // and the subagents get the tools and configuration it pinned.
+    // What the open journal lends: background commands count their ids and track their groups in
+    // it; the subagents are made with the configuration it pinned and the run's tools, and the task
+    // tool with them. The turn's approver, rules and signal are read from `turn` (a held run's next
+    // message brings its own).
     background.useJournal(backgroundJournal(store, target.run, journal));
-    const runTools = journal.config ? [...tools, ...createMcpTools(journal.config, mcp)] : tools;
-    subagents.useRun(journal.config!, runTools);
+    const mcpTools = journal.config ? createMcpTools(journal.config, mcp) : [];
+    const subagents = new Subagents({
+      store,
+      run: target.run,
+      config: journal.config!,
+      tools: [...tools, ...mcpTools],
+      files,
+      provider,
+      sandbox: () => sandbox.current,
+      secrets,
+      get approve() {
+        return turn.approve;
+      },
+      get permission() {
+        return turn.permission;
+      },
+      get inFlight() {
+        return turn.inFlight;
+      },
+      get signal() {
+        return turn.signal;
+      },
+      emit,
+    });
+    const runTools = [...tools, ...(withTask ? [createTaskTool((request) => subagents.run(request))] : []), ...mcpTools];
     return new RunLife(target, {
       turn,
       sandbox,

@@ -35,11 +35,17 @@ import { ellipsize } from '../format/text.js';
 /** The tool a subagent never gets: it starts no subagents of its own. */
 export const TASK_TOOL = 'task';
 
-/** What the parent's session lends its subagents. */
+/** What the parent's session lends its subagents, once its run is open and pinned. */
 export interface SubagentParent {
   /** The parent's journal store (its repository; each subagent opens its own store on it, as another process would). */
   store: JournalStore;
   run: string;
+  /** The parent's pinned configuration: a new subagent's, minus the task tool (a subagent created before keeps its own). */
+  config: RunConfig;
+  /** The parent's tools, built-in and MCP: a subagent gets them all but `task` (it starts no subagents of its own). */
+  tools: readonly AnyTool[];
+  /** Held by every step that may change files, from its start to its checkpoint, in the parent and its subagents. */
+  files: FileStepLock;
   provider: (model: string) => ModelProvider | Promise<ModelProvider>;
   sandbox: () => RunSandbox;
   secrets: ReturnType<typeof openRunSecrets>;
@@ -50,31 +56,22 @@ export interface SubagentParent {
   emit: (event: SessionEvent) => void;
 }
 
-/** The parent's subagents: the file-step lock they share with it, the approval queue, and how one is driven. */
+/**
+ * The parent's subagents: the approval queue, and how one is driven. Made once the parent's run is
+ * pinned, with what they inherit of it (SubagentParent); the parent's task tool is made after them.
+ */
 export class Subagents {
-  /** Held by every step that may change files, from its start to its checkpoint, in the parent and its subagents. */
-  readonly files = new FileStepLock();
+  private readonly files: FileStepLock;
   // One question at a time in the parent's terminal.
   private questions: Promise<unknown> = Promise.resolve();
-  // The parent's pinned configuration and its tools (built-in and MCP): see useRun.
-  private parentRun: { config: RunConfig; tools: AnyTool[] } | undefined;
 
-  constructor(private readonly parent: SubagentParent) {}
-
-  /**
-   * The parent's pinned configuration (a subagent's, minus the task tool) and its tools (a
-   * subagent gets them all but `task`), once the parent's journal has pinned them. The run's tools
-   * are recursive (its task tool runs subagents with them), so the subagents are made before the
-   * tools and handed these after; a task call runs only in the parent's loop, after both.
-   */
-  useRun(config: RunConfig, tools: AnyTool[]): void {
-    this.parentRun = { config, tools };
+  constructor(private readonly parent: SubagentParent) {
+    this.files = parent.files;
   }
 
   /** Drives (or resumes) the subagent of the task call at `request.step` to its final answer. */
   async run(request: SubagentRequest): Promise<ToolResult> {
-    const { parent, parentRun } = this;
-    if (!parentRun) throw new Error('a subagent was asked for before its parent run was open');
+    const { parent } = this;
     const run = subagentRunId(parent.run, request.step);
     const label = { run, description: request.description };
     // A store of its own (its object store, its tip): its appends race the parent's as another process's would.
@@ -83,7 +80,7 @@ export class Subagents {
       redactText: parent.secrets.redactor.text,
       recordName: parent.secrets.recordName,
     });
-    const pinned = parentRun.config;
+    const pinned = parent.config;
     // The lock a file-changing step of the subagent takes when it starts, released by its checkpoint.
     const held: HeldStep = {};
     const opening = await openRun(store, {
@@ -102,7 +99,7 @@ export class Subagents {
       const record = journal.record.current;
       // Finished before: its answer from run.json, nothing asked again.
       if (record?.status === 'finished') return answer(record.final ?? '', record.refused === true);
-      const tools = parentRun.tools.filter((tool) => tool.name !== TASK_TOOL).map((tool) => this.lockedTool(tool, held));
+      const tools = parent.tools.filter((tool) => tool.name !== TASK_TOOL).map((tool) => this.lockedTool(tool, held));
       const outcome = await runAgent({
         journal,
         task: request.prompt,

@@ -36,7 +36,7 @@ export {
   type BackgroundJournal,
   type PastStart,
 } from './background-commands.js';
-export { createTaskTool, MAX_SUBAGENTS_AT_ONCE, type SubagentRequest, type SubagentRunner, type TaskInput } from './task.js';
+export { createTaskTool, MAX_SUBAGENTS_AT_ONCE, TASK_TOOL_SHOWN, type SubagentRequest, type SubagentRunner, type TaskInput } from './task.js';
 export { defineTool, errorMessage, toolError, toolOk, type ToolDefinition } from './define-tool.js';
 export { resolveInRepo, toRepoRelative } from './path-utils.js';
 export { truncateForModel, type TruncateOptions } from './truncate.js';

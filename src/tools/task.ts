@@ -42,20 +42,28 @@ const description = `Starts a subagent: another agent with the same tools as you
 - Several task calls in one answer run at the same time (at most ${MAX_SUBAGENTS_AT_ONCE}); give them work that does not touch the same files.
 - The result is the subagent's final answer; check its work before relying on it.`;
 
+/**
+ * The task tool as the model is shown it, with no subagents behind it yet: what a new run pins
+ * (its configuration lists it) before the subagents, which inherit that configuration, are made.
+ */
+export const TASK_TOOL_SHOWN: Pick<Tool<TaskInput>, 'name' | 'description' | 'inputSchema'> = {
+  name: 'task',
+  description,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      description: { type: 'string', description: 'A short (3-5 word) description of the task, shown to the person.' },
+      prompt: { type: 'string', description: 'The task for the subagent, complete: it sees nothing else of this conversation.' },
+    },
+    required: ['description', 'prompt'],
+    additionalProperties: false,
+  },
+};
+
 /** The task tool: each call a subagent driven by `run`. */
 export function createTaskTool(run: SubagentRunner): Tool<TaskInput> {
   const tool = defineTool<TaskInput>({
-    name: 'task',
-    description,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        description: { type: 'string', description: 'A short (3-5 word) description of the task, shown to the person.' },
-        prompt: { type: 'string', description: 'The task for the subagent, complete: it sees nothing else of this conversation.' },
-      },
-      required: ['description', 'prompt'],
-      additionalProperties: false,
-    },
+    ...TASK_TOOL_SHOWN,
     describe: (input) => `task "${shortValue(asText(input.description), 40)}"`,
     // Its subagent's own steps ask (labelled); the call itself changes nothing but through them.
     needsApproval: () => false,

@@ -42,6 +42,7 @@ export type {
   JournalHooks,
   OpenJournalOptions,
   StepBatch,
+  StepChanges,
   StepEvent,
   StepOptions,
 } from './step-types.js';
@@ -314,11 +315,12 @@ export class RunJournal<Store extends JournalStorage = JournalStore> {
     return recorded.result as T;
   }
 
-  // The step's checkpoint: its own function's, or the run's checkpointer's (of the files the step names).
+  // The step's checkpoint: its own function's, or the run's checkpointer's (of the files the step
+  // was handed down with, when its caller named them while it was live).
   private checkpointAfter<T>(options: StepOptions<T>, result: T): Promise<Checkpoint | undefined> | Checkpoint | undefined {
     if (typeof options.checkpoint === 'function') return options.checkpoint(result);
     if (!options.checkpoint || !this.options.checkpointer) return undefined;
-    return this.options.checkpointer.take(options.changedPaths?.());
+    return this.options.checkpointer.take(options.changed?.paths);
   }
 
   private entry(call: StepCall, input: unknown, phase: 'intent' | 'result', startedAt: Date): JournalEntry {

@@ -40,15 +40,15 @@ export interface StepOptions<T> {
   /**
    * The working-tree checkpoint to record after the step (a git tree id, and files left out of it).
    * `true`: the checkpointer the run was opened with takes it (none without one), of the files
-   * `changedPaths` names when it does. A function: the step's own, given its result.
+   * `changed` names when it does. A function: the step's own, given its result.
    */
   checkpoint?: boolean | ((result: T) => Promise<Checkpoint | undefined> | Checkpoint | undefined);
   /**
-   * With `checkpoint: true`, the only files the step changed, when its caller knows them (an edit
-   * names its file): asked only when the checkpoint is taken, so a replayed step never looks at the
-   * world; undefined: the whole tree.
+   * With `checkpoint: true`, the files the step changed, handed down with it: the caller fills in
+   * `paths` once the step is live (an edit names its file), so a replayed step never looks at the
+   * world, and the valve reads them when it takes the checkpoint, calling nothing back.
    */
-  changedPaths?: () => readonly string[] | undefined;
+  changed?: StepChanges;
   /**
    * Bytes the result names by their git blob id rather than holding (an image read): written with
    * the result's entry, in the same commit, as `runs/<run>/blobs/<id>`, so they are reachable and
@@ -61,6 +61,15 @@ export interface StepOptions<T> {
    * entries record the group's positions, within which the journal may hold a hole (see History).
    */
   batch?: StepBatch;
+}
+
+/**
+ * The files a step changed, when its caller knows them: `paths` is set by the caller while the step
+ * is live (before its effect, or when it answers an in-flight step), and read by the valve after it;
+ * unset: any file may have changed, and the checkpoint is of the whole tree.
+ */
+export interface StepChanges {
+  paths?: readonly string[];
 }
 
 /**
@@ -199,7 +208,7 @@ const STEP_OPTIONS = new Set([
   'onInFlight',
   'decline',
   'checkpoint',
-  'changedPaths',
+  'changed',
   'batch',
   'blobs',
 ]);

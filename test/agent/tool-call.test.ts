@@ -9,6 +9,9 @@ import { callTool, declinedResult, deniedResult, DECLINED_RESULT, hookBlockedRes
 import { defineTool, toolOk } from '../../src/tools/define-tool.js';
 import type { AnyTool, ToolInputSchema } from '../../src/tools/types.js';
 import type { RunJournal } from '../../src/valve/run-journal.js';
+import { MemoryJournalStore } from '../../src/journal/memory-store.js';
+import { readRunEntries } from '../../src/journal/reader.js';
+import { openRunJournal } from '../../src/valve/open-journal.js';
 
 const schema = { type: 'object', properties: { command: { type: 'string' } }, required: ['command'], additionalProperties: false } as ToolInputSchema;
 
@@ -89,4 +92,44 @@ test('the words of a declined, denied, hook-blocked or hook-commented call', () 
   const result = toolOk('ok', 'exit 0');
   assert.equal(withHookFeedback(result, undefined), result);
   assert.deepEqual(withHookFeedback(result, 'lint: 2 warnings'), { output: 'ok\n\n[PostToolUse hook] lint: 2 warnings', isError: false, summary: 'exit 0 (a PostToolUse hook added feedback)' });
+});
+
+test('an edit hands the file it names down with its step, resolved only live: run, declined or found in flight; a replay resolves nothing', async () => {
+  const store = new MemoryJournalStore();
+  const tree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+  const taken: Array<readonly string[] | undefined> = [];
+  const checkpointer = { take: (paths?: readonly string[]) => (taken.push(paths), { tree, skipped: [] }) };
+  let resolved = 0;
+  const edit = defineTool<{ path: string }>({
+    name: 'edit_file',
+    description: 'edits a file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false } as ToolInputSchema,
+    describe: (input) => `edit_file ${input.path}`,
+    needsApproval: () => true,
+    isRepeatSafe: () => false,
+    mayChangeFiles: () => true,
+    changedPaths: ({ path }) => (resolved++, [path]),
+    run: async ({ path }) => toolOk(`edited ${path}`, 'edited'),
+  }) as AnyTool;
+  // The process dies in the middle of b.txt's edit: its intent is recorded, its result never.
+  const dying: AnyTool = { ...edit, execute: async (input) => (input.path === 'b.txt' ? assert.fail('killed mid-edit') : edit.execute(input)) };
+  const approve = async (_tool: AnyTool, input: Record<string, unknown>) => input.path !== 'no.txt';
+  const calls = ['a.txt', 'no.txt', 'b.txt'].map((path, i) => ({ type: 'tool_use' as const, id: `e${i}`, name: 'edit_file', input: { path } }));
+  const attempt = async (tool: AnyTool) => {
+    const journal = await openRunJournal(store, { run: 'edits', checkpointer });
+    const context: ToolCallContext = { journal, tools: new Map([['edit_file', tool]]), inFlight: 'report', approve };
+    try {
+      for (const call of calls) await callTool(call, context);
+    } finally {
+      journal.close();
+    }
+  };
+  await assert.rejects(attempt(dying), /killed mid-edit/);
+  assert.deepEqual(taken, [['a.txt'], ['no.txt']], 'run or declined, the checkpoint is of the file the call names');
+  await attempt(edit);
+  assert.deepEqual(taken, [['a.txt'], ['no.txt'], ['b.txt']], 'found in flight, too');
+  assert.equal(resolved, 4, 'a and no resolved once each, b at each live attempt, nothing on replay');
+  assert.deepEqual((await readRunEntries(store, 'edits')).filter((e) => e.phase === 'result').map((e) => [e.resolution ?? 'ran', e.checkpoint]), [['ran', tree], ['declined', tree], ['in-flight-reported', tree]]);
+  await attempt(edit);
+  assert.deepEqual([resolved, taken.length], [4, 3], 'replayed whole: no path resolved, no checkpoint taken');
 });

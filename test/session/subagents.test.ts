@@ -10,6 +10,9 @@ import { subagentRunId, runIdForTask } from '../../src/journal/run-id.js';
 import type { ApprovalAsker } from '../../src/agent/tool-call.js';
 import type { ModelProvider, ModelRequest, ModelResponse } from '../../src/model/types.js';
 import { useScratch } from '../helpers/scratch.js';
+import { createTools } from '../../src/tools/index.js';
+import { JournalStore } from '../../src/journal/store.js';
+import { readRunRecord } from '../../src/journal/reader.js';
 
 const scratch = useScratch();
 const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
@@ -70,4 +73,12 @@ test("subagents' questions reach the parent's approver one at a time, labelled; 
   );
   assert.ok(existsSync(join(repo.root, 'one.txt')), 'the approved write ran');
   assert.ok(!existsSync(join(repo.root, 'two.txt')), 'the declined one did not');
+  // The task tool is made after the run is pinned (with the subagents it drives), yet the run pins
+  // it where the built-in tools have it, last, as the model was always shown it; a subagent pins the rest.
+  const shown = (tools: Array<{ name: string; description: string; inputSchema: unknown }>) =>
+    tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }));
+  const built = shown(createTools(repo.root, { subagents: async () => assert.fail('no subagent') }));
+  const store = await JournalStore.open(repo.root);
+  assert.deepEqual((await readRunRecord(store, parent))?.config?.tools, built);
+  assert.deepEqual((await readRunRecord(store, subagentRunId(parent, 2)))?.config?.tools, built.filter((tool) => tool.name !== 'task'));
 });

@@ -446,27 +446,28 @@ describe('opening a run, then pinning what it records', () => {
 });
 
 describe("a step's checkpoint, taken by the checkpointer the run was opened with", () => {
-  it("a step asking for one gets the checkpointer's tree, of the files it names, asked only live; none without a checkpointer", async () => {
+  it("a step asking for one gets the checkpointer's tree, of the files handed down with it (named live), none without a checkpointer", async () => {
     const store = new MemoryJournalStore();
     const taken: Array<readonly string[] | undefined> = [];
     const tree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
     const checkpointer = { take: (paths?: readonly string[]) => (taken.push(paths), { tree, skipped: [] }) };
-    let asked = 0;
-    const changedPaths = () => (asked++, ['src/a.js']);
     const first = await openRun(store, { run: 'checkpointed', checkpointer });
     const journal = await first.pin({});
-    await journal.step('edit_file', { path: 'src/a.js' }, () => 'edited', { checkpoint: true, changedPaths });
-    await journal.step('run_bash', { command: 'make' }, () => 'made', { checkpoint: true });
+    // The caller names the files while the step is live (here, in its effect): data the valve reads, nothing it calls.
+    const changed: { paths?: readonly string[] } = {};
+    await journal.step('edit_file', { path: 'src/a.js' }, () => ((changed.paths = ['src/a.js']), 'edited'), { checkpoint: true, changed });
+    await journal.step('run_bash', { command: 'make' }, () => 'made', { checkpoint: true, changed: {} });
     await journal.step('read_file', { path: 'src/a.js' }, () => 'read');
     journal.close();
     assert.deepEqual(taken, [['src/a.js'], undefined], 'an edit names its file; a command, the whole tree; a read, none');
     assert.deepEqual((await readRunEntries(store, 'checkpointed')).map((e) => e.checkpoint ?? null), [tree, tree, null]);
 
     const replay = await openRunJournal(store, { run: 'checkpointed', checkpointer });
-    await replay.step('edit_file', { path: 'src/a.js' }, () => assert.fail('ran'), { checkpoint: true, changedPaths });
+    const unnamed: { paths?: readonly string[] } = {};
+    await replay.step('edit_file', { path: 'src/a.js' }, () => assert.fail('ran'), { checkpoint: true, changed: unnamed });
     replay.close();
-    assert.equal(asked, 1, 'a replayed step takes no checkpoint and names no file');
-    assert.equal(taken.length, 2);
+    assert.equal(unnamed.paths, undefined, 'a replayed step names no file');
+    assert.equal(taken.length, 2, 'a replayed step takes no checkpoint');
 
     const bare = await openRunJournal(store, { run: 'no-checkpointer' });
     await bare.step('run_bash', { command: 'make' }, () => 'made', { checkpoint: true });
