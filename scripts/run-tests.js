@@ -76,7 +76,7 @@ try {
       });
     },
   };
-  await build({
+  const compiling = build({
     entryPoints: sources.map((p) => join(root, p)),
     outdir: out,
     outbase: root,
@@ -89,14 +89,14 @@ try {
     logLevel: 'error',
     plugins: [ownUrl],
   });
-  // The tests' own MCP servers (test/tools/mcp/fixtures/*.mjs) start as child processes about 170
-  // times a run, and each start loaded the MCP SDK, zod and ajv module by module from node_modules:
+  // The tests' own MCP servers (test/tools/mcp/fixtures/*.mjs) start as a child process in every MCP
+  // scenario, and each start loaded the MCP SDK, zod and ajv module by module from node_modules:
   // about 0.43 s of CPU a start. Bundled into one file each (the same SDK code, over the same stdio),
-  // a start takes about 0.2 s. test/helpers/library.ts (bundledFixture) finds them at the same
+  // a start takes about 0.2 s; the bundling runs beside the compile (esbuild does both at once). test/helpers/library.ts (bundledFixture) finds them at the same
   // relative place in the compiled tree. Under the sandbox, a program under /tmp is bound read-only
   // (src/tools/sandbox.ts, programFolders), so a sandboxed server still finds its file.
   const servers = join(root, 'test', 'tools', 'mcp', 'fixtures');
-  await build({
+  const bundling = build({
     entryPoints: readdirSync(servers).filter((name) => name.endsWith('.mjs')).map((name) => join(servers, name)),
     outdir: join(out, 'test', 'tools', 'mcp', 'fixtures'),
     outExtension: { '.js': '.mjs' },
@@ -108,6 +108,7 @@ try {
     banner: { js: "import { createRequire as bundledRequire } from 'node:module'; const require = bundledRequire(import.meta.url);" },
     logLevel: 'error',
   });
+  await Promise.all([compiling, bundling]);
   // A file named relative to the current folder or absolute: its place in the compiled tree.
   const compiled = targets.map((t) => join(out, relative(root, resolve(t)).replace(/\.ts$/, '.js')));
   // SAVEPOINT_TEST_BUILD: where a test finds the compiled file of a .ts fixture or module it starts
