@@ -29,3 +29,15 @@ export function tsChild(path: string): { execArgv: string[]; file: string } {
   const compiled = build ? join(build, relative(root, path)).replace(/\.ts$/, '.js') : undefined;
   return compiled && existsSync(compiled) ? { execArgv: ['--enable-source-maps'], file: compiled } : { execArgv: ['--import', 'tsx'], file: path };
 }
+
+/**
+ * The program a test starts for the fixture script `path` (an .mjs file under test/): when the tests
+ * run from scripts/run-tests.js's compiled tree and it bundled that script (the MCP servers, which
+ * load the SDK and zod at every start), the loader at the same name there, which runs the one-file
+ * bundle with V8's code cache; else the script itself.
+ */
+export function bundledFixture(path: string): string {
+  const build = process.env.SAVEPOINT_TEST_BUILD;
+  const bundled = build ? join(build, relative(root, path)) : undefined;
+  return bundled && existsSync(bundled) ? bundled : path;
+}

@@ -54,7 +54,9 @@ async function appendUntilCut(fs: LoopFs, root: string, run: string, steps: numb
     fs.cut(); // synchronous; a child still writing fails at its next write
     if (hangAt !== undefined || hangAtFault !== undefined) child.kill();
   });
-  const timer = setTimeout(() => child.kill(), 20_000);
+  // A safety net for an appender that never reaches the cut, generous for a loaded machine (a pass
+  // never waits for it: the cut ends the child).
+  const timer = setTimeout(() => child.kill(), 120_000);
   const report = await child.result;
   clearTimeout(timer);
   assert.ok(cut, `the power was cut (${run}): ${report.lines.slice(-3).join(' / ')}\n${report.stderr}`);

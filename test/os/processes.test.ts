@@ -27,9 +27,10 @@ function alive(pid: number): boolean {
   }
 }
 
-// Polls until `pid` is gone (the kernel tears a killed process down a moment after the signal).
+// Polls until `pid` is gone (the kernel tears a killed process down a moment after the signal; on a
+// loaded machine that moment can be seconds): up to 60 s, a pass returns as soon as it is gone.
 async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 2000 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (const until = Date.now() + 60_000; alive(pid) && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 5));
   return !alive(pid);
 }
 

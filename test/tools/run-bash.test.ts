@@ -27,16 +27,17 @@ function isAlive(pid: number): boolean {
   }
 }
 
-// Reads the pid a command wrote to `file`, waiting briefly for it to appear.
 // A process sent SIGKILL ends when the kernel next schedules it, which on a loaded machine can be
-// after the kill call returned: waited on for up to 10 s, never taken as alive after one look.
+// after the kill call returned: waited on for up to 60 s, never taken as alive after one look.
 async function hasEnded(pid: number): Promise<boolean> {
-  for (let i = 0; i < 500 && isAlive(pid); i++) await sleep(20);
+  for (const until = Date.now() + 60_000; isAlive(pid) && Date.now() < until; ) await sleep(20);
   return !isAlive(pid);
 }
 
+// Reads the pid a command wrote to `file`, waiting for it to appear (up to 60 s: a loaded machine
+// may take seconds to start the command).
 async function readPid(file: string): Promise<number> {
-  for (let i = 0; i < 50 && !existsSync(file); i++) await sleep(20);
+  for (const until = Date.now() + 60_000; !existsSync(file) && Date.now() < until; ) await sleep(20);
   return Number(readFileSync(file, 'utf8').trim());
 }
 

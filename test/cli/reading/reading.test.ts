@@ -56,7 +56,7 @@ async function json<T>(cwd: string, args: string[]): Promise<T> {
   return JSON.parse(result.stdout) as T;
 }
 
-async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+async function waitFor(check: () => boolean, what: string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

@@ -6,12 +6,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { z } from 'zod';
+import { bundledFixture } from '../../helpers/library.js';
 
-/** The tests' own MCP server. */
-export const COUNTING_SERVER = fileURLToPath(new URL('./fixtures/counting-server.mjs', import.meta.url));
+/** The tests' own MCP server (its one-file bundle when scripts/run-tests.js made one). */
+export const COUNTING_SERVER = bundledFixture(fileURLToPath(new URL('./fixtures/counting-server.mjs', import.meta.url)));
 
 /** The `.mcp.json` entry that starts the counting server (with `mode`, one of its failure modes), counting into `countDir`. */
 export function countingServer(countDir: string, mode?: string, env: Record<string, string> = {}): Record<string, unknown> {
@@ -100,6 +98,13 @@ export interface HttpMcpServer {
  * whose one read-only tool, whoami, answers with the Authorization and X-Source headers its request carried.
  */
 export async function startHttpServer(): Promise<HttpMcpServer> {
+  // Loaded here, not at the top: most files that import these helpers never start an HTTP server,
+  // and the SDK with zod is about 0.3 s of CPU to load.
+  const [{ McpServer }, { StreamableHTTPServerTransport }, { z }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('zod'),
+  ]);
   const state = { requests: 0 };
   const http = createServer(async (req: IncomingMessage, res) => {
     state.requests++;

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../../src/model/script-file.js';
+import { bundledFixture } from '../../helpers/library.js';
 import { useScratch } from '../../helpers/scratch.js';
 import { countingListener, noSandboxReason } from '../../helpers/sandbox.js';
 import { assertOneParagraph, fakeEnv, lastToolResults, resultText, runCli, startCli, waitUntil } from '../../helpers/cli.js';
@@ -21,7 +22,7 @@ import { counted, countingServer, waitForNoProcessOf } from './helpers.js';
 
 const scratch = useScratch();
 
-const PROBE_SERVER = fileURLToPath(new URL('./fixtures/probe-server.mjs', import.meta.url));
+const PROBE_SERVER = bundledFixture(fileURLToPath(new URL('./fixtures/probe-server.mjs', import.meta.url)));
 
 interface Seen {
   writes: Record<string, string>;
