@@ -10,7 +10,19 @@
 // folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program. A cache that cannot be
 // read or written costs only the saving.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -57,10 +69,10 @@ function load() {
 
 // Node 20: the bundle run as node:vm script with V8's code cache, as Node's own loader would run it
 // (the same wrapper, require and file name). It has no import() (scripts/bundle.js makes each a
-// require()): node:vm runs none in a script whose compiled code it was given. The code kept is what the process compiled by its
-// end: a cache that a command driving a run made (its model client, valve and tools compiled)
-// replaces one a reading command made; otherwise one is written only when none was kept or V8
-// refused it (made by another V8 or under other flags).
+// require()): node:vm runs none in a script whose compiled code it was given. The code kept is what
+// the process compiled by its end: a cache that a command driving a run made (its model client,
+// valve and tools compiled) replaces one a reading command made; otherwise one is written only when
+// none was kept or V8 refused it (made by another V8 or under other flags).
 function loadKeepingCode() {
   const source = readFileSync(bundle);
   // V8 checks kept code against the script's length alone: the file is named by the content, and
@@ -75,13 +87,10 @@ function loadKeepingCode() {
   let kept;
   let keptKind;
   for (const kind of ['run', 'other']) {
-    try {
-      kept = readFileSync(fileOf(kind));
-      keptKind = kind;
-      break;
-    } catch {
-      // none of this kind
-    }
+    kept = readOwn(fileOf(kind));
+    if (kept === undefined) continue;
+    keptKind = kind;
+    break;
   }
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
     filename: bundle,
@@ -110,12 +119,29 @@ function loadKeepingCode() {
   return loaded.exports;
 }
 
+// The bytes of `file` when this user wrote it and no one else can: compiled code runs as this
+// user, and the temp folder is shared, so code another user could have put there is not used.
+function readOwn(file) {
+  let fd;
+  try {
+    fd = openSync(file, 'r');
+    const { uid, mode } = fstatSync(fd);
+    if (uid !== process.getuid?.() || (mode & 0o022) !== 0) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined; // none of this kind
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 // Writes `data` to `file` whole or not at all: V8 does not check the bytes of kept code, so a file
-// torn by a power cut must never appear under its name.
+// torn by a power cut must never appear under its name. The temporary file is made new ('wx'), so
+// that nothing already at its name (another user's link) is written through.
 function keep(file, data) {
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', 0o600);
+  const fd = openSync(temp, 'wx', 0o600);
   try {
     writeSync(fd, data);
     fsyncSync(fd);

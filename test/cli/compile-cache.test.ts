@@ -4,9 +4,10 @@
 // TMPDIR/node-compile-cache, NODE_DISABLE_COMPILE_CACHE=1 leaves none, and a temp folder that cannot
 // be made costs nothing but the saving (the command works and says nothing about it). On Node 20,
 // what is kept is checked too: kept code is used, not written again; a run's code replaces a reading
-// command's; a file V8 refuses is written anew, the command unharmed; an older build's file goes.
+// command's; a file V8 refuses is written anew, the command unharmed; an older build's file goes;
+// another user's file is not run (as root only: it makes one).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -55,56 +56,80 @@ describe('compiled code kept between runs', () => {
   });
 });
 
-describe('compiled code kept by savepoint itself on Node 20', { skip: nodeCaches ? `Node ${process.version} keeps it itself (module.enableCompileCache)` : false }, () => {
-  test("kept code is used and not written again; a run's replaces a reading command's; a refused file is written anew; an older build's goes", async () => {
-    const repo = await scratch.repo({ 'notes.txt': 'one\n' });
-    const folder = scratch.dir('savepoint-compile-cache-');
-    const env = { NODE_COMPILE_CACHE: folder };
-    const kept = () => filesUnder(folder).filter((path) => path.endsWith('.v8'));
-    const only = (kind: string) => {
-      const files = kept();
-      assert.equal(files.length, 1, `one file of kept code: ${files.join(', ')}`);
-      assert.match(basename(files[0]!), new RegExp(`^cli-[0-9a-f]{12}-[0-9a-f]{20}-${kind}\\.v8$`));
-      return files[0]!;
-    };
-    const help = async () => {
-      const listed = await runCli(['--help'], { cwd: repo.root, env });
-      assert.equal(listed.code, 0, listed.stderr);
-      assert.equal(listed.stderr, '');
-      return listed.stdout;
-    };
+describe(
+  'compiled code kept by savepoint itself on Node 20',
+  { skip: nodeCaches ? `Node ${process.version} keeps it itself (module.enableCompileCache)` : false },
+  () => {
+    test("kept code is used and not written again; a run's replaces a reading command's; a refused file is written anew; an older build's goes", async () => {
+      const repo = await scratch.repo({ 'notes.txt': 'one\n' });
+      const folder = scratch.dir('savepoint-compile-cache-');
+      const env = { NODE_COMPILE_CACHE: folder };
+      const kept = () => filesUnder(folder).filter((path) => path.endsWith('.v8'));
+      const only = (kind: string) => {
+        const files = kept();
+        assert.equal(files.length, 1, `one file of kept code: ${files.join(', ')}`);
+        assert.match(basename(files[0]!), new RegExp(`^cli-[0-9a-f]{12}-[0-9a-f]{20}-${kind}\\.v8$`));
+        return files[0]!;
+      };
+      const help = async () => {
+        const listed = await runCli(['--help'], { cwd: repo.root, env });
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.equal(listed.stderr, '');
+        return listed.stdout;
+      };
 
-    // A reading command keeps its code; the next one uses it: the same file, not written again.
-    const first = await help();
-    const reading = only('other');
-    const written = statSync(reading);
-    assert.equal(await help(), first);
-    assert.deepEqual([statSync(reading).ino, statSync(reading).mtimeMs], [written.ino, written.mtimeMs], 'kept code used, not written again');
+      // A reading command keeps its code; the next one uses it: the same file, not written again.
+      const first = await help();
+      const reading = only('other');
+      const written = statSync(reading);
+      assert.equal(await help(), first);
+      assert.deepEqual(
+        [statSync(reading).ino, statSync(reading).mtimeMs],
+        [written.ino, written.mtimeMs],
+        'kept code used, not written again',
+      );
 
-    // A command that drives a run compiles more of the bundle (the model client, the valve, the
-    // tools): its code replaces the reading command's, and is used by the next command as it is.
-    const script = join(repo.root, '.git', 'turns.json');
-    writeFileSync(script, JSON.stringify({ turns: [{ text: 'Nothing to do.' }] }));
-    const run = await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, 'say hello'], { cwd: repo.root, env });
-    assert.equal(run.code, 0, run.stderr);
-    const driving = only('run');
-    const drivingWritten = statSync(driving);
-    assert.ok(drivingWritten.size > written.size, `a run's code (${drivingWritten.size} bytes) covers more than a reading command's (${written.size})`);
-    assert.equal(await help(), first);
-    assert.equal(statSync(driving).mtimeMs, drivingWritten.mtimeMs, "a run's code is kept by a reading command as it is");
+      // A command that drives a run compiles more of the bundle (the model client, the valve, the
+      // tools): its code replaces the reading command's, and is used by the next command as it is.
+      const script = join(repo.root, '.git', 'turns.json');
+      writeFileSync(script, JSON.stringify({ turns: [{ text: 'Nothing to do.' }] }));
+      const run = await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, 'say hello'], { cwd: repo.root, env });
+      assert.equal(run.code, 0, run.stderr);
+      const driving = only('run');
+      const drivingWritten = statSync(driving);
+      assert.ok(
+        drivingWritten.size > written.size,
+        `a run's code (${drivingWritten.size} bytes) covers more than a reading command's (${written.size})`,
+      );
+      assert.equal(await help(), first);
+      assert.equal(statSync(driving).mtimeMs, drivingWritten.mtimeMs, "a run's code is kept by a reading command as it is");
 
-    // Bytes V8 refuses (made by another V8, or damaged): the command works as ever and writes them anew.
-    writeFileSync(driving, 'not compiled code');
-    assert.equal(await help(), first);
-    const rewritten = only('other');
-    assert.notEqual(readFileSync(rewritten, 'latin1'), 'not compiled code');
+      // Bytes V8 refuses (made by another V8, or damaged): the command works as ever and writes them anew.
+      writeFileSync(driving, 'not compiled code');
+      assert.equal(await help(), first);
+      const rewritten = only('other');
+      assert.notEqual(readFileSync(rewritten, 'latin1'), 'not compiled code');
 
-    // An older build's file (another content, the same place) goes when this build keeps its own.
-    const older = join(dirname(rewritten), basename(rewritten).replace(/-[0-9a-f]{20}-/, `-${'0'.repeat(20)}-`));
-    writeFileSync(older, 'an older build');
-    const again = await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, 'say hello again'], { cwd: repo.root, env });
-    assert.equal(again.code, 0, again.stderr);
-    only('run');
-    assert.equal(existsSync(older), false, "an older build's kept code is removed");
-  });
-});
+      // An older build's file (another content, the same place) goes when this build keeps its own.
+      const older = join(dirname(rewritten), basename(rewritten).replace(/-[0-9a-f]{20}-/, `-${'0'.repeat(20)}-`));
+      writeFileSync(older, 'an older build');
+      const again = await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, 'say hello again'], {
+        cwd: repo.root,
+        env,
+      });
+      assert.equal(again.code, 0, again.stderr);
+      const ours = only('run');
+      assert.equal(existsSync(older), false, "an older build's kept code is removed");
+
+      // Kept code that another user owns, or that others may write, is not run: the temp folder is
+      // shared. Such a file is left alone, and this user's own code is kept beside it.
+      if (process.getuid?.() !== 0) return;
+      chownSync(ours, 65534, 65534);
+      assert.equal(await help(), first);
+      const own = kept().filter((path) => statSync(path).uid === 0);
+      assert.equal(own.length, 1, `this user keeps code of its own beside another's: ${kept().join(', ')}`);
+      assert.match(basename(own[0]!), /-other\.v8$/);
+      assert.equal(statSync(ours).uid, 65534, "another user's file is not rewritten");
+    });
+  },
+);
