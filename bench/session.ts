@@ -196,6 +196,11 @@ async function run(context: BenchContext): Promise<Row[]> {
       // Claude Code's failures skip its rows (with the reason); the others' fail the group as before.
       const measure = async <T>(who: string, sample: () => Promise<T>): Promise<T | undefined> => {
         if (who === CLAUDE && claudeSkipped) return undefined;
+        // The fake server that stamps each request's arrival runs in this process, whose heap holds
+        // the run's turns and the peers' sessions, growing with the length: a full collection of it
+        // inside a timed window would stamp the arrival late, for whichever harness it hit. One
+        // before each sample (the bench runs with --expose-gc) keeps the collections outside.
+        (globalThis as { gc?: () => void }).gc?.();
         try {
           return await sample();
         } catch (error) {
