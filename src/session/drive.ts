@@ -108,6 +108,16 @@ export interface RunTarget {
 const INTERRUPTED_FLUSH_MS = 800;
 const INTERRUPTED_FLUSH_BY_MS = 1200;
 
+/**
+ * A held run's small packs roll up once the session has waited this long for its next message.
+ * The roll-up (git deltifying the packs, then the history deltas in this process) takes 0.3-1 s of
+ * CPU and writes a pack; started at once, it ran through the next message's append and request
+ * when the person answered quickly (Enter → request at 6,000 steps: its fsyncs waited behind the
+ * roll-up's). A person reads the answer and types for longer than this; a message sent sooner
+ * moves the roll-up on to the next pause, and the run's end does it in any case.
+ */
+export const BETWEEN_MESSAGES_ROLLUP_MS = 1500;
+
 // Errors after which the run's journal must stay exactly as it was, also once the loop started: nothing ran. A drift refusal
 // waits for --restore or --keep-worktree (so `savepoint runs` must not call the run failed, and no
 // commit lands for a question); a checkpoint refused as unsafe or blocked by a file ran nothing
@@ -202,6 +212,8 @@ class RunLife {
   private turnStart = { replayed: 0, live: 0 };
   // A finished run replayed over files that differ from its last checkpoint: the step of that checkpoint, and the files.
   private changedSince: { step: number; changes: FileChange[] } | undefined;
+  // The roll-up waiting for a pause between messages (betweenMessages).
+  private pauseRollup: NodeJS.Timeout | undefined;
   private instructionsLeftOut: InstructionsLeftOut[];
   readonly journal: RunJournal;
   /** The run's MCP servers, stopped at its end. */
@@ -232,6 +244,8 @@ class RunLife {
 
   /** A held run's next message: its request and the turn's options (listeners, approver, signal) from now on. */
   nextTurn(request: HeldRequest, options: SessionOptions): void {
+    clearTimeout(this.pauseRollup); // the next message came before the pause's roll-up: it waits for the next pause
+    this.pauseRollup = undefined;
     const { followUp: _f, newMessage: _n, modelChange: _m, compact: _c, renew: _r, lineage: _l, ...base } = this.target;
     const { secrets } = this.parts;
     // Redacted before it is a step's key, as continueRun does: the journal never holds the secret.
@@ -671,16 +685,24 @@ class RunLife {
 
   /**
    * A held run between messages: the working tree is free for another run (as between two
-   * commands), and the run's small packs roll up as at a run's end. The run's lock stays held.
+   * commands), and the run's small packs roll up as at a run's end, once the session has waited
+   * BETWEEN_MESSAGES_ROLLUP_MS for the next message. The run's lock stays held.
    */
   betweenMessages(): void {
     this.worktreeLock?.release();
     this.worktreeLock = undefined;
-    setImmediate(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined));
+    clearTimeout(this.pauseRollup);
+    this.pauseRollup = setTimeout(() => {
+      this.pauseRollup = undefined;
+      void this.journal.store.objects.rollup.tidy().catch(() => undefined);
+    }, BETWEEN_MESSAGES_ROLLUP_MS);
+    this.pauseRollup.unref(); // a session ending meanwhile rolls up at its close instead
   }
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
   close(): void {
+    clearTimeout(this.pauseRollup);
+    this.pauseRollup = undefined;
     void this.parts.spares.close();
     // A run's end stops its background commands (this process's exit would, see os/background-process.ts).
     if (!this.options.keepBackgroundCommands) void this.parts.background.stopAll();
