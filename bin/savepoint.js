@@ -105,11 +105,18 @@ function loadKeepingCode() {
     try {
       const file = fileOf(kind);
       keep(file, script.createCachedData());
-      // Gone: an older build's files, the one V8 refused, a reading command's once a run's is kept.
+      // Gone: an older build's files, the one V8 refused, a reading command's once a run's is kept,
+      // and the temporary file of a process killed while it wrote one (its pid in the name).
       const current = `cli-${place}-${content}-`;
       for (const name of readdirSync(folder)) {
         const path = join(folder, name);
-        if (path === file || !name.startsWith(`cli-${place}-`) || !name.endsWith('.v8')) continue;
+        if (path === file || !name.startsWith(`cli-${place}-`)) continue;
+        const writer = /\.v8\.(\d+)\.tmp$/.exec(name);
+        if (writer) {
+          if (!alive(Number(writer[1]))) rmSync(path, { force: true });
+          continue;
+        }
+        if (!name.endsWith('.v8')) continue;
         if (!name.startsWith(current) || (refused && path === fileOf(keptKind)) || kind === 'run') rmSync(path, { force: true });
       }
     } catch {
@@ -117,6 +124,16 @@ function loadKeepingCode() {
     }
   });
   return loaded.exports;
+}
+
+// Whether process `pid` is still there (one this user cannot signal is: EPERM).
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
 }
 
 // The bytes of `file` when this user wrote it and no one else can: compiled code runs as this

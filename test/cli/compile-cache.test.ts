@@ -7,7 +7,8 @@
 // command's; a file V8 refuses is written anew, the command unharmed; an older build's file goes;
 // another user's file is not run (as root only: it makes one).
 import assert from 'node:assert/strict';
-import { chownSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -110,9 +111,15 @@ describe(
       const rewritten = only('other');
       assert.notEqual(readFileSync(rewritten, 'latin1'), 'not compiled code');
 
-      // An older build's file (another content, the same place) goes when this build keeps its own.
+      // An older build's file (another content, the same place) goes when this build keeps its own,
+      // and so does the temporary file of a writer killed mid-write (its pid gone); a live writer's stays.
       const older = join(dirname(rewritten), basename(rewritten).replace(/-[0-9a-f]{20}-/, `-${'0'.repeat(20)}-`));
       writeFileSync(older, 'an older build');
+      const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+      const torn = `${rewritten.replace(/-other\.v8$/, '-run.v8')}.${gone}.tmp`;
+      const writing = `${rewritten.replace(/-other\.v8$/, '-run.v8')}.${process.pid}.tmp`;
+      writeFileSync(torn, 'half written');
+      writeFileSync(writing, 'being written');
       const again = await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, 'say hello again'], {
         cwd: repo.root,
         env,
@@ -120,6 +127,9 @@ describe(
       assert.equal(again.code, 0, again.stderr);
       const ours = only('run');
       assert.equal(existsSync(older), false, "an older build's kept code is removed");
+      assert.equal(existsSync(torn), false, "a killed writer's temporary file is removed");
+      assert.equal(existsSync(writing), true, "a live writer's temporary file is left to it");
+      rmSync(writing);
 
       // Kept code that another user owns, or that others may write, is not run: the temp folder is
       // shared. Such a file is left alone, and this user's own code is kept beside it.
