@@ -12,7 +12,7 @@
 //                     `pi --continue`; Claude Code: `claude --resume <id>`), in tmux, a message
 //                     typed, and the time from tmux's Enter
 //                     to the request's arrival at the server (the tmux send-keys process's own
-//                     start, a few ms, is in it); three messages, the median
+//                     start, a few ms, is in it); five messages, the median
 //   resume            `savepoint continue` killed with SIGKILL while its request is at the server,
 //                     then `savepoint resume <id>`: spawn to the first new request's arrival; pi:
 //                     `pi -p --continue <message>`, spawn to its first request; Claude Code: `claude
@@ -49,7 +49,8 @@ import { arrivalAfter, arrivals, terminal } from './terminal.js';
 
 const SIZES = [1000, 6000, 20000];
 const QUICK_SIZES = [1000];
-const MESSAGES = 3;
+// Five messages a session: the median of three was the second, which every harness sends still warming up (its JIT and heap).
+const MESSAGES = 5;
 const RESUMES = 3;
 // Enter → request at most this at every length and at most TARGET_MESSAGE_RATIO × pi's; a resume
 // at most TARGET_RESUME_MS and ahead of pi's continue, at every length (issue 39).
