@@ -36,8 +36,9 @@ describe('a signal during a live command', { concurrency: true }, () => {
       const args = ['run', '--yes', ...(signal === 'SIGHUP' ? ['--no-sandbox'] : []), 'count once'];
       const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
       const heart = `${HEART}-${basename(repo.root)}`;
+      // The command runs, so its step has started (the valve emits 'started' before it runs the
+      // command) and printed 'halfway there' first: nothing else to wait for before the signal.
       await waitUntil(() => existsSync(join(repo.root, 'beat.txt')) && processesWith(heart).length > 0, 'the command to start', { child: first });
-      await new Promise((resolve) => setTimeout(resolve, 300));
       first.child.kill(signal);
       const stopped = await first.result;
       // Within two seconds: savepoint ends by its own clock (STOP_GRACE_MS) at the latest, not waiting

@@ -45,7 +45,7 @@ function slowWriter(repo: string, at: string, stallMs: number) {
 async function until(condition: () => boolean, what: string): Promise<void> {
   const started = Date.now();
   while (!condition()) {
-    if (Date.now() - started > 20_000) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() - started > 60_000) throw new Error(`timed out waiting for ${what}`); // a safety net, wide for a loaded machine
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -1,14 +1,15 @@
 // Steps that run at the same time (one answer's reads, a batch): where the journal may lack a step
 // before a later one, and where it may not; what the valve does when a step of a batch throws; and
-// a batch's appends, made at once by one process, all landing.
+// a batch's appends, made at once by one process, all landing (on git; the rest on the in-memory store).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CorruptEntryError, UnfinishedBatchError } from '../../src/errors/index.js';
 import { ENTRY_FORMAT, type JournalEntry } from '../../src/journal/entry.js';
 import { readRunEntries } from '../../src/journal/reader.js';
 import { JournalStore } from '../../src/journal/store.js';
+import { MemoryJournalStore } from '../../src/journal/memory-store.js';
 import { History } from '../../src/valve/history.js';
-import { openJournal } from '../../src/valve/open-journal.js';
+import { openJournal, openRunJournal } from '../../src/valve/open-journal.js';
 import type { StepBatch } from '../../src/valve/step-types.js';
 import { assertFsckClean } from '../helpers/git.js';
 import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
@@ -91,15 +92,17 @@ describe('the valve running a batch', () => {
     assert.equal(new Set((await readRunEntries(await JournalStore.open(repo.root), 'batch')).map((e) => e.step)).size, 8, 'whole again');
   });
 
+  // Valve logic alone: on the in-memory store (the appends above are git's).
   it('gives back the positions of a batch whose every step threw, for the next step', async () => {
-    const journal = await openJournal({ dir: repo.root, run: 'all-failed', task: 'read', model: 'm' });
+    const store = new MemoryJournalStore();
+    const journal = await openRunJournal(store, { run: 'all-failed', task: 'read', model: 'm' });
     await journal.step('model', { turn: 1 }, () => ({}));
     const batch: StepBatch = { size: 2 };
     const outcomes = await Promise.allSettled([0, 1].map((i) => journal.step('read_file', { path: `f${i}` }, () => Promise.reject(new Error(`failed ${i}`)), { batch })));
     assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
     await journal.step('model', { turn: 2 }, () => ({}));
     journal.close();
-    const entries = await readRunEntries(await JournalStore.open(repo.root), 'all-failed');
+    const entries = await readRunEntries(store, 'all-failed');
     assert.deepEqual(entries.map((e) => e.step), [1, 2], 'the next step took position 2: no hole');
   });
 });

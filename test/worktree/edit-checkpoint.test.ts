@@ -8,14 +8,12 @@
 import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { POOL_FROM } from '../../src/worktree/file-hasher.js';
 import { useScratch } from '../helpers/scratch.js';
-import { countGit, fileInTree, gitWorktreeTree, snapshotterFor } from './support.js';
+import { countGit, fileInTree, gitWorktreeTree, pastTick, snapshotterFor } from './support.js';
 
 const scratch = useScratch();
-const settle = () => sleep(150);
 
 // A repository with one tracked file and POOL_FROM + 500 untracked ones, 100 to a directory.
 async function bigRepo(): Promise<{ root: string; paths: string[] }> {
@@ -34,7 +32,7 @@ async function bigRepo(): Promise<{ root: string; paths: string[] }> {
 async function warm(root: string) {
   const snapshotter = snapshotterFor(root);
   snapshotter.snapshot();
-  await settle();
+  await pastTick(root);
   snapshotter.snapshot();
   snapshotter.snapshot();
   return snapshotter;
@@ -68,7 +66,7 @@ async function edits(root: string, paths: string[]): Promise<void> {
   }
 
   // A new file in one directory (the list of files changes) and an edit in another.
-  await settle();
+  await pastTick(root);
   snapshotter.snapshot();
   writeFileSync(join(root, 'vendor/p3/new.js'), 'new\n');
   writeFileSync(file(4321), 'edited beside a new list\n');

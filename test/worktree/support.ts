@@ -2,7 +2,7 @@
 // judge of what a checkpoint should be (`git add -A` into a scratch index, `git write-tree`), so the
 // tests never trust the code under test to tell them what the right tree is.
 import childProcess from 'node:child_process';
-import { copyFileSync, statSync, utimesSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { copyFileSync, statSync, utimesSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { withBuiltin } from '../helpers/builtins.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -108,4 +108,32 @@ export function countGit<T>(fn: () => T): { value: T; spawns: number } {
     }) as typeof original;
   const value = withBuiltin(childProcess, 'execFileSync', counting, fn);
   return { value, spawns };
+}
+
+// Waits until every file and folder under `root` (its .git too, but not the objects) is older than
+// a timestamp tick of its file system: only then may a witness or a cached hash vouch for what it
+// saw (src/worktree/unchanged.ts, file-hasher.ts), so the next change is surely seen by its stat.
+// Waits on the stats themselves rather than a fixed time, and gives a whole-second file system its
+// two seconds. The 60 s bound is a safety net, not a duration the tests assert.
+// (fs.readdirSync as it was when this file loaded: a test that counts the folders savepoint reads
+// replaces it meanwhile.)
+const listFolder = fs.readdirSync;
+export async function pastTick(root: string): Promise<void> {
+  const newest = (dir: string): number => {
+    let latest = 0;
+    for (const entry of listFolder(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (path === join(root, '.git', 'objects')) continue;
+      const stat = lstatSync(path, { throwIfNoEntry: false });
+      if (!stat) continue; // removed as it was listed
+      latest = Math.max(latest, settledAt(stat.ctimeMs), entry.isDirectory() ? newest(path) : 0);
+    }
+    return latest;
+  };
+  const settledAt = (ctimeMs: number) => ctimeMs + (ctimeMs % 1000 === 0 ? 2000 : 100);
+  const until = Date.now() + 60_000;
+  for (let due = Math.max(settledAt(lstatSync(root).ctimeMs), newest(root)); Date.now() <= due; due = Math.max(settledAt(lstatSync(root).ctimeMs), newest(root))) {
+    if (Date.now() > until) throw new Error(`the files under ${root} kept changing: no timestamp tick passed in 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(20, Math.max(1, Math.ceil(due - Date.now())))));
+  }
 }

@@ -5,16 +5,13 @@
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
-import { countGit, gitWorktreeTree, snapshotterFor } from './support.js';
+import { countGit, gitWorktreeTree, pastTick, snapshotterFor } from './support.js';
 
 const scratch = useScratch();
 
-// Past a timestamp tick: only then may a witness vouch for what it saw.
-const settle = () => sleep(150);
 
 describe('a checkpoint skips git status only when nothing git could see changed', () => {
   test('unchanged and ignored-only changes: no git command; every other change is seen', async () => {
@@ -24,7 +21,7 @@ describe('a checkpoint skips git status only when nothing git could see changed'
     writeFileSync(join(repo.root, 'untracked.txt'), 'u\n');
     const snapshotter = snapshotterFor(repo.root);
     let tree = snapshotter.snapshot().tree;
-    await settle();
+    await pastTick(repo.root);
     tree = snapshotter.snapshot().tree; // a full pass whose witness can be trusted
 
     const unchanged = countGit(() => snapshotter.snapshot());
@@ -33,10 +30,10 @@ describe('a checkpoint skips git status only when nothing git could see changed'
 
     writeFileSync(join(repo.root, 'build/out.js'), 'built\n');
     writeFileSync(join(repo.root, 'debug.log'), 'log\n');
-    await settle();
+    await pastTick(repo.root);
     const ignoredOnly = snapshotter.snapshot(); // the root directory changed (debug.log): a full pass
     assert.equal(ignoredOnly.tree, tree);
-    await settle();
+    await pastTick(repo.root);
     writeFileSync(join(repo.root, 'build/more.js'), 'more\n');
     assert.equal(countGit(() => snapshotter.snapshot()).spawns, 0, 'a change inside an ignored directory costs no git command');
 
@@ -54,7 +51,7 @@ describe('a checkpoint skips git status only when nothing git could see changed'
       ['git rm --cached (the index changed)', () => gitOut(repo.root, ['rm', '-q', '--cached', 'README.md'])],
     ];
     for (const [what, change] of changes) {
-      await settle();
+      await pastTick(repo.root);
       snapshotter.snapshot(); // the last change is older than a tick now: this witness holds
       assert.equal(countGit(() => snapshotter.snapshot()).spawns, 0, `before: ${what}`);
       await change();

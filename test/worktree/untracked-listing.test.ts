@@ -10,18 +10,15 @@ import mutableFs from 'node:fs';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { POOL_FROM } from '../../src/worktree/file-hasher.js';
 import { UNTRACKED_LISTING_FROM } from '../../src/worktree/untracked-listing.js';
 import { gitOut } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
-import { countGit, gitWorktreeTree, lsTree, prng, snapshotterFor } from './support.js';
+import { countGit, gitWorktreeTree, lsTree, pastTick, prng, snapshotterFor } from './support.js';
 
 const scratch = useScratch();
 
-// Past a timestamp tick: only then is a directory's stat trusted to show its next change.
-const settle = () => sleep(150);
 const listing = { untrackedListingFrom: 0 };
 
 // Writes a file, making its directories; whatever stands in the way (a file where a directory
@@ -54,20 +51,20 @@ describe('untracked files listed directory by directory', () => {
     const excludes = join(scratch.dir('savepoint-excludes-'), 'ignore');
     const snapshotter = snapshotterFor(root, listing);
     snapshotter.snapshot();
-    await settle();
+    await pastTick(root);
     snapshotter.snapshot(); // every directory is older than a tick now: all of them are trusted
 
     const edit = countGit(() => (writeFileSync(join(root, 'u/deep/three.txt'), 'edited in place\n'), snapshotter.snapshot()));
     assert.equal(edit.spawns, 0, 'an untracked file edited in an unchanged directory: no git command (the tracked files are as git last saw them)');
     assert.equal(edit.value.tree, await gitWorktreeTree(root));
-    await settle();
+    await pastTick(root);
     const ignored = countGit(() => (write(root, 'build/more/x.js', 'x\n'), snapshotter.snapshot()));
     assert.equal(ignored.spawns, 0, 'a change inside an ignored directory lists nothing again');
     assert.equal(ignored.value.tree, edit.value.tree);
     const tracked = countGit(() => (writeFileSync(join(root, 'src/a.js'), 'B\n'), snapshotter.snapshot()));
     assert.equal(tracked.spawns, 1, 'a tracked file edited in an unchanged directory: git status of the tracked files');
     assert.equal(tracked.value.tree, await gitWorktreeTree(root));
-    await settle();
+    await pastTick(root);
     snapshotter.snapshot();
     const past = new Date(Date.now() - 60_000);
     const sameStat = countGit(() => (writeFileSync(join(root, 'src/a.js'), 'C\n'), fs.utimesSync(join(root, 'src/a.js'), past, past), snapshotter.snapshot()));
@@ -104,7 +101,7 @@ describe('untracked files listed directory by directory', () => {
       ['a tracked file deleted', () => rmSync(join(root, 'src/a.js'))],
     ];
     for (const [what, change] of changes) {
-      await settle();
+      await pastTick(root);
       snapshotter.snapshot();
       await change();
       assert.equal(snapshotter.snapshot().tree, await gitWorktreeTree(root), what);
@@ -133,7 +130,7 @@ describe('untracked files listed directory by directory', () => {
     const kept = snapshotterFor(repo.root, listing);
     const log: string[] = [];
     for (let step = 0; step < 60; step++) {
-      if (random() < 0.4) await settle();
+      if (random() < 0.4) await pastTick(repo.root);
       const existing = await files();
       const op = Math.floor(random() * 10);
       const dir = pick(dirs);
@@ -190,7 +187,7 @@ describe('untracked files listed directory by directory', () => {
     const snapshotter = snapshotterFor(app.root, listing);
     const names = async () => [...(await lsTree(app.root, snapshotter.snapshot().tree)).keys()].sort();
     assert.deepEqual(await names(), ['.gitmodules', 'app.js', 'untracked/a.txt', 'vendor/lib/lib.js']);
-    await settle();
+    await pastTick(app.root);
     await names();
     write(app.root, 'vendor/lib/added.txt', 'new in the submodule\n');
     writeFileSync(join(app.root, 'vendor/lib/lib.js'), 'v = 2\n');
@@ -198,7 +195,7 @@ describe('untracked files listed directory by directory', () => {
     write(app.root, 'untracked/b.txt', 'b\n');
     assert.deepEqual(await names(), ['.gitmodules', 'app.js', 'untracked/a.txt', 'untracked/b.txt', 'vendor/lib/added.txt', 'vendor/lib/lib.js']);
     assert.equal(await gitOut(app.root, ['cat-file', 'blob', `${snapshotter.snapshot().tree}:vendor/lib/lib.js`]), 'v = 2');
-    await settle();
+    await pastTick(app.root);
     rmSync(join(app.root, 'nested/.git'), { recursive: true });
     assert.deepEqual(await names(), ['.gitmodules', 'app.js', 'nested/inner.txt', 'nested/more.txt', 'untracked/a.txt', 'untracked/b.txt', 'vendor/lib/added.txt', 'vendor/lib/lib.js']);
   });
@@ -217,7 +214,7 @@ describe('untracked files listed directory by directory', () => {
     syncBuiltinESMExports();
     try {
       snapshotter.snapshot();
-      await settle();
+      await pastTick(repo.root);
       snapshotter.snapshot();
       write(repo.root, 'vendor/p1/f150.js', 'edited\n');
       write(repo.root, 'node_modules/m1/new.js', 'new\n');
