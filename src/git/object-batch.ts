@@ -18,24 +18,17 @@ import { PackBuilder, writePackFilesSync } from './pack-file.js';
 /** From this many new objects in one checkpoint on, they are written as one pack. */
 export const PACK_THRESHOLD = 256;
 
-/**
- * Collects the new objects of one checkpoint and stores them: loose when few, else as one pack.
- * `stored` holds the ids known to be on disk: those are skipped, and flush adds the new ones.
- */
+/** Collects the new objects of one checkpoint and stores them: loose when few, else as one pack. */
 export class ObjectBatch {
   private readonly store: ObjectStore;
-  private readonly stored: Set<string>;
-  private readonly added: string[] = [];
+  private readonly hold: boolean;
   private loose: GitObject[] = [];
   private pack: PackBuilder | undefined;
   private presence: ObjectPresence | undefined;
 
-  private readonly hold: boolean;
-
   /** With `hold`, the few loose objects are handed to the store to go with its next append (ObjectStore.hold). */
-  constructor(store: ObjectStore, stored: Set<string>, options: { hold?: boolean } = {}) {
+  constructor(store: ObjectStore, options: { hold?: boolean } = {}) {
     this.store = store;
-    this.stored = stored;
     this.hold = options.hold ?? false;
   }
 
@@ -44,8 +37,6 @@ export class ObjectBatch {
    * once PACK_THRESHOLD really new ones are held they go into a pack (bodies dropped as they come).
    */
   push(object: GitObject): void {
-    if (this.stored.has(object.oid)) return;
-    this.added.push(object.oid);
     if (this.presence?.has(object.oid)) return;
     if (this.pack) return this.pack.add(object);
     this.loose.push(object);
@@ -76,7 +67,6 @@ export class ObjectBatch {
     else this.store.write(this.loose);
     this.loose = [];
     this.pack = undefined;
-    for (const oid of this.added.splice(0)) this.stored.add(oid);
     return packed;
   }
 }

@@ -7,11 +7,10 @@
 // a `git gc --auto`. The format's pieces are in pack-format.ts.
 // Tested in test/git/object-store.test.ts, test/git/pack-reader.test.ts.
 import { createHash } from 'node:crypto';
-import { asWriteFailure } from '../errors/index.js';
-import { closeSync, fsyncSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DirectorySync } from '../os/durable-file.js';
-import { abandonTemp, finishTemp, fsyncAsync, openTemp, openTempAsync, unlinkQuietly, writeFully } from '../os/durable-file.js';
+import { abandonTemp, finishTemp, fsyncAsync, openTempAsync, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
 import { crc32 } from 'node:zlib';
 import { deflateFast, type GitObject } from './git-object.js';
 import { buildIndex, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
@@ -67,17 +66,7 @@ export class PackBuilder {
 
   /** The finished pack and its index. */
   build(): BuiltPack {
-    const body = this.data.subarray(0, this.offset);
-    body.write('PACK', 0, 'latin1');
-    body.writeUInt32BE(2, 4);
-    body.writeUInt32BE(this.entries.length, 8);
-    const checksum = createHash('sha1').update(body).digest();
-    return {
-      id: checksum.toString('hex'),
-      pack: Buffer.concat([body, checksum]),
-      idx: buildIndex(this.entries, checksum),
-      count: this.entries.length,
-    };
+    return assemblePack([this.data.subarray(12, this.offset)], this.entries);
   }
 }
 
@@ -130,9 +119,11 @@ export function assemblePack(bodies: Buffer[], entries: Array<{ oid: Buffer; off
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
   header.writeUInt32BE(entries.length, 8);
-  const data = Buffer.concat([header, ...bodies]);
-  const checksum = createHash('sha1').update(data).digest();
-  return { id: checksum.toString('hex'), pack: Buffer.concat([data, checksum]), idx: buildIndex(entries, checksum), count: entries.length };
+  const hash = createHash('sha1').update(header);
+  for (const body of bodies) hash.update(body);
+  const checksum = hash.digest();
+  const pack = Buffer.concat([header, ...bodies, checksum]);
+  return { id: checksum.toString('hex'), pack, idx: buildIndex(entries, checksum), count: entries.length };
 }
 
 /**
@@ -143,72 +134,16 @@ export function assemblePack(bodies: Buffer[], entries: Array<{ oid: Buffer; off
  * before anything refers to the pack's objects. Returns the .pack's path.
  */
 export async function writePackFiles(dir: string, built: BuiltPack, dirs: DirectorySync): Promise<string> {
-  const writer = packWriter(dir, built, dirs);
-  for (let step = writer.next(); ; ) {
-    if (step.done) return step.value;
-    const wait = step.value;
-    let answer: OpenedTemps | undefined;
-    try {
-      // Both created at once on the thread pool (their waits for the file system's journal overlap),
-      // and both fsynced at once.
-      if ('open' in wait) answer = await Promise.allSettled(wait.open.map((temp) => openTempAsync(temp, 0o444, dirs)));
-      else await Promise.all(wait.fsync.map((fd) => fsyncAsync(fd)));
-    } catch (error) {
-      step = writer.throw(error);
-      continue;
-    }
-    step = writer.next(answer);
-  }
-}
-
-/**
- * The same writer, synchronously: each wait on this thread, one file after the other (a
- * checkpoint's first pack of thousands of new files: its fsyncs are two among thousands of reads).
- * Returns the .pack's path.
- */
-export function writePackFilesSync(dir: string, built: BuiltPack, dirs: DirectorySync): string {
-  const writer = packWriter(dir, built, dirs);
-  try {
-    for (let step = writer.next(); ; ) {
-      if (step.done) return step.value;
-      const wait = step.value;
-      let answer: OpenedTemps | undefined;
-      try {
-        if ('open' in wait) answer = wait.open.map(settled((temp) => openTemp(temp, 0o444, dirs)));
-        else for (const fd of wait.fsync) fsyncSync(fd);
-      } catch (error) {
-        step = writer.throw(error);
-        continue;
-      }
-      step = writer.next(answer);
-    }
-  } catch (error) {
-    throw asWriteFailure(error, dir); // a full disk as DiskFullError: its caller (a checkpoint's batch) says it as is
-  }
-}
-
-// What the pack writer waits for the file system to do: create its temp files (each one's outcome
-// handed back), then fsync them. writePackFiles does it on the thread pool, writePackFilesSync here.
-type PackWait = { open: string[] } | { fsync: number[] };
-type OpenedTemps = Array<PromiseSettledResult<number>>;
-
-// The one pack writer (see writePackFiles): every step but the waits, which it yields to its caller.
-// A wait that fails is thrown into it, so it removes what it made either way.
-function* packWriter(dir: string, built: BuiltPack, dirs: DirectorySync): Generator<PackWait, string, OpenedTemps | undefined> {
-  // The temp files sit in objects/ itself, where git looks at no file (in objects/pack,
-  // `git count-objects` would count a killed writer's as garbage until leftovers.ts removed it).
-  const temps = dirname(dir);
-  const files = [
-    { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
-    { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
-  ];
-  const opening = (yield { open: files.map((file) => file.temp) })!;
+  const files = packFiles(dir, built);
+  // Both created at once on the thread pool (their waits for the file system's journal overlap),
+  // and both fsynced at once.
+  const opening = await Promise.allSettled(files.map((file) => openTempAsync(file.temp, 0o444, dirs)));
   const opened = opening.flatMap((result, i) => (result.status === 'fulfilled' ? [{ fd: result.value, temp: files[i]!.temp }] : []));
   try {
     const failed = opening.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw failed.reason;
     for (const [i, { fd }] of opened.entries()) writeFully(fd, files[i]!.data);
-    yield { fsync: opened.map(({ fd }) => fd) };
+    await Promise.all(opened.map(({ fd }) => fsyncAsync(fd)));
   } catch (error) {
     for (const { fd, temp } of opened) abandonTemp(fd, temp);
     throw error;
@@ -222,15 +157,26 @@ function* packWriter(dir: string, built: BuiltPack, dirs: DirectorySync): Genera
   return files[0]!.path;
 }
 
-// A synchronous call's outcome as Promise.allSettled gives it.
-function settled<A, R>(call: (arg: A) => R): (arg: A) => PromiseSettledResult<R> {
-  return (arg) => {
-    try {
-      return { status: 'fulfilled', value: call(arg) };
-    } catch (reason) {
-      return { status: 'rejected', reason };
-    }
-  };
+/**
+ * The same files written on this thread, one after the other, each whole (temp file, fsync,
+ * rename), the pack before its index: a checkpoint's first pack of thousands of new files, whose
+ * two fsyncs are two among thousands of reads. A full disk is a DiskFullError. Returns the .pack's path.
+ */
+export function writePackFilesSync(dir: string, built: BuiltPack, dirs: DirectorySync): string {
+  const files = packFiles(dir, built);
+  for (const file of files) writeFileDurably(file.path, file.data, { mode: 0o444, temp: file.temp, dirs });
+  return files[0]!.path;
+}
+
+// A pack's two files, .pack first, with their temp names. The temp files sit in objects/ itself,
+// where git looks at no file (in objects/pack, `git count-objects` would count a killed writer's
+// as garbage until leftovers.ts removed it).
+function packFiles(dir: string, built: BuiltPack): Array<{ temp: string; path: string; data: Buffer }> {
+  const temps = dirname(dir);
+  return [
+    { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
+    { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
+  ];
 }
 
 /**
