@@ -29,13 +29,6 @@ let tempCounter = 0;
 // Past this many ids, the set of objects known good starts over (costing only re-checks).
 const VERIFIED_LIMIT = 200_000;
 
-// What storing a batch of objects takes: files to write, and existing files (checked good, but
-// written by someone who may not have fsynced them) to fsync.
-interface Plan {
-  writes: Array<{ oid: string; path: string; data: Buffer; temp: string }>;
-  existing: Array<{ oid: string; path: string }>;
-}
-
 /**
  * The object database of one repository (its common git dir). A run opens one and shares it (the
  * journal's appends and the working-tree checkpoints both write through it), because it holds what
@@ -70,25 +63,44 @@ export class ObjectStore {
 
   /**
    * Stores objects: each file written whole and fsynced before this returns. An object whose loose
-   * file exists already is kept when its content checks out (see plan); a torn or damaged one (a
+   * file exists already is kept when its content checks out (see checkExisting); a torn or damaged one (a
    * crash of a writer that does not fsync) is replaced, since rename overwrites it. The new names
    * are made durable (their directories fsynced) by the next writePacked or syncNames, all at once,
    * which every ref move here comes after: the checkpoint written before an append costs no
    * directory fsyncs of its own (one after another, they cost a disk flush each).
    */
   write(objects: Iterable<GitObject>): void {
-    const { writes, existing } = this.plan(this.withHeld(objects));
-    for (const { path, data, temp } of writes) writeFileDurably(path, data, { mode: 0o444, temp, dirs: this.unsynced });
-    try {
-      for (const { path } of existing) {
-        syncPath(path);
+    const seen = new Set<string>();
+    for (const object of this.withHeld(objects)) {
+      if (seen.has(object.oid)) continue;
+      seen.add(object.oid);
+      // Already in a pack (a fresh clone's trees, say): read and checked there (the pack's trailer,
+      // or the object hashed against its id), it is not written again. git writes and fsyncs a
+      // pack whole before it names it, so a pack on disk is one a power cut left whole.
+      if (this.packs.read(object.oid, false)) continue;
+      const path = this.pathOf(object.oid);
+      const found = this.checkExisting(object.oid, path);
+      if (found === 'trusted') continue;
+      if (found === 'good') {
+        // Checked good, but written by someone who may not have fsynced it.
+        try {
+          syncPath(path);
+        } catch (error) {
+          throw asWriteFailure(error, this.objectsDir);
+        }
         this.unsynced.add(dirname(path));
+      } else {
+        // The temporary file is named the way git names its own (`tmp_obj_*`), in objects/ itself:
+        // git ignores files there (`git fsck` and `git count-objects` look only in the fan-out
+        // directories) and `git prune` removes old `tmp_*` ones, and one left by a kill -9 is found
+        // by a single readdir (see leftovers.ts).
+        const temp = join(this.objectsDir, `tmp_obj_${process.pid}_${tempCounter++}`);
+        writeFileDurably(path, encodeLoose(object), { mode: 0o444, temp, dirs: this.unsynced });
+        this.rollup.noteLoose([object.oid]);
       }
-    } catch (error) {
-      throw asWriteFailure(error, this.objectsDir);
+      if (this.verified.size > VERIFIED_LIMIT) this.verified.clear();
+      this.verified.add(object.oid);
     }
-    this.remember(writes, existing);
-    this.rollup.noteLoose(writes.map((w) => w.oid));
     this.held.clear();
   }
 
@@ -165,37 +177,10 @@ export class ObjectStore {
     }
   }
 
-  // Which objects to write. One already stored as a loose file is trusted as it is when this
-  // process wrote or checked it before (and the file is not empty); otherwise only once its
-  // content inflates to the right header and size and hashes to its id.
-  private plan(objects: Iterable<GitObject>): Plan {
-    const plan: Plan = { writes: [], existing: [] };
-    const seen = new Set<string>();
-    for (const object of objects) {
-      if (seen.has(object.oid)) continue;
-      seen.add(object.oid);
-      // Already in a pack (a fresh clone's trees, say): read and checked there (the pack's trailer,
-      // or the object hashed against its id), it is not written again. git writes and fsyncs a
-      // pack whole before it names it, so a pack on disk is one a power cut left whole.
-      if (this.packs.read(object.oid, false)) continue;
-      const path = this.pathOf(object.oid);
-      const found = this.checkExisting(object.oid, path);
-      if (found === 'trusted') continue;
-      if (found === 'good') {
-        plan.existing.push({ oid: object.oid, path });
-        continue;
-      }
-      // The temporary file is named the way git names its own (`tmp_obj_*`), in objects/ itself:
-      // git ignores files there (`git fsck` and `git count-objects` look only in the fan-out
-      // directories) and `git prune` removes old `tmp_*` ones, and one left by a kill -9 is found
-      // by a single readdir (see leftovers.ts).
-      const temp = join(this.objectsDir, `tmp_obj_${process.pid}_${tempCounter++}`);
-      plan.writes.push({ oid: object.oid, path, data: encodeLoose(object), temp });
-    }
-    return plan;
-  }
-
-  // 'bad' (only when asked to tell it from 'missing'): a file is there, and it is not the object.
+  // Whether the loose file of `oid` can stand: 'trusted' when this process wrote or checked it
+  // before (and it is not empty), 'good' once its content inflates to the right header and size
+  // and hashes to its id; 'bad' (only when asked to tell it from 'missing'): a file is there, and
+  // it is not the object.
   private checkExisting(oid: string, path: string, tellBad = false): 'missing' | 'trusted' | 'good' | 'bad' {
     // No exception for a missing file (the usual case: an append's objects are new), which costs
     // an Error and its stack each time.
@@ -211,11 +196,6 @@ export class ObjectStore {
     if (this.verified.has(oid)) return 'trusted';
     const found = readLooseFile(oid, this.pathOf(oid));
     return found && hashObject(found.type, found.body) === oid ? 'good' : bad;
-  }
-
-  private remember(...lists: Array<Array<{ oid: string }>>): void {
-    if (this.verified.size > VERIFIED_LIMIT) this.verified.clear();
-    for (const list of lists) for (const { oid } of list) this.verified.add(oid);
   }
 
   /**
