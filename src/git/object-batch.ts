@@ -1,12 +1,9 @@
 // Storing many new objects at once (the first checkpoint of a working tree with thousands of files
-// git does not have, such as an unignored node_modules) as one pack instead of one loose file
-// each: 20,000 loose objects are 20,000 files, each created, fsynced and renamed (11 s, and the
-// user's next commit would run `git gc --auto` over them); one pack is two files and two fsyncs.
-// The pack is what `git gc` writes (version 2, with a version-2 .idx), undeltified; it is on disk
-// (temp file, fsync, rename, directory fsync) before any tree naming its objects is handed out.
-// Objects git already has, loose or packed, are left out, so a later run over the same files adds
-// nothing. Few objects still go loose (ObjectStore.write), and the journal's next roll-up takes
-// them into a pack (pack-rollup.ts).
+// git does not have, such as an unignored node_modules) as one pack, two files and two fsyncs,
+// instead of a loose file each (docs/architecture.md has the numbers). It is on disk (temp file,
+// fsync, rename, directory fsync) before any tree naming its objects is handed out. Objects git
+// already has, loose or packed, are left out, so a later run over the same files adds nothing. Few
+// objects still go loose (ObjectStore.write) or with the next append (ObjectStore.hold).
 // Tested in test/worktree/big-trees.test.ts.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,13 +1,10 @@
-// Packs as savepoint writes them: what `git gc` writes (a version-2 pack, with a version-2 .idx),
-// undeltified, each object deflated at zlib's fastest level. The journal writes the objects of
-// each append as one small pack (two files, fsynced together) instead of one loose file per object
-// (eight files a commit, each created, fsynced and renamed), and a first checkpoint of thousands of
-// new files goes into one too. Small packs are later rolled up into one, deltified by git for
-// large roll-ups and at a run's end (pack-rollup.ts), so they never pile up into
-// a `git gc --auto`. The format's pieces are in pack-format.ts.
-// Tested in test/git/object-store.test.ts, test/git/pack-reader.test.ts.
+// Writing packs as savepoint makes them: what `git gc` writes (a version-2 pack, with a version-2
+// .idx), undeltified, each object deflated at zlib's fastest level: an append's objects
+// (object-store.ts), a checkpoint's many new ones (object-batch.ts), small packs copied into one
+// (pack-rollup.ts). docs/architecture.md has why a pack and not loose files; the format's pieces
+// are in pack-format.ts.
+// Tested in test/git/pack-file.test.ts, test/git/object-store.test.ts, test/git/pack-reader.test.ts.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DirectorySync } from '../os/durable-file.js';
 import { abandonTemp, finishTemp, fsyncAsync, openTempAsync, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
@@ -177,83 +174,4 @@ function packFiles(dir: string, built: BuiltPack): Array<{ temp: string; path: s
     { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
     { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
   ];
-}
-
-/**
- * The object count of the version-2 pack index at `path`, from its header and fan-out table alone
- * (a roll-up plan runs every few appends: reading whole indexes, a megabyte for a 10,000-step
- * journal, would be waste); undefined when it is not one.
- */
-export function packIndexCount(path: string): number | undefined {
-  const head = Buffer.alloc(INDEX_IDS);
-  const fd = openSync(path, 'r');
-  try {
-    if (readSync(fd, head, 0, head.length, 0) < head.length) return undefined;
-  } finally {
-    closeSync(fd);
-  }
-  return isIndexV2(head) ? indexCount(head) : undefined;
-}
-
-/** The object ids a version-2 pack index lists, in its order. */
-export function packIndexIds(idx: Buffer): string[] {
-  const count = indexCount(idx);
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
-  return ids;
-}
-
-/**
- * The packs a multi-pack-index lists (their names without extension), from its PNAM chunk; or
- * undefined when it cannot be read.
- */
-export function multiPackIndexPacks(path: string): Set<string> | undefined {
-  try {
-    const midx = readFileSync(path);
-    if (midx.toString('latin1', 0, 4) !== 'MIDX' || midx[4] !== 1) return undefined;
-    const chunks = midx[6]!;
-    for (let i = 0; i < chunks; i++) {
-      const at = 12 + i * 12;
-      if (midx.toString('latin1', at, at + 4) !== 'PNAM') continue;
-      const start = Number(midx.readBigUInt64BE(at + 4));
-      const end = Number(midx.readBigUInt64BE(at + 16));
-      const names = midx.toString('latin1', start, end).split('\0').filter(Boolean);
-      return new Set(names.map((name) => name.replace(/\.(idx|pack)$/, '')));
-    }
-    return undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether a pack's SHA-1 trailer covers its bytes, its index's trailer covers the index, and the
- * index names this pack's checksum: one pass over each, the pack streamed through a chunk at a time
- * (measured: the 10,000-step journal's replay spent 100 ms hashing every object it read, where
- * checking its 20 MB of packs takes 25 ms). For the pack reader's checked packs.
- */
-export function trailersHold(path: string, size: number, idx: Buffer): boolean {
-  if (size < 32 || idx.length < INDEX_IDS + 40) return false;
-  const hash = createHash('sha1');
-  const chunk = Buffer.allocUnsafeSlow(Math.min(size, 1024 * 1024));
-  const trailer = Buffer.alloc(20);
-  const fd = openSync(path, 'r');
-  try {
-    for (let at = 0; at < size;) {
-      const read = readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
-      if (read === 0) return false; // shorter than it was
-      const body = Math.max(0, Math.min(read, size - 20 - at)); // the part before the trailer
-      hash.update(chunk.subarray(0, body));
-      if (body < read) chunk.copy(trailer, at + body - (size - 20), body, read);
-      at += read;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  if (!hash.digest().equals(trailer)) return false;
-  if (!idx.subarray(idx.length - 40, idx.length - 20).equals(trailer)) return false;
-  return createHash('sha1')
-    .update(idx.subarray(0, idx.length - 20))
-    .digest()
-    .equals(idx.subarray(idx.length - 20));
 }

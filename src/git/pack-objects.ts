@@ -13,7 +13,7 @@
 import { copyFileSync, linkSync, mkdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { basename, join } from 'node:path';
-import { packIndexIds } from './pack-file.js';
+import { indexIds } from './pack-format.js';
 import { startProcess } from '../os/processes.js';
 
 /**
@@ -59,7 +59,7 @@ export async function packObjects(gitdir: string, objectsDir: string, work: stri
     // git before 2.32 has no --stdin-packs: the objects by id, without the paths that make deltas small.
     if (!(error instanceof PackObjectsError) || !/stdin-packs/.test(error.stderr)) throw error;
     const oids = new Set<string>(loose);
-    for (const base of packBases) for (const oid of packIndexIds(readFileSync(`${base}.idx`))) oids.add(oid);
+    for (const base of packBases) for (const oid of indexIds(readFileSync(`${base}.idx`))) oids.add(oid);
     return runPackObjects(gitdir, objectsDir, work, [], [...oids].map((oid) => `${oid}\n`).join(''));
   }
 }
