@@ -7,7 +7,7 @@
 // Tested in test/worktree/big-trees.test.ts.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GitObject } from './git-object.js';
+import { loosePath, type GitObject } from './git-object.js';
 import type { ObjectStore } from './object-store.js';
 import { DirectorySync } from '../os/durable-file.js';
 import { PackBuilder, writePackFilesSync } from './pack-file.js';
@@ -84,7 +84,7 @@ class ObjectPresence {
   has(oid: string): boolean {
     if (this.looseNames(oid.slice(0, 2)).has(oid.slice(2))) {
       // A torn (empty) loose file left by a crash does not count: the object is written again.
-      const stat = statSync(join(this.objectsDir, oid.slice(0, 2), oid.slice(2)), { throwIfNoEntry: false });
+      const stat = statSync(loosePath(this.objectsDir, oid), { throwIfNoEntry: false });
       if (stat && stat.size > 0) return true;
     }
     const rescan = !this.scanned;

@@ -9,6 +9,7 @@ import { DirectorySync, syncPath, writeFileDurably } from '../os/durable-file.js
 import {
   encodeLoose,
   hashObject,
+  loosePath,
   MAX_COMMIT_BYTES,
   MAX_TREE_BYTES,
   parseCommit,
@@ -39,8 +40,8 @@ export class ObjectStore {
   readonly gitdir: string;
   private readonly packs: PackReader;
   private readonly objectsDir: string;
-  private readonly verified: Set<string>;
-  private readonly unsynced: DirectorySync;
+  private readonly verified = new Set<string>();
+  private readonly unsynced = new DirectorySync();
   /** Rolls the small packs of appends up into one, in the background (pack-rollup.ts). */
   readonly rollup: PackRollup;
   // Objects handed over with hold(): stored by the next writePacked or write, whichever comes first.
@@ -50,15 +51,9 @@ export class ObjectStore {
     this.gitdir = gitdir;
     this.objectsDir = join(gitdir, 'objects');
     this.packs = new PackReader(join(this.objectsDir, 'pack'));
-    this.verified = new Set();
-    this.unsynced = new DirectorySync();
     // Two stores of one repository in a process each have a roll-up: the roll-up lock lets one at a time work.
     this.rollup = new PackRollup(this.objectsDir);
     this.rollup.onRolled = ({ removed }) => this.packs.forget(removed);
-  }
-
-  private pathOf(oid: string): string {
-    return join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
   }
 
   /**
@@ -78,8 +73,8 @@ export class ObjectStore {
       // or the object hashed against its id), it is not written again. git writes and fsyncs a
       // pack whole before it names it, so a pack on disk is one a power cut left whole.
       if (this.packs.read(object.oid, false)) continue;
-      const path = this.pathOf(object.oid);
-      const found = this.checkExisting(object.oid, path);
+      const path = loosePath(this.objectsDir, object.oid);
+      const found = this.checkExisting(object.oid);
       if (found === 'trusted') continue;
       if (found === 'good') {
         // Checked good, but written by someone who may not have fsynced it.
@@ -135,17 +130,13 @@ export class ObjectStore {
     const held = [...this.held.keys()];
     for (const object of this.withHeld(objects)) {
       // Trusted as stored only while still there (a rare case: an append's objects are new).
-      if (
-        this.verified.has(object.oid) &&
-        (this.packs.holds(object.oid) || this.checkExisting(object.oid, this.pathOf(object.oid)) === 'trusted')
-      )
-        continue;
+      if (this.verified.has(object.oid) && (this.packs.holds(object.oid) || this.checkExisting(object.oid) === 'trusted')) continue;
       const before = builder.count;
       builder.add(object);
       if (builder.count === before) continue;
       // A damaged loose copy (a writer that did not fsync, then a crash) would fail `git fsck`
       // though the pack's copy is good: it is replaced (rare; a stat when there is none).
-      if (this.checkExisting(object.oid, this.pathOf(object.oid), true) === 'bad') torn.push(object);
+      if (this.checkExisting(object.oid, true) === 'bad') torn.push(object);
     }
     if (torn.length) this.write(torn);
     if (builder.count === 0) {
@@ -181,7 +172,8 @@ export class ObjectStore {
   // before (and it is not empty), 'good' once its content inflates to the right header and size
   // and hashes to its id; 'bad' (only when asked to tell it from 'missing'): a file is there, and
   // it is not the object.
-  private checkExisting(oid: string, path: string, tellBad = false): 'missing' | 'trusted' | 'good' | 'bad' {
+  private checkExisting(oid: string, tellBad = false): 'missing' | 'trusted' | 'good' | 'bad' {
+    const path = loosePath(this.objectsDir, oid);
     // No exception for a missing file (the usual case: an append's objects are new), which costs
     // an Error and its stack each time.
     let size: number | undefined;
@@ -194,7 +186,7 @@ export class ObjectStore {
     const bad = tellBad ? 'bad' : 'missing';
     if (size === 0) return bad;
     if (this.verified.has(oid)) return 'trusted';
-    const found = readLooseFile(oid, this.pathOf(oid));
+    const found = readLooseFile(oid, path);
     return found && hashObject(found.type, found.body) === oid ? 'good' : bad;
   }
 
@@ -212,7 +204,11 @@ export class ObjectStore {
   private find(oid: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
     const held = this.held.get(oid);
     if (held) return { type: held.type, body: held.body };
-    return this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes);
+    return (
+      this.packs.read(oid, false, maxBytes) ??
+      readLooseFile(oid, loosePath(this.objectsDir, oid), maxBytes) ??
+      this.packs.read(oid, true, maxBytes)
+    );
   }
 
   /**

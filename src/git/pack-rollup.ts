@@ -25,6 +25,7 @@ import { packObjects } from './pack-objects.js';
 import { concatenatePacks, writePackFiles } from './pack-file.js';
 import { indexCount, indexIds, INDEX_IDS, isIndexV2 } from './pack-format.js';
 import { addHistoryDeltas } from './history-deltas.js';
+import { loosePath } from './git-object.js';
 
 /** A roll-up starts once this many small packs are in the pack directory. */
 export const ROLL_TRIGGER_PACKS = 16;
@@ -212,7 +213,7 @@ export class PackRollup {
   // many loose objects to take in, or at a run's end (`deltify`), git deltifies them in the
   // background. The writes, fsyncs and removals go to the thread pool.
   private async roll(packs: PackInfo[], loose: string[], deltify: boolean): Promise<RollupResult> {
-    const looseThere = deltify ? loose.filter((oid) => existsSync(this.loosePath(oid))) : [];
+    const looseThere = deltify ? loose.filter((oid) => existsSync(loosePath(this.objectsDir, oid))) : [];
     const dirs = new DirectorySync();
     const parts = deltify ? undefined : packs.map((p) => ({ pack: readFileSync(`${p.base}.pack`), idx: readFileSync(`${p.base}.idx`) }));
     const concatenated = parts && concatenatePacks(parts);
@@ -232,7 +233,7 @@ export class PackRollup {
         await unlinkAsync(path);
       }),
     );
-    await Promise.all(looseThere.map((oid) => unlinkAsync(this.loosePath(oid))));
+    await Promise.all(looseThere.map((oid) => unlinkAsync(loosePath(this.objectsDir, oid))));
     for (const oid of looseThere) this.loose.delete(oid);
     for (const path of removed) this.copied.delete(path.slice(0, -5));
     if (concatenated) this.copied.add(made.pack.slice(0, -5));
@@ -279,10 +280,6 @@ export class PackRollup {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
-  }
-
-  private loosePath(oid: string): string {
-    return join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
   }
 }
 
