@@ -131,8 +131,9 @@ export function makeTree(entries: Tree): GitObject {
     items.sort((a, b) => Buffer.compare(a.bytes!, b.bytes!));
   }
   let size = 0;
+  // "<mode> <name>\0" and 20 id bytes each (a subtree's key has a '/' its name has not).
   for (const item of items)
-    size += item.entry.mode.length + (item.bytes ? item.bytes.length - (item.entry.mode === TREE_MODE ? 1 : 0) : item.name.length) + 22; // "<mode> <name>\0" and 20 id bytes
+    size += item.entry.mode.length + (item.bytes ? item.bytes.length - (item.entry.mode === TREE_MODE ? 1 : 0) : item.name.length) + 22;
   const body = Buffer.alloc(size);
   let at = 0;
   for (const { name, entry, bytes } of items) {

@@ -102,7 +102,8 @@ export function parseEntryHeader(head: Buffer): PackedHeader {
     }
     return { type, size, at, distance };
   }
-  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: Buffer.from(head.subarray(at, at + 20)) }; // a copy: `head` may be a reused buffer
+  // The base's id copied: `head` may be a reused buffer.
+  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: Buffer.from(head.subarray(at, at + 20)) };
   return { type, size, at };
 }
 

@@ -6,8 +6,9 @@
 // first checkpoint reads HEAD's commit and root tree) so never pay for hashing all of it.
 // No pack is held in memory but the small ones this process wrote. Anything it cannot read (an old
 // v1 index, which git has not written since 1.5.2, a base in another pack, damage) makes it return
-// undefined, and the caller says the object is missing (ObjectStore.read). Packs are immutable, so what was read and checked stays valid (a read after the
-// check reads the same bytes); a pack removed by a repack only makes a later read rescan the directory.
+// undefined, and the caller says the object is missing (ObjectStore.read). Packs are immutable,
+// so what was read and checked stays valid (a read after the check reads the same bytes); a pack
+// removed by a repack only makes a later read rescan the directory.
 // It is the store's one read path: docs/architecture.md has the measurement against a long-lived
 // `git cat-file --batch` and isomorphic-git's readObject.
 import { createHash } from 'node:crypto';
