@@ -83,15 +83,8 @@ export function concatenatePacks(parts: Array<{ pack: Buffer; idx: Buffer }>): B
     if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK' || pack.readUInt32BE(4) !== 2) return undefined;
     if (!isIndexV2(idx)) return undefined;
     const count = indexCount(idx);
-    const checksum = pack.subarray(pack.length - 20);
-    if (
-      pack.readUInt32BE(8) !== count ||
-      !createHash('sha1')
-        .update(pack.subarray(0, pack.length - 20))
-        .digest()
-        .equals(checksum)
-    )
-      return undefined;
+    const [hashed, checksum] = [pack.subarray(0, pack.length - 20), pack.subarray(pack.length - 20)];
+    if (pack.readUInt32BE(8) !== count || !createHash('sha1').update(hashed).digest().equals(checksum)) return undefined;
     const crcs = INDEX_IDS + count * 20;
     for (let i = 0; i < count; i++) {
       const oid = Buffer.from(idx.subarray(INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));

@@ -346,8 +346,6 @@ function trailersHold(path: string, size: number, idx: Buffer): boolean {
   }
   if (!hash.digest().equals(trailer)) return false;
   if (!idx.subarray(idx.length - 40, idx.length - 20).equals(trailer)) return false;
-  return createHash('sha1')
-    .update(idx.subarray(0, idx.length - 20))
-    .digest()
-    .equals(idx.subarray(idx.length - 20));
+  const [indexed, indexChecksum] = [idx.subarray(0, idx.length - 20), idx.subarray(idx.length - 20)];
+  return createHash('sha1').update(indexed).digest().equals(indexChecksum);
 }
