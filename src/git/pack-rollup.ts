@@ -208,10 +208,9 @@ export class PackRollup {
     return packs.length >= 2 || alone ? { packs } : undefined;
   }
 
-  // Rolls `packs` into one. Small roll-ups copy the packs' entries into one in this process (no
-  // child: forking git blocks this process's thread for milliseconds); past DELTIFY_BYTES, with
-  // many loose objects to take in, or at a run's end (`deltify`), git deltifies them in the
-  // background. The writes, fsyncs and removals go to the thread pool.
+  // Rolls `packs` into one: copied together here, or (`deltify`: past DELTIFY_BYTES, many loose
+  // objects to take in, a run's end) by git (see the top of this file). Writes, fsyncs and removals
+  // go to the thread pool.
   private async roll(packs: PackInfo[], loose: string[], deltify: boolean): Promise<RollupResult> {
     const looseThere = deltify ? loose.filter((oid) => existsSync(loosePath(this.objectsDir, oid))) : [];
     const dirs = new DirectorySync();
