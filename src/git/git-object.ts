@@ -5,6 +5,7 @@
 // Tested in test/git/object-store.test.ts, test/git/pack-rollup.test.ts.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { deflateSync, inflateSync, constants as zlib } from 'node:zlib';
 import { ObjectTooLargeError } from '../errors/index.js';
 import { pathFromBytes, pathToBytes } from '../os/path-bytes.js';
@@ -43,7 +44,7 @@ export const MAX_TREE_BYTES = 32 * 1024 * 1024;
 export const MAX_COMMIT_BYTES = 1024 * 1024;
 
 /** The header git hashes and stores before an object's body: `<type> <size>\0`. */
-export function objectHeader(type: string, size: number): string {
+function objectHeader(type: string, size: number): string {
   return `${type} ${size}\0`;
 }
 
@@ -76,6 +77,11 @@ export function deflateFast(data: Uint8Array, chunkSize?: number): Buffer {
   const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(data.length + 1))));
   const memLevel = Math.min(8, Math.max(1, windowBits - 6));
   return deflateSync(data, { level: zlib.Z_BEST_SPEED, windowBits, memLevel, ...(chunkSize ? { chunkSize } : {}) });
+}
+
+/** Where the objects directory `objectsDir` keeps `oid` as a loose file: `<2 hex digits>/<38>`. */
+export function loosePath(objectsDir: string, oid: string): string {
+  return join(objectsDir, oid.slice(0, 2), oid.slice(2));
 }
 
 // A loose object's header, `<type> <size>\0`, at the start of its inflated bytes.
@@ -125,8 +131,9 @@ export function makeTree(entries: Tree): GitObject {
     items.sort((a, b) => Buffer.compare(a.bytes!, b.bytes!));
   }
   let size = 0;
+  // "<mode> <name>\0" and 20 id bytes each (a subtree's key has a '/' its name has not).
   for (const item of items)
-    size += item.entry.mode.length + (item.bytes ? item.bytes.length - (item.entry.mode === TREE_MODE ? 1 : 0) : item.name.length) + 22; // "<mode> <name>\0" and 20 id bytes
+    size += item.entry.mode.length + (item.bytes ? item.bytes.length - (item.entry.mode === TREE_MODE ? 1 : 0) : item.name.length) + 22;
   const body = Buffer.alloc(size);
   let at = 0;
   for (const { name, entry, bytes } of items) {

@@ -67,6 +67,13 @@ interface Entry {
   depth: number;
 }
 
+// A pack's entries by id, and an entry's object (its deltas applied) and that object's size.
+interface PackObjects {
+  byOid: Map<string, Entry>;
+  body: (entry: Entry) => Buffer;
+  size: (entry: Entry) => number;
+}
+
 /**
  * `pack` (with its index `idx`, both as git wrote them) with the journal's whole commits and small
  * trees stored as deltas of their neighbours where that is smaller; undefined when nothing got
@@ -94,7 +101,7 @@ export async function addHistoryDeltas(pack: Buffer, idx: Buffer): Promise<Built
     if (entry.resultSize === undefined) entry.resultSize = bodies.get(entry)?.length ?? deltaSizes(stored(entry)).result;
     return entry.resultSize;
   };
-  const partners = await neighbours(entries, byOid, body, size);
+  const partners = await neighbours(entries, { byOid, body, size });
   if (partners.size === 0) return undefined;
 
   const parts: Buffer[] = [];
@@ -178,12 +185,8 @@ function readEntries(pack: Buffer, idx: Buffer): Entry[] | undefined {
 
 // For each whole commit or small tree, the objects it may be a delta of: its commit's first parent
 // (and child), and the trees at the same paths in those commits.
-async function neighbours(
-  entries: Entry[],
-  byOid: Map<string, Entry>,
-  body: (e: Entry) => Buffer,
-  size: (e: Entry) => number,
-): Promise<Map<Entry, Entry[]>> {
+async function neighbours(entries: Entry[], pack: PackObjects): Promise<Map<Entry, Entry[]>> {
+  const { byOid, body, size } = pack;
   // A commit's tree and first parent, and the trees of its path: a commit's parent is next to it in
   // the pack (git lays commits out newest first), so only the last few are kept.
   const read = (commit: Entry) => {
@@ -191,7 +194,7 @@ async function neighbours(
     const tree = byOid.get(/^tree ([0-9a-f]{40})\n/.exec(text)?.[1] ?? '');
     const parent = byOid.get(/\nparent ([0-9a-f]{40})\n/.exec(text)?.[1] ?? '');
     const paths = new Map<string, Entry>();
-    if (tree) walkTrees(tree, '', 0, paths, byOid, body, size);
+    if (tree) walkTrees(tree, '', 0, paths, pack);
     return { parent: parent?.type === COMMIT && size(parent) <= MAX_OBJECT ? parent : undefined, paths };
   };
   const recent = new Recent<Entry, ReturnType<typeof read>>(16);
@@ -201,18 +204,11 @@ async function neighbours(
     return known;
   };
   const partners = new Map<Entry, Entry[]>();
-  const pair = (a: Entry, b: Entry) => {
-    if (a === b) return;
-    for (const [x, y] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      if (x.base) continue;
-      const list = partners.get(x);
-      if (list) list.push(y);
-      else partners.set(x, [y]);
-    }
+  // Each of the two may be stored as a delta of the other, unless git made it a delta already.
+  const partner = (x: Entry, y: Entry) => {
+    if (x !== y && !x.base) partners.set(x, [...(partners.get(x) ?? []), y]);
   };
+  const pair = (a: Entry, b: Entry) => (partner(a, b), partner(b, a));
   for (const [i, commit] of entries.entries()) {
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await turn();
     if (commit.type !== COMMIT || size(commit) > MAX_OBJECT) continue;
@@ -228,26 +224,20 @@ async function neighbours(
   return partners;
 }
 
-function walkTrees(
-  tree: Entry,
-  path: string,
-  level: number,
-  found: Map<string, Entry>,
-  byOid: Map<string, Entry>,
-  body: (e: Entry) => Buffer,
-  size: (e: Entry) => number,
-): void {
-  if (tree.type !== TREE || size(tree) > MAX_OBJECT) return;
+// The trees of `tree`'s path under a commit's root (`found`: path -> tree), down to MAX_TREE_LEVELS
+// and only through trees small enough to be tried as deltas.
+function walkTrees(tree: Entry, path: string, level: number, found: Map<string, Entry>, pack: PackObjects): void {
+  if (tree.type !== TREE || pack.size(tree) > MAX_OBJECT) return;
   found.set(path, tree);
   if (level >= MAX_TREE_LEVELS) return;
-  const data = body(tree);
+  const data = pack.body(tree);
   for (let at = 0; at < data.length;) {
     const space = data.indexOf(0x20, at);
     const nul = data.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > data.length) return;
     const isTree = space - at === 5 && data[at] === 0x34; // mode 40000 (a file's starts with 1)
-    const child = isTree ? byOid.get(data.toString('hex', nul + 1, nul + 21)) : undefined;
-    if (child) walkTrees(child, `${path}/${data.toString('latin1', space + 1, nul)}`, level + 1, found, byOid, body, size);
+    const child = isTree ? pack.byOid.get(data.toString('hex', nul + 1, nul + 21)) : undefined;
+    if (child) walkTrees(child, `${path}/${data.toString('latin1', space + 1, nul)}`, level + 1, found, pack);
     at = nul + 21;
   }
 }

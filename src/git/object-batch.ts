@@ -1,16 +1,13 @@
 // Storing many new objects at once (the first checkpoint of a working tree with thousands of files
-// git does not have, such as an unignored node_modules) as one pack instead of one loose file
-// each: 20,000 loose objects are 20,000 files, each created, fsynced and renamed (11 s, and the
-// user's next commit would run `git gc --auto` over them); one pack is two files and two fsyncs.
-// The pack is what `git gc` writes (version 2, with a version-2 .idx), undeltified; it is on disk
-// (temp file, fsync, rename, directory fsync) before any tree naming its objects is handed out.
-// Objects git already has, loose or packed, are left out, so a later run over the same files adds
-// nothing. Few objects still go loose (ObjectStore.write), and the journal's next roll-up takes
-// them into a pack (pack-rollup.ts).
+// git does not have, such as an unignored node_modules) as one pack, two files and two fsyncs,
+// instead of a loose file each (docs/architecture.md has the numbers). It is on disk (temp file,
+// fsync, rename, directory fsync) before any tree naming its objects is handed out. Objects git
+// already has, loose or packed, are left out, so a later run over the same files adds nothing. Few
+// objects still go loose (ObjectStore.write) or with the next append (ObjectStore.hold).
 // Tested in test/worktree/big-trees.test.ts.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GitObject } from './git-object.js';
+import { loosePath, type GitObject } from './git-object.js';
 import type { ObjectStore } from './object-store.js';
 import { DirectorySync } from '../os/durable-file.js';
 import { PackBuilder, writePackFilesSync } from './pack-file.js';
@@ -18,24 +15,17 @@ import { PackBuilder, writePackFilesSync } from './pack-file.js';
 /** From this many new objects in one checkpoint on, they are written as one pack. */
 export const PACK_THRESHOLD = 256;
 
-/**
- * Collects the new objects of one checkpoint and stores them: loose when few, else as one pack.
- * `stored` holds the ids known to be on disk: those are skipped, and flush adds the new ones.
- */
+/** Collects the new objects of one checkpoint and stores them: loose when few, else as one pack. */
 export class ObjectBatch {
   private readonly store: ObjectStore;
-  private readonly stored: Set<string>;
-  private readonly added: string[] = [];
+  private readonly hold: boolean;
   private loose: GitObject[] = [];
   private pack: PackBuilder | undefined;
   private presence: ObjectPresence | undefined;
 
-  private readonly hold: boolean;
-
   /** With `hold`, the few loose objects are handed to the store to go with its next append (ObjectStore.hold). */
-  constructor(store: ObjectStore, stored: Set<string>, options: { hold?: boolean } = {}) {
+  constructor(store: ObjectStore, options: { hold?: boolean } = {}) {
     this.store = store;
-    this.stored = stored;
     this.hold = options.hold ?? false;
   }
 
@@ -44,8 +34,6 @@ export class ObjectBatch {
    * once PACK_THRESHOLD really new ones are held they go into a pack (bodies dropped as they come).
    */
   push(object: GitObject): void {
-    if (this.stored.has(object.oid)) return;
-    this.added.push(object.oid);
     if (this.presence?.has(object.oid)) return;
     if (this.pack) return this.pack.add(object);
     this.loose.push(object);
@@ -76,7 +64,6 @@ export class ObjectBatch {
     else this.store.write(this.loose);
     this.loose = [];
     this.pack = undefined;
-    for (const oid of this.added.splice(0)) this.stored.add(oid);
     return packed;
   }
 }
@@ -97,7 +84,7 @@ class ObjectPresence {
   has(oid: string): boolean {
     if (this.looseNames(oid.slice(0, 2)).has(oid.slice(2))) {
       // A torn (empty) loose file left by a crash does not count: the object is written again.
-      const stat = statSync(join(this.objectsDir, oid.slice(0, 2), oid.slice(2)), { throwIfNoEntry: false });
+      const stat = statSync(loosePath(this.objectsDir, oid), { throwIfNoEntry: false });
       if (stat && stat.size > 0) return true;
     }
     const rescan = !this.scanned;

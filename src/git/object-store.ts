@@ -9,6 +9,7 @@ import { DirectorySync, syncPath, writeFileDurably } from '../os/durable-file.js
 import {
   encodeLoose,
   hashObject,
+  loosePath,
   MAX_COMMIT_BYTES,
   MAX_TREE_BYTES,
   parseCommit,
@@ -29,13 +30,6 @@ let tempCounter = 0;
 // Past this many ids, the set of objects known good starts over (costing only re-checks).
 const VERIFIED_LIMIT = 200_000;
 
-// What storing a batch of objects takes: files to write, and existing files (checked good, but
-// written by someone who may not have fsynced them) to fsync.
-interface Plan {
-  writes: Array<{ oid: string; path: string; data: Buffer; temp: string }>;
-  existing: Array<{ oid: string; path: string }>;
-}
-
 /**
  * The object database of one repository (its common git dir). A run opens one and shares it (the
  * journal's appends and the working-tree checkpoints both write through it), because it holds what
@@ -46,8 +40,8 @@ export class ObjectStore {
   readonly gitdir: string;
   private readonly packs: PackReader;
   private readonly objectsDir: string;
-  private readonly verified: Set<string>;
-  private readonly unsynced: DirectorySync;
+  private readonly verified = new Set<string>();
+  private readonly unsynced = new DirectorySync();
   /** Rolls the small packs of appends up into one, in the background (pack-rollup.ts). */
   readonly rollup: PackRollup;
   // Objects handed over with hold(): stored by the next writePacked or write, whichever comes first.
@@ -57,38 +51,51 @@ export class ObjectStore {
     this.gitdir = gitdir;
     this.objectsDir = join(gitdir, 'objects');
     this.packs = new PackReader(join(this.objectsDir, 'pack'));
-    this.verified = new Set();
-    this.unsynced = new DirectorySync();
     // Two stores of one repository in a process each have a roll-up: the roll-up lock lets one at a time work.
     this.rollup = new PackRollup(this.objectsDir);
     this.rollup.onRolled = ({ removed }) => this.packs.forget(removed);
   }
 
-  private pathOf(oid: string): string {
-    return join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
-  }
-
   /**
    * Stores objects: each file written whole and fsynced before this returns. An object whose loose
-   * file exists already is kept when its content checks out (see plan); a torn or damaged one (a
+   * file exists already is kept when its content checks out (see checkExisting); a torn or damaged one (a
    * crash of a writer that does not fsync) is replaced, since rename overwrites it. The new names
    * are made durable (their directories fsynced) by the next writePacked or syncNames, all at once,
    * which every ref move here comes after: the checkpoint written before an append costs no
    * directory fsyncs of its own (one after another, they cost a disk flush each).
    */
   write(objects: Iterable<GitObject>): void {
-    const { writes, existing } = this.plan(this.withHeld(objects));
-    for (const { path, data, temp } of writes) writeFileDurably(path, data, { mode: 0o444, temp, dirs: this.unsynced });
-    try {
-      for (const { path } of existing) {
-        syncPath(path);
+    const seen = new Set<string>();
+    for (const object of this.withHeld(objects)) {
+      if (seen.has(object.oid)) continue;
+      seen.add(object.oid);
+      // Already in a pack (a fresh clone's trees, say): read and checked there (the pack's trailer,
+      // or the object hashed against its id), it is not written again. git writes and fsyncs a
+      // pack whole before it names it, so a pack on disk is one a power cut left whole.
+      if (this.packs.read(object.oid, false)) continue;
+      const path = loosePath(this.objectsDir, object.oid);
+      const found = this.checkExisting(object.oid);
+      if (found === 'trusted') continue;
+      if (found === 'good') {
+        // Checked good, but written by someone who may not have fsynced it.
+        try {
+          syncPath(path);
+        } catch (error) {
+          throw asWriteFailure(error, this.objectsDir);
+        }
         this.unsynced.add(dirname(path));
+      } else {
+        // The temporary file is named the way git names its own (`tmp_obj_*`), in objects/ itself:
+        // git ignores files there (`git fsck` and `git count-objects` look only in the fan-out
+        // directories) and `git prune` removes old `tmp_*` ones, and one left by a kill -9 is found
+        // by a single readdir (see leftovers.ts).
+        const temp = join(this.objectsDir, `tmp_obj_${process.pid}_${tempCounter++}`);
+        writeFileDurably(path, encodeLoose(object), { mode: 0o444, temp, dirs: this.unsynced });
+        this.rollup.noteLoose([object.oid]);
       }
-    } catch (error) {
-      throw asWriteFailure(error, this.objectsDir);
+      if (this.verified.size > VERIFIED_LIMIT) this.verified.clear();
+      this.verified.add(object.oid);
     }
-    this.remember(writes, existing);
-    this.rollup.noteLoose(writes.map((w) => w.oid));
     this.held.clear();
   }
 
@@ -123,17 +130,13 @@ export class ObjectStore {
     const held = [...this.held.keys()];
     for (const object of this.withHeld(objects)) {
       // Trusted as stored only while still there (a rare case: an append's objects are new).
-      if (
-        this.verified.has(object.oid) &&
-        (this.packs.holds(object.oid) || this.checkExisting(object.oid, this.pathOf(object.oid)) === 'trusted')
-      )
-        continue;
+      if (this.verified.has(object.oid) && (this.packs.holds(object.oid) || this.checkExisting(object.oid) === 'trusted')) continue;
       const before = builder.count;
       builder.add(object);
       if (builder.count === before) continue;
       // A damaged loose copy (a writer that did not fsync, then a crash) would fail `git fsck`
       // though the pack's copy is good: it is replaced (rare; a stat when there is none).
-      if (this.checkExisting(object.oid, this.pathOf(object.oid), true) === 'bad') torn.push(object);
+      if (this.checkExisting(object.oid, true) === 'bad') torn.push(object);
     }
     if (torn.length) this.write(torn);
     if (builder.count === 0) {
@@ -165,38 +168,12 @@ export class ObjectStore {
     }
   }
 
-  // Which objects to write. One already stored as a loose file is trusted as it is when this
-  // process wrote or checked it before (and the file is not empty); otherwise only once its
-  // content inflates to the right header and size and hashes to its id.
-  private plan(objects: Iterable<GitObject>): Plan {
-    const plan: Plan = { writes: [], existing: [] };
-    const seen = new Set<string>();
-    for (const object of objects) {
-      if (seen.has(object.oid)) continue;
-      seen.add(object.oid);
-      // Already in a pack (a fresh clone's trees, say): read and checked there (the pack's trailer,
-      // or the object hashed against its id), it is not written again. git writes and fsyncs a
-      // pack whole before it names it, so a pack on disk is one a power cut left whole.
-      if (this.packs.read(object.oid, false)) continue;
-      const path = this.pathOf(object.oid);
-      const found = this.checkExisting(object.oid, path);
-      if (found === 'trusted') continue;
-      if (found === 'good') {
-        plan.existing.push({ oid: object.oid, path });
-        continue;
-      }
-      // The temporary file is named the way git names its own (`tmp_obj_*`), in objects/ itself:
-      // git ignores files there (`git fsck` and `git count-objects` look only in the fan-out
-      // directories) and `git prune` removes old `tmp_*` ones, and one left by a kill -9 is found
-      // by a single readdir (see leftovers.ts).
-      const temp = join(this.objectsDir, `tmp_obj_${process.pid}_${tempCounter++}`);
-      plan.writes.push({ oid: object.oid, path, data: encodeLoose(object), temp });
-    }
-    return plan;
-  }
-
-  // 'bad' (only when asked to tell it from 'missing'): a file is there, and it is not the object.
-  private checkExisting(oid: string, path: string, tellBad = false): 'missing' | 'trusted' | 'good' | 'bad' {
+  // Whether the loose file of `oid` can stand: 'trusted' when this process wrote or checked it
+  // before (and it is not empty), 'good' once its content inflates to the right header and size
+  // and hashes to its id; 'bad' (only when asked to tell it from 'missing'): a file is there, and
+  // it is not the object.
+  private checkExisting(oid: string, tellBad = false): 'missing' | 'trusted' | 'good' | 'bad' {
+    const path = loosePath(this.objectsDir, oid);
     // No exception for a missing file (the usual case: an append's objects are new), which costs
     // an Error and its stack each time.
     let size: number | undefined;
@@ -209,13 +186,8 @@ export class ObjectStore {
     const bad = tellBad ? 'bad' : 'missing';
     if (size === 0) return bad;
     if (this.verified.has(oid)) return 'trusted';
-    const found = readLooseFile(oid, this.pathOf(oid));
+    const found = readLooseFile(oid, path);
     return found && hashObject(found.type, found.body) === oid ? 'good' : bad;
-  }
-
-  private remember(...lists: Array<Array<{ oid: string }>>): void {
-    if (this.verified.size > VERIFIED_LIMIT) this.verified.clear();
-    for (const list of lists) for (const { oid } of list) this.verified.add(oid);
   }
 
   /**
@@ -232,7 +204,11 @@ export class ObjectStore {
   private find(oid: string, maxBytes?: number): { type: string; body: Buffer } | undefined {
     const held = this.held.get(oid);
     if (held) return { type: held.type, body: held.body };
-    return this.packs.read(oid, false, maxBytes) ?? readLooseFile(oid, this.pathOf(oid), maxBytes) ?? this.packs.read(oid, true, maxBytes);
+    return (
+      this.packs.read(oid, false, maxBytes) ??
+      readLooseFile(oid, loosePath(this.objectsDir, oid), maxBytes) ??
+      this.packs.read(oid, true, maxBytes)
+    );
   }
 
   /**

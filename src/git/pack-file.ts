@@ -1,17 +1,13 @@
-// Packs as savepoint writes them: what `git gc` writes (a version-2 pack, with a version-2 .idx),
-// undeltified, each object deflated at zlib's fastest level. The journal writes the objects of
-// each append as one small pack (two files, fsynced together) instead of one loose file per object
-// (eight files a commit, each created, fsynced and renamed), and a first checkpoint of thousands of
-// new files goes into one too. Small packs are later rolled up into one, deltified by git for
-// large roll-ups and at a run's end (pack-rollup.ts), so they never pile up into
-// a `git gc --auto`. The format's pieces are in pack-format.ts.
-// Tested in test/git/object-store.test.ts, test/git/pack-reader.test.ts.
+// Writing packs as savepoint makes them: what `git gc` writes (a version-2 pack, with a version-2
+// .idx), undeltified, each object deflated at zlib's fastest level: an append's objects
+// (object-store.ts), a checkpoint's many new ones (object-batch.ts), small packs copied into one
+// (pack-rollup.ts). docs/architecture.md has why a pack and not loose files; the format's pieces
+// are in pack-format.ts.
+// Tested in test/git/pack-file.test.ts, test/git/object-store.test.ts, test/git/pack-reader.test.ts.
 import { createHash } from 'node:crypto';
-import { asWriteFailure } from '../errors/index.js';
-import { closeSync, fsyncSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DirectorySync } from '../os/durable-file.js';
-import { abandonTemp, finishTemp, fsyncAsync, openTemp, openTempAsync, unlinkQuietly, writeFully } from '../os/durable-file.js';
+import { abandonTemp, finishTemp, fsyncAsync, openTempAsync, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
 import { crc32 } from 'node:zlib';
 import { deflateFast, type GitObject } from './git-object.js';
 import { buildIndex, entryHeader, indexCount, indexOffset, INDEX_IDS, isIndexV2 } from './pack-format.js';
@@ -67,17 +63,7 @@ export class PackBuilder {
 
   /** The finished pack and its index. */
   build(): BuiltPack {
-    const body = this.data.subarray(0, this.offset);
-    body.write('PACK', 0, 'latin1');
-    body.writeUInt32BE(2, 4);
-    body.writeUInt32BE(this.entries.length, 8);
-    const checksum = createHash('sha1').update(body).digest();
-    return {
-      id: checksum.toString('hex'),
-      pack: Buffer.concat([body, checksum]),
-      idx: buildIndex(this.entries, checksum),
-      count: this.entries.length,
-    };
+    return assemblePack([this.data.subarray(12, this.offset)], this.entries);
   }
 }
 
@@ -97,15 +83,8 @@ export function concatenatePacks(parts: Array<{ pack: Buffer; idx: Buffer }>): B
     if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK' || pack.readUInt32BE(4) !== 2) return undefined;
     if (!isIndexV2(idx)) return undefined;
     const count = indexCount(idx);
-    const checksum = pack.subarray(pack.length - 20);
-    if (
-      pack.readUInt32BE(8) !== count ||
-      !createHash('sha1')
-        .update(pack.subarray(0, pack.length - 20))
-        .digest()
-        .equals(checksum)
-    )
-      return undefined;
+    const [hashed, checksum] = [pack.subarray(0, pack.length - 20), pack.subarray(pack.length - 20)];
+    if (pack.readUInt32BE(8) !== count || !createHash('sha1').update(hashed).digest().equals(checksum)) return undefined;
     const crcs = INDEX_IDS + count * 20;
     for (let i = 0; i < count; i++) {
       const oid = Buffer.from(idx.subarray(INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
@@ -130,9 +109,11 @@ export function assemblePack(bodies: Buffer[], entries: Array<{ oid: Buffer; off
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
   header.writeUInt32BE(entries.length, 8);
-  const data = Buffer.concat([header, ...bodies]);
-  const checksum = createHash('sha1').update(data).digest();
-  return { id: checksum.toString('hex'), pack: Buffer.concat([data, checksum]), idx: buildIndex(entries, checksum), count: entries.length };
+  const hash = createHash('sha1').update(header);
+  for (const body of bodies) hash.update(body);
+  const checksum = hash.digest();
+  const pack = Buffer.concat([header, ...bodies, checksum]);
+  return { id: checksum.toString('hex'), pack, idx: buildIndex(entries, checksum), count: entries.length };
 }
 
 /**
@@ -143,72 +124,16 @@ export function assemblePack(bodies: Buffer[], entries: Array<{ oid: Buffer; off
  * before anything refers to the pack's objects. Returns the .pack's path.
  */
 export async function writePackFiles(dir: string, built: BuiltPack, dirs: DirectorySync): Promise<string> {
-  const writer = packWriter(dir, built, dirs);
-  for (let step = writer.next(); ; ) {
-    if (step.done) return step.value;
-    const wait = step.value;
-    let answer: OpenedTemps | undefined;
-    try {
-      // Both created at once on the thread pool (their waits for the file system's journal overlap),
-      // and both fsynced at once.
-      if ('open' in wait) answer = await Promise.allSettled(wait.open.map((temp) => openTempAsync(temp, 0o444, dirs)));
-      else await Promise.all(wait.fsync.map((fd) => fsyncAsync(fd)));
-    } catch (error) {
-      step = writer.throw(error);
-      continue;
-    }
-    step = writer.next(answer);
-  }
-}
-
-/**
- * The same writer, synchronously: each wait on this thread, one file after the other (a
- * checkpoint's first pack of thousands of new files: its fsyncs are two among thousands of reads).
- * Returns the .pack's path.
- */
-export function writePackFilesSync(dir: string, built: BuiltPack, dirs: DirectorySync): string {
-  const writer = packWriter(dir, built, dirs);
-  try {
-    for (let step = writer.next(); ; ) {
-      if (step.done) return step.value;
-      const wait = step.value;
-      let answer: OpenedTemps | undefined;
-      try {
-        if ('open' in wait) answer = wait.open.map(settled((temp) => openTemp(temp, 0o444, dirs)));
-        else for (const fd of wait.fsync) fsyncSync(fd);
-      } catch (error) {
-        step = writer.throw(error);
-        continue;
-      }
-      step = writer.next(answer);
-    }
-  } catch (error) {
-    throw asWriteFailure(error, dir); // a full disk as DiskFullError: its caller (a checkpoint's batch) says it as is
-  }
-}
-
-// What the pack writer waits for the file system to do: create its temp files (each one's outcome
-// handed back), then fsync them. writePackFiles does it on the thread pool, writePackFilesSync here.
-type PackWait = { open: string[] } | { fsync: number[] };
-type OpenedTemps = Array<PromiseSettledResult<number>>;
-
-// The one pack writer (see writePackFiles): every step but the waits, which it yields to its caller.
-// A wait that fails is thrown into it, so it removes what it made either way.
-function* packWriter(dir: string, built: BuiltPack, dirs: DirectorySync): Generator<PackWait, string, OpenedTemps | undefined> {
-  // The temp files sit in objects/ itself, where git looks at no file (in objects/pack,
-  // `git count-objects` would count a killed writer's as garbage until leftovers.ts removed it).
-  const temps = dirname(dir);
-  const files = [
-    { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
-    { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
-  ];
-  const opening = (yield { open: files.map((file) => file.temp) })!;
+  const files = packFiles(dir, built);
+  // Both created at once on the thread pool (their waits for the file system's journal overlap),
+  // and both fsynced at once.
+  const opening = await Promise.allSettled(files.map((file) => openTempAsync(file.temp, 0o444, dirs)));
   const opened = opening.flatMap((result, i) => (result.status === 'fulfilled' ? [{ fd: result.value, temp: files[i]!.temp }] : []));
   try {
     const failed = opening.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw failed.reason;
     for (const [i, { fd }] of opened.entries()) writeFully(fd, files[i]!.data);
-    yield { fsync: opened.map(({ fd }) => fd) };
+    await Promise.all(opened.map(({ fd }) => fsyncAsync(fd)));
   } catch (error) {
     for (const { fd, temp } of opened) abandonTemp(fd, temp);
     throw error;
@@ -222,92 +147,24 @@ function* packWriter(dir: string, built: BuiltPack, dirs: DirectorySync): Genera
   return files[0]!.path;
 }
 
-// A synchronous call's outcome as Promise.allSettled gives it.
-function settled<A, R>(call: (arg: A) => R): (arg: A) => PromiseSettledResult<R> {
-  return (arg) => {
-    try {
-      return { status: 'fulfilled', value: call(arg) };
-    } catch (reason) {
-      return { status: 'rejected', reason };
-    }
-  };
-}
-
 /**
- * The object count of the version-2 pack index at `path`, from its header and fan-out table alone
- * (a roll-up plan runs every few appends: reading whole indexes, a megabyte for a 10,000-step
- * journal, would be waste); undefined when it is not one.
+ * The same files written on this thread, one after the other, each whole (temp file, fsync,
+ * rename), the pack before its index: a checkpoint's first pack of thousands of new files, whose
+ * two fsyncs are two among thousands of reads. A full disk is a DiskFullError. Returns the .pack's path.
  */
-export function packIndexCount(path: string): number | undefined {
-  const head = Buffer.alloc(INDEX_IDS);
-  const fd = openSync(path, 'r');
-  try {
-    if (readSync(fd, head, 0, head.length, 0) < head.length) return undefined;
-  } finally {
-    closeSync(fd);
-  }
-  return isIndexV2(head) ? indexCount(head) : undefined;
+export function writePackFilesSync(dir: string, built: BuiltPack, dirs: DirectorySync): string {
+  const files = packFiles(dir, built);
+  for (const file of files) writeFileDurably(file.path, file.data, { mode: 0o444, temp: file.temp, dirs });
+  return files[0]!.path;
 }
 
-/** The object ids a version-2 pack index lists, in its order. */
-export function packIndexIds(idx: Buffer): string[] {
-  const count = indexCount(idx);
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
-  return ids;
-}
-
-/**
- * The packs a multi-pack-index lists (their names without extension), from its PNAM chunk; or
- * undefined when it cannot be read.
- */
-export function multiPackIndexPacks(path: string): Set<string> | undefined {
-  try {
-    const midx = readFileSync(path);
-    if (midx.toString('latin1', 0, 4) !== 'MIDX' || midx[4] !== 1) return undefined;
-    const chunks = midx[6]!;
-    for (let i = 0; i < chunks; i++) {
-      const at = 12 + i * 12;
-      if (midx.toString('latin1', at, at + 4) !== 'PNAM') continue;
-      const start = Number(midx.readBigUInt64BE(at + 4));
-      const end = Number(midx.readBigUInt64BE(at + 16));
-      const names = midx.toString('latin1', start, end).split('\0').filter(Boolean);
-      return new Set(names.map((name) => name.replace(/\.(idx|pack)$/, '')));
-    }
-    return undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether a pack's SHA-1 trailer covers its bytes, its index's trailer covers the index, and the
- * index names this pack's checksum: one pass over each, the pack streamed through a chunk at a time
- * (measured: the 10,000-step journal's replay spent 100 ms hashing every object it read, where
- * checking its 20 MB of packs takes 25 ms). For the pack reader's checked packs.
- */
-export function trailersHold(path: string, size: number, idx: Buffer): boolean {
-  if (size < 32 || idx.length < INDEX_IDS + 40) return false;
-  const hash = createHash('sha1');
-  const chunk = Buffer.allocUnsafeSlow(Math.min(size, 1024 * 1024));
-  const trailer = Buffer.alloc(20);
-  const fd = openSync(path, 'r');
-  try {
-    for (let at = 0; at < size;) {
-      const read = readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
-      if (read === 0) return false; // shorter than it was
-      const body = Math.max(0, Math.min(read, size - 20 - at)); // the part before the trailer
-      hash.update(chunk.subarray(0, body));
-      if (body < read) chunk.copy(trailer, at + body - (size - 20), body, read);
-      at += read;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  if (!hash.digest().equals(trailer)) return false;
-  if (!idx.subarray(idx.length - 40, idx.length - 20).equals(trailer)) return false;
-  return createHash('sha1')
-    .update(idx.subarray(0, idx.length - 20))
-    .digest()
-    .equals(idx.subarray(idx.length - 20));
+// A pack's two files, .pack first, with their temp names. The temp files sit in objects/ itself,
+// where git looks at no file (in objects/pack, `git count-objects` would count a killed writer's
+// as garbage until leftovers.ts removed it).
+function packFiles(dir: string, built: BuiltPack): Array<{ temp: string; path: string; data: Buffer }> {
+  const temps = dirname(dir);
+  return [
+    { temp: join(temps, `tmp_pack_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.pack`), data: built.pack },
+    { temp: join(temps, `tmp_idx_${process.pid}_${tempCounter++}`), path: join(dir, `pack-${built.id}.idx`), data: built.idx },
+  ];
 }

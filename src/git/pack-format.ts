@@ -1,7 +1,7 @@
 // The pieces of git's pack format the journal's writers and readers share: an entry's header, the
 // version-2 index (written, and its header, count and offsets read), deltas applied, an entry's
-// zlib stream inflated. Pure code, for the append's writer (pack-file.ts), the pack reader and the
-// checkpoint's pack writer.
+// zlib stream inflated. Pure code, for the pack writer (pack-file.ts), the pack reader, the
+// roll-ups and the history deltas.
 // Tested in test/git/pack-reader.test.ts, test/git/history-deltas.test.ts.
 import { createHash } from 'node:crypto';
 import { constants, Inflate, inflateSync } from 'node:zlib';
@@ -25,6 +25,14 @@ export function indexOffset(idx: Buffer, count: number, i: number): number {
   if (!(offset & 0x80000000)) return offset;
   const large = INDEX_IDS + count * 28 + (offset & 0x7fffffff) * 8;
   return idx.readUInt32BE(large) * 2 ** 32 + idx.readUInt32BE(large + 4);
+}
+
+/** The object ids a version-2 pack index lists, in its order. */
+export function indexIds(idx: Buffer): string[] {
+  const count = indexCount(idx);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(idx.toString('hex', INDEX_IDS + i * 20, INDEX_IDS + i * 20 + 20));
+  return ids;
 }
 
 /**
@@ -94,7 +102,8 @@ export function parseEntryHeader(head: Buffer): PackedHeader {
     }
     return { type, size, at, distance };
   }
-  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: Buffer.from(head.subarray(at, at + 20)) }; // a copy: `head` may be a reused buffer
+  // The base's id copied: `head` may be a reused buffer.
+  if (type === REF_DELTA) return { type, size, at: at + 20, baseId: Buffer.from(head.subarray(at, at + 20)) };
   return { type, size, at };
 }
 

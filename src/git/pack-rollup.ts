@@ -15,15 +15,17 @@
 // .bitmap beside it, none over ROLL_MAX_BYTES, none a multi-pack-index lists (`git maintenance`
 // writes one; removing a pack it lists would need it rewritten). One process at a time rolls up
 // (rollup-lock.ts).
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { rename, rm, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { DirectorySync, syncPathAsync } from '../os/durable-file.js';
 import { removeOrphanPackFiles } from './leftovers.js';
 import { tryRollupLock } from '../locks/rollup-lock.js';
 import { packObjects } from './pack-objects.js';
-import { concatenatePacks, multiPackIndexPacks, packIndexCount, packIndexIds, writePackFiles } from './pack-file.js';
+import { concatenatePacks, writePackFiles } from './pack-file.js';
+import { indexCount, indexIds, INDEX_IDS, isIndexV2 } from './pack-format.js';
 import { addHistoryDeltas } from './history-deltas.js';
+import { loosePath } from './git-object.js';
 
 /** A roll-up starts once this many small packs are in the pack directory. */
 export const ROLL_TRIGGER_PACKS = 16;
@@ -206,12 +208,11 @@ export class PackRollup {
     return packs.length >= 2 || alone ? { packs } : undefined;
   }
 
-  // Rolls `packs` into one. Small roll-ups copy the packs' entries into one in this process (no
-  // child: forking git blocks this process's thread for milliseconds); past DELTIFY_BYTES, with
-  // many loose objects to take in, or at a run's end (`deltify`), git deltifies them in the
-  // background. The writes, fsyncs and removals go to the thread pool.
+  // Rolls `packs` into one: copied together here, or (`deltify`: past DELTIFY_BYTES, many loose
+  // objects to take in, a run's end) by git (see the top of this file). Writes, fsyncs and removals
+  // go to the thread pool.
   private async roll(packs: PackInfo[], loose: string[], deltify: boolean): Promise<RollupResult> {
-    const looseThere = deltify ? loose.filter((oid) => existsSync(this.loosePath(oid))) : [];
+    const looseThere = deltify ? loose.filter((oid) => existsSync(loosePath(this.objectsDir, oid))) : [];
     const dirs = new DirectorySync();
     const parts = deltify ? undefined : packs.map((p) => ({ pack: readFileSync(`${p.base}.pack`), idx: readFileSync(`${p.base}.idx`) }));
     const concatenated = parts && concatenatePacks(parts);
@@ -231,7 +232,7 @@ export class PackRollup {
         await unlinkAsync(path);
       }),
     );
-    await Promise.all(looseThere.map((oid) => unlinkAsync(this.loosePath(oid))));
+    await Promise.all(looseThere.map((oid) => unlinkAsync(loosePath(this.objectsDir, oid))));
     for (const oid of looseThere) this.loose.delete(oid);
     for (const path of removed) this.copied.delete(path.slice(0, -5));
     if (concatenated) this.copied.add(made.pack.slice(0, -5));
@@ -252,7 +253,7 @@ export class PackRollup {
   // names) before this returns.
   private async deltified(packs: PackInfo[], loose: string[], dirs: DirectorySync): Promise<{ pack: string; objects: number }> {
     const oids = new Set<string>(loose);
-    for (const pack of packs) for (const oid of packIndexIds(readFileSync(`${pack.base}.idx`))) oids.add(oid);
+    for (const pack of packs) for (const oid of indexIds(readFileSync(`${pack.base}.idx`))) oids.add(oid);
     const work = mkdtempSync(join(this.objectsDir, `tmp_rollup_${process.pid}_`));
     try {
       const made = await withHistoryDeltas(
@@ -266,7 +267,7 @@ export class PackRollup {
         ),
       );
       const id = basename(made.pack).slice('pack-'.length, -'.pack'.length);
-      const packed = new Set(packIndexIds(readFileSync(made.idx)));
+      const packed = new Set(indexIds(readFileSync(made.idx)));
       for (const oid of oids) if (!packed.has(oid)) throw new Error(`git pack-objects left ${oid} out`);
       await Promise.all([syncPathAsync(made.pack), syncPathAsync(made.idx)]);
       const pack = join(this.packDir, `pack-${id}.pack`);
@@ -278,10 +279,6 @@ export class PackRollup {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
-  }
-
-  private loosePath(oid: string): string {
-    return join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
   }
 }
 
@@ -314,3 +311,38 @@ function geometricRoll(packs: PackInfo[]): PackInfo[] {
 
 // unlink that shrugs at a file already gone (another process rolled it up, or never had a .rev).
 const unlinkAsync = (path: string): Promise<void> => unlink(path).catch(() => undefined);
+
+// The object count of the version-2 pack index at `path`, from its header and fan-out table alone
+// (a roll-up plan runs every few appends: reading whole indexes, a megabyte for a 10,000-step
+// journal, would be waste); undefined when it is not one.
+function packIndexCount(path: string): number | undefined {
+  const head = Buffer.alloc(INDEX_IDS);
+  const fd = openSync(path, 'r');
+  try {
+    if (readSync(fd, head, 0, head.length, 0) < head.length) return undefined;
+  } finally {
+    closeSync(fd);
+  }
+  return isIndexV2(head) ? indexCount(head) : undefined;
+}
+
+// The packs a multi-pack-index lists (their names without extension), from its PNAM chunk; or
+// undefined when it cannot be read.
+function multiPackIndexPacks(path: string): Set<string> | undefined {
+  try {
+    const midx = readFileSync(path);
+    if (midx.toString('latin1', 0, 4) !== 'MIDX' || midx[4] !== 1) return undefined;
+    const chunks = midx[6]!;
+    for (let i = 0; i < chunks; i++) {
+      const at = 12 + i * 12;
+      if (midx.toString('latin1', at, at + 4) !== 'PNAM') continue;
+      const start = Number(midx.readBigUInt64BE(at + 4));
+      const end = Number(midx.readBigUInt64BE(at + 16));
+      const names = midx.toString('latin1', start, end).split('\0').filter(Boolean);
+      return new Set(names.map((name) => name.replace(/\.(idx|pack)$/, '')));
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}

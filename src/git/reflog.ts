@@ -60,7 +60,8 @@ export class Reflog {
       if (fd === undefined) return;
       try {
         const when = new Date();
-        const line = `${old ?? ZERO} ${next} ${(this.identity ??= reflogIdentity(this.gitdir))} ${Math.floor(when.getTime() / 1000)} ${timezone(when)}\t${oneLine(message)}\n`;
+        const who = (this.identity ??= reflogIdentity(this.gitdir));
+        const line = `${old ?? ZERO} ${next} ${who} ${Math.floor(when.getTime() / 1000)} ${timezone(when)}\t${oneLine(message)}\n`;
         writeSync(fd, line); // one write with O_APPEND: concurrent writers never interleave a line
       } finally {
         closeSync(fd);

@@ -7,7 +7,7 @@ import { closeSync, fstatSync, linkSync, readFileSync, renameSync, statSync, uti
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asWriteFailure, JournalBusyError } from '../errors/index.js';
-import { abandonTemp, fsyncAsync, openAsync, syncPath, unlinkQuietly, writeFileDurably, writeFully } from '../os/durable-file.js';
+import { abandonTemp, fsyncAsync, openTempAsync, syncPath, unlinkQuietly, writeFully } from '../os/durable-file.js';
 import type { Reflog } from './reflog.js';
 
 const OID = /^[0-9a-f]{40}$/;
@@ -87,8 +87,9 @@ export async function prepareRefUpdate(gitdir: string, ref: string, next: string
   // removed), nor must it appear whole: it is linked only once written and fsynced, so it is
   // written in place under its unique name, with no temp file and rename of its own.
   try {
-    // Created on the thread pool: its wait for the file system's journal overlaps the pack's.
-    const fd = await openAsync(path, 'wx', 0o644);
+    // Created on the thread pool: its wait for the file system's journal overlaps the pack's. Its
+    // directory is made when missing (a first `refs/savepoint/pending/<run>`).
+    const fd = await openTempAsync(path, 0o644, null);
     try {
       writeFully(fd, Buffer.from(`${next}\n`));
       const { ino, mtimeMs } = fstatSync(fd);
@@ -146,12 +147,7 @@ export async function compareAndSwapRef(
     if (options.prepared) unlinkQuietly(options.prepared.path);
     throw error;
   }
-  let prepared = options.prepared;
-  if (!prepared) {
-    const path = lockContentPath(refPath);
-    writeFileDurably(path, `${next}\n`, { dirs: null });
-    prepared = { path, ino: statSync(path).ino, mtimeMs: 0 };
-  }
+  const prepared = options.prepared ?? (await prepareRefUpdate(gitdir, ref, next));
   let ourInode: number;
   try {
     ourInode = await acquire(prepared, lockPath, staleMs, timeoutMs);

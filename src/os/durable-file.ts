@@ -16,7 +16,7 @@ let counter = 0;
 /** fsync on the thread pool (several in flight overlap: the file system commits them together). */
 export const fsyncAsync = promisify(fsync);
 /** open on the thread pool: creating a file waits for the file system's journal, and several such waits overlap there. */
-export const openAsync = promisify(open);
+const openAsync = promisify(open);
 
 /** The directories that gained entries during one operation, each fsynced once at its end. */
 export class DirectorySync {

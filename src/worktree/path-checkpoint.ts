@@ -62,7 +62,7 @@ export function checkpointPaths(base: PathCheckpointBase, paths: readonly string
     )
   )
     return 'full';
-  const batch = new ObjectBatch(base.objects, new Set(), options);
+  const batch = new ObjectBatch(base.objects, options);
   base.useFilters(paths);
   const changes = new Map(last.layers.changes);
   let untracked = last.layers.untracked;

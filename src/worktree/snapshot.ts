@@ -98,7 +98,7 @@ export class WorktreeSnapshotter {
     const index = this.status.readIndex();
     const skipped: SkippedFile[] = [];
     // No "already stored" list across snapshots: a gc may have pruned an unreferenced one since.
-    const batch = new ObjectBatch(this.objects, new Set(), options);
+    const batch = new ObjectBatch(this.objects, options);
     const statusStartedAt = Date.now();
     this.hasher.prestat(); // the untracked files of last time, checked on the worker meanwhile
     const status = this.status.changedPaths(index, statusStartedAt, { small: this.small, first: !this.trees });
