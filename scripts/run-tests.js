@@ -12,7 +12,7 @@
 // file's address, so that a test finds its fixtures, bin/savepoint.js and src/*.ts where they are.
 // The output carries inline source maps and Node runs with --enable-source-maps: a failure's stack
 // names test/*.ts and src/*.ts lines. TEST_TSX=1 runs the old way (tsx, no compile step).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -137,6 +137,21 @@ try {
     logLevel: 'error',
   });
   await Promise.all([compiling, bundling]);
+  // The CLI keeps V8's compiled code of its bundle (bin/savepoint.js), in NODE_COMPILE_CACHE or the
+  // system's temp folder, and writes it once: the first run that finds none keeps what it compiled.
+  // The suite spawns the CLI about a thousand times, most of them runs against the fake Anthropic
+  // server, which compile the SDK and Node's fetch unless the kept code holds them. So the run gets
+  // a folder of its own (removed with the rest), and one such run makes its code first
+  // (test/helpers/prime-cli.ts), beside the MCP servers' first starts below; no test then depends
+  // on what a machine's temp folder held or on which test ran first. test/cli/compile-cache.test.ts
+  // gives its CLIs a TMPDIR or a NODE_COMPILE_CACHE of their own, so it still tests the bin's own
+  // choices.
+  process.env.NODE_COMPILE_CACHE = join(out, 'node-compile-cache');
+  const primingCli = new Promise((done) => {
+    const child = spawn(process.execPath, [join(out, 'test', 'helpers', 'prime-cli.js')], { cwd: root, stdio: 'ignore' });
+    child.on('error', done);
+    child.on('close', done);
+  });
   for (const name of serverNames) {
     const loader = join(serversOut, name);
     writeFileSync(loader, serverLoader(join(serversOut, name.replace(/\.mjs$/, '.cjs'))));
@@ -144,6 +159,7 @@ try {
     // A cache that could not be made only costs the saving: the loader compiles without one.
     spawnSync(process.execPath, [loader], { input: `${JSON.stringify(initialize)}\n`, env: { ...process.env, SAVEPOINT_TEST_PRIME: '1' }, timeout: 60_000 });
   }
+  await primingCli;
   // A file named relative to the current folder or absolute: its place in the compiled tree.
   const compiled = targets.map((t) => join(out, relative(root, resolve(t)).replace(/\.ts$/, '.js')));
   // SAVEPOINT_TEST_BUILD: where a test finds the compiled file of a .ts fixture or module it starts

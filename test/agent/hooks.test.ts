@@ -12,9 +12,11 @@ import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
 
+// A hook that names no timeout gets 60 s, a safety net: one that should end at once must not be
+// judged timed out because a loaded machine was slow to start it (10 s did, once, in a whole run).
 function hooksOf(list: Array<{ event: HookEvent; command: string; matcher?: string; timeout?: number }>, warnings: HookWarning[] = []): Hooks {
   const root = scratch.dir('savepoint-hooks-');
-  const definitions: HookDefinition[] = list.map((h) => ({ matcher: '', timeout: 10, source: 'test', sandboxed: false, ...h }));
+  const definitions: HookDefinition[] = list.map((h) => ({ matcher: '', timeout: 60, source: 'test', sandboxed: false, ...h }));
   return new Hooks(definitions, { root, env: process.env, sandbox: () => ({ kind: 'none' }) }, 'run-1', (w) => warnings.push(w));
 }
 

@@ -17,7 +17,6 @@
 //   await fake.close();
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Anthropic from '@anthropic-ai/sdk';
 import { validateScript, type ScriptTurn } from '../../src/model/script-file.js';
 import { isCompactionRequest } from '../../src/model/compaction.js';
 import { ranOutTurn, summaryTurn, textChunks, thinkingSignature, turnIndex, turnResponse } from '../../src/model/script-turn.js';
@@ -298,6 +297,9 @@ async function partialInput(id: string, name: string, partial: string): Promise<
   ];
   const body = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
   const fetch = async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+  // Loaded here, not at the top: loading the SDK module by module costs a test process about 0.5 s
+  // of CPU, and most of the 160-odd test files that start a fake never cut a tool call's input.
+  const { default: Anthropic } = await import('@anthropic-ai/sdk');
   const client = new Anthropic({ apiKey: 'local', baseURL: 'http://cut.invalid', maxRetries: 0, fetch });
   const message = await client.messages.stream({ model: 'cut', max_tokens: 1, messages: [{ role: 'user', content: 'cut' }] }).finalMessage();
   const block = message.content[0];
