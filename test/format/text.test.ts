@@ -2,7 +2,22 @@
 // ellipsis), and never half an emoji, a flag or a skin-toned hand.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { charLength, characters, chunkColumns, cutAfter, displayWidth, ellipsize, fitColumns, oneLine, shortValue, showControls, showControlsIn, takeChars, terminalJson, wrapWords } from '../../src/format/text.js';
+import {
+  charLength,
+  characters,
+  chunkColumns,
+  cutAfter,
+  displayWidth,
+  ellipsize,
+  fitColumns,
+  oneLine,
+  shortValue,
+  showControls,
+  showControlsIn,
+  takeChars,
+  terminalJson,
+  wrapWords,
+} from '../../src/format/text.js';
 
 /** True when `text` holds a lone UTF-16 surrogate, i.e. half an emoji. */
 const hasLoneSurrogate = (text: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
@@ -24,8 +39,16 @@ describe('ellipsize and oneLine', () => {
       const line = text.replace(/\s+/g, ' ').trim();
       return line.length > max ? `${line.slice(0, max - 1)}…` : line;
     };
-    const samples = ['', 'x', 'run_bash "npm test -- --grep login"', ' two\n\nlines ', 'a b '.repeat(40), JSON.stringify({ path: 'src/a.ts', n: 3 })];
-    for (const text of samples) for (const max of [2, 5, 20, 50, 60, 200]) assert.equal(oneLine(text, max), old(text, max), `${JSON.stringify(text)} at ${max}`);
+    const samples = [
+      '',
+      'x',
+      'run_bash "npm test -- --grep login"',
+      ' two\n\nlines ',
+      'a b '.repeat(40),
+      JSON.stringify({ path: 'src/a.ts', n: 3 }),
+    ];
+    for (const text of samples)
+      for (const max of [2, 5, 20, 50, 60, 200]) assert.equal(oneLine(text, max), old(text, max), `${JSON.stringify(text)} at ${max}`);
   });
 
   it('never split an emoji at the cut point', () => {
@@ -90,7 +113,14 @@ describe('terminal columns', () => {
 
   it('measures Latin letters, punctuation, arrows and box drawing by their length as the segmenter would', () => {
     const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-    const ranges: Array<[number, number]> = [[0x20, 0x7e], [0xa0, 0x2ff], [0x2010, 0x2027], [0x2030, 0x205e], [0x2190, 0x21ff], [0x2500, 0x259f]];
+    const ranges: Array<[number, number]> = [
+      [0x20, 0x7e],
+      [0xa0, 0x2ff],
+      [0x2010, 0x2027],
+      [0x2030, 0x205e],
+      [0x2190, 0x21ff],
+      [0x2500, 0x259f],
+    ];
     const chars = ranges.flatMap(([from, to]) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i)));
     // Every one a character of its own, one column wide, beside any other: one long text of them all.
     const text = chars.join('');
@@ -173,5 +203,37 @@ describe('showControls', () => {
     assert.doesNotMatch(json, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u202e]/);
     assert.match(json, /\\u001b\]0;t\\u0007\\u007f\\u009b2J\\u202e\\u2028z/);
     assert.deepEqual(JSON.parse(json), value);
+  });
+});
+
+describe('long text, segmented a window at a time', () => {
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  const whole = (text: string) => Array.from(segmenter.segment(text), (s) => s.segment);
+
+  it("gives the segmenter's own characters across many windows: flags, skin tones, families, combining marks, CRLF", () => {
+    const parts = ['漢', 'a', '👍🏽', '🇫🇷', '🇩🇪', 'e\u0301', '\r\n', '👨‍👩‍👧', 'x', '\u0301'.repeat(3)];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let trial = 0; trial < 40; trial++) {
+      let text = '';
+      const count = 500 + Math.floor(next() * 2500);
+      for (let i = 0; i < count; i++) text += parts[Math.floor(next() * parts.length)];
+      const expected = whole(text);
+      assert.deepEqual(characters(text), expected, `trial ${trial}`);
+      assert.equal(charLength(text), expected.length);
+      assert.equal(chunkColumns(text, 7).join(''), text);
+    }
+  });
+
+  it('keeps a flag whole where a window would end between its halves, and a cluster longer than a window', () => {
+    // 1,023 units of CJK, then a flag: its first regional indicator's surrogate pair straddles unit 1,024.
+    const flagAtEdge = `${'漢'.repeat(1023)}🇩🇪${'漢'.repeat(10)}`;
+    assert.deepEqual(characters(flagAtEdge), whole(flagAtEdge));
+    assert.equal(displayWidth(flagAtEdge), 2 * 1034);
+    const longCluster = `a${'\u0301'.repeat(5000)}b`;
+    assert.deepEqual(characters(longCluster), ['a' + '\u0301'.repeat(5000), 'b']);
+    const wideWord = '漢'.repeat(80_000);
+    assert.equal(displayWidth(wideWord), 160_000);
+    assert.equal(chunkColumns(wideWord, 80).length, 2000);
   });
 });
