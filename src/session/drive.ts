@@ -245,7 +245,6 @@ class RunLife {
   /** A held run's next message: its request and the turn's options (listeners, approver, signal) from now on. */
   nextTurn(request: HeldRequest, options: SessionOptions): void {
     clearTimeout(this.pauseRollup); // the next message came before the pause's roll-up: it waits for the next pause
-    this.pauseRollup = undefined;
     const { followUp: _f, newMessage: _n, modelChange: _m, compact: _c, renew: _r, lineage: _l, ...base } = this.target;
     const { secrets } = this.parts;
     // Redacted before it is a step's key, as continueRun does: the journal never holds the secret.
@@ -692,17 +691,13 @@ class RunLife {
     this.worktreeLock?.release();
     this.worktreeLock = undefined;
     clearTimeout(this.pauseRollup);
-    this.pauseRollup = setTimeout(() => {
-      this.pauseRollup = undefined;
-      void this.journal.store.objects.rollup.tidy().catch(() => undefined);
-    }, BETWEEN_MESSAGES_ROLLUP_MS);
+    this.pauseRollup = setTimeout(() => void this.journal.store.objects.rollup.tidy().catch(() => undefined), BETWEEN_MESSAGES_ROLLUP_MS);
     this.pauseRollup.unref(); // a session ending meanwhile rolls up at its close instead
   }
 
   /** Releases the working tree and the run, then rolls up the run's small packs in the background. */
   close(): void {
     clearTimeout(this.pauseRollup);
-    this.pauseRollup = undefined;
     void this.parts.spares.close();
     // A run's end stops its background commands (this process's exit would, see os/background-process.ts).
     if (!this.options.keepBackgroundCommands) void this.parts.background.stopAll();
