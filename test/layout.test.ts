@@ -126,7 +126,8 @@ test('the library exports every error class and none of the store internals, tes
 });
 
 // Tests mirror src/ (issue 40). Each src/a/b.ts is one of:
-// - tested at its mirrored path, test/a/b.test.ts;
+// - tested at its mirrored path, test/a/b.test.ts, and then it has no `Tested in` line (one left
+//   from before the mirrored test was written is checked by nothing else, and goes stale);
 // - or its header comment (before its first line of code) names the tests that cover it, in one
 //   line `// Tested in test/x/y.test.ts, test/z.test.ts.`, and each named test reaches it: the test
 //   (or a file of test/ it imports, as test/helpers/cli.ts) imports the file; or a module that
@@ -256,9 +257,16 @@ function untested(file: string): string | undefined {
   return verdicts.get(file);
 }
 
-function verdict(file: string): string | undefined {
+// A comment line naming the tests that cover the file, anywhere in it.
+const TESTED_IN = /^\s*(?:\/\/|\*)\s*Tested in\b/m;
+
+// `mirror`: where the file's mirrored test would be (the rule's own test gives one).
+function verdict(file: string, mirror = join(root, 'test', relative(src, file).replace(/\.ts$/, '.test.ts'))): string | undefined {
   const rel = relative(src, file);
-  if (existsSync(join(root, 'test', rel.replace(/\.ts$/, '.test.ts')))) return undefined;
+  if (existsSync(mirror)) {
+    if (!TESTED_IN.test(readFileSync(file, 'utf8'))) return undefined;
+    return `${rel}: is tested at ${relative(root, mirror)}, and still has a "Tested in" line, which nothing checks any more: remove it`;
+  }
   if (NO_BEHAVIOUR.test(headerOf(file))) return exportedNames(file).runs ? `${rel}: says it has no behaviour of its own, but code of it runs` : undefined;
   const pointers = namedTests(file);
   if (pointers.length === 0) {
@@ -275,7 +283,7 @@ function verdict(file: string): string | undefined {
 test('every source file is tested at its mirrored path, names the tests that cover it, or has no behaviour of its own', () => {
   const allowed = new Set(NOT_YET_MIRRORED);
   const missing = sources.filter((file) => !allowed.has(relative(src, file))).map(untested).filter((why) => why !== undefined);
-  assert.deepEqual(missing, [], `source files without a mirrored test or a pointer to one:\n${missing.join('\n')}`);
+  assert.deepEqual(missing, [], `source files without a mirrored test or a pointer to one, or with both:\n${missing.join('\n')}`);
 });
 
 test('the allowance names only files still without a test', () => {
@@ -283,7 +291,7 @@ test('the allowance names only files still without a test', () => {
   assert.deepEqual(covered, [], `covered (or gone) now, so take them out of NOT_YET_MIRRORED:\n${covered.join('\n')}`);
 });
 
-test('the rule refuses a source file with neither a mirrored test, a pointer that reaches it, nor the no-behaviour line', () => {
+test('the rule refuses a source file with neither a mirrored test, a pointer that reaches it, nor the no-behaviour line, and one with both a mirrored test and a pointer', () => {
   const dir = mkdtempSync(join(tmpdir(), 'savepoint-layout-'));
   try {
     const file = (name: string, text: string) => {
@@ -296,6 +304,12 @@ test('the rule refuses a source file with neither a mirrored test, a pointer tha
     assert.match(file('claims.ts', '// No behaviour of its own: types only.\nexport const x = 1;\n') ?? '', /says it has no behaviour of its own, but code of it runs/);
     assert.match(file('gone.ts', '// Tested in test/no/such.test.ts.\nexport const x = 1;\n') ?? '', /names test\/no\/such\.test\.ts, which does not exist/);
     assert.match(file('elsewhere.ts', '// Tested in test/format/numbers.test.ts.\nexport const x = 1;\n') ?? '', /names test\/format\/numbers\.test\.ts, which neither imports it/);
+    // With a mirrored test, a `Tested in` line is refused (stale or not); without one, the file passes.
+    const mirror = join(root, 'test/format/numbers.test.ts');
+    writeFileSync(join(dir, 'both.ts'), '// Does a thing.\n// Tested in test/format/numbers.test.ts.\nexport const x = 1;\n');
+    assert.match(verdict(join(dir, 'both.ts'), mirror) ?? '', /is tested at test\/format\/numbers\.test\.ts, and still has a "Tested in" line/);
+    writeFileSync(join(dir, 'mirrored.ts'), '// Does a thing.\nexport const x = 1;\n');
+    assert.equal(verdict(join(dir, 'mirrored.ts'), mirror), undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,6 @@
 // care) whether a step ran live or was handed back from the journal: it rebuilds each request from
 // the results `step` returns, so replay reproduces it exactly. No I/O of its own: the journal, the
 // provider and the tools come in from the session; the valve has the run's checkpointer.
-// Tested in test/agent/loop.test.ts, test/agent/parallel-reads.test.ts.
 import type { RunJournal } from '../valve/run-journal.js';
 import type { JournalStorage } from '../journal/journal-storage.js';
 import type { RunConfig } from '../journal/entry.js';

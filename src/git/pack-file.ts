@@ -3,7 +3,6 @@
 // (object-store.ts), a checkpoint's many new ones (object-batch.ts), small packs copied into one
 // (pack-rollup.ts). docs/architecture.md has why a pack and not loose files; the format's pieces
 // are in pack-format.ts.
-// Tested in test/git/pack-file.test.ts, test/git/object-store.test.ts, test/git/pack-reader.test.ts.
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { DirectorySync } from '../os/durable-file.js';

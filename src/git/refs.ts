@@ -2,12 +2,11 @@
 // (or a process and git) can race on without losing an update: git's own `<ref>.lock` protocol (a
 // writer that truncates the ref file in place with no lock, as isomorphic-git's writeRef does, loses
 // appends under concurrency).
-// Tested in test/journal/store.test.ts.
 import { closeSync, fstatSync, linkSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asWriteFailure, JournalBusyError } from '../errors/index.js';
-import { abandonTemp, fsyncAsync, openTempAsync, syncPath, unlinkQuietly, writeFully } from '../os/durable-file.js';
+import { abandonTemp, DirectorySync, fsyncAsync, openTempAsync, syncPath, unlinkQuietly, writeFully } from '../os/durable-file.js';
 import type { Reflog } from './reflog.js';
 
 const OID = /^[0-9a-f]{40}$/;
@@ -86,14 +85,19 @@ export async function prepareRefUpdate(gitdir: string, ref: string, next: string
   // Its content must be on disk (it becomes the ref); its own name need not (it is linked, then
   // removed), nor must it appear whole: it is linked only once written and fsynced, so it is
   // written in place under its unique name, with no temp file and rename of its own.
+  // The directories made for it, when the ref's is missing (a first `refs/savepoint/pending/<run>`,
+  // and refs/savepoint with it): a new directory's name lives in its parent, so each parent that
+  // gained one is fsynced before the ref moves in, or a power cut could take the directory, and the
+  // ref, after its move was called durable (compareAndSwapRef syncs only the ref's own directory).
+  const made = new DirectorySync();
   try {
-    // Created on the thread pool: its wait for the file system's journal overlaps the pack's. Its
-    // directory is made when missing (a first `refs/savepoint/pending/<run>`).
-    const fd = await openTempAsync(path, 0o644, null);
+    // Created on the thread pool: its wait for the file system's journal overlaps the pack's.
+    const fd = await openTempAsync(path, 0o644, made);
     try {
       writeFully(fd, Buffer.from(`${next}\n`));
       const { ino, mtimeMs } = fstatSync(fd);
       await fsyncAsync(fd);
+      await made.flush(); // nothing to do but when a directory was made
       closeSync(fd);
       return { path, ino, mtimeMs };
     } catch (error) {

@@ -2,7 +2,6 @@
 // not trust: a value that a later command hands to git (an object id), prints (a name) or counts
 // with (a step number) is checked for what it must be here, once, before anything uses it. Pure
 // code: no fs, no git.
-// Tested in test/journal/entry.test.ts, test/cli/hostile-journal.test.ts.
 
 /** A SHA-1 object id as git prints it: 40 lower-case hex digits, so never read as an option. */
 export const OBJECT_ID = /^[0-9a-f]{40}$/;

@@ -1,4 +1,3 @@
-// Tested in test/valve/memory-store.test.ts and test/agent/loop.test.ts.
 // The journal in memory: a JournalStorage whose objects are the same git objects the git store
 // writes (blobs, trees and commits, hashed alike), held in a map, and whose branch is a field. No
 // disk, no git, no process: the valve and the agent loop run on it in-process, in tests and in a

@@ -6,7 +6,6 @@
 // `refs/savepoint/pending/<run>` (a ref may name a tree: gc keeps it, fsck accepts it, clones and
 // pushes of branches never carry it), moved with the same compare-and-swap as the journal branch.
 // It is dropped again once a journal commit that carries a checkpoint of the run has landed.
-// Tested in test/journal/git-run-local.test.ts.
 import { rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { unlinkQuietly } from '../os/durable-file.js';

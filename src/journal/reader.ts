@@ -1,5 +1,4 @@
 // Reading runs back from the branch: a run's metadata and its entries in order, each validated.
-// Tested in test/valve/history.test.ts, test/valve/batch.test.ts.
 import { CorruptEntryError, ObjectTooLargeError } from '../errors/index.js';
 import { formatBytes } from '../format/numbers.js';
 import { parseEntry, type JournalEntry, type RunRecord } from './entry.js';

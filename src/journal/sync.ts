@@ -8,7 +8,6 @@
 // side's entries all there, the same bytes) is not diverged: the longer copy is taken.
 // Which remotes hold a run says where it must be fenced (session/start.ts: a fetched run pushes there).
 // A shallow journal (push.ts fetchJournal) folds in the same way: git walks the history it has.
-// Tested in test/journal/shallow-journal.test.ts, test/journal/remotes-holding.test.ts.
 import { JournalConflictError } from '../errors/index.js';
 import { runSync } from '../os/processes.js';
 import { listJournalRefs } from './journal-refs.js';

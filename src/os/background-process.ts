@@ -90,10 +90,12 @@ export class BackgroundProcess {
     this.child = this.handle.child;
     running.add(this);
     // Unconfined, in a group of its own (the command's kill never reaches it before its end), fd 3
-    // its pipe; it reads nothing else and writes nothing. No bash: the other lines still hold (see the header).
+    // its pipe; it reads nothing else and writes nothing. No bash: the other lines still hold (see
+    // the header). Without the person's ~/.bashrc, as every bash for a command (tools/sandbox.ts's
+    // BASH_STARTUP, out of this floor's reach): SSH_CLIENT set and no SHLVL would have it sourced.
     if (this.child.pid) {
       try {
-        this.watchdog = startProcess('bash', ['-c', WATCHDOG, 'savepoint-watchdog', String(this.child.pid)], {
+        this.watchdog = startProcess('bash', ['--norc', '--noprofile', '-c', WATCHDOG, 'savepoint-watchdog', String(this.child.pid)], {
           stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
           group: true,
           keepAlive: false,

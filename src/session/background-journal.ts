@@ -3,7 +3,6 @@
 // it stopped with that attempt's savepoint. Read from the branch when asked (a background command is
 // rare; a run that starts none reads nothing): the entry files' names say which are run_bash intents,
 // and only those are read.
-// Tested in test/cli/background.test.ts.
 import type { JournalEntry, RunRecord } from '../journal/entry.js';
 import { listRunStepFiles, readRunRecord, readStepFiles, type StepFile } from '../journal/reader.js';
 import type { JournalStore } from '../journal/store.js';

@@ -6,7 +6,6 @@
 //   settle    the working tree against the last checkpoint; how commands run (the sandbox)
 //   loop      the agent loop through the valve, a checkpoint after each step that may change files
 //   end       run.json says how it ended: finished, stopped at a limit, interrupted, or failed
-// Tested in test/session/hold.test.ts, test/session/trust.test.ts.
 import { CONFIG_STEP_KIND, runAgent, type AgentOutcome, type ConfigChange, type FollowUp, type NextMessage } from '../agent/loop.js';
 import { openRun } from '../valve/open-journal.js';
 import type { RunJournal } from '../valve/run-journal.js';

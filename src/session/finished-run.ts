@@ -4,7 +4,6 @@
 //     --json's final event carries them), for a replay the person asked for by id;
 //   - finishedRunMoved says whether the repository moved on at all (a new commit, other files):
 //     then the identical `run` is a new piece of work, and starts a new run of the same task.
-// Tested in test/cli/finished-runs.test.ts.
 import type { FileChange } from '../errors/index.js';
 import type { RunRecord } from '../journal/entry.js';
 import { readHeadCommit } from '../git/refs.js';

@@ -4,7 +4,6 @@
 // `remote` setting, that remote's fetched first), checks that the request makes sense, and hands it
 // to driveSession, fenced against the remote a fetched run came from (fetched again first) unless the
 // person chose (--push <remote>, --no-push).
-// Tested in test/session/hold.test.ts, test/cli/finding-runs.test.ts.
 import { forkRun as forkJournalRun, type ForkResult } from '../valve/fork.js';
 import { FinishedElsewhereError, NoRunsError, NoUnfinishedRunError, UnknownRunError, UsageError } from '../errors/index.js';
 import { readHeadBranch } from '../git/refs.js';

@@ -9,7 +9,6 @@
 //     it leaves, and whatever is kept, is handed back so the model is told in its next request, and
 //     the kept tree becomes the run's next checkpoint (the question is not asked again).
 // No terminal here.
-// Tested in test/cli/drift.test.ts.
 import type { History } from '../valve/history.js';
 import type { RunRecord } from '../journal/entry.js';
 import { readRunEntries, readRunRecord } from '../journal/reader.js';

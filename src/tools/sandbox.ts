@@ -35,6 +35,19 @@ export interface SandboxedCommand {
 }
 
 /**
+ * How every bash savepoint starts for a command begins, before its `-c`: without the person's
+ * startup files. A bash that is not interactive reads none, unless it takes itself for one started
+ * by sshd: stdin a socket (a hook's: Node's pipes are Unix sockets) or SSH_CLIENT set, and SHLVL
+ * unset or 0 (savepoint started by cron, systemd, an editor or a CI runner, where a terminal's
+ * shell would have set it). Then it sources ~/.bashrc, whose output lands in the command's, and
+ * whose PATH and time (a pyenv init there: 170 ms a command) the command takes on. `--norc` makes
+ * every start the same whatever savepoint's parent; `--noprofile` keeps the login files out should
+ * bash ever be started as a login shell. $BASH_ENV, bash's own variable for setting up such
+ * shells, is still read.
+ */
+export const BASH_STARTUP: readonly string[] = ['--norc', '--noprofile'];
+
+/**
  * The program and arguments that run `script` with bash in `root`, inside the sandbox when there is
  * one, protecting `gitDirs` (default: the repository's, found now; a caller running many commands
  * finds them once with gitPaths and passes them).
@@ -46,7 +59,7 @@ export function sandboxedCommand(
   env: NodeJS.ProcessEnv = process.env,
   gitDirs?: string[],
 ): SandboxedCommand {
-  const bash = [onPath('bash', env.PATH), '-c', script];
+  const bash = [onPath('bash', env.PATH), ...BASH_STARTUP, '-c', script];
   if (config.kind === 'none') return { file: bash[0]!, args: bash.slice(1), env };
   // Inside, the file system is the same (bound read-only), so bash is where it was found outside.
   return {

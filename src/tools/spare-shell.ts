@@ -6,12 +6,14 @@
 // Not at once beside a short command: the fork holds the main thread and the new sandbox's set-up
 // competes with the command for the CPU, both on the way to the next request (a `true` turn took
 // 2-4 ms longer). The spare is bubblewrap (or nothing) around a bash that waits for its script on a
-// pipe (fd 3) and then execs `bash -c <script>`, the very command line a cold start runs, so the
+// pipe (fd 3) and then execs `bash --norc --noprofile -c <script>`, the very command line a cold
+// start runs (tools/sandbox.ts's BASH_STARTUP: the loader bash itself was started with it too), so the
 // command sees the same $0, environment, signals and error messages. The spare runs nothing before
 // it is handed a script: a crash of this process closes the pipe (the spare exits unrun) and
 // bubblewrap's --die-with-parent takes the sandbox down.
 import type { Writable } from 'node:stream';
 import { startProcess, type CommandLine, type ProcessHandle } from '../os/processes.js';
+import { BASH_STARTUP } from './sandbox.js';
 
 /**
  * What the spare bash runs: read the whole script (fd 3, up to end of file; `-N` reads in blocks
@@ -19,8 +21,7 @@ import { startProcess, type CommandLine, type ProcessHandle } from '../os/proces
  * says 1 at end of file; the leading `x` proves the writer began) exec it as a cold start would.
  * Anything else (the writer died, the pipe closed empty) exits 125 having run nothing.
  */
-export const SPARE_LOADER =
-  'IFS= read -r -N 1000000000 s <&3; [ $? = 1 ] && [ "${s:0:1}" = x ] || exit 125; exec 3<&-; exec "$0" -c "${s:1}"';
+export const SPARE_LOADER = `IFS= read -r -N 1000000000 s <&3; [ $? = 1 ] && [ "\${s:0:1}" = x ] || exit 125; exec 3<&-; exec "$0" ${BASH_STARTUP.join(' ')} -c "\${s:1}"`;
 
 // Scripts longer than this start cold: `exec bash -c` of a very long one fails inside the spare
 // (E2BIG) with other words than a cold spawn's, and bash reads a long one in many blocks anyway.

@@ -1,7 +1,6 @@
 // Forking a run: a new run whose first steps are the old run's steps before a given step, with the
 // working-tree checkpoint it had there, and its lineage recorded. Resuming the fork replays those
 // steps and goes live at the fork point: the way on after a divergence, or to try another path.
-// Tested in test/cli/fork.test.ts, test/cli/runs-totals.test.ts.
 import { UnknownRunError, UsageError } from '../errors/index.js';
 import { ENTRY_FORMAT, RUN_FORMAT, isValidRunId, serializeEntry, type RunRecord } from '../journal/entry.js';
 import { runRecordPath, stepFilePath } from '../journal/layout.js';

@@ -1,6 +1,5 @@
 // Opening a run: its journal store, its lock (taking over one a dead process left), the commands a
 // dead attempt left running, and its entries read and checked once, added up as they come.
-// Tested in test/valve/run-journal.test.ts, test/valve/history.test.ts.
 import { ObjectTooLargeError, UsageError } from '../errors/index.js';
 import type { RunRecord } from '../journal/entry.js';
 import { TREE_MODE } from '../git/git-object.js';

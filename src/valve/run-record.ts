@@ -2,7 +2,6 @@
 // record with each process's attempt, its status and what the run was given added. The valve
 // (run-journal.ts) only asks "is there a recorded result for this step?" and records it; what the
 // run as a whole says about itself is written here.
-// Tested in test/valve/run-journal.test.ts.
 import {
   RUN_FORMAT,
   serializeEntry,

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createRunBashTool } from '../../src/tools/run-bash.js';
-import type { SandboxConfig } from '../../src/tools/sandbox.js';
+import { BASH_STARTUP, type SandboxConfig } from '../../src/tools/sandbox.js';
 import { SPARE_LOADER, SpareShells } from '../../src/tools/spare-shell.js';
 import { useScratch } from '../helpers/scratch.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
@@ -40,10 +41,11 @@ function spareProcesses(running?: number): number[] {
   return found;
 }
 
-// Runs the loader by hand with `input` on fd 3 (undefined: the pipe closes unwritten).
-function runLoader(input: string | undefined): Promise<{ code: number | null; output: string }> {
+// Runs the loader by hand with `input` on fd 3 (undefined: the pipe closes unwritten), as
+// sandboxedCommand starts it (BASH_STARTUP), in `env`.
+function runLoader(input: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', SPARE_LOADER], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn('bash', [...BASH_STARTUP, '-c', SPARE_LOADER], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env });
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
@@ -157,5 +159,17 @@ describe('the spare loader', () => {
   it('runs the script it was handed as bash -c would, newlines, quotes and backslashes kept', async () => {
     const script = "printf '%s|' \"$0\" 'a\\b' \"c  d\"\necho\n\n";
     assert.deepEqual(await runLoader(`x${script}`), { code: 0, output: `bash|a\\b|c  d|\n` });
+  });
+
+  it("execs the script's bash as it was started itself, without ~/.bashrc where bash would take itself for sshd's", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'savepoint-home-'));
+    try {
+      writeFileSync(join(home, '.bashrc'), 'echo bashrc-was-read\n');
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SSH_CLIENT: '192.0.2.1 50000 22' };
+      delete env.SHLVL; // SHLVL unset and SSH_CLIENT set: a bash without --norc sources ~/.bashrc
+      assert.deepEqual(await runLoader('xecho ran', env), { code: 0, output: 'ran\n' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,6 @@
 // each with `type` and `time` (ISO 8601). docs/json-events.md is the contract:
 // fields are only ever added, never renamed or removed. An event type this file does not know
 // (`compaction`, emitted by the session) goes out with its own fields as they are.
-// Tested in test/cli/json-events.test.ts.
 import type { Writable } from 'node:stream';
 import { isSavepointError } from '../../errors/index.js';
 import type { RunOutcome, SessionEvent } from '../../session/index.js';
