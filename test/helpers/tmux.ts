@@ -28,6 +28,8 @@ export interface Terminal {
   exitCode(): number | undefined;
   /** SIGKILL to the savepoint process. */
   kill9(): void;
+  /** `signal` to the savepoint process (SIGHUP: as when its terminal is closed). */
+  signal(signal: NodeJS.Signals): void;
   close(): void;
 }
 
@@ -98,9 +100,12 @@ export function openTerminal(args: string[], options: { cwd: string; env?: Recor
       return title === undefined || title === EXITED_TITLE ? Number(code) : undefined;
     },
     kill9() {
+      term.signal('SIGKILL');
+    },
+    signal(signal) {
       const pid = Number(read(pidFile));
       assert.ok(pid > 0, 'the savepoint process wrote its pid');
-      process.kill(pid, 'SIGKILL');
+      process.kill(pid, signal);
     },
     close() {
       try {

@@ -42,6 +42,10 @@ export class SessionPrompt {
   /** The lines typed so far, newest first. */
   readonly history: string[] = [];
   private readonly ahead: TypedAhead = { lines: [], partial: '' };
+  // Set by leave(): every prompt from then on answers leave at once.
+  private left = false;
+  // Ends the line being read now, if any (with leave).
+  private endLine: (() => void) | undefined;
 
   /** The prompt on `io` (default: this process's terminal); `complete` answers Tab (readline's completer). */
   constructor(
@@ -65,7 +69,17 @@ export class SessionPrompt {
 
   /** Reads one line at `prompt`. Ctrl-C on a line with text clears it; on an empty line, or Ctrl-D, leaves. */
   read(prompt: string): Promise<PromptAnswer> {
-    return readPromptLine(prompt, this.history, this.ahead, this.io);
+    if (this.left) return Promise.resolve({ leave: true });
+    return readPromptLine(prompt, this.history, this.ahead, this.io, (end) => (this.endLine = end));
+  }
+
+  /**
+   * Leaves: the line being read, if any, and every later prompt answer leave (the session ends on a
+   * signal). What was typed on that line is not sent, as when the terminal is closed under it.
+   */
+  leave(): void {
+    this.left = true;
+    this.endLine?.();
   }
 
   /**
@@ -111,6 +125,7 @@ function readPromptLine(
   history: string[],
   ahead: TypedAhead,
   io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; complete?: (line: string) => [string[], string] },
+  onOpen: (end: () => void) => void,
 ): Promise<PromptAnswer> {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
@@ -177,6 +192,7 @@ function readPromptLine(
       pasted += `${line}\n`;
     });
     rl.on('close', () => finish({ leave: true }));
+    onOpen(() => finish({ leave: true }));
     rl.on('SIGINT', () => {
       if (rl.line.length === 0 && !pasted) {
         output.write('\n');

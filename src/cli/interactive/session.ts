@@ -3,9 +3,9 @@
 // driven as `run` and `continue` drive theirs, in this process, with the same live step lines,
 // approvals and Ctrl-C; the steps a turn replays first are counted on one line. Ctrl-C in a turn
 // stops its step in progress (recorded as stopped) and comes back to the prompt; Ctrl-C at an
-// empty prompt, Ctrl-D or /exit leave with exit 0. `-c` opens this worktree's most recent run,
-// `-r` a chosen one: its steps replay first (an unfinished turn, after a kill -9, is finished
-// then), and the prompt follows.
+// empty prompt, Ctrl-D or /exit leave with exit 0; SIGHUP (the terminal closed) or SIGTERM leave
+// as /exit does, with exit 130. `-c` opens this worktree's most recent run, `-r` a chosen one: its
+// steps replay first (an unfinished turn, after a kill -9, is finished then), and the prompt follows.
 // Tested in test/cli/interactive.test.ts, test/cli/interactive-messages.test.ts.
 import { runSync } from '../../os/processes.js';
 import { prepareLiveModel } from '../../model/index.js';
@@ -16,7 +16,7 @@ import { continueRun, forkRun, latestRunHere, resumeRun, SessionHold, startRun }
 import { stopAllBackgroundCommands } from '../../tools/index.js';
 import { SessionCost } from '../view/run-tally.js';
 import type { DriveFlags } from '../view/drive-flags.js';
-import { runOnTerminal, settleTrust, type TurnView } from '../view/terminal-run.js';
+import { runOnTerminal, settleTrust, STOP_GRACE_MS, type TurnView } from '../view/terminal-run.js';
 import type { TrustDeclined } from '../view/trust-question.js';
 import { styleFor, type Style } from '../terminal/style.js';
 import { pickRun } from './picker.js';
@@ -56,10 +56,27 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   process.once('exit', endPaste);
   // The run a turn ended on stays open for the next message (session/hold.ts), until the session ends.
   const hold = new SessionHold();
+  // SIGHUP (the terminal closed under the session) or SIGTERM ends the session as /exit does: the
+  // held run closes, background commands stop, and the process exits as itself (its compiled code
+  // kept for the next start), where the signal's default action killed it at the prompt. In a
+  // turn, terminal-run's own handlers stop the turn first; the session then ends instead of asking
+  // again. As a run does, it ends within two seconds of the signal, with exit 130.
+  let stoppedBy: NodeJS.Signals | undefined;
+  const endOnSignal = (signal: NodeJS.Signals) => {
+    if (stoppedBy) process.exit(130); // a second signal: no more waiting
+    stoppedBy = signal;
+    prompt.leave();
+    setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
+  };
+  process.on('SIGHUP', endOnSignal);
+  process.on('SIGTERM', endOnSignal);
   try {
-    return await session(flags, start, prompt, hold);
+    const code = await session(flags, start, prompt, hold);
+    return stoppedBy ? 130 : code;
   } finally {
     await hold.close();
+    process.off('SIGHUP', endOnSignal);
+    process.off('SIGTERM', endOnSignal);
     process.off('exit', endPaste);
     endPaste();
     // Background commands the session's runs started end with it (/exit, Ctrl-D, an error).
@@ -185,7 +202,11 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
 
 // The custom commands as the files are now (a session may add or edit one between messages), and
 // those a built-in's name hides; none when the settings cannot be read (the next turn says why).
-function customCommands(flags: DriveFlags, remembered: string[], repository?: Repository): { commands?: CustomCommand[]; shadowed?: CustomCommand[] } {
+function customCommands(
+  flags: DriveFlags,
+  remembered: string[],
+  repository?: Repository,
+): { commands?: CustomCommand[]; shadowed?: CustomCommand[] } {
   try {
     const { commands, shadowed } = sessionSettings(flags, process.cwd(), process.env, remembered, repository);
     return { commands, shadowed };
