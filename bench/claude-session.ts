@@ -215,7 +215,7 @@ export async function claudeMessageLatencies(place: ClaudePlace, session: Claude
     }
     return { samples, requestBytes: JSON.stringify(fake.requests.at(-1) ?? {}).length };
   } finally {
-    term.close();
+    await term.close();
     await fake.close();
   }
 }

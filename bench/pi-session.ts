@@ -120,7 +120,7 @@ export async function piMessageLatencies(place: PiPlace, model: string, count: n
     }
     return { samples, requestBytes: JSON.stringify(fake.requests.at(-1) ?? {}).length };
   } finally {
-    term.close();
+    await term.close();
     await fake.close();
   }
 }

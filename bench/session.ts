@@ -85,7 +85,7 @@ async function messageLatencies(bin: string, root: string, run: string): Promise
     }
     return { samples, requestBytes: JSON.stringify(fake.requests.at(-1) ?? {}).length };
   } finally {
-    term.close();
+    await term.close();
     await fake.close();
   }
 }
