@@ -32,6 +32,8 @@ const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 
 const bundle = join(__dirname, '..', 'dist', 'cli.cjs');
+// The kinds of compiled code kept (see loadKeepingCode), the fullest first.
+const KINDS = ['live', 'run', 'other'];
 if (!existsSync(bundle)) {
   process.stderr.write('savepoint: the build is missing (dist/). Run "npm install" or "npm run build" in the savepoint folder first.\n');
   process.exit(1);
@@ -72,9 +74,12 @@ function load() {
 // Node 20: the bundle run as node:vm script with V8's code cache, as Node's own loader would run it
 // (the same wrapper, require and file name). It has no import() (scripts/bundle.js makes each a
 // require()): node:vm runs none in a script whose compiled code it was given. The code kept is what
-// the process compiled by its end: a cache that a command driving a run made (its model client,
-// valve and tools compiled) replaces one a reading command made; otherwise one is written only when
-// none was kept or V8 refused it (made by another V8 or under other flags).
+// the process compiled by its end, of one of three kinds that each cover more of the bundle: a
+// reading command's (`other`), a run's (`run`: its valve, loop and tools), and a run's that called
+// the model (`live`: the SDK and its request too). A kind replaces the kinds below it; otherwise a
+// file is written only when none was kept or V8 refused it (made by another V8 or under other
+// flags). Without `live`, a first run with a scripted model (the demo) kept code that every later
+// run against the API then compiled the SDK's request beside, about 25-30 ms of CPU at each start.
 function loadKeepingCode() {
   const source = readFileSync(bundle);
   // V8 checks kept code against the script's length alone: the file is named by the content, and
@@ -88,7 +93,7 @@ function loadKeepingCode() {
   const fileOf = (kind) => join(folder, `cli-${place}-${content}-${kind}.v8`);
   let kept;
   let keptKind;
-  for (const kind of ['run', 'other']) {
+  for (const kind of KINDS) {
     kept = readOwn(fileOf(kind));
     if (kept === undefined) continue;
     keptKind = kind;
@@ -103,12 +108,13 @@ function loadKeepingCode() {
   const refused = kept !== undefined && script.cachedDataRejected === true;
   process.once('exit', () => {
     const kind = loaded.exports.beforeCodeCache?.() ?? 'other';
-    if (kept !== undefined && !refused && !(kind === 'run' && keptKind === 'other')) return;
+    const fuller = (a, b) => KINDS.indexOf(a) < KINDS.indexOf(b);
+    if (kept !== undefined && !refused && !fuller(kind, keptKind)) return;
     try {
       const file = fileOf(kind);
       keep(file, script.createCachedData());
-      // Gone: an older build's files, the one V8 refused, a reading command's once a run's is kept,
-      // and the temporary file of a process killed while it wrote one (its pid in the name).
+      // Gone: an older build's files, the one V8 refused, this build's of the kinds below the one
+      // kept, and the temporary file of a process killed while it wrote one (its pid in the name).
       const current = `cli-${place}-${content}-`;
       for (const name of readdirSync(folder)) {
         const path = join(folder, name);
@@ -119,7 +125,8 @@ function loadKeepingCode() {
           continue;
         }
         if (!name.endsWith('.v8')) continue;
-        if (!name.startsWith(current) || (refused && path === fileOf(keptKind)) || kind === 'run') rmSync(path, { force: true });
+        const below = fuller(kind, name.slice(current.length, -'.v8'.length));
+        if (!name.startsWith(current) || (refused && path === fileOf(keptKind)) || below) rmSync(path, { force: true });
       }
     } catch {
       // not kept: the next start compiles, as without a cache

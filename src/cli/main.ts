@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../errors/index.js';
+import { liveModelLoaded } from '../model/live-loaded.js';
 import { openFileLimit } from '../os/proc.js';
 import { showControls } from '../format/text.js';
 import { addCommandHelp } from './help.js';
@@ -68,14 +69,14 @@ let smallHeap: typeof import('./heap.js') | undefined;
 /**
  * Called by bin/savepoint.js as the process ends, before it keeps V8's compiled code of this bundle
  * for the next start: puts back the V8 flags a run set (heap.ts), since V8 refuses code kept under
- * other flags than a process starts with, and says what ran: `run` when a command drove a run (its
- * compiled code covers the model client, the valve and the tools, beyond what a reading command
- * compiles), `other` otherwise.
+ * other flags than a process starts with, and says what ran: `live` when a command drove a run and
+ * loaded the model's client (its compiled code covers the valve, the tools and the SDK's request),
+ * `run` when it drove one without (a scripted model, a replay), `other` otherwise (a reading command).
  */
-export function beforeCodeCache(): 'run' | 'other' {
+export function beforeCodeCache(): 'live' | 'run' | 'other' {
   if (smallHeap === undefined) return 'other';
   smallHeap.restoreV8Defaults();
-  return 'run';
+  return liveModelLoaded() ? 'live' : 'run';
 }
 
 /** The program with the commands `argv` needs: the one it names, or all of them (help, a typo). */

@@ -4,7 +4,7 @@
 // TMPDIR/node-compile-cache, NODE_DISABLE_COMPILE_CACHE=1 leaves none, and a temp folder that cannot
 // be made costs nothing but the saving (the command works and says nothing about it). On Node 20,
 // what is kept is checked too: kept code is used, not written again; a run's code replaces a reading
-// command's; a file V8 refuses is written anew, the command unharmed; an older build's file goes;
+// command's, and a run's that called the model replaces a run's that did not; a file V8 refuses is written anew, the command unharmed; an older build's file goes;
 // another user's file is not run (as root only: it makes one).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,7 @@ import { chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync, wri
 import module from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { fakeEnv, runCli } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
@@ -61,7 +61,7 @@ describe(
   'compiled code kept by savepoint itself on Node 20',
   { skip: nodeCaches ? `Node ${process.version} keeps it itself (module.enableCompileCache)` : false },
   () => {
-    test("kept code is used and not written again; a run's replaces a reading command's; a refused file is written anew; an older build's goes", async () => {
+    test("kept code is used and not written again; a run's replaces a reading command's, a model-calling run's a scripted one's; a refused file is written anew; an older build's goes", async () => {
       const repo = await scratch.repo({ 'notes.txt': 'one\n' });
       const folder = scratch.dir('savepoint-compile-cache-');
       const env = { NODE_COMPILE_CACHE: folder };
@@ -105,8 +105,26 @@ describe(
       assert.equal(await help(), first);
       assert.equal(statSync(driving).mtimeMs, drivingWritten.mtimeMs, "a run's code is kept by a reading command as it is");
 
+      // A run that called the model compiled its client too (the SDK's request): its code replaces
+      // the scripted run's (the demo's, say), and a scripted run after it keeps it as it is.
+      const fake = await scratch.fake([{ text: 'Hello.' }]);
+      const live = await runCli(['run', '--yes', '--no-sandbox', 'say hello through the API'], {
+        cwd: repo.root,
+        env: { ...env, ...fakeEnv(fake) },
+      });
+      assert.equal(live.code, 0, live.stderr);
+      const calling = only('live');
+      const callingWritten = statSync(calling);
+      const scripted = await runCli(['run', '--yes', '--no-sandbox', '--model', `script:${script}`, 'say hello, scripted'], {
+        cwd: repo.root,
+        env,
+      });
+      assert.equal(scripted.code, 0, scripted.stderr);
+      assert.equal(only('live'), calling);
+      assert.equal(statSync(calling).mtimeMs, callingWritten.mtimeMs, "a model-calling run's code is kept by a scripted run as it is");
+
       // Bytes V8 refuses (made by another V8, or damaged): the command works as ever and writes them anew.
-      writeFileSync(driving, 'not compiled code');
+      writeFileSync(calling, 'not compiled code');
       assert.equal(await help(), first);
       const rewritten = only('other');
       assert.notEqual(readFileSync(rewritten, 'latin1'), 'not compiled code');
