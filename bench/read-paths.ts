@@ -1,157 +1,218 @@
-// The candidates for the journal's one read path, side by side on the same journal, for what a
-// person waits on: a resume reading a run's entries one at a time, `log`/`show` reading them all at
-// once, and a checkpoint restore reading a checkpoint's trees and blobs. The candidates:
-//   - savepoint's own pack reader with loose files (src/git/pack-reader.ts, git-object.ts);
-//   - one long-lived `git cat-file --batch` (a read is a line written and its answer parsed;
-//     all at once, every id written with --buffer and the answers parsed as they stream);
-//   - isomorphic-git's readObject (with its pack-index cache).
-// Each on the journal as a run leaves it (an append's small packs rolled up) and after `git gc`.
-// Run alone: `node --import tsx bench/read-paths.ts [--quick] [--keep]` (REPO=<dir> reuses a
-// repository it kept). isomorphic-git is loaded from the path ISOGIT names when it is set (it is no
-// longer a dependency: docs/architecture.md says why).
-import { spawn, spawnSync } from 'node:child_process';
+// The candidates for the journal's one read path, side by side on the same journal, at what a
+// person waits on today:
+//   resume-200, resume-20  a run opened from its snapshot: the commit, the trees down to the run,
+//                          run.json, snapshot.json, the steps tree, the last shards and the 200 (or
+//                          20, the usual case) entries after the snapshot;
+//   log                    `savepoint log` / `show`: every entry of the run;
+//   restore                a checkpoint restore: the last checkpoint's trees and blobs;
+//   head-trees             a repository's first checkpoint: every tree of HEAD (no blobs);
+// each on the journal as the run left it and (resume, log) after `git gc`. The candidates:
+//   pack     savepoint's in-process pack reader with loose files (ObjectStore.read), one read at a time;
+//   catfile  one long-lived `git cat-file --batch` (bench/cat-file.ts) started on the first read,
+//            pipelined: every id a step knows written before its answers are awaited (a tree walk
+//            one level at a time).
+// Cold, as a CLI pays it: each measurement is a fresh `node` holding a ~60 MB heap (a CLI's at a
+// resume), so git's process is spawned from that heap and the reader's code is not yet optimized.
+// Timed from the first read to the last answer (git's spawn included): wall time, and CPU time
+// (user + sys of node and of git's process, from /proc). The candidates alternate each round and
+// the order flips every round; p50 of ROUNDS. The machine is shared: CPU time is the figure.
+// Run alone: `node --import tsx bench/read-paths.ts [--quick] [--keep]`; REPO=<dir> reuses a
+// repository it kept (or any with a run recorded by the CLI), SOURCE=<git dir> names the
+// repository whose HEAD the head-trees row reads (default: this checkout's).
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { CatFile } from './cat-file.js';
 import { ObjectStore } from '../src/git/object-store.js';
-import { parseTree, TREE_MODE } from '../src/git/git-object.js';
-import { JournalStore } from '../src/journal/store.js';
-import { listRunIds, listRunStepFiles } from '../src/journal/reader.js';
-import { createBenchRepo, now, percentile, runAlone, type BenchContext, type Row } from './lib.js';
+import { parseCommit, parseTree, TREE_MODE, type ObjectType, type Tree } from '../src/git/git-object.js';
+import { MAX_ENTRY_BYTES, MAX_RUN_RECORD_BYTES } from '../src/journal/fields.js';
+import { createBenchRepo, percentile, runAlone, type BenchContext, type Row } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../bin/savepoint.js', import.meta.url));
-const ROUNDS = 5;
+const SELF = fileURLToPath(import.meta.url);
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
 
-type Reader = { name: string; read(oid: string, type?: 'blob' | 'tree'): Promise<Buffer>; all(oids: string[], onBody: (b: Buffer) => void): Promise<void>; close(): void };
-
-// One long-lived `git cat-file --batch`: reads queued in order, each answer parsed as it streams.
-function catFileReader(gitdir: string): Reader {
-  const child = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'] });
-  const waiting: Array<(body: Buffer) => void> = [];
-  let pending: Buffer = Buffer.alloc(0);
-  let want = -1;
-  child.stdout.on('data', (chunk: Buffer) => {
-    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-    for (;;) {
-      if (want < 0) {
-        const nl = pending.indexOf(10);
-        if (nl < 0) return;
-        want = Number(pending.subarray(0, nl).toString('latin1').split(' ')[2]);
-        pending = pending.subarray(nl + 1);
-      }
-      if (pending.length < want + 1) return;
-      const body = pending.subarray(0, want);
-      pending = pending.subarray(want + 1);
-      want = -1;
-      waiting.shift()!(body);
-    }
-  });
-  const read = (oid: string) =>
-    new Promise<Buffer>((resolve) => {
-      waiting.push(resolve);
-      child.stdin.write(`${oid}\n`);
-    });
-  return {
-    name: 'git cat-file --batch (long-lived)',
-    read,
-    all: async (oids, onBody) => {
-      await Promise.all(oids.map((oid) => read(oid).then(onBody)));
-    },
-    close: () => child.stdin.end(),
-  };
+interface Ask {
+  oid: string;
+  type: ObjectType;
+  max?: number;
 }
 
-function ownReader(gitdir: string): Reader {
+interface Candidate {
+  one(ask: Ask): Promise<Buffer>;
+  /** Reads many: the pack reader one after another, as its callers do; cat-file all asked, then awaited. */
+  many(asks: Ask[]): Promise<Buffer[]>;
+  /** CPU milliseconds of any child process so far. */
+  childCpu(): number;
+  close(): void;
+}
+
+function packCandidate(gitdir: string): Candidate {
   const store = new ObjectStore(gitdir);
   return {
-    name: 'own pack reader + loose files',
-    read: (oid, type = 'blob') => store.read(oid, type),
-    all: async (oids, onBody) => {
-      for (const oid of oids) onBody(await store.read(oid, 'blob'));
+    one: (ask) => store.read(ask.oid, ask.type, ask.max),
+    many: async (asks) => {
+      const out: Buffer[] = [];
+      for (const ask of asks) out.push(await store.read(ask.oid, ask.type, ask.max));
+      return out;
     },
+    childCpu: () => 0,
     close: () => {},
   };
 }
 
-async function isoReader(gitdir: string): Promise<Reader | undefined> {
-  const path = process.env.ISOGIT;
-  if (!path) return undefined;
-  const { default: git } = (await import(pathToFileURL(path).href)) as { default: { readObject(args: object): Promise<{ object: unknown }> } };
-  const cache = {};
-  const read = async (oid: string) => Buffer.from((await git.readObject({ fs, gitdir, oid, format: 'content', cache })).object as Uint8Array);
+function catFileCandidate(gitdir: string): Candidate {
+  const git = new CatFile(gitdir);
   return {
-    name: "isomorphic-git's readObject",
-    read,
-    all: async (oids, onBody) => {
-      for (const oid of oids) onBody(await read(oid));
-    },
-    close: () => {},
+    one: (ask) => git.read(ask.oid, ask.type, ask.max),
+    many: (asks) => Promise.all(asks.map((ask) => git.read(ask.oid, ask.type, ask.max))),
+    // The task's time on a CPU, in nanoseconds (git cat-file is one thread).
+    childCpu: () => (git.pid ? Number(fs.readFileSync(`/proc/${git.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6 : 0),
+    close: () => git.close(),
   };
 }
 
-// Every blob under a tree (a checkpoint's files), trees read through `read` too.
-async function restoreRead(reader: Reader, store: ObjectStore, tree: string): Promise<number> {
-  let bytes = 0;
-  const walk = async (oid: string): Promise<void> => {
-    const entries = parseTree(await reader.read(oid, 'tree'));
-    for (const [, entry] of entries) {
-      if (entry.mode === TREE_MODE) await walk(entry.oid);
-      else bytes += (await reader.read(entry.oid)).length;
-    }
-  };
-  void store;
-  await walk(tree);
-  return bytes;
+const tree = (oid: string): Ask => ({ oid, type: 'tree' });
+const sub = (t: Tree, name: string): string => {
+  const entry = t.get(name);
+  if (!entry) throw new Error(`no ${name}`);
+  return entry.oid;
+};
+
+// The trees from a commit down to runs/<run>, one level at a time as the journal reads them.
+async function runTree(c: Candidate, tip: string, run: string): Promise<Tree> {
+  const root = parseTree(await c.one(tree(parseCommit(tip, await c.one({ oid: tip, type: 'commit' })).tree)));
+  const runs = parseTree(await c.one(tree(sub(root, 'runs'))));
+  return parseTree(await c.one(tree(sub(runs, run))));
 }
 
-async function measure(root: string, label: string, rows: Row[]): Promise<void> {
-  const gitdir = join(root, '.git');
-  const journal = await JournalStore.open(root);
-  const run = (await listRunIds(journal))[0]!;
-  const files = await listRunStepFiles(journal, run);
-  const oids = files.map((f) => f.oid);
-  // The last checkpoint's tree: the newest checkpoint ref's commit tree.
-  const refs = spawnSync('git', ['--git-dir', gitdir, 'for-each-ref', '--format=%(objectname)', '--sort=-committerdate', '--count=1', 'refs/savepoint/'], { encoding: 'utf8' }).stdout.trim();
-  const checkpointTree = refs ? spawnSync('git', ['--git-dir', gitdir, 'rev-parse', `${refs}^{tree}`], { encoding: 'utf8' }).stdout.trim() : spawnSync('git', ['--git-dir', gitdir, 'rev-parse', 'HEAD^{tree}'], { encoding: 'utf8' }).stdout.trim();
-  const makers: Array<() => Promise<Reader | undefined>> = [async () => ownReader(gitdir), async () => catFileReader(gitdir), () => isoReader(gitdir)];
-  for (const make of makers) {
-    const resume: number[] = [];
-    const all: number[] = [];
-    const restore: number[] = [];
-    let name = '';
-    for (let round = 0; round < ROUNDS; round++) {
-      // A fresh reader each round: a command starts with none (the process, the caches).
-      let reader = (await make())!;
-      if (!reader) break;
-      name = reader.name;
-      let t0 = now();
-      for (const oid of oids) await reader.read(oid);
-      resume.push(now() - t0);
-      reader.close();
-      reader = (await make())!;
-      t0 = now();
-      let n = 0;
-      await reader.all(oids, () => n++);
-      all.push(now() - t0);
-      reader.close();
-      reader = (await make())!;
-      t0 = now();
-      await restoreRead(reader, new ObjectStore(gitdir), checkpointTree);
-      restore.push(now() - t0);
-      reader.close();
+// The entry blobs of `shards` (tree ids), in order.
+async function entryAsks(c: Candidate, shards: string[]): Promise<Ask[]> {
+  const trees = await c.many(shards.map(tree));
+  return trees.flatMap((body) => [...parseTree(body).entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, e]) => ({ oid: e.oid, type: 'blob' as const, max: MAX_ENTRY_BYTES })));
+}
+
+async function resume(c: Candidate, tip: string, run: string, entries: number): Promise<number> {
+  const runT = await runTree(c, tip, run);
+  const [, , steps] = await c.many([
+    { oid: sub(runT, 'run.json'), type: 'blob', max: MAX_RUN_RECORD_BYTES },
+    { oid: sub(runT, 'snapshot.json'), type: 'blob', max: MAX_RUN_RECORD_BYTES },
+    tree(sub(runT, 'steps')),
+  ]);
+  const shards = [...parseTree(steps!).entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, e]) => e.oid);
+  // The last shards, enough for `entries` entry files (a shard holds 100 steps).
+  const asks = await entryAsks(c, shards.slice(-Math.max(2, Math.ceil(entries / 100) + 1)));
+  const bodies = await c.many(asks.slice(-entries));
+  return bodies.length;
+}
+
+async function log(c: Candidate, tip: string, run: string): Promise<number> {
+  const runT = await runTree(c, tip, run);
+  const steps = parseTree(await c.one(tree(sub(runT, 'steps'))));
+  const shards = [...steps.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, e]) => e.oid);
+  const bodies = await c.many(await entryAsks(c, shards));
+  return bodies.length;
+}
+
+// Every tree under `root`, a level at a time; with `blobs`, every blob too (each level's at once).
+async function walk(c: Candidate, root: string, blobs: boolean): Promise<number> {
+  let level = [root];
+  let read = 0;
+  while (level.length) {
+    const trees = await c.many(level.map(tree));
+    read += trees.length;
+    const next: string[] = [];
+    const files: Ask[] = [];
+    for (const body of trees) {
+      for (const [, e] of parseTree(body)) {
+        if (e.mode === TREE_MODE) next.push(e.oid);
+        else if (blobs && e.mode !== '160000') files.push({ oid: e.oid, type: 'blob' });
+      }
     }
-    if (!name) continue;
-    const p = (s: number[]) => `${percentile(s, 50).toFixed(1)} ms`;
-    rows.push({ what: `${label}: ${name}: resume, ${oids.length} entries one at a time`, value: p(resume) });
-    rows.push({ what: `${label}: ${name}: log, ${oids.length} entries at once`, value: p(all) });
-    rows.push({ what: `${label}: ${name}: restore, the last checkpoint's trees and blobs`, value: p(restore) });
+    if (files.length) read += (await c.many(files)).length;
+    level = next;
+  }
+  return read;
+}
+
+// One measurement, in this (fresh) process: prints {wall, cpu, objects} as JSON.
+async function worker(candidate: string, workload: string, gitdir: string, oid: string, run: string): Promise<void> {
+  // A CLI's heap at a resume is ~60 MB: git's process is spawned from one that size here too.
+  const ballast = Array.from({ length: 250_000 }, (_, i) => ({ i, text: `ballast ${i} `.repeat(4) }));
+  const c = candidate === 'pack' ? packCandidate(gitdir) : catFileCandidate(gitdir);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let objects: number;
+  if (workload.startsWith('resume-')) objects = await resume(c, oid, run, Number(workload.slice('resume-'.length)));
+  else if (workload === 'log') objects = await log(c, oid, run);
+  else if (workload === 'restore') objects = await walk(c, oid, true);
+  else if (workload === 'head-trees') objects = await walk(c, parseCommit(oid, await c.one({ oid, type: 'commit' })).tree, false);
+  else throw new Error(`no workload ${workload}`);
+  const wall = performance.now() - t0;
+  const own = process.cpuUsage(cpu0);
+  const cpu = (own.user + own.system) / 1000 + c.childCpu();
+  c.close();
+  process.stdout.write(JSON.stringify({ wall, cpu, objects, heapMB: Math.round(process.memoryUsage().heapUsed / 1e6), ballast: ballast.length }));
+}
+
+interface Workload {
+  label: string;
+  workload: string;
+  gitdir: string;
+  oid: string;
+  run: string;
+}
+
+function measure(w: Workload, rows: Row[], log: (m: string) => void): void {
+  const samples: Record<string, { wall: number[]; cpu: number[]; objects: number }> = {
+    pack: { wall: [], cpu: [], objects: 0 },
+    catfile: { wall: [], cpu: [], objects: 0 },
+  };
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS; // 150-180 ms of CPU at every start, outside the window but not worth it
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? ['catfile', 'pack'] : ['pack', 'catfile'];
+    for (const candidate of order) {
+      const out = spawnSync(process.execPath, ['--import', 'tsx', SELF, '--worker', candidate, w.workload, w.gitdir, w.oid, w.run], { env, encoding: 'utf8' });
+      if (out.status !== 0) throw new Error(`${candidate} ${w.workload} failed: ${out.stderr}`);
+      const result = JSON.parse(out.stdout) as { wall: number; cpu: number; objects: number };
+      samples[candidate]!.wall.push(result.wall);
+      samples[candidate]!.cpu.push(result.cpu);
+      samples[candidate]!.objects = result.objects;
+    }
+  }
+  const p = (s: number[]) => percentile(s, 50).toFixed(1);
+  const pack = samples.pack!;
+  const cat = samples.catfile!;
+  const line = `${w.label}, ${pack.objects} objects: CPU p50 pack ${p(pack.cpu)} ms, cat-file ${p(cat.cpu)} ms (${(percentile(cat.cpu, 50) / percentile(pack.cpu, 50)).toFixed(2)}x); wall p50 pack ${p(pack.wall)} ms, cat-file ${p(cat.wall)} ms (${(percentile(cat.wall, 50) / percentile(pack.wall, 50)).toFixed(2)}x)`;
+  log(line);
+  rows.push({ what: `${w.label}: CPU, pack reader / cat-file`, value: `${p(pack.cpu)} / ${p(cat.cpu)} ms` });
+  rows.push({ what: `${w.label}: wall, pack reader / cat-file`, value: `${p(pack.wall)} / ${p(cat.wall)} ms` });
+}
+
+const git = (gitdir: string, ...args: string[]): string => {
+  const out = spawnSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`git ${args.join(' ')}: ${out.stderr}`);
+  return out.stdout.trim();
+};
+
+function journalRows(label: string, gitdir: string, rows: Row[], context: BenchContext, only?: string[]): void {
+  const tip = git(gitdir, 'rev-parse', 'agent-journal');
+  const run = git(gitdir, 'ls-tree', '--name-only', 'agent-journal', 'runs/').split('\n')[0]!.slice('runs/'.length);
+  // The last checkpoint: the tree the run's worktree/ holds at the tip.
+  const checkpoint = git(gitdir, 'rev-parse', `agent-journal:runs/${run}/worktree`);
+  const workloads = only ?? ['resume-20', 'resume-200', 'log', 'restore'];
+  for (const workload of workloads) {
+    const oid = workload === 'restore' ? checkpoint : tip;
+    measure({ label: `${label}: ${workload}`, workload, gitdir, oid, run }, rows, context.log);
   }
 }
 
 async function run(context: BenchContext): Promise<Row[]> {
   const turns = context.quick ? 150 : 1500;
   const kept = process.env.REPO;
-  const repo = kept ? { root: kept, remove: () => {} } : createBenchRepo({ ...context, keep: true }, 'readpaths', { fanout: true });
+  const repo = kept ? { root: kept } : createBenchRepo({ ...context, keep: true }, 'readpaths', { fanout: true });
   if (!kept) {
     // A small source tree, so that a checkpoint has files to restore.
     for (let d = 0; d < 10; d++) {
@@ -168,11 +229,21 @@ async function run(context: BenchContext): Promise<Row[]> {
     if (live.status !== 0) throw new Error(`the recorded run failed: ${live.stderr}`);
   }
   const rows: Row[] = [];
-  await measure(repo.root, 'as the run left it', rows);
-  spawnSync('git', ['gc', '-q'], { cwd: repo.root });
-  await measure(repo.root, 'after git gc', rows);
+  journalRows('as the run left it', join(repo.root, '.git'), rows, context);
+  // After `git gc`, on a copy (a kept repository is left as it was).
+  const gced = `${repo.root}-gc`;
+  fs.rmSync(gced, { recursive: true, force: true });
+  fs.cpSync(join(repo.root, '.git'), join(gced, '.git'), { recursive: true });
+  spawnSync('git', ['gc', '-q'], { cwd: gced });
+  journalRows('after git gc', join(gced, '.git'), rows, context, ['resume-20', 'resume-200', 'log']);
+  fs.rmSync(gced, { recursive: true, force: true });
+  const source = process.env.SOURCE ?? git(join(fileURLToPath(new URL('..', import.meta.url)), '.git'), 'rev-parse', '--git-common-dir');
+  measure({ label: 'first checkpoint: HEAD trees', workload: 'head-trees', gitdir: source, oid: git(source, 'rev-parse', 'HEAD'), run: '' }, rows, context.log);
   if (!context.keep && !kept) fs.rmSync(repo.root, { recursive: true, force: true });
   return rows;
 }
 
-await runAlone(import.meta.url, run);
+if (process.argv[2] === '--worker') {
+  const [candidate, workload, gitdir, oid, run] = process.argv.slice(3) as [string, string, string, string, string];
+  await worker(candidate, workload, gitdir, oid, run);
+} else await runAlone(import.meta.url, run);
