@@ -3,10 +3,12 @@
 // preferSmallHeap. Each side is a fresh node process, since the flags last for the process.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { NEW_SPACE_LIMIT } from '../../src/cli/heap.js';
 import { ROOT } from '../helpers/cli.js';
+import { tsChild } from '../helpers/library.js';
 
 const run = promisify(execFile);
 
@@ -15,7 +17,7 @@ const run = promisify(execFile);
 // largest new space seen, in bytes.
 const WORKLOAD = `
 import { getHeapSpaceStatistics } from 'node:v8';
-if (process.env.SMALL === '1') (await import('./src/cli/heap.ts')).preferSmallHeap();
+if (process.env.SMALL === '1') (await import(process.env.HEAP_MODULE)).preferSmallHeap();
 const ring = new Array(30000);
 let largest = 0;
 for (let i = 0; i < 600000; i++) {
@@ -28,10 +30,14 @@ for (let i = 0; i < 600000; i++) {
 console.log(largest);
 `;
 
+// src/cli/heap.ts as the child imports it: compiled when the tests run compiled (no tsx loader to
+// start in either child, about 1 s of CPU each), else through tsx.
+const heapModule = tsChild(fileURLToPath(new URL('../../src/cli/heap.ts', import.meta.url)));
+
 async function largestNewSpace(small: boolean): Promise<number> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', WORKLOAD], {
+  const { stdout } = await run(process.execPath, [...heapModule.execArgv, '--input-type=module', '-e', WORKLOAD], {
     cwd: ROOT,
-    env: { ...process.env, SMALL: small ? '1' : '0' },
+    env: { ...process.env, SMALL: small ? '1' : '0', HEAP_MODULE: pathToFileURL(heapModule.file).href },
   });
   return Number(stdout.trim());
 }
