@@ -19,8 +19,10 @@ describe('a low limit of open files', () => {
     writeFileSync(script, JSON.stringify({ turns: [{ tools: [{ name: 'run_bash', input: { command: 'echo hi > made.txt' } }] }, { text: 'Done.' }] }));
     const outcomes: string[] = [];
     for (const limit of [24, 28, 32, 36, 40, 48, 64]) {
-      // The limit is set by the shell that starts node, as a person's `ulimit -n` would be.
-      const run = spawnSync('bash', ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, BIN, 'run', '--yes', '--no-sandbox', '--model', `script:${script}`, `task under ${limit} files`], {
+      // The limit is set by the shell that starts node, as a person's `ulimit -n` would be. --norc:
+      // a bash whose stdin is a socket (spawnSync's pipe) and that finds no SHLVL (a runner started
+      // without one) reads ~/.bashrc, which is not the person's shell being tested here.
+      const run = spawnSync('bash', ['--norc', '-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, BIN, 'run', '--yes', '--no-sandbox', '--model', `script:${script}`, `task under ${limit} files`], {
         cwd: repo.root,
         env: baseEnv(),
         encoding: 'utf8',
