@@ -25,10 +25,15 @@ test(
       assert.ok(kept.length > 0, `Node's compile cache under ${folder} holds the CLI's code`);
       return;
     }
-    // bin/savepoint.js on Node 20: one file per build, named for the kind of command that made it.
-    // (Only a file V8 refused would be written again, so the run's stays while the tests run.)
-    const runs = kept.filter((name) => /(^|\/)cli-[0-9a-f]{12}-[0-9a-f]{20}-run\.v8$/.test(name));
-    assert.equal(runs.length, 1, `the kept code under ${folder} is a run's (the model client and the tools compiled): ${kept.join(', ')}`);
+    // bin/savepoint.js on Node 20: one file per build, named for the kind of command that made it:
+    // `live`, a run that called the model (the runner's first run, against the fake server). Only a
+    // file V8 refused would be written again, so it stays while the tests run.
+    const runs = kept.filter((name) => /(^|\/)cli-[0-9a-f]{12}-[0-9a-f]{20}-live\.v8$/.test(name));
+    assert.equal(
+      runs.length,
+      1,
+      `the kept code under ${folder} is a model-calling run's (the model client, the valve and the tools compiled): ${kept.join(', ')}`,
+    );
     assert.ok(existsSync(join(folder, runs[0]!)));
   },
 );
