@@ -19,6 +19,21 @@ function recorded(root: string): Array<{ pgid: number; step: number; description
   return files.length ? JSON.parse(readFileSync(join(dir, files[0]!), 'utf8')) : [];
 }
 
+// Whether a process named `name` (its comm) runs in group `pgid`: the command itself has begun.
+function groupRuns(pgid: number, name: string): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[2] === String(pgid) && fields[0] !== 'Z' && stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) return true;
+    } catch {
+      // exited while we looked
+    }
+  }
+  return false;
+}
+
 // Whether any process of group `pgid` still runs (zombies waiting for init to reap them run nothing).
 function groupAlive(pgid: number): boolean {
   for (const name of readdirSync('/proc')) {
@@ -37,17 +52,20 @@ function groupAlive(pgid: number): boolean {
 describe('a command left running by a kill -9', { concurrency: true }, () => {
   test('is reported and stopped when the run is opened again; its marker never appears', async () => {
     const marker = join(scratch.dir('savepoint-orphan-'), 'marker');
-    const turns: ScriptTurn[] = [
-      { tools: [{ name: 'run_bash', input: { command: `sleep 30; touch ${marker}` } }] },
-      { text: 'Done.' },
-    ];
+    const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command: `sleep 30; touch ${marker}` } }] }, { text: 'Done.' }];
     const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
     // Unconfined: in the bubblewrap sandbox a command dies with savepoint (--die-with-parent), so
     // only a command run with --no-sandbox can be orphaned by a kill -9.
     const args = ['run', '--yes', '--no-sandbox', 'sleep then touch'];
     const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
-    await waitUntil(() => recorded(repo.root).length === 1, 'the command to be recorded as running', { child: first });
+    // Recorded, then begun: the group is recorded before the spare shell is handed the command, and
+    // a kill between the two leaves a spare that runs nothing (nothing to orphan).
+    await waitUntil(
+      () => recorded(repo.root).length === 1 && groupRuns(recorded(repo.root)[0]!.pgid, 'sleep'),
+      'the command to be recorded and running',
+      { child: first },
+    );
     const [command] = recorded(repo.root);
     assert.equal(command!.step, 2);
     assert.match(command!.description, /^run_bash "sleep 30/);
@@ -89,6 +107,10 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /was still running .*stopped it/);
     assert.equal(groupAlive(orphan!.pgid), false, 'the orphan is gone: it will never write its "end"');
-    assert.deepEqual(readFileSync(log, 'utf8').split('\n').filter(Boolean), ['start', 'start', 'end'], 'the orphan was stopped; only the rerun finished');
+    assert.deepEqual(
+      readFileSync(log, 'utf8').split('\n').filter(Boolean),
+      ['start', 'start', 'end'],
+      'the orphan was stopped; only the rerun finished',
+    );
   });
 });
