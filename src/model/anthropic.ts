@@ -15,6 +15,7 @@ import { ModelError } from '../errors/index.js';
 import { abortReason, sleep } from './abort.js';
 import { toModelError } from './anthropic-errors.js';
 import { DEFAULT_MODEL } from './defaults.js';
+import { noteLiveModelLoaded } from './live-loaded.js';
 import { withSdkWarnings, type ModelNotice } from './notices.js';
 import { modelAddress, proxyClientOptions } from './proxy.js';
 import { requestParams } from './request-params.js';
@@ -22,6 +23,10 @@ import { streamRepair, type StreamRepairs } from './stream-repair.js';
 import type { AssistantBlock, CompleteOptions, ModelProvider, ModelRequest, ModelResponse } from './types.js';
 
 export { DEFAULT_MODEL, hasAnthropicCredentials } from './defaults.js';
+
+// This module is the live model's client: its loading is what the command line asks of live-loaded.ts
+// (which compiled code to keep), whichever caller loaded it (a request, or a session's rehearsal).
+noteLiveModelLoaded();
 
 /** The longest retry-after (seconds) savepoint waits out unless told otherwise (--max-retry-wait). */
 export const DEFAULT_MAX_RETRY_WAIT = 60;

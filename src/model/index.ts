@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import type { AnthropicProviderOptions } from './anthropic.js';
 import { DEFAULT_MODEL } from './defaults.js';
 import { ScriptError } from '../errors/index.js';
-import { noteLiveModelLoaded } from './live-loaded.js';
 import { createScriptedProvider, loadScript } from './scripted.js';
 import type { ModelProvider } from './types.js';
 
@@ -47,7 +46,6 @@ export async function createProvider(modelName: string | undefined, options: Cre
     return createScriptedProvider(script, { name: modelName });
   }
   // Loaded on first use: replaying a run needs no SDK (the import is a third of start-up).
-  noteLiveModelLoaded();
   const { createAnthropicProvider } = await import('./anthropic.js');
   return createAnthropicProvider({ ...anthropic, model: modelName || DEFAULT_MODEL });
 }
@@ -65,7 +63,6 @@ let preparing: Promise<void> | undefined;
  */
 export function prepareLiveModel(modelName?: string): Promise<void> {
   if (modelName?.startsWith(SCRIPT_PREFIX)) return Promise.resolve();
-  noteLiveModelLoaded();
   return (preparing ??= (async () => {
     const { rehearseRequest } = await import('./anthropic.js');
     await rehearseRequest();

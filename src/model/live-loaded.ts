@@ -4,7 +4,7 @@
 
 let loaded = false;
 
-/** Notes that this process loads the Anthropic provider (for a request, or the session's rehearsal of one). */
+/** Notes that this process loaded the Anthropic provider (anthropic.ts, as it loads). */
 export function noteLiveModelLoaded(): void {
   loaded = true;
 }
