@@ -8,7 +8,6 @@
 // and the run's end, which flushes what is left. Those give up once pushes have failed for the
 // retry window (--push-retry), saying so. A final failure (another machine's run, no permission)
 // stops the run at its next append.
-// Tested in test/journal/pusher-gather.test.ts, test/journal/push.test.ts.
 import { PushRejectedError, PushStalledError } from '../errors/index.js';
 import { pushOnce, stopGits } from './push.js';
 import type { JournalStore } from './store.js';
@@ -150,10 +149,15 @@ export class JournalPusher {
     if (seq <= this.landedSeq) return Promise.resolve();
     if (this.fatal) return Promise.reject(this.fatal);
     let cap: NodeJS.Timeout | undefined;
+    const capAt = capMs !== undefined ? Date.now() + capMs : undefined;
     const waiting = new Promise<void>((resolve, reject) => {
-      this.waiters.push({ seq, what, resolve, reject, ...(capMs !== undefined ? { capAt: Date.now() + capMs } : {}) });
+      this.waiters.push({ seq, what, resolve, reject, ...(capAt !== undefined ? { capAt } : {}) });
       this.kick();
-      if (capMs !== undefined) cap = setTimeout(() => this.giveUp(Date.now()), capMs);
+      // The timer runs on a monotonic clock and Date.now() is the wall clock: it can fire a
+      // millisecond or two before capAt by Date.now() (more when the wall clock is set back), and
+      // then gave up on no one, leaving Ctrl-C's flush to the next failed push, after the deadline.
+      // Its firing is the cap passing, so the time it gives up at is never before capAt.
+      if (capAt !== undefined) cap = setTimeout(() => this.giveUp(Math.max(Date.now(), capAt)), capMs);
     });
     return waiting.finally(() => clearTimeout(cap));
   }
