@@ -24,6 +24,7 @@ import { SessionPrompt } from './prompt.js';
 import { parsePromptLine, SLASH_COMMANDS } from './slash-commands.js';
 import { completeLine } from './completion.js';
 import { TurnKeys } from './turn-keys.js';
+import { keepUnsent, keptLine, restoredLine, takeUnsent, unsentDir, type KeptUnsent } from './unsent.js';
 import { relative } from 'node:path';
 import type { Repository } from '../../git/repository.js';
 import { sessionSettings } from '../view/session-settings.js';
@@ -62,21 +63,31 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   // turn, terminal-run's own handlers stop the turn first; the session then ends instead of asking
   // again. As a run does, it ends within two seconds of the signal, with exit 130.
   let stoppedBy: NodeJS.Signals | undefined;
+  // What was typed and not sent is kept on disk however the session ends (unsent.ts): at once on a
+  // signal (the line at the prompt, the lines typed ahead), again at the end with what came since,
+  // and at the process's exit when something ends it sooner (the grace period, a second signal).
+  const unsent = new UnsentKeeper(prompt);
   const endOnSignal = (signal: NodeJS.Signals) => {
     if (stoppedBy) process.exit(130); // a second signal: no more waiting
     stoppedBy = signal;
     prompt.leave();
+    unsent.keep(signal);
     setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
   };
+  // The terminal is gone after SIGHUP: nothing is said there then (the next session says it).
+  const keepAtExit = () => unsent.keep(stoppedBy, stoppedBy !== 'SIGHUP');
   process.on('SIGHUP', endOnSignal);
   process.on('SIGTERM', endOnSignal);
+  process.on('exit', keepAtExit);
   try {
-    const code = await session(flags, start, prompt, hold);
+    const code = await session(flags, start, prompt, hold, unsent);
     return stoppedBy ? 130 : code;
   } finally {
+    unsent.keep(stoppedBy, stoppedBy !== 'SIGHUP');
     await hold.close();
     process.off('SIGHUP', endOnSignal);
     process.off('SIGTERM', endOnSignal);
+    process.off('exit', keepAtExit);
     process.off('exit', endPaste);
     endPaste();
     // Background commands the session's runs started end with it (/exit, Ctrl-D, an error).
@@ -85,7 +96,13 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
 }
 
 // The session itself, on its prompt.
-async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPrompt, hold: SessionHold): Promise<number> {
+async function session(
+  flags: DriveFlags,
+  start: SessionStart,
+  prompt: SessionPrompt,
+  hold: SessionHold,
+  unsent: UnsentKeeper,
+): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new UsageError(
       'An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.',
@@ -114,6 +131,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
   if (typeof settled === 'number') return settled;
   // Found once: the session's folder stays the same, so its turns do not ask git again.
   state.repository = settled.repository;
+  unsent.dir = unsentDir(settled.repository);
   // The model's client (the SDK, Node's fetch) loads now, while the run opens and the person types:
   // loaded at the first request, it was most of the first message's Enter -> request. The prompt
   // does not wait for it (that moved ~300 ms to the time before the prompt, more than it saved).
@@ -138,6 +156,12 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
     out.write(
       `${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`,
     );
+  }
+  // What the last session here typed and did not send: said, and in the history for the up arrow.
+  const kept = takeUnsent(unsent.dir);
+  if (kept.length) {
+    for (const text of kept.flatMap((found) => found.texts)) prompt.recall(text);
+    out.write(`  ${style.yellow(restoredLine(kept))}\n`);
   }
   if (start.message) {
     out.write(`${PROMPT}${showControls(start.message)}\n`); // shown as if typed, above its turn
@@ -197,6 +221,41 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         break;
       }
     }
+  }
+}
+
+// Keeps what the person typed and did not send when the session ends (unsent.ts), in one file for
+// the session, rewritten when more is found; says where on the terminal, once, after the last keep.
+class UnsentKeeper {
+  /** Where the file goes: set once the session knows its repository. */
+  dir: string | undefined;
+  private kept: KeptUnsent | undefined;
+  private said = false;
+
+  constructor(private readonly prompt: SessionPrompt) {}
+
+  /** Keeps what is unsent now (nothing when nothing is); with `say`, tells where on the terminal. */
+  keep(endedBy: string | undefined, say = false): void {
+    const texts = this.prompt.unsent();
+    if (!texts.length) return;
+    const same = this.kept && JSON.stringify(this.kept.texts) === JSON.stringify(texts);
+    let failed: unknown;
+    if (!same) {
+      try {
+        // Before the session knew its repository (its trust question): the user's folder.
+        this.kept = keepUnsent(this.dir ?? unsentDir(undefined), texts, this.kept?.file, endedBy) ?? this.kept;
+      } catch (error) {
+        failed = error;
+      }
+    }
+    if (!say || this.said) return;
+    this.said = true;
+    if (failed || !this.kept)
+      // Not kept (a full disk, a read-only folder): the terminal is the last place to show it.
+      return void process.stderr.write(
+        `savepoint: not sent, and not kept (${showControls(failed instanceof Error ? failed.message : String(failed))}):\n${texts.map((text) => `  ${showControls(text)}\n`).join('')}`,
+      );
+    process.stdout.write(`  ${keptLine(this.kept)}\n`);
   }
 }
 
