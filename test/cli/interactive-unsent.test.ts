@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
-import { assertNoStack, fakeEnv } from '../helpers/cli.js';
+import { assertNoStack, fakeEnv, gitOut } from '../helpers/cli.js';
 import { exited, openSession, type Terminal } from '../helpers/tmux.js';
 import { keepUnsent, keptLine, restoredLine, takeUnsent, UNSENT_LIMIT_BYTES } from '../../src/cli/interactive/unsent.js';
 
@@ -143,6 +143,36 @@ describe('unsent text, kept when the session ends', { concurrency: true }, () =>
     assert.equal(fake.requests.length, 1, 'the message was not sent');
     assert.deepEqual(keptFiles(repo.root)[0]?.record.texts, ['a message typed after /exit']);
     assert.match(term.screen(), /^ {2}Not sent, kept: "a message typed after \/exit" in \.git\/savepoint\/unsent\/\S+\.json /m);
+  });
+
+  test("SIGTERM during a new run's first model call, before the run exists: its task was never recorded, so it is kept; a follow-up, recorded as it is sent, is not", async () => {
+    const repo = await scratch.repo({ 'README.md': '# unsent\n' });
+    const fake = await scratch.fake([{ text: 'Never answered.' }], undefined, { gate: () => new Promise<void>(() => {}) });
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root, env: fakeEnv(fake) });
+    await term.waitFor(/^›\s*$/m);
+    term.type('the task of a run that never starts');
+    while (fake.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    term.signal('SIGTERM');
+    assert.equal(await exited(term), 130, term.screen());
+    assert.deepEqual(keptFiles(repo.root)[0]?.record.texts, ['the task of a run that never starts']);
+    assert.match(term.screen(), /^ {2}Not sent, kept: "the task of a run that never starts" in /m);
+
+    // A follow-up is recorded (its `user` step) before its request: a stop then leaves it in the run.
+    const again = await scratch.repo({ 'README.md': '# unsent\n' });
+    const held = await scratch.fake([{ text: 'First answer.' }, { text: 'Never answered.' }], undefined, {
+      gate: (index) => (index === 1 ? new Promise<void>(() => {}) : undefined),
+    });
+    const second = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: again.root, env: fakeEnv(held) });
+    await second.waitFor(/^›\s*$/m);
+    second.type('first');
+    await second.waitFor(/answers "First answer\."[\s\S]*^›\s*$/m);
+    second.type('a follow-up in the run');
+    while (held.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    second.signal('SIGTERM');
+    assert.equal(await exited(second), 130, second.screen());
+    assert.match(await gitOut(again.root, ['log', '--format=%s', 'agent-journal']), / user "a follow-up in the run"/);
+    assert.deepEqual(keptFiles(again.root), []);
+    assert.doesNotMatch(second.screen(), /Not sent/);
   });
 
   test('a second Ctrl-C during a turn exits at once, and the lines typed ahead are kept first', async () => {

@@ -50,6 +50,8 @@ export class SessionPrompt {
   private lineText: (() => string) | undefined;
   // What was on the line when its prompt ended without sending it (a signal, the terminal's end).
   private leftLine = '';
+  // The message sent and not yet recorded by its turn: unsent after all if the session ends first.
+  private sending: string | undefined;
 
   /** The prompt on `io` (default: this process's terminal); `complete` answers Tab (readline's completer). */
   constructor(
@@ -92,8 +94,22 @@ export class SessionPrompt {
    * begun without Enter. Blank ones are left out. The session keeps them when it ends (unsent.ts).
    */
   unsent(): string[] {
-    const texts = [this.lineText?.() ?? this.leftLine, ...this.ahead.lines, typedText(this.ahead.partial)];
+    const texts = [
+      ...(this.left && this.sending !== undefined ? [this.sending] : []),
+      this.lineText?.() ?? this.leftLine,
+      ...this.ahead.lines,
+      typedText(this.ahead.partial),
+    ];
     return texts.filter((text) => text.trim() !== '');
+  }
+
+  /**
+   * Notes the message a turn is sending until the turn has recorded it (undefined then): should the
+   * session end first (a signal during a new run's first model call, before the run exists), it
+   * was never sent after all, and unsent() has it.
+   */
+  sendingMessage(text: string | undefined): void {
+    this.sending = text;
   }
 
   /** Notes `text` in the history as the newest line, without sending it: the up arrow brings it back (unsent text an earlier session kept). */
@@ -108,6 +124,11 @@ export class SessionPrompt {
   leave(): void {
     this.left = true;
     this.endLine?.();
+  }
+
+  /** Whether leave() was called: the session is ending. */
+  hasLeft(): boolean {
+    return this.left;
   }
 
   /**

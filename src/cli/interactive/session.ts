@@ -328,6 +328,7 @@ async function message(state: SessionState, text: string, noCommands = false): P
       { ...state.flags, model: state.model },
       false,
       noCommands,
+      text,
     );
     return;
   }
@@ -339,6 +340,7 @@ async function message(state: SessionState, text: string, noCommands = false): P
     { ...state.flags, model: undefined },
     false,
     noCommands,
+    text,
   );
 }
 
@@ -402,6 +404,7 @@ async function turn(
   flags: DriveFlags,
   noAnswer = false,
   noCommands = false,
+  message?: string,
 ): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
   // A run exists in the journal once a step of it is recorded: a new run stopped before that does
   // not. The session's run before this turn (a follow-up's, -c's, a fork's) exists already, even
@@ -410,6 +413,10 @@ async function turn(
   let configured = false;
   let failed = false;
   let opened = false;
+  // The message is the run's once recorded: a new run's task once the run exists (its first step
+  // recorded), a follow-up as its `user` step. Until then, a session ended by a signal keeps it.
+  const newRun = !recorded;
+  state.prompt.sendingMessage(message);
   // Esc stops the turn as Ctrl-C does (the same SIGINT, so the same stop and the same record); the
   // keys typed meanwhile are the prompt's. A question of the turn reads the terminal itself: the
   // keys are not read from it then, and again from the next step on.
@@ -427,6 +434,8 @@ async function turn(
         state.runModel = event.model;
         recorded ||= event.recordedSteps > 0;
       } else if (event.type === 'recorded' || event.type === 'replayed') recorded = true;
+      if (newRun ? recorded : (event.type === 'recorded' || event.type === 'replayed') && event.kind === 'user')
+        state.prompt.sendingMessage(undefined);
       if (event.type === 'started' && event.kind === 'config') configured = true;
     },
     onTally: (tally) => state.cost.add(tally),
@@ -450,6 +459,9 @@ async function turn(
     report(error);
   } finally {
     keys.pause();
+    // Ended without being recorded, in a session that goes on: the person is told, and the
+    // history has it; only a session's end makes it unsent text.
+    if (!state.prompt.hasLeft()) state.prompt.sendingMessage(undefined);
   }
   if (!recorded && state.run) {
     state.run = undefined;
