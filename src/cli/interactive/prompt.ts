@@ -123,7 +123,10 @@ export class SessionPrompt {
    */
   leave(): void {
     this.left = true;
-    this.endLine?.();
+    if (!this.endLine) return;
+    this.endLine();
+    // The line left behind ends there, as Enter would end it: what is said next starts a line of its own.
+    (this.io.output ?? process.stdout).write('\n');
   }
 
   /** Whether leave() was called: the session is ending. */

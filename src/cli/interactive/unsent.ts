@@ -112,7 +112,11 @@ export function takeUnsent(dir: string): KeptUnsent[] {
     const kept = readKept(join(dir, name));
     if (kept) found.push(kept);
   }
-  if (fresh.length) writeFileDurably(join(dir, TOLD), `${fresh.at(-1)}\n`);
+  try {
+    if (fresh.length) writeFileDurably(join(dir, TOLD), `${fresh.at(-1)}\n`);
+  } catch {
+    // A folder that cannot be written (read-only): the next session tells of them again.
+  }
   for (const name of names.slice(0, Math.max(0, names.length - UNSENT_FILES_KEPT)))
     if (name <= (fresh.at(-1) ?? told)) unlinkQuietly(join(dir, name));
   return found;
@@ -133,7 +137,7 @@ function readKept(file: string): KeptUnsent | undefined {
 
 /** The line said where a session's unsent text was kept, as the session ends. */
 export function keptLine(kept: KeptUnsent): string {
-  return `Not sent, kept: ${what(kept.texts)}${cutWords(kept)} in ${shownPath(kept.file)} (the next session here brings it back with the up arrow).`;
+  return `Not sent, kept: ${what(kept.texts)}${cutWords(kept)} in ${shownPath(kept.file)} (the next session here brings ${kept.texts.length > 1 ? 'them' : 'it'} back with the up arrow).`;
 }
 
 /** The line the next session says of the unsent text earlier sessions kept, whose texts it put in the history. */
@@ -141,8 +145,10 @@ export function restoredLine(found: KeptUnsent[]): string {
   const texts = found.flatMap((kept) => kept.texts);
   const files = found.map((kept) => shownPath(kept.file));
   const where = files.length === 1 ? files[0]! : `${files.length} files, the last ${files.at(-1)!}`;
-  const cutNote = found.some((kept) => kept.typedBytes) ? ' (cut: only the first 256 KB of a session is kept)' : '';
-  return `Not sent when the last session here ended: ${what(texts)}, kept in ${where}${cutNote}; the up arrow brings it back.`;
+  const cutNote = found.some((kept) => kept.typedBytes)
+    ? ` (cut: only the first ${UNSENT_LIMIT_BYTES / 1024} KB of a session is kept)`
+    : '';
+  return `Not sent when the last session here ended: ${what(texts)}, kept in ${where}${cutNote}; the up arrow brings ${texts.length > 1 ? 'them' : 'it'} back.`;
 }
 
 // "fix the te…" or "fix the te…" and 2 more messages: what was typed, shown, never interpreted.
