@@ -8,9 +8,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, fakeEnv, gitOut } from '../helpers/cli.js';
 import { exited, openSession, type Terminal } from '../helpers/tmux.js';
+import { SessionPrompt } from '../../src/cli/interactive/prompt.js';
 import { keepUnsent, keptLine, restoredLine, takeUnsent, UNSENT_LIMIT_BYTES } from '../../src/cli/interactive/unsent.js';
 
 const scratch = useScratch();
@@ -229,5 +231,50 @@ describe('the unsent-text file', () => {
     writeFileSync(join(dir, '2026-01-01T00-00-00-000Z-1.json'), 'not json');
     assert.deepEqual(takeUnsent(dir), []);
     assert.deepEqual(readdirSync(dir).sort(), ['2026-01-01T00-00-00-000Z-1.json', 'told']);
+  });
+});
+
+describe("the session prompt's unsent text", () => {
+  // A readable that says it is a terminal.
+  function fakeTerminal(): PassThrough & { isTTY: true; isRaw: boolean; setRawMode(raw: boolean): void } {
+    const input = new PassThrough() as PassThrough & { isTTY: true; isRaw: boolean; setRawMode(raw: boolean): void };
+    input.isTTY = true;
+    input.isRaw = false;
+    input.setRawMode = (raw: boolean) => void (input.isRaw = raw);
+    return input;
+  }
+
+  test('the lines typed ahead and the line begun are unsent, in order; a Ctrl-C among keys typed before a question drops them from the prompts to come, into the history', async () => {
+    const input = fakeTerminal();
+    const output = new PassThrough();
+    output.resume();
+    const prompt = new SessionPrompt({ input, output });
+    prompt.addTypedAhead('first line\r   \rsecond line\rhalf');
+    assert.deepEqual(prompt.unsent(), ['first line', 'second line', 'half']);
+    // The Ctrl-C is SIGINT to this process, as the terminal makes it: handled here, and waited for.
+    let interrupted = 0;
+    const onSigint = () => interrupted++;
+    process.on('SIGINT', onSigint);
+    try {
+      input.write(' more\rthird line\x03');
+      await prompt.keepTypedAhead();
+      await new Promise<void>((resolve) => {
+        const alive = setInterval(() => {}, 1000);
+        process.once('SIGUSR2', () => {
+          clearInterval(alive);
+          resolve();
+        });
+        process.kill(process.pid, 'SIGUSR2'); // delivered after the SIGINT sent before it
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    assert.equal(interrupted, 1);
+    assert.deepEqual(prompt.unsent(), [], 'dropped from the prompts to come');
+    assert.deepEqual(
+      prompt.history.slice(0, 4),
+      ['third line', 'half more', 'second line', 'first line'],
+      'newest first, for the up arrow',
+    );
   });
 });

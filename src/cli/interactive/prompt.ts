@@ -119,7 +119,8 @@ export class SessionPrompt {
 
   /**
    * Leaves: the line being read, if any, and every later prompt answer leave (the session ends on a
-   * signal). What was typed on that line is not sent, as when the terminal is closed under it.
+   * signal). What was typed on that line is not sent, as when the terminal is closed under it:
+   * unsent() has it, for the session to keep.
    */
   leave(): void {
     this.left = true;

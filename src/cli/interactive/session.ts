@@ -6,7 +6,8 @@
 // empty prompt, Ctrl-D or /exit leave with exit 0; SIGHUP (the terminal closed) or SIGTERM leave
 // as /exit does, with exit 130. `-c` opens this worktree's most recent run, `-r` a chosen one: its
 // steps replay first (an unfinished turn, after a kill -9, is finished then), and the prompt follows.
-// Tested in test/cli/interactive.test.ts, test/cli/interactive-messages.test.ts.
+// Whatever ends it, what was typed and not sent is kept first (unsent.ts) and said where.
+// Tested in test/cli/interactive.test.ts, test/cli/interactive-messages.test.ts, test/cli/interactive-unsent.test.ts.
 import { runSync } from '../../os/processes.js';
 import { prepareLiveModel } from '../../model/index.js';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
