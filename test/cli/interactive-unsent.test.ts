@@ -90,6 +90,22 @@ describe('unsent text, kept when the session ends', { concurrency: true }, () =>
     });
   }
 
+  test('the terminal closed under a line typed at the prompt (its window shut: tmux gone): the line is kept', async () => {
+    const repo = await scratch.repo({ 'README.md': '# unsent\n' });
+    const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root });
+    await term.waitFor(/^›\s*$/m);
+    term.keys('-l', 'typed in a window that is then shut');
+    await term.waitFor(/^› typed in a window that is then shut\s*$/m);
+    term.close();
+    // Nothing is left to show the end: the file is what tells.
+    const deadline = Date.now() + 60_000;
+    while (!keptFiles(repo.root).length) {
+      assert.ok(Date.now() < deadline, 'the line was kept');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(keptFiles(repo.root)[0]!.record.texts, ['typed in a window that is then shut']);
+  });
+
   for (const signal of ['SIGHUP', 'SIGTERM'] as const) {
     test(`${signal} at a question of a turn, with a message and half a line typed during the turn: both kept${signal === 'SIGTERM' ? ', said where' : ''}`, async () => {
       const repo = await scratch.repo({ 'README.md': '# unsent\n' });

@@ -226,6 +226,12 @@ function readPromptLine(
     };
     ahead.keep = keep;
     input.on('keypress', keep);
+    // The terminal closed (its window shut): readline sends the line typed so far as if Enter had
+    // been pressed. It was not: it is left unsent, and the prompt answers leave. Registered before
+    // readline's own listener, so it is known first.
+    let ended = false;
+    const end = () => void (ended = true);
+    input.once('end', end);
     const rl = createInterface({
       input,
       output,
@@ -239,6 +245,7 @@ function readPromptLine(
     const finish = (answer: PromptAnswer) => {
       if (done) return;
       done = true;
+      input.off('end', end);
       events.closed('leave' in answer ? pasted + rl.line : '');
       // A message with a pasted block joins the history once, whole (readline noted each of its lines on its own).
       if (pasted && 'line' in answer) remember(history, answer.line);
@@ -250,11 +257,14 @@ function readPromptLine(
       resolve(answer);
     };
     rl.on('line', (line) => {
+      if (ended) return finish({ leave: true });
       if (!pasting) return finish({ line: pasted + line });
       // A line break of the pasted block: kept in the message, which Enter sends after the block.
       pasted += `${line}\n`;
     });
     rl.on('close', () => finish({ leave: true }));
+    // A terminal that is gone fails readline's last change of its mode (EIO): the prompt leaves.
+    rl.on('error', () => finish({ leave: true }));
     events.opened(
       () => finish({ leave: true }),
       () => pasted + rl.line,

@@ -77,9 +77,16 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   };
   // The terminal is gone after SIGHUP: nothing is said there then (the next session says it).
   const keepAtExit = () => unsent.keep(stoppedBy, stoppedBy !== 'SIGHUP');
+  // A terminal closed under the session fails the next change of its mode (EIO) before its SIGHUP
+  // comes: the session leaves, what was typed kept first, instead of dying of an unhandled error.
+  const terminalGone = () => {
+    prompt.leave();
+    unsent.keep('terminal closed');
+  };
   process.on('SIGHUP', endOnSignal);
   process.on('SIGTERM', endOnSignal);
   process.on('exit', keepAtExit);
+  process.stdin.on('error', terminalGone);
   try {
     const code = await session(flags, start, prompt, hold, unsent);
     return stoppedBy ? 130 : code;
@@ -89,6 +96,7 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
     process.off('SIGHUP', endOnSignal);
     process.off('SIGTERM', endOnSignal);
     process.off('exit', keepAtExit);
+    process.stdin.off('error', terminalGone);
     process.off('exit', endPaste);
     endPaste();
     // Background commands the session's runs started end with it (/exit, Ctrl-D, an error).
