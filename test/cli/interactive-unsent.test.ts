@@ -241,6 +241,27 @@ describe('the unsent-text file', () => {
     assert.deepEqual(takeUnsent(dir), [], 'told once');
   });
 
+  test('every file not told of yet is told at once, oldest first; the newest 50 files are kept, older told ones removed', () => {
+    const dir = scratch.dir('savepoint-unsent-');
+    for (let i = 0; i < 52; i++)
+      writeFileSync(
+        join(dir, `2026-01-01T00-00-${String(i).padStart(2, '0')}-000Z-1.json`),
+        JSON.stringify({ format: 'savepoint/unsent@1', texts: [`text ${i}`] }),
+      );
+    const found = takeUnsent(dir);
+    assert.deepEqual(
+      found.map((kept) => kept.texts[0]),
+      Array.from({ length: 52 }, (_, i) => `text ${i}`),
+    );
+    assert.match(
+      restoredLine(found),
+      /^Not sent when 52 earlier sessions here ended: "text 0" and 51 more messages, kept in 52 files, the last \S+-51-000Z-1\.json; the up arrow brings them back\.$/,
+    );
+    const left = readdirSync(dir).filter((name) => name.endsWith('.json'));
+    assert.equal(left.length, 50);
+    assert.ok(!left.includes('2026-01-01T00-00-00-000Z-1.json'), 'the oldest is gone');
+  });
+
   test('a file that cannot be read is skipped and left where it is', () => {
     const dir = scratch.dir('savepoint-unsent-');
     mkdirSync(dir, { recursive: true });

@@ -148,7 +148,7 @@ export function restoredLine(found: KeptUnsent[]): string {
   const cutNote = found.some((kept) => kept.typedBytes)
     ? ` (cut: only the first ${UNSENT_LIMIT_BYTES / 1024} KB of a session is kept)`
     : '';
-  return `Not sent when the last session here ended: ${what(texts)}, kept in ${where}${cutNote}; the up arrow brings ${texts.length > 1 ? 'them' : 'it'} back.`;
+  return `Not sent when ${found.length > 1 ? `${found.length} earlier sessions` : 'the last session'} here ended: ${what(texts)}, kept in ${where}${cutNote}; the up arrow brings ${texts.length > 1 ? 'them' : 'it'} back.`;
 }
 
 // "fix the te…" or "fix the te…" and 2 more messages: what was typed, shown, never interpreted.
