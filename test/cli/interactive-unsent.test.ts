@@ -48,7 +48,7 @@ async function sessionInALongTurn(): Promise<{ term: Terminal; root: string }> {
 
 describe('unsent text, kept when the session ends', { concurrency: true }, () => {
   for (const signal of ['SIGHUP', 'SIGTERM'] as const) {
-    test(`${signal} with a line typed at the prompt and not sent: kept in .git/savepoint/unsent/, and the next session tells of it and has it in its history`, async () => {
+    test(`${signal} with a line typed at the prompt and not sent: kept in .git/savepoint/unsent/${signal === 'SIGHUP' ? ', and the next session tells of it and has it in its history' : ', said where'}`, async () => {
       const repo = await scratch.repo({ 'README.md': '# unsent\n' });
       const term = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root });
       await term.waitFor(/^›\s*$/m);
@@ -66,8 +66,10 @@ describe('unsent text, kept when the session ends', { concurrency: true }, () =>
       // SIGHUP is the terminal closing: nothing is said there; SIGTERM leaves it, so it says where.
       if (signal === 'SIGTERM') assert.equal(said.exec(screen)?.[1], `.git/savepoint/unsent/${files[0]!.name}`, screen);
       else assert.doesNotMatch(screen, /Not sent/);
+      if (signal === 'SIGTERM') return; // the next session is the same after either
 
-      // The next session here says so in one line, once, and the up arrow brings the text back.
+      // The next session here says so in one line, and the up arrow brings the text back (once:
+      // takeUnsent's own test below).
       const next = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root });
       const opened = await next.waitFor(/^›\s*$/m);
       assert.match(
@@ -82,11 +84,6 @@ describe('unsent text, kept when the session ends', { concurrency: true }, () =>
       next.keys('C-u', 'C-d');
       assert.equal(await exited(next), 0, next.screen());
       assert.equal(keptFiles(repo.root).length, 1, 'nothing new to keep');
-      // Told once: a third session says nothing of it.
-      const third = openSession(scratch, ['--yes', '--no-sandbox'], { cwd: repo.root });
-      assert.doesNotMatch(await third.waitFor(/^›\s*$/m), /Not sent/);
-      third.keys('C-d');
-      assert.equal(await exited(third), 0);
     });
   }
 

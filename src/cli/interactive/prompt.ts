@@ -8,7 +8,7 @@
 // drop them). A message is what the person sent, whole: the prompt asks the terminal for bracketed
 // paste (ESC[?2004h), and a pasted block of several lines is one message, its newlines kept, sent
 // with the Enter after it (readline alone would send each of its lines as a message).
-// Tested in test/cli/session-prompt.test.ts.
+// Tested in test/cli/session-prompt.test.ts, test/cli/interactive-unsent.test.ts.
 import { createInterface } from 'node:readline';
 import { showControls } from '../../format/text.js';
 import {
