@@ -13,7 +13,9 @@ export function sessionCommand(): Command {
     .summary('an interactive session (what plain "savepoint" opens on a terminal)')
     .description(
       "Open a prompt: the first message is a new run's task, every later one a follow-up of the same run, in this process. " +
-        'Ctrl-C stops the step in progress and comes back to the prompt; Ctrl-C at an empty prompt, Ctrl-D or /exit leave. /help lists the slash commands.',
+        'Ctrl-C stops the step in progress and comes back to the prompt; Ctrl-C at an empty prompt, Ctrl-D or /exit leave. ' +
+        'What was typed and not sent when the session ends (a signal, /exit with lines typed ahead) is kept in .git/savepoint/unsent/; the next session here brings it back with the up arrow. ' +
+        '/help lists the slash commands.',
     )
     .argument('[message...]', "the first message (a new run's task, or with -c / -r a follow-up), sent as if typed at the prompt")
     .option('-c, --continue', "open this worktree's most recent run (its steps replay first)")

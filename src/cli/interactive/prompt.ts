@@ -8,7 +8,7 @@
 // drop them). A message is what the person sent, whole: the prompt asks the terminal for bracketed
 // paste (ESC[?2004h), and a pasted block of several lines is one message, its newlines kept, sent
 // with the Enter after it (readline alone would send each of its lines as a message).
-// Tested in test/cli/session-prompt.test.ts.
+// Tested in test/cli/session-prompt.test.ts, test/cli/interactive-unsent.test.ts.
 import { createInterface } from 'node:readline';
 import { showControls } from '../../format/text.js';
 import {
@@ -46,6 +46,12 @@ export class SessionPrompt {
   private left = false;
   // Ends the line being read now, if any (with leave).
   private endLine: (() => void) | undefined;
+  // The text of the line being read now (what is typed on it, a pasted block begun), if one is open.
+  private lineText: (() => string) | undefined;
+  // What was on the line when its prompt ended without sending it (a signal, the terminal's end).
+  private leftLine = '';
+  // The message sent and not yet recorded by its turn: unsent after all if the session ends first.
+  private sending: string | undefined;
 
   /** The prompt on `io` (default: this process's terminal); `complete` answers Tab (readline's completer). */
   constructor(
@@ -70,16 +76,63 @@ export class SessionPrompt {
   /** Reads one line at `prompt`. Ctrl-C on a line with text clears it; on an empty line, or Ctrl-D, leaves. */
   read(prompt: string): Promise<PromptAnswer> {
     if (this.left) return Promise.resolve({ leave: true });
-    return readPromptLine(prompt, this.history, this.ahead, this.io, (end) => (this.endLine = end));
+    return readPromptLine(prompt, this.history, this.ahead, this.io, {
+      opened: (end, text) => {
+        this.endLine = end;
+        this.lineText = text;
+      },
+      closed: (unsent) => {
+        this.endLine = this.lineText = undefined;
+        if (unsent.trim()) this.leftLine = unsent;
+      },
+    });
+  }
+
+  /**
+   * What was typed and not sent, oldest first: the line at a prompt that ended without sending it
+   * (or the one open now), the lines typed ahead and not yet answered to a prompt, and the line
+   * begun without Enter. Blank ones are left out. The session keeps them when it ends (unsent.ts).
+   */
+  unsent(): string[] {
+    const texts = [
+      ...(this.left && this.sending !== undefined ? [this.sending] : []),
+      this.lineText?.() ?? this.leftLine,
+      ...this.ahead.lines,
+      typedText(this.ahead.partial),
+    ];
+    return texts.filter((text) => text.trim() !== '');
+  }
+
+  /**
+   * Notes the message a turn is sending until the turn has recorded it (undefined then): should the
+   * session end first (a signal during a new run's first model call, before the run exists), it
+   * was never sent after all, and unsent() has it.
+   */
+  sendingMessage(text: string | undefined): void {
+    this.sending = text;
+  }
+
+  /** Notes `text` in the history as the newest line, without sending it: the up arrow brings it back (unsent text an earlier session kept). */
+  recall(text: string): void {
+    remember(this.history, text);
   }
 
   /**
    * Leaves: the line being read, if any, and every later prompt answer leave (the session ends on a
-   * signal). What was typed on that line is not sent, as when the terminal is closed under it.
+   * signal). What was typed on that line is not sent, as when the terminal is closed under it:
+   * unsent() has it, for the session to keep.
    */
   leave(): void {
     this.left = true;
-    this.endLine?.();
+    if (!this.endLine) return;
+    this.endLine();
+    // The line left behind ends there, as Enter would end it: what is said next starts a line of its own.
+    (this.io.output ?? process.stdout).write('\n');
+  }
+
+  /** Whether leave() was called: the session is ending. */
+  hasLeft(): boolean {
+    return this.left;
   }
 
   /**
@@ -92,6 +145,10 @@ export class SessionPrompt {
   async keepTypedAhead(): Promise<void> {
     const { keys, interrupted } = await takeTypedAhead((this.io.input ?? process.stdin) as NodeJS.ReadStream);
     if (interrupted) {
+      // Dropped from the prompts to come, as the terminal drops what is typed before a Ctrl-C, but
+      // not lost: the history has each line, so the up arrow brings back one typed by mistake then.
+      this.addTypedAhead(keys.slice(0, keys.lastIndexOf('\x03')));
+      for (const line of [...this.ahead.lines, typedText(this.ahead.partial)]) remember(this.history, line);
       this.ahead.lines.length = 0;
       this.ahead.partial = '';
       return;
@@ -125,7 +182,12 @@ function readPromptLine(
   history: string[],
   ahead: TypedAhead,
   io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; complete?: (line: string) => [string[], string] },
-  onOpen: (end: () => void) => void,
+  events: {
+    /** The line is open: `end` ends it (leave), `text` is what is typed on it now. */
+    opened: (end: () => void, text: () => string) => void;
+    /** The line ended; `unsent` is what was on it when it ended without sending it. */
+    closed: (unsent: string) => void;
+  },
 ): Promise<PromptAnswer> {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
@@ -164,6 +226,12 @@ function readPromptLine(
     };
     ahead.keep = keep;
     input.on('keypress', keep);
+    // The terminal closed (its window shut): readline sends the line typed so far as if Enter had
+    // been pressed. It was not: it is left unsent, and the prompt answers leave. Registered before
+    // readline's own listener, so it is known first.
+    let ended = false;
+    const end = () => void (ended = true);
+    input.once('end', end);
     const rl = createInterface({
       input,
       output,
@@ -177,6 +245,8 @@ function readPromptLine(
     const finish = (answer: PromptAnswer) => {
       if (done) return;
       done = true;
+      input.off('end', end);
+      events.closed('leave' in answer ? pasted + rl.line : '');
       // A message with a pasted block joins the history once, whole (readline noted each of its lines on its own).
       if (pasted && 'line' in answer) remember(history, answer.line);
       else history.splice(0, history.length, ...(rl as unknown as { history: string[] }).history);
@@ -187,18 +257,30 @@ function readPromptLine(
       resolve(answer);
     };
     rl.on('line', (line) => {
+      if (ended) return finish({ leave: true });
       if (!pasting) return finish({ line: pasted + line });
       // A line break of the pasted block: kept in the message, which Enter sends after the block.
       pasted += `${line}\n`;
     });
     rl.on('close', () => finish({ leave: true }));
-    onOpen(() => finish({ leave: true }));
+    // A terminal that is gone fails readline's last change of its mode (EIO): the prompt leaves.
+    rl.on('error', () => finish({ leave: true }));
+    events.opened(
+      () => finish({ leave: true }),
+      () => pasted + rl.line,
+    );
     rl.on('SIGINT', () => {
       if (rl.line.length === 0 && !pasted) {
         output.write('\n');
         return finish({ leave: true });
       }
-      // The typed message is dropped (end of line, then delete to its start); a second Ctrl-C leaves.
+      // The typed message is dropped (end of line, then delete to its start), as a shell drops it;
+      // a second Ctrl-C leaves. Not lost: it joins the history, so the up arrow brings it back
+      // (Ctrl-C is the copy key elsewhere; a long message cleared by that reflex is one key away).
+      const cleared = pasted + rl.line;
+      const lines = (rl as unknown as { history: string[] }).history;
+      if (lines[0] !== cleared) lines.unshift(cleared);
+      (rl as unknown as { historyIndex: number }).historyIndex = -1;
       pasted = '';
       rl.write(null, { ctrl: true, name: 'e' });
       rl.write(null, { ctrl: true, name: 'u' });

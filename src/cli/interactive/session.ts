@@ -6,7 +6,8 @@
 // empty prompt, Ctrl-D or /exit leave with exit 0; SIGHUP (the terminal closed) or SIGTERM leave
 // as /exit does, with exit 130. `-c` opens this worktree's most recent run, `-r` a chosen one: its
 // steps replay first (an unfinished turn, after a kill -9, is finished then), and the prompt follows.
-// Tested in test/cli/interactive.test.ts, test/cli/interactive-messages.test.ts.
+// Whatever ends it, what was typed and not sent is kept first (unsent.ts) and said where.
+// Tested in test/cli/interactive.test.ts, test/cli/interactive-messages.test.ts, test/cli/interactive-unsent.test.ts.
 import { runSync } from '../../os/processes.js';
 import { prepareLiveModel } from '../../model/index.js';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
@@ -24,6 +25,7 @@ import { SessionPrompt } from './prompt.js';
 import { parsePromptLine, SLASH_COMMANDS } from './slash-commands.js';
 import { completeLine } from './completion.js';
 import { TurnKeys } from './turn-keys.js';
+import { keepUnsent, keptLine, restoredLine, takeUnsent, unsentDir, type KeptUnsent } from './unsent.js';
 import { relative } from 'node:path';
 import type { Repository } from '../../git/repository.js';
 import { sessionSettings } from '../view/session-settings.js';
@@ -62,21 +64,39 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   // turn, terminal-run's own handlers stop the turn first; the session then ends instead of asking
   // again. As a run does, it ends within two seconds of the signal, with exit 130.
   let stoppedBy: NodeJS.Signals | undefined;
+  // What was typed and not sent is kept on disk however the session ends (unsent.ts): at once on a
+  // signal (the line at the prompt, the lines typed ahead), again at the end with what came since,
+  // and at the process's exit when something ends it sooner (the grace period, a second signal).
+  const unsent = new UnsentKeeper(prompt);
   const endOnSignal = (signal: NodeJS.Signals) => {
     if (stoppedBy) process.exit(130); // a second signal: no more waiting
     stoppedBy = signal;
     prompt.leave();
+    unsent.keep(signal);
     setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
+  };
+  // The terminal is gone after SIGHUP: nothing is said there then (the next session says it).
+  const keepAtExit = () => unsent.keep(stoppedBy, stoppedBy !== 'SIGHUP');
+  // A terminal closed under the session fails the next change of its mode (EIO) before its SIGHUP
+  // comes: the session leaves, what was typed kept first, instead of dying of an unhandled error.
+  const terminalGone = () => {
+    prompt.leave();
+    unsent.keep('terminal closed');
   };
   process.on('SIGHUP', endOnSignal);
   process.on('SIGTERM', endOnSignal);
+  process.on('exit', keepAtExit);
+  process.stdin.on('error', terminalGone);
   try {
-    const code = await session(flags, start, prompt, hold);
+    const code = await session(flags, start, prompt, hold, unsent);
     return stoppedBy ? 130 : code;
   } finally {
+    unsent.keep(stoppedBy, stoppedBy !== 'SIGHUP');
     await hold.close();
     process.off('SIGHUP', endOnSignal);
     process.off('SIGTERM', endOnSignal);
+    process.off('exit', keepAtExit);
+    process.stdin.off('error', terminalGone);
     process.off('exit', endPaste);
     endPaste();
     // Background commands the session's runs started end with it (/exit, Ctrl-D, an error).
@@ -85,7 +105,13 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
 }
 
 // The session itself, on its prompt.
-async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPrompt, hold: SessionHold): Promise<number> {
+async function session(
+  flags: DriveFlags,
+  start: SessionStart,
+  prompt: SessionPrompt,
+  hold: SessionHold,
+  unsent: UnsentKeeper,
+): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new UsageError(
       'An interactive savepoint session needs a terminal. Without one, use "savepoint run <task>" (or -p <task>), then "savepoint continue <message>" for each follow-up.',
@@ -114,6 +140,7 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
   if (typeof settled === 'number') return settled;
   // Found once: the session's folder stays the same, so its turns do not ask git again.
   state.repository = settled.repository;
+  unsent.dir = unsentDir(settled.repository);
   // The model's client (the SDK, Node's fetch) loads now, while the run opens and the person types:
   // loaded at the first request, it was most of the first message's Enter -> request. The prompt
   // does not wait for it (that moved ~300 ms to the time before the prompt, more than it saved).
@@ -138,6 +165,12 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
     out.write(
       `${style.bold('savepoint')}  ${style.dim('type a task; every later message is a follow-up of the same run. /help lists the commands, /exit leaves.')}\n`,
     );
+  }
+  // What the last session here typed and did not send: said, and in the history for the up arrow.
+  const kept = takeUnsent(unsent.dir);
+  if (kept.length) {
+    for (const text of kept.flatMap((found) => found.texts)) prompt.recall(text);
+    out.write(`  ${style.yellow(restoredLine(kept))}\n`);
   }
   if (start.message) {
     out.write(`${PROMPT}${showControls(start.message)}\n`); // shown as if typed, above its turn
@@ -197,6 +230,41 @@ async function session(flags: DriveFlags, start: SessionStart, prompt: SessionPr
         break;
       }
     }
+  }
+}
+
+// Keeps what the person typed and did not send when the session ends (unsent.ts), in one file for
+// the session, rewritten when more is found; says where on the terminal, once, after the last keep.
+class UnsentKeeper {
+  /** Where the file goes: set once the session knows its repository. */
+  dir: string | undefined;
+  private kept: KeptUnsent | undefined;
+  private said = false;
+
+  constructor(private readonly prompt: SessionPrompt) {}
+
+  /** Keeps what is unsent now (nothing when nothing is); with `say`, tells where on the terminal. */
+  keep(endedBy: string | undefined, say = false): void {
+    const texts = this.prompt.unsent();
+    if (!texts.length) return;
+    const same = this.kept && JSON.stringify(this.kept.texts) === JSON.stringify(texts);
+    let failed: unknown;
+    if (!same) {
+      try {
+        // Before the session knew its repository (its trust question): the user's folder.
+        this.kept = keepUnsent(this.dir ?? unsentDir(undefined), texts, this.kept?.file, endedBy) ?? this.kept;
+      } catch (error) {
+        failed = error;
+      }
+    }
+    if (!say || this.said) return;
+    this.said = true;
+    if (failed || !this.kept)
+      // Not kept (a full disk, a read-only folder): the terminal is the last place to show it.
+      return void process.stderr.write(
+        `savepoint: not sent, and not kept (${showControls(failed instanceof Error ? failed.message : String(failed))}):\n${texts.map((text) => `  ${showControls(text)}\n`).join('')}`,
+      );
+    process.stdout.write(`  ${keptLine(this.kept)}\n`);
   }
 }
 
@@ -269,6 +337,7 @@ async function message(state: SessionState, text: string, noCommands = false): P
       { ...state.flags, model: state.model },
       false,
       noCommands,
+      text,
     );
     return;
   }
@@ -280,6 +349,7 @@ async function message(state: SessionState, text: string, noCommands = false): P
     { ...state.flags, model: undefined },
     false,
     noCommands,
+    text,
   );
 }
 
@@ -343,6 +413,7 @@ async function turn(
   flags: DriveFlags,
   noAnswer = false,
   noCommands = false,
+  message?: string,
 ): Promise<{ configured: boolean; failed: boolean; opened: boolean }> {
   // A run exists in the journal once a step of it is recorded: a new run stopped before that does
   // not. The session's run before this turn (a follow-up's, -c's, a fork's) exists already, even
@@ -351,6 +422,10 @@ async function turn(
   let configured = false;
   let failed = false;
   let opened = false;
+  // The message is the run's once recorded: a new run's task once the run exists (its first step
+  // recorded), a follow-up as its `user` step. Until then, a session ended by a signal keeps it.
+  const newRun = !recorded;
+  state.prompt.sendingMessage(message);
   // Esc stops the turn as Ctrl-C does (the same SIGINT, so the same stop and the same record); the
   // keys typed meanwhile are the prompt's. A question of the turn reads the terminal itself: the
   // keys are not read from it then, and again from the next step on.
@@ -368,6 +443,8 @@ async function turn(
         state.runModel = event.model;
         recorded ||= event.recordedSteps > 0;
       } else if (event.type === 'recorded' || event.type === 'replayed') recorded = true;
+      if (newRun ? recorded : (event.type === 'recorded' || event.type === 'replayed') && event.kind === 'user')
+        state.prompt.sendingMessage(undefined);
       if (event.type === 'started' && event.kind === 'config') configured = true;
     },
     onTally: (tally) => state.cost.add(tally),
@@ -391,6 +468,9 @@ async function turn(
     report(error);
   } finally {
     keys.pause();
+    // Ended without being recorded, in a session that goes on: the person is told, and the
+    // history has it; only a session's end makes it unsent text.
+    if (!state.prompt.hasLeft()) state.prompt.sendingMessage(undefined);
   }
   if (!recorded && state.run) {
     state.run = undefined;
