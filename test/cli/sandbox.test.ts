@@ -14,8 +14,7 @@ import type { ScriptTurn } from '../../src/model/script-file.js';
 import { gitOut, runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 import { countingListener, noSandboxReason } from '../helpers/sandbox.js';
-import { assertOneParagraph, baseEnv, BIN, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
-import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { assertOneParagraph, baseEnv, BIN, fakeEnv, journalToolResults, resultText, runCli } from '../helpers/cli.js';
 
 const scratch = useScratch();
 
@@ -24,12 +23,18 @@ const skip = noSandboxReason();
 // A listener on 127.0.0.1 that counts the connections it gets.
 const listener = () => countingListener(scratch);
 
-// One run_bash call per turn, then a final answer; returns each command's output as the model got it.
+// One run_bash call per turn, then a final answer; returns each command's output as the model got it
+// (its recorded result: the requests are built from it). The model is a script; the API key is in
+// the environment all the same, as the secret a sandboxed command must not see.
+let runs = 0;
 async function runCommands(root: string, commands: string[], flags: string[] = [], extraEnv: Record<string, string | undefined> = {}) {
   const turns: ScriptTurn[] = [...commands.map((command) => ({ tools: [{ name: 'run_bash', input: { command } }] })), { text: 'Done.' }];
-  const fake: FakeAnthropic = await scratch.fake(turns);
-  const result = await runCli(['run', '--yes', ...flags, `sandbox check ${Math.random().toString(36).slice(2, 8)}`], { cwd: root, env: fakeEnv(fake, extraEnv) });
-  const outputs = fake.requests.slice(1).map((body) => resultText(lastToolResults(body)[0]!));
+  const run = `sandbox-check-${++runs}`;
+  const script = join(scratch.dir('savepoint-script-'), 'turns.json');
+  writeFileSync(script, JSON.stringify({ turns }));
+  const env = { ANTHROPIC_API_KEY: 'test-key', ...extraEnv };
+  const result = await runCli(['run', '--yes', '--run', run, '--model', `script:${script}`, ...flags, `sandbox check ${runs}`], { cwd: root, env });
+  const outputs = (await journalToolResults(root, run)).map(resultText);
   return { result, outputs };
 }
 
