@@ -13,7 +13,7 @@
 // The output carries inline source maps and Node runs with --enable-source-maps: a failure's stack
 // names test/*.ts and src/*.ts lines. TEST_TSX=1 runs the old way (tsx, no compile step).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -91,7 +91,11 @@ function ramScratch() {
       .map((line) => line.split(' '))
       .find(([, where, type]) => where === '/dev/shm' && type === 'tmpfs');
     if (!shm || shm[3].split(',').includes('noexec')) return undefined;
-    return mkdtempSync('/dev/shm/savepoint-tests-');
+    // Open to every user, sticky, as /tmp is: a test runs the CLI as another user (nobody) in a
+    // folder of its own there (test/journal/discovery.test.ts).
+    const dir = mkdtempSync('/dev/shm/savepoint-tests-');
+    chmodSync(dir, 0o1777);
+    return dir;
   } catch {
     return undefined; // not Linux, or no room: the system's temporary folder
   }

@@ -6,7 +6,7 @@
 // the runner started; run any other way (TEST_TSX=1, or plain node --test), there is nothing of the
 // runner's to check.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -62,5 +62,6 @@ test(
     }
     assert.match(tmpdir(), /^\/dev\/shm\/savepoint-tests-[^/]+$/);
     assert.ok(existsSync(tmpdir()), `${tmpdir()} was made before the tests`);
+    assert.equal(statSync(tmpdir()).mode & 0o7777, 0o1777, 'open to every user and sticky, as /tmp is');
   },
 );
