@@ -13,7 +13,7 @@
 // The output carries inline source maps and Node runs with --enable-source-maps: a failure's stack
 // names test/*.ts and src/*.ts lines. TEST_TSX=1 runs the old way (tsx, no compile step).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -72,6 +72,35 @@ const reporters = [
 // anthropic-cli.test.ts) set the variable themselves.
 delete process.env.NODE_EXTRA_CA_CERTS;
 
+// Where the tests' temporary folders go (TMPDIR for every test and the CLIs, bash and git they start):
+// a folder of the runner's own on /dev/shm when it is a RAM file system that allows programs to run,
+// else the system's. The suite makes and removes tens of thousands of files there (a repository
+// for almost every test, git's objects, checkpoints, journals), and on this project's machines /tmp
+// is on an ext4 root without a journal, where each new inode is searched for past the ones deleted
+// recently: creating files was a tenth of the whole suite's CPU (perf), and with TMPDIR on tmpfs the
+// whole suite took 17% less CPU (244-250 s → 205-208 s; system time 88-90 s → 57 s). The compiled tree above stays under
+// /tmp: the sandbox binds a program under /tmp (the MCP servers' bundles) into its private /tmp.
+// Nothing a test checks depends on which file system a temporary folder is on; where the disk is
+// the point (a full disk, a power cut) the tests make file systems of their own. TEST_TMPDIR=system
+// keeps the system's.
+function ramScratch() {
+  if (process.env.TEST_TMPDIR === 'system') return undefined;
+  try {
+    const shm = readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' '))
+      .find(([, where, type]) => where === '/dev/shm' && type === 'tmpfs');
+    if (!shm || shm[3].split(',').includes('noexec')) return undefined;
+    // Open to every user, sticky, as /tmp is: a test runs the CLI as another user (nobody) in a
+    // folder of its own there (test/journal/discovery.test.ts).
+    const dir = mkdtempSync('/dev/shm/savepoint-tests-');
+    chmodSync(dir, 0o1777);
+    return dir;
+  } catch {
+    return undefined; // not Linux, or no room: the system's temporary folder
+  }
+}
+
 if (process.env.TEST_TSX === '1') {
   const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...targets], {
     cwd: root,
@@ -82,6 +111,7 @@ if (process.env.TEST_TSX === '1') {
 
 const { build } = await import('esbuild');
 const out = mkdtempSync(join(tmpdir(), 'savepoint-tests-'));
+const scratch = ramScratch();
 let status = 1;
 try {
   // The compiled modules are ES modules (package.json "type") and find the packages where the
@@ -167,10 +197,11 @@ try {
   const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...compiled], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, SAVEPOINT_TEST_BUILD: out },
+    env: { ...process.env, SAVEPOINT_TEST_BUILD: out, ...(scratch ? { TMPDIR: scratch } : {}) },
   });
   status = result.status ?? 1;
 } finally {
   rmSync(out, { recursive: true, force: true });
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 }
 process.exit(status);

@@ -3,14 +3,22 @@
 // before anything goes live: it never finishes behind the resumed run's back, and
 // `--in-flight rerun` does not start a second copy beside it.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
-import { assertFsckClean, fakeEnv, runCli, startCli, waitUntil } from '../helpers/cli.js';
+import { assertFsckClean, runCli, startCli, waitUntil } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 
 const scratch = useScratch();
+
+// `--model script:<file>` answering `turns` (what the model is sent is not what this file checks, so
+// no HTTP model server, whose first request costs a run about twice the CPU).
+function scriptModel(turns: ScriptTurn[]): string[] {
+  const file = join(scratch.dir('savepoint-script-'), 'turns.json');
+  writeFileSync(file, JSON.stringify({ turns }));
+  return ['--model', `script:${file}`];
+}
 
 // The commands savepoint recorded as running for the one run in `root` (none: no file).
 function recorded(root: string): Array<{ pgid: number; step: number; description: string }> {
@@ -53,12 +61,11 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
   test('is reported and stopped when the run is opened again; its marker never appears', async () => {
     const marker = join(scratch.dir('savepoint-orphan-'), 'marker');
     const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command: `sleep 30; touch ${marker}` } }] }, { text: 'Done.' }];
-    const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
     // Unconfined: in the bubblewrap sandbox a command dies with savepoint (--die-with-parent), so
     // only a command run with --no-sandbox can be orphaned by a kill -9.
-    const args = ['run', '--yes', '--no-sandbox', 'sleep then touch'];
-    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const args = ['run', '--yes', '--no-sandbox', ...scriptModel(turns), 'sleep then touch'];
+    const first = startCli(args, { cwd: repo.root });
     // Recorded, then begun: the group is recorded before the spare shell is handed the command, and
     // a kill between the two leaves a spare that runs nothing (nothing to orphan).
     await waitUntil(
@@ -73,7 +80,7 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
     await first.result;
     assert.ok(groupAlive(command!.pgid), 'the command outlived savepoint (its own process group)');
 
-    const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const again = await runCli(args, { cwd: repo.root });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, new RegExp(`#2 run_bash "sleep 30.*was still running \\(process group ${command!.pgid}\\): stopped it`));
     // Reported before any step: before the replay and the live steps.
@@ -93,17 +100,16 @@ describe('a command left running by a kill -9', { concurrency: true }, () => {
     // processes may linger as zombies, which run nothing).
     const command = `echo start >> ${log}; if [ -e ${dir}/again ]; then sleep 1; else touch ${dir}/again; sleep 30; fi; echo end >> ${log}`;
     const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command } }] }, { text: 'Done.' }];
-    const fake = await scratch.fake(turns);
     const repo = await scratch.repo();
-    const args = ['run', '--yes', '--no-sandbox', 'log twice?'];
-    const first = startCli(args, { cwd: repo.root, env: fakeEnv(fake) });
+    const args = ['run', '--yes', '--no-sandbox', ...scriptModel(turns), 'log twice?'];
+    const first = startCli(args, { cwd: repo.root });
     // Started and recorded (the record is written just after the spawn: a kill in between that
     // instant is the one case this cannot see).
     await waitUntil(() => existsSync(log) && recorded(repo.root).length === 1, 'the command to start and be recorded', { child: first });
     const [orphan] = recorded(repo.root);
     first.kill();
     await first.result;
-    const again = await runCli([...args, '--in-flight', 'rerun'], { cwd: repo.root, env: fakeEnv(fake) });
+    const again = await runCli([...args, '--in-flight', 'rerun'], { cwd: repo.root });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /was still running .*stopped it/);
     assert.equal(groupAlive(orphan!.pgid), false, 'the orphan is gone: it will never write its "end"');

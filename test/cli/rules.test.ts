@@ -1,5 +1,5 @@
-// Permission rules judge what will actually happen, through the real CLI with no terminal and the
-// fake Anthropic server: a deny rule on `.env*` holds for the absolute path and `.env/` under --yes;
+// Permission rules judge what will actually happen, through the real CLI with no terminal and a
+// scripted model: a deny rule on `.env*` holds for the absolute path and `.env/` under --yes;
 // an allow rule on `src/**` does not reach through a symbolic link out of src/; `run_bash(npm test*)`
 // allows no command after `;`, a newline or inside `$(…)`; `run_bash(rm *)` denies ` rm` and
 // `true; rm`; Claude Code's `Bash(curl:*)` and `Read(./.env)` deny as savepoint's rules do, and a
@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useScratch } from '../helpers/scratch.js';
-import { assertNoStack, assertOneParagraph, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { assertNoStack, assertOneParagraph, fakeEnv, git, gitOut, resultText, runCli } from '../helpers/cli.js';
 import { userHomeIn } from '../helpers/trust.js';
 
 const scratch = useScratch();
@@ -26,13 +26,33 @@ function projectSettings(root: string, settings: unknown, file = 'settings.json'
   return path;
 }
 
-// One new run in `root` (a task of its own: the same task again would replay the last one) whose
-// model makes the tool calls `calls` (one turn) and then answers.
+// One new run in `root` (a run of its own: the same one again would replay the last) whose model, a
+// script, makes the tool calls `calls` (one turn) and then answers. `results`: the tool results the
+// model was handed for them, as the journal recorded them (the next request is built from those
+// entries), or none when the run stopped before asking the model again. No HTTP model server: what
+// the rules decide is the point here, and a run on one costs about twice the CPU.
 let runs = 0;
 async function runCalls(root: string, calls: Array<{ name: string; input: Record<string, unknown> }>, flags: string[], home: Record<string, string>) {
-  const fake = await scratch.fake([{ tools: calls }, { text: 'Done.' }]);
-  const result = await runCli(['run', '--no-sandbox', ...flags, `task ${++runs}`], { cwd: root, env: { ...fakeEnv(fake), ...home } });
-  return { result, fake, results: fake.requests.length > 1 ? lastToolResults(fake.requests.at(-1)!) : [] };
+  const run = `rules-${++runs}`;
+  const script = join(scratch.dir('savepoint-script-'), 'turns.json');
+  writeFileSync(script, JSON.stringify({ turns: [{ tools: calls }, { text: 'Done.' }] }));
+  const result = await runCli(['run', '--no-sandbox', '--run', run, '--model', `script:${script}`, ...flags, `task ${runs}`], { cwd: root, env: home });
+  return { result, results: await handedResults(root, run) };
+}
+
+// The results of the run's first turn's tool calls as the model's second request carries them
+// (is_error, the text): its tool steps' recorded results, once a second model step exists.
+async function handedResults(root: string, run: string): Promise<Array<{ type: string; is_error?: boolean; content: string }>> {
+  const listed = await git(root, ['ls-tree', '-r', '--name-only', 'agent-journal', `runs/${run}/steps/`]);
+  const steps = listed.code === 0 ? listed.stdout.split('\n').filter((path) => path.endsWith('.json') && !path.endsWith('.intent.json')) : [];
+  const models = steps.map((path, i) => (path.endsWith('-model.json') ? i : -1)).filter((i) => i >= 0);
+  if (models.length < 2) return [];
+  const results = [];
+  for (const path of steps.slice(models[0]! + 1, models[1]!)) {
+    const entry = JSON.parse(await gitOut(root, ['show', `agent-journal:${path}`])) as { result: { isError?: boolean; output: string } };
+    results.push({ type: 'tool_result', ...(entry.result.isError ? { is_error: true } : {}), content: entry.result.output });
+  }
+  return results;
 }
 
 describe('rules judge what will happen', { concurrency: true }, () => {

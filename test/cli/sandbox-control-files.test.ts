@@ -5,11 +5,13 @@
 // open them. A control file created where there was none (no mount can cover it) is said in the
 // result. Skipped where bubblewrap cannot start.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
 import { noSandboxReason } from '../helpers/sandbox.js';
-import { fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
+import { journalToolResults, resultText, runCli } from '../helpers/cli.js';
 
 const scratch = useScratch();
 
@@ -24,12 +26,14 @@ const FILES = {
   '.claude/commands/ship.md': 'Ship it.\n',
 };
 
-// One run_bash call per turn, then a final answer; each command's result as the model got it.
+// One run_bash call per turn, then a final answer, from a script model; each command's result as the
+// model got it (its recorded result: the requests are built from it).
 async function runCommands(root: string, commands: string[], flags: string[] = []) {
   const turns: ScriptTurn[] = [...commands.map((command) => ({ tools: [{ name: 'run_bash', input: { command } }] })), { text: 'Done.' }];
-  const fake = await scratch.fake(turns);
-  const result = await runCli(['run', '--yes', ...flags, 'touch the control files'], { cwd: root, env: fakeEnv(fake) });
-  return { result, outputs: fake.requests.slice(1).map((body) => resultText(lastToolResults(body)[0]!)) };
+  const script = join(scratch.dir('savepoint-script-'), 'turns.json');
+  writeFileSync(script, JSON.stringify({ turns }));
+  const result = await runCli(['run', '--yes', '--run', 'control', '--model', `script:${script}`, ...flags, 'touch the control files'], { cwd: root });
+  return { result, outputs: (await journalToolResults(root, 'control')).map(resultText) };
 }
 
 describe('control files in the sandbox', { skip: noSandboxReason(), concurrency: true }, () => {

@@ -6,7 +6,7 @@
 // non-interactive run stops, saying how to install it. Skipped where bubblewrap cannot start.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -14,8 +14,7 @@ import type { ScriptTurn } from '../../src/model/script-file.js';
 import { gitOut, runGit } from '../helpers/git.js';
 import { useScratch } from '../helpers/scratch.js';
 import { countingListener, noSandboxReason } from '../helpers/sandbox.js';
-import { assertOneParagraph, baseEnv, BIN, fakeEnv, lastToolResults, resultText, runCli } from '../helpers/cli.js';
-import type { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { assertOneParagraph, baseEnv, BIN, fakeEnv, journalToolResults, resultText, runCli } from '../helpers/cli.js';
 
 const scratch = useScratch();
 
@@ -24,12 +23,18 @@ const skip = noSandboxReason();
 // A listener on 127.0.0.1 that counts the connections it gets.
 const listener = () => countingListener(scratch);
 
-// One run_bash call per turn, then a final answer; returns each command's output as the model got it.
+// One run_bash call per turn, then a final answer; returns each command's output as the model got it
+// (its recorded result: the requests are built from it). The model is a script; the API key is in
+// the environment all the same, as the secret a sandboxed command must not see.
+let runs = 0;
 async function runCommands(root: string, commands: string[], flags: string[] = [], extraEnv: Record<string, string | undefined> = {}) {
   const turns: ScriptTurn[] = [...commands.map((command) => ({ tools: [{ name: 'run_bash', input: { command } }] })), { text: 'Done.' }];
-  const fake: FakeAnthropic = await scratch.fake(turns);
-  const result = await runCli(['run', '--yes', ...flags, `sandbox check ${Math.random().toString(36).slice(2, 8)}`], { cwd: root, env: fakeEnv(fake, extraEnv) });
-  const outputs = fake.requests.slice(1).map((body) => resultText(lastToolResults(body)[0]!));
+  const run = `sandbox-check-${++runs}`;
+  const script = join(scratch.dir('savepoint-script-'), 'turns.json');
+  writeFileSync(script, JSON.stringify({ turns }));
+  const env = { ANTHROPIC_API_KEY: 'test-key', ...extraEnv };
+  const result = await runCli(['run', '--yes', '--run', run, '--model', `script:${script}`, ...flags, `sandbox check ${runs}`], { cwd: root, env });
+  const outputs = (await journalToolResults(root, run)).map(resultText);
   return { result, outputs };
 }
 
@@ -123,7 +128,7 @@ function pathWithoutBwrap(): string {
 
 // Runs the CLI on a terminal (util-linux `script` gives it a pseudo-terminal), typing `early` at
 // once (before any question can have appeared) and `answer` once the no-sandbox question is shown.
-// Asynchronous: the fake Anthropic server answering it lives in this process.
+// Asynchronous, so that a fake Anthropic server in this process could answer it.
 function runOnTerminal(args: string[], cwd: string, env: Record<string, string | undefined>, answer: string, early = ''): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, BIN, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
   const merged: Record<string, string> = { ...baseEnv(), SHELL: '/bin/sh' };
@@ -143,6 +148,13 @@ function runOnTerminal(args: string[], cwd: string, env: Record<string, string |
   if (early) child.stdin.write(early);
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, output }))));
+}
+// `--model script:<file>` answering `turns`, for the terminal runs: what they check is the question
+// and what runs, not the requests (no HTTP model server: a run on one costs about twice the CPU).
+function scriptModel(turns: ScriptTurn[]): string[] {
+  const file = join(scratch.dir('savepoint-script-'), 'turns.json');
+  writeFileSync(file, JSON.stringify({ turns }));
+  return ['--model', `script:${file}`];
 }
 const noScript = existsSync('/usr/bin/script') ? undefined : 'util-linux script(1) is not installed, so there is no terminal to answer on';
 
@@ -164,15 +176,15 @@ describe('without bubblewrap', () => {
   });
 
   test('on a terminal it says so once and asks: a yes runs commands unconfined (recorded), a no stops', { skip: noScript }, async () => {
-    const env = (fake: FakeAnthropic) => fakeEnv(fake, { PATH: pathWithoutBwrap() });
-    const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command: 'echo ran > ran.txt' } }] }, { text: 'Done.' }];
+    const env = () => ({ PATH: pathWithoutBwrap() });
+    const model = scriptModel([{ tools: [{ name: 'run_bash', input: { command: 'echo ran > ran.txt' } }] }, { text: 'Done.' }]);
     const declined = await scratch.repo({ 'README.md': '# app\n' });
-    const no = await runOnTerminal(['run', '--yes', 'try it'], declined.root, env(await scratch.fake(turns)), 'n\n');
+    const no = await runOnTerminal(['run', '--yes', ...model, 'try it'], declined.root, env(), 'n\n');
     assert.equal(no.code, 1, no.output);
     assert.equal((no.output.match(/apt-get install bubblewrap/g) ?? []).length, 2, `the prompt and the stop each say how to install it:\n${no.output}`);
     assert.ok(!existsSync(join(declined.root, 'ran.txt')));
     const accepted = await scratch.repo({ 'README.md': '# app\n' });
-    const yes = await runOnTerminal(['run', '--yes', 'try it'], accepted.root, env(await scratch.fake(turns)), 'y\n');
+    const yes = await runOnTerminal(['run', '--yes', ...model, 'try it'], accepted.root, env(), 'y\n');
     assert.equal(yes.code, 0, yes.output);
     assert.match(yes.output, /Commands cannot run in a sandbox here: bubblewrap \(bwrap\) is not installed/);
     assert.match(yes.output, /Run commands unconfined, with your whole environment and file system\? \[y\/N\]/);
@@ -181,9 +193,9 @@ describe('without bubblewrap', () => {
   });
 
   test('a "y" typed before the question appears does not let commands run unconfined: only the answer typed after it counts', { skip: noScript }, async () => {
-    const turns: ScriptTurn[] = [{ tools: [{ name: 'run_bash', input: { command: 'echo ran > ran.txt' } }] }, { text: 'Done.' }];
+    const model = scriptModel([{ tools: [{ name: 'run_bash', input: { command: 'echo ran > ran.txt' } }] }, { text: 'Done.' }]);
     const repo = await scratch.repo({ 'README.md': '# app\n' });
-    const early = await runOnTerminal(['run', '--yes', 'try it'], repo.root, fakeEnv(await scratch.fake(turns), { PATH: pathWithoutBwrap() }), 'n\n', 'y\n');
+    const early = await runOnTerminal(['run', '--yes', ...model, 'try it'], repo.root, { PATH: pathWithoutBwrap() }, 'n\n', 'y\n');
     assert.equal(early.code, 1, `the "n" typed after the question decided:\n${early.output}`);
     assert.ok(!existsSync(join(repo.root, 'ran.txt')), 'nothing ran');
   });

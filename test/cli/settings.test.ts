@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ScriptTurn } from '../../src/model/script-file.js';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, assertOneParagraph, fakeEnv, git, gitOut, lastToolResults, resultText, runCli } from '../helpers/cli.js';
 import { noSandboxReason } from '../helpers/sandbox.js';
@@ -25,6 +26,14 @@ function projectSettings(root: string, settings: unknown, file = 'settings.json'
   const path = join(root, '.savepoint', file);
   writeFileSync(path, typeof settings === 'string' ? settings : JSON.stringify(settings));
   return path;
+}
+
+// `--model script:<file>` answering `turns`: for the runs whose requests the test does not look at
+// (no HTTP model server: a run on one costs about twice the CPU).
+function scriptModel(turns: ScriptTurn[]): string[] {
+  const file = join(scratch.dir('savepoint-script-'), 'turns.json');
+  writeFileSync(file, JSON.stringify({ turns }));
+  return ['--model', `script:${file}`];
 }
 
 describe('settings', { concurrency: true }, () => {
@@ -123,12 +132,12 @@ describe('settings', { concurrency: true }, () => {
   test('defaultMode acceptEdits writes without asking, also with no terminal, and still asks for a command', async () => {
     const repo = await scratch.repo();
     projectSettings(repo.root, { permissions: { defaultMode: 'acceptEdits' } });
-    const fake = await scratch.fake([
+    const model = scriptModel([
       { tools: [{ name: 'write_file', input: { path: 'notes.txt', content: 'x\n' } }] },
       { tools: [{ name: 'run_bash', input: { command: 'echo no > out.txt' } }] },
       { text: 'Done.' },
     ]);
-    const result = await runCli(['run', '--trust', '--no-sandbox', 'write notes, then a command'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    const result = await runCli(['run', '--trust', '--no-sandbox', ...model, 'write notes, then a command'], { cwd: repo.root, env: userHome() });
     assert.equal(readFileSync(join(repo.root, 'notes.txt'), 'utf8'), 'x\n');
     assert.equal(result.code, 1, result.stderr);
     assert.match(assertOneParagraph(result.stderr), /run_bash/);
@@ -153,8 +162,8 @@ describe('settings', { concurrency: true }, () => {
   test("settings' sandbox switches open the sandbox as the flags do, and the run records them", { skip: noSandboxReason() }, async () => {
     const repo = await scratch.repo();
     projectSettings(repo.root, { sandbox: { network: true, gitWrites: true } });
-    const fake = await scratch.fake([{ tools: [{ name: 'run_bash', input: { command: 'echo x > made.txt && git add made.txt && git commit -qm "agent commit"' } }] }, { text: 'Done.' }]);
-    const result = await runCli(['run', '--trust', '--yes', 'commit in the sandbox'], { cwd: repo.root, env: { ...fakeEnv(fake), ...userHome() } });
+    const model = scriptModel([{ tools: [{ name: 'run_bash', input: { command: 'echo x > made.txt && git add made.txt && git commit -qm "agent commit"' } }] }, { text: 'Done.' }]);
+    const result = await runCli(['run', '--trust', '--yes', ...model, 'commit in the sandbox'], { cwd: repo.root, env: userHome() });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /commands run in a sandbox: network allowed; writable: the working tree \(\.git too\)/);
     assert.equal((await gitOut(repo.root, ['log', '-1', '--format=%s'])), 'agent commit');

@@ -89,7 +89,10 @@ describe('step lines and COLUMNS', { concurrency: true }, () => {
   for (const columns of [60, 200]) {
     test(`at COLUMNS=${columns} every step line, model text line and summary line fits (emoji take two columns), live and replayed`, async () => {
       const repo = await scratch.repo({ 'README.md': '# columns\n' });
-      const model = writeScript(scratch.dir('savepoint-columns-'), 'turns.json', turns);
+      // Named relative to the repository (the path is in the header, which wraps at 60 columns by the
+      // length of the temporary folder's name): inside .git, so the run's working tree is untouched.
+      writeScript(join(repo.root, '.git'), 'turns.json', turns);
+      const model = 'script:.git/turns.json';
       const env = { COLUMNS: String(columns) };
       const live = await runCli(['run', '--yes', '--run', 'cols', '--model', model, 'fit the screen'], { cwd: repo.root, env });
       const again = await runCli(['run', '--yes', '--run', 'cols', '--model', model, 'fit the screen'], { cwd: repo.root, env });

@@ -319,6 +319,19 @@ export async function journalJson<T = Record<string, unknown>>(cwd: string, path
   return JSON.parse(await gitOut(cwd, ['show', `agent-journal:${path}`])) as T;
 }
 
+// The results of run `run`'s tool steps, in step order, as the tool_result blocks the model was
+// handed (the next request is built from these journal entries): for a run on a `script:` model,
+// whose requests no test server sees.
+export async function journalToolResults(cwd: string, run: string): Promise<Block[]> {
+  const steps = (await journalPaths(cwd)).filter((path) => path.startsWith(`runs/${run}/steps/`) && path.endsWith('.json') && !path.endsWith('.intent.json') && !path.endsWith('-model.json'));
+  const results: Block[] = [];
+  for (const path of steps) {
+    const entry = await journalJson<{ result?: { isError?: boolean; output: string } }>(cwd, path);
+    if (entry.result) results.push({ type: 'tool_result', ...(entry.result.isError ? { is_error: true } : {}), content: entry.result.output });
+  }
+  return results;
+}
+
 // The ids of the runs on the journal branch.
 export async function runIds(cwd: string): Promise<string[]> {
   return [...new Set((await journalPaths(cwd)).map((path) => path.split('/')[1]!))].sort();

@@ -1,11 +1,14 @@
 // scripts/run-tests.js, the runner `npm test` is: every test gets one folder for the CLI's kept
 // code (NODE_COMPILE_CACHE), inside the runner's own temporary tree, and a run against the fake
 // Anthropic server has made it before the first test (test/helpers/prime-cli.ts), so that the
-// code every spawned CLI finds is a run's. Checked from inside a test the runner started; run any
-// other way (TEST_TSX=1, or plain node --test), there is nothing of the runner's to check.
+// code every spawned CLI finds is a run's; the tests' temporary folders are a folder of the runner's
+// own on /dev/shm where that is a RAM file system programs may run from. Checked from inside a test
+// the runner started; run any other way (TEST_TSX=1, or plain node --test), there is nothing of the
+// runner's to check.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 
@@ -35,5 +38,30 @@ test(
       `the kept code under ${folder} is a model-calling run's (the model client, the valve and the tools compiled): ${kept.join(', ')}`,
     );
     assert.ok(existsSync(join(folder, runs[0]!)));
+  },
+);
+
+test(
+  "the tests' temporary folder is the runner's own on /dev/shm when that is a RAM file system programs run from",
+  { skip: build ? false : 'not started by scripts/run-tests.js' },
+  () => {
+    let options: string | undefined;
+    try {
+      const shm = readFileSync('/proc/mounts', 'utf8')
+        .split('\n')
+        .map((line) => line.split(' '))
+        .find(([, where, type]) => where === '/dev/shm' && type === 'tmpfs');
+      options = shm?.[3];
+    } catch {
+      // no /proc/mounts: not Linux
+    }
+    const ram = options !== undefined && !options.split(',').includes('noexec') && process.env.TEST_TMPDIR !== 'system';
+    if (!ram) {
+      assert.doesNotMatch(tmpdir(), /^\/dev\/shm\//, "the system's temporary folder");
+      return;
+    }
+    assert.match(tmpdir(), /^\/dev\/shm\/savepoint-tests-[^/]+$/);
+    assert.ok(existsSync(tmpdir()), `${tmpdir()} was made before the tests`);
+    assert.equal(statSync(tmpdir()).mode & 0o7777, 0o1777, 'open to every user and sticky, as /tmp is');
   },
 );

@@ -72,9 +72,12 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash${how}`, () 
   });
 
   it('keeps multi-byte characters whole across pipe reads, in the result and the live view', async () => {
-    // 200,001 bytes of two-byte characters after one ASCII byte: pipe reads of 64 KB split some of them.
+    // 200,001 bytes: one ASCII byte, then two-byte characters, from one printf: its first write is
+    // 4 KB counted from the ASCII byte (ending inside a character), the next 188 KB, more than the
+    // pipe holds, so reads end inside characters. (A loop of printf builtins writing whole
+    // characters each was never split, and forked a seq per iteration: 1,000 processes.)
     let live = '';
-    const result = await tool.execute({ command: "printf x; for i in $(seq 1000); do printf '%.0sé' $(seq 100); done" }, { onOutput: (chunk) => (live += chunk) });
+    const result = await tool.execute({ command: "printf 'x%s' \"$(printf 'é%.0s' {1..100000})\"" }, { onOutput: (chunk) => (live += chunk) });
     const expected = `x${'é'.repeat(100_000)}`;
     assert.equal(result.output, `exit 0\n${expected}`);
     assert.equal(live, expected);

@@ -3,6 +3,9 @@
 // The same command with a higher limit then goes on by replay.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_MODEL } from '../../../src/model/defaults.js';
 import type { ScriptTurn } from '../../../src/model/script-file.js';
 import { useScratch } from '../../helpers/scratch.js';
 import { assertNoStack, assertStepModes, assertToolPairing, assistantMessages, fakeEnv, runCli } from '../../helpers/cli.js';
@@ -21,9 +24,13 @@ function reading(reads: number): (body: { messages: { role: string }[] }) => Scr
 describe('limits', { concurrency: true }, () => {
   test('a run of more than 200 steps runs to its end when no limit is given', async () => {
     const repo = await scratch.repo({ 'README.md': '# long\n' });
-    const fake = await startFakeAnthropic({ turns: reading(105) });
-    scratch.defer(() => fake.close());
-    const run = await runCli(['run', '--yes', 'read it many times'], { cwd: repo.root, env: fakeEnv(fake), timeoutMs: 120_000 });
+    // A script (no HTTP server: its 106 requests are not what this checks), reporting the default
+    // model's id so that its usage is priced as the live model's would be: no default cost limit either.
+    const turn = reading(105);
+    const turns = Array.from({ length: 106 }, (_, index) => turn({ messages: Array.from({ length: index }, () => ({ role: 'assistant' })) }));
+    const script = join(scratch.dir('savepoint-script-'), 'long.json');
+    writeFileSync(script, JSON.stringify({ model: DEFAULT_MODEL, turns }));
+    const run = await runCli(['run', '--yes', '--model', `script:${script}`, 'read it many times'], { cwd: repo.root, timeoutMs: 120_000 });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(assertStepModes(run.stdout, 0).length, 211);
     assert.match(run.stdout, /Read it 105 times\./);
