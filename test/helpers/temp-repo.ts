@@ -23,11 +23,13 @@ export interface TempRepoOptions {
   files?: Record<string, string>;
   // Commit the initial files (the repository then has a HEAD).
   commit?: boolean;
+  // The folder it is made in: the temporary folder (TMPDIR) unless named.
+  under?: string;
 }
 
 // A new temporary git repository.
-export async function createTempRepo({ files = {}, commit = false }: TempRepoOptions = {}): Promise<TempRepo> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'savepoint-test-')));
+export async function createTempRepo({ files = {}, commit = false, under = tmpdir() }: TempRepoOptions = {}): Promise<TempRepo> {
+  const root = realpathSync(mkdtempSync(join(under, 'savepoint-test-')));
   const git = (...args: string[]) => runGit(root, args);
   const write = (path: string, content: string) => {
     const file = join(root, path);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { SpareShells } from '../../src/tools/spare-shell.js';
 import { truncateForModel } from '../../src/tools/truncate.js';
 import { waitUntil } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
-import type { TempRepo } from '../helpers/temp-repo.js';
+import { createTempRepo, type TempRepo } from '../helpers/temp-repo.js';
 
 // True while the process runs; a zombie (killed, not yet reaped by init) counts as dead.
 function isAlive(pid: number): boolean {
@@ -361,6 +361,21 @@ for (const { how, spares: makeSpares } of STARTS) describe(`run_bash in bubblewr
     assert.equal(result.output, 'timed out after 2 s; the command and every process it started were killed\nstarted');
     assert.equal(result.note, undefined);
     await waitUntil(() => processesRunning(marker) === 0, 'no sleep to survive, the setsid one included');
+  });
+
+  // The suite's repositories live in the runner's own temporary folder (a RAM file system when there
+  // is one): a person's under /tmp is made here, because the sandbox's /tmp is a private one and
+  // the working tree must be bound over it.
+  it('a repository under /tmp is the working tree inside the sandbox, over its private /tmp', async () => {
+    const inTmp = await createTempRepo({ files: { 'a.txt': 'a\n' }, commit: true, under: '/tmp' });
+    scratch.defer(() => inTmp.remove());
+    const outside = join('/tmp', `savepoint-outside-${process.pid}.txt`);
+    writeFileSync(outside, 'outside\n');
+    scratch.defer(() => rmSync(outside, { force: true }));
+    const inTmpTool = createRunBashTool(inTmp.root, { kind: 'bwrap' }, undefined, spares);
+    const result = await inTmpTool.execute({ command: `cat a.txt; echo made > made.txt; test -e ${outside} && echo seen || echo hidden` });
+    assert.equal(result.output, 'exit 0\na\nhidden');
+    assert.equal(readFileSync(join(inTmp.root, 'made.txt'), 'utf8'), 'made\n');
   });
 
   it('ends background processes when the command ends', async () => {
