@@ -80,9 +80,10 @@ delete process.env.NODE_EXTRA_CA_CERTS;
 // recently: creating files was a tenth of the whole suite's CPU (perf), and with TMPDIR on tmpfs the
 // whole suite took 17% less CPU (244-250 s → 205-208 s; system time 88-90 s → 57 s). The compiled tree above stays under
 // /tmp: the sandbox binds a program under /tmp (the MCP servers' bundles) into its private /tmp.
-// Nothing a test checks depends on which file system a temporary folder is on; where the disk is
-// the point (a full disk, a power cut) the tests make file systems of their own. TEST_TMPDIR=system
-// keeps the system's.
+// Where the disk is the point, the tests keep a disk: a full disk and a power cut make file systems
+// of their own, and the files whose subject is a disk's stat (inode numbers, which ext4 reuses at
+// once after a delete and tmpfs never does) import test/helpers/on-disk.ts, which puts theirs back
+// in the system's temporary folder. TEST_TMPDIR=system keeps the system's for every test.
 function ramScratch() {
   if (process.env.TEST_TMPDIR === 'system') return undefined;
   try {
@@ -197,7 +198,8 @@ try {
   const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...compiled], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, SAVEPOINT_TEST_BUILD: out, ...(scratch ? { TMPDIR: scratch } : {}) },
+    // The system's stays named, for the files whose subject is a disk's stat (test/helpers/on-disk.ts).
+    env: { ...process.env, SAVEPOINT_TEST_BUILD: out, ...(scratch ? { TMPDIR: scratch, SAVEPOINT_TEST_DISK_TMPDIR: tmpdir() } : {}) },
   });
   status = result.status ?? 1;
 } finally {

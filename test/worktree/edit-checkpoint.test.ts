@@ -5,6 +5,7 @@
 // the last checkpoint too; a new list of files (a file created) while another is edited carries over
 // what the last check found; from the repository's root (paths lstat()ed relative to it) the same.
 // git is the judge of every tree.
+import '../helpers/on-disk.js'; // the file system's own stat behaviour is the subject
 import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -3,6 +3,7 @@
 // is not the expected one (every kind of path: files, directories, symbolic links, paths that are
 // gone or beneath a file), with what lstat says of them, whichever thread checked them; and when
 // a worker is gone, this thread alone gives the same answer.
+import '../helpers/on-disk.js'; // the file system's own stat behaviour is the subject
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -4,6 +4,7 @@
 // renames, deletions, ignore rules, the index, changes within the same timestamp tick), the
 // checkpoint is exactly the tree git makes of the working tree. The listing is forced on small
 // trees here (`untrackedListingFrom: 0`); one test crosses the real threshold.
+import '../helpers/on-disk.js'; // the file system's own stat behaviour is the subject
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import mutableFs from 'node:fs';
