@@ -124,13 +124,17 @@ describe('compaction', { concurrency: true }, () => {
     const before = fake.requests.length;
     const compactedBefore = compactions(fake.requests);
     const turnsBefore = modelTurns(fake.requests);
+    // A compaction asked and not recorded when the kill came (the next one, begun at once) was not
+    // finished: the resume asks it again. Every one recorded is asked once, never again.
+    const inFlight = compactedBefore - (await compactSteps(repo.root)).length;
+    assert.ok(inFlight === 0 || inFlight === 1, `${inFlight} compactions unrecorded at the kill`);
 
     const again = await runCli(args, { cwd: repo.root, env: fakeEnv(fake) });
     assert.equal(again.code, 0, again.stderr);
     const resumed = fake.requests.slice(before);
     const finished = new Set(turnsBefore.slice(0, -1)); // the last turn asked may have been in flight at the kill
     for (const turn of modelTurns(resumed)) assert.ok(!finished.has(turn), `turn ${turn} was finished before the kill and was asked again`);
-    assert.equal(compactions(fake.requests), (await compactSteps(repo.root)).length, 'each compaction sent once, none again after the kill');
+    assert.equal(compactions(fake.requests), (await compactSteps(repo.root)).length + inFlight, 'each compaction sent once, none again after the kill');
     assert.ok(compactedBefore >= 1);
     assertToolPairing(fake.requests);
     await assertFsckClean(repo.root);
