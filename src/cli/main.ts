@@ -9,6 +9,7 @@ import { liveModelLoaded } from '../model/live-loaded.js';
 import { openFileLimit } from '../os/proc.js';
 import { showControls } from '../format/text.js';
 import { addCommandHelp } from './help.js';
+import { endCleanlyAfterHangup } from './terminal/hangup.js';
 import { guardOutput, onClosedPipe } from './terminal/output.js';
 import { useSavepointUsageErrors } from './usage.js';
 
@@ -111,6 +112,7 @@ export async function createProgram(argv: readonly string[] = []): Promise<Comma
 /** Runs the CLI with `argv` and sets the process exit code. */
 export async function main(argv: string[]): Promise<void> {
   guardOutput();
+  endCleanlyAfterHangup(); // a closed terminal window: the process ends as itself, not by Node's abort
   fileLimit = openFileLimit(); // read now: once the descriptors have run out, /proc cannot be opened either
   try {
     await (await createProgram(argv)).parseAsync(sessionArgv(argv));

@@ -12,6 +12,7 @@ import { runSync } from '../../os/processes.js';
 import { prepareLiveModel } from '../../model/index.js';
 import { isSavepointError, noFilesLeftCode, TooManyOpenFilesError, UsageError } from '../../errors/index.js';
 import { showControls } from '../../format/text.js';
+import { stdinHungUp } from '../terminal/hangup.js';
 import { openFileLimit } from '../../os/proc.js';
 import { continueRun, forkRun, latestRunHere, resumeRun, SessionHold, startRun } from '../../session/index.js';
 import { stopAllBackgroundCommands } from '../../tools/index.js';
@@ -89,7 +90,9 @@ export async function runInteractive(flags: DriveFlags, start: SessionStart = {}
   process.stdin.on('error', terminalGone);
   try {
     const code = await session(flags, start, prompt, hold, unsent);
-    return stoppedBy ? 130 : code;
+    // A terminal that closed ends the session as its SIGHUP does, whichever came first: the end of
+    // its input (the prompt leaves) or the signal.
+    return stoppedBy || stdinHungUp() ? 130 : code;
   } finally {
     unsent.keep(stoppedBy, stoppedBy !== 'SIGHUP');
     await hold.close();

@@ -150,7 +150,7 @@ async function rememberRule(tool: string, input: Record<string, unknown>, option
   say(written ? `added ${named} to ${written}` : `allowed ${named} for this session only`);
 }
 
-/** One question on the terminal; Ctrl-C (or the input closing) calls onInterrupt and rejects with InterruptedError. */
+/** One question on the terminal; Ctrl-C (or the input closing, the terminal hanging up) calls onInterrupt and rejects with InterruptedError. */
 export function ask(question: string, options: Pick<ApproverOptions, 'input' | 'output' | 'onInterrupt'>): Promise<string> {
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input: options.input ?? process.stdin, output: options.output ?? process.stderr, terminal: true });
@@ -165,6 +165,9 @@ export function ask(question: string, options: Pick<ApproverOptions, 'input' | '
     };
     rl.on('SIGINT', interrupted);
     rl.on('close', interrupted);
+    // A terminal that hung up (its window closed) ends the input, and readline's close then fails
+    // to change its mode (EIO), emitted here: unheard, it killed the run with a stack trace.
+    rl.on('error', interrupted);
     rl.question(question, (answer) => {
       answered = true;
       rl.close();
