@@ -30,8 +30,18 @@ export interface Scratch {
 // Registers the `after` hook in the calling scope (call it once, at module level or in a describe).
 export function useScratch(): Scratch {
   const cleanups: Array<() => unknown> = [];
+  // Every cleanup runs, even after one fails: a server left open would keep the file's process
+  // alive, and the test runner waits for it forever. The first failure is the hook's.
   after(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    const failures: unknown[] = [];
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length) throw failures[0];
   });
   const defer = (cleanup: () => unknown) => void cleanups.push(cleanup);
   return {
@@ -49,8 +59,21 @@ export function useScratch(): Scratch {
     },
     dir(prefix = 'savepoint-scratch-') {
       const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-      defer(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
+      defer(() => removeDir(dir));
       return dir;
     },
   };
+}
+
+// Removes `dir` whole. A process that ends late may add a file meanwhile (a closed terminal's shell
+// writes its program's exit code once the program has ended): Node's own retries only retry the
+// last rmdir, never reading the folder again, so the whole removal is tried again.
+function removeDir(dir: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt === 5) throw error;
+    }
+  }
 }
