@@ -12,6 +12,7 @@ import { PassThrough } from 'node:stream';
 import { useScratch } from '../helpers/scratch.js';
 import { assertNoStack, fakeEnv, gitOut } from '../helpers/cli.js';
 import { exited, openSession, type Terminal } from '../helpers/tmux.js';
+import { fakeTerminal } from '../helpers/fake-terminal.js';
 import { SessionPrompt } from '../../src/cli/interactive/prompt.js';
 import { keepUnsent, keptLine, restoredLine, takeUnsent, UNSENT_LIMIT_BYTES } from '../../src/cli/interactive/unsent.js';
 
@@ -269,15 +270,6 @@ describe('the unsent-text file', () => {
 });
 
 describe("the session prompt's unsent text", () => {
-  // A readable that says it is a terminal.
-  function fakeTerminal(): PassThrough & { isTTY: true; isRaw: boolean; setRawMode(raw: boolean): void } {
-    const input = new PassThrough() as PassThrough & { isTTY: true; isRaw: boolean; setRawMode(raw: boolean): void };
-    input.isTTY = true;
-    input.isRaw = false;
-    input.setRawMode = (raw: boolean) => void (input.isRaw = raw);
-    return input;
-  }
-
   test('the lines typed ahead and the line begun are unsent, in order; a Ctrl-C among keys typed before a question drops them from the prompts to come, into the history', async () => {
     const input = fakeTerminal();
     const output = new PassThrough();

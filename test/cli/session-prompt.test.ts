@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { SessionPrompt } from '../../src/cli/interactive/prompt.js';
+import { fakeTerminal } from '../helpers/fake-terminal.js';
 
 // Resolves once every signal this process sent itself before the call has been handled: it sends
 // itself SIGUSR2 and waits for that. The kernel delivers pending signals lowest number first and
@@ -22,19 +23,6 @@ function signalsHandled(): Promise<void> {
     });
     process.kill(process.pid, 'SIGUSR2');
   });
-}
-
-// A readable that says it is a terminal, remembering the raw modes it was put in.
-function fakeTerminal(): PassThrough & { isTTY: true; isRaw: boolean; modes: boolean[]; setRawMode(raw: boolean): void } {
-  const input = new PassThrough() as PassThrough & { isTTY: true; isRaw: boolean; modes: boolean[]; setRawMode(raw: boolean): void };
-  input.isTTY = true;
-  input.isRaw = false;
-  input.modes = [];
-  input.setRawMode = (raw: boolean) => {
-    input.isRaw = raw;
-    input.modes.push(raw);
-  };
-  return input;
 }
 
 test('keys typed ahead of a question become the next prompts\' lines, in order; the unfinished one waits; the terminal is left as it was', async () => {
