@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Repository } from '../../git/repository.js';
 import { writeFileDurably, unlinkQuietly } from '../../os/durable-file.js';
-import { showControls } from '../../format/text.js';
+import { cutAfter, showControls } from '../../format/text.js';
 import { userConfigDir } from '../../settings/index.js';
 
 const FORMAT = 'savepoint/unsent@1';
@@ -153,8 +153,8 @@ export function restoredLine(found: KeptUnsent[]): string {
 
 // "fix the te…" or "fix the te…" and 2 more messages: what was typed, shown, never interpreted.
 function what(texts: string[]): string {
-  const first = texts[0]!.trim();
-  const preview = showControls(first.length > 40 ? `${first.slice(0, 40)}…` : first);
+  // Controls made visible first: the cut never splits a character, nor a `^[` it shows.
+  const preview = cutAfter(showControls(texts[0]!.trim()), 40);
   return `"${preview}"${texts.length > 1 ? ` and ${texts.length - 1} more message${texts.length > 2 ? 's' : ''}` : ''}`;
 }
 
